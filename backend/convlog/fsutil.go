@@ -1,0 +1,142 @@
+package convlog
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"crewagent/backend/atomicfile"
+)
+
+// writeFileAtomic replaces path with data: write a temp file in the same
+// folder, flush it, rename it over path and flush the folder. Readers see the
+// old or the new content, never a mix, also after a crash. It returns the
+// stat of the written file.
+func writeFileAtomic(path string, data []byte, perm os.FileMode) (os.FileInfo, error) {
+	dir, base := filepath.Split(path)
+	tmp := filepath.Join(dir, "."+base+".tmp")
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
+	if err != nil {
+		return nil, err
+	}
+	fail := func(err error) (os.FileInfo, error) {
+		f.Close()
+		os.Remove(tmp)
+		return nil, err
+	}
+	if _, err := f.Write(data); err != nil {
+		return fail(err)
+	}
+	if err := f.Sync(); err != nil {
+		return fail(err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return fail(err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return nil, err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return nil, err
+	}
+	return fi, atomicfile.SyncDir(filepath.Clean(dir))
+}
+
+// ownWrites remembers the state in which the store left each file it wrote,
+// so a file watcher can tell the store's own changes from changes made by
+// someone else (see Store.IsOwnWrite).
+type ownWrites struct {
+	mu sync.Mutex
+	m  map[string]*ownRecord
+}
+
+type ownRecord struct {
+	pending int         // writes in progress
+	gone    bool        // the store removed the path
+	fi      os.FileInfo // the state after the store's last write
+}
+
+func (o *ownWrites) rec(path string) *ownRecord {
+	if o.m == nil {
+		o.m = map[string]*ownRecord{}
+	}
+	r := o.m[path]
+	if r == nil {
+		r = &ownRecord{}
+		o.m[path] = r
+	}
+	return r
+}
+
+// begin marks a write to path as in progress.
+func (o *ownWrites) begin(paths ...string) {
+	o.mu.Lock()
+	for _, p := range paths {
+		o.rec(filepath.Clean(p)).pending++
+	}
+	o.mu.Unlock()
+}
+
+// end records the state the store left path in: fi, or removed when fi is nil.
+func (o *ownWrites) end(path string, fi os.FileInfo) {
+	o.mu.Lock()
+	r := o.rec(filepath.Clean(path))
+	if r.pending > 0 {
+		r.pending--
+	}
+	r.fi, r.gone = fi, fi == nil
+	o.mu.Unlock()
+}
+
+// endStat is end with a fresh Lstat of path (a failed stat records nothing new).
+func (o *ownWrites) endStat(path string) {
+	fi, err := os.Lstat(path)
+	switch {
+	case err == nil:
+		o.end(path, fi)
+	case errors.Is(err, fs.ErrNotExist):
+		o.end(path, nil)
+	default:
+		o.abort(path)
+	}
+}
+
+// abort ends a write whose outcome is unknown; the previous record stays.
+func (o *ownWrites) abort(path string) {
+	o.mu.Lock()
+	if r := o.m[filepath.Clean(path)]; r != nil && r.pending > 0 {
+		r.pending--
+	}
+	o.mu.Unlock()
+}
+
+// match reports whether path is in progress of being written by the store or
+// is still exactly as the store left it.
+func (o *ownWrites) match(path string) bool {
+	path = filepath.Clean(path)
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	r := o.m[path]
+	if r == nil {
+		return false
+	}
+	if r.pending > 0 {
+		return true
+	}
+	fi, err := os.Lstat(path)
+	if r.gone || r.fi == nil {
+		return r.gone && errors.Is(err, fs.ErrNotExist)
+	}
+	if err != nil {
+		return false
+	}
+	if r.fi.IsDir() {
+		return fi.IsDir() && os.SameFile(fi, r.fi)
+	}
+	return os.SameFile(fi, r.fi) && fi.Size() == r.fi.Size() && fi.ModTime().Equal(r.fi.ModTime())
+}

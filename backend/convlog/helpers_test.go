@@ -1,0 +1,128 @@
+package convlog
+
+import (
+	"bytes"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+var discard = slog.New(slog.DiscardHandler)
+
+// lenCounter counts one token per 4 bytes of content plus 4, and counts its calls.
+type lenCounter struct {
+	mu    sync.Mutex
+	calls int
+}
+
+func (c *lenCounter) CountEntry(e *Entry) (int, string) {
+	c.mu.Lock()
+	c.calls++
+	c.mu.Unlock()
+	return len(e.Text())/4 + 4, "test_base"
+}
+
+func (c *lenCounter) Calls() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.calls
+}
+
+// logBuf collects slog output for assertions.
+type logBuf struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *logBuf) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *logBuf) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
+func (l *logBuf) logger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(l, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// openTest opens a writable store in a temp dir that is closed at the end of the test.
+func openTest(t *testing.T, opts Options) (*Store, string, *logBuf) {
+	t.Helper()
+	dir := t.TempDir()
+	lb := &logBuf{}
+	if opts.Logger == nil {
+		opts.Logger = lb.logger()
+	}
+	return openDir(t, dir, opts), dir, lb
+}
+
+// openDir opens a writable store on dir that is closed at the end of the test.
+func openDir(t *testing.T, dir string, opts Options) *Store {
+	t.Helper()
+	s, err := Open(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func mustCreate(t *testing.T, s *Store) string {
+	t.Helper()
+	m, err := s.Create("", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.ID
+}
+
+func msg(role, content string) *Entry {
+	return &Entry{Role: role, Content: Str(content)}
+}
+
+func ids(es []*Entry) []string {
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = e.ID
+	}
+	return out
+}
+
+func texts(es []*Entry) []string {
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = e.Text()
+	}
+	return out
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func writeFile(t *testing.T, path, data string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func lines(s string) []string {
+	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+}
