@@ -1,0 +1,157 @@
+// Package settings owns <home>/settings.json: the Settings model and its
+// defaults, validation, environment overrides, masking and 0600 atomic saves.
+package settings
+
+import (
+	"slices"
+)
+
+// FileName is the name of the settings file inside the runtime home.
+const FileName = "settings.json"
+
+// Compression strategies for Context.CompressionStrategy.
+const (
+	StrategyKeyMessages = "key-messages"
+	StrategyLLMSummary  = "llm-summary"
+)
+
+// Themes for Settings.Theme.
+const (
+	ThemeLight = "light"
+	ThemeDark  = "dark"
+)
+
+// Settings is the content of settings.json. Every field is always written (no
+// omitempty) so that a saved file states every value explicitly.
+type Settings struct {
+	LLM     LLM     `json:"llm"`
+	Context Context `json:"context"`
+	Tools   Tools   `json:"tools"`
+	Engine  Engine  `json:"engine"`
+	Theme   string  `json:"theme"`
+}
+
+// LLM configures the OpenAI-compatible endpoint.
+type LLM struct {
+	BaseURL                  string `json:"baseUrl"`
+	Model                    string `json:"model"`
+	APIKey                   string `json:"apiKey"`
+	TimeoutSeconds           int    `json:"timeoutSeconds"`
+	SummaryModel             string `json:"summaryModel"` // optional cheaper model for summaries; "" = Model
+	ConnectTimeoutSeconds    int    `json:"connectTimeoutSeconds"`
+	FirstTokenTimeoutSeconds int    `json:"firstTokenTimeoutSeconds"`
+	IdleTimeoutSeconds       int    `json:"idleTimeoutSeconds"`
+	MaxRetries               int    `json:"maxRetries"`
+}
+
+// Context configures the context builder and compression.
+type Context struct {
+	MaxMessages                 int     `json:"maxMessages"`
+	MaxChars                    int     `json:"maxChars"`
+	TokenBudget                 int     `json:"tokenBudget"`
+	ReserveForResponse          int     `json:"reserveForResponse"`
+	TriggerThreshold            float64 `json:"triggerThreshold"`
+	TargetAfterCompression      float64 `json:"targetAfterCompression"`
+	CompressionStrategy         string  `json:"compressionStrategy"`
+	IncludeToolResultsInContext bool    `json:"includeToolResultsInContext"`
+}
+
+// Tools configures the tool host.
+type Tools struct {
+	FS  FSTools  `json:"fs"`
+	MCP MCPTools `json:"mcp"`
+}
+
+// FSTools configures the fs.* tools.
+type FSTools struct {
+	Enabled       bool `json:"enabled"`
+	MaxReadBytes  int  `json:"maxReadBytes"`
+	MaxWriteBytes int  `json:"maxWriteBytes"`
+}
+
+// MCPTools configures MCP servers.
+type MCPTools struct {
+	Enabled        bool     `json:"enabled"`
+	AllowedServers []string `json:"allowedServers"`
+}
+
+// Engine configures the tool loop.
+type Engine struct {
+	MaxTurns int `json:"maxTurns"`
+}
+
+// Defaults returns the settings used for every field settings.json does not set.
+// The LLM endpoint (baseUrl, model, apiKey) has no default: see RequireLLM.
+func Defaults() Settings {
+	return Settings{
+		LLM: LLM{
+			TimeoutSeconds:           120,
+			ConnectTimeoutSeconds:    10,
+			FirstTokenTimeoutSeconds: 60,
+			IdleTimeoutSeconds:       60,
+			MaxRetries:               3,
+		},
+		Context: Context{
+			MaxMessages:                 80,
+			MaxChars:                    120000,
+			TokenBudget:                 128000,
+			ReserveForResponse:          8192,
+			TriggerThreshold:            0.8,
+			TargetAfterCompression:      0.5,
+			CompressionStrategy:         StrategyKeyMessages,
+			IncludeToolResultsInContext: true,
+		},
+		Tools: Tools{
+			FS:  FSTools{Enabled: true, MaxReadBytes: 524288, MaxWriteBytes: 2097152},
+			MCP: MCPTools{Enabled: false, AllowedServers: []string{}},
+		},
+		Engine: Engine{MaxTurns: 30},
+		Theme:  ThemeLight,
+	}
+}
+
+// Clone returns a deep copy (the slices are not shared).
+func (s Settings) Clone() Settings {
+	s.Tools.MCP.AllowedServers = slices.Clone(s.Tools.MCP.AllowedServers)
+	if s.Tools.MCP.AllowedServers == nil {
+		s.Tools.MCP.AllowedServers = []string{}
+	}
+	return s
+}
+
+// SummaryModelOrDefault returns the model to use for summaries.
+func (l LLM) SummaryModelOrDefault() string {
+	if l.SummaryModel != "" {
+		return l.SummaryModel
+	}
+	return l.Model
+}
+
+// Masked returns a copy safe to show in the UI: the API key becomes MaskKey(key).
+func (s Settings) Masked() Settings {
+	m := s.Clone()
+	m.LLM.APIKey = MaskKey(s.LLM.APIKey)
+	return m
+}
+
+// maskPrefix starts every masked key. Real keys never contain it.
+const maskPrefix = "••••"
+
+// MaskKey hides an API key: "" stays "", keys of 8 characters or more become
+// "••••" + their last 4 characters, shorter keys become "••••".
+func MaskKey(key string) string {
+	switch {
+	case key == "":
+		return ""
+	case len(key) < 8:
+		return maskPrefix
+	default:
+		return maskPrefix + key[len(key)-4:]
+	}
+}
+
+// IsMasked reports whether v is a masked key (as produced by MaskKey) rather
+// than a key the user typed.
+func IsMasked(v string) bool {
+	return len(v) >= len(maskPrefix) && v[:len(maskPrefix)] == maskPrefix
+}

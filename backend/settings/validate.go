@@ -1,0 +1,98 @@
+package settings
+
+import (
+	"fmt"
+	"net/url"
+)
+
+// Validate checks every value and returns an *Error with code CodeInvalid that
+// lists each bad field by its JSON path, or nil. An empty llm.baseUrl is valid
+// here (not configured yet); RequireLLM checks that the endpoint is set.
+func (s Settings) Validate() error {
+	var ps []Problem
+	add := func(field, format string, args ...any) {
+		ps = append(ps, Problem{Field: field, Message: fmt.Sprintf(format, args...)})
+	}
+	positive := func(field string, v int) {
+		if v <= 0 {
+			add(field, "must be a positive integer, got %d", v)
+		}
+	}
+
+	if s.LLM.BaseURL != "" {
+		if err := checkBaseURL(s.LLM.BaseURL); err != nil {
+			add("llm.baseUrl", "%v", err)
+		}
+	}
+	positive("llm.timeoutSeconds", s.LLM.TimeoutSeconds)
+	positive("llm.connectTimeoutSeconds", s.LLM.ConnectTimeoutSeconds)
+	positive("llm.firstTokenTimeoutSeconds", s.LLM.FirstTokenTimeoutSeconds)
+	positive("llm.idleTimeoutSeconds", s.LLM.IdleTimeoutSeconds)
+	if s.LLM.MaxRetries < 0 {
+		add("llm.maxRetries", "must be 0 or more, got %d", s.LLM.MaxRetries)
+	}
+
+	c := s.Context
+	positive("context.maxMessages", c.MaxMessages)
+	positive("context.maxChars", c.MaxChars)
+	positive("context.tokenBudget", c.TokenBudget)
+	if c.ReserveForResponse < 0 {
+		add("context.reserveForResponse", "must be 0 or more, got %d", c.ReserveForResponse)
+	} else if c.TokenBudget > 0 && c.ReserveForResponse >= c.TokenBudget {
+		add("context.reserveForResponse", "must be below context.tokenBudget (%d), got %d", c.TokenBudget, c.ReserveForResponse)
+	}
+	triggerOK := inOpenUnit(c.TriggerThreshold)
+	targetOK := inOpenUnit(c.TargetAfterCompression)
+	if !triggerOK {
+		add("context.triggerThreshold", "must be between 0 and 1 (exclusive), got %v", c.TriggerThreshold)
+	}
+	if !targetOK {
+		add("context.targetAfterCompression", "must be between 0 and 1 (exclusive), got %v", c.TargetAfterCompression)
+	}
+	if triggerOK && targetOK && c.TargetAfterCompression >= c.TriggerThreshold {
+		add("context.targetAfterCompression", "must be below context.triggerThreshold (%v), got %v", c.TriggerThreshold, c.TargetAfterCompression)
+	}
+	switch c.CompressionStrategy {
+	case StrategyKeyMessages, StrategyLLMSummary:
+	default:
+		add("context.compressionStrategy", "must be %q or %q, got %q", StrategyKeyMessages, StrategyLLMSummary, c.CompressionStrategy)
+	}
+
+	positive("tools.fs.maxReadBytes", s.Tools.FS.MaxReadBytes)
+	positive("tools.fs.maxWriteBytes", s.Tools.FS.MaxWriteBytes)
+	for i, name := range s.Tools.MCP.AllowedServers {
+		if name == "" {
+			add(fmt.Sprintf("tools.mcp.allowedServers[%d]", i), "must not be empty")
+		}
+	}
+	positive("engine.maxTurns", s.Engine.MaxTurns)
+	switch s.Theme {
+	case ThemeLight, ThemeDark:
+	default:
+		add("theme", "must be %q or %q, got %q", ThemeLight, ThemeDark, s.Theme)
+	}
+	return problemsError(CodeInvalid, "invalid settings: ", ps)
+}
+
+// RequireLLM returns an *Error with code CodeLLMNotConfigured when the base URL
+// or the model is not set; call it before talking to the LLM.
+func (s Settings) RequireLLM() error {
+	var ps []Problem
+	if s.LLM.BaseURL == "" {
+		ps = append(ps, Problem{Field: "llm.baseUrl", Message: "not set (set it in Settings or with CREWAGENT_LLM_BASE_URL, e.g. http://127.0.0.1:11434/v1)"})
+	}
+	if s.LLM.Model == "" {
+		ps = append(ps, Problem{Field: "llm.model", Message: "not set (set it in Settings or with CREWAGENT_LLM_MODEL)"})
+	}
+	return problemsError(CodeLLMNotConfigured, "LLM not configured: ", ps)
+}
+
+func inOpenUnit(v float64) bool { return v > 0 && v < 1 }
+
+func checkBaseURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%q is not an http or https URL (e.g. http://127.0.0.1:11434/v1)", raw)
+	}
+	return nil
+}
