@@ -1,0 +1,114 @@
+package llm
+
+import (
+	"encoding/json"
+
+	"crewagent/backend/convlog"
+)
+
+// Message is one chat message of a request. Content is nil for an assistant message that
+// only carries tool calls. Tool names in ToolCalls are the runtime's names ("fs.read").
+type Message struct {
+	Role       string
+	Content    *string
+	ToolCalls  []convlog.ToolCall
+	ToolCallID string
+	Name       string
+}
+
+// Tool declares a function the model may call. Name is the runtime's name ("fs.read");
+// Parameters is a JSON schema (empty: an object without properties).
+type Tool struct {
+	Name        string
+	Description string
+	Parameters  json.RawMessage
+}
+
+// Request is one chat completion request.
+type Request struct {
+	Messages    []Message
+	Tools       []Tool
+	Model       string   // overrides Config.Model when set
+	Temperature *float32 // nil: the server's default
+	MaxTokens   int      // 0: the server's default
+}
+
+// Usage is the token usage a server reported.
+type Usage struct {
+	PromptTokens     int `json:"promptTokens"`
+	CompletionTokens int `json:"completionTokens"`
+	TotalTokens      int `json:"totalTokens"`
+}
+
+// Result is what a call produced. After a failure it holds whatever arrived before it
+// (partial text and partial tool calls) so the caller can persist it.
+type Result struct {
+	Content   string
+	Reasoning string // reasoning_content (DeepSeek, some local servers), if any
+	// ToolCalls in index order, names mapped back to the runtime's names. Arguments are the
+	// concatenated fragments and may be incomplete JSON in a partial result.
+	ToolCalls    []convlog.ToolCall
+	FinishReason string
+	Usage        Usage
+	// UsageReported is false when the server sent no usage (Usage is then zero).
+	UsageReported bool
+	Model         string // the model the server says answered
+	Attempts      int    // requests sent, retries included
+}
+
+// Handler receives a stream as it arrives. Its methods run on the calling goroutine of
+// Stream, in order; a slow handler does not count against IdleTimeout.
+type Handler interface {
+	// OnDelta receives a non-empty piece of the answer text.
+	OnDelta(text string)
+	// OnToolCallStart announces the tool call at index once its name is known.
+	OnToolCallStart(index int, id, name string)
+}
+
+// ToolCallDeltaHandler is implemented by handlers that want tool call arguments as they
+// arrive (after OnToolCallStart for that index).
+type ToolCallDeltaHandler interface {
+	OnToolCallDelta(index int, argumentsDelta string)
+}
+
+// ReasoningHandler is implemented by handlers that want reasoning_content deltas.
+type ReasoningHandler interface {
+	OnReasoningDelta(text string)
+}
+
+// HandlerFuncs adapts optional functions to Handler, ToolCallDeltaHandler and
+// ReasoningHandler; nil fields are skipped.
+type HandlerFuncs struct {
+	Delta         func(text string)
+	ToolCallStart func(index int, id, name string)
+	ToolCallDelta func(index int, argumentsDelta string)
+	Reasoning     func(text string)
+}
+
+// OnDelta implements Handler.
+func (h HandlerFuncs) OnDelta(text string) {
+	if h.Delta != nil {
+		h.Delta(text)
+	}
+}
+
+// OnToolCallStart implements Handler.
+func (h HandlerFuncs) OnToolCallStart(index int, id, name string) {
+	if h.ToolCallStart != nil {
+		h.ToolCallStart(index, id, name)
+	}
+}
+
+// OnToolCallDelta implements ToolCallDeltaHandler.
+func (h HandlerFuncs) OnToolCallDelta(index int, argumentsDelta string) {
+	if h.ToolCallDelta != nil {
+		h.ToolCallDelta(index, argumentsDelta)
+	}
+}
+
+// OnReasoningDelta implements ReasoningHandler.
+func (h HandlerFuncs) OnReasoningDelta(text string) {
+	if h.Reasoning != nil {
+		h.Reasoning(text)
+	}
+}

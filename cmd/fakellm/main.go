@@ -1,0 +1,88 @@
+// Command fakellm serves a scripted fake OpenAI-compatible API for end-to-end tests of the
+// app: it prints FAKE_LLM_URL=<base URL> on stdout and serves until SIGINT or SIGTERM.
+//
+// Usage:
+//
+//	go run ./cmd/fakellm -addr 127.0.0.1:0 -script rules.json [-models a,b] [-api-key KEY] [-v]
+//
+// The script is a JSON list of rules ({"match", "on_tool_result", "times", "response"});
+// its format is documented in package crewagent/backend/llm/fakellm. Without a script
+// every request is echoed. GET <base>/../_fakellm/requests lists the received requests.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"crewagent/backend/llm/fakellm"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run serves until ctx ends and returns the exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("fakellm", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", "127.0.0.1:0", "listen address")
+	script := fs.String("script", "", "JSON rule file (default: echo every request)")
+	models := fs.String("models", "fake-model", "comma-separated model ids listed by GET /v1/models")
+	apiKey := fs.String("api-key", "", "require this bearer token (default: accept any request)")
+	lenient := fs.Bool("lenient", false, "accept requests the OpenAI API would reject")
+	verbose := fs.Bool("v", false, "log each request on stderr")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "fakellm: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	var rules []fakellm.Rule
+	if *script != "" {
+		data, err := os.ReadFile(*script)
+		if err != nil {
+			fmt.Fprintf(stderr, "fakellm: cannot read the script: %v\n", err)
+			return 1
+		}
+		if rules, err = fakellm.ParseScript(data); err != nil {
+			fmt.Fprintf(stderr, "fakellm: %v\n", err)
+			return 1
+		}
+	}
+	srv, err := fakellm.NewOnAddr(*addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "fakellm: cannot listen on %s: %v\n", *addr, err)
+		return 1
+	}
+	defer srv.Close()
+	srv.SetModels(strings.Split(*models, ",")...)
+	srv.RequireAPIKey(*apiKey)
+	srv.SetStrict(!*lenient)
+	responder := fakellm.NewRules(rules...)
+	srv.SetDefault(func(r fakellm.RecordedRequest) fakellm.Response {
+		if *verbose {
+			fmt.Fprintf(stderr, "fakellm: #%d model=%s stream=%v messages=%d tools=%d last=%q\n",
+				r.Seq, r.Model, r.Stream, len(r.Messages), len(r.Tools), clip(r.LastMessage().Text(), 80))
+		}
+		return responder.Respond(r)
+	})
+	fmt.Fprintf(stdout, "FAKE_LLM_URL=%s\n", srv.URL())
+	<-ctx.Done()
+	return 0
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// lineWriter passes each line run writes to the test.
+type lineWriter struct{ ch chan string }
+
+func (w lineWriter) Write(p []byte) (int, error) {
+	sc := bufio.NewScanner(strings.NewReader(string(p)))
+	for sc.Scan() {
+		w.ch <- sc.Text()
+	}
+	return len(p), nil
+}
+
+func TestRunServesScript(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "rules.json")
+	rules := `[
+	  {"match": "use a tool", "response": {"tool_calls": [{"name": "fs.list", "arguments": "{\"path\":\"@project\"}"}]}},
+	  {"match": "*", "response": {"text": "You said: ", "echo": true}}
+	]`
+	if err := os.WriteFile(script, []byte(rules), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	out := lineWriter{ch: make(chan string, 4)}
+	code := make(chan int, 1)
+	go func() { code <- run(ctx, []string{"-addr", "127.0.0.1:0", "-script", script}, out, io.Discard) }()
+
+	var base string
+	select {
+	case line := <-out.ch:
+		var ok bool
+		if base, ok = strings.CutPrefix(line, "FAKE_LLM_URL="); !ok || !strings.HasPrefix(base, "http://127.0.0.1:") || !strings.HasSuffix(base, "/v1") {
+			t.Fatalf("first line %q", line)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no URL printed")
+	}
+
+	body := `{"model":"m","messages":[{"role":"user","content":"please use a tool"}],
+	  "tools":[{"type":"function","function":{"name":"fs_list"}}]}`
+	resp, err := http.Post(base+"/chat/completions", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(b), `"name":"fs_list"`) || !strings.Contains(string(b), `"finish_reason":"tool_calls"`) {
+		t.Fatalf("answer %s", b)
+	}
+	resp, err = http.Get(strings.TrimSuffix(base, "/v1") + "/_fakellm/requests")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reqs []struct {
+		Seq      int `json:"seq"`
+		Messages []struct {
+			Content string `json:"content"`
+		} `json:"messages"`
+	}
+	_ = json.NewDecoder(resp.Body).Decode(&reqs)
+	resp.Body.Close()
+	if len(reqs) != 1 || reqs[0].Messages[0].Content != "please use a tool" {
+		t.Fatalf("recorded %+v", reqs)
+	}
+
+	cancel()
+	select {
+	case c := <-code:
+		if c != 0 {
+			t.Fatalf("exit code %d", c)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("did not stop")
+	}
+}
+
+func TestRunRejectsBadScript(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "bad.json")
+	_ = os.WriteFile(script, []byte(`[{"match":"x","response":{"txet":"typo"}}]`), 0o600)
+	var stderr strings.Builder
+	if c := run(context.Background(), []string{"-script", script}, io.Discard, &stderr); c != 1 || !strings.Contains(stderr.String(), "txet") {
+		t.Fatalf("code %d stderr %q", c, stderr.String())
+	}
+	if c := run(context.Background(), []string{"-script", filepath.Join(t.TempDir(), "missing.json")}, io.Discard, io.Discard); c != 1 {
+		t.Fatalf("missing script: code %d", c)
+	}
+	if c := run(context.Background(), []string{"-nope"}, io.Discard, io.Discard); c != 2 {
+		t.Fatalf("bad flag: code %d", c)
+	}
+}
