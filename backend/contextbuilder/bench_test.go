@@ -1,0 +1,75 @@
+package contextbuilder
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"crewagent/backend/convlog"
+)
+
+// benchLog returns n entries of a long agent conversation: rounds of a user
+// message, a tool-call group with two results, and an answer (~1 KB per
+// message), plus some events. Token counts are stored, as the store does.
+func benchLog(n int) []convlog.Entry {
+	out := make([]convlog.Entry, 0, n)
+	para := strings.Repeat("The quarterly plan needs a budget owner and a launch date. ", 16)
+	add := func(e convlog.Entry) {
+		e.Type = convlog.TypeMsg
+		e.ID = fmt.Sprintf("b%06d", len(out))
+		size := len(e.Text())
+		for _, tc := range e.ToolCalls {
+			size += len(tc.Function.Arguments)
+		}
+		e.Tokens = MessageOverhead + size/4
+		out = append(out, e)
+	}
+	for i := 0; len(out) < n; i++ {
+		add(convlog.Entry{Role: convlog.RoleUser, Content: convlog.Str(para[:200])})
+		a, b := fmt.Sprintf("call_%d_a", i), fmt.Sprintf("call_%d_b", i)
+		add(convlog.Entry{Role: convlog.RoleAssistant, ToolCalls: []convlog.ToolCall{
+			{ID: a, Type: "function", Function: convlog.FunctionCall{Name: "fs.read", Arguments: `{"path":"@project/docs/a.md"}`}},
+			{ID: b, Type: "function", Function: convlog.FunctionCall{Name: "fs.search", Arguments: `{"path":"@project","pattern":"budget"}`}},
+		}})
+		add(convlog.Entry{Role: convlog.RoleTool, ToolCallID: a, ToolName: "fs.read", Content: convlog.Str(para)})
+		add(convlog.Entry{Role: convlog.RoleTool, ToolCallID: b, ToolName: "fs.search", Content: convlog.Str(para)})
+		add(convlog.Entry{Role: convlog.RoleAssistant, Content: convlog.Str(para)})
+		if i%10 == 0 {
+			out = append(out, convlog.Entry{Type: convlog.TypeEvt, ID: fmt.Sprintf("e%06d", len(out)), Event: convlog.EventCheckpoint})
+		}
+	}
+	return out[:n]
+}
+
+func BenchmarkBuild(b *testing.B) {
+	for _, n := range []int{10000, 50000} {
+		h := benchLog(n)
+		for _, lim := range []struct {
+			name   string
+			budget Budget
+		}{
+			{"tokens128k", Budget{TokenBudget: 128000, MaxMessages: -1, MaxChars: -1}},
+			{"defaults", Budget{TokenBudget: 128000}},
+		} {
+			b.Run(fmt.Sprintf("%dk/%s", n/1000, lim.name), func(b *testing.B) {
+				o := opts(convlog.ModeAgent, h)
+				o.Budget = lim.budget
+				if _, err := Build(o); err != nil { // warm the tokenizer
+					b.Fatal(err)
+				}
+				b.ReportAllocs()
+				cpu := processCPU()
+				for b.Loop() {
+					res, err := Build(o)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if res.Debug.OverBudget {
+						b.Fatal("over budget")
+					}
+				}
+				b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
+			})
+		}
+	}
+}

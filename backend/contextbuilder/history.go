@@ -1,0 +1,349 @@
+package contextbuilder
+
+import (
+	"strconv"
+	"strings"
+
+	"crewagent/backend/convlog"
+)
+
+// SyntheticToolResult is the content of the tool result the builder adds for a
+// tool call that has none in the log (the run stopped before the tool finished).
+const SyntheticToolResult = "TOOL_RESULT_INTERRUPTED: the tool call did not complete (the run was interrupted); call it again if still needed."
+
+// EmptyToolResult stands in for a tool result stored with empty content:
+// clients drop an empty content field, which the API rejects.
+const EmptyToolResult = "(empty result)"
+
+// Summary-class prefixes: historical system messages starting with one of
+// these are kept (they are written by compression).
+const (
+	SummaryPrefix             = convlog.SummaryPrefix
+	ConversationSummaryPrefix = convlog.ConversationSummaryPrefix
+)
+
+// IsSummary reports whether a system message content is summary-class
+// (convlog.IsSummaryText, which the store uses for ConversationMeta.HasSummary).
+func IsSummary(content string) bool { return convlog.IsSummaryText(content) }
+
+// requestRole returns the role an entry takes in the request: error parts
+// become assistant messages (so "continue" resumes from them) and developer
+// messages count as system messages.
+func requestRole(e *convlog.Entry) string {
+	if e.PartType == convlog.PartError && e.Role != convlog.RoleTool {
+		return convlog.RoleAssistant
+	}
+	if e.Role == convlog.RoleDeveloper {
+		return convlog.RoleSystem
+	}
+	return e.Role
+}
+
+// Fates of log entries. Values from fateReason on index builder.reasons.
+const (
+	fateNone      uint16 = iota // events: counted, not listed
+	fateCandidate               // may enter the request
+	fateSummary                 // summary-class system message, decided on its own
+	fateKept
+	fateReason
+)
+
+// item is one history message of a unit: a log entry, or a synthetic result
+// for call `call` of the assistant entry `owner`.
+type item struct {
+	entry  int32  // index into History, -1 for a synthetic result
+	owner  int32  // synthetic: the assistant entry
+	call   int32  // synthetic: index into the assistant's calls
+	callID string // result: tool_call_id when it differs from the stored one
+}
+
+// unit is what trimming keeps or drops whole: one message, or an assistant
+// message with tool calls followed by one result per call.
+type unit struct {
+	items  []item
+	tokens int
+	chars  int
+}
+
+// filter is the first pass over the whole log: it classifies every entry
+// (left out with a reason, candidate, or summary) and finds the newest user
+// message. It allocates nothing per entry.
+func (b *builder) filter() {
+	h := b.opts.History
+	dbg := &b.res.Debug
+	b.fate = make([]uint16, len(h))
+	b.anchor = -1
+	meta := int32(-1)
+	for i := range h {
+		e := &h[i]
+		if e.IsEvent() {
+			dbg.Counts.Events++
+			continue
+		}
+		if !e.IsMessage() {
+			b.fate[i] = b.reason("excluded: not a message entry")
+			continue
+		}
+		dbg.Counts.Messages++
+		switch {
+		case e.Compacted:
+			b.fate[i] = b.reason("excluded: compacted (replaced by a compaction)")
+			continue
+		case !e.InContext():
+			b.fate[i] = b.reason("excluded: includeInContext=false")
+			continue
+		case e.PartType == convlog.PartThinking:
+			b.fate[i] = b.reason("excluded: thinking part")
+			continue
+		}
+		switch requestRole(e) {
+		case convlog.RoleSystem:
+			if IsSummary(e.Text()) {
+				b.fate[i] = fateSummary
+				b.summaries = append(b.summaries, int32(i))
+			} else {
+				b.fate[i] = b.reason("dropped: historical system message")
+			}
+		case convlog.RoleUser:
+			if strings.TrimSpace(e.Text()) == "" {
+				b.fate[i] = b.reason("dropped: empty user message")
+				continue
+			}
+			b.fate[i] = fateCandidate
+			if e.IsMeta {
+				meta = int32(i)
+			} else {
+				b.anchor = int32(i)
+			}
+		case convlog.RoleAssistant, convlog.RoleTool:
+			b.fate[i] = fateCandidate
+		default:
+			b.fate[i] = b.reason("dropped: unknown role " + strconv.Quote(e.Role))
+		}
+	}
+	if b.anchor < 0 {
+		b.anchor = meta
+	}
+}
+
+// reason interns a reason text and returns its fate value.
+func (b *builder) reason(text string) uint16 {
+	if v, ok := b.reasonIdx[text]; ok {
+		return v
+	}
+	if b.reasonIdx == nil {
+		b.reasonIdx = make(map[string]uint16)
+	}
+	v := fateReason + uint16(len(b.reasons))
+	b.reasons = append(b.reasons, text)
+	b.reasonIdx[text] = v
+	return v
+}
+
+// groupUnit builds the unit of assistant entry i with tool calls: each kept
+// call is paired with the newest result logged after it and before any newer
+// call with the same id (waiting holds those results, filled by the backward
+// scan). Calls without an id and repeated ids within the message are dropped;
+// an id a newer message reuses gets a suffix so ids stay unique in the request.
+// ok is false when nothing is left to send.
+func (b *builder) groupUnit(i int32, waiting map[string]int32) (u unit, ok bool) {
+	e := &b.opts.History[i]
+	calls := e.ToolCalls
+	changed := false
+	for j, tc := range calls {
+		if tc.ID == "" || tc.Type != "function" {
+			changed = true
+		}
+		for _, prev := range calls[:j] {
+			if prev.ID == tc.ID {
+				changed = true
+			}
+		}
+	}
+	if changed {
+		out := make([]convlog.ToolCall, 0, len(calls))
+	next:
+		for _, tc := range calls {
+			if tc.ID == "" {
+				b.callDrops = append(b.callDrops, callDrop{i, Decision{SourceID: e.ID, Count: 1, Role: e.Role, Reason: "dropped: tool call " + tc.Function.Name + " without id"}})
+				continue
+			}
+			for _, prev := range out {
+				if prev.ID == tc.ID {
+					b.callDrops = append(b.callDrops, callDrop{i, Decision{SourceID: e.ID, Count: 1, Role: e.Role, Reason: "dropped: tool call with duplicate id " + tc.ID}})
+					continue next
+				}
+			}
+			tc.Type = "function" // the only tool call type the request shape carries
+			out = append(out, tc)
+		}
+		calls = out
+	}
+	if len(calls) == 0 && e.Text() == "" {
+		return unit{}, false
+	}
+	u.items = make([]item, 1, 1+len(calls))
+	u.items[0] = item{entry: i}
+	var renamed []convlog.ToolCall
+	for j, tc := range calls {
+		id := tc.ID
+		r, found := waiting[id]
+		if found {
+			delete(waiting, id)
+		}
+		if b.issued[id] {
+			// A newer message uses the same id: rename this older pair.
+			if renamed == nil {
+				renamed = append([]convlog.ToolCall(nil), calls...)
+			}
+			for k := 2; ; k++ {
+				alt := id + "-" + strconv.Itoa(k)
+				if !b.issued[alt] {
+					id = alt
+					break
+				}
+			}
+			renamed[j].ID = id
+		}
+		if b.issued == nil {
+			b.issued = make(map[string]bool)
+		}
+		b.issued[id] = true
+		if found {
+			it := item{entry: r}
+			if id != tc.ID {
+				it.callID = id
+			}
+			u.items = append(u.items, it)
+		} else {
+			u.items = append(u.items, item{entry: -1, owner: i, call: int32(j)})
+		}
+	}
+	if renamed != nil {
+		calls = renamed
+	}
+	if changed || renamed != nil {
+		if b.calls == nil {
+			b.calls = make(map[int32][]convlog.ToolCall)
+		}
+		b.calls[i] = calls
+	}
+	return u, true
+}
+
+// callsOf returns the request tool calls of assistant entry i.
+func (b *builder) callsOf(i int32) []convlog.ToolCall {
+	e := &b.opts.History[i]
+	if requestRole(e) != convlog.RoleAssistant || e.PartType == convlog.PartError {
+		return nil
+	}
+	if c, ok := b.calls[i]; ok {
+		return c
+	}
+	return e.ToolCalls
+}
+
+// aliasLine is appended to an externalised tool result whose stored preview
+// does not already name its full-output alias path.
+func aliasLine(e *convlog.Entry) string {
+	p := e.FullOutputPath
+	if e.Role != convlog.RoleTool || !strings.HasPrefix(p, "@") || strings.Contains(e.Text(), p) {
+		return ""
+	}
+	return "\nFull output: " + p
+}
+
+// message materialises item it as a request message.
+func (b *builder) message(it item) Message {
+	if it.entry < 0 {
+		tc := b.callsOf(it.owner)[it.call]
+		m := Message{Role: convlog.RoleTool, Content: convlog.Str(SyntheticToolResult), ToolCallID: tc.ID, Name: tc.Function.Name, Kind: KindHistory}
+		m.Tokens = CountMessage(b.opts.Counter, b.opts.Model, &m)
+		return m
+	}
+	e := &b.opts.History[it.entry]
+	m := Message{Role: requestRole(e), Content: e.Content, SourceID: e.ID, Kind: KindHistory}
+	switch m.Role {
+	case convlog.RoleAssistant:
+		if calls := b.callsOf(it.entry); len(calls) > 0 {
+			m.ToolCalls = append([]convlog.ToolCall(nil), calls...)
+		}
+		if m.Content != nil && *m.Content == "" && len(m.ToolCalls) > 0 {
+			m.Content = nil
+		}
+	case convlog.RoleTool:
+		m.ToolCallID = e.ToolCallID
+		if it.callID != "" {
+			m.ToolCallID = it.callID
+		}
+		m.Name = e.ToolName
+		if b.omitted(it.entry) {
+			m.Content = convlog.Str(omittedResult(e))
+		} else if l := aliasLine(e); l != "" {
+			text := e.Text() + l
+			m.Content = &text
+		} else if e.Text() == "" {
+			m.Content = convlog.Str(EmptyToolResult)
+		}
+	}
+	m.Tokens = b.itemTokens(it)
+	return m
+}
+
+// itemTokens returns what item it costs: the stored count of its entry (plus
+// what an appended alias line or a renamed call id adds), or the count of a
+// synthetic result.
+func (b *builder) itemTokens(it item) int {
+	c, model := b.opts.Counter, b.opts.Model
+	if it.entry < 0 {
+		tc := b.callsOf(it.owner)[it.call]
+		m := Message{Role: convlog.RoleTool, Content: convlog.Str(SyntheticToolResult), ToolCallID: tc.ID, Name: tc.Function.Name}
+		return CountMessage(c, model, &m)
+	}
+	e := &b.opts.History[it.entry]
+	if b.omitted(it.entry) {
+		return b.omittedTokens(it)
+	}
+	n := entryTokens(c, model, e)
+	if l := aliasLine(e); l != "" {
+		n += c.Count(model, l)
+	}
+	if e.Role == convlog.RoleTool && e.Text() == "" {
+		n += c.Count(model, EmptyToolResult)
+	}
+	if it.callID != "" {
+		n += c.Count(model, it.callID) - c.Count(model, e.ToolCallID)
+	}
+	return n
+}
+
+// itemChars returns the characters item it adds to the request.
+func (b *builder) itemChars(it item) int {
+	if it.entry < 0 {
+		return len(SyntheticToolResult)
+	}
+	e := &b.opts.History[it.entry]
+	if b.omitted(it.entry) {
+		return runeCount(omittedResult(e))
+	}
+	n := runeCount(e.Text()) + runeCount(aliasLine(e))
+	if e.Role == convlog.RoleTool && e.Text() == "" {
+		n += len(EmptyToolResult)
+	}
+	if requestRole(e) == convlog.RoleAssistant {
+		for _, tc := range b.callsOf(it.entry) {
+			n += runeCount(tc.Function.Name) + runeCount(tc.Function.Arguments)
+		}
+	}
+	return n
+}
+
+// measure fills the tokens (and characters when they are limited) of u.
+func (b *builder) measure(u *unit) {
+	for _, it := range u.items {
+		u.tokens += b.itemTokens(it)
+		if b.budget.MaxChars > 0 {
+			u.chars += b.itemChars(it)
+		}
+	}
+}

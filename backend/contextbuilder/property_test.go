@@ -1,0 +1,354 @@
+package contextbuilder
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand"
+	"strings"
+	"testing"
+
+	"crewagent/backend/convlog"
+)
+
+// randomLog returns a log with everything the builder must cope with: tool
+// groups with missing, delayed, interleaved, duplicated and orphan results,
+// duplicate and empty call ids, errors, meta and empty user messages, system,
+// developer and summary messages, events, huge messages, includeInContext
+// false and compacted entries. Stored token counts are a cheap estimate (the
+// builder trusts stored counts), or 0 for small texts so they get counted.
+func randomLog(r *rand.Rand, n int) []convlog.Entry {
+	var out []convlog.Entry
+	var pending []string // call ids without a result yet
+	next := 0
+	text := func() string {
+		switch r.Intn(12) {
+		case 0:
+			return strings.Repeat("huge payload line with words ", 200+r.Intn(2000))
+		case 1:
+			return ""
+		default:
+			return fmt.Sprintf("text %d must read @project/f%d.md\n- point %d", r.Intn(1000), r.Intn(50), r.Intn(9))
+		}
+	}
+	add := func(e convlog.Entry) {
+		next++
+		e.ID = fmt.Sprintf("x%05d", next)
+		if e.Type == "" {
+			e.Type = convlog.TypeMsg
+		}
+		if e.IsMessage() {
+			size := len(e.Text())
+			for _, tc := range e.ToolCalls {
+				size += len(tc.Function.Arguments) + len(tc.Function.Name)
+			}
+			if size > 200 || r.Intn(4) > 0 {
+				e.Tokens = MessageOverhead + size/4 + 1
+			}
+			switch r.Intn(25) {
+			case 0:
+				e.IncludeInContext = convlog.Bool(false)
+			case 1:
+				e.Compacted = true
+			}
+		}
+		out = append(out, e)
+	}
+	callID := func() string {
+		if r.Intn(15) == 0 {
+			return fmt.Sprintf("c%d", r.Intn(next+1)) // may duplicate an earlier id
+		}
+		if r.Intn(30) == 0 {
+			return ""
+		}
+		return fmt.Sprintf("call%d", next)
+	}
+	for i := 0; i < n; i++ {
+		switch k := r.Intn(20); {
+		case k < 5:
+			c := text()
+			e := convlog.Entry{Role: convlog.RoleUser, Content: &c, IsMeta: r.Intn(10) == 0}
+			if r.Intn(20) == 0 {
+				e.Content = nil
+			}
+			add(e)
+		case k < 8:
+			c := text()
+			add(convlog.Entry{Role: convlog.RoleAssistant, Content: &c})
+		case k < 12:
+			var calls []convlog.ToolCall
+			for j := 0; j <= r.Intn(3); j++ {
+				id := callID()
+				if r.Intn(2) == 0 {
+					id = fmt.Sprintf("c%d-%d", next, j)
+				}
+				calls = append(calls, convlog.ToolCall{ID: id, Type: []string{"function", ""}[r.Intn(2)], Function: convlog.FunctionCall{Name: "fs.read", Arguments: `{"path":"@project/a.md"}`}})
+				pending = append(pending, id)
+			}
+			e := convlog.Entry{Role: convlog.RoleAssistant, ToolCalls: calls}
+			if r.Intn(3) == 0 {
+				e.Content = convlog.Str("Let me check.")
+			}
+			add(e)
+			// Most results follow right away, some later, some never.
+			for len(pending) > 0 && r.Intn(5) > 0 {
+				id := pending[0]
+				pending = pending[1:]
+				c := text()
+				e := convlog.Entry{Role: convlog.RoleTool, ToolCallID: id, ToolName: "fs.read", Content: &c}
+				if r.Intn(8) == 0 {
+					e.FullOutputPath = "@state/logs/tool-results/conv/" + id + ".json"
+				}
+				add(e)
+				if r.Intn(10) == 0 {
+					add(e) // duplicate result
+				}
+			}
+		case k < 14:
+			if len(pending) > 0 {
+				j := r.Intn(len(pending))
+				c := text()
+				add(convlog.Entry{Role: convlog.RoleTool, ToolCallID: pending[j], Content: &c})
+				pending = append(pending[:j], pending[j+1:]...)
+			} else {
+				add(convlog.Entry{Role: convlog.RoleTool, ToolCallID: fmt.Sprintf("orphan%d", i), Content: convlog.Str("{}")})
+			}
+		case k == 14:
+			add(convlog.Entry{Role: convlog.RoleAssistant, Content: convlog.Str("partial\n\nLLM_ERROR\n- code: LLM_TIMEOUT"), PartType: convlog.PartError})
+		case k == 15:
+			roles := []string{convlog.RoleSystem, convlog.RoleDeveloper}
+			c := []string{"old system prompt", "CONVERSATION_SUMMARY\nearlier", "SUMMARY " + text()}[r.Intn(3)]
+			add(convlog.Entry{Role: roles[r.Intn(2)], Content: &c})
+		case k == 16:
+			add(convlog.Entry{Type: convlog.TypeEvt, Event: convlog.EventCompaction, Data: json.RawMessage(`{}`)})
+		case k == 17:
+			add(convlog.Entry{Role: convlog.RoleAssistant, Content: convlog.Str("thinking"), PartType: convlog.PartThinking})
+		case k == 18:
+			add(convlog.Entry{Role: []string{"function", "", convlog.RoleTool}[r.Intn(3)], Content: convlog.Str("odd")})
+		default:
+			add(convlog.Entry{Role: convlog.RoleAssistant})
+		}
+	}
+	return out
+}
+
+func randomOptions(r *rand.Rand, h []convlog.Entry) Options {
+	mode := []string{convlog.ModeChat, convlog.ModeAgent, convlog.ModeRun}[r.Intn(3)]
+	o := opts(mode, h)
+	o.Run = fakeRun{"RUN_DIRECTIVE\n- intent: continue", "NODE_BRIEF\n- currentNodeId: n1"}[:1+r.Intn(2)]
+	o.ToolTokens = r.Intn(500)
+	pick := func(vals ...int) int { return vals[r.Intn(len(vals))] }
+	o.Budget = Budget{
+		TokenBudget:        pick(0, 1500, 3000, 8000, 40000, 128000),
+		ReserveForResponse: pick(0, 500, 1000),
+		MaxMessages:        pick(0, -1, 6, 12, 30),
+		MaxChars:           pick(0, -1, 4000, 20000),
+	}
+	o.OmitToolResults = r.Intn(3) == 0
+	return o
+}
+
+// newestUser is the anchor computed independently from the log.
+func newestUser(h []convlog.Entry) string {
+	meta := ""
+	for i := len(h) - 1; i >= 0; i-- {
+		e := &h[i]
+		if !e.IsMessage() || e.Role != convlog.RoleUser || e.Compacted || !e.InContext() ||
+			strings.TrimSpace(e.Text()) == "" || e.PartType == convlog.PartThinking || e.PartType == convlog.PartError {
+			continue
+		}
+		if !e.IsMeta {
+			return e.ID
+		}
+		if meta == "" {
+			meta = e.ID
+		}
+	}
+	return meta
+}
+
+// checkInvariants asserts everything Build promises for any log.
+func checkInvariants(t *testing.T, o Options, res *Result) {
+	t.Helper()
+	msgs := res.Messages
+	if err := Validate(msgs); err != nil {
+		t.Fatalf("invalid request: %v\n%s", err, dump(msgs))
+	}
+	d := res.Debug
+	if len(d.Rows) != len(msgs) {
+		t.Fatalf("%d rows for %d messages", len(d.Rows), len(msgs))
+	}
+	if d.UsedTokens != TokensOf(msgs)+o.ToolTokens {
+		t.Fatalf("used tokens %d != %d", d.UsedTokens, TokensOf(msgs)+o.ToolTokens)
+	}
+	byID := map[string]*convlog.Entry{}
+	for i := range o.History {
+		byID[o.History[i].ID] = &o.History[i]
+	}
+	seen := map[string]bool{}
+	anchor := newestUser(o.History)
+	anchorAt := -1
+	for i, m := range msgs {
+		if m.SourceID == "" {
+			continue
+		}
+		if seen[m.SourceID] {
+			t.Fatalf("entry %s twice", m.SourceID)
+		}
+		seen[m.SourceID] = true
+		e := byID[m.SourceID]
+		if e == nil || !e.IsMessage() || e.Compacted || !e.InContext() || e.PartType == convlog.PartThinking {
+			t.Fatalf("message %d from excluded entry %+v", i, e)
+		}
+		if m.Role == convlog.RoleSystem && !IsSummary(m.Text()) {
+			t.Fatalf("historical system message %s replayed", m.SourceID)
+		}
+		if m.SourceID == anchor {
+			anchorAt = i
+		}
+	}
+	if anchor != "" && anchorAt < 0 {
+		t.Fatalf("newest user message %s missing\n%s", anchor, dump(msgs))
+	}
+	// Run blocks sit right before the newest user message, or at the end.
+	if o.Mode == convlog.ModeRun {
+		blocks := len(o.Run.Blocks())
+		at := len(msgs) - blocks
+		if anchorAt >= 0 {
+			at = anchorAt - blocks
+		}
+		for j := 0; j < blocks; j++ {
+			if msgs[at+j].Kind != KindInjection || msgs[at+j].Role != convlog.RoleUser {
+				t.Fatalf("injection %d not at %d\n%s", j, at+j, dump(msgs))
+			}
+		}
+	}
+	// Every message entry is accounted for.
+	pos := map[string]int{}
+	for i, e := range o.History {
+		pos[e.ID] = i
+	}
+	accounted := map[string]bool{}
+	dropped := 0
+	for _, x := range d.Kept {
+		accounted[x.SourceID] = true
+	}
+	for _, x := range d.Dropped {
+		accounted[x.SourceID] = true
+		if x.ThroughID == "" {
+			dropped++
+			continue
+		}
+		n := 0
+		for i := pos[x.SourceID]; i <= pos[x.ThroughID]; i++ {
+			if e := &o.History[i]; !e.IsEvent() {
+				accounted[e.ID] = true
+				n++
+			}
+		}
+		if n != x.Count {
+			t.Fatalf("decision %+v covers %d entries", x, n)
+		}
+		dropped += n
+	}
+	if dropped != d.Counts.Dropped {
+		t.Fatalf("dropped count %d, rows cover %d", d.Counts.Dropped, dropped)
+	}
+	for _, e := range o.History {
+		if e.IsMessage() && !accounted[e.ID] {
+			t.Fatalf("entry %s neither kept nor dropped", e.ID)
+		}
+	}
+	// Budget.
+	b := d.Budget
+	over := d.UsedTokens > d.TokenLimit || b.MaxMessages > 0 && len(msgs) > b.MaxMessages || b.MaxChars > 0 && d.UsedChars > b.MaxChars
+	if !d.OverBudget {
+		if over {
+			t.Fatalf("over budget without flag: used %d/%d tokens, %d/%d messages, %d/%d chars", d.UsedTokens, d.TokenLimit, len(msgs), b.MaxMessages, d.UsedChars, b.MaxChars)
+		}
+		return
+	}
+	// Flagged: the never-trimmed parts alone must break a limit.
+	fixed := usage{tokens: ReplyPriming + o.ToolTokens}
+	for i := range msgs {
+		if msgs[i].Kind == KindSystem || msgs[i].Kind == KindInjection || i == anchorAt {
+			fixed.tokens += msgs[i].Tokens
+			fixed.msgs++
+			fixed.chars += CharsOf(&msgs[i])
+		}
+	}
+	bb := &builder{budget: b, res: &Result{Debug: Debug{TokenLimit: d.TokenLimit}}}
+	if bb.exceeds(fixed) == "" {
+		t.Fatalf("flagged over budget but the fixed part fits: %+v", fixed)
+	}
+}
+
+func TestPropertyRandomLogs(t *testing.T) {
+	for seed := int64(1); seed <= 400; seed++ {
+		r := rand.New(rand.NewSource(seed))
+		h := randomLog(r, 1+r.Intn(120))
+		o := randomOptions(r, h)
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			res, err := Build(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkInvariants(t, o, res)
+		})
+	}
+}
+
+func FuzzBuild(f *testing.F) {
+	for _, s := range []int64{1, 7, 42, 1234} {
+		f.Add(s, uint8(40))
+	}
+	f.Fuzz(func(t *testing.T, seed int64, n uint8) {
+		r := rand.New(rand.NewSource(seed))
+		h := randomLog(r, int(n))
+		o := randomOptions(r, h)
+		res, err := Build(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkInvariants(t, o, res)
+	})
+}
+
+// quarterCounter estimates one token per 4 bytes.
+type quarterCounter struct{}
+
+func (quarterCounter) Count(_, text string) int { return (len(text) + 3) / 4 }
+
+// FuzzBuildJSONL feeds arbitrary log lines (as a store would decode them from
+// disk) to Build.
+func FuzzBuildJSONL(f *testing.F) {
+	for _, name := range []string{"conversation.jsonl", "run.jsonl", "summary.jsonl"} {
+		b, err := readFixture(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b, uint8(0))
+	}
+	f.Add([]byte(`{"type":"msg","id":"a","role":"assistant","tool_calls":[{"id":"x"},{"id":"x"}]}
+{"type":"msg","id":"b","role":"tool","tool_call_id":"x","content":"1"}
+{"type":"msg","id":"b","role":"tool","tool_call_id":"x","content":"2"}`), uint8(3))
+	f.Fuzz(func(t *testing.T, data []byte, sel uint8) {
+		var h []convlog.Entry
+		for _, line := range bytes.Split(data, []byte("\n")) {
+			var e convlog.Entry
+			if json.Unmarshal(line, &e) == nil {
+				h = append(h, e)
+			}
+		}
+		r := rand.New(rand.NewSource(int64(sel)))
+		o := randomOptions(r, h)
+		o.Counter = quarterCounter{} // structure is under test here, not tokenizer speed
+		res, err := Build(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Validate(res.Messages); err != nil {
+			t.Fatalf("invalid request: %v\n%s", err, dump(res.Messages))
+		}
+	})
+}
