@@ -1,0 +1,355 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"crewagent/backend/convlog"
+	"crewagent/backend/events"
+	"crewagent/backend/llm"
+	"crewagent/backend/settings"
+	"crewagent/backend/tools"
+)
+
+// Options are the dependencies of a ChatService. Store, Settings, Counter and
+// Tools are required.
+type Options struct {
+	Store    Store
+	Settings SettingsProvider
+	// LLM builds the client for the current settings (default DefaultLLMFactory).
+	LLM     LLMFactory
+	Tools   ToolHostFactory
+	Counter Counter
+	// Emitter receives the events (default: dropped).
+	Emitter events.Emitter
+	// Agents resolves SendRequest.AgentID in agent mode when no Agent is given.
+	Agents AgentResolver
+	// Now and NewID default to time.Now and uuid.NewString.
+	Now   func() time.Time
+	NewID func() string
+	// FlushInterval and FlushChars coalesce llm:stream-chunk events (defaults
+	// DefaultFlushInterval and DefaultFlushChars).
+	FlushInterval time.Duration
+	FlushChars    int
+}
+
+// ChatService runs chat and agent mode sends and the turns of workflow runs
+// (RunTurn). It is safe for concurrent use: one send or turn at a time per
+// conversation, any number of conversations at once.
+type ChatService struct {
+	opts Options
+
+	history historyLoader // how a request's history is read from the log
+
+	mu        sync.Mutex
+	active    map[string]context.CancelFunc // conversations with a send running
+	llmKey    settings.LLM
+	llmClient LLM
+}
+
+// New returns a ChatService for opts.
+func New(opts Options) (*ChatService, error) {
+	switch {
+	case opts.Store == nil:
+		return nil, errors.New("engine: a store is required")
+	case opts.Settings == nil:
+		return nil, errors.New("engine: a settings provider is required")
+	case opts.Counter == nil:
+		return nil, errors.New("engine: a token counter is required")
+	case opts.Tools == nil:
+		return nil, errors.New("engine: a tool host factory is required")
+	}
+	if opts.LLM == nil {
+		opts.LLM = DefaultLLMFactory
+	}
+	if opts.Emitter == nil {
+		opts.Emitter = events.Nop{}
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.NewID == nil {
+		opts.NewID = uuid.NewString
+	}
+	if opts.FlushInterval <= 0 {
+		opts.FlushInterval = DefaultFlushInterval
+	}
+	if opts.FlushChars <= 0 {
+		opts.FlushChars = DefaultFlushChars
+	}
+	return &ChatService{opts: opts, history: loadHistory, active: map[string]context.CancelFunc{}}, nil
+}
+
+// SendRequest is one user message.
+type SendRequest struct {
+	// ConversationID is the conversation to continue; empty creates one (its
+	// title is taken from the message).
+	ConversationID string
+	// Mode is chat or agent; empty takes the conversation's active mode
+	// (chat for a new conversation).
+	Mode string
+	// AgentID names the agent of agent mode (resolved through Options.Agents
+	// unless Agent is given; empty takes the conversation's selected agent).
+	// In chat mode it only tags the messages.
+	AgentID string
+	Agent   *Agent
+	Text    string
+}
+
+// ContextInfo is the context usage of the last request of a send.
+type ContextInfo struct {
+	UsedTokens   int     `json:"usedTokens"`
+	TotalBudget  int     `json:"totalBudget"`
+	UsagePercent float64 `json:"usagePercent"`
+	// Compressed is true when the send compressed the context.
+	Compressed bool `json:"compressed"`
+}
+
+// SendResult is the outcome of a send. When the LLM (or the loop) failed, Err
+// is set and the failure has been persisted as an error message; Text then
+// holds the partial answer.
+type SendResult struct {
+	ConversationID string `json:"conversationId"`
+	UserMessageID  string `json:"userMessageId"`
+	// MessageID is the final assistant message: the answer, or the error message.
+	MessageID string      `json:"messageId"`
+	Text      string      `json:"text"`
+	Usage     llm.Usage   `json:"usage"`
+	Context   ContextInfo `json:"context"`
+	// Turns is the number of LLM calls made.
+	Turns int `json:"turns"`
+	// Pending is the ui.ask_user widget the loop stopped for: the user's answer
+	// is the next message.
+	Pending *tools.Widget `json:"pending,omitempty"`
+	Err     *llm.Error    `json:"-"`
+}
+
+// Send persists the user message and answers it (see the package doc). The
+// error is non-nil only when nothing could be answered for another reason
+// than the LLM: invalid request, LLM not configured (nothing is written then),
+// busy conversation, store failure. LLM failures come back in SendResult.Err
+// after they are persisted.
+func (s *ChatService) Send(ctx context.Context, req SendRequest) (*SendResult, error) {
+	if strings.TrimSpace(req.Text) == "" {
+		return nil, invalid("the message is empty")
+	}
+	st := s.opts.Settings.Effective()
+	if err := st.RequireLLM(); err != nil {
+		return nil, err
+	}
+	mode, agentID := req.Mode, req.AgentID
+	convID := req.ConversationID
+	var meta convlog.ConversationMeta
+	if convID != "" {
+		var err error
+		if meta, err = s.opts.Store.Get(convID); err != nil {
+			return nil, err
+		}
+		if mode == "" && meta.ActiveType == convlog.ActiveAgent {
+			mode = convlog.ModeAgent
+		}
+		if mode == convlog.ModeAgent && agentID == "" && req.Agent == nil {
+			agentID = meta.SelectedAgentID
+		}
+	}
+	if mode == "" {
+		mode = convlog.ModeChat
+	}
+	if mode != convlog.ModeChat && mode != convlog.ModeAgent {
+		return nil, invalid("mode must be chat or agent, got " + strconv.Quote(mode))
+	}
+	agent, err := s.agentFor(mode, agentID, req.Agent)
+	if err != nil {
+		return nil, err
+	}
+	if agent != nil {
+		agentID = agent.ID
+	}
+	if convID == "" {
+		if meta, err = s.opts.Store.Create("", activeType(mode)); err != nil {
+			return nil, err
+		}
+		convID = meta.ID
+		s.changed(convID, ChangeCreated)
+	}
+	ctx, release, err := s.acquire(ctx, convID)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+
+	if meta.ActiveType != activeType(mode) || (mode == convlog.ModeAgent && meta.SelectedAgentID != agentID) {
+		if err := s.opts.Store.UpdateMeta(convID, func(m *convlog.ConversationMeta) {
+			m.ActiveType = activeType(mode)
+			if mode == convlog.ModeAgent {
+				m.SelectedAgentID = agentID
+			}
+		}); err != nil {
+			return nil, err
+		}
+	}
+	user := &convlog.Entry{Type: convlog.TypeMsg, ID: s.opts.NewID(), CreatedAt: s.now(), Role: convlog.RoleUser,
+		Content: convlog.Str(req.Text), Mode: mode, AgentID: agentID, PartType: convlog.PartContent}
+	if err := s.opts.Store.Append(convID, user); err != nil {
+		return nil, err
+	}
+	s.changed(convID, ChangeUpdated)
+
+	r := &run{s: s, ctx: ctx, convID: convID, mode: mode, agent: agent, agentID: agentID, st: st,
+		res: &SendResult{ConversationID: convID, UserMessageID: user.ID}}
+	return r.execute()
+}
+
+// SetMode switches the conversation's active mode (chat, agent, or run, which
+// is recorded as activeType "workflow") and, when agentID is given, its
+// selected agent. Only the index record changes: the history stays as it is
+// and the next request is built with the new mode's system prompt.
+func (s *ChatService) SetMode(conversationID, mode, agentID string) error {
+	var active string
+	switch mode {
+	case convlog.ModeChat, convlog.ModeAgent:
+		active = mode
+	case convlog.ModeRun, convlog.ActiveWorkflow:
+		active = convlog.ActiveWorkflow
+	default:
+		return invalid("mode must be chat, agent or run, got " + strconv.Quote(mode))
+	}
+	meta, err := s.opts.Store.Get(conversationID)
+	if err != nil {
+		return err
+	}
+	if mode == convlog.ModeAgent && agentID == "" && meta.SelectedAgentID == "" {
+		return invalid("agent mode needs an agent: choose one")
+	}
+	if agentID != "" && s.opts.Agents != nil {
+		if _, err := s.resolve(agentID); err != nil {
+			return err
+		}
+	}
+	if err := s.opts.Store.UpdateMeta(conversationID, func(m *convlog.ConversationMeta) {
+		m.ActiveType = active
+		if agentID != "" {
+			m.SelectedAgentID = agentID
+		}
+	}); err != nil {
+		return err
+	}
+	s.changed(conversationID, ChangeUpdated)
+	return nil
+}
+
+// Stop cancels the send or run turn running in the conversation (the Stop
+// button); the partial answer is persisted with an LLM_ABORTED block
+// (ENGINE_ABORTED for a run turn). It reports whether one was running.
+func (s *ChatService) Stop(conversationID string) bool {
+	s.mu.Lock()
+	cancel := s.active[conversationID]
+	s.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+	return cancel != nil
+}
+
+// Busy reports whether a send or run turn is running in the conversation.
+func (s *ChatService) Busy(conversationID string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.active[conversationID] != nil
+}
+
+// acquire marks the conversation busy and returns a context that Stop cancels.
+func (s *ChatService) acquire(ctx context.Context, convID string) (context.Context, func(), error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.active[convID] != nil {
+		return nil, nil, ErrConversationBusy
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	s.active[convID] = cancel
+	return ctx, func() {
+		cancel()
+		s.mu.Lock()
+		delete(s.active, convID)
+		s.mu.Unlock()
+	}, nil
+}
+
+// agentFor returns the agent of a send: required in agent mode, nil in chat mode.
+func (s *ChatService) agentFor(mode, agentID string, given *Agent) (*Agent, error) {
+	if mode != convlog.ModeAgent {
+		return nil, nil
+	}
+	if given != nil {
+		a := *given
+		if a.ID == "" {
+			a.ID = a.Persona.ID
+		}
+		if a.ID == "" {
+			return nil, invalid("the agent has no id")
+		}
+		if a.Persona.ID == "" {
+			a.Persona.ID = a.ID
+		}
+		return &a, nil
+	}
+	if agentID == "" {
+		return nil, invalid("agent mode needs an agent id")
+	}
+	return s.resolve(agentID)
+}
+
+func (s *ChatService) resolve(agentID string) (*Agent, error) {
+	if s.opts.Agents == nil {
+		return nil, &Error{Code: CodeAgentNotFound, Message: "agent " + strconv.Quote(agentID) + " is not available: no installed package provides agents here"}
+	}
+	a, err := s.opts.Agents.ResolveAgent(agentID)
+	if err != nil {
+		return nil, err
+	}
+	if a == nil {
+		return nil, &Error{Code: CodeAgentNotFound, Message: "agent " + strconv.Quote(agentID) + " not found"}
+	}
+	if a.ID == "" {
+		a.ID = agentID
+	}
+	if a.Persona.ID == "" {
+		a.Persona.ID = a.ID
+	}
+	return a, nil
+}
+
+// client returns the LLM client for the settings, reusing the last one while
+// they do not change.
+func (s *ChatService) client(l settings.LLM) LLM {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.llmClient == nil || s.llmKey != l {
+		s.llmClient, s.llmKey = s.opts.LLM(l), l
+	}
+	return s.llmClient
+}
+
+func (s *ChatService) changed(convID, kind string) {
+	s.opts.Emitter.Emit(events.ConversationChanged, ChangeEvent{ConversationID: convID, Kind: kind})
+}
+
+// now returns the current time in the log's createdAt format.
+func (s *ChatService) now() string {
+	return s.opts.Now().UTC().Format("2006-01-02T15:04:05.000Z07:00")
+}
+
+func activeType(mode string) string {
+	if mode == convlog.ModeAgent {
+		return convlog.ActiveAgent
+	}
+	return convlog.ActiveChat
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -1,0 +1,181 @@
+package engine
+
+import (
+	"context"
+	"time"
+
+	"crewagent/backend/contextbuilder"
+	"crewagent/backend/convlog"
+	"crewagent/backend/llm"
+	"crewagent/backend/packages"
+	"crewagent/backend/settings"
+	"crewagent/backend/tools"
+)
+
+// Store is the part of *convlog.Store the engine uses. Preview only reads
+// (Get, Load, LoadTail, LoadSinceCompaction), so a read-only store serves it.
+type Store interface {
+	Create(title, activeType string) (convlog.ConversationMeta, error)
+	Get(id string) (convlog.ConversationMeta, error)
+	Load(id string) ([]*convlog.Entry, error)
+	LoadTail(id string, n int) ([]*convlog.Entry, error)
+	LoadSinceCompaction(id string) ([]*convlog.Entry, error)
+	Append(id string, entries ...*convlog.Entry) error
+	MarkCompacted(id string, msgIDs []string, data any) (*convlog.Entry, error)
+	UpdateMeta(id string, fn func(*convlog.ConversationMeta)) error
+}
+
+var _ Store = (*convlog.Store)(nil)
+
+// LLM is the part of *llm.Client the engine uses.
+type LLM interface {
+	Stream(ctx context.Context, req llm.Request, h llm.Handler) (*llm.Result, error)
+	Complete(ctx context.Context, req llm.Request) (*llm.Result, error)
+}
+
+var _ LLM = (*llm.Client)(nil)
+
+// LLMFactory builds the client for the current LLM settings. It is called for
+// every send (settings may change while the app runs); ChatService keeps the
+// last client and reuses it while the settings stay the same.
+type LLMFactory func(s settings.LLM) LLM
+
+// DefaultLLMFactory builds an *llm.Client from the settings (see LLMConfig).
+func DefaultLLMFactory(s settings.LLM) LLM { return llm.New(LLMConfig(s)) }
+
+// LLMConfig maps the LLM settings to the client configuration. Zero or
+// negative timeouts take the client's defaults; maxRetries 0 means no retries.
+func LLMConfig(s settings.LLM) llm.Config {
+	secs := func(n int) time.Duration {
+		if n <= 0 {
+			return 0
+		}
+		return time.Duration(n) * time.Second
+	}
+	retries := s.MaxRetries
+	if retries == 0 {
+		retries = -1 // the client reads 0 as "default"; settings mean "none"
+	}
+	return llm.Config{
+		BaseURL:           s.BaseURL,
+		APIKey:            s.APIKey,
+		Model:             s.Model,
+		Timeout:           secs(s.TimeoutSeconds),
+		ConnectTimeout:    secs(s.ConnectTimeoutSeconds),
+		FirstTokenTimeout: secs(s.FirstTokenTimeoutSeconds),
+		IdleTimeout:       secs(s.IdleTimeoutSeconds),
+		MaxRetries:        retries,
+	}
+}
+
+// SettingsProvider returns the settings in effect now (*settings.Store does).
+type SettingsProvider interface {
+	Effective() settings.Settings
+}
+
+// StaticSettings is a SettingsProvider that always returns the same settings.
+type StaticSettings settings.Settings
+
+// Effective implements SettingsProvider.
+func (s StaticSettings) Effective() settings.Settings { return settings.Settings(s).Clone() }
+
+// Counter counts tokens (*tokens.Counter implements it).
+type Counter interface {
+	contextbuilder.Counter
+	contextbuilder.EntryCounter
+}
+
+// ToolHost runs the tool calls of one send (*tools.Host implements it).
+type ToolHost interface {
+	Tools() []tools.ToolDef
+	ToolNames() []string
+	Policy() tools.Policy
+	Call(ctx context.Context, name, argsJSON string) tools.Result
+}
+
+var _ ToolHost = (*tools.Host)(nil)
+
+// ToolScope is what a tool host is built for.
+type ToolScope struct {
+	ConversationID string
+	Mode           string
+	// Agent is the persona of agent mode (nil in chat mode).
+	Agent *Agent
+	// Policy is the effective policy: settings.tools, merged with the agent's
+	// tools block in agent mode (an agent can only tighten).
+	Policy tools.Policy
+}
+
+// ToolHostFactory builds the tool host of one send.
+type ToolHostFactory func(scope ToolScope) (ToolHost, error)
+
+// NewToolHosts returns a factory of *tools.Host over roots. An agent that
+// comes from a package gets that package as @pkg; otherwise roots.Package is
+// used as given.
+func NewToolHosts(roots tools.Roots) ToolHostFactory {
+	return func(scope ToolScope) (ToolHost, error) {
+		r := roots
+		if scope.Agent != nil && scope.Agent.PackageRoot != "" {
+			r.Package = scope.Agent.PackageRoot
+		}
+		return tools.NewHost(tools.Config{Roots: r, Policy: scope.Policy}), nil
+	}
+}
+
+// Agent is a persona for agent mode and the tool policy it brings.
+type Agent struct {
+	ID      string
+	Persona contextbuilder.Persona
+	// Tools is the agent's tools block (nil: none, i.e. fs on, mcp off).
+	Tools *tools.AgentTools
+	// PackageID and PackageRoot name the installed package the agent comes
+	// from ("" when it does not come from one).
+	PackageID   string
+	PackageRoot string
+}
+
+// AgentResolver finds the agent of an id (agent mode without SendRequest.Agent).
+type AgentResolver interface {
+	ResolveAgent(agentID string) (*Agent, error)
+}
+
+// AgentResolverFunc adapts a function to AgentResolver.
+type AgentResolverFunc func(agentID string) (*Agent, error)
+
+// ResolveAgent calls f.
+func (f AgentResolverFunc) ResolveAgent(agentID string) (*Agent, error) { return f(agentID) }
+
+// AgentFromPackage converts an agent of an installed package.
+func AgentFromPackage(pkg *packages.Package, a *packages.Agent) *Agent {
+	out := &Agent{
+		ID: a.ID,
+		Persona: contextbuilder.Persona{
+			ID:                 a.ID,
+			Name:               a.Metadata.Name,
+			Title:              a.Metadata.Title,
+			Role:               a.Persona.Role,
+			Identity:           a.Persona.Identity,
+			CommunicationStyle: a.Persona.CommunicationStyle,
+			Principles:         append([]string(nil), a.Persona.Principles...),
+			CriticalActions:    append([]string(nil), a.CriticalActions...),
+			SystemPrompt:       a.SystemPrompt,
+		},
+	}
+	fsOn, mcpOn := a.Tools.FS.Enabled, a.Tools.MCP.Enabled
+	out.Tools = &tools.AgentTools{
+		FS:  &tools.AgentFS{Enabled: &fsOn, MaxReadBytes: a.Tools.FS.MaxReadBytes, MaxWriteBytes: a.Tools.FS.MaxWriteBytes},
+		MCP: &tools.AgentMCP{Enabled: &mcpOn, AllowedServers: a.Tools.MCP.AllowedServers},
+	}
+	if pkg != nil {
+		out.PackageID, out.PackageRoot = pkg.ID, pkg.Root
+	}
+	return out
+}
+
+// systemPolicy converts settings.tools to the tool host's policy.
+func systemPolicy(s settings.Tools) tools.Policy {
+	return tools.Policy{
+		FS:  tools.FSPolicy{Enabled: s.FS.Enabled, MaxReadBytes: int64(s.FS.MaxReadBytes), MaxWriteBytes: int64(s.FS.MaxWriteBytes)},
+		MCP: tools.MCPPolicy{Enabled: s.MCP.Enabled, AllowedServers: append([]string(nil), s.MCP.AllowedServers...)},
+	}
+}

@@ -1,0 +1,97 @@
+package engine
+
+import (
+	"errors"
+
+	"crewagent/backend/llm"
+)
+
+// Stable error codes.
+const (
+	// CodeMaxTurnsExceeded is the code of the persisted failure of a tool loop
+	// that reached settings engine.maxTurns LLM calls.
+	CodeMaxTurnsExceeded = "ENGINE_MAX_TURNS_EXCEEDED"
+	// CodeBusy: a send is already running in the conversation.
+	CodeBusy = "ENGINE_CONVERSATION_BUSY"
+	// CodeInvalidRequest: an empty message, an unknown mode, a missing agent.
+	CodeInvalidRequest = "ENGINE_INVALID_REQUEST"
+	// CodeAgentNotFound: agent mode names an agent no resolver knows.
+	CodeAgentNotFound = "ENGINE_AGENT_NOT_FOUND"
+	// CodeUnsupportedMode: the operation does not support the mode (run mode
+	// belongs to workflow runs).
+	CodeUnsupportedMode = "ENGINE_UNSUPPORTED_MODE"
+	// CodeLoopDetected is the code of the persisted failure of a tool loop in
+	// which the model made the same failing tool call (same name, same
+	// arguments) LoopFailThreshold times.
+	CodeLoopDetected = "ENGINE_LOOP_DETECTED"
+	// CodeAborted is the code of the persisted failure of a run turn that was
+	// stopped (chat and agent sends keep llm.CodeAborted, LLM_ABORTED).
+	CodeAborted = "ENGINE_ABORTED"
+)
+
+// LoopFailThreshold is how many times one failing tool call may be made in a
+// send or run turn: the last time ends it with CodeLoopDetected.
+const LoopFailThreshold = 3
+
+// Error is an engine error with a stable code. Compare with errors.Is against
+// the sentinels below (any *Error with the same code matches).
+type Error struct {
+	Code    string
+	Message string
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// Is matches another *Error with the same code.
+func (e *Error) Is(target error) bool {
+	var t *Error
+	return errors.As(target, &t) && t.Code == e.Code
+}
+
+// Sentinels.
+var (
+	ErrConversationBusy = &Error{Code: CodeBusy, Message: "a message is already being answered in this conversation; wait for it or stop it"}
+	ErrInvalidRequest   = &Error{Code: CodeInvalidRequest, Message: "invalid request"}
+	ErrAgentNotFound    = &Error{Code: CodeAgentNotFound, Message: "agent not found"}
+	ErrUnsupportedMode  = &Error{Code: CodeUnsupportedMode, Message: "mode not supported here"}
+)
+
+func invalid(msg string) error { return &Error{Code: CodeInvalidRequest, Message: msg} }
+
+// CodeOf returns the stable code of err: an engine code, an LLM_* code, or "".
+func CodeOf(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return llm.CodeOf(err)
+}
+
+// maxTurnsError is the persisted failure of a loop that ran out of turns. It is
+// an *llm.Error so that it renders and travels like the other failures.
+func maxTurnsError(n int) *llm.Error {
+	return &llm.Error{Code: CodeMaxTurnsExceeded, Message: "the tool loop reached the limit of " + itoa(n) +
+		" model calls (settings engine.maxTurns) without a final answer; send \"continue\" to go on"}
+}
+
+// abortedError is the failure recorded when the send is cancelled outside an
+// LLM call (while a tool runs, or between calls).
+func abortedError(cause error) *llm.Error {
+	return &llm.Error{Code: llm.CodeAborted, Message: "stopped before the answer was complete", Cause: cause}
+}
+
+// runAbortedError is the failure recorded when a run turn is stopped, during
+// an LLM call or outside one.
+func runAbortedError(cause error) *llm.Error {
+	return &llm.Error{Code: CodeAborted, Message: "the run was stopped before the answer was complete; send a message to continue", Cause: cause}
+}
+
+// loopDetectedError is the failure of a loop that repeats a failing call.
+func loopDetectedError(tool string, n int, lastCode string) *llm.Error {
+	last := ""
+	if lastCode != "" {
+		last = " (last error " + lastCode + ")"
+	}
+	return &llm.Error{Code: CodeLoopDetected, Message: "the model made the same failing " + tool + " call " + itoa(n) +
+		" times" + last + " and was stopped; check the error, then send a message to continue"}
+}

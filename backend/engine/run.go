@@ -1,0 +1,483 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"strings"
+
+	"crewagent/backend/compression"
+	"crewagent/backend/contextbuilder"
+	"crewagent/backend/convlog"
+	"crewagent/backend/events"
+	"crewagent/backend/llm"
+	"crewagent/backend/settings"
+	"crewagent/backend/tools"
+)
+
+// run is one send (or run turn) after the user message was persisted.
+type run struct {
+	s       *ChatService
+	ctx     context.Context
+	convID  string
+	mode    string
+	agent   *Agent
+	agentID string
+	st      settings.Settings
+	res     *SendResult
+
+	// Run turns only: the tags of every entry, the setup callback called
+	// before each LLM call, and the cap of LLM calls (0: settings).
+	runID      string
+	workflowID string
+	setup      func() (*RunSetup, error)
+	maxTurns   int
+
+	p         *prepared
+	client    LLM
+	primary   compression.Strategy
+	pipe      *compression.Pipeline
+	msgs      []contextbuilder.Message
+	loopStart int
+	pos       map[string]int // log order of the entries the request may hold
+	nextPos   int
+	lastUsage compression.Usage
+	failing   map[string]int // failed tool calls of this send by name and arguments
+}
+
+func (r *run) execute() (*SendResult, error) {
+	s := r.s
+	r.client = s.client(r.st.LLM)
+	var (
+		p   *prepared
+		err error
+	)
+	if r.setup != nil {
+		setup, serr := r.nextSetup()
+		if serr != nil {
+			return r.res, serr
+		}
+		p, err = s.prepareRun(r.convID, setup, r.st)
+	} else {
+		p, err = s.prepare(r.convID, r.mode, r.agent, r.st)
+	}
+	if err != nil {
+		return r.result(err)
+	}
+	r.p = p
+	r.primary = p.strategy(NewSummarizer(r.client, r.st.LLM.SummaryModelOrDefault()))
+	r.pipe = p.pipeline(s.opts.Counter, r.primary, 0)
+	r.msgs = p.built.Messages
+	r.pos = make(map[string]int, len(p.history))
+	for i := range p.history {
+		r.pos[p.history[i].ID] = i
+	}
+	r.nextPos = len(p.history)
+
+	if r.pipe.ShouldCompress(r.msgs) {
+		if err := r.compress(r.pipe, ReasonThreshold, 0); err != nil {
+			return r.stopped(err)
+		}
+	}
+	r.loopStart = len(r.msgs)
+
+	maxTurns := r.maxTurns
+	if maxTurns <= 0 {
+		maxTurns = r.st.Engine.MaxTurns
+	}
+	if maxTurns <= 0 {
+		maxTurns = settings.Defaults().Engine.MaxTurns
+	}
+	r.failing = map[string]int{}
+	for turn := 0; ; turn++ {
+		if turn > 0 && r.setup != nil {
+			if err := r.ctx.Err(); err != nil {
+				return r.fail("", nil, "", r.aborted(err))
+			}
+			setup, err := r.nextSetup()
+			if err != nil {
+				return r.res, err
+			}
+			if err := r.reframe(setup); err != nil {
+				return r.result(err)
+			}
+		}
+		if turn > 0 && r.pipe.ShouldCompress(r.msgs) {
+			if err := r.compress(r.pipe, ReasonInLoop, r.loopStart); err != nil {
+				return r.stopped(err)
+			}
+		}
+		if err := r.ctx.Err(); err != nil {
+			return r.fail("", nil, "", r.aborted(err))
+		}
+		r.emitUsage("")
+		out, msgID, announced, err := r.call(turn)
+		if err != nil {
+			r.interrupt(msgID, announced, nil)
+			if cerr := r.ctx.Err(); cerr != nil && r.mode == convlog.ModeRun {
+				err = r.aborted(cerr)
+			}
+			return r.fail(out.Content, out.ToolCalls, msgID, err)
+		}
+		if out.Reasoning != "" {
+			if err := r.append(&convlog.Entry{Role: convlog.RoleAssistant, Content: convlog.Str(out.Reasoning),
+				PartType: convlog.PartThinking, IncludeInContext: convlog.Bool(false)}); err != nil {
+				return r.result(err)
+			}
+		}
+		if len(out.ToolCalls) == 0 {
+			answer := &convlog.Entry{ID: msgID, Role: convlog.RoleAssistant, Content: convlog.Str(out.Content), PartType: convlog.PartContent}
+			if err := r.append(answer); err != nil {
+				return r.result(err)
+			}
+			r.res.MessageID, r.res.Text = msgID, out.Content
+			return r.res, nil
+		}
+
+		var content *string
+		if out.Content != "" {
+			content = convlog.Str(out.Content)
+		}
+		call := &convlog.Entry{ID: msgID, Role: convlog.RoleAssistant, Content: content, ToolCalls: out.ToolCalls, PartType: convlog.PartToolStart}
+		if err := r.append(call); err != nil {
+			return r.result(err)
+		}
+		r.msgs = append(r.msgs, requestMessage(r.s.opts.Counter, r.p.model, call))
+		pending, err := r.runTools(msgID, out.ToolCalls, announced)
+		if err != nil {
+			var le *llm.Error
+			if errors.As(err, &le) {
+				return r.fail("", nil, "", le)
+			}
+			return r.result(err)
+		}
+		if pending != nil {
+			r.res.MessageID, r.res.Text, r.res.Pending = msgID, out.Content, pending
+			return r.res, nil
+		}
+		if turn+1 >= maxTurns {
+			return r.fail("", nil, "", maxTurnsError(maxTurns))
+		}
+	}
+}
+
+// call streams one LLM call. A context-length error before any output forces
+// one compression and one retry (under a new message id). It returns the
+// result (partial on error), the message id and the tool calls announced.
+func (r *run) call(turn int) (*llm.Result, string, []ToolStartEvent, error) {
+	s := r.s
+	retried := false
+	for {
+		msgID := s.opts.NewID()
+		s.opts.Emitter.Emit(events.StreamStart, StreamStartEvent{ConversationID: r.convID, MessageID: msgID, Mode: r.mode, AgentID: r.agentID, Turn: turn})
+		se := newStreamEmitter(s.opts.Emitter, r.convID, msgID, s.opts.FlushInterval, s.opts.FlushChars)
+		req := llm.Request{Messages: toLLM(r.msgs), Tools: r.p.llmTools, Model: r.p.model}
+		out, err := r.client.Stream(r.ctx, req, se)
+		if out == nil {
+			out = &llm.Result{}
+		}
+		r.res.Turns++
+		r.addUsage(out)
+		end := StreamEndEvent{FinishReason: out.FinishReason, ToolCalls: len(out.ToolCalls), Error: eventError(err)}
+		if out.UsageReported {
+			u := out.Usage
+			end.Usage = &u
+		}
+		retry := err != nil && !retried && llm.CodeOf(err) == llm.CodeContextLength && out.Content == "" && len(out.ToolCalls) == 0
+		end.Retrying = retry
+		announced := se.end(end)
+		if !retry {
+			return out, msgID, announced, err
+		}
+		retried = true
+		r.interrupt(msgID, announced, nil)
+		if cerr := r.forceCompress(); cerr != nil {
+			if r.ctx.Err() != nil {
+				return out, msgID, nil, r.aborted(r.ctx.Err())
+			}
+			return out, msgID, nil, err
+		}
+		r.emitUsage("")
+	}
+}
+
+// runTools runs the calls of one assistant message in order, persisting each
+// result as soon as it is there. It stops at a cancellation (returning an
+// *llm.Error LLM_ABORTED, ENGINE_ABORTED in a run turn; the calls not run get
+// no result, which the context builder completes with an interrupted result)
+// and returns the ui.ask_user widget that asks for the user's answer, if any.
+// A failing call (same name and arguments) made for the LoopFailThreshold-th
+// time in the send returns an *llm.Error ENGINE_LOOP_DETECTED once every call
+// of the message has run.
+func (r *run) runTools(msgID string, calls []convlog.ToolCall, announced []ToolStartEvent) (*tools.Widget, error) {
+	s := r.s
+	seen := make(map[string]bool, len(announced))
+	for _, a := range announced {
+		seen[a.ToolCallID] = true
+	}
+	var (
+		pending *tools.Widget
+		loopErr *llm.Error
+	)
+	for i, tc := range calls {
+		if err := r.ctx.Err(); err != nil {
+			r.interrupt(msgID, nil, calls[i:])
+			return nil, r.aborted(err)
+		}
+		if !seen[tc.ID] {
+			s.opts.Emitter.Emit(events.StreamToolStart, ToolStartEvent{ConversationID: r.convID, MessageID: msgID, ToolCallID: tc.ID, ToolName: tc.Function.Name, Index: i})
+		}
+		start := s.opts.Now()
+		result := r.p.host.Call(tools.WithToolCallID(r.ctx, tc.ID), tc.Function.Name, tc.Function.Arguments)
+		dur := s.opts.Now().Sub(start)
+		entry := &convlog.Entry{Role: convlog.RoleTool, Content: convlog.Str(result.Content), ToolCallID: tc.ID,
+			ToolName: tc.Function.Name, PartType: convlog.PartToolResult, IsError: !result.OK, DurationMs: dur.Milliseconds()}
+		if result.Pending != nil {
+			if w, err := json.Marshal(result.Pending); err == nil {
+				entry.Widget = w
+			}
+			pending = result.Pending
+		}
+		if err := r.append(entry); err != nil {
+			return nil, err
+		}
+		r.msgs = append(r.msgs, requestMessage(s.opts.Counter, r.p.model, entry))
+		if !result.OK {
+			key := tc.Function.Name + "\x00" + canonicalJSON(tc.Function.Arguments)
+			r.failing[key]++
+			if n := r.failing[key]; n >= LoopFailThreshold && loopErr == nil {
+				loopErr = loopDetectedError(tc.Function.Name, n, result.Code())
+			}
+		}
+		end := ToolEndEvent{ConversationID: r.convID, MessageID: msgID, ToolCallID: tc.ID, ToolName: tc.Function.Name,
+			OK: result.OK, DurationMs: dur.Milliseconds(), ResultMessageID: entry.ID, Pending: result.Pending != nil}
+		if result.Error != nil {
+			end.Error = &EventError{Code: result.Error.Code, Message: result.Error.Message}
+		}
+		s.opts.Emitter.Emit(events.StreamToolEnd, end)
+	}
+	if err := r.ctx.Err(); err != nil {
+		return nil, r.aborted(err)
+	}
+	if loopErr != nil {
+		return nil, loopErr
+	}
+	return pending, nil
+}
+
+// interrupt emits tool-end (interrupted) for calls that will not run: those
+// announced during a failed stream, or the rest of a message's calls.
+func (r *run) interrupt(msgID string, announced []ToolStartEvent, calls []convlog.ToolCall) {
+	em := r.s.opts.Emitter
+	for _, a := range announced {
+		em.Emit(events.StreamToolEnd, ToolEndEvent{ConversationID: r.convID, MessageID: msgID, ToolCallID: a.ToolCallID, ToolName: a.ToolName, Interrupted: true})
+	}
+	for _, c := range calls {
+		em.Emit(events.StreamToolEnd, ToolEndEvent{ConversationID: r.convID, MessageID: msgID, ToolCallID: c.ID, ToolName: c.Function.Name, Interrupted: true})
+	}
+}
+
+// fail persists a failure as an assistant error message: the partial text,
+// then the LLM_ERROR block. Only complete tool calls (id, name and arguments
+// that parse) are kept on it, for the record; the context builder never sends
+// the calls of an error message.
+func (r *run) fail(partial string, calls []convlog.ToolCall, msgID string, err error) (*SendResult, error) {
+	e := llm.AsError(err)
+	if msgID == "" {
+		msgID = r.s.opts.NewID()
+	}
+	content := strings.TrimRight(partial, " \t\r\n")
+	if content != "" {
+		content += "\n\n"
+	}
+	content += llm.FormatErrorBlock(e)
+	entry := &convlog.Entry{ID: msgID, Role: convlog.RoleAssistant, Content: convlog.Str(content), PartType: convlog.PartError,
+		ToolCalls: completeCalls(calls)}
+	if aerr := r.append(entry); aerr != nil {
+		return r.result(aerr)
+	}
+	r.res.MessageID, r.res.Text, r.res.Err = msgID, partial, e
+	return r.res, nil
+}
+
+// stopped handles a compression that failed: a cancellation is persisted like
+// any abort; anything else is returned.
+func (r *run) stopped(err error) (*SendResult, error) {
+	if cerr := r.ctx.Err(); cerr != nil {
+		return r.fail("", nil, "", r.aborted(cerr))
+	}
+	return r.result(err)
+}
+
+// result returns a failure that is not persisted (a store error): a send
+// returns no result with it, a run turn the result so far (its LLM calls).
+func (r *run) result(err error) (*SendResult, error) {
+	if r.mode == convlog.ModeRun {
+		return r.res, err
+	}
+	return nil, err
+}
+
+// aborted is the failure of a cancelled send: LLM_ABORTED, or ENGINE_ABORTED
+// in a run turn.
+func (r *run) aborted(cause error) *llm.Error {
+	if r.mode == convlog.ModeRun {
+		return runAbortedError(cause)
+	}
+	return abortedError(cause)
+}
+
+func completeCalls(calls []convlog.ToolCall) []convlog.ToolCall {
+	var out []convlog.ToolCall
+	for _, c := range calls {
+		args := strings.TrimSpace(c.Function.Arguments)
+		if c.ID == "" || c.Function.Name == "" || (args != "" && !json.Valid([]byte(args))) {
+			continue
+		}
+		c.Type = "function"
+		out = append(out, c)
+	}
+	return out
+}
+
+// append persists one entry of this send (tagged with mode and agent, and in a
+// run turn with the run and workflow ids) and records its log position.
+func (r *run) append(e *convlog.Entry) error {
+	r.tag(e)
+	if err := r.s.opts.Store.Append(r.convID, e); err != nil {
+		return err
+	}
+	r.pos[e.ID] = r.nextPos
+	r.nextPos++
+	r.s.changed(r.convID, ChangeUpdated)
+	return nil
+}
+
+// tag fills what every message of this send carries: type, id, time, mode and
+// agent, and in a run turn the run and workflow ids.
+func (r *run) tag(e *convlog.Entry) {
+	e.Type = convlog.TypeMsg
+	if e.ID == "" {
+		e.ID = r.s.opts.NewID()
+	}
+	if e.CreatedAt == "" {
+		e.CreatedAt = r.s.now()
+	}
+	e.Mode, e.AgentID = r.mode, r.agentID
+	if r.mode == convlog.ModeRun {
+		e.RunID, e.WorkflowID = r.runID, r.workflowID
+	}
+}
+
+func (r *run) addUsage(out *llm.Result) {
+	r.res.Usage.PromptTokens += out.Usage.PromptTokens
+	r.res.Usage.CompletionTokens += out.Usage.CompletionTokens
+	r.res.Usage.TotalTokens += out.Usage.TotalTokens
+}
+
+// emitUsage measures the request and emits context:usage (status "" derives
+// it from the usage).
+func (r *run) emitUsage(status string) {
+	u := r.pipe.Usage(r.msgs)
+	r.lastUsage = u
+	r.res.Context.UsedTokens, r.res.Context.TotalBudget, r.res.Context.UsagePercent = u.UsedTokens, u.TotalBudget, round1(u.UsagePercent)
+	r.s.opts.Emitter.Emit(events.ContextUsage, usageEvent(r.convID, u, status))
+}
+
+// compress runs p on the request (the loop starts at loopStart; 0: no loop)
+// and persists the outcome.
+func (r *run) compress(p *compression.Pipeline, reason string, loopStart int) error {
+	r.emitUsage(compression.StatusCompressing)
+	res, err := p.Compress(r.ctx, r.msgs, loopStart)
+	if err != nil {
+		return err
+	}
+	r.msgs = res.Output.Messages
+	if loopStart > 0 {
+		r.loopStart = res.Output.LoopStart
+	} else {
+		r.loopStart = len(r.msgs)
+	}
+	r.res.Context.Compressed = true
+	if err := r.persistCompaction(res, reason); err != nil {
+		return err
+	}
+	r.emitUsage("")
+	return nil
+}
+
+// forceCompress compresses after a context-length error: the server's window
+// is smaller than the budget says, so the target is at most half of what the
+// failed request used.
+func (r *run) forceCompress() error {
+	used := r.pipe.Usage(r.msgs).UsedTokens
+	limit := r.p.budget.TokenLimit()
+	target := r.st.Context.TargetAfterCompression
+	if limit > 0 {
+		if half := float64(used) / 2 / float64(limit); half < target || target <= 0 {
+			target = half
+		}
+	}
+	if target <= 0 || target >= 1 {
+		target = 0.5
+	}
+	p := r.p.pipeline(r.s.opts.Counter, r.primary, target)
+	loop := r.loopStart
+	if loop >= len(r.msgs) {
+		loop = 0
+	}
+	return r.compress(p, ReasonContextLength, loop)
+}
+
+// persistCompaction writes what a compression asks for: the compacted marks
+// and the compaction event (with keptFrom, the oldest log message the request
+// still holds), then the summary message of the LLM summary strategy.
+func (r *run) persistCompaction(res *compression.Result, reason string) error {
+	rec := &res.Record
+	if !rec.HasChanges() || len(rec.CompactedIDs) == 0 {
+		return nil
+	}
+	s := r.s
+	summary, evt := rec.Entries(s.opts.NewID, s.now())
+	data := map[string]any{}
+	if err := json.Unmarshal(evt.Data, &data); err != nil {
+		return err
+	}
+	data[keyReason] = reason
+	data["mode"] = r.mode
+	if r.mode == convlog.ModeRun {
+		data["runId"], data["workflowId"] = r.runID, r.workflowID
+	}
+	data[keyKeptFrom] = r.keptFrom()
+	if _, err := s.opts.Store.MarkCompacted(r.convID, rec.CompactedIDs, data); err != nil {
+		return err
+	}
+	s.changed(r.convID, ChangeUpdated)
+	if summary == nil {
+		return nil
+	}
+	if err := r.append(summary); err != nil {
+		return err
+	}
+	for i := range r.msgs {
+		m := &r.msgs[i]
+		if m.SourceID == "" && m.Role == convlog.RoleSystem && m.Kind != contextbuilder.KindSystem && m.Text() == rec.Summary {
+			m.SourceID = summary.ID
+		}
+	}
+	return nil
+}
+
+// keptFrom returns the oldest log message of the request.
+func (r *run) keptFrom() string {
+	best, id := math.MaxInt, ""
+	for i := range r.msgs {
+		if p, ok := r.pos[r.msgs[i].SourceID]; ok && p < best {
+			best, id = p, r.msgs[i].SourceID
+		}
+	}
+	return id
+}
+
+func round1(v float64) float64 { return math.Round(v*10) / 10 }

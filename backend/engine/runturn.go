@@ -1,0 +1,192 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+
+	"crewagent/backend/contextbuilder"
+	"crewagent/backend/convlog"
+)
+
+// RunTurnRequest is one turn of a workflow run: the tool loop of Send in mode
+// run, with a setup that may change before every LLM call.
+type RunTurnRequest struct {
+	ConversationID string
+	// RunID and WorkflowID tag every entry the turn appends.
+	RunID      string
+	WorkflowID string
+	// Input is the user message that starts the turn, prepared by the caller:
+	// the text to send (a run wraps it as USER_INPUT) and, when it answers a
+	// ui.ask_user widget, the answer in Widget. Nil when the turn has none (a
+	// run started without a message, a resume). RunTurn tags it (keeping its
+	// AgentID when set) and appends it before anything else.
+	Input *convlog.Entry
+	// Setup is called before every LLM call of the turn and returns what the
+	// request is built with: the persona, the run blocks and the tool host of
+	// the node the run is at now (a tool call of the turn may have moved it).
+	// Its AgentID tags the entries appended after the call. An error ends the
+	// turn and is returned as is (nothing more is persisted).
+	Setup func() (*RunSetup, error)
+	// MaxTurns caps the LLM calls of the turn (0: settings engine.maxTurns).
+	MaxTurns int
+}
+
+// RunTurn runs one turn of a workflow run in its conversation. It works like
+// Send (one send or turn at a time per conversation, Stop, compression,
+// streaming and tool events, every entry persisted as it happens) with these
+// differences:
+//
+//   - the user message is req.Input, or none;
+//   - every appended entry has mode "run", the run id and the workflow id;
+//   - before every LLM call after the first, req.Setup is called again and
+//     the request is rebuilt for it: the system prompt (persona, tool policy),
+//     the run blocks (in place: before the newest user message) and the tool
+//     definitions; the history and the messages of the loop stay as they are,
+//     so in-loop compression still reduces only the history before the loop;
+//   - a stop is persisted as ENGINE_ABORTED (not LLM_ABORTED).
+//
+// The conversation's active type becomes "workflow". Failures that Send would
+// persist (LLM errors, ENGINE_MAX_TURNS_EXCEEDED, ENGINE_LOOP_DETECTED,
+// ENGINE_ABORTED) are persisted and come back in SendResult.Err; the error is
+// non-nil for an invalid request, an LLM that is not configured (nothing is
+// written then), a busy conversation, a Setup failure or a store failure, and
+// the result then holds what the turn did so far (nil when nothing ran).
+func (s *ChatService) RunTurn(ctx context.Context, req RunTurnRequest) (*SendResult, error) {
+	switch {
+	case req.ConversationID == "":
+		return nil, invalid("a run turn needs its conversation")
+	case req.RunID == "":
+		return nil, invalid("a run turn needs its run id")
+	case req.Setup == nil:
+		return nil, invalid("a run turn needs a setup")
+	case req.Input != nil && req.Input.Role != convlog.RoleUser:
+		return nil, invalid("the input of a run turn must be a user message")
+	}
+	st := s.opts.Settings.Effective()
+	if err := st.RequireLLM(); err != nil {
+		return nil, err
+	}
+	meta, err := s.opts.Store.Get(req.ConversationID)
+	if err != nil {
+		return nil, err
+	}
+	convID := meta.ID
+	ctx, release, err := s.acquire(ctx, convID)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	if meta.ActiveType != convlog.ActiveWorkflow {
+		if err := s.opts.Store.UpdateMeta(convID, func(m *convlog.ConversationMeta) { m.ActiveType = convlog.ActiveWorkflow }); err != nil {
+			return nil, err
+		}
+	}
+	r := &run{s: s, ctx: ctx, convID: convID, mode: convlog.ModeRun, st: st,
+		runID: req.RunID, workflowID: req.WorkflowID, setup: req.Setup, maxTurns: req.MaxTurns,
+		res: &SendResult{ConversationID: convID}}
+	if in := req.Input; in != nil {
+		if in.PartType == "" {
+			in.PartType = convlog.PartContent
+		}
+		r.agentID = in.AgentID
+		r.tag(in)
+		if err := s.opts.Store.Append(convID, in); err != nil {
+			return nil, err
+		}
+		r.res.UserMessageID = in.ID
+		s.changed(convID, ChangeUpdated)
+	}
+	return r.execute()
+}
+
+// nextSetup asks the run turn's callback for the setup of the next LLM call.
+func (r *run) nextSetup() (*RunSetup, error) {
+	setup, err := r.setup()
+	if err != nil {
+		return nil, err
+	}
+	if setup == nil || setup.Tools == nil || setup.Injector == nil {
+		return nil, invalid("the run setup needs a persona, a run injector and a tool host")
+	}
+	r.agentID = setup.AgentID
+	return setup, nil
+}
+
+// reframe rebuilds the request of a run turn for setup: the system prompt,
+// the run blocks and the tool definitions are composed again; the history and
+// the loop messages are kept (compressed as they are). The new blocks take the
+// place of the old ones; when there were none, they go where the context
+// builder puts them: before the newest user message of the history, or at the
+// end of it. The loop start moves with the messages.
+func (r *run) reframe(setup *RunSetup) error {
+	s, p := r.s, r.p
+	s.useTools(p, setup.Tools)
+	persona := setup.Persona
+	frame, err := contextbuilder.Build(s.buildOptions(p, &persona, setup.Injector, nil))
+	if err != nil {
+		return err
+	}
+	var sys, inj []contextbuilder.Message
+	for _, m := range frame.Messages {
+		switch m.Kind {
+		case contextbuilder.KindSystem:
+			sys = append(sys, m)
+		case contextbuilder.KindInjection:
+			inj = append(inj, m)
+		}
+	}
+	out := make([]contextbuilder.Message, 0, len(r.msgs)+len(sys)+len(inj))
+	out = append(out, sys...)
+	loopStart, placed := -1, false
+	for i, m := range r.msgs {
+		if i == r.loopStart {
+			loopStart = len(out)
+		}
+		switch m.Kind {
+		case contextbuilder.KindSystem:
+			continue
+		case contextbuilder.KindInjection:
+			if !placed {
+				out = append(out, inj...)
+				placed = true
+			}
+			continue
+		}
+		out = append(out, m)
+	}
+	if loopStart < 0 {
+		loopStart = len(out)
+	}
+	if !placed && len(inj) > 0 {
+		at := loopStart
+		for i := loopStart - 1; i >= len(sys); i-- {
+			if out[i].Role == convlog.RoleUser && out[i].Kind == contextbuilder.KindHistory {
+				at = i
+				break
+			}
+		}
+		out = append(out[:at], append(append([]contextbuilder.Message(nil), inj...), out[at:]...)...)
+		loopStart += len(inj)
+	}
+	r.msgs, r.loopStart = out, loopStart
+	r.pipe = p.pipeline(s.opts.Counter, r.primary, 0)
+	return nil
+}
+
+// canonicalJSON re-encodes a JSON text with sorted keys (as is, when it is not
+// JSON), so that equal tool arguments compare equal.
+func canonicalJSON(s string) string {
+	dec := json.NewDecoder(bytes.NewReader([]byte(strings.TrimSpace(s))))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil || dec.More() {
+		return s
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return s
+	}
+	return string(b)
+}

@@ -1,0 +1,71 @@
+// Package events names the events pushed to the frontend and defines the
+// Emitter interface the Wails adapter implements (tests use Recorder).
+package events
+
+import "sync"
+
+// Event names (contracts.md). Mirrored once in frontend/src/bridge/events.ts.
+const (
+	ContextUsage        = "context:usage"
+	StreamStart         = "llm:stream-start"
+	StreamChunk         = "llm:stream-chunk"
+	StreamEnd           = "llm:stream-end"
+	StreamToolStart     = "llm:stream-tool-start"
+	StreamToolEnd       = "llm:stream-tool-end"
+	ConversationChanged = "conversation:changed"
+	RunsProgressUpdated = "runs:progressUpdated"
+)
+
+// Emitter pushes an event to the frontend.
+type Emitter interface {
+	Emit(name string, payload any)
+}
+
+// Nop drops every event.
+type Nop struct{}
+
+// Emit implements Emitter.
+func (Nop) Emit(string, any) {}
+
+// Func adapts a function to Emitter.
+type Func func(name string, payload any)
+
+// Emit implements Emitter.
+func (f Func) Emit(name string, payload any) { f(name, payload) }
+
+// Recorded is one event captured by Recorder.
+type Recorded struct {
+	Name    string
+	Payload any
+}
+
+// Recorder keeps every emitted event; safe for concurrent use.
+type Recorder struct {
+	mu     sync.Mutex
+	events []Recorded
+}
+
+// Emit implements Emitter.
+func (r *Recorder) Emit(name string, payload any) {
+	r.mu.Lock()
+	r.events = append(r.events, Recorded{name, payload})
+	r.mu.Unlock()
+}
+
+// Events returns a copy of what was emitted so far.
+func (r *Recorder) Events() []Recorded {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Recorded(nil), r.events...)
+}
+
+// Named returns the payloads of the events with the given name.
+func (r *Recorder) Named(name string) []any {
+	var out []any
+	for _, e := range r.Events() {
+		if e.Name == name {
+			out = append(out, e.Payload)
+		}
+	}
+	return out
+}
