@@ -1,0 +1,105 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"path"
+	"strings"
+)
+
+// FSApplyPatchName is the name of the structured patch tool.
+const FSApplyPatchName = "fs.apply_patch"
+
+// OperationUpdateFrontmatter is the only fs.apply_patch operation.
+const OperationUpdateFrontmatter = "updateFrontmatter"
+
+// maxFrontmatterEcho caps the frontmatter text echoed back after a patch.
+const maxFrontmatterEcho = 8 * 1024
+
+// FSApplyPatchParams are the arguments of fs.apply_patch.
+type FSApplyPatchParams struct {
+	Path          string          `json:"path"`
+	Operation     string          `json:"operation"`
+	Update        json.RawMessage `json:"update"`
+	IfMatchSha256 string          `json:"ifMatchSha256,omitempty"`
+}
+
+const fsApplyPatchDescription = "Update the YAML frontmatter of a markdown file without touching " +
+	"its body, e.g. @state/workflow.md. operation is \"updateFrontmatter\"; update maps each " +
+	"top-level key to one of {\"set\": value}, {\"append\": [values]} (add to a list), " +
+	"{\"merge\": {...}} (merge into an object) or {\"unset\": true}. Example: " +
+	"{\"stepsCompleted\": {\"append\": [\"step-1\"]}, \"currentNodeId\": {\"set\": \"step-2\"}}."
+
+const fsApplyPatchSchema = `{
+  "type": "object",
+  "properties": {
+    "path": {"type": "string", "description": "Markdown file to patch, e.g. \"@state/workflow.md\"."},
+    "operation": {"type": "string", "enum": ["updateFrontmatter"]},
+    "update": {
+      "type": "object",
+      "description": "Top-level frontmatter key -> exactly one of set, append, merge, unset.",
+      "additionalProperties": {
+        "type": "object",
+        "properties": {
+          "set": {"description": "New value of the key."},
+          "append": {"type": "array", "description": "Values to add at the end of the list."},
+          "merge": {"type": "object", "description": "Keys to merge into the object (nested objects merge)."},
+          "unset": {"type": "boolean", "const": true, "description": "Remove the key."}
+        },
+        "minProperties": 1,
+        "maxProperties": 1,
+        "additionalProperties": false
+      }
+    },
+    "ifMatchSha256": {"type": "string", "description": "Only patch if the current file has this sha256."}
+  },
+  "required": ["path", "operation", "update"],
+  "additionalProperties": false
+}`
+
+type fsApplyPatchResult struct {
+	Path        string   `json:"path"`
+	Sha256      string   `json:"sha256"`
+	UpdatedKeys []string `json:"updatedKeys"`
+	Frontmatter string   `json:"frontmatter,omitempty"`
+}
+
+func fsApplyPatchTool() toolSpec {
+	return toolSpec{name: FSApplyPatchName, family: "fs", description: fsApplyPatchDescription, schema: fsApplyPatchSchema, run: runFSApplyPatch}
+}
+
+func runFSApplyPatch(_ context.Context, h *Host, raw json.RawMessage) Result {
+	var p FSApplyPatchParams
+	if terr := decodePathArgs(raw, &p, &p.Path); terr != nil {
+		return failure(terr)
+	}
+	if p.Operation != OperationUpdateFrontmatter {
+		return failure(errf(CodeBadArguments, `unknown operation %q: the only operation is "updateFrontmatter"`, p.Operation))
+	}
+	var keys []string
+	var written []byte
+	r, _, terr := h.writeFile(p.Path, p.IfMatchSha256, func(old []byte) ([]byte, *ToolError) {
+		if !SplitFrontmatter(old).Found && !isMarkdownName(p.Path) {
+			return nil, errf(CodeBadArguments, "%s has no YAML frontmatter", p.Path)
+		}
+		out, k, terr := UpdateFrontmatter(old, p.Update)
+		keys, written = k, out
+		return out, terr
+	}, true)
+	if terr != nil {
+		return failure(terr)
+	}
+	res := fsApplyPatchResult{Path: r.Display(), Sha256: sha256Hex(written), UpdatedKeys: keys}
+	if y := SplitFrontmatter(written).YAML; len(y) <= maxFrontmatterEcho {
+		res.Frontmatter = string(y)
+	}
+	return success(res)
+}
+
+func isMarkdownName(p string) bool {
+	switch strings.ToLower(path.Ext(p)) {
+	case ".md", ".markdown":
+		return true
+	}
+	return false
+}

@@ -1,0 +1,111 @@
+package tools
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// Stable error codes carried in {"ok":false,"error":{"code":...}}.
+const (
+	CodeNotFound           = "ENOENT"
+	CodeSandboxViolation   = "E_SANDBOX_VIOLATION"
+	CodeReadLimit          = "E_READ_LIMIT"
+	CodeWriteLimit         = "E_WRITE_LIMIT"
+	CodeSchemaValidation   = "E_SCHEMA_VALIDATION"
+	CodeInvalidTransition  = "E_INVALID_TRANSITION"
+	CodePreconditionFailed = "E_PRECONDITION_FAILED"
+	CodeInternal           = "E_INTERNAL"
+	CodeToolNotAvailable   = "TOOL_NOT_AVAILABLE"
+	CodeBadArguments       = "E_BAD_ARGUMENTS"
+)
+
+// ToolError is the error part of a failed tool result. It is also a Go error, so a StateGuard
+// can return one to choose the code and details the model sees.
+type ToolError struct {
+	Code    string         `json:"code"`
+	Message string         `json:"message"`
+	Details map[string]any `json:"details,omitempty"`
+}
+
+func (e *ToolError) Error() string { return e.Code + ": " + e.Message }
+
+// NewError builds a ToolError; details may be nil.
+func NewError(code, message string, details map[string]any) *ToolError {
+	return &ToolError{Code: code, Message: message, Details: details}
+}
+
+func errf(code, format string, args ...any) *ToolError {
+	return &ToolError{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// withDetail returns e with one more detail set.
+func (e *ToolError) withDetail(key string, v any) *ToolError {
+	if e.Details == nil {
+		e.Details = map[string]any{}
+	}
+	e.Details[key] = v
+	return e
+}
+
+// AsToolError returns err as a *ToolError when it is (or wraps) one.
+func AsToolError(err error) (*ToolError, bool) {
+	var te *ToolError
+	if errors.As(err, &te) {
+		return te, true
+	}
+	return nil, false
+}
+
+// Result is the outcome of one tool call.
+type Result struct {
+	// OK is true when the tool succeeded.
+	OK bool
+	// Error is set when OK is false.
+	Error *ToolError
+	// Content is the JSON text sent back to the model as the tool message.
+	Content string
+	// Pending is set by ui.ask_user: the run must wait for the user's answer.
+	Pending *Widget
+}
+
+// Code returns the error code, or "" for a successful result.
+func (r Result) Code() string {
+	if r.Error == nil {
+		return ""
+	}
+	return r.Error.Code
+}
+
+// MarshalJSON emits the same JSON as Content.
+func (r Result) MarshalJSON() ([]byte, error) { return []byte(r.Content), nil }
+
+// failure builds an ok:false result.
+func failure(e *ToolError) Result {
+	b, err := json.Marshal(struct {
+		OK    bool       `json:"ok"`
+		Error *ToolError `json:"error"`
+	}{false, e})
+	if err != nil {
+		// Details that cannot be encoded are dropped rather than losing the error.
+		e = &ToolError{Code: e.Code, Message: e.Message}
+		b, _ = json.Marshal(map[string]any{"ok": false, "error": e})
+	}
+	return Result{OK: false, Error: e, Content: string(b)}
+}
+
+// success builds an ok:true result whose other top-level fields are those of payload (a struct
+// or map encoding to a JSON object; nil for none).
+func success(payload any) Result {
+	if payload == nil {
+		return Result{OK: true, Content: `{"ok":true}`}
+	}
+	b, err := json.Marshal(payload)
+	if err != nil || len(b) < 2 || b[0] != '{' {
+		return failure(errf(CodeInternal, "could not encode the tool result"))
+	}
+	if string(b) == "{}" {
+		return Result{OK: true, Content: `{"ok":true}`}
+	}
+	return Result{OK: true, Content: `{"ok":true,` + string(b[1:])}
+}
