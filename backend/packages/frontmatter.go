@@ -1,0 +1,178 @@
+package packages
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// ErrNoFrontmatter is returned by ParseFrontmatter when the text does not start with a "---" line.
+var ErrNoFrontmatter = errors.New("no YAML frontmatter (the file must start with a --- line)")
+
+var utf8BOM = []byte("\xEF\xBB\xBF")
+
+// SplitFrontmatter separates a leading YAML frontmatter block from the rest of a markdown
+// text. The block starts with a first line "---" (after an optional UTF-8 byte order mark)
+// and ends with the next line that is "---" or "..."; trailing spaces and CR are ignored on
+// both. found is false (and body is src) when there is no opening line; an opening line
+// without a closing one is an error. front and body are sub-slices of src.
+func SplitFrontmatter(src []byte) (front, body []byte, found bool, err error) {
+	rest := bytes.TrimPrefix(src, utf8BOM)
+	line, after, ok := cutLine(rest)
+	if !isFence(line, false) {
+		return nil, src, false, nil
+	}
+	if !ok {
+		return nil, nil, true, errors.New("frontmatter starts with --- but has no closing --- line")
+	}
+	start := after
+	cur := after
+	for len(cur) > 0 {
+		line, next, _ := cutLine(cur)
+		if isFence(line, true) {
+			front = start[:len(start)-len(cur)]
+			return front, next, true, nil
+		}
+		cur = next
+	}
+	return nil, nil, true, errors.New("frontmatter starts with --- but has no closing --- line")
+}
+
+// cutLine returns the first line of b (without its newline), the rest after the newline, and
+// whether a newline was found.
+func cutLine(b []byte) (line, rest []byte, ok bool) {
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		return b[:i], b[i+1:], true
+	}
+	return b, nil, false
+}
+
+func isFence(line []byte, closing bool) bool {
+	t := bytes.TrimRight(line, " \t\r")
+	if string(t) == "---" {
+		return true
+	}
+	return closing && string(t) == "..."
+}
+
+var yamlLineRe = regexp.MustCompile(`line (\d+)`)
+
+// ParseFrontmatter parses the YAML frontmatter of a markdown text into a mapping whose values
+// are JSON-compatible (maps with string keys, slices, strings, bools, numbers, nil) and
+// returns the body after it. Text without frontmatter gives ErrNoFrontmatter. Line numbers in
+// YAML errors are those of the whole file.
+func ParseFrontmatter(src []byte) (fm map[string]any, body []byte, err error) {
+	front, body, found, err := SplitFrontmatter(src)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !found {
+		return nil, nil, ErrNoFrontmatter
+	}
+	v, err := decodeYAML(front)
+	if err != nil {
+		// The YAML block starts on the second line of the file.
+		msg := yamlLineRe.ReplaceAllStringFunc(err.Error(), func(s string) string {
+			n, _ := strconv.Atoi(s[len("line "):])
+			return "line " + strconv.Itoa(n+1)
+		})
+		msg = strings.Join(strings.Fields(msg), " ") // one line, even for yaml's multi-error lists
+		return nil, nil, fmt.Errorf("frontmatter is not valid YAML: %s", msg)
+	}
+	if v == nil {
+		return map[string]any{}, body, nil
+	}
+	n, err := jsonCompatible(v)
+	if err != nil {
+		return nil, nil, fmt.Errorf("frontmatter: %w", err)
+	}
+	m, ok := n.(map[string]any)
+	if !ok {
+		return nil, nil, fmt.Errorf("frontmatter must be a YAML mapping (key: value lines), not %s", describeValue(n))
+	}
+	return m, body, nil
+}
+
+// decodeYAML decodes one YAML document, turning a panic of the decoder into an error.
+func decodeYAML(b []byte) (v any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			v, err = nil, fmt.Errorf("yaml: %v", r)
+		}
+	}()
+	err = yaml.Unmarshal(b, &v)
+	return v, err
+}
+
+// jsonCompatible converts a decoded YAML value into values encoding/json can marshal.
+func jsonCompatible(v any) (any, error) {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			c, err := jsonCompatible(e)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = c
+		}
+		return out, nil
+	case map[any]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			switch k.(type) {
+			case map[string]any, map[any]any, []any:
+				return nil, errors.New("mapping keys must be plain values, not mappings or lists")
+			}
+			c, err := jsonCompatible(e)
+			if err != nil {
+				return nil, err
+			}
+			out[fmt.Sprint(k)] = c
+		}
+		return out, nil
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			c, err := jsonCompatible(e)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = c
+		}
+		return out, nil
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, fmt.Errorf("the number %v cannot be represented in JSON", x)
+		}
+		return x, nil
+	case time.Time:
+		return x.Format(time.RFC3339Nano), nil
+	case nil, string, bool, int, int64, uint64:
+		return x, nil
+	default:
+		return fmt.Sprint(x), nil
+	}
+}
+
+func describeValue(v any) string {
+	switch v.(type) {
+	case []any:
+		return "a list"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case nil:
+		return "null"
+	default:
+		return "a number"
+	}
+}
