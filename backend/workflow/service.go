@@ -1,0 +1,838 @@
+package workflow
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"crewagent/backend/contextbuilder"
+	"crewagent/backend/convlog"
+	"crewagent/backend/engine"
+	"crewagent/backend/events"
+	"crewagent/backend/llm"
+	"crewagent/backend/packages"
+	"crewagent/backend/project"
+	"crewagent/backend/settings"
+	"crewagent/backend/tools"
+)
+
+// Store is the part of *convlog.Store the service and the engine's tool loop use.
+type Store interface {
+	engine.Store
+}
+
+var _ Store = (*convlog.Store)(nil)
+
+// PackageLoader loads installed packages (*packages.Manager implements it).
+type PackageLoader interface {
+	Load(id string) (*packages.Package, error)
+}
+
+var _ PackageLoader = (*packages.Manager)(nil)
+
+// SettingsProvider returns the settings in effect now (*settings.Store implements it).
+type SettingsProvider interface {
+	Effective() settings.Settings
+}
+
+// StaticSettings is a SettingsProvider that always returns the same settings.
+type StaticSettings settings.Settings
+
+// Effective implements SettingsProvider.
+func (s StaticSettings) Effective() settings.Settings { return settings.Settings(s).Clone() }
+
+// Config wires a Service. Project, Packages, Store and Settings are required, and Counter
+// unless Engine or Loop is given.
+type Config struct {
+	Project  *project.Project
+	Packages PackageLoader
+	Store    Store
+	Settings SettingsProvider
+	Counter  Counter
+	// Emitter receives runs:progressUpdated and, from the engine the service builds, the
+	// stream, context and conversation events (default: dropped).
+	Emitter events.Emitter
+	// Engine runs the turns (NewEngineLoop). Passing the chat service of the conversations
+	// shares its rule of one send or turn at a time per conversation and its Stop. Default:
+	// an engine over Store, Settings, Counter and Emitter with NewLLM's client, which runs
+	// run turns only.
+	Engine *engine.ChatService
+	// NewLLM builds the model client of the engine the service builds (default: the
+	// engine's, llm.New).
+	NewLLM func(settings.LLM) Streamer
+	// Loop replaces the engine's loop for every turn.
+	Loop Loop
+	// WatchDebounce is the quiet time Watch waits after a state file event (default 100ms).
+	WatchDebounce time.Duration
+	Now           func() time.Time
+	NewID         func() string
+}
+
+// Service runs the workflow runs of one project: it creates them, drives their turns, keeps
+// runsIndex.json, and reports progress. It is safe for concurrent use; one turn per run runs
+// at a time. Everything it needs to resume a run (after a restart too) is on disk: the state
+// file, the package's graph and the conversation log.
+type Service struct {
+	cfg    Config
+	schema *StateSchema
+	index  *runIndex
+
+	mu       sync.Mutex
+	sessions map[string]*session
+	pkgs     map[string]*packages.Package
+
+	watchMu sync.Mutex
+	watch   *stateWatcher
+}
+
+// session is what the service keeps in memory about a run while it is open; none of it is
+// needed to resume.
+type session struct {
+	mu     sync.Mutex
+	busy   bool
+	cancel context.CancelFunc
+	turns  int  // turns run by this process
+	grant  bool // the user's confirmation for one change of a completed state
+}
+
+func (ss *session) useGrant() bool {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if !ss.grant {
+		return false
+	}
+	ss.grant = false
+	return true
+}
+
+// New checks cfg and compiles the state schema.
+func New(cfg Config) (*Service, error) {
+	switch {
+	case cfg.Project == nil:
+		return nil, errors.New("workflow: Config.Project is required")
+	case cfg.Packages == nil:
+		return nil, errors.New("workflow: Config.Packages is required")
+	case cfg.Store == nil:
+		return nil, errors.New("workflow: Config.Store is required")
+	case cfg.Settings == nil:
+		return nil, errors.New("workflow: Config.Settings is required")
+	case cfg.Counter == nil && cfg.Loop == nil && cfg.Engine == nil:
+		return nil, errors.New("workflow: Config.Counter is required")
+	}
+	if cfg.Emitter == nil {
+		cfg.Emitter = events.Nop{}
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Loop == nil {
+		chat := cfg.Engine
+		if chat == nil {
+			var factory engine.LLMFactory
+			if cfg.NewLLM != nil {
+				factory = llmFactory(cfg.NewLLM)
+			}
+			var err error
+			chat, err = engine.New(engine.Options{
+				Store:    cfg.Store,
+				Settings: cfg.Settings,
+				LLM:      factory,
+				Tools:    func(engine.ToolScope) (engine.ToolHost, error) { return nil, errNoChatTools },
+				Counter:  cfg.Counter,
+				Emitter:  cfg.Emitter,
+				Now:      cfg.Now,
+			})
+			if err != nil {
+				return nil, err
+			}
+		}
+		cfg.Loop = NewEngineLoop(chat)
+	}
+	if cfg.NewID == nil {
+		cfg.NewID = uuid.NewString
+	}
+	if cfg.WatchDebounce <= 0 {
+		cfg.WatchDebounce = 100 * time.Millisecond
+	}
+	schema, err := CompileStateSchema()
+	if err != nil {
+		return nil, err
+	}
+	return &Service{
+		cfg:      cfg,
+		schema:   schema,
+		index:    newRunIndex(cfg.Project.DataDir),
+		sessions: map[string]*session{},
+		pkgs:     map[string]*packages.Package{},
+	}, nil
+}
+
+// ---- paths ----
+
+func (s *Service) runDir(id string) string    { return filepath.Join(s.cfg.Project.DataDir, RunsDir, id) }
+func (s *Service) stateDir(id string) string  { return filepath.Join(s.runDir(id), "state") }
+func (s *Service) statePath(id string) string { return filepath.Join(s.stateDir(id), StateFile) }
+func (s *Service) execLogPath(id string) string {
+	return filepath.Join(s.stateDir(id), filepath.FromSlash(ExecLogRel))
+}
+
+// StatePath returns the host path of a run's state file (for the UI's "open state" action
+// and tests; never shown to the model).
+func (s *Service) StatePath(runID string) string { return s.statePath(runID) }
+
+// artifactsDir is the project-relative artifacts folder, slash-separated.
+func (s *Service) artifactsDir() string {
+	p := s.cfg.Project
+	if p.ArtifactsDir != "" {
+		if rel, err := filepath.Rel(p.Root, p.ArtifactsDir); err == nil && filepath.IsLocal(rel) {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return tools.DefaultArtifactsDir
+}
+
+func (s *Service) now() string { return stamp(s.cfg.Now()) }
+
+// ---- packages ----
+
+func (s *Service) loadPackage(id string) (*packages.Package, error) {
+	s.mu.Lock()
+	pkg := s.pkgs[id]
+	s.mu.Unlock()
+	if pkg != nil {
+		return pkg, nil
+	}
+	pkg, err := s.cfg.Packages.Load(id)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.pkgs[id] = pkg
+	s.mu.Unlock()
+	return pkg, nil
+}
+
+// runCtx is a run with its package, workflow and graph.
+type runCtx struct {
+	run   Run
+	pkg   *packages.Package
+	wf    *packages.Workflow
+	graph *packages.Graph
+}
+
+func (s *Service) open(runID string) (*runCtx, error) {
+	run, err := s.index.get(runID)
+	if err != nil {
+		return nil, err
+	}
+	pkg, err := s.loadPackage(run.PackageID)
+	if err != nil {
+		return nil, fmt.Errorf("run %s: %w", runID, err)
+	}
+	wf, err := findWorkflow(pkg, run.WorkflowID)
+	if err != nil {
+		return nil, err
+	}
+	g, err := workflowGraph(pkg, wf)
+	if err != nil {
+		return nil, err
+	}
+	return &runCtx{run: run, pkg: pkg, wf: wf, graph: g}, nil
+}
+
+func (s *Service) readState(runID string) (*State, error) {
+	b, err := os.ReadFile(s.statePath(runID))
+	if err != nil {
+		return nil, &Error{Code: CodeStateCorrupt, Message: fmt.Sprintf("run %s: cannot read its state file", runID), Err: err}
+	}
+	st, err := ParseState(b)
+	if err != nil {
+		return nil, &Error{Code: CodeStateCorrupt, Message: fmt.Sprintf("run %s: the state file is damaged (%s); fix its frontmatter by hand", runID, s.statePath(runID)), Err: err}
+	}
+	return st, nil
+}
+
+// ---- sessions ----
+
+func (s *Service) session(runID string) *session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ss := s.sessions[runID]
+	if ss == nil {
+		ss = &session{}
+		s.sessions[runID] = ss
+	}
+	return ss
+}
+
+// Abort stops the turn in progress of a run; it reports whether one was running.
+func (s *Service) Abort(runID string) bool {
+	ss := s.session(runID)
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.busy && ss.cancel != nil {
+		ss.cancel()
+		return true
+	}
+	return false
+}
+
+// ---- turns ----
+
+// StartOptions choose what Start runs.
+type StartOptions struct {
+	PackageID  string
+	WorkflowID string
+	// AgentID is the run's active agent ("" for the entry node's agent, else the first
+	// agent of the package).
+	AgentID string
+	// ConversationID is the conversation the run talks in ("" for a new one).
+	ConversationID string
+	// Message is the user's first message (optional).
+	Message string
+}
+
+// TurnResult is the outcome of a turn. It is returned together with the turn's error when
+// the turn ran but failed (the failure is then already persisted and in Run.LastError).
+type TurnResult struct {
+	Run      Run           `json:"run"`
+	Intent   string        `json:"intent"`
+	Text     string        `json:"text"`
+	Pending  *tools.Widget `json:"pendingWidget,omitempty"`
+	Requests int           `json:"requests"`
+}
+
+// Start creates a run (CreateRun) and runs its first turn.
+func (s *Service) Start(ctx context.Context, o StartOptions) (*TurnResult, error) {
+	run, err := s.CreateRun(o.PackageID, o.WorkflowID, o.AgentID, o.ConversationID)
+	if err != nil {
+		return nil, err
+	}
+	rc, err := s.open(run.RunID)
+	if err != nil {
+		return &TurnResult{Run: run}, err
+	}
+	var in *turnInput
+	if strings.TrimSpace(o.Message) != "" {
+		in = &turnInput{text: o.Message}
+	}
+	return s.turn(ctx, rc, in)
+}
+
+// Continue sends user input to a run and runs a turn; it also resumes a run after a
+// restart or a failure. While a ui.ask_user widget is pending, a message that reads as an
+// answer to it (yes/no for a confirmation, an option for a selection, a JSON object for a
+// form) is recorded as that answer. An empty message resumes without input.
+func (s *Service) Continue(ctx context.Context, runID, message string) (*TurnResult, error) {
+	rc, err := s.open(runID)
+	if err != nil {
+		return nil, err
+	}
+	var in *turnInput
+	if strings.TrimSpace(message) != "" {
+		in = &turnInput{text: message}
+		entries, err := s.cfg.Store.Load(rc.run.ConversationID)
+		if err != nil {
+			return nil, err
+		}
+		if w := pendingWidget(entries, runID); w != nil {
+			if a, ok := answerFromText(w, message); ok {
+				in.text = w.AnswerText(a)
+				in.answer = &WidgetAnswerRecord{WidgetID: w.ID, Type: w.Type, Answer: a}
+			}
+		}
+	}
+	return s.turn(ctx, rc, in)
+}
+
+// AnswerWidget answers the pending ui.ask_user widget of a run (the UI's structured answer)
+// and runs a turn with it.
+func (s *Service) AnswerWidget(ctx context.Context, runID, widgetID string, answer tools.WidgetAnswer) (*TurnResult, error) {
+	rc, err := s.open(runID)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := s.cfg.Store.Load(rc.run.ConversationID)
+	if err != nil {
+		return nil, err
+	}
+	w := pendingWidget(entries, runID)
+	if w == nil || w.ID != widgetID {
+		return nil, errorf(CodeNoWidget, "run %s has no pending question %q (it was answered or superseded)", runID, widgetID)
+	}
+	if terr := w.ValidateAnswer(answer); terr != nil {
+		return nil, errorf(CodeBadAnswer, "%s", terr.Message)
+	}
+	return s.turn(ctx, rc, &turnInput{text: w.AnswerText(answer),
+		answer: &WidgetAnswerRecord{WidgetID: w.ID, Type: w.Type, Answer: answer}})
+}
+
+// PendingWidget returns the run's unanswered ui.ask_user widget, or nil.
+func (s *Service) PendingWidget(runID string) (*tools.Widget, error) {
+	run, err := s.index.get(runID)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := s.cfg.Store.Load(run.ConversationID)
+	if err != nil {
+		return nil, err
+	}
+	return pendingWidget(entries, runID), nil
+}
+
+type turnInput struct {
+	text   string
+	answer *WidgetAnswerRecord
+}
+
+// turn runs one turn of rc: the input (if any), then the loop until the model stops.
+func (s *Service) turn(ctx context.Context, rc *runCtx, in *turnInput) (*TurnResult, error) {
+	runID := rc.run.RunID
+	ss := s.session(runID)
+	ss.mu.Lock()
+	if ss.busy {
+		ss.mu.Unlock()
+		return nil, errorf(CodeRunBusy, "run %s is already answering; wait for it or stop it", runID)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	ss.busy, ss.cancel = true, cancel
+	ss.mu.Unlock()
+	defer func() {
+		cancel()
+		ss.mu.Lock()
+		ss.busy, ss.cancel = false, nil
+		ss.turns++
+		ss.mu.Unlock()
+	}()
+
+	res := &TurnResult{Run: rc.run}
+	st, err := s.readState(runID)
+	if err != nil {
+		return res, err
+	}
+	entries, err := s.cfg.Store.Load(rc.run.ConversationID)
+	if err != nil {
+		return res, err
+	}
+	ss.mu.Lock()
+	res.Intent = s.intent(rc, st, ss.turns, entries)
+	ss.mu.Unlock()
+
+	var input *convlog.Entry
+	if in != nil {
+		node := st.EffectiveNode(rc.graph)
+		input = &convlog.Entry{Role: convlog.RoleUser, PartType: convlog.PartContent,
+			Content: convlog.Str(UserInput(node, in.text)), AgentID: nodeAgent(rc.graph, node, rc.run.ActiveAgentID)}
+		if in.answer != nil {
+			b, err := json.Marshal(in.answer)
+			if err != nil {
+				return res, err
+			}
+			input.Widget = b
+		}
+		entries = append(entries, &convlog.Entry{Type: convlog.TypeMsg, Role: convlog.RoleUser, RunID: runID, Widget: input.Widget})
+	}
+	ss.mu.Lock()
+	ss.grant = confirmationAvailable(entries, runID)
+	ss.mu.Unlock()
+
+	s.execLog(runID, map[string]any{"type": "turn_start", "intent": res.Intent, "input": in != nil})
+	if run, err := s.setPhase(rc, PhaseRunning, nil, st); err == nil {
+		res.Run = run
+	} else {
+		return res, err
+	}
+
+	set := s.cfg.Settings.Effective()
+	maxTurns := set.Engine.MaxTurns
+	if maxTurns <= 0 {
+		maxTurns = settings.Defaults().Engine.MaxTurns
+	}
+	out, loopErr := s.cfg.Loop.RunTurn(ctx, &Turn{
+		ConversationID: rc.run.ConversationID,
+		RunID:          runID,
+		WorkflowID:     rc.wf.ID,
+		Input:          input,
+		MaxTurns:       maxTurns,
+		Prepare:        func() (*Setup, error) { return s.prepare(rc, res.Intent, ss, set) },
+	})
+	if out != nil {
+		res.Text, res.Pending, res.Requests = out.Text, out.Pending, out.Requests
+	}
+
+	// The phase comes from the state as the turn left it.
+	final, stErr := s.readState(runID)
+	complete := stErr == nil && final.Complete(rc.graph)
+	phase, lastErr := PhaseWaitingUser, (*RunError)(nil)
+	switch code := errCode(loopErr); {
+	case loopErr == nil && complete:
+		phase = PhaseCompleted
+	case loopErr == nil:
+		phase = PhaseWaitingUser
+	default:
+		lastErr = &RunError{Code: code, Message: errMessage(loopErr)}
+		switch {
+		case complete:
+			phase = PhaseCompleted
+		case code == CodeMaxTurns || code == CodeAborted:
+			phase = PhaseWaitingUser
+		default:
+			phase = PhaseFailed
+		}
+	}
+	if stErr != nil {
+		final = nil
+	}
+	endLine := map[string]any{"type": "turn_end", "phase": phase, "requests": res.Requests}
+	if loopErr != nil {
+		endLine["code"] = errCode(loopErr)
+	}
+	s.execLog(runID, endLine)
+	run, err := s.setPhase(rc, phase, lastErr, final)
+	if err == nil {
+		res.Run = run
+	}
+	if loopErr != nil {
+		return res, loopErr
+	}
+	return res, err
+}
+
+func errCode(err error) string {
+	if err == nil {
+		return ""
+	}
+	if c := CodeOf(err); c != "" {
+		return c
+	}
+	if c := engine.CodeOf(err); c != "" {
+		return c
+	}
+	return "E_INTERNAL"
+}
+
+func errMessage(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	if le := llm.AsError(err); le != nil && llm.CodeOf(err) != "" {
+		return le.Message
+	}
+	var ee *engine.Error
+	if errors.As(err, &ee) {
+		return ee.Message
+	}
+	return err.Error()
+}
+
+// intent is start for a run without progress or earlier exchanges, resume for the first
+// turn of this process or after a failed or interrupted turn, continue otherwise.
+func (s *Service) intent(rc *runCtx, st *State, turnsHere int, entries []*convlog.Entry) string {
+	spoken := slices.ContainsFunc(entries, func(e *convlog.Entry) bool {
+		return e.IsMessage() && e.RunID == rc.run.RunID && e.Role == convlog.RoleAssistant
+	})
+	switch {
+	case !st.Started() && !spoken:
+		return IntentStart
+	case turnsHere == 0, rc.run.Phase == PhaseFailed, rc.run.Phase == PhaseRunning:
+		return IntentResume
+	}
+	return IntentContinue
+}
+
+// prepare is called before each model request: it reads the state, keeps the index in
+// step, and returns the persona, run blocks and tool host of the current node.
+func (s *Service) prepare(rc *runCtx, intent string, ss *session, set settings.Settings) (*Setup, error) {
+	st, err := s.readState(rc.run.RunID)
+	if err != nil {
+		return nil, err
+	}
+	s.syncMirror(rc, st)
+	return s.setupFor(rc, st, intent, ss, set)
+}
+
+// setupFor returns the persona, run blocks and tool host of the node the state is at.
+func (s *Service) setupFor(rc *runCtx, st *State, intent string, ss *session, set settings.Settings) (*Setup, error) {
+	agentID := nodeAgent(rc.graph, st.EffectiveNode(rc.graph), rc.run.ActiveAgentID)
+	agent, err := findAgent(rc.pkg, agentID)
+	if err != nil {
+		return nil, err
+	}
+	return &Setup{
+		AgentID:  agentID,
+		Persona:  personaOf(agent),
+		Injector: NewInjector(intent, rc.wf, st, rc.run.ActiveAgentID, s.artifactsDir()),
+		Tools:    s.toolHost(rc, agent, ss, set),
+	}, nil
+}
+
+// personaOf converts a package agent to the persona of the system prompt,
+// as Agent mode does.
+func personaOf(a *packages.Agent) contextbuilder.Persona {
+	return engine.AgentFromPackage(nil, a).Persona
+}
+
+// agentPolicy is an agent's tools block in the tool host's form.
+func agentPolicy(a *packages.Agent) *tools.AgentTools {
+	return engine.AgentFromPackage(nil, a).Tools
+}
+
+func systemPolicy(t settings.Tools) tools.Policy {
+	return tools.Policy{
+		FS:  tools.FSPolicy{Enabled: t.FS.Enabled, MaxReadBytes: int64(t.FS.MaxReadBytes), MaxWriteBytes: int64(t.FS.MaxWriteBytes)},
+		MCP: tools.MCPPolicy{Enabled: t.MCP.Enabled, AllowedServers: slices.Clone(t.MCP.AllowedServers)},
+	}
+}
+
+// ---- phases, index and progress ----
+
+// applyState copies the state's progress into the index row; it reports a change.
+func applyState(r *Run, st *State) bool {
+	if st == nil {
+		return false
+	}
+	changed := r.CurrentNodeID != st.CurrentNodeID || !slices.Equal(r.StepsCompleted, st.StepsCompleted) ||
+		!slices.Equal(r.Artifacts, st.Artifacts)
+	r.CurrentNodeID = st.CurrentNodeID
+	r.StepsCompleted = slices.Clone(st.StepsCompleted)
+	r.Artifacts = slices.Clone(st.Artifacts)
+	return changed
+}
+
+// setPhase records a phase (and the state's progress) in the index and the conversation's
+// run reference, then reports progress.
+func (s *Service) setPhase(rc *runCtx, phase string, lastErr *RunError, st *State) (Run, error) {
+	now := s.now()
+	run, _, err := s.index.update(rc.run.RunID, false, func(r *Run) {
+		r.Phase = phase
+		r.LastError = lastErr
+		applyState(r, st)
+		r.UpdatedAt = now
+	})
+	if err != nil {
+		return rc.run, err
+	}
+	rc.run = run
+	err = s.cfg.Store.UpdateMeta(run.ConversationID, func(m *convlog.ConversationMeta) {
+		for i := range m.Runs {
+			if m.Runs[i].RunID == run.RunID {
+				m.Runs[i].Phase, m.Runs[i].LastUpdatedAt = phase, now
+				return
+			}
+		}
+		m.Runs = append(m.Runs, convlog.RunRef{RunID: run.RunID, WorkflowID: run.WorkflowID, Phase: phase, StartedAt: run.CreatedAt, LastUpdatedAt: now})
+	})
+	s.emitProgress(rc, run, st)
+	return run, err
+}
+
+// syncMirror refreshes the index row from the state and reports progress when it changed.
+func (s *Service) syncMirror(rc *runCtx, st *State) {
+	now := s.now()
+	run, changed, err := s.index.update(rc.run.RunID, false, func(r *Run) {
+		if applyState(r, st) {
+			r.UpdatedAt = now
+		}
+	})
+	if err != nil || !changed {
+		return
+	}
+	rc.run = run
+	s.emitProgress(rc, run, st)
+}
+
+// NodeProgress is one node of a run's graph as the run panel shows it.
+type NodeProgress struct {
+	ID     string `json:"id"`
+	Title  string `json:"title,omitempty"`
+	Type   string `json:"type"`
+	Status string `json:"status"` // completed | current | pending
+}
+
+// Node statuses of NodeProgress.
+const (
+	NodeCompleted = "completed"
+	NodeCurrent   = "current"
+	NodePending   = "pending"
+)
+
+// Progress is the payload of runs:progressUpdated and the body of a run's status.
+type Progress struct {
+	RunID          string         `json:"runId"`
+	ConversationID string         `json:"conversationId"`
+	PackageID      string         `json:"packageId"`
+	WorkflowID     string         `json:"workflowId"`
+	ActiveAgentID  string         `json:"activeAgentId"`
+	Phase          string         `json:"phase"`
+	CurrentNodeID  string         `json:"currentNodeId"`
+	EffectiveAgent string         `json:"effectiveAgentId,omitempty"`
+	StepsCompleted []string       `json:"stepsCompleted"`
+	Artifacts      []string       `json:"artifacts"`
+	Complete       bool           `json:"complete"`
+	Nodes          []NodeProgress `json:"nodes,omitempty"`
+	LastError      *RunError      `json:"lastError,omitempty"`
+	UpdatedAt      string         `json:"updatedAt"`
+}
+
+func progressOf(run Run, g *packages.Graph, st *State) Progress {
+	p := Progress{
+		RunID: run.RunID, ConversationID: run.ConversationID, PackageID: run.PackageID, WorkflowID: run.WorkflowID,
+		ActiveAgentID: run.ActiveAgentID, Phase: run.Phase, CurrentNodeID: run.CurrentNodeID,
+		StepsCompleted: slices.Clone(run.StepsCompleted), Artifacts: slices.Clone(run.Artifacts),
+		LastError: run.LastError, UpdatedAt: run.UpdatedAt,
+	}
+	if p.StepsCompleted == nil {
+		p.StepsCompleted = []string{}
+	}
+	if p.Artifacts == nil {
+		p.Artifacts = []string{}
+	}
+	if g == nil {
+		return p
+	}
+	if st == nil {
+		st = &State{CurrentNodeID: run.CurrentNodeID, StepsCompleted: run.StepsCompleted}
+	}
+	p.Complete = st.Complete(g)
+	cur := st.EffectiveNode(g)
+	p.EffectiveAgent = nodeAgent(g, cur, run.ActiveAgentID)
+	for _, n := range g.Nodes {
+		status := NodePending
+		switch {
+		case slices.Contains(st.StepsCompleted, n.ID):
+			status = NodeCompleted
+		case n.ID == cur && !p.Complete:
+			status = NodeCurrent
+		}
+		p.Nodes = append(p.Nodes, NodeProgress{ID: n.ID, Title: n.Title, Type: n.Type, Status: status})
+	}
+	return p
+}
+
+func (s *Service) emitProgress(rc *runCtx, run Run, st *State) {
+	var g *packages.Graph
+	if rc != nil {
+		g = rc.graph
+	}
+	s.cfg.Emitter.Emit(events.RunsProgressUpdated, progressOf(run, g, st))
+}
+
+// execLog appends one runtime line to the run's execution.jsonl (beside the tool calls the
+// tool host logs there). Failures to log are ignored: the log is a record, not a source.
+func (s *Service) execLog(runID string, fields map[string]any) {
+	fields["ts"] = s.now()
+	b, err := json.Marshal(fields)
+	if err != nil {
+		return
+	}
+	p := s.execLogPath(runID)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return
+	}
+	_, _ = f.Write(append(b, '\n'))
+	_ = f.Close()
+}
+
+// ---- queries ----
+
+// Status returns a run's progress, read from its state file (the index row may lag behind
+// while a turn runs), with the graph's nodes and the pending widget, if any.
+func (s *Service) Status(runID string) (*RunStatus, error) {
+	rc, err := s.open(runID)
+	if err != nil {
+		return nil, err
+	}
+	st, err := s.readState(runID)
+	if err != nil {
+		return nil, err
+	}
+	run := rc.run
+	applyState(&run, st)
+	out := &RunStatus{Progress: progressOf(run, rc.graph, st)}
+	if entries, err := s.cfg.Store.Load(run.ConversationID); err == nil {
+		out.Pending = pendingWidget(entries, runID)
+	}
+	ss := s.session(runID)
+	ss.mu.Lock()
+	out.Active = ss.busy
+	ss.mu.Unlock()
+	return out, nil
+}
+
+// RunStatus is a run's progress with its pending question.
+type RunStatus struct {
+	Progress
+	// Pending is the unanswered ui.ask_user widget, if any.
+	Pending *tools.Widget `json:"pendingWidget,omitempty"`
+	// Active is true while this process runs a turn of the run.
+	Active bool `json:"active"`
+}
+
+// List returns every run of the project in creation order, their progress read from the
+// state files.
+func (s *Service) List() ([]Run, error) {
+	runs, err := s.index.list()
+	if err != nil {
+		return nil, err
+	}
+	for i := range runs {
+		if st, err := s.readState(runs[i].RunID); err == nil {
+			applyState(&runs[i], st)
+		}
+	}
+	return runs, nil
+}
+
+// Get returns the index row of a run.
+func (s *Service) Get(runID string) (Run, error) { return s.index.get(runID) }
+
+// LatestRun returns the newest run that talks in a conversation (RUN_NOT_FOUND when none).
+func (s *Service) LatestRun(conversationID string) (Run, error) {
+	runs, err := s.index.list()
+	if err != nil {
+		return Run{}, err
+	}
+	for i := len(runs) - 1; i >= 0; i-- {
+		if runs[i].ConversationID == conversationID {
+			return runs[i], nil
+		}
+	}
+	return Run{}, errorf(CodeRunNotFound, "conversation %s has no workflow run (start one with 'crewagent run start --workflow ID')", conversationID)
+}
+
+// NextSetup returns what the next model request of a run would be built with (persona, run
+// blocks, tool host), as the first turn of a new process would build it, without writing
+// anything: for previews of run-mode requests.
+func (s *Service) NextSetup(runID string) (*Setup, error) {
+	rc, err := s.open(runID)
+	if err != nil {
+		return nil, err
+	}
+	st, err := s.readState(runID)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := s.cfg.Store.Load(rc.run.ConversationID)
+	if err != nil {
+		return nil, err
+	}
+	ss := s.session(runID)
+	ss.mu.Lock()
+	intent := s.intent(rc, st, ss.turns, entries)
+	ss.mu.Unlock()
+	return s.setupFor(rc, st, intent, &session{}, s.cfg.Settings.Effective())
+}
