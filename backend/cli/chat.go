@@ -1,0 +1,203 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"crewagent/backend/convlog"
+	"crewagent/backend/engine"
+	"crewagent/backend/events"
+	"crewagent/backend/llm"
+	"crewagent/backend/settings"
+	"crewagent/backend/tools"
+)
+
+const chatUsage = "chat [--conversation ID] [--mode chat|agent] [--agent ID] MESSAGE"
+
+// chatOutput is the --json output of chat.
+type chatOutput struct {
+	ConversationID string             `json:"conversationId"`
+	MessageID      string             `json:"messageId"`
+	Text           string             `json:"text"`
+	Usage          llm.Usage          `json:"usage"`
+	Context        engine.ContextInfo `json:"context"`
+	Error          *chatError         `json:"error,omitempty"`
+}
+
+type chatError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+func cmdChat(e *env, rest []string) error {
+	if err := e.args.allowOnly("chat", "conversation", "mode", "agent"); err != nil {
+		return err
+	}
+	if len(rest) == 0 {
+		return fmt.Errorf("usage: crewagent %s (MESSAGE '-' reads it from stdin)", chatUsage)
+	}
+	text := strings.Join(rest, " ")
+	if text == "-" {
+		b, err := io.ReadAll(e.stdin)
+		if err != nil {
+			return fmt.Errorf("reading the message from stdin: %v", err)
+		}
+		text = strings.TrimRight(string(b), "\r\n")
+	}
+	if strings.TrimSpace(text) == "" {
+		return errors.New("the message is empty")
+	}
+	mode := e.args.get("mode")
+	switch mode {
+	case "", convlog.ModeChat, convlog.ModeAgent:
+	default:
+		return fmt.Errorf("--mode must be chat or agent, got %q", mode)
+	}
+	if e.args.has("agent") && mode == "" {
+		mode = convlog.ModeAgent
+	}
+
+	w, err := e.openWorkspace(true)
+	if err != nil {
+		return err
+	}
+	defer w.close()
+	if err := w.settings.RequireLLM(); err != nil {
+		return fmt.Errorf("no LLM is configured: set CREWAGENT_LLM_BASE_URL and CREWAGENT_LLM_MODEL, or llm.baseUrl and llm.model in %s", settings.Path(w.home))
+	}
+	asJSON := e.args.has("json")
+	var out *streamPrinter
+	var em events.Emitter = events.Nop{}
+	if !asJSON {
+		out = &streamPrinter{w: e.stdout}
+		em = out
+	}
+	svc, err := w.chatService(em)
+	if err != nil {
+		return err
+	}
+	convID := e.args.get("conversation")
+	res, err := svc.Send(e.ctx, engine.SendRequest{ConversationID: convID, Mode: mode, AgentID: e.args.get("agent"), Text: text})
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		o := chatOutput{ConversationID: res.ConversationID, MessageID: res.MessageID, Text: res.Text, Usage: res.Usage, Context: res.Context}
+		if res.Err != nil {
+			o.Error = &chatError{Code: res.Err.Code, Message: res.Err.Message}
+		}
+		if err := e.printJSON(o); err != nil {
+			return err
+		}
+	} else {
+		out.finish()
+		if res.Err == nil && convID == "" {
+			fmt.Fprintf(e.stderr, "conversation %s\n", res.ConversationID)
+		}
+	}
+	if res.Err != nil {
+		return &exitError{code: ExitLLMFailed, err: fmt.Errorf("%s (saved in conversation %s; send \"continue\" to resume)", res.Err.Error(), res.ConversationID)}
+	}
+	return nil
+}
+
+// chatService builds the engine over the workspace: its store and settings,
+// tools over the project folder (and the active package as @pkg), agents from
+// the project's installed packages.
+func (w *workspace) chatService(em events.Emitter) (*engine.ChatService, error) {
+	roots := tools.Roots{
+		Project:     w.project.Root,
+		ToolResults: filepath.Join(w.project.DataDir, filepath.FromSlash(convlog.ToolResultsDir)),
+	}
+	if id := w.project.ActivePackageID; id != "" {
+		if pkg, err := w.packages().Load(id); err == nil {
+			roots.Package = pkg.Root
+		}
+	}
+	return engine.New(engine.Options{
+		Store:    w.store,
+		Settings: engine.StaticSettings(w.settings),
+		Tools:    engine.NewToolHosts(roots),
+		Counter:  w.counter,
+		Emitter:  em,
+		Agents:   w.agents(),
+	})
+}
+
+// agents resolves agent ids through the project's active package, or through
+// every installed package when the project has none.
+func (w *workspace) agents() engine.AgentResolver {
+	mgr := w.packages()
+	return engine.AgentResolverFunc(func(agentID string) (*engine.Agent, error) {
+		var ids []string
+		if id := w.project.ActivePackageID; id != "" {
+			ids = []string{id}
+		} else {
+			list, err := mgr.List()
+			if err != nil {
+				return nil, err
+			}
+			for _, p := range list {
+				ids = append(ids, p.ID)
+			}
+		}
+		for _, id := range ids {
+			pkg, err := mgr.Load(id)
+			if err != nil {
+				return nil, err
+			}
+			if a := pkg.Agent(agentID); a != nil {
+				return engine.AgentFromPackage(pkg, a), nil
+			}
+		}
+		where := "no installed package provides it (import one with 'crewagent package import FILE')"
+		if len(ids) == 1 && ids[0] == w.project.ActivePackageID {
+			where = "the project's package " + strconv.Quote(ids[0]) + " does not provide it"
+		}
+		return nil, &engine.Error{Code: engine.CodeAgentNotFound, Message: "agent " + strconv.Quote(agentID) + " not found: " + where}
+	})
+}
+
+// streamPrinter writes the answer text to stdout as it streams, with a line
+// break between the texts of successive LLM calls.
+type streamPrinter struct {
+	w     io.Writer
+	mu    sync.Mutex
+	wrote bool
+	last  byte
+}
+
+// Emit implements events.Emitter.
+func (p *streamPrinter) Emit(name string, payload any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch ev := payload.(type) {
+	case engine.StreamStartEvent:
+		if p.wrote && p.last != '\n' {
+			p.write("\n")
+		}
+	case engine.StreamChunkEvent:
+		if name == events.StreamChunk && ev.Delta != "" {
+			p.write(ev.Delta)
+		}
+	}
+}
+
+func (p *streamPrinter) write(s string) {
+	_, _ = io.WriteString(p.w, s)
+	p.wrote, p.last = true, s[len(s)-1]
+}
+
+// finish ends the output with a line break.
+func (p *streamPrinter) finish() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.wrote && p.last != '\n' {
+		p.write("\n")
+	}
+}
