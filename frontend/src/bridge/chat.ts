@@ -1,0 +1,47 @@
+import * as App from '../../wailsjs/go/main/App'
+import type { contextbuilder, engine, main } from '../../wailsjs/go/models'
+import type { ConversationMeta } from './conversations'
+import { call } from './errors'
+
+export type Mode = 'chat' | 'agent' | 'run'
+export type AgentInfo = main.AgentInfo
+export type AgentList = main.AgentList
+
+export interface SendRequest {
+  conversationId: string
+  text: string
+  mode: Mode
+  agentId?: string
+}
+
+/** Exactly what the next LLM request would contain, and why (the same data
+ * as the `context` command): messages with tokens and reasons, tool names,
+ * usage, the builder's kept/dropped/compressed decisions and, when the
+ * request is over the threshold, what compression would do. */
+export type ContextPreview = engine.Preview
+export type PreviewMessage = engine.PreviewMessage
+export type PreviewDecision = contextbuilder.Decision
+
+/** The conversation engine: send, stop, switch mode, preview the context. */
+export interface ChatApi {
+  /** Starts a reply in the background; results arrive as events. */
+  send(req: SendRequest): Promise<void>
+  /** Cancels the reply being generated; false when none was running. */
+  stop(conversationId: string): Promise<boolean>
+  setMode(conversationId: string, mode: Mode, agentId?: string): Promise<ConversationMeta>
+  preview(conversationId: string, mode: Mode, agentId?: string): Promise<ContextPreview>
+  agents(): Promise<AgentList>
+  /** Conversations with a reply in progress. */
+  streaming(): Promise<string[]>
+}
+
+export function createWailsChat(): ChatApi {
+  return {
+    send: (req) => call(() => App.SendMessage({ conversationId: req.conversationId, text: req.text, mode: req.mode, agentId: req.agentId ?? '' })),
+    stop: (id) => call(() => App.StopStreaming(id)),
+    setMode: (id, mode, agentId = '') => call(() => App.SetMode(id, mode, agentId)),
+    preview: (id, mode, agentId = '') => call(() => App.PreviewContext(id, mode, agentId)),
+    agents: () => call(() => App.ListAgents()),
+    streaming: () => call(async () => (await App.StreamingConversations()) ?? []),
+  }
+}

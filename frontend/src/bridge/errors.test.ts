@@ -1,0 +1,26 @@
+import { BridgeError, call, toBridgeError } from './errors'
+
+describe('toBridgeError', () => {
+  it.each([
+    ['a coded Error from a bound method', new Error('E_PROJECT_NOT_FOUND: /x does not exist'), 'E_PROJECT_NOT_FOUND', '/x does not exist'],
+    ['a coded string', 'E_NO_PROJECT: open a project first', 'E_NO_PROJECT', 'open a project first'],
+    ['a multi-line message', new Error('E_INTERNAL: line one\nline two'), 'E_INTERNAL', 'line one\nline two'],
+    ['an object with code and message', { code: 'E_DIALOG', message: 'failed' }, 'E_DIALOG', 'failed'],
+    ['an uncoded error', new Error('something broke'), 'E_UNKNOWN', 'something broke'],
+    ['a lower-case prefix is not a code', new Error('note: this is text'), 'E_UNKNOWN', 'note: this is text'],
+    ['a non-error value', 42, 'E_UNKNOWN', '42'],
+  ])('parses %s', (_, raw, code, message) => {
+    const e = toBridgeError(raw)
+    expect(e).toBeInstanceOf(BridgeError)
+    expect(e.code).toBe(code)
+    expect(e.message).toBe(message)
+  })
+
+  it('call passes values through and converts rejections', async () => {
+    await expect(call(async () => 7)).resolves.toBe(7)
+    await expect(call(() => Promise.reject(new Error('E_PROJECT_EXISTS: taken')))).rejects.toMatchObject({
+      code: 'E_PROJECT_EXISTS',
+      message: 'taken',
+    })
+  })
+})

@@ -1,0 +1,63 @@
+/** The only door to the Go side: typed wrappers over the generated Wails
+ * bindings (../../wailsjs), one per domain. Stores receive a Bridge; tests
+ * pass an in-memory one (src/test/fakeBridge.ts). */
+import { createWailsChat, type ChatApi } from './chat'
+import { createWailsConversations, type ConversationsApi } from './conversations'
+import { createWailsEvents, type EventsApi } from './events'
+import { createWailsPackages, type PackagesApi } from './packages'
+import { createWailsProjects, type ProjectsApi } from './projects'
+import { createWailsRuns, type RunsApi } from './runs'
+import { createWailsSettings, type SettingsApi } from './settings'
+import { createWailsSystem, type SystemApi } from './system'
+
+export interface Bridge {
+  system: SystemApi
+  projects: ProjectsApi
+  conversations: ConversationsApi
+  chat: ChatApi
+  packages: PackagesApi
+  runs: RunsApi
+  settings: SettingsApi
+  events: EventsApi
+}
+
+export function createWailsBridge(): Bridge {
+  return {
+    system: createWailsSystem(),
+    projects: createWailsProjects(),
+    conversations: createWailsConversations(),
+    chat: createWailsChat(),
+    packages: createWailsPackages(),
+    runs: createWailsRuns(),
+    settings: createWailsSettings(),
+    events: createWailsEvents(),
+  }
+}
+
+export { BridgeError, ErrorCodes, toBridgeError, type ErrorCode } from './errors'
+export { EventNames, subscribeAll } from './events'
+export { safeExternalURL } from './system'
+export type { AgentInfo, AgentList, ChatApi, ContextPreview, Mode, PreviewDecision, PreviewMessage, SendRequest } from './chat'
+export type { Checkpoint, ConversationMeta, ConversationPage, ConversationsApi, Entry, SearchHit, ToolCall, ToolResultView } from './conversations'
+export type { ContextStatus, ContextUsage, ConversationChange, EventError, EventMap, EventName, EventsApi, RunProgress, StreamChunk, StreamEnd, StreamEvent, StreamStart, ToolEnd, ToolStart, Unsubscribe } from './events'
+export type { ActivePackageView, InstalledPackage, PackageImport, PackageProblem, PackagesApi, PackagesView, WorkflowInfo } from './packages'
+export type { ProjectInfo, ProjectsApi, RecentProject } from './projects'
+export type {
+  ArtifactView,
+  ExecLogLine,
+  NodeProgress,
+  NodeStatus,
+  Run,
+  RunLogView,
+  RunPhase,
+  RunStatus,
+  RunsApi,
+  StartRunRequest,
+  Widget,
+  WidgetAnswer,
+  WidgetAnswerRecord,
+  WidgetField,
+  WidgetOption,
+} from './runs'
+export type { ConnectionResult, Settings, SettingsApi, SettingsOverride, SettingsView } from './settings'
+export type { SystemApi } from './system'

@@ -1,0 +1,43 @@
+import * as App from '../../wailsjs/go/main/App'
+import type { main, packages } from '../../wailsjs/go/models'
+import { call } from './errors'
+import type { ProjectInfo } from './projects'
+
+export type InstalledPackage = packages.Installed
+export type PackageProblem = packages.Problem
+export type PackagesView = main.PackagesView
+export type PackageImport = main.PackageImport
+export type ActivePackageView = main.ActivePackageView
+export type WorkflowInfo = main.WorkflowInfo
+
+/** Installed .bmad packages: list, import (with the validation report),
+ * the native file picker, and the open project's active package. */
+export interface PackagesApi {
+  list(): Promise<PackagesView>
+  /** Imports a .bmad/.zip file or a package folder. An invalid package
+   * resolves with ok=false and every problem; unreadable paths reject. */
+  importPackage(path: string): Promise<PackageImport>
+  /** The native open-file dialog for packages; null when cancelled. */
+  chooseFile(): Promise<string | null>
+  /** Binds the open project to an installed package. */
+  setActive(packageId: string): Promise<ProjectInfo>
+  /** The open project's package: its workflows and agents. */
+  active(): Promise<ActivePackageView>
+  /** Uninstalls a package; resolves with the open project afterwards (its
+   * active package is cleared when it was the removed one), null without one. */
+  remove(packageId: string): Promise<ProjectInfo | null>
+  /** Installs the bundled demo package again after it was removed. */
+  installDemo(): Promise<InstalledPackage>
+}
+
+export function createWailsPackages(): PackagesApi {
+  return {
+    list: () => call(() => App.ListPackages()),
+    importPackage: (path) => call(() => App.ImportPackage(path)),
+    chooseFile: () => call(async () => (await App.ChoosePackageFile()) || null),
+    setActive: (id) => call(() => App.SetActivePackage(id)),
+    active: () => call(() => App.ActivePackage()),
+    remove: (id) => call(async () => (await App.RemovePackage(id)) ?? null),
+    installDemo: () => call(() => App.InstallDemoPackage()),
+  }
+}

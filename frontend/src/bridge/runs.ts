@@ -1,0 +1,62 @@
+import * as App from '../../wailsjs/go/main/App'
+import type { main, tools, workflow } from '../../wailsjs/go/models'
+import { call } from './errors'
+
+export type Run = workflow.Run
+export type RunStatus = workflow.RunStatus
+export type NodeProgress = workflow.NodeProgress
+export type RunPhase = 'idle' | 'running' | 'waiting-user' | 'completed' | 'failed'
+export type NodeStatus = 'completed' | 'current' | 'pending'
+export type Widget = tools.Widget
+export type WidgetAnswer = tools.WidgetAnswer
+export type WidgetOption = tools.WidgetOption
+export type WidgetField = tools.WidgetField
+export type RunLogView = main.RunLogView
+export type ExecLogLine = main.ExecLogLine
+export type ArtifactView = main.ArtifactView
+
+export interface StartRunRequest {
+  /** The conversation the run talks in ("" for a new one). */
+  conversationId: string
+  workflowId: string
+  /** The run's active agent ("" for the entry node's agent). */
+  agentId?: string
+  /** The first message (optional). */
+  message?: string
+}
+
+/** The answer a user message carries (its "widget" field) when it answers a
+ * ui.ask_user widget (backend/workflow WidgetAnswerRecord). */
+export interface WidgetAnswerRecord {
+  widgetId: string
+  type: string
+  answer: WidgetAnswer
+}
+
+/** Workflow runs: start, answer a question, progress, the execution log and
+ * the artifacts. Turns stream through the same events as chat replies;
+ * messages to a run go through chat.send in mode "run". */
+export interface RunsApi {
+  start(req: StartRunRequest): Promise<Run>
+  answerWidget(runId: string, widgetId: string, answer: WidgetAnswer): Promise<void>
+  /** The latest run of a conversation; null when it has none. */
+  conversationRun(conversationId: string): Promise<RunStatus | null>
+  status(runId: string): Promise<RunStatus>
+  list(): Promise<Run[]>
+  /** The last `limit` lines of the run's execution.jsonl. */
+  log(runId: string, limit?: number): Promise<RunLogView>
+  /** A project file by its project-relative path, read-only. */
+  readArtifact(path: string): Promise<ArtifactView>
+}
+
+export function createWailsRuns(): RunsApi {
+  return {
+    start: (req) => call(() => App.StartRun({ conversationId: req.conversationId, workflowId: req.workflowId, agentId: req.agentId ?? '', message: req.message ?? '' })),
+    answerWidget: (runId, widgetId, answer) => call(() => App.AnswerRunWidget(runId, widgetId, answer)),
+    conversationRun: (id) => call(async () => (await App.ConversationRun(id)) ?? null),
+    status: (runId) => call(() => App.RunStatus(runId)),
+    list: () => call(async () => (await App.ListRuns()) ?? []),
+    log: (runId, limit = 0) => call(() => App.RunLog(runId, limit)),
+    readArtifact: (path) => call(() => App.ReadArtifact(path)),
+  }
+}

@@ -1,0 +1,474 @@
+import { vi } from 'vitest'
+import {
+  BridgeError,
+  type ActivePackageView,
+  type Bridge,
+  type ContextPreview,
+  type ConversationMeta,
+  type Entry,
+  type EventMap,
+  type EventName,
+  type ExecLogLine,
+  type InstalledPackage,
+  type PackageImport,
+  type ProjectInfo,
+  type RecentProject,
+  type RunStatus,
+  type Settings,
+  type SettingsView,
+  type WidgetAnswer,
+} from '../bridge'
+
+/** The bundled demo package as packages.json records it. */
+export const demoPackage: InstalledPackage = {
+  id: 'crewagent-demo@1.0.0',
+  name: 'crewagent-demo',
+  version: '1.0.0',
+  description: 'Turn a rough idea into a one-page project brief.',
+  installedAt: '2026-06-01T00:00:00Z',
+  path: 'packages/crewagent-demo@1.0.0',
+  workflows: [{ id: 'write-brief', displayName: 'Write a project brief', description: 'Idea → notes → brief.' }],
+  agents: [
+    { id: 'analyst', name: 'Mara', title: 'Product Analyst', icon: '🔍' },
+    { id: 'writer', name: 'Theo', title: 'Brief Writer', icon: '✍️' },
+  ],
+}
+
+/** The nodes of the demo workflow, all pending. */
+export const demoNodes = [
+  { id: 'capture-idea', title: 'Capture the idea', type: 'step', status: 'pending' },
+  { id: 'check-clarity', title: 'Is the idea clear enough?', type: 'decision', status: 'pending' },
+  { id: 'clarify-idea', title: 'Clarify the idea', type: 'step', status: 'pending' },
+  { id: 'draft-brief', title: 'Draft the brief', type: 'step', status: 'pending' },
+  { id: 'end', title: 'Wrap up', type: 'end', status: 'pending' },
+]
+
+type Handler = (payload: unknown) => void
+
+/** An in-memory Go side for tests: a set of existing folders, the recent
+ * list and the current project, behaving like backend/project. Every method
+ * is a vi.fn so tests can look at the calls. */
+export function createFakeBridge(
+  opts: {
+    folders?: string[]
+    recent?: Omit<RecentProject, 'exists'>[]
+    current?: ProjectInfo | null
+    version?: string
+    conversations?: { meta: Partial<ConversationMeta> & { id: string }; entries?: Entry[] }[]
+    llmConfigured?: boolean
+    /** Installed packages (default: the demo). */
+    packages?: InstalledPackage[]
+    /** The active package of projects that open (default: none). */
+    activePackageId?: string
+    /** Runs by conversation. */
+    runs?: RunStatus[]
+    /** Execution log lines by run id. */
+    runLogs?: Record<string, ExecLogLine[]>
+    /** Project files by project-relative path. */
+    files?: Record<string, string>
+  } = {},
+) {
+  const folders = new Set(opts.folders ?? [])
+  let recent = [...(opts.recent ?? [])]
+  let current = opts.current ?? null
+  let nextFolder: string | null = null
+  let nextFile: string | null = null
+  const handlers = new Map<string, Set<Handler>>()
+  const base = (p: string) => p.replace(/\/+$/, '').split('/').pop() ?? p
+  const info = (root: string): ProjectInfo => ({
+    id: `id-${base(root)}`,
+    name: base(root),
+    root,
+    dataDir: `/home/test/.config/crewagent/projects/id-${base(root)}`,
+    activePackageId: opts.activePackageId ?? '',
+  })
+  const touch = (p: ProjectInfo) => {
+    recent = [{ root: p.root, id: p.id, name: p.name, lastOpenedAt: new Date().toISOString() }, ...recent.filter((r) => r.root !== p.root)]
+  }
+
+  // conversations: an in-memory store behaving like backend/convlog
+  let clock = Date.parse('2026-06-01T00:00:00Z')
+  const stamp = () => new Date((clock += 1000)).toISOString()
+  let seq = 0
+  const newId = (p: string) => `${p}-${++seq}`
+  const convs = new Map<string, { meta: ConversationMeta; entries: Entry[] }>()
+  for (const c of opts.conversations ?? []) {
+    convs.set(c.meta.id, {
+      meta: { title: 'New conversation', activeType: 'chat', createdAt: stamp(), lastActiveAt: stamp(), messageCount: 0, ...c.meta },
+      entries: [...(c.entries ?? [])],
+    })
+  }
+  const conv = (id: string) => {
+    const c = convs.get(id)
+    if (!c) throw new BridgeError('E_NOT_FOUND', `convlog: conversation ${id}: not found`)
+    return c
+  }
+  const metaOf = (c: { meta: ConversationMeta; entries: Entry[] }): ConversationMeta => ({
+    ...c.meta,
+    messageCount: c.entries.filter((e) => e.type === 'msg').length,
+  })
+  const streaming = new Set<string>()
+  const sent: { conversationId: string; text: string; mode: string; agentId?: string }[] = []
+  const settingsState: { settings: Settings; llmConfigured: boolean } = {
+    settings: {
+      llm: { baseUrl: opts.llmConfigured === false ? '' : 'http://127.0.0.1:1/v1', model: opts.llmConfigured === false ? '' : 'fake-model', apiKey: '••••abcd', timeoutSeconds: 120, summaryModel: '', connectTimeoutSeconds: 10, firstTokenTimeoutSeconds: 60, idleTimeoutSeconds: 60, maxRetries: 3 },
+      context: { maxMessages: 80, maxChars: 120000, tokenBudget: 128000, reserveForResponse: 8192, triggerThreshold: 0.8, targetAfterCompression: 0.5, compressionStrategy: 'key-messages', includeToolResultsInContext: true },
+      tools: { fs: { enabled: true, maxReadBytes: 524288, maxWriteBytes: 2097152 }, mcp: { enabled: false, allowedServers: [] } },
+      engine: { maxTurns: 30 },
+      theme: 'light',
+    },
+    llmConfigured: opts.llmConfigured !== false,
+  }
+  const view = (): SettingsView => ({
+    settings: JSON.parse(JSON.stringify(settingsState.settings)),
+    overrides: [{ field: 'llm.model', variable: 'CREWAGENT_LLM_MODEL' }],
+    llmConfigured: settingsState.llmConfigured,
+    hasApiKey: true,
+    path: '/home/test/.config/crewagent/settings.json',
+  })
+  const preview = (id: string, mode: string): ContextPreview => {
+    const c = conv(id)
+    const msgs = c.entries.filter((e) => e.type === 'msg')
+    const used = 100 + msgs.reduce((n, e) => n + (e.tokens ?? 10), 0)
+    return {
+      conversationId: id,
+      mode,
+      model: 'fake-model',
+      messages: [
+        { index: 0, role: 'system', content: 'You are helpful.', kind: 'system', tokens: 100, reason: 'system prompt' },
+        ...msgs.map((e, i) => ({ index: i + 1, role: e.role ?? '', content: e.content, sourceId: e.id, kind: 'history', tokens: e.tokens ?? 10, reason: 'kept: recent' })),
+      ],
+      toolNames: mode === 'agent' ? ['fs.read'] : [],
+      toolTokens: 0,
+      usage: { conversationId: id, usedTokens: used, totalBudget: 1000, usagePercent: used / 10, remaining: 1000 - used, status: 'normal' },
+      build: { mode, rows: [], kept: [], dropped: [], compressed: [], counts: { entries: 0, events: 0, messages: 0, system: 1, history: 0, injections: 0, kept: 0, dropped: 0, compressed: 0, synthetic: 0 }, usedTokens: used, tokenLimit: 1000, budget: { tokenBudget: 1000, reserveForResponse: 0, maxMessages: 80, maxChars: 120000 }, usedChars: 0, overBudget: false },
+    }
+  }
+
+  // packages and runs
+  const installed: InstalledPackage[] = [...(opts.packages ?? [demoPackage])]
+  const runs = new Map<string, RunStatus>((opts.runs ?? []).map((r) => [r.conversationId, r]))
+  const runLogs = new Map<string, ExecLogLine[]>(Object.entries(opts.runLogs ?? {}))
+  const files = new Map<string, string>(Object.entries(opts.files ?? {}))
+  const answers: { runId: string; widgetId: string; answer: WidgetAnswer }[] = []
+  const runOf = (runId: string) => {
+    const r = [...runs.values()].find((x) => x.runId === runId)
+    if (!r) throw new BridgeError('RUN_NOT_FOUND', `run ${runId} not found`)
+    return r
+  }
+  const activeView = (): ActivePackageView => {
+    const id = current?.activePackageId ?? ''
+    const p = installed.find((x) => x.id === id)
+    if (!id) return { packageId: '', name: '', version: '', description: '', workflows: [], agents: [], problem: 'This project has no active package: choose one in Settings → Packages.' }
+    if (!p) return { packageId: id, name: '', version: '', description: '', workflows: [], agents: [], problem: `The project's package ${id} cannot be loaded` }
+    return {
+      packageId: id,
+      name: p.name,
+      version: p.version,
+      description: p.description,
+      workflows: p.workflows.map((w, i) => ({ ...w, default: i === 0, nodes: 5 })),
+      agents: p.agents.map((a) => ({ ...a, description: '' })),
+    }
+  }
+
+  const bridge: Bridge = {
+    system: {
+      version: vi.fn(async () => opts.version ?? '9.9.9'),
+      homeDir: vi.fn(async () => '/home/test/.config/crewagent'),
+      openExternal: vi.fn((url: string) => /^(https?:|mailto:)/.test(url)),
+    },
+    conversations: {
+      list: vi.fn(async () => [...convs.values()].map(metaOf).sort((a, b) => (a.lastActiveAt < b.lastActiveAt ? 1 : -1))),
+      get: vi.fn(async (id: string) => metaOf(conv(id))),
+      create: vi.fn(async (title = '') => {
+        const t = stamp()
+        const meta: ConversationMeta = { id: newId('conv'), title: title || 'New conversation', activeType: 'chat', createdAt: t, lastActiveAt: t, messageCount: 0 }
+        convs.set(meta.id, { meta, entries: [] })
+        return meta
+      }),
+      rename: vi.fn(async (id: string, title: string) => {
+        const c = conv(id)
+        if (!title.trim()) throw new BridgeError('E_INVALID_ARGUMENT', 'title must be non-empty text on one line')
+        c.meta = { ...c.meta, title: title.trim() }
+        return metaOf(c)
+      }),
+      remove: vi.fn(async (id: string) => {
+        conv(id)
+        convs.delete(id)
+      }),
+      search: vi.fn(async (query: string) => {
+        const q = query.trim().toLowerCase()
+        return [...convs.values()]
+          .map((c) => {
+            const matches = c.entries.filter((e) => e.type === 'msg' && (e.role === 'user' || e.role === 'assistant') && (e.content ?? '').toLowerCase().includes(q))
+            const last = matches[matches.length - 1]
+            return {
+              conversationId: c.meta.id,
+              title: c.meta.title,
+              lastActiveAt: c.meta.lastActiveAt,
+              titleMatch: c.meta.title.toLowerCase().includes(q),
+              matches: matches.length,
+              messageId: last?.id,
+              role: last?.role,
+              snippet: last?.content,
+            }
+          })
+          .filter((h) => h.titleMatch || h.matches > 0)
+      }),
+      fork: vi.fn(async (id: string, at: { messageId?: string; checkpoint?: string }) => {
+        const c = conv(id)
+        let entries = c.entries
+        if (at.messageId) {
+          const i = entries.findIndex((e) => e.id === at.messageId)
+          if (i < 0) throw new BridgeError('E_NOT_FOUND', `message ${at.messageId} not found`)
+          entries = entries.slice(0, i + 1)
+        }
+        const t = stamp()
+        const meta: ConversationMeta = { ...c.meta, id: newId('conv'), title: `${c.meta.title} (fork)`, parentId: id, forkedFromMessageId: at.messageId, createdAt: t, lastActiveAt: t }
+        convs.set(meta.id, { meta, entries: [{ type: 'evt', id: newId('evt'), createdAt: t, event: 'fork_origin', data: { parentId: id, parentTitle: c.meta.title } }, ...entries] })
+        return metaOf(convs.get(meta.id)!)
+      }),
+      checkpoint: vi.fn(async (id: string, name: string) => {
+        const c = conv(id)
+        if ((c.meta.checkpoints ?? []).some((cp) => cp.name === name)) throw new BridgeError('E_CHECKPOINT_EXISTS', `checkpoint "${name}" already exists`)
+        const cp = { name, messageId: c.entries[c.entries.length - 1]?.id ?? '', createdAt: stamp() }
+        c.meta = { ...c.meta, checkpoints: [...(c.meta.checkpoints ?? []), cp] }
+        c.entries.push({ type: 'evt', id: newId('evt'), createdAt: cp.createdAt, event: 'checkpoint', data: { name, messageId: cp.messageId } })
+        return cp
+      }),
+      load: vi.fn(async (id: string, limit = 300) => {
+        const c = conv(id)
+        const n = limit || 300
+        return { conversation: metaOf(c), entries: c.entries.slice(-n), hasMore: c.entries.length > n, streaming: streaming.has(id) }
+      }),
+      loadOlder: vi.fn(async (id: string, beforeId: string, limit = 300) => {
+        const c = conv(id)
+        const i = c.entries.findIndex((e) => e.id === beforeId)
+        if (i < 0) throw new BridgeError('E_NOT_FOUND', `entry ${beforeId} is not in conversation ${id}`)
+        const start = Math.max(0, i - (limit || 300))
+        return { conversation: metaOf(c), entries: c.entries.slice(start, i), hasMore: start > 0, streaming: streaming.has(id) }
+      }),
+      readToolResult: vi.fn(async (conversationId: string, messageId: string) => {
+        const e = conv(conversationId).entries.find((x) => x.id === messageId)
+        if (!e?.fullOutputPath) throw new BridgeError('E_NOT_FOUND', `the full output of message ${messageId} is no longer on disk`)
+        return { conversationId, messageId, toolCallId: e.tool_call_id ?? '', toolName: e.tool_name ?? '', content: `FULL OUTPUT OF ${messageId}`, size: 20, truncated: false }
+      }),
+    },
+    chat: {
+      send: vi.fn(async (req: { conversationId: string; text: string; mode: string; agentId?: string }) => {
+        if (!settingsState.llmConfigured) throw new BridgeError('E_LLM_NOT_CONFIGURED', 'LLM not configured: llm.baseUrl: not set')
+        if (streaming.has(req.conversationId)) throw new BridgeError('E_BUSY', 'a reply is already being generated in this conversation')
+        const c = conv(req.conversationId)
+        sent.push(req)
+        streaming.add(req.conversationId)
+        c.entries.push({ type: 'msg', id: newId('msg'), createdAt: stamp(), role: 'user', content: req.text, mode: req.mode })
+        c.meta = { ...c.meta, lastActiveAt: stamp() }
+      }),
+      stop: vi.fn(async (id: string) => streaming.delete(id)),
+      setMode: vi.fn(async (id: string, mode: string, agentId = '') => {
+        const c = conv(id)
+        c.meta = { ...c.meta, activeType: mode === 'run' ? 'workflow' : mode, selectedAgentId: agentId || c.meta.selectedAgentId }
+        return metaOf(c)
+      }),
+      preview: vi.fn(async (id: string, mode: string) => preview(id, mode)),
+      agents: vi.fn(async () => ({ packageId: '', agents: [] })),
+      streaming: vi.fn(async () => [...streaming]),
+    },
+    settings: {
+      get: vi.fn(async () => view()),
+      save: vi.fn(async (s: Settings) => {
+        if (s.context.tokenBudget <= 0) throw new BridgeError('E_SETTINGS_INVALID', `invalid settings: context.tokenBudget: must be a positive integer, got ${s.context.tokenBudget}`)
+        settingsState.settings = JSON.parse(JSON.stringify(s))
+        settingsState.llmConfigured = !!s.llm.baseUrl && !!s.llm.model
+        return view()
+      }),
+      testConnection: vi.fn(async (s: Settings) =>
+        s.llm.baseUrl.includes('bad')
+          ? { ok: false, code: 'LLM_NETWORK', message: 'LLM_NETWORK: connection refused [bad:1]', model: s.llm.model, baseUrl: s.llm.baseUrl, latencyMs: 3 }
+          : { ok: true, message: `Connected: ${s.llm.model} answered in 3ms`, model: s.llm.model, baseUrl: s.llm.baseUrl, latencyMs: 3 },
+      ),
+    },
+    projects: {
+      recent: vi.fn(async () => recent.map((r) => ({ ...r, exists: folders.has(r.root) }))),
+      forgetRecent: vi.fn(async (root: string) => {
+        recent = recent.filter((r) => r.root !== root)
+      }),
+      open: vi.fn(async (root: string) => {
+        if (!folders.has(root)) throw new BridgeError('E_PROJECT_NOT_FOUND', `project folder ${root} does not exist`)
+        current = info(root)
+        touch(current)
+        return current
+      }),
+      create: vi.fn(async (parentDir: string, name: string) => {
+        if (!name.trim() || name.includes('/')) throw new BridgeError('E_PROJECT_NAME_INVALID', `invalid project name "${name}"`)
+        if (!folders.has(parentDir)) throw new BridgeError('E_PROJECT_NOT_FOUND', `folder ${parentDir} does not exist`)
+        const root = `${parentDir}/${name}`
+        if (folders.has(root)) throw new BridgeError('E_PROJECT_EXISTS', `${root} already exists`)
+        folders.add(root)
+        current = info(root)
+        touch(current)
+        return current
+      }),
+      current: vi.fn(async () => current),
+      close: vi.fn(async () => {
+        current = null
+      }),
+      chooseFolder: vi.fn(async () => nextFolder),
+    },
+    packages: {
+      list: vi.fn(async () => ({
+        packages: installed.map((p) => ({ ...p })),
+        activePackageId: current?.activePackageId ?? '',
+        demoInstalled: installed.some((p) => p.name === demoPackage.name),
+        demoName: demoPackage.name,
+      })),
+      importPackage: vi.fn(async (path: string): Promise<PackageImport> => {
+        if (path.includes('missing')) throw new BridgeError('PKG_OPEN', `cannot open package ${path}: no such file or directory`)
+        if (path.includes('broken')) {
+          return {
+            ok: false,
+            file: path,
+            problems: [
+              { file: 'bmad.json', pointer: '/version', message: 'must match the semver pattern' },
+              { file: 'agents.json', pointer: '/agents', message: 'must have at least 1 item' },
+            ],
+            warnings: [],
+          }
+        }
+        const name = base(path).replace(/\.(bmad|zip)$/, '')
+        const pkg: InstalledPackage = { ...demoPackage, id: `${name}@1.0.0`, name, path: `packages/${name}@1.0.0` }
+        installed.push(pkg)
+        return { ok: true, file: path, package: pkg, problems: [], warnings: [] }
+      }),
+      chooseFile: vi.fn(async () => nextFile),
+      setActive: vi.fn(async (id: string) => {
+        if (!current) throw new BridgeError('E_NO_PROJECT', 'no project is open')
+        if (!installed.some((p) => p.id === id)) throw new BridgeError('PKG_NOT_FOUND', `package "${id}" is not installed`)
+        current = { ...current, activePackageId: id }
+        return current
+      }),
+      active: vi.fn(async () => activeView()),
+      remove: vi.fn(async (id: string) => {
+        const i = installed.findIndex((p) => p.id === id)
+        if (i < 0) throw new BridgeError('PKG_NOT_FOUND', `package "${id}" is not installed`)
+        installed.splice(i, 1)
+        if (current?.activePackageId === id) current = { ...current, activePackageId: '' }
+        return current
+      }),
+      installDemo: vi.fn(async () => {
+        if (!installed.some((p) => p.id === demoPackage.id)) installed.push({ ...demoPackage })
+        return { ...demoPackage }
+      }),
+    },
+    runs: {
+      start: vi.fn(async (req: { conversationId: string; workflowId: string; agentId?: string; message?: string }) => {
+        if (!current?.activePackageId) throw new BridgeError('RUN_NO_PACKAGE', 'this project has no active package')
+        if (req.workflowId !== 'write-brief') throw new BridgeError('RUN_WORKFLOW_NOT_FOUND', `no workflow ${req.workflowId}`)
+        const c = conv(req.conversationId)
+        const t = stamp()
+        const run: RunStatus = {
+          runId: newId('run'),
+          conversationId: req.conversationId,
+          packageId: current.activePackageId,
+          workflowId: req.workflowId,
+          activeAgentId: req.agentId || 'analyst',
+          phase: 'running',
+          currentNodeId: '',
+          stepsCompleted: [],
+          artifacts: [],
+          complete: false,
+          nodes: demoNodes.map((n, i) => ({ ...n, status: i === 0 ? 'current' : 'pending' })),
+          updatedAt: t,
+          active: true,
+        }
+        runs.set(req.conversationId, run)
+        streaming.add(req.conversationId)
+        c.entries.push({ type: 'evt', id: newId('evt'), createdAt: t, event: 'run_started', data: { runId: run.runId, workflowId: req.workflowId } })
+        if (req.message) c.entries.push({ type: 'msg', id: newId('msg'), createdAt: t, role: 'user', mode: 'run', runId: run.runId, content: `USER_INPUT\n- forNodeId: capture-idea\n${req.message}` })
+        const { nodes: _n, complete: _c, active: _a, ...row } = run
+        return { ...row, createdAt: t }
+      }),
+      answerWidget: vi.fn(async (runId: string, widgetId: string, answer: WidgetAnswer) => {
+        const r = runOf(runId)
+        if (r.pendingWidget?.widgetId !== widgetId) throw new BridgeError('RUN_NO_PENDING_WIDGET', 'this question was already answered or replaced by a newer one')
+        answers.push({ runId, widgetId, answer })
+        streaming.add(r.conversationId)
+        runs.set(r.conversationId, { ...r, pendingWidget: undefined, phase: 'running', active: true })
+        conv(r.conversationId).entries.push({
+          type: 'msg',
+          id: newId('msg'),
+          createdAt: stamp(),
+          role: 'user',
+          mode: 'run',
+          runId,
+          content: `USER_INPUT\n- forNodeId: ${r.currentNodeId}\nAnswer`,
+          widget: { widgetId, type: r.pendingWidget?.type, answer },
+        })
+      }),
+      conversationRun: vi.fn(async (id: string) => runs.get(id) ?? null),
+      status: vi.fn(async (runId: string) => runOf(runId)),
+      list: vi.fn(async () => [...runs.values()].map((r) => ({ ...r, createdAt: r.updatedAt }))),
+      log: vi.fn(async (runId: string) => {
+        runOf(runId)
+        return { runId, lines: runLogs.get(runId) ?? [], truncated: false }
+      }),
+      readArtifact: vi.fn(async (path: string) => {
+        if (path.startsWith('..') || path.startsWith('/')) throw new BridgeError('E_ARTIFACT_PATH', `"${path}" is not a path inside the project`)
+        const content = files.get(path)
+        if (content === undefined) throw new BridgeError('E_NOT_FOUND', `${path} does not exist in the project`)
+        return { path, content, size: content.length, truncated: false, binary: false, modifiedAt: '2026-06-01T00:00:00Z' }
+      }),
+    },
+    events: {
+      on: vi.fn(<K extends EventName>(name: K, handler: (payload: EventMap[K]) => void) => {
+        const set = handlers.get(name) ?? new Set()
+        handlers.set(name, set)
+        set.add(handler as Handler)
+        return () => {
+          set.delete(handler as Handler)
+        }
+      }),
+    },
+  }
+
+  return {
+    bridge,
+    folders,
+    convs,
+    sent,
+    streaming,
+    installed,
+    runs,
+    runLogs,
+    answers,
+    /** Appends entries to a conversation as the engine would. */
+    append(id: string, ...entries: Entry[]) {
+      const c = conv(id)
+      c.entries.push(...entries)
+      c.meta = { ...c.meta, lastActiveAt: stamp() }
+    },
+    /** Ends the reply in progress as the app does. */
+    finish(id: string) {
+      streaming.delete(id)
+      handlers.get('conversation:changed')?.forEach((h) => h({ conversationId: id, kind: 'updated', streaming: false }))
+    },
+    /** What the next native folder dialog returns (null: cancelled). */
+    setNextFolder(dir: string | null) {
+      nextFolder = dir
+    },
+    /** What the next native file dialog returns (null: cancelled). */
+    setNextFile(path: string | null) {
+      nextFile = path
+    },
+    /** Replaces a conversation's run as the Go side would after a turn. */
+    setRun(r: RunStatus) {
+      runs.set(r.conversationId, r)
+    },
+    emit<K extends EventName>(name: K, payload: EventMap[K]) {
+      handlers.get(name)?.forEach((h) => h(payload))
+    },
+    listenerCount(name: EventName) {
+      return handlers.get(name)?.size ?? 0
+    },
+  }
+}

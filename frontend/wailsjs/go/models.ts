@@ -1,0 +1,552 @@
+export namespace compression {
+	
+	export interface Breakdown {
+	    keywords?: number;
+	    matched?: string;
+	    filePath?: number;
+	    codeBlock?: number;
+	    numbers?: number;
+	    recency: number;
+	    largeToolPenalty?: number;
+	}
+	export interface Explanation {
+	    index: number;
+	    count: number;
+	    sourceId?: string;
+	    role: string;
+	    tokens: number;
+	    tokensAfter: number;
+	    decision: string;
+	    reason: string;
+	    score: number;
+	    rank?: number;
+	    breakdown: Breakdown;
+	}
+	export interface Output {
+	    loopStart: number;
+	    dropped: string[];
+	    truncated: string[];
+	    summaryText?: string;
+	    summaryError?: string;
+	    tokensBefore: number;
+	    tokensAfter: number;
+	    target: number;
+	    strategy: string;
+	    steps?: string[];
+	    overTarget: boolean;
+	    notes?: string[];
+	    explanation: Explanation[];
+	}
+	export interface Record {
+	    strategy: string;
+	    from?: string;
+	    to?: string;
+	    compactedIds: string[];
+	    truncatedIds: string[];
+	    tokensBefore: number;
+	    tokensAfter: number;
+	    target: number;
+	    summary?: string;
+	    steps?: string[];
+	    fellBack?: boolean;
+	}
+	export interface Usage {
+	    usedTokens: number;
+	    totalBudget: number;
+	    usagePercent: number;
+	    remaining: number;
+	}
+
+}
+
+export namespace contextbuilder {
+	
+	export interface Budget {
+	    tokenBudget: number;
+	    reserveForResponse: number;
+	    maxMessages: number;
+	    maxChars: number;
+	}
+	export interface Counts {
+	    entries: number;
+	    events: number;
+	    messages: number;
+	    system: number;
+	    history: number;
+	    injections: number;
+	    kept: number;
+	    dropped: number;
+	    compressed: number;
+	    synthetic: number;
+	}
+	export interface Decision {
+	    sourceId: string;
+	    throughId?: string;
+	    count: number;
+	    role?: string;
+	    reason: string;
+	}
+	export interface Row {
+	    index: number;
+	    role: string;
+	    sourceId?: string;
+	    tokens: number;
+	    kind: string;
+	    reason: string;
+	}
+	export interface Debug {
+	    mode: string;
+	    rows: Row[];
+	    kept: Decision[];
+	    dropped: Decision[];
+	    compressed: Decision[];
+	    counts: Counts;
+	    usedTokens: number;
+	    tokenLimit: number;
+	    budget: Budget;
+	    usedChars: number;
+	    overBudget: boolean;
+	    notes?: string[];
+	}
+	
+	export interface Message {
+	    role: string;
+	    content?: string;
+	    tool_calls?: convlog.ToolCall[];
+	    tool_call_id?: string;
+	    name?: string;
+	}
+
+}
+
+export namespace convlog {
+	
+	export interface Checkpoint {
+	    name: string;
+	    messageId: string;
+	    createdAt: string;
+	}
+	export interface RunRef {
+	    runId: string;
+	    workflowId: string;
+	    phase: string;
+	    startedAt: string;
+	    lastUpdatedAt: string;
+	}
+	export interface ConversationMeta {
+	    id: string;
+	    title: string;
+	    entryType?: string;
+	    activeType: string;
+	    createdAt: string;
+	    lastActiveAt: string;
+	    messageCount: number;
+	    parentId?: string;
+	    forkedFromMessageId?: string;
+	    forkedFromCheckpoint?: string;
+	    selectedAgentId?: string;
+	    selectedWorkflowId?: string;
+	    runs?: RunRef[];
+	    checkpoints?: Checkpoint[];
+	    logSize?: number;
+	    hasSummary?: boolean;
+	}
+	export interface FunctionCall {
+	    name: string;
+	    arguments: string;
+	}
+	export interface ToolCall {
+	    id: string;
+	    type: string;
+	    function: FunctionCall;
+	}
+	export interface Entry {
+	    type: string;
+	    id: string;
+	    createdAt: string;
+	    role?: string;
+	    content?: string;
+	    tool_calls?: ToolCall[];
+	    tool_call_id?: string;
+	    tool_name?: string;
+	    mode?: string;
+	    runId?: string;
+	    agentId?: string;
+	    workflowId?: string;
+	    includeInContext?: boolean;
+	    partType?: string;
+	    is_error?: boolean;
+	    is_meta?: boolean;
+	    compacted?: boolean;
+	    tokens?: number;
+	    tokenEncoding?: string;
+	    duration?: number;
+	    fullOutputPath?: string;
+	    isCollapsed?: boolean;
+	    widget?: number[];
+	    event?: string;
+	    data?: number[];
+	    ref_msg_id?: string;
+	    updatedAt?: string;
+	}
+	
+	
+
+}
+
+export namespace engine {
+	
+	export interface PreviewCompression {
+	    strategy: string;
+	    before: compression.Usage;
+	    after: compression.Usage;
+	    output?: compression.Output;
+	    record: compression.Record;
+	}
+	export interface UsageEvent {
+	    conversationId: string;
+	    usedTokens: number;
+	    totalBudget: number;
+	    usagePercent: number;
+	    remaining: number;
+	    status: string;
+	}
+	export interface PreviewMessage {
+	    index: number;
+	    role: string;
+	    content?: string;
+	    tool_calls?: convlog.ToolCall[];
+	    tool_call_id?: string;
+	    name?: string;
+	    sourceId?: string;
+	    kind: string;
+	    tokens: number;
+	    reason: string;
+	}
+	export interface Preview {
+	    conversationId: string;
+	    mode: string;
+	    agentId?: string;
+	    model: string;
+	    messages: PreviewMessage[];
+	    toolNames: string[];
+	    toolTokens: number;
+	    usage: UsageEvent;
+	    build: contextbuilder.Debug;
+	    compression?: PreviewCompression;
+	    notes?: string[];
+	}
+	
+	
+
+}
+
+export namespace main {
+	
+	export interface AgentInfo {
+	    id: string;
+	    name: string;
+	    title: string;
+	    icon: string;
+	    description: string;
+	}
+	export interface WorkflowInfo {
+	    id: string;
+	    displayName: string;
+	    description: string;
+	    default: boolean;
+	    nodes: number;
+	}
+	export interface ActivePackageView {
+	    packageId: string;
+	    name: string;
+	    version: string;
+	    description: string;
+	    workflows: WorkflowInfo[];
+	    agents: AgentInfo[];
+	    problem?: string;
+	}
+	
+	export interface AgentList {
+	    packageId: string;
+	    agents: AgentInfo[];
+	    problem?: string;
+	}
+	export interface ArtifactView {
+	    path: string;
+	    content: string;
+	    size: number;
+	    truncated: boolean;
+	    binary: boolean;
+	    modifiedAt: string;
+	}
+	export interface ConnectionResult {
+	    ok: boolean;
+	    code?: string;
+	    message: string;
+	    model: string;
+	    baseUrl: string;
+	    latencyMs: number;
+	}
+	export interface ConversationPage {
+	    conversation: convlog.ConversationMeta;
+	    entries: convlog.Entry[];
+	    hasMore: boolean;
+	    streaming: boolean;
+	}
+	export interface ExecLogLine {
+	    ts: string;
+	    type: string;
+	    tool?: string;
+	    toolCallId?: string;
+	    args?: string;
+	    ok?: boolean;
+	    code?: string;
+	    durationMs?: number;
+	    raw: string;
+	}
+	export interface PackageImport {
+	    ok: boolean;
+	    package?: packages.Installed;
+	    problems: packages.Problem[];
+	    warnings: packages.Problem[];
+	    file: string;
+	}
+	export interface PackagesView {
+	    packages: packages.Installed[];
+	    activePackageId: string;
+	    demoError?: string;
+	    demoInstalled: boolean;
+	    demoName: string;
+	}
+	export interface ProjectInfo {
+	    id: string;
+	    name: string;
+	    root: string;
+	    dataDir: string;
+	    activePackageId: string;
+	}
+	export interface RunLogView {
+	    runId: string;
+	    lines: ExecLogLine[];
+	    truncated: boolean;
+	}
+	export interface SearchHit {
+	    conversationId: string;
+	    title: string;
+	    lastActiveAt: string;
+	    titleMatch: boolean;
+	    matches: number;
+	    messageId?: string;
+	    role?: string;
+	    snippet?: string;
+	}
+	export interface SendMessageRequest {
+	    conversationId: string;
+	    text: string;
+	    mode: string;
+	    agentId: string;
+	}
+	export interface SettingsView {
+	    settings: settings.Settings;
+	    overrides: settings.Override[];
+	    llmConfigured: boolean;
+	    hasApiKey: boolean;
+	    path: string;
+	}
+	export interface StartRunRequest {
+	    conversationId: string;
+	    workflowId: string;
+	    agentId: string;
+	    message: string;
+	}
+	export interface ToolResultView {
+	    conversationId: string;
+	    messageId: string;
+	    toolCallId: string;
+	    toolName: string;
+	    content: string;
+	    size: number;
+	    truncated: boolean;
+	}
+
+}
+
+export namespace packages {
+	
+	export interface AgentInfo {
+	    id: string;
+	    name: string;
+	    title: string;
+	    icon: string;
+	}
+	export interface Problem {
+	    file?: string;
+	    pointer?: string;
+	    message: string;
+	}
+	export interface WorkflowInfo {
+	    id: string;
+	    displayName: string;
+	    description: string;
+	}
+	export interface Installed {
+	    id: string;
+	    name: string;
+	    version: string;
+	    description: string;
+	    // Go type: time
+	    installedAt: any;
+	    path: string;
+	    workflows: WorkflowInfo[];
+	    agents: AgentInfo[];
+	    warnings?: Problem[];
+	}
+	
+
+}
+
+export namespace project {
+	
+	export interface RecentProject {
+	    root: string;
+	    id: string;
+	    name: string;
+	    lastOpenedAt: string;
+	    exists: boolean;
+	}
+
+}
+
+export namespace settings {
+	
+	export interface Context {
+	    maxMessages: number;
+	    maxChars: number;
+	    tokenBudget: number;
+	    reserveForResponse: number;
+	    triggerThreshold: number;
+	    targetAfterCompression: number;
+	    compressionStrategy: string;
+	    includeToolResultsInContext: boolean;
+	}
+	export interface Engine {
+	    maxTurns: number;
+	}
+	export interface FSTools {
+	    enabled: boolean;
+	    maxReadBytes: number;
+	    maxWriteBytes: number;
+	}
+	export interface LLM {
+	    baseUrl: string;
+	    model: string;
+	    apiKey: string;
+	    timeoutSeconds: number;
+	    summaryModel: string;
+	    connectTimeoutSeconds: number;
+	    firstTokenTimeoutSeconds: number;
+	    idleTimeoutSeconds: number;
+	    maxRetries: number;
+	}
+	export interface MCPTools {
+	    enabled: boolean;
+	    allowedServers: string[];
+	}
+	export interface Override {
+	    field: string;
+	    variable: string;
+	}
+	export interface Tools {
+	    fs: FSTools;
+	    mcp: MCPTools;
+	}
+	export interface Settings {
+	    llm: LLM;
+	    context: Context;
+	    tools: Tools;
+	    engine: Engine;
+	    theme: string;
+	}
+
+}
+
+export namespace tools {
+	
+	export interface WidgetField {
+	    name: string;
+	    label: string;
+	    type: string;
+	    required: boolean;
+	    options?: WidgetOption[];
+	}
+	export interface WidgetOption {
+	    value: string;
+	    label: string;
+	}
+	export interface Widget {
+	    widgetId: string;
+	    type: string;
+	    prompt: string;
+	    options?: WidgetOption[];
+	    fields?: WidgetField[];
+	    toolCallId?: string;
+	    createdAt: string;
+	}
+	export interface WidgetAnswer {
+	    confirmed?: boolean;
+	    selected?: string;
+	    values?: Record<string, any>;
+	}
+	
+
+}
+
+export namespace workflow {
+	
+	export interface RunError {
+	    code: string;
+	    message: string;
+	}
+	export interface Run {
+	    runId: string;
+	    packageId: string;
+	    workflowId: string;
+	    activeAgentId: string;
+	    conversationId: string;
+	    phase: string;
+	    currentNodeId: string;
+	    stepsCompleted: string[];
+	    artifacts: string[];
+	    lastError?: RunError;
+	    createdAt: string;
+	    updatedAt: string;
+	}
+	
+	export interface NodeProgress {
+	    id: string;
+	    title?: string;
+	    type: string;
+	    status: string;
+	}
+	export interface RunStatus {
+	    runId: string;
+	    conversationId: string;
+	    packageId: string;
+	    workflowId: string;
+	    activeAgentId: string;
+	    phase: string;
+	    currentNodeId: string;
+	    effectiveAgentId?: string;
+	    stepsCompleted: string[];
+	    artifacts: string[];
+	    complete: boolean;
+	    nodes?: NodeProgress[];
+	    lastError?: RunError;
+	    updatedAt: string;
+	    pendingWidget?: tools.Widget;
+	    active: boolean;
+	}
+
+}
+
