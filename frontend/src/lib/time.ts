@@ -1,0 +1,21 @@
+const units: [Intl.RelativeTimeFormatUnit, number][] = [
+  ['year', 365 * 24 * 3600],
+  ['month', 30 * 24 * 3600],
+  ['week', 7 * 24 * 3600],
+  ['day', 24 * 3600],
+  ['hour', 3600],
+  ['minute', 60],
+]
+
+/** "3 minutes ago", "yesterday", "just now"; "" for an unreadable timestamp. */
+export function timeAgo(iso: string, now: Date = new Date(), locale?: string): string {
+  const t = Date.parse(iso)
+  if (Number.isNaN(t)) return ''
+  const seconds = Math.round((t - now.getTime()) / 1000)
+  if (Math.abs(seconds) < 45) return 'just now'
+  const fmt = new Intl.RelativeTimeFormat(locale, { numeric: 'auto' })
+  for (const [unit, size] of units) {
+    if (Math.abs(seconds) >= size) return fmt.format(Math.round(seconds / size), unit)
+  }
+  return fmt.format(Math.round(seconds / 60) || -1, 'minute')
+}

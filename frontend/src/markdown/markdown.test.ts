@@ -1,0 +1,136 @@
+import { allowedHref, renderMarkdown } from './markdown'
+
+/** Parses rendered HTML into a detached document for inspection. */
+function dom(html: string) {
+  const doc = document.implementation.createHTMLDocument('t')
+  doc.body.innerHTML = html
+  return doc.body
+}
+
+/** Everything that could run code or load something must be absent. */
+function assertInert(html: string) {
+  const body = dom(html)
+  expect(body.querySelector('script, iframe, object, embed, svg, math, img, video, audio, source, style, link, meta, base, form, frame, frameset')).toBeNull()
+  for (const el of body.querySelectorAll('*')) {
+    for (const attr of el.getAttributeNames()) {
+      expect(attr.startsWith('on'), `${el.tagName} has ${attr}`).toBe(false)
+      expect(['style', 'src', 'srcset', 'action', 'formaction', 'xlink:href', 'background'].includes(attr), `${el.tagName} has ${attr}`).toBe(false)
+    }
+    const href = el.getAttribute('href')
+    if (href !== null) expect(href).toMatch(/^(https?:|mailto:)/i)
+  }
+}
+
+describe('renderMarkdown: XSS corpus', () => {
+  const corpus: [string, string][] = [
+    ['script tag', '<script>alert(1)</script>'],
+    ['script in a paragraph', 'hello <script>window.x=1</script> world'],
+    ['img onerror', '<img src=x onerror="alert(1)">'],
+    ['event handler on a div', '<div onclick="alert(1)">click</div>'],
+    ['event handler, odd casing', '<a href="https://ok" OnMouseOver="alert(1)">x</a>'],
+    ['javascript: link', '[click](javascript:alert(1))'],
+    ['javascript: link with spaces and case', '[click]( JaVaScRiPt:alert(1) )'],
+    ['javascript: link, entity-encoded', '[click](&#106;avascript:alert(1))'],
+    ['data: link', '[x](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)'],
+    ['vbscript: link', '[x](vbscript:msgbox(1))'],
+    ['file: link', '[x](file:///etc/passwd)'],
+    ['relative link', '[x](/app/route)'],
+    ['autolink javascript', '<javascript:alert(1)>'],
+    ['reference link', '[x][r]\n\n[r]: javascript:alert(1)'],
+    ['svg with script', '<svg><script>alert(1)</script></svg>'],
+    ['svg onload', '<svg onload="alert(1)"></svg>'],
+    ['iframe', '<iframe src="https://evil.example"></iframe>'],
+    ['iframe srcdoc', '<iframe srcdoc="<script>alert(1)</script>"></iframe>'],
+    ['object/embed', '<object data="x.swf"></object><embed src="x.swf">'],
+    ['remote image', '![tracker](https://evil.example/pixel.png)'],
+    ['data image', '![x](data:image/png;base64,iVBORw0KGgo=)'],
+    ['html image with srcset', '<img srcset="https://evil.example/a.png 1x">'],
+    ['style tag', '<style>body{display:none}</style>'],
+    ['style attribute', '<p style="background:url(https://evil.example)">x</p>'],
+    ['link tag', '<link rel="stylesheet" href="https://evil.example/x.css">'],
+    ['meta refresh', '<meta http-equiv="refresh" content="0;url=https://evil.example">'],
+    ['base tag', '<base href="https://evil.example/">'],
+    ['form', '<form action="https://evil.example"><button formaction="javascript:alert(1)">x</button></form>'],
+    ['math', '<math><mtext><table><mglyph><style><img src=x onerror=alert(1)>'],
+    ['mXSS nesting', '<noscript><p title="</noscript><img src=x onerror=alert(1)>">'],
+    ['broken tag mid-stream', 'partial <img src=x onerr'],
+    ['unclosed code fence mid-stream', '```js\nconst a = "<script>alert(1)</script>"'],
+    ['unclosed link mid-stream', 'see [the docs](javascript:alert('],
+    ['html comment', '<!-- <script>alert(1)</script> -->'],
+    ['markdown title attribute injection', '[x](https://ok.example "a\\" onmouseover=\\"alert(1)")'],
+    ['table with html', '| a | b |\n|---|---|\n| <img src=x onerror=alert(1)> | <b onclick=1>x</b> |'],
+  ]
+
+  it.each(corpus)('%s is inert', (_, src) => {
+    const html = renderMarkdown(src)
+    assertInert(html)
+  })
+
+  it('shows raw HTML as text instead of interpreting it', () => {
+    const body = dom(renderMarkdown('before <b>bold?</b> <script>alert(1)</script> after'))
+    expect(body.querySelector('b')).toBeNull()
+    expect(body.textContent).toContain('<script>alert(1)</script>')
+    expect(body.textContent).toContain('<b>bold?</b>')
+  })
+
+  it('keeps http, https and mailto links', () => {
+    const body = dom(renderMarkdown('[a](https://example.com/x?y=1) [b](http://example.org) [c](mailto:me@example.com) <https://auto.example>'))
+    expect([...body.querySelectorAll('a')].map((a) => a.getAttribute('href'))).toEqual([
+      'https://example.com/x?y=1',
+      'http://example.org/',
+      'mailto:me@example.com',
+      'https://auto.example/',
+    ])
+    for (const a of body.querySelectorAll('a')) expect(a.getAttribute('rel')).toBe('noopener noreferrer')
+  })
+
+  it('turns refused links into plain text and images into a placeholder', () => {
+    const body = dom(renderMarkdown('[click me](javascript:alert(1)) ![a cat](https://img.example/cat.png)'))
+    expect(body.querySelector('a')).toBeNull()
+    expect(body.textContent).toContain('click me')
+    expect(body.querySelector('.md-image-blocked')?.textContent).toBe('[image: a cat]')
+  })
+
+  it('renders ordinary markdown', () => {
+    const body = dom(renderMarkdown('# Title\n\n**bold** and *em*\n\n- a\n- b\n\n1. one\n\n> quote\n\n| h |\n|---|\n| c |\n\n- [x] done'))
+    expect(body.querySelector('h1')?.textContent).toBe('Title')
+    expect(body.querySelector('strong')?.textContent).toBe('bold')
+    expect(body.querySelector('em')?.textContent).toBe('em')
+    expect(body.querySelectorAll('li').length).toBeGreaterThanOrEqual(3)
+    expect(body.querySelector('blockquote')).not.toBeNull()
+    expect(body.querySelector('table td')?.textContent).toBe('c')
+    expect(body.querySelector('input')).toBeNull()
+    expect(body.querySelector('.md-task')?.textContent).toBe('☑')
+  })
+
+  it('highlights code blocks of known languages and escapes the rest', () => {
+    const body = dom(renderMarkdown('```go\nfunc main() {}\n```\n\n```nosuchlang\n<b>x</b>\n```'))
+    const [go, other] = body.querySelectorAll('pre code')
+    expect(go.className).toContain('language-go')
+    expect(go.querySelector('.hljs-keyword')?.textContent).toBe('func')
+    expect(other.querySelector('b')).toBeNull()
+    expect(other.textContent?.trim()).toBe('<b>x</b>')
+  })
+
+  it('is stable on text cut anywhere (streaming)', () => {
+    const full = '## Plan\n\nSee [docs](https://example.com) and `code`.\n\n```ts\nconst x = 1\n```\n\n<img src=x onerror=alert(1)>'
+    for (let i = 0; i <= full.length; i++) assertInert(renderMarkdown(full.slice(0, i)))
+  })
+})
+
+describe('allowedHref', () => {
+  it.each([
+    ['https://a.example/x', 'https://a.example/x'],
+    ['HTTP://A.EXAMPLE', 'http://a.example/'],
+    ['mailto:x@y.z', 'mailto:x@y.z'],
+    [' https://a.example ', 'https://a.example/'],
+    ['javascript:alert(1)', null],
+    ['data:text/html,x', null],
+    ['/relative', null],
+    ['//protocol-relative.example', null],
+    ['ftp://x.example', null],
+    ['https://', null],
+  ])('%s -> %s', (raw, want) => {
+    expect(allowedHref(raw)).toBe(want)
+  })
+})

@@ -1,0 +1,127 @@
+import type { Entry } from '../bridge'
+import { createFakeBridge } from '../test/fakeBridge'
+import { createChatStore, lastUserText, mergeTail } from './chatStore'
+
+const msg = (id: string, role: string, content: string, extra: Partial<Entry> = {}): Entry => ({ type: 'msg', id, createdAt: '', role, content, ...extra })
+
+/** Runs scheduled frames by hand. */
+function frames() {
+  const queue: (() => void)[] = []
+  return { schedule: (fn: () => void) => void queue.push(fn), flush: () => queue.splice(0).forEach((f) => f()) }
+}
+
+function setup(entries: Entry[] = [], opts: Parameters<typeof createFakeBridge>[0] = {}) {
+  const fake = createFakeBridge({ conversations: [{ meta: { id: 'c1', title: 'Chat' }, entries }], ...opts })
+  const f = frames()
+  const store = createChatStore(fake.bridge, f.schedule)
+  const stop = store.actions.start()
+  return { fake, store, f, stop }
+}
+
+describe('chatStore', () => {
+  it('opens a conversation at its end and pages backwards', async () => {
+    const many = Array.from({ length: 700 }, (_, i) => msg(`m${i}`, i % 2 ? 'assistant' : 'user', `text ${i}`))
+    const { store } = setup(many)
+    await store.actions.open('c1')
+    let s = store.getState()
+    expect(s.entries).toHaveLength(300)
+    expect(s.entries[299].id).toBe('m699')
+    expect(s.hasMore).toBe(true)
+    await vi.waitFor(() => expect(store.getState().usage).not.toBeNull()) // from the preview
+    expect(await store.actions.loadOlder()).toBe(300)
+    expect(await store.actions.loadOlder()).toBe(100)
+    s = store.getState()
+    expect(s.entries.map((e) => e.id)).toEqual(many.map((e) => e.id))
+    expect(s.hasMore).toBe(false)
+    expect(await store.actions.loadOlder()).toBe(0)
+  })
+
+  it('streams a reply: coalesced text, tool calls, then the persisted entries', async () => {
+    const { fake, store, f, stop } = setup([msg('u0', 'user', 'earlier')])
+    await store.actions.open('c1')
+    expect(await store.actions.send('  list files  ')).toBe(true)
+    expect(fake.sent[0]).toMatchObject({ conversationId: 'c1', text: 'list files', mode: 'chat' })
+    expect(store.getState().streaming).toBe(true)
+
+    fake.emit('llm:stream-start', { conversationId: 'c1', messageId: 'a1', mode: 'chat', turn: 0 })
+    fake.emit('llm:stream-chunk', { conversationId: 'c1', messageId: 'a1', delta: 'Let ' })
+    fake.emit('llm:stream-chunk', { conversationId: 'c1', messageId: 'a1', delta: 'me look' })
+    fake.emit('llm:stream-chunk', { conversationId: 'other', messageId: 'x', delta: 'not ours' })
+    expect(store.getState().live[0].text).toBe('') // waits for the frame
+    f.flush()
+    expect(store.getState().live[0].text).toBe('Let me look')
+
+    fake.emit('llm:stream-tool-start', { conversationId: 'c1', messageId: 'a1', toolCallId: 'call1', toolName: 'fs.list', index: 0 })
+    expect(store.getState().live[0].tools).toMatchObject([{ toolCallId: 'call1', status: 'running' }])
+    fake.emit('llm:stream-tool-end', { conversationId: 'c1', messageId: 'a1', toolCallId: 'call1', toolName: 'fs.list', ok: true, durationMs: 12 })
+    expect(store.getState().live[0].tools[0]).toMatchObject({ status: 'ok', durationMs: 12 })
+
+    fake.append('c1', msg('a1', 'assistant', 'Let me look', { tool_calls: [{ id: 'call1', type: 'function', function: { name: 'fs.list', arguments: '{}' } }] }))
+    fake.append('c1', msg('t1', 'tool', '{}', { tool_call_id: 'call1' }))
+    fake.emit('llm:stream-end', { conversationId: 'c1', messageId: 'a1', toolCalls: 1 })
+    fake.append('c1', msg('a2', 'assistant', 'Two files.'))
+    fake.finish('c1')
+    await vi.waitFor(() => expect(store.getState().streaming).toBe(false))
+    await vi.waitFor(() => expect(store.getState().entries.map((e) => e.id)).toEqual(['u0', expect.any(String), 'a1', 't1', 'a2']))
+    expect(store.getState().live).toEqual([])
+    stop()
+    expect(fake.listenerCount('llm:stream-chunk')).toBe(0)
+  })
+
+  it('follows context:usage for the open conversation only', async () => {
+    const { fake, store } = setup()
+    await store.actions.open('c1')
+    fake.emit('context:usage', { conversationId: 'c1', usedTokens: 850, totalBudget: 1000, usagePercent: 85, remaining: 150, status: 'compressing' })
+    fake.emit('context:usage', { conversationId: 'c2', usedTokens: 1, totalBudget: 1000, usagePercent: 0.1, remaining: 999, status: 'normal' })
+    expect(store.getState().usage).toMatchObject({ status: 'compressing', usagePercent: 85 })
+    fake.emit('context:usage', { conversationId: 'c1', usedTokens: 400, totalBudget: 1000, usagePercent: 40, remaining: 600, status: 'normal' })
+    expect(store.getState().usage).toMatchObject({ status: 'normal', usedTokens: 400 })
+  })
+
+  it('continue sends "continue"; retry re-sends the last user message', async () => {
+    const err = msg('e1', 'assistant', 'part\n\nLLM_ERROR\n- code: LLM_TIMEOUT', { partType: 'error' })
+    const { fake, store } = setup([msg('u1', 'user', 'first question'), msg('u2', 'user', 'second question'), err])
+    await store.actions.open('c1')
+    await store.actions.continueReply()
+    expect(fake.sent.at(-1)?.text).toBe('continue')
+    fake.finish('c1')
+    await vi.waitFor(() => expect(store.getState().streaming).toBe(false))
+    await store.actions.refreshTail()
+    expect(await store.actions.retry()).toBe(true)
+    expect(fake.sent.at(-1)?.text).toBe('continue') // the newest user message is now "continue"
+    expect(lastUserText([msg('u', 'user', 'a'), msg('m', 'user', 'meta', { is_meta: true }), msg('x', 'assistant', 'b')])).toBe('a')
+  })
+
+  it('refuses to send while a reply runs and reports send errors', async () => {
+    const { store } = setup([], { llmConfigured: false })
+    await store.actions.open('c1')
+    expect(await store.actions.send('hi')).toBe(false)
+    expect(store.getState().error?.code).toBe('E_LLM_NOT_CONFIGURED')
+    expect(store.getState().streaming).toBe(false)
+  })
+
+  it('stop and mode switches go through the bridge', async () => {
+    const { fake, store } = setup()
+    await store.actions.open('c1')
+    await store.actions.send('hi')
+    await store.actions.stop()
+    expect(fake.bridge.chat.stop).toHaveBeenCalledWith('c1')
+    await store.actions.setMode('run')
+    expect(fake.bridge.chat.setMode).toHaveBeenCalledWith('c1', 'run', '')
+    expect(store.getState().mode).toBe('run')
+    expect(store.getState().meta?.activeType).toBe('workflow')
+  })
+})
+
+describe('mergeTail', () => {
+  const e = (id: string, content = id): Entry => ({ type: 'msg', id, createdAt: '', role: 'user', content })
+  it('replaces updated entries and appends new ones', () => {
+    const { entries, replaced } = mergeTail([e('a'), e('b'), e('c')], [e('b', 'B!'), e('c'), e('d')])
+    expect(replaced).toBe(false)
+    expect(entries.map((x) => `${x.id}:${x.content}`)).toEqual(['a:a', 'b:B!', 'c:c', 'd:d'])
+  })
+  it('takes the tail when it does not overlap', () => {
+    expect(mergeTail([e('a')], [e('x'), e('y')])).toMatchObject({ replaced: true, entries: [{ id: 'x' }, { id: 'y' }] })
+    expect(mergeTail([], [e('x')]).entries.map((x) => x.id)).toEqual(['x'])
+  })
+})

@@ -1,0 +1,402 @@
+import type {
+  AgentList,
+  Bridge,
+  BridgeError,
+  ContextPreview,
+  ContextUsage,
+  ConversationMeta,
+  Entry,
+  EventError,
+  Mode,
+  ToolResultView,
+  Unsubscribe,
+} from '../bridge'
+import { subscribeAll, toBridgeError } from '../bridge'
+import { usageFromPreview } from '../features/context/meter'
+import { userInput } from '../features/chat/messageRows'
+import { createStore, type Store } from './store'
+
+/** A tool call announced during the reply in progress. */
+export interface LiveTool {
+  toolCallId: string
+  toolName: string
+  index: number
+  status: 'running' | 'ok' | 'error' | 'interrupted' | 'pending'
+  durationMs?: number
+  error?: EventError
+}
+
+/** One LLM call of the reply in progress, until its message is in `entries`. */
+export interface LiveCall {
+  messageId: string
+  turn: number
+  text: string
+  tools: LiveTool[]
+  ended: boolean
+  error?: EventError
+}
+
+export interface ChatState {
+  conversationId: string | null
+  meta: ConversationMeta | null
+  /** The loaded window of effective entries, oldest first (the newest end of the log). */
+  entries: Entry[]
+  hasMore: boolean
+  loading: boolean
+  loadingOlder: boolean
+  /** A reply is being generated in this conversation. */
+  streaming: boolean
+  live: LiveCall[]
+  usage: ContextUsage | null
+  mode: Mode
+  agentId: string
+  agents: AgentList | null
+  preview: ContextPreview | null
+  previewLoading: boolean
+  error: BridgeError | null
+}
+
+export interface ChatActions {
+  /** Follows the stream events; returns the unsubscribe. */
+  start(): Unsubscribe
+  open(id: string | null): Promise<void>
+  loadOlder(): Promise<number>
+  /** Re-reads the newest entries and merges them into the window. */
+  refreshTail(): Promise<void>
+  send(text: string): Promise<boolean>
+  stop(): Promise<void>
+  /** Sends "continue" after a failed reply. */
+  continueReply(): Promise<boolean>
+  /** Sends the last user message again. */
+  retry(): Promise<boolean>
+  setMode(mode: Mode, agentId?: string): Promise<void>
+  loadAgents(): Promise<void>
+  loadPreview(): Promise<ContextPreview | null>
+  readToolResult(messageId: string): Promise<ToolResultView | null>
+  dismissError(): void
+}
+
+export type ChatStore = Store<ChatState> & { actions: ChatActions }
+
+/** Entries read per page. */
+export const pageSize = 300
+/** Entries re-read when the log changes. */
+export const tailRefreshSize = 120
+
+const modeOf = (meta: ConversationMeta | null): Mode =>
+  meta?.activeType === 'agent' ? 'agent' : meta?.activeType === 'workflow' ? 'run' : 'chat'
+
+const initial = (): ChatState => ({
+  conversationId: null,
+  meta: null,
+  entries: [],
+  hasMore: false,
+  loading: false,
+  loadingOlder: false,
+  streaming: false,
+  live: [],
+  usage: null,
+  mode: 'chat',
+  agentId: '',
+  agents: null,
+  preview: null,
+  previewLoading: false,
+  error: null,
+})
+
+/** Merges a fresh tail into the loaded window: entries with known ids are
+ * replaced (updates), new ones appended. When the tail does not overlap the
+ * window (more new entries than the tail holds) the tail replaces it. */
+export function mergeTail(current: Entry[], tail: Entry[]): { entries: Entry[]; replaced: boolean } {
+  if (tail.length === 0) return { entries: current, replaced: false }
+  const index = new Map(current.map((e, i) => [e.id, i]))
+  if (current.length > 0 && !index.has(tail[0].id)) return { entries: tail, replaced: true }
+  const out = current.slice()
+  for (const e of tail) {
+    const i = index.get(e.id)
+    if (i === undefined) {
+      index.set(e.id, out.length)
+      out.push(e)
+    } else if (JSON.stringify(out[i]) !== JSON.stringify(e)) {
+      out[i] = e
+    }
+  }
+  return { entries: out, replaced: false }
+}
+
+/** The text of the newest user message (what Retry sends again). */
+export function lastUserText(entries: Entry[]): string | null {
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const e = entries[i]
+    if (e.type === 'msg' && e.role === 'user' && !e.is_meta && (e.content ?? '').trim()) return userInput(e.content!).text
+  }
+  return null
+}
+
+type Schedule = (fn: () => void) => void
+const nextFrame: Schedule =
+  typeof requestAnimationFrame === 'function' ? (fn) => void requestAnimationFrame(() => fn()) : (fn) => void setTimeout(fn, 16)
+
+/** The open conversation: its entries (paged from the end), the reply in
+ * progress (stream events, text deltas coalesced per frame), the context
+ * usage, the mode and the agent. */
+export function createChatStore(bridge: Pick<Bridge, 'conversations' | 'chat' | 'events'>, schedule: Schedule = nextFrame): ChatStore {
+  const store = createStore<ChatState>(initial())
+  const usageByConversation = new Map<string, ContextUsage>()
+  const fail = (e: unknown) => store.setState({ error: toBridgeError(e) })
+  const isCurrent = (id: string) => store.getState().conversationId === id
+
+  // Text deltas wait here until the next frame.
+  const pendingText = new Map<string, string>()
+  let flushQueued = false
+  const flushText = () => {
+    flushQueued = false
+    if (pendingText.size === 0) return
+    const deltas = new Map(pendingText)
+    pendingText.clear()
+    store.setState((s) => ({
+      live: s.live.map((c) => (deltas.has(c.messageId) ? { ...c, text: c.text + deltas.get(c.messageId)! } : c)),
+    }))
+  }
+  const updateCall = (messageId: string, fn: (c: LiveCall) => LiveCall) =>
+    store.setState((s) => ({ live: s.live.map((c) => (c.messageId === messageId ? fn(c) : c)) }))
+
+  let tailTimer: ReturnType<typeof setTimeout> | undefined
+  const scheduleTail = () => {
+    clearTimeout(tailTimer)
+    tailTimer = setTimeout(() => void actions.refreshTail(), 40)
+  }
+
+  /** Drops live calls whose messages are persisted and whose stream ended. */
+  const settleLive = (entries: Entry[], live: LiveCall[], streaming: boolean) => {
+    const ids = new Set(entries.map((e) => e.id))
+    return live.filter((c) => !(c.ended && (ids.has(c.messageId) || !streaming)))
+  }
+
+  let openSeq = 0
+
+  const actions: ChatActions = {
+    start() {
+      return subscribeAll(bridge.events, {
+        'llm:stream-start': (p) => {
+          if (!isCurrent(p.conversationId)) return
+          store.setState((s) => ({
+            streaming: true,
+            live: s.live.some((c) => c.messageId === p.messageId)
+              ? s.live
+              : [...s.live, { messageId: p.messageId, turn: p.turn, text: '', tools: [], ended: false }],
+          }))
+        },
+        'llm:stream-chunk': (p) => {
+          if (!isCurrent(p.conversationId) || !p.delta) return
+          pendingText.set(p.messageId, (pendingText.get(p.messageId) ?? '') + p.delta)
+          if (!flushQueued) {
+            flushQueued = true
+            schedule(flushText)
+          }
+        },
+        'llm:stream-tool-start': (p) => {
+          if (!isCurrent(p.conversationId)) return
+          flushText()
+          updateCall(p.messageId, (c) => ({
+            ...c,
+            tools: [...c.tools.filter((t) => t.toolCallId !== p.toolCallId), { toolCallId: p.toolCallId, toolName: p.toolName, index: p.index, status: 'running' }],
+          }))
+        },
+        'llm:stream-tool-end': (p) => {
+          if (!isCurrent(p.conversationId)) return
+          const status: LiveTool['status'] = p.interrupted ? 'interrupted' : p.pending ? 'pending' : p.ok ? 'ok' : 'error'
+          updateCall(p.messageId, (c) => ({
+            ...c,
+            tools: c.tools.some((t) => t.toolCallId === p.toolCallId)
+              ? c.tools.map((t) => (t.toolCallId === p.toolCallId ? { ...t, status, durationMs: p.durationMs, error: p.error } : t))
+              : [...c.tools, { toolCallId: p.toolCallId, toolName: p.toolName, index: c.tools.length, status, durationMs: p.durationMs, error: p.error }],
+          }))
+        },
+        'llm:stream-end': (p) => {
+          if (!isCurrent(p.conversationId)) return
+          flushText()
+          updateCall(p.messageId, (c) => ({ ...c, ended: true, error: p.error }))
+          scheduleTail()
+        },
+        'context:usage': (u) => {
+          usageByConversation.set(u.conversationId, u)
+          if (isCurrent(u.conversationId)) store.setState({ usage: u })
+        },
+        'conversation:changed': (c) => {
+          if (!isCurrent(c.conversationId)) return
+          if (c.kind === 'deleted') {
+            void actions.open(null)
+            return
+          }
+          if (c.streaming !== undefined) store.setState({ streaming: c.streaming })
+          if (c.streaming === false && c.error) fail(c.error)
+          scheduleTail()
+        },
+      })
+    },
+
+    async open(id) {
+      const seq = ++openSeq
+      pendingText.clear()
+      clearTimeout(tailTimer)
+      if (!id) {
+        store.setState({ ...initial(), agents: store.getState().agents })
+        return
+      }
+      store.setState({ ...initial(), agents: store.getState().agents, conversationId: id, loading: true, usage: usageByConversation.get(id) ?? null })
+      try {
+        const page = await bridge.conversations.load(id, pageSize)
+        if (seq !== openSeq) return
+        store.setState({
+          meta: page.conversation,
+          entries: page.entries,
+          hasMore: page.hasMore,
+          streaming: page.streaming,
+          loading: false,
+          mode: modeOf(page.conversation),
+          agentId: page.conversation.selectedAgentId ?? '',
+        })
+      } catch (e) {
+        if (seq !== openSeq) return
+        store.setState({ loading: false })
+        fail(e)
+        return
+      }
+      // The meter before the first reply: what the next request would use.
+      if (!usageByConversation.has(id)) void actions.loadPreview()
+    },
+
+    async loadOlder() {
+      const s = store.getState()
+      if (!s.conversationId || !s.hasMore || s.loadingOlder || s.entries.length === 0) return 0
+      const id = s.conversationId
+      store.setState({ loadingOlder: true })
+      try {
+        const page = await bridge.conversations.loadOlder(id, s.entries[0].id, pageSize)
+        if (!isCurrent(id)) return 0
+        const known = new Set(store.getState().entries.map((e) => e.id))
+        const older = page.entries.filter((e) => !known.has(e.id))
+        store.setState((st) => ({ entries: [...older, ...st.entries], hasMore: page.hasMore, loadingOlder: false }))
+        return older.length
+      } catch (e) {
+        store.setState({ loadingOlder: false })
+        fail(e)
+        return 0
+      }
+    },
+
+    async refreshTail() {
+      const id = store.getState().conversationId
+      if (!id) return
+      try {
+        const page = await bridge.conversations.load(id, tailRefreshSize)
+        if (!isCurrent(id)) return
+        const s = store.getState()
+        const { entries, replaced } = mergeTail(s.entries, page.entries)
+        store.setState({
+          meta: page.conversation,
+          entries,
+          hasMore: replaced ? page.hasMore : s.hasMore,
+          streaming: page.streaming,
+          live: settleLive(entries, s.live, page.streaming),
+        })
+      } catch (e) {
+        fail(e)
+      }
+    },
+
+    async send(text) {
+      const s = store.getState()
+      const body = text.trim()
+      if (!s.conversationId || !body || s.streaming) return false
+      store.setState({ streaming: true, error: null, live: [] })
+      try {
+        await bridge.chat.send({ conversationId: s.conversationId, text: body, mode: s.mode, agentId: s.mode === 'agent' ? s.agentId : '' })
+        scheduleTail()
+        return true
+      } catch (e) {
+        store.setState({ streaming: false })
+        fail(e)
+        return false
+      }
+    },
+
+    async stop() {
+      const id = store.getState().conversationId
+      if (!id) return
+      try {
+        await bridge.chat.stop(id)
+      } catch (e) {
+        fail(e)
+      }
+    },
+
+    continueReply: () => actions.send('continue'),
+
+    async retry() {
+      const text = lastUserText(store.getState().entries)
+      return text ? actions.send(text) : false
+    },
+
+    async setMode(mode, agentId) {
+      const s = store.getState()
+      if (!s.conversationId) return
+      const agent = mode === 'agent' ? (agentId ?? (s.agentId || s.agents?.agents[0]?.id || '')) : ''
+      const before = { mode: s.mode, agentId: s.agentId }
+      store.setState({ mode, agentId: agent || s.agentId })
+      try {
+        const meta = await bridge.chat.setMode(s.conversationId, mode, agent)
+        if (isCurrent(meta.id)) store.setState({ meta })
+        void actions.loadPreview()
+      } catch (e) {
+        store.setState(before)
+        fail(e)
+      }
+    },
+
+    async loadAgents() {
+      try {
+        store.setState({ agents: await bridge.chat.agents() })
+      } catch (e) {
+        store.setState({ agents: { packageId: '', agents: [], problem: toBridgeError(e).message } })
+      }
+    },
+
+    async loadPreview() {
+      const s = store.getState()
+      if (!s.conversationId) return null
+      const id = s.conversationId
+      store.setState({ previewLoading: true })
+      try {
+        const preview = await bridge.chat.preview(id, s.mode, s.mode === 'agent' ? s.agentId : '')
+        if (!isCurrent(id)) return null
+        const usage = usageFromPreview(id, preview)
+        usageByConversation.set(id, usage)
+        store.setState({ preview, previewLoading: false, usage: store.getState().usage?.status === 'compressing' ? store.getState().usage : usage })
+        return preview
+      } catch (e) {
+        // In Run mode without a run there is no next request to measure.
+        if (isCurrent(id)) store.setState(toBridgeError(e).code === 'RUN_NOT_FOUND' ? { previewLoading: false, preview: null, usage: null } : { previewLoading: false })
+        return null
+      }
+    },
+
+    async readToolResult(messageId) {
+      const id = store.getState().conversationId
+      if (!id) return null
+      try {
+        return await bridge.conversations.readToolResult(id, messageId)
+      } catch (e) {
+        fail(e)
+        return null
+      }
+    },
+
+    dismissError() {
+      store.setState({ error: null })
+    },
+  }
+
+  return Object.assign(store, { actions })
+}

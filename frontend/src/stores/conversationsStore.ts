@@ -1,0 +1,195 @@
+import type { Bridge, BridgeError, ConversationMeta, SearchHit } from '../bridge'
+import { toBridgeError } from '../bridge'
+import { createStore, type Store } from './store'
+
+export interface ConversationsState {
+  list: ConversationMeta[]
+  loaded: boolean
+  /** The conversation shown in the main area. */
+  selectedId: string | null
+  query: string
+  /** Results for query (null while there is no query or no answer yet). */
+  hits: SearchHit[] | null
+  searching: boolean
+  error: BridgeError | null
+}
+
+export interface ConversationsActions {
+  /** Loads the list and starts following conversation:changed. Returns the unsubscribe. */
+  start(): () => void
+  refresh(): Promise<void>
+  select(id: string | null): void
+  create(): Promise<ConversationMeta | null>
+  rename(id: string, title: string): Promise<boolean>
+  remove(id: string): Promise<boolean>
+  fork(id: string, at: { messageId?: string; checkpoint?: string }): Promise<ConversationMeta | null>
+  checkpoint(id: string, name: string): Promise<boolean>
+  /** Sets the search text; the search runs after a short pause. */
+  setQuery(q: string): void
+  dismissError(): void
+}
+
+export type ConversationsStore = Store<ConversationsState> & { actions: ConversationsActions }
+
+/** Delay before a typed search runs, and before a burst of change events
+ * turns into one reload. */
+export const searchDelayMs = 200
+export const refreshDelayMs = 60
+
+const byActivity = (a: ConversationMeta, b: ConversationMeta) =>
+  a.lastActiveAt < b.lastActiveAt ? 1 : a.lastActiveAt > b.lastActiveAt ? -1 : a.id < b.id ? -1 : 1
+
+/** The conversation sidebar: the list sorted by last activity, selection,
+ * search, and the changes that touch the list. */
+export function createConversationsStore(bridge: Pick<Bridge, 'conversations' | 'events'>): ConversationsStore {
+  const api = bridge.conversations
+  const store = createStore<ConversationsState>({
+    list: [],
+    loaded: false,
+    selectedId: null,
+    query: '',
+    hits: null,
+    searching: false,
+    error: null,
+  })
+  const fail = (e: unknown) => store.setState({ error: toBridgeError(e) })
+  let searchTimer: ReturnType<typeof setTimeout> | undefined
+  let refreshTimer: ReturnType<typeof setTimeout> | undefined
+  let searchSeq = 0
+  let refreshSeq = 0
+
+  async function runSearch() {
+    const q = store.getState().query.trim()
+    const seq = ++searchSeq
+    if (!q) {
+      store.setState({ hits: null, searching: false })
+      return
+    }
+    store.setState({ searching: true })
+    try {
+      const hits = await api.search(q)
+      if (seq === searchSeq) store.setState({ hits, searching: false })
+    } catch (e) {
+      if (seq === searchSeq) store.setState({ searching: false })
+      fail(e)
+    }
+  }
+
+  const scheduleRefresh = () => {
+    clearTimeout(refreshTimer)
+    refreshTimer = setTimeout(() => void actions.refresh(), refreshDelayMs)
+  }
+
+  const actions: ConversationsActions = {
+    start() {
+      void actions.refresh()
+      const off = bridge.events.on('conversation:changed', (c) => {
+        if (c.kind === 'deleted' && store.getState().selectedId === c.conversationId) store.setState({ selectedId: null })
+        scheduleRefresh()
+      })
+      return () => {
+        off()
+        clearTimeout(refreshTimer)
+        clearTimeout(searchTimer)
+      }
+    },
+
+    async refresh() {
+      const seq = ++refreshSeq
+      try {
+        const list = [...(await api.list())].sort(byActivity)
+        if (seq !== refreshSeq) return
+        store.setState({ list, loaded: true })
+        if (store.getState().query.trim()) void runSearch()
+      } catch (e) {
+        store.setState({ loaded: true })
+        fail(e)
+      }
+    },
+
+    select(id) {
+      store.setState({ selectedId: id })
+    },
+
+    async create() {
+      try {
+        const meta = await api.create('')
+        store.setState((s) => ({ list: [meta, ...s.list.filter((c) => c.id !== meta.id)], selectedId: meta.id, query: '', hits: null }))
+        return meta
+      } catch (e) {
+        fail(e)
+        return null
+      }
+    },
+
+    async rename(id, title) {
+      const t = title.trim()
+      if (!t) return false
+      try {
+        const meta = await api.rename(id, t)
+        store.setState((s) => ({ list: s.list.map((c) => (c.id === id ? meta : c)) }))
+        return true
+      } catch (e) {
+        fail(e)
+        return false
+      }
+    },
+
+    async remove(id) {
+      try {
+        await api.remove(id)
+        store.setState((s) => ({
+          list: s.list.filter((c) => c.id !== id),
+          hits: s.hits?.filter((h) => h.conversationId !== id) ?? null,
+          selectedId: s.selectedId === id ? null : s.selectedId,
+        }))
+        return true
+      } catch (e) {
+        fail(e)
+        return false
+      }
+    },
+
+    async fork(id, at) {
+      try {
+        const meta = await api.fork(id, at)
+        store.setState((s) => ({ list: [meta, ...s.list.filter((c) => c.id !== meta.id)].sort(byActivity), selectedId: meta.id }))
+        return meta
+      } catch (e) {
+        fail(e)
+        return null
+      }
+    },
+
+    async checkpoint(id, name) {
+      const n = name.trim()
+      if (!n) return false
+      try {
+        await api.checkpoint(id, n)
+        const meta = await api.get(id)
+        store.setState((s) => ({ list: s.list.map((c) => (c.id === id ? meta : c)) }))
+        return true
+      } catch (e) {
+        fail(e)
+        return false
+      }
+    },
+
+    setQuery(q) {
+      store.setState({ query: q })
+      clearTimeout(searchTimer)
+      if (!q.trim()) {
+        searchSeq++
+        store.setState({ hits: null, searching: false })
+        return
+      }
+      searchTimer = setTimeout(() => void runSearch(), searchDelayMs)
+    },
+
+    dismissError() {
+      store.setState({ error: null })
+    },
+  }
+
+  return Object.assign(store, { actions })
+}

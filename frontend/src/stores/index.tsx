@@ -1,0 +1,56 @@
+import { createContext, useContext, type ReactNode } from 'react'
+import type { Bridge } from '../bridge'
+import { createAppInfoStore, type AppInfoStore } from './appInfoStore'
+import { createChatStore, type ChatStore } from './chatStore'
+import { createConversationsStore, type ConversationsStore } from './conversationsStore'
+import { createPackagesStore, type PackagesStore } from './packagesStore'
+import { createProjectStore, type ProjectStore } from './projectStore'
+import { createRunStore, type RunStore } from './runStore'
+import { createSettingsStore, type SettingsStore } from './settingsStore'
+
+export { useStore } from './store'
+export type { AppInfoStore } from './appInfoStore'
+export type { ChatState, ChatStore, LiveCall, LiveTool } from './chatStore'
+export type { ConversationsState, ConversationsStore } from './conversationsStore'
+export type { PackagesState, PackagesStore } from './packagesStore'
+export type { ProjectBusy, ProjectState, ProjectStore } from './projectStore'
+export type { RunState, RunStore } from './runStore'
+export type { SettingsState, SettingsStore, SettingsTab, Theme } from './settingsStore'
+
+/** Every store of the app, built once from a Bridge. Components reach them
+ * through useStores(); stores reach Go only through the bridge. */
+export interface Stores {
+  appInfo: AppInfoStore
+  projects: ProjectStore
+  conversations: ConversationsStore
+  chat: ChatStore
+  runs: RunStore
+  packages: PackagesStore
+  settings: SettingsStore
+}
+
+export function createStores(bridge: Bridge): Stores {
+  const projects = createProjectStore(bridge)
+  const chat = createChatStore(bridge)
+  return {
+    appInfo: createAppInfoStore(bridge),
+    projects,
+    conversations: createConversationsStore(bridge),
+    chat,
+    runs: createRunStore(bridge, chat),
+    packages: createPackagesStore(bridge, (info) => projects.setState({ current: info })),
+    settings: createSettingsStore(bridge),
+  }
+}
+
+const StoresContext = createContext<Stores | null>(null)
+
+export function StoresProvider({ stores, children }: { stores: Stores; children: ReactNode }) {
+  return <StoresContext.Provider value={stores}>{children}</StoresContext.Provider>
+}
+
+export function useStores(): Stores {
+  const stores = useContext(StoresContext)
+  if (!stores) throw new Error('useStores() needs a <StoresProvider> above it')
+  return stores
+}

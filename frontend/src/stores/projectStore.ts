@@ -1,0 +1,149 @@
+import type { Bridge, BridgeError, ProjectInfo, RecentProject } from '../bridge'
+import { toBridgeError } from '../bridge'
+import { createStore, type Store } from './store'
+
+/** What is in flight: at most one project action at a time. */
+export type ProjectBusy = null | 'open' | 'create' | 'choose' | 'close'
+
+export interface ProjectState {
+  current: ProjectInfo | null
+  recent: RecentProject[]
+  recentLoaded: boolean
+  busy: ProjectBusy
+  error: BridgeError | null
+}
+
+export interface ProjectActions {
+  /** Loads the current project (if the Go side has one) and the recent list. */
+  init(): Promise<void>
+  refreshRecent(): Promise<void>
+  open(root: string): Promise<boolean>
+  /** Native folder picker, then open; false when cancelled or failed. */
+  chooseAndOpen(): Promise<boolean>
+  /** Native folder picker; null when cancelled or failed. */
+  chooseFolder(): Promise<string | null>
+  create(parentDir: string, name: string): Promise<boolean>
+  forget(root: string): Promise<void>
+  close(): Promise<void>
+  dismissError(): void
+}
+
+export type ProjectStore = Store<ProjectState> & { actions: ProjectActions }
+
+export function createProjectStore(bridge: Pick<Bridge, 'projects'>): ProjectStore {
+  const api = bridge.projects
+  const store = createStore<ProjectState>({
+    current: null,
+    recent: [],
+    recentLoaded: false,
+    busy: null,
+    error: null,
+  })
+  const fail = (e: unknown) => store.setState({ error: toBridgeError(e) })
+
+  /** Runs one action unless another is in flight; returns undefined when skipped. */
+  async function exclusive<T>(busy: Exclude<ProjectBusy, null>, fn: () => Promise<T>): Promise<T | undefined> {
+    if (store.getState().busy) return undefined
+    store.setState({ busy, error: null })
+    try {
+      return await fn()
+    } finally {
+      store.setState({ busy: null })
+    }
+  }
+
+  const actions: ProjectActions = {
+    async init() {
+      try {
+        const current = await api.current()
+        store.setState({ current })
+      } catch (e) {
+        fail(e)
+      }
+      await actions.refreshRecent()
+    },
+
+    async refreshRecent() {
+      try {
+        store.setState({ recent: await api.recent(), recentLoaded: true })
+      } catch (e) {
+        store.setState({ recentLoaded: true })
+        fail(e)
+      }
+    },
+
+    async open(root) {
+      const path = root.trim()
+      if (!path) return false
+      const ok = await exclusive('open', async () => {
+        try {
+          store.setState({ current: await api.open(path) })
+          return true
+        } catch (e) {
+          fail(e)
+          return false
+        }
+      })
+      void actions.refreshRecent()
+      return ok ?? false
+    },
+
+    async chooseFolder() {
+      const dir = await exclusive('choose', async () => {
+        try {
+          return await api.chooseFolder()
+        } catch (e) {
+          fail(e)
+          return null
+        }
+      })
+      return dir ?? null
+    },
+
+    async chooseAndOpen() {
+      const dir = await actions.chooseFolder()
+      return dir ? actions.open(dir) : false
+    },
+
+    async create(parentDir, name) {
+      const ok = await exclusive('create', async () => {
+        try {
+          store.setState({ current: await api.create(parentDir.trim(), name) })
+          return true
+        } catch (e) {
+          fail(e)
+          return false
+        }
+      })
+      if (ok) void actions.refreshRecent()
+      return ok ?? false
+    },
+
+    async forget(root) {
+      try {
+        await api.forgetRecent(root)
+      } catch (e) {
+        fail(e)
+      }
+      await actions.refreshRecent()
+    },
+
+    async close() {
+      await exclusive('close', async () => {
+        try {
+          await api.close()
+          store.setState({ current: null })
+        } catch (e) {
+          fail(e)
+        }
+      })
+      await actions.refreshRecent()
+    },
+
+    dismissError() {
+      store.setState({ error: null })
+    },
+  }
+
+  return Object.assign(store, { actions })
+}
