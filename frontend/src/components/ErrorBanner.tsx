@@ -1,0 +1,20 @@
+import type { BridgeError } from '../bridge'
+
+/** One failure, said plainly, with its code for reports. */
+export function ErrorBanner({ error, onDismiss }: { error: BridgeError; onDismiss?: () => void }) {
+  return (
+    <div className="alert" role="alert" data-testid="error-banner" data-code={error.code}>
+      <div>
+        <div className="alert-message" data-testid="error-message">
+          {error.message}
+        </div>
+        <div className="alert-code mono">{error.code}</div>
+      </div>
+      {onDismiss && (
+        <button type="button" className="btn btn-ghost btn-small" onClick={onDismiss} aria-label="Dismiss error" data-testid="error-dismiss">
+          Dismiss
+        </button>
+      )}
+    </div>
+  )
+}

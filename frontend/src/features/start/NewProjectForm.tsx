@@ -1,0 +1,96 @@
+import { useEffect, useId, useRef, useState, type FormEvent } from 'react'
+
+interface Props {
+  busy: boolean
+  chooseFolder: () => Promise<string | null>
+  onCreate: (parentDir: string, name: string) => Promise<boolean>
+  onCancel: () => void
+}
+
+function joinPath(dir: string, name: string): string {
+  const sep = dir.includes('\\') && !dir.includes('/') ? '\\' : '/'
+  return dir.endsWith(sep) ? dir + name : `${dir}${sep}${name}`
+}
+
+/** A new project: a location (native picker or typed) and a folder name. */
+export function NewProjectForm({ busy, chooseFolder, onCreate, onCancel }: Props) {
+  const [parent, setParent] = useState('')
+  const [name, setName] = useState('')
+  const parentId = useId()
+  const nameId = useId()
+  const nameRef = useRef<HTMLInputElement>(null)
+
+  useEffect(() => {
+    nameRef.current?.focus()
+  }, [])
+
+  const browse = async () => {
+    const dir = await chooseFolder()
+    if (dir) {
+      setParent(dir)
+      nameRef.current?.focus()
+    }
+  }
+  const submit = async (e: FormEvent) => {
+    e.preventDefault()
+    await onCreate(parent, name)
+  }
+  const ready = parent.trim() !== '' && name.trim() !== ''
+
+  return (
+    <form className="card new-project" onSubmit={submit} aria-labelledby="new-project-title" data-testid="new-project-form">
+      <h2 id="new-project-title" className="card-title">
+        New project
+      </h2>
+      <div className="field">
+        <label htmlFor={nameId}>Name</label>
+        <input
+          id={nameId}
+          ref={nameRef}
+          className="input"
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          placeholder="my-project"
+          spellCheck={false}
+          autoComplete="off"
+          data-testid="new-project-name-input"
+        />
+      </div>
+      <div className="field">
+        <label htmlFor={parentId}>Location</label>
+        <div className="path-form-row">
+          <input
+            id={parentId}
+            className="input mono"
+            value={parent}
+            onChange={(e) => setParent(e.target.value)}
+            placeholder="/home/me/projects"
+            spellCheck={false}
+            autoComplete="off"
+            data-testid="new-project-parent-input"
+          />
+          <button type="button" className="btn" onClick={browse} disabled={busy} data-testid="new-project-browse">
+            Browse…
+          </button>
+        </div>
+      </div>
+      <p className="hint" data-testid="new-project-preview">
+        {ready ? (
+          <>
+            Creates the folder <span className="mono">{joinPath(parent.trim(), name)}</span>
+          </>
+        ) : (
+          'Choose where the project folder goes and what it is called.'
+        )}
+      </p>
+      <div className="form-actions">
+        <button type="button" className="btn btn-ghost" onClick={onCancel} data-testid="new-project-cancel">
+          Cancel
+        </button>
+        <button type="submit" className="btn btn-primary" disabled={busy || !ready} data-testid="new-project-submit">
+          Create project
+        </button>
+      </div>
+    </form>
+  )
+}

@@ -1,0 +1,122 @@
+import { screen, waitFor, within } from '@testing-library/react'
+import userEvent from '@testing-library/user-event'
+import { App } from '../../App'
+import { createFakeBridge } from '../../test/fakeBridge'
+import { renderWithStores } from '../../test/render'
+
+const recentEntries = [
+  { root: '/home/me/alpha', id: 'a', name: 'alpha', lastOpenedAt: new Date().toISOString() },
+  { root: '/home/me/gone', id: 'g', name: 'gone', lastOpenedAt: new Date().toISOString() },
+]
+
+function setup(opts?: Parameters<typeof createFakeBridge>[0]) {
+  const fake = createFakeBridge(opts)
+  const user = userEvent.setup()
+  const view = renderWithStores(<App />, fake.bridge)
+  return { fake, user, ...view }
+}
+
+describe('StartScreen', () => {
+  it('shows the app name, version and the two actions', async () => {
+    setup({ version: '1.4.2' })
+    expect(await screen.findByRole('heading', { level: 1, name: 'CrewAgent' })).toBeInTheDocument()
+    expect(await screen.findByTestId('app-version')).toHaveTextContent('v1.4.2')
+    expect(screen.getByRole('button', { name: 'New project' })).toBeEnabled()
+    expect(screen.getByRole('button', { name: 'Open project…' })).toBeEnabled()
+    expect(await screen.findByTestId('recent-empty')).toBeInTheDocument()
+  })
+
+  it('lists recent projects and greys out missing folders with a Remove action', async () => {
+    const { user, fake } = setup({ folders: ['/home/me/alpha'], recent: recentEntries })
+    const items = await screen.findAllByTestId('recent-item')
+    expect(items.map((li) => li.dataset.missing)).toEqual(['false', 'true'])
+    expect(within(items[0]).queryByRole('button', { name: /remove/i })).toBeNull()
+    expect(within(items[1]).getByTestId('recent-missing')).toHaveTextContent('Folder missing')
+
+    await user.click(within(items[1]).getByRole('button', { name: 'Remove gone from recent projects' }))
+    expect(fake.bridge.projects.forgetRecent).toHaveBeenCalledWith('/home/me/gone')
+    await waitFor(() => expect(screen.getAllByTestId('recent-item')).toHaveLength(1))
+  })
+
+  it('opens a recent project into the workspace and closes it again', async () => {
+    const { user } = setup({ folders: ['/home/me/alpha'], recent: recentEntries })
+    await user.click(await screen.findByRole('button', { name: /alpha/ }))
+    expect(await screen.findByTestId('workspace-screen')).toBeInTheDocument()
+    expect(screen.getByTestId('workspace-project-name')).toHaveTextContent('alpha')
+    expect(screen.getByTestId('workspace-project-root')).toHaveTextContent('/home/me/alpha')
+
+    await user.click(screen.getByRole('button', { name: 'Close project' }))
+    expect(await screen.findByTestId('start-screen')).toBeInTheDocument()
+  })
+
+  it('opens a typed path', async () => {
+    const { user, fake } = setup({ folders: ['/home/me/typed'] })
+    const input = await screen.findByLabelText('Or open a folder by path')
+    const submit = screen.getByTestId('open-path-submit')
+    expect(submit).toBeDisabled()
+    await user.type(input, '/home/me/typed')
+    await user.click(submit)
+    expect(fake.bridge.projects.open).toHaveBeenCalledWith('/home/me/typed')
+    expect(await screen.findByTestId('workspace-project-name')).toHaveTextContent('typed')
+  })
+
+  it('says clearly why a folder could not be opened', async () => {
+    const { user } = setup()
+    await user.type(await screen.findByLabelText('Or open a folder by path'), '/home/me/missing{Enter}')
+    const alert = await screen.findByRole('alert')
+    expect(alert).toHaveAttribute('data-code', 'E_PROJECT_NOT_FOUND')
+    expect(alert).toHaveTextContent('project folder /home/me/missing does not exist')
+    expect(screen.getByTestId('start-screen')).toBeInTheDocument()
+    await user.click(screen.getByRole('button', { name: 'Dismiss error' }))
+    expect(screen.queryByRole('alert')).toBeNull()
+  })
+
+  it('Open project… uses the native folder picker', async () => {
+    const { user, fake } = setup({ folders: ['/home/me/picked'] })
+    fake.setNextFolder('/home/me/picked')
+    await user.click(await screen.findByRole('button', { name: 'Open project…' }))
+    expect(fake.bridge.projects.chooseFolder).toHaveBeenCalled()
+    expect(await screen.findByTestId('workspace-project-name')).toHaveTextContent('picked')
+  })
+
+  it('a cancelled picker changes nothing', async () => {
+    const { user, fake } = setup()
+    fake.setNextFolder(null)
+    await user.click(await screen.findByRole('button', { name: 'Open project…' }))
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Open project…' })).toBeEnabled())
+    expect(fake.bridge.projects.open).not.toHaveBeenCalled()
+    expect(screen.queryByRole('alert')).toBeNull()
+  })
+
+  it('creates a project from a picked location and a name', async () => {
+    const { user, fake } = setup({ folders: ['/home/me'] })
+    await user.click(await screen.findByRole('button', { name: 'New project' }))
+    const form = await screen.findByTestId('new-project-form')
+    const create = within(form).getByRole('button', { name: 'Create project' })
+    expect(create).toBeDisabled()
+    expect(within(form).getByLabelText('Name')).toHaveFocus()
+
+    fake.setNextFolder('/home/me')
+    await user.click(within(form).getByRole('button', { name: 'Browse…' }))
+    await waitFor(() => expect(within(form).getByLabelText('Location')).toHaveValue('/home/me'))
+    await user.type(within(form).getByLabelText('Name'), 'fresh')
+    expect(within(form).getByTestId('new-project-preview')).toHaveTextContent('Creates the folder /home/me/fresh')
+    await user.click(create)
+
+    expect(fake.bridge.projects.create).toHaveBeenCalledWith('/home/me', 'fresh')
+    expect(await screen.findByTestId('workspace-project-name')).toHaveTextContent('fresh')
+  })
+
+  it('shows the backend refusal of a bad name and keeps the form', async () => {
+    const { user } = setup({ folders: ['/home/me'] })
+    await user.click(await screen.findByRole('button', { name: 'New project' }))
+    const form = await screen.findByTestId('new-project-form')
+    await user.type(within(form).getByLabelText('Location'), '/home/me')
+    await user.type(within(form).getByLabelText('Name'), 'a/b')
+    await user.click(within(form).getByRole('button', { name: 'Create project' }))
+    expect(await screen.findByRole('alert')).toHaveAttribute('data-code', 'E_PROJECT_NAME_INVALID')
+    expect(screen.getByTestId('new-project-form')).toBeInTheDocument()
+    await user.click(within(form).getByRole('button', { name: 'Cancel' }))
+    expect(screen.queryByTestId('new-project-form')).toBeNull()
+  })
+})

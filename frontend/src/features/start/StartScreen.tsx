@@ -1,0 +1,88 @@
+import { useState } from 'react'
+import { ErrorBanner } from '../../components/ErrorBanner'
+import { Logo } from '../../components/Logo'
+import { useStore, useStores } from '../../stores'
+import { NewProjectForm } from './NewProjectForm'
+import { OpenPathForm } from './OpenPathForm'
+import { RecentProjects } from './RecentProjects'
+import './start.css'
+
+/** The first screen: create a project, open one, or pick a recent one. */
+export function StartScreen() {
+  const { projects, appInfo, settings } = useStores()
+  const version = useStore(appInfo, (s) => s.version)
+  const recent = useStore(projects, (s) => s.recent)
+  const recentLoaded = useStore(projects, (s) => s.recentLoaded)
+  const busy = useStore(projects, (s) => s.busy)
+  const error = useStore(projects, (s) => s.error)
+  const [creating, setCreating] = useState(false)
+  const a = projects.actions
+
+  return (
+    <main className="start" data-testid="start-screen">
+      <div className="start-inner">
+        <header className="start-header">
+          <Logo size={48} />
+          <div>
+            <h1 className="start-title" data-testid="app-name">
+              CrewAgent
+            </h1>
+            <p className="start-tagline">
+              Agents, chats and workflow runs for your project folders.
+              {version && (
+                <span className="start-version" data-testid="app-version">
+                  v{version}
+                </span>
+              )}
+            </p>
+          </div>
+          <button type="button" className="btn btn-small start-settings" onClick={() => settings.actions.show()} data-testid="open-settings">
+            ⚙ Settings
+          </button>
+        </header>
+
+        {error && <ErrorBanner error={error} onDismiss={a.dismissError} />}
+
+        <div className="start-actions">
+          <button
+            type="button"
+            className="btn btn-primary btn-large"
+            onClick={() => setCreating((c) => !c)}
+            aria-expanded={creating}
+            data-testid="new-project-button"
+          >
+            New project
+          </button>
+          <button
+            type="button"
+            className="btn btn-large"
+            onClick={() => void a.chooseAndOpen()}
+            disabled={busy !== null}
+            data-testid="open-project-button"
+          >
+            Open project…
+          </button>
+          {busy && (
+            <span className="start-busy" role="status" data-testid="busy">
+              {busy === 'choose' ? 'Waiting for the folder dialog…' : 'Working…'}
+            </span>
+          )}
+        </div>
+
+        {creating && (
+          <NewProjectForm busy={busy !== null} chooseFolder={a.chooseFolder} onCreate={a.create} onCancel={() => setCreating(false)} />
+        )}
+
+        <OpenPathForm busy={busy !== null} onOpen={a.open} />
+
+        <RecentProjects
+          projects={recent}
+          loaded={recentLoaded}
+          busy={busy !== null}
+          onOpen={(root) => void a.open(root)}
+          onForget={(root) => void a.forget(root)}
+        />
+      </div>
+    </main>
+  )
+}

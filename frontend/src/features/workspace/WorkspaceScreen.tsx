@@ -1,0 +1,143 @@
+import { useEffect } from 'react'
+import { ErrorBanner } from '../../components/ErrorBanner'
+import { Logo } from '../../components/Logo'
+import type { ProjectInfo } from '../../bridge'
+import { useStore, useStores } from '../../stores'
+import { ChatView } from '../chat/ChatView'
+import { Sidebar } from '../conversations/Sidebar'
+import { StatusBar } from './StatusBar'
+import './workspace.css'
+
+/** The open project: the conversation sidebar and the open conversation.
+ * Keys: Ctrl/Cmd+N starts a conversation, Esc stops the reply in progress. */
+export function WorkspaceScreen({ project }: { project: ProjectInfo }) {
+  const { projects, conversations, chat, settings, runs, packages } = useStores()
+  const busy = useStore(projects, (s) => s.busy)
+  const error = useStore(projects, (s) => s.error)
+  const convError = useStore(conversations, (s) => s.error)
+  const selectedId = useStore(conversations, (s) => s.selectedId)
+  const listLoaded = useStore(conversations, (s) => s.loaded)
+  const listEmpty = useStore(conversations, (s) => s.list.length === 0)
+  const llmConfigured = useStore(settings, (s) => s.view?.llmConfigured ?? true)
+  const active = useStore(packages, (s) => s.active)
+  const pkgError = useStore(packages, (s) => s.error)
+  const demoError = useStore(packages, (s) => s.view?.demoError ?? '')
+  const settingsOpen = useStore(settings, (s) => s.open)
+
+  useEffect(() => {
+    const stopConversations = conversations.actions.start()
+    const stopChat = chat.actions.start()
+    const stopRuns = runs.actions.start()
+    return () => {
+      stopConversations()
+      stopChat()
+      stopRuns()
+      conversations.actions.select(null)
+      void chat.actions.open(null)
+      void runs.actions.open(null)
+    }
+  }, [conversations, chat, runs, project.id])
+
+  // The package decides the agents and the workflows: reload them when it changes.
+  useEffect(() => {
+    void chat.actions.loadAgents()
+    void packages.actions.loadActive()
+    void packages.actions.load()
+  }, [chat, packages, project.id, project.activePackageId])
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.defaultPrevented) return
+      if ((e.ctrlKey || e.metaKey) && !e.shiftKey && !e.altKey && e.key.toLowerCase() === 'n') {
+        e.preventDefault()
+        void conversations.actions.create()
+      } else if (e.key === 'Escape' && chat.getState().streaming) {
+        e.preventDefault()
+        void chat.actions.stop()
+      }
+    }
+    window.addEventListener('keydown', onKey)
+    return () => window.removeEventListener('keydown', onKey)
+  }, [conversations, chat])
+
+  return (
+    <div className="workspace" data-testid="workspace-screen">
+      <header className="workspace-bar">
+        <Logo size={24} />
+        <div className="workspace-title">
+          <h1 className="workspace-name" data-testid="workspace-project-name">
+            {project.name}
+          </h1>
+          <span className="workspace-root mono" title={project.root} data-testid="workspace-project-root">
+            {project.root}
+          </span>
+          <span className="sr-only" data-testid="workspace-project-id">
+            {project.id}
+          </span>
+        </div>
+        <button
+          type="button"
+          className="btn btn-ghost btn-small workspace-package"
+          title={active?.problem || `Package ${project.activePackageId} (click to manage packages)`}
+          onClick={() => settings.actions.show('packages')}
+          data-testid="workspace-package"
+          data-package={project.activePackageId}
+        >
+          Package: {active?.name ? `${active.name} ${active.version}` : project.activePackageId || 'none'}
+        </button>
+        <button type="button" className="btn btn-small" onClick={() => settings.actions.show()} data-testid="open-settings">
+          ⚙ Settings
+        </button>
+        <button type="button" className="btn btn-small" onClick={() => void projects.actions.close()} disabled={busy !== null} data-testid="workspace-close">
+          Close project
+        </button>
+      </header>
+      {(error || convError || demoError || (pkgError && !settingsOpen)) && (
+        <div className="workspace-errors">
+          {error && <ErrorBanner error={error} onDismiss={projects.actions.dismissError} />}
+          {convError && <ErrorBanner error={convError} onDismiss={conversations.actions.dismissError} />}
+          {demoError && (
+            <div className="alert" role="alert" data-testid="demo-error">
+              <div className="alert-message">{demoError}</div>
+            </div>
+          )}
+          {pkgError && !settingsOpen && <ErrorBanner error={pkgError} onDismiss={packages.actions.dismissError} />}
+        </div>
+      )}
+      <div className="workspace-main">
+        <Sidebar />
+        <main className="workspace-content">
+          {selectedId ? (
+            <ChatView conversationId={selectedId} />
+          ) : (
+            <div className="workspace-empty" data-testid="workspace-empty">
+              <h2>{listLoaded && listEmpty ? 'Start your first conversation' : 'Pick a conversation'}</h2>
+              <p className="hint">
+                {listLoaded && listEmpty
+                  ? 'Conversations are kept per project, with every tool call and result.'
+                  : 'Choose one on the left, or start a new one.'}
+              </p>
+              <div className="workspace-empty-actions">
+                <button type="button" className="btn btn-primary" onClick={() => void conversations.actions.create()} data-testid="empty-new-conversation">
+                  New conversation (Ctrl+N)
+                </button>
+                {!llmConfigured && (
+                  <button type="button" className="btn" onClick={() => settings.actions.show()} data-testid="empty-open-settings">
+                    Configure the LLM in Settings
+                  </button>
+                )}
+              </div>
+              <dl className="facts">
+                <dt>Folder</dt>
+                <dd className="mono">{project.root}</dd>
+                <dt>Data</dt>
+                <dd className="mono">{project.dataDir}</dd>
+              </dl>
+            </div>
+          )}
+        </main>
+      </div>
+      <StatusBar project={project} />
+    </div>
+  )
+}
