@@ -1,0 +1,129 @@
+import { useState } from 'react'
+import type { Mode } from '../../bridge'
+import { timeAgo } from '../../lib/time'
+import { useStore, useStores } from '../../stores'
+
+const modes: { mode: Mode; label: string; hint: string }[] = [
+  { mode: 'chat', label: 'Chat', hint: 'Plain conversation with the model' },
+  { mode: 'agent', label: 'Agent', hint: 'An agent persona with file tools' },
+  { mode: 'run', label: 'Run', hint: 'Workflow runs' },
+]
+
+/** Title, the Chat / Agent / Run switch (history is kept; only the mode of
+ * the next request changes), the agent picker and the checkpoints. */
+export function ChatHeader() {
+  const { chat, conversations } = useStores()
+  const meta = useStore(chat, (s) => s.meta)
+  const mode = useStore(chat, (s) => s.mode)
+  const agentId = useStore(chat, (s) => s.agentId)
+  const agents = useStore(chat, (s) => s.agents)
+  const streaming = useStore(chat, (s) => s.streaming)
+  const [cpOpen, setCpOpen] = useState(false)
+  if (!meta) return null
+  const agentList = agents?.agents ?? []
+  const checkpoints = meta.checkpoints ?? []
+
+  return (
+    <header className="chat-header">
+      <div className="chat-title-wrap">
+        <h2 className="chat-title" data-testid="chat-title" title={meta.title}>
+          {meta.title}
+        </h2>
+        <span className="chat-sub">
+          {meta.messageCount} messages · {timeAgo(meta.lastActiveAt)}
+        </span>
+      </div>
+      <div className="mode-switch" role="radiogroup" aria-label="Mode" data-testid="mode-switch">
+        {modes.map((m) => (
+          <button
+            key={m.mode}
+            type="button"
+            role="radio"
+            aria-checked={mode === m.mode}
+            className={`mode-btn ${mode === m.mode ? 'is-active' : ''}`}
+            title={m.mode === 'agent' && agentList.length === 0 ? 'No agents: the project has no active package with agents' : m.hint}
+            disabled={streaming || (m.mode === 'agent' && agentList.length === 0)}
+            onClick={() => mode !== m.mode && void chat.actions.setMode(m.mode)}
+            data-testid={`mode-${m.mode}`}
+          >
+            {m.label}
+          </button>
+        ))}
+      </div>
+      {mode === 'agent' && agentList.length > 0 && (
+        <select
+          className="input input-small agent-picker"
+          value={agentId}
+          onChange={(e) => void chat.actions.setMode('agent', e.target.value)}
+          disabled={streaming}
+          aria-label="Agent"
+          data-testid="agent-picker"
+        >
+          {agentList.map((a) => (
+            <option key={a.id} value={a.id}>
+              {a.icon ? `${a.icon} ` : ''}
+              {a.name}
+              {a.title ? ` — ${a.title}` : ''}
+            </option>
+          ))}
+        </select>
+      )}
+      <div className="cp-wrap">
+        <button type="button" className="btn btn-small" onClick={() => setCpOpen((o) => !o)} aria-expanded={cpOpen} data-testid="checkpoints-toggle">
+          Checkpoints{checkpoints.length ? ` (${checkpoints.length})` : ''}
+        </button>
+        {cpOpen && <CheckpointsPanel onClose={() => setCpOpen(false)} conversationId={meta.id} onFork={(name) => void conversations.actions.fork(meta.id, { checkpoint: name })} />}
+      </div>
+    </header>
+  )
+}
+
+function CheckpointsPanel({ conversationId, onFork, onClose }: { conversationId: string; onFork: (name: string) => void; onClose: () => void }) {
+  const { chat, conversations } = useStores()
+  const meta = useStore(chat, (s) => s.meta)
+  const [name, setName] = useState('')
+  const checkpoints = meta?.checkpoints ?? []
+  const create = async () => {
+    if (await conversations.actions.checkpoint(conversationId, name)) {
+      setName('')
+      await chat.actions.refreshTail()
+    }
+  }
+  return (
+    <div className="popover" role="dialog" aria-label="Checkpoints" data-testid="checkpoints-panel">
+      <div className="popover-head">
+        <strong>Checkpoints</strong>
+        <button type="button" className="btn btn-ghost btn-small" onClick={onClose} aria-label="Close">
+          ✕
+        </button>
+      </div>
+      {checkpoints.length === 0 ? (
+        <p className="hint">No checkpoints yet. Name the current state to fork from it later.</p>
+      ) : (
+        <ul className="cp-list">
+          {checkpoints.map((c) => (
+            <li key={c.name} className="cp-item" data-testid="cp-item">
+              <span className="cp-name">{c.name}</span>
+              <span className="hint">{timeAgo(c.createdAt)}</span>
+              <button type="button" className="btn btn-small" onClick={() => (onFork(c.name), onClose())} data-testid="cp-fork">
+                Fork
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      <form
+        className="cp-form"
+        onSubmit={(e) => {
+          e.preventDefault()
+          void create()
+        }}
+      >
+        <input className="input input-small" placeholder="Checkpoint name" value={name} onChange={(e) => setName(e.target.value)} data-testid="cp-name-input" />
+        <button type="submit" className="btn btn-small btn-primary" disabled={!name.trim()} data-testid="cp-create">
+          Create
+        </button>
+      </form>
+    </div>
+  )
+}

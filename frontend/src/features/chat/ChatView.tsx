@@ -1,0 +1,92 @@
+import { useCallback, useEffect, useState } from 'react'
+import { ErrorBanner } from '../../components/ErrorBanner'
+import { ContextInspector } from '../context/ContextInspector'
+import { ArtifactViewer } from '../runs/ArtifactViewer'
+import { RunBar } from '../runs/RunBar'
+import { RunPanel } from '../runs/RunPanel'
+import { useStore, useStores } from '../../stores'
+import { ChatHeader } from './ChatHeader'
+import { Composer } from './Composer'
+import { MessageList } from './MessageList'
+import './chat.css'
+
+/** The open conversation: header with the mode switch, the run bar in Run
+ * mode, the messages, the input with the context meter, and the run panel
+ * on the right when the conversation has a workflow run. */
+export function ChatView({ conversationId }: { conversationId: string }) {
+  const { chat, conversations, settings, runs, packages } = useStores()
+  const error = useStore(chat, (s) => s.error)
+  const loading = useStore(chat, (s) => s.loading)
+  const mode = useStore(chat, (s) => s.mode)
+  const entriesCount = useStore(chat, (s) => s.entries.length)
+  const streaming = useStore(chat, (s) => s.streaming)
+  const llmConfigured = useStore(settings, (s) => s.view?.llmConfigured ?? true)
+  const hasRun = useStore(runs, (s) => !!s.run)
+  const packageProblem = useStore(packages, (s) => s.active?.problem ?? '')
+  const [inspecting, setInspecting] = useState(false)
+
+  useEffect(() => {
+    void chat.actions.open(conversationId)
+    void runs.actions.open(conversationId)
+  }, [chat, runs, conversationId])
+
+  const onFork = useCallback((messageId: string) => void conversations.actions.fork(conversationId, { messageId }), [conversations, conversationId])
+
+  const disabledReason = !llmConfigured
+    ? 'Configure the LLM in Settings to send messages.'
+    : mode === 'run' && packageProblem && !hasRun
+      ? 'Run mode needs a package with workflows: choose one in Settings → Packages.'
+      : null
+
+  return (
+    <section className="chat" data-testid="chat-view" data-conversation={conversationId} data-streaming={streaming} data-mode={mode}>
+      <ChatHeader />
+      {!llmConfigured && (
+        <div className="notice" data-testid="llm-not-configured">
+          <span>No LLM is configured yet: set the base URL and model to start chatting.</span>
+          <button type="button" className="btn btn-small btn-primary" onClick={() => settings.actions.show()} data-testid="open-settings-from-notice">
+            Open Settings
+          </button>
+        </div>
+      )}
+      <div className="chat-body">
+        <div className="chat-main">
+          {mode === 'run' && <RunBar />}
+          {error && (
+            <div className="chat-error">
+              <ErrorBanner error={error} onDismiss={chat.actions.dismissError} />
+              {(error.code === 'E_LLM_NOT_CONFIGURED' || error.code.startsWith('LLM_')) && (
+                <button type="button" className="btn btn-small" onClick={() => settings.actions.show()}>
+                  Open Settings
+                </button>
+              )}
+            </div>
+          )}
+          {loading ? (
+            <div className="chat-empty">Loading…</div>
+          ) : entriesCount === 0 && !streaming ? (
+            <div className="chat-empty" data-testid="chat-empty">
+              {mode === 'run' ? (
+                <>
+                  <p>No run in this conversation yet.</p>
+                  <p className="hint">Pick a workflow above, type the first message below if you like, then Start run.</p>
+                </>
+              ) : (
+                <>
+                  <p>Nothing here yet.</p>
+                  <p className="hint">Type a message below. In Agent mode the model can read and write files of this project.</p>
+                </>
+              )}
+            </div>
+          ) : (
+            <MessageList onFork={onFork} />
+          )}
+          <Composer onOpenInspector={() => setInspecting(true)} disabledReason={disabledReason} />
+        </div>
+        <RunPanel />
+      </div>
+      {inspecting && <ContextInspector onClose={() => setInspecting(false)} />}
+      <ArtifactViewer />
+    </section>
+  )
+}

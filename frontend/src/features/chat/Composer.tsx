@@ -1,0 +1,97 @@
+import { useRef, useState, type KeyboardEvent } from 'react'
+import { ContextMeter } from '../context/ContextMeter'
+import { useStore, useStores } from '../../stores'
+
+/** The message input: Enter sends, Shift+Enter starts a new line; the Send
+ * button becomes Stop while a reply (or a run turn) is generated. In Run
+ * mode without a run it is Start run, and the text (optional) is the run's
+ * first message; with a run, messages go to the run — also after it has
+ * completed. The context meter sits beside it. */
+export function Composer({ onOpenInspector, disabledReason }: { onOpenInspector: () => void; disabledReason: string | null }) {
+  const { chat, runs } = useStores()
+  const streaming = useStore(chat, (s) => s.streaming)
+  const usage = useStore(chat, (s) => s.usage)
+  const conversationId = useStore(chat, (s) => s.conversationId)
+  const mode = useStore(chat, (s) => s.mode)
+  const starting = useStore(runs, (s) => s.starting)
+  const startMode = useStore(runs, (s) => mode === 'run' && s.loaded && (!s.run || s.newRun))
+  const runComplete = useStore(runs, (s) => !!s.run?.complete)
+  const canStart = useStore(runs, (s) => !!s.workflowId)
+  const [text, setText] = useState('')
+  const ref = useRef<HTMLTextAreaElement>(null)
+
+  const send = async () => {
+    if (streaming || starting || disabledReason) return
+    if (startMode) {
+      if (!canStart) return
+      const body = text
+      setText('')
+      if (!(await runs.actions.startRun(body))) setText((t) => t || body)
+      ref.current?.focus()
+      return
+    }
+    if (!text.trim()) return
+    const body = text
+    setText('')
+    if (!(await chat.actions.send(body))) setText((t) => t || body)
+    ref.current?.focus()
+  }
+
+  const placeholder = streaming
+    ? 'Answering… (Esc stops)'
+    : startMode
+      ? 'First message for the run (optional) — Enter starts it'
+      : mode === 'run' && runComplete
+        ? 'The run is complete — keep talking (changes to its state need your confirmation)'
+        : mode === 'run'
+          ? 'Message to the run (Enter to send, Shift+Enter for a new line)'
+          : 'Message (Enter to send, Shift+Enter for a new line)'
+
+  const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
+      e.preventDefault()
+      void send()
+    }
+  }
+
+  return (
+    <div className="composer" data-testid="composer">
+      {disabledReason && (
+        <div className="composer-note" data-testid="composer-note">
+          {disabledReason}
+        </div>
+      )}
+      <div className="composer-row">
+        <textarea
+          ref={ref}
+          key={conversationId ?? ''}
+          className="composer-input"
+          rows={Math.min(8, Math.max(2, text.split('\n').length))}
+          placeholder={placeholder}
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+          onKeyDown={onKeyDown}
+          autoFocus
+          aria-label="Message"
+          data-testid="composer-input"
+        />
+        <div className="composer-side">
+          {streaming ? (
+            <button type="button" className="btn btn-danger" onClick={() => void chat.actions.stop()} title="Stop (Esc)" data-testid="composer-stop">
+              ■ Stop
+            </button>
+          ) : startMode ? (
+            <button type="button" className="btn btn-primary" onClick={() => void send()} disabled={starting || !canStart || !!disabledReason} data-testid="composer-start-run">
+              {starting ? 'Starting…' : '▶ Start run'}
+            </button>
+          ) : (
+            <button type="button" className="btn btn-primary" onClick={() => void send()} disabled={!text.trim() || !!disabledReason} data-testid="composer-send">
+              Send
+            </button>
+          )}
+          <ContextMeter usage={usage} onOpen={onOpenInspector} />
+        </div>
+      </div>
+    </div>
+  )
+}

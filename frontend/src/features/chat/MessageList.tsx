@@ -1,0 +1,145 @@
+import { useVirtualizer } from '@tanstack/react-virtual'
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
+import { useStore, useStores } from '../../stores'
+import { buildRows } from './messageRows'
+import { MessageRow, type RowActions } from './rows'
+
+/** Distance from the bottom (px) within which the list follows new content. */
+const stickThreshold = 48
+/** Distance from the top (px) at which older entries are loaded. */
+const loadOlderThreshold = 400
+
+/** The messages of the open conversation, virtualised (only the rows on
+ * screen are in the DOM; heights are measured as rows render). It follows
+ * new content while the user is at the bottom, pauses when they scroll up
+ * (with a "Jump to latest" button), and loads older entries at the top. */
+export function MessageList({ onFork }: { onFork: (messageId: string) => void }) {
+  const { chat } = useStores()
+  const conversationId = useStore(chat, (s) => s.conversationId)
+  const entries = useStore(chat, (s) => s.entries)
+  const live = useStore(chat, (s) => s.live)
+  const streaming = useStore(chat, (s) => s.streaming)
+  const hasMore = useStore(chat, (s) => s.hasMore)
+  const loadingOlder = useStore(chat, (s) => s.loadingOlder)
+  const rows = useMemo(() => buildRows(entries, live, streaming), [entries, live, streaming])
+
+  const scrollRef = useRef<HTMLDivElement>(null)
+  const stick = useRef(true)
+  const [atBottom, setAtBottom] = useState(true)
+  const anchor = useRef<{ key: string; delta: number } | null>(null)
+
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => 88,
+    overscan: 8,
+    getItemKey: (i) => rows[i]?.key ?? i,
+  })
+
+  const scrollToBottom = useCallback(() => {
+    const el = scrollRef.current
+    if (el) el.scrollTop = el.scrollHeight
+  }, [])
+
+  // A newly opened conversation starts at its end.
+  useLayoutEffect(() => {
+    stick.current = true
+    setAtBottom(true)
+  }, [conversationId])
+
+  // Keep the view where it was when older rows are put above it.
+  useLayoutEffect(() => {
+    const a = anchor.current
+    if (!a) return
+    const i = rows.findIndex((r) => r.key === a.key)
+    anchor.current = null
+    if (i < 0) return
+    const start = virtualizer.getOffsetForIndex(i, 'start')?.[0]
+    if (start !== undefined) virtualizer.scrollToOffset(start - a.delta)
+  }, [rows, virtualizer])
+
+  // Follow new content and growing rows while stuck to the bottom.
+  const total = virtualizer.getTotalSize()
+  useLayoutEffect(() => {
+    if (stick.current) scrollToBottom()
+  }, [total, rows, scrollToBottom])
+
+  const loadOlder = useCallback(() => {
+    const el = scrollRef.current
+    const first = virtualizer.getVirtualItems()[0]
+    if (el && first) anchor.current = { key: String(first.key), delta: first.start - el.scrollTop }
+    void chat.actions.loadOlder()
+  }, [chat, virtualizer])
+
+  const onScroll = useCallback(() => {
+    const el = scrollRef.current
+    if (!el) return
+    const bottom = el.scrollHeight - el.scrollTop - el.clientHeight < stickThreshold
+    stick.current = bottom
+    setAtBottom(bottom)
+    if (el.scrollTop < loadOlderThreshold && hasMore && !loadingOlder) loadOlder()
+  }, [hasMore, loadingOlder, loadOlder])
+
+  // Wheel/touch/keys up mean the user wants to read: stop following at once
+  // (a stream could otherwise pull the view down before the scroll event).
+  const onUserScrollIntent = useCallback((e: React.WheelEvent | React.KeyboardEvent) => {
+    if ('deltaY' in e ? e.deltaY < 0 : e.key === 'PageUp' || e.key === 'ArrowUp' || e.key === 'Home') stick.current = false
+  }, [])
+
+  useEffect(() => {
+    // Fewer rows than a screen: nothing to scroll, so load older ones now.
+    const el = scrollRef.current
+    if (el && hasMore && !loadingOlder && el.scrollHeight <= el.clientHeight + loadOlderThreshold) loadOlder()
+  }, [hasMore, loadingOlder, loadOlder, rows.length])
+
+  const actions: RowActions = useMemo(
+    () => ({
+      fork: onFork,
+      continueReply: () => void chat.actions.continueReply(),
+      retry: () => void chat.actions.retry(),
+      streaming,
+    }),
+    [chat, onFork, streaming],
+  )
+
+  const jump = () => {
+    stick.current = true
+    setAtBottom(true)
+    virtualizer.scrollToIndex(rows.length - 1, { align: 'end' })
+    requestAnimationFrame(scrollToBottom)
+  }
+
+  return (
+    <div className="message-list-wrap">
+      <div
+        ref={scrollRef}
+        className="message-list"
+        onScroll={onScroll}
+        onWheel={onUserScrollIntent}
+        onKeyDown={onUserScrollIntent}
+        tabIndex={0}
+        data-testid="message-list"
+        data-rows={rows.length}
+        aria-label="Messages"
+      >
+        <div className="message-list-inner" style={{ height: total }}>
+          {virtualizer.getVirtualItems().map((item) => (
+            <div key={item.key} data-index={item.index} ref={virtualizer.measureElement} className="row" style={{ transform: `translateY(${item.start}px)` }}>
+              <MessageRow row={rows[item.index]} actions={actions} />
+            </div>
+          ))}
+        </div>
+      </div>
+      {hasMore && loadingOlder && (
+        <div className="list-loader" data-testid="load-older">
+          Loading older messages…
+        </div>
+      )}
+      {!atBottom && rows.length > 0 && (
+        <button type="button" className="btn btn-small jump-latest" onClick={jump} data-testid="jump-latest">
+          ↓ Jump to latest
+        </button>
+      )}
+    </div>
+  )
+}

@@ -1,0 +1,42 @@
+import type { ContextUsage } from '../../bridge'
+import { displayStatus, formatPercent, formatTokens, statusLabel } from './meter'
+import './context.css'
+
+/** The context-usage indicator next to the input: a bar and a percentage,
+ * coloured by status (normal < 60 %, warning 60–80 %, critical > 80 %,
+ * compressing animated). Clicking it opens the context inspector. */
+export function ContextMeter({ usage, onOpen }: { usage: ContextUsage | null; onOpen: () => void }) {
+  if (!usage) {
+    return (
+      <button type="button" className="context-meter is-unknown" onClick={onOpen} data-testid="context-meter" data-status="unknown" title="Context usage (click for details)">
+        <span className="meter-bar">
+          <span className="meter-fill" style={{ width: 0 }} />
+        </span>
+        <span className="meter-text">–</span>
+      </button>
+    )
+  }
+  const status = displayStatus(usage)
+  const pct = Math.max(0, Math.min(100, usage.usagePercent))
+  const title = `${statusLabel[status]}: ${usage.usedTokens.toLocaleString()} of ${usage.totalBudget.toLocaleString()} tokens (${formatPercent(usage.usagePercent)}), ${usage.remaining.toLocaleString()} left. Click to see what the next request contains.`
+  return (
+    <button
+      type="button"
+      className={`context-meter is-${status}`}
+      onClick={onOpen}
+      title={title}
+      aria-label={title}
+      data-testid="context-meter"
+      data-status={status}
+      data-percent={usage.usagePercent.toFixed(1)}
+      data-used={usage.usedTokens}
+    >
+      <span className="meter-bar">
+        <span className="meter-fill" style={{ width: `${pct}%` }} />
+      </span>
+      <span className="meter-text">
+        {status === 'compressing' ? 'compressing…' : `${formatPercent(usage.usagePercent)} · ${formatTokens(usage.usedTokens)}/${formatTokens(usage.totalBudget)}`}
+      </span>
+    </button>
+  )
+}
