@@ -1,0 +1,240 @@
+import { act, screen, within } from '@testing-library/react'
+import userEvent from '@testing-library/user-event'
+import type { Entry, RunStatus } from '../../bridge'
+import { createFakeBridge, demoNodes, demoPackage } from '../../test/fakeBridge'
+import { renderWithStores } from '../../test/render'
+import { App } from '../../App'
+
+const msg = (id: string, role: string, content: string | undefined, extra: Partial<Entry> = {}): Entry => ({ type: 'msg', id, createdAt: '', role, content, ...extra })
+const project = { id: 'p1', name: 'alpha', root: '/home/me/alpha', dataDir: '/d', activePackageId: demoPackage.id }
+
+const sized = ['offsetHeight', 'offsetWidth', 'clientHeight', 'clientWidth'] as const
+beforeAll(() => {
+  for (const p of sized) Object.defineProperty(HTMLElement.prototype, p, { configurable: true, get: () => (p.endsWith('Height') ? 600 : 800) })
+})
+afterAll(() => {
+  for (const p of sized) delete (HTMLElement.prototype as unknown as Record<string, unknown>)[p]
+})
+
+const nodesAt = (done: string[], current: string) => demoNodes.map((n) => ({ ...n, status: done.includes(n.id) ? 'completed' : n.id === current ? 'current' : 'pending' }))
+
+const selection = { widgetId: 'w1', type: 'selection', prompt: 'Which format should the brief have?', options: [{ value: 'one', label: 'One page' }, { value: 'bullets', label: 'Bullet summary' }], createdAt: '' }
+
+function runAt(over: Partial<RunStatus> = {}): RunStatus {
+  return {
+    runId: 'r1',
+    conversationId: 'c1',
+    packageId: demoPackage.id,
+    workflowId: 'write-brief',
+    activeAgentId: 'analyst',
+    effectiveAgentId: 'analyst',
+    phase: 'waiting-user',
+    currentNodeId: 'check-clarity',
+    stepsCompleted: ['capture-idea'],
+    artifacts: ['artifacts/idea-notes.md'],
+    complete: false,
+    nodes: nodesAt(['capture-idea'], 'check-clarity'),
+    updatedAt: '',
+    active: false,
+    pendingWidget: selection,
+    ...over,
+  }
+}
+
+const askEntries = (widget: Record<string, unknown>): Entry[] => [
+  msg('u1', 'user', 'USER_INPUT\n- forNodeId: capture-idea\nA grocery list for roommates', { runId: 'r1', mode: 'run' }),
+  msg('a1', 'assistant', undefined, { runId: 'r1', mode: 'run', tool_calls: [{ id: 'k1', type: 'function', function: { name: 'ui.ask_user', arguments: '{}' } }] }),
+  msg('t1', 'tool', '{"ok":true,"pending":true}', { runId: 'r1', mode: 'run', tool_call_id: 'k1', tool_name: 'ui.ask_user', widget }),
+]
+
+function renderRun(entries: Entry[], run: RunStatus | null, opts: Parameters<typeof createFakeBridge>[0] = {}) {
+  const fake = createFakeBridge({
+    folders: ['/home/me/alpha'],
+    current: project,
+    activePackageId: demoPackage.id,
+    conversations: [{ meta: { id: 'c1', title: 'Write a project brief', activeType: 'workflow' }, entries }],
+    runs: run ? [run] : [],
+    files: { 'artifacts/idea-notes.md': '# Idea\nA shared grocery list.\n' },
+    runLogs: {
+      r1: [
+        { ts: '2026-06-01T10:00:00Z', type: 'run_created', raw: '{"ts":"2026-06-01T10:00:00Z","type":"run_created","workflowId":"write-brief"}' },
+        { ts: '2026-06-01T10:00:01Z', type: 'tool_call', tool: 'fs.write', ok: true, args: '{"path":"@project/artifacts/idea-notes.md"}', durationMs: 3, raw: '{}' },
+        { ts: '2026-06-01T10:00:02Z', type: 'tool_call', tool: 'fs.apply_patch', ok: false, code: 'E_INVALID_TRANSITION', args: '{"path":"@state/workflow.md"}', raw: '{}' },
+      ],
+    },
+    ...opts,
+  })
+  const r = renderWithStores(<App />, fake.bridge)
+  return { fake, ...r }
+}
+
+async function openFirst() {
+  const item = (await screen.findAllByTestId('conv-item'))[0]
+  await userEvent.click(within(item).getByTestId('conv-open'))
+  return screen.findByTestId('chat-view')
+}
+
+describe('run side panel', () => {
+  it('shows node statuses, artifacts, tool calls and the phase, and follows progress events', async () => {
+    const { fake } = renderRun(askEntries(selection), runAt())
+    await openFirst()
+    const panel = await screen.findByTestId('run-panel')
+    await vi.waitFor(() => expect(within(panel).getAllByTestId('run-node')).toHaveLength(5))
+    const nodeStates = () => within(panel).getAllByTestId('run-node').map((n) => `${n.dataset.node}=${n.dataset.status}`)
+    expect(nodeStates()).toEqual(['capture-idea=completed', 'check-clarity=current', 'clarify-idea=pending', 'draft-brief=pending', 'end=pending'])
+    expect(within(panel).getByTestId('run-panel-phase').dataset.phase).toBe('waiting-user')
+    expect(within(panel).getByTestId('run-question')).toHaveTextContent('Which format should the brief have?')
+    await vi.waitFor(() => expect(within(panel).getAllByTestId('run-tool-call')).toHaveLength(2))
+    expect(within(panel).getAllByTestId('run-tool-call').map((c) => [c.dataset.tool, c.dataset.ok])).toEqual([
+      ['fs.write', 'true'],
+      ['fs.apply_patch', 'false'],
+    ])
+    expect(within(panel).getAllByTestId('run-log-line')).toHaveLength(3)
+    expect(screen.getByTestId('status-run-phase').dataset.phase).toBe('waiting-user')
+    expect(screen.getByTestId('status-package')).toHaveTextContent('crewagent-demo 1.0.0')
+
+    // live: the run moves on
+    act(() =>
+      fake.emit('runs:progressUpdated', {
+        ...runAt(),
+        phase: 'completed',
+        complete: true,
+        currentNodeId: 'end',
+        stepsCompleted: ['capture-idea', 'check-clarity', 'draft-brief', 'end'],
+        artifacts: ['artifacts/idea-notes.md', 'artifacts/project-brief.md'],
+        nodes: nodesAt(['capture-idea', 'check-clarity', 'draft-brief', 'end'], ''),
+      }),
+    )
+    expect(nodeStates()).toEqual(['capture-idea=completed', 'check-clarity=completed', 'clarify-idea=pending', 'draft-brief=completed', 'end=completed'])
+    expect(within(panel).getByTestId('run-panel-phase').dataset.phase).toBe('completed')
+    expect(within(panel).getByTestId('run-panel-count')).toHaveTextContent('Complete: 4 steps done')
+    const skipped = within(panel).getAllByTestId('run-node').find((n) => n.dataset.node === 'clarify-idea')!
+    expect(skipped).toHaveClass('is-skipped')
+    expect(skipped).toHaveTextContent('not taken')
+    expect(within(panel).getAllByTestId('run-artifact').map((a) => a.dataset.path)).toEqual(['artifacts/idea-notes.md', 'artifacts/project-brief.md'])
+  })
+
+  it('opens an artifact read-only and collapses', async () => {
+    renderRun(askEntries(selection), runAt())
+    await openFirst()
+    const panel = await screen.findByTestId('run-panel')
+    await userEvent.click(await within(panel).findByTestId('run-artifact'))
+    const viewer = await screen.findByTestId('artifact-viewer')
+    expect(within(viewer).getByTestId('artifact-content')).toHaveTextContent('A shared grocery list.')
+    expect(within(viewer).getByTestId('artifact-content').tagName).toBe('PRE')
+    await userEvent.click(screen.getByTestId('artifact-viewer-close'))
+    expect(screen.queryByTestId('artifact-viewer')).toBeNull()
+
+    await userEvent.click(screen.getByTestId('run-panel-collapse'))
+    expect(screen.getByTestId('run-panel').dataset.open).toBe('false')
+    expect(screen.queryByTestId('run-node')).toBeNull()
+    await userEvent.click(screen.getByTestId('run-panel-expand'))
+    expect(screen.getByTestId('run-panel').dataset.open).toBe('true')
+  })
+
+  it('has no panel without a run; Run mode offers the workflow and agent pickers and Start run', async () => {
+    const { fake } = renderRun([], null)
+    await openFirst()
+    expect(screen.queryByTestId('run-panel')).toBeNull()
+    const picker = await screen.findByTestId('run-workflow-picker')
+    await vi.waitFor(() => expect((picker as HTMLSelectElement).value).toBe('write-brief'))
+    const agents = screen.getByTestId('run-agent-picker') as HTMLSelectElement
+    expect([...agents.options].map((o) => o.value)).toEqual(['', 'analyst', 'writer'])
+    await userEvent.selectOptions(agents, 'writer')
+    await userEvent.type(screen.getByTestId('composer-input'), 'A shared grocery list')
+    await userEvent.click(screen.getByTestId('composer-start-run'))
+    expect(fake.bridge.runs.start).toHaveBeenCalledWith({ conversationId: 'c1', workflowId: 'write-brief', agentId: 'writer', message: 'A shared grocery list' })
+    expect(await screen.findByTestId('run-panel')).toBeInTheDocument()
+    expect(screen.getByTestId('chat-view').dataset.streaming).toBe('true')
+  })
+})
+
+describe('ui.ask_user widgets inline', () => {
+  it('answers a pending selection; the run continues', async () => {
+    const { fake } = renderRun(askEntries(selection), runAt())
+    await openFirst()
+    const card = await screen.findByTestId('widget-card')
+    expect(card.dataset.state).toBe('pending')
+    expect(screen.queryByTestId('tool-card')).toBeNull() // the widget, not a tool card
+    expect(screen.getByTestId('msg-user')).toHaveTextContent('A grocery list for roommates')
+    expect(screen.getByTestId('msg-user')).not.toHaveTextContent('USER_INPUT')
+    const submit = within(card).getByTestId('widget-submit')
+    expect(submit).toBeDisabled()
+    await userEvent.click(within(card).getAllByTestId('widget-option')[0].querySelector('input')!)
+    await userEvent.click(submit)
+    expect(fake.bridge.runs.answerWidget).toHaveBeenCalledWith('r1', 'w1', { selected: 'one' })
+    expect(screen.getByTestId('chat-view').dataset.streaming).toBe('true')
+  })
+
+  it('shows an answered widget read-only with its answer (as after a reload)', async () => {
+    const entries = [
+      ...askEntries(selection),
+      msg('u2', 'user', 'USER_INPUT\n- forNodeId: check-clarity\nAnswer to "Which format should the brief have?" (widget w1):\nOne page', {
+        runId: 'r1',
+        mode: 'run',
+        widget: { widgetId: 'w1', type: 'selection', answer: { selected: 'one' } },
+      }),
+      msg('a2', 'assistant', 'Great, drafting a one-page brief.', { runId: 'r1', mode: 'run' }),
+    ]
+    renderRun(entries, runAt({ pendingWidget: undefined, phase: 'completed', complete: true }))
+    await openFirst()
+    const card = await screen.findByTestId('widget-card')
+    expect(card.dataset.state).toBe('answered')
+    expect(within(card).queryByTestId('widget-submit')).toBeNull()
+    expect(within(card).getByTestId('widget-answer')).toHaveTextContent('One page')
+    const options = within(card).getAllByTestId('widget-option')
+    expect(options.map((o) => o.dataset.chosen)).toEqual(['true', 'false'])
+    expect(options.every((o) => o.querySelector('input')!.disabled)).toBe(true)
+    // the answer's own message is not repeated as a bubble
+    expect(screen.getAllByTestId('msg-user')).toHaveLength(1)
+  })
+
+  it('confirmation: Yes and No answer at once', async () => {
+    const confirm = { widgetId: 'w1', type: 'confirmation', prompt: 'Mark the idea as unclear?', createdAt: '' }
+    const { fake } = renderRun(askEntries(confirm), runAt({ pendingWidget: confirm }))
+    await openFirst()
+    const card = await screen.findByTestId('widget-card')
+    await userEvent.click(within(card).getByTestId('widget-no'))
+    expect(fake.bridge.runs.answerWidget).toHaveBeenCalledWith('r1', 'w1', { confirmed: false })
+  })
+
+  it('form: checks required fields, sends typed values', async () => {
+    const form = {
+      widgetId: 'w1',
+      type: 'form',
+      prompt: 'Tell me more',
+      fields: [
+        { name: 'audience', label: 'Audience', type: 'text', required: true },
+        { name: 'size', label: 'Team size', type: 'number', required: false },
+        { name: 'urgent', label: 'Urgent', type: 'boolean', required: false },
+        { name: 'tone', label: 'Tone', type: 'select', required: false, options: [{ value: 'plain', label: 'Plain' }] },
+      ],
+      createdAt: '',
+    }
+    const { fake } = renderRun(askEntries(form), runAt({ pendingWidget: form }))
+    await openFirst()
+    const card = await screen.findByTestId('widget-card')
+    await userEvent.click(within(card).getByTestId('widget-submit'))
+    expect(within(card).getByTestId('widget-missing')).toHaveTextContent('Audience')
+    expect(fake.bridge.runs.answerWidget).not.toHaveBeenCalled()
+    await userEvent.type(within(card).getByTestId('widget-field-audience'), 'Roommates')
+    await userEvent.type(within(card).getByTestId('widget-field-size'), '4')
+    await userEvent.click(within(card).getByTestId('widget-field-urgent'))
+    await userEvent.selectOptions(within(card).getByTestId('widget-field-tone'), 'plain')
+    await userEvent.click(within(card).getByTestId('widget-submit'))
+    expect(fake.bridge.runs.answerWidget).toHaveBeenCalledWith('r1', 'w1', { values: { audience: 'Roommates', size: 4, urgent: true, tone: 'plain' } })
+  })
+
+  it('after completion the input stays enabled and messages go to the run', async () => {
+    const entries = [msg('u1', 'user', 'USER_INPUT\n- forNodeId: capture-idea\nidea', { runId: 'r1', mode: 'run' }), msg('a1', 'assistant', 'Done: the brief is written.', { runId: 'r1', mode: 'run' })]
+    const { fake } = renderRun(entries, runAt({ phase: 'completed', complete: true, pendingWidget: undefined, nodes: nodesAt(['capture-idea', 'check-clarity', 'draft-brief', 'end'], '') }))
+    await openFirst()
+    await screen.findByTestId('run-panel')
+    const input = screen.getByTestId('composer-input') as HTMLTextAreaElement
+    expect(input).not.toBeDisabled()
+    await vi.waitFor(() => expect(input.placeholder).toMatch(/run is complete/))
+    expect(screen.getByTestId('run-bar-step')).toHaveTextContent(/needs your confirmation/)
+    await userEvent.type(input, 'Thanks! One more thing{Enter}')
+    expect(fake.sent.at(-1)).toMatchObject({ conversationId: 'c1', text: 'Thanks! One more thing', mode: 'run' })
+  })
+})
