@@ -1,0 +1,314 @@
+// The conversation workspace against the fake OpenAI server: a streamed
+// markdown answer, tool calls as cards (with a full output kept on disk), the
+// context meter through a compression, an LLM failure and Continue, forks
+// from a message and from a checkpoint, search, the context inspector,
+// settings (Test Connection, theme), and deletion with its files.
+import assert from 'node:assert/strict'
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { startFakeLLM } from '../lib/fakellm.mjs'
+
+const markdownAnswer = [
+  '## Plan',
+  '',
+  'Here is **bold** text, a [link](https://example.com/docs) and `inline code`.',
+  '',
+  '- first item',
+  '- second item',
+  '',
+  '```go',
+  'func main() {',
+  '\tfmt.Println("hello")',
+  '}',
+  '```',
+  '',
+  '<script>window.__xss = 1</script> <img src=x onerror="window.__xss = 2">',
+].join('\n')
+
+export async function setup({ tmp, repo, home }) {
+  const rules = [
+    { match: 'show markdown', response: { text: markdownAnswer, chunks: 40, chunk_delay_ms: 60 } },
+    { match: 'list the files', response: { tool_calls: [{ name: 'fs.list', arguments: '{"path":"@project"}', arg_chunks: 2 }] } },
+    { match: 'read the big file', response: { tool_calls: [{ name: 'fs.read', arguments: '{"path":"@project/big.txt"}' }] } },
+    { match: '*', on_tool_result: true, response: { text: 'I ran the tool; its result is in the card above.' } },
+    { match: 'long', response: { text: 'A long line of text. ', repeat: 60, chunks: 6 } },
+    { match: 'break', times: 1, response: { text: 'This answer will be cut off in the middle', chunks: 6, cut: true, cut_after: 4 } },
+    { match: 'continue', response: { text: 'Continuing where I stopped: all done.' } },
+    { match: 'slow', response: { text: 'Slow words arriving one by one. ', repeat: 60, chunks: 120, chunk_delay_ms: 40 } },
+    { match: '*', response: { text: 'You said: ', echo: true } },
+  ]
+  const llm = await startFakeLLM({ binary: join(repo, 'build/bin/fakellm'), rules, dir: tmp })
+  // A small window so that a few long answers fill it and compression runs.
+  writeFileSync(
+    join(home, 'settings.json'),
+    JSON.stringify({ context: { reserveForResponse: 400, triggerThreshold: 0.8, targetAfterCompression: 0.5 }, llm: { maxRetries: 0 } }, null, 2),
+    { mode: 0o600 },
+  )
+  return {
+    llm,
+    env: { CREWAGENT_LLM_BASE_URL: llm.url, CREWAGENT_LLM_MODEL: 'gpt-4o-mini', CREWAGENT_TOKEN_BUDGET: '6000' },
+    cleanup: () => llm.stop(),
+  }
+}
+
+const sel = (id) => `document.querySelector('[data-testid="${id}"]')`
+const all = (id) => `[...document.querySelectorAll('[data-testid="${id}"]')]`
+
+export default async function chat({ app, step, tmp, home }) {
+  const workdir = join(tmp, 'work')
+  mkdirSync(workdir, { recursive: true })
+  let projectRoot, dataDir, firstConv
+
+  const send = async (text) => {
+    await app.typeInto('composer-input', text)
+    await app.press('composer-input', 'Enter')
+  }
+  const waitIdle = (what) => app.waitFor(`${sel('chat-view')}?.dataset.streaming === 'false'`, { timeoutMs: 20000, what: what ?? 'the reply to end' })
+  const assistantCount = () => app.evaluate(`${all('msg-assistant')}.length`)
+
+  await step('create a project and see the empty workspace', async () => {
+    await app.waitForTestId('start-screen')
+    await app.evaluate(`(() => { window.__cspViolations = [];
+      document.addEventListener('securitypolicyviolation', (e) => window.__cspViolations.push(e.violatedDirective + ' ' + e.blockedURI)); return true })()`)
+    await app.click('new-project-button')
+    await app.typeInto('new-project-name-input', 'demo')
+    await app.typeInto('new-project-parent-input', workdir)
+    await app.click('new-project-submit')
+    await app.waitForTestId('workspace-screen')
+    await app.waitForTestId('conv-empty')
+    projectRoot = join(workdir, 'demo')
+    const meta = JSON.parse(readFileSync(join(projectRoot, '.crewagent.json'), 'utf8'))
+    dataDir = join(home, 'projects', meta.projectId)
+    writeFileSync(join(projectRoot, 'notes.md'), '# notes\n')
+    writeFileSync(join(projectRoot, 'big.txt'), Array.from({ length: 1500 }, (_, i) => `line ${i}: ${'x'.repeat(40)}`).join('\n'))
+    await app.screenshot('10-workspace-empty')
+  })
+
+  await step('a new conversation (Ctrl+N) shows the meter before the first message', async () => {
+    // a real key press on the window (X11), not a synthetic event
+    const win = (await app.xdotool('search', '--onlyvisible', '--name', '^CrewAgent$')).split('\n')[0]
+    await app.xdotool('windowfocus', '--sync', win)
+    await app.xdotool('key', '--window', win, 'ctrl+n')
+    await app.waitForTestId('chat-view')
+    await app.waitForTestId('chat-empty')
+    await app.waitFor(`${sel('context-meter')}?.dataset.status === 'normal'`, { what: 'the meter from the context preview' })
+    firstConv = await app.evaluate(`${sel('chat-view')}.dataset.conversation`)
+    assert.ok(existsSync(join(dataDir, 'conversations', firstConv)), 'conversation folder not created')
+    assert.equal(await app.evaluate(`${all('conv-item')}.length`), 1)
+  })
+
+  await step('a streamed markdown answer, sanitised', async () => {
+    const before = Number(await app.evaluate(`${sel('context-meter')}.dataset.used`))
+    // typed and sent with real keys: Shift+Enter adds a line, Enter sends
+    await app.evaluate(`${sel('composer-input')}.focus()`)
+    await app.xdotool('type', '--delay', '5', 'show markdown')
+    await app.xdotool('key', 'shift+Return')
+    await app.xdotool('type', '--delay', '5', 'please')
+    await app.waitFor(`${sel('composer-input')}.value === 'show markdown\\nplease'`, { what: 'a two-line message in the input' })
+    await app.xdotool('key', 'Return')
+    await app.waitForTestId('msg-live', { timeoutMs: 10000 })
+    await app.waitFor(`${sel('msg-live')}?.textContent.length > 20`, { what: 'streamed text' })
+    assert.equal(await app.exists('composer-stop'), true, 'no Stop button while streaming')
+    await app.screenshot('11-streaming')
+    await waitIdle()
+    await app.waitFor(`${all('msg-assistant')}.some((el) => el.querySelector('pre code.hljs .hljs-keyword'))`, { what: 'a highlighted code block' })
+    const md = await app.evaluate(`(() => { const el = ${all('msg-assistant')}.pop(); return {
+      h2: !!el.querySelector('h2'), link: el.querySelector('a')?.getAttribute('href'), li: el.querySelectorAll('li').length,
+      script: !!el.querySelector('script'), img: !!el.querySelector('img'), text: el.textContent } })()`)
+    assert.deepEqual([md.h2, md.link, md.li, md.script, md.img], [true, 'https://example.com/docs', 2, false, false])
+    assert.match(md.text, /<script>window.__xss = 1<\/script>/, 'raw HTML must show as text')
+    assert.equal(await app.evaluate('window.__xss ?? null'), null)
+    assert.equal(await app.evaluate(`${all('msg-user')}.length`), 1)
+    await app.waitFor(`Number(${sel('context-meter')}.dataset.used) > ${before}`, { what: 'the meter to move' })
+    // the title comes from the first message
+    await app.waitFor(`${sel('chat-title')}?.textContent.includes('show markdown')`, { what: 'the derived title' })
+    assert.equal(await app.evaluate(`${sel('composer-input')}.value`), '', 'the input was not cleared after sending')
+    await app.screenshot('12-markdown-answer')
+  })
+
+  await step('a tool call renders as a card, not a bubble', async () => {
+    const bubbles = await assistantCount()
+    await send('please list the files')
+    await waitIdle()
+    await app.waitFor(`${all('tool-card')}.some((c) => c.dataset.tool === 'fs.list' && c.dataset.status === 'ok')`, { what: 'an ok fs.list card' })
+    await app.waitFor(`${all('msg-assistant')}.length === ${bubbles + 1}`, { what: 'one answer bubble after the tool' })
+    assert.match(await app.evaluate(`${all('msg-assistant')}.pop().textContent`), /I ran the tool/)
+    // no bubble holds the raw tool result
+    assert.equal(await app.evaluate(`${all('msg-assistant')}.some((el) => el.textContent.includes('"entries"') || el.textContent.includes('notes.md'))`), false)
+    await app.evaluate(`${all('tool-card')}.find((c) => c.dataset.tool === 'fs.list').querySelector('[data-testid="tool-toggle"]').click()`)
+    await app.waitFor(`${all('tool-body')}.some((b) => b.textContent.includes('notes.md'))`, { what: 'the expanded result' })
+    await app.screenshot('13-tool-card')
+  })
+
+  await step('the context meter goes up and a compression happens', async () => {
+    // Record every usage event and every status the meter shows.
+    await app.evaluate(`(() => { window.__usage = []; window.__meterStatuses = [];
+      window.runtime.EventsOn('context:usage', (u) => window.__usage.push(u));
+      new MutationObserver(() => { const s = ${sel('context-meter')}?.dataset.status; if (s && window.__meterStatuses.at(-1) !== s) window.__meterStatuses.push(s) })
+        .observe(document.body, { subtree: true, attributes: true, attributeFilter: ['data-status'], childList: true });
+      return true })()`)
+    let compacted = false
+    let warned = false
+    for (let i = 0; i < 24 && !compacted; i++) {
+      await send(`long answer number ${i + 1}`)
+      await waitIdle()
+      compacted = await app.exists('event-compaction')
+      if (!warned && !compacted && (await app.evaluate(`${sel('context-meter')}.dataset.status`)) === 'warning') {
+        warned = true
+        await app.screenshot('14-meter-warning')
+      }
+    }
+    assert.ok(compacted, 'no compaction marker after 24 long answers')
+    const usage = await app.evaluate('window.__usage')
+    const statuses = await app.evaluate('window.__meterStatuses')
+    const percents = usage.map((u) => u.usagePercent)
+    const sawCompressing = usage.some((u) => u.status === 'compressing')
+    const dropped = percents.some((p, i) => i > 0 && p < percents[i - 1] - 10)
+    console.log(`    usage events: ${usage.map((u) => `${u.status}:${u.usagePercent.toFixed(0)}%`).join(' ')}`)
+    console.log(`    meter statuses: ${statuses.join(' → ')}`)
+    assert.ok(sawCompressing || dropped, 'neither a compressing status nor a usage drop')
+    assert.ok(statuses.includes('warning') || statuses.includes('critical'), `the meter never left normal: ${statuses}`)
+    const log = readFileSync(join(dataDir, 'conversations', firstConv, 'messages.jsonl'), 'utf8')
+    assert.match(log, /"event":"compaction"/)
+    assert.match(log, /"compacted":true/)
+    await app.evaluate(`${sel('event-compaction')}.scrollIntoView({ block: 'center' })`)
+    await app.screenshot('15-compressed')
+    await app.evaluate(`${sel('message-list')}.scrollTop = ${sel('message-list')}.scrollHeight`)
+  })
+
+  await step('the context inspector shows the next request', async () => {
+    await app.click('context-meter')
+    await app.waitForTestId('inspector-body', { timeoutMs: 10000 })
+    const rows = await app.evaluate(`${all('inspector-row')}.length`)
+    assert.ok(rows >= 2, `only ${rows} request rows`)
+    assert.match(await app.text('inspector-used'), /\/ 5,?600 tokens/)
+    assert.match(await app.evaluate(`${sel('inspector-messages')}.textContent`), /system/)
+    await app.screenshot('16-context-inspector')
+    await app.click('context-inspector-close')
+  })
+
+  await step('an LLM failure shows as an error message; Continue resumes', async () => {
+    await send('break the stream now')
+    await waitIdle()
+    await app.waitForTestId('msg-error')
+    assert.equal(await app.evaluate(`${sel('msg-error')}.dataset.code`), 'LLM_NETWORK')
+    assert.match(await app.text('msg-error'), /This answer/)
+    await app.screenshot('17-llm-error')
+    await app.click('error-continue')
+    await waitIdle()
+    await app.waitFor(`${all('msg-assistant')}.pop()?.textContent.includes('Continuing where I stopped')`, { what: 'the continued answer' })
+    assert.equal(await app.exists('error-continue'), false, 'Continue still offered after resuming')
+  })
+
+  await step('auto-scroll pauses when scrolled up; Esc stops the reply', async () => {
+    await send('a slow answer please')
+    await app.waitFor(`${sel('msg-live')}?.textContent.length > 40`, { what: 'the slow answer to start' })
+    // the user scrolls up to read: the list must stay there
+    await app.evaluate(`(() => { const l = ${sel('message-list')}; l.dispatchEvent(new WheelEvent('wheel', { deltaY: -400, bubbles: true })); l.scrollTop = 200; l.dispatchEvent(new Event('scroll')); return true })()`)
+    await app.waitForTestId('jump-latest')
+    await new Promise((r) => setTimeout(r, 500))
+    const top = await app.evaluate(`${sel('message-list')}.scrollTop`)
+    assert.ok(top < 400, `the list scrolled back down to ${top} while streaming`)
+    await app.screenshot('18-scrolled-up-while-streaming')
+    await app.click('jump-latest')
+    await app.waitFor(`(() => { const l = ${sel('message-list')}; return l.scrollHeight - l.scrollTop - l.clientHeight < 60 })()`, { what: 'the list back at the bottom' })
+    await app.xdotool('key', 'Escape')
+    await waitIdle('the stopped reply to end')
+    await app.waitFor(`${all('msg-error')}.pop()?.dataset.code === 'LLM_ABORTED'`, { what: 'the stopped reply kept as LLM_ABORTED' })
+    assert.match(await app.evaluate(`${all('msg-error')}.pop().textContent`), /Slow words/)
+  })
+
+  await step('fork from a message and from a checkpoint', async () => {
+    await app.click('checkpoints-toggle')
+    await app.typeInto('cp-name-input', 'after error')
+    await app.click('cp-create')
+    await app.waitFor(`${all('cp-item')}.length === 1`, { what: 'the checkpoint in the list' })
+    await app.screenshot('19-checkpoints')
+    await app.click('cp-fork')
+    await app.waitFor(`${sel('chat-view')}?.dataset.conversation !== ${JSON.stringify(firstConv)}`, { what: 'the checkpoint fork to open' })
+    await app.waitFor(`${sel('chat-title')}?.textContent.includes('(fork)')`, { what: 'the fork title' })
+    // the fork starts with its origin marker (scroll up to it)
+    await app.waitFor(`(() => { const l = ${sel('message-list')}; if (!l) return false; l.scrollTop = 0; return !!${sel('event-fork_origin')} })()`, { what: 'the fork origin marker' })
+    // back to the first conversation, fork at its newest user message
+    await app.evaluate(`${all('conv-item')}.find((el) => el.dataset.id === ${JSON.stringify(firstConv)}).querySelector('[data-testid="conv-open"]').click()`)
+    await app.waitFor(`${sel('chat-view')}?.dataset.conversation === ${JSON.stringify(firstConv)} && ${all('msg-user')}.length > 0`, { what: 'the first conversation' })
+    const at = await app.evaluate(`${all('msg-user')}.pop().dataset.id`)
+    await app.evaluate(`${all('msg-user')}.pop().querySelector('[data-testid="msg-fork"]').click()`)
+    await app.waitFor(`${sel('chat-view')}?.dataset.conversation !== ${JSON.stringify(firstConv)}`, { what: 'the message fork to open' })
+    await app.waitFor(`${all('msg-user')}.pop()?.dataset.id === ${JSON.stringify(at)}`, { what: 'the fork to end at the chosen message' })
+    assert.equal(await app.evaluate(`${all('conv-item')}.length`), 3)
+    await app.screenshot('20-fork')
+  })
+
+  await step('search finds titles and message text', async () => {
+    await app.typeInto('conv-search', 'continuing where')
+    await app.waitFor(`${all('conv-hit')}.length >= 1`, { what: 'search hits' })
+    assert.match(await app.evaluate(`${all('conv-hit-snippet')}[0].textContent`), /Continuing where I stopped/i)
+    await app.screenshot('21-search')
+    await app.typeInto('conv-search', 'no such words anywhere')
+    await app.waitForTestId('conv-search-empty')
+    await app.typeInto('conv-search', '')
+    await app.waitFor(`${all('conv-item')}.length === 3`, { what: 'the full list back' })
+  })
+
+  await step('a large tool output opens in full; deleting removes every file', async () => {
+    await app.click('conv-new')
+    await app.waitForTestId('chat-empty')
+    const conv = await app.evaluate(`${sel('chat-view')}.dataset.conversation`)
+    await send('read the big file')
+    await waitIdle()
+    await app.waitFor(`${all('tool-card')}.some((c) => c.dataset.tool === 'fs.read' && c.dataset.status === 'ok')`, { what: 'the fs.read card' })
+    const results = join(dataDir, 'logs', 'tool-results', conv)
+    assert.ok(existsSync(results) && readdirSync(results).length === 1, 'the large output was not written to logs/tool-results')
+    await app.click('tool-full-output')
+    await app.waitFor(`${sel('tool-output-text')}?.textContent.includes('line 1499')`, { what: 'the full output' })
+    await app.screenshot('22-full-output')
+    await app.click('tool-output-dialog-close')
+    // delete it from the sidebar
+    await app.evaluate(`${all('conv-item')}.find((el) => el.dataset.id === ${JSON.stringify(conv)}).querySelector('[data-testid="conv-delete"]').click()`)
+    await app.waitForTestId('delete-dialog')
+    assert.match(await app.text('delete-dialog'), /chat history/)
+    assert.match(await app.text('delete-dialog'), /tool output/)
+    await app.screenshot('23-delete-confirm')
+    await app.click('delete-confirm')
+    await app.waitFor(`!${all('conv-item')}.some((el) => el.dataset.id === ${JSON.stringify(conv)})`, { what: 'the conversation to leave the list' })
+    assert.equal(existsSync(join(dataDir, 'conversations', conv)), false, 'conversation folder still there')
+    assert.equal(existsSync(results), false, 'tool results still there')
+    const index = JSON.parse(readFileSync(join(dataDir, 'conversations', 'index.json'), 'utf8'))
+    assert.equal(index.some((r) => r.id === conv), false, 'index record still there')
+    assert.equal(await app.exists('chat-view'), false)
+  })
+
+  await step('the list follows changes made on disk by others', async () => {
+    // another writer removes a conversation folder
+    const { rmSync } = await import('node:fs')
+    const victim = await app.evaluate(`${all('conv-item')}.find((el) => el.dataset.id !== ${JSON.stringify(firstConv)}).dataset.id`)
+    rmSync(join(dataDir, 'conversations', victim), { recursive: true, force: true })
+    await app.waitFor(`!${all('conv-item')}.some((el) => el.dataset.id === ${JSON.stringify(victim)})`, { timeoutMs: 5000, what: 'the removed conversation to disappear' })
+  })
+
+  await step('settings: test connection and a live theme', async () => {
+    await app.click('open-settings')
+    await app.waitForTestId('settings-form')
+    assert.equal(await app.evaluate(`${sel('set-llm.baseUrl')}.readOnly`), true, 'an overridden field is editable')
+    await app.waitForTestId('override-llm.baseUrl')
+    await app.click('settings-test')
+    await app.waitFor(`${sel('settings-test-result')}?.dataset.ok === 'true'`, { timeoutMs: 15000, what: 'a successful connection test' })
+    await app.screenshot('24-settings')
+    await app.click('set-theme-dark')
+    await app.waitFor(`document.documentElement.dataset.theme === 'dark'`, { what: 'the dark theme' })
+    await app.click('settings-save')
+    await app.waitForTestId('settings-saved')
+    const saved = JSON.parse(readFileSync(join(home, 'settings.json'), 'utf8'))
+    assert.equal(saved.theme, 'dark')
+    assert.equal(saved.llm.baseUrl ?? '', '', 'the environment override was written to settings.json')
+    await app.click('settings-cancel')
+    await app.evaluate(`${all('conv-item')}.find((el) => el.dataset.id === ${JSON.stringify(firstConv)}).querySelector('[data-testid="conv-open"]').click()`)
+    await app.waitFor(`${all('msg-assistant')}.length > 0`, { what: 'messages in the dark theme' })
+    await app.screenshot('25-dark-theme')
+  })
+
+  await step('no content security policy violations', async () => {
+    assert.deepEqual(await app.evaluate('window.__cspViolations'), [])
+  })
+}

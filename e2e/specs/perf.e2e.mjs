@@ -1,0 +1,119 @@
+// A 10,000-message conversation written before the app starts: how long
+// from opening it to its last message on screen, how scrolling back through
+// it behaves, and how much memory the app (all its processes) uses then.
+import assert from 'node:assert/strict'
+import { randomUUID } from 'node:crypto'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+
+const messages = 10000
+
+function logLines(convId) {
+  const lines = []
+  const t0 = Date.parse('2026-01-01T00:00:00Z')
+  let lastId = ''
+  for (let i = 0; i < messages; i++) {
+    const at = new Date(t0 + i * 1000).toISOString()
+    const id = `m${String(i).padStart(5, '0')}`
+    const turn = Math.floor(i / 4)
+    let e
+    switch (i % 4) {
+      case 0:
+        e = { type: 'msg', id, createdAt: at, role: 'user', content: `Question ${turn}: how does part ${turn % 97} of the parser handle ${'nested '.repeat(turn % 5)}input?`, mode: 'chat', partType: 'content', tokens: 20 }
+        break
+      case 1:
+        e = { type: 'msg', id, createdAt: at, role: 'assistant', content: null, mode: 'chat', tokens: 30,
+          tool_calls: [{ id: `call_${turn}`, type: 'function', function: { name: 'fs.read', arguments: JSON.stringify({ path: `@project/src/part${turn % 97}.go` }) } }] }
+        break
+      case 2:
+        e = { type: 'msg', id, createdAt: at, role: 'tool', tool_call_id: `call_${turn}`, tool_name: 'fs.read', mode: 'chat', tokens: 60,
+          content: JSON.stringify({ ok: true, path: `@project/src/part${turn % 97}.go`, content: `package parser\n\n// part ${turn}\nfunc Parse${turn}() {}\n` }) }
+        break
+      default:
+        e = { type: 'msg', id, createdAt: at, role: 'assistant', mode: 'chat', partType: 'content', tokens: 120,
+          content: `### Part ${turn % 97}\n\nThe parser reads **${turn % 13 + 2} tokens** ahead; see \`Parse${turn}\`.\n\n${'It keeps the state in a small stack. '.repeat(1 + (turn % 6))}\n\n\`\`\`go\nfunc Parse${turn}() {\n\treturn\n}\n\`\`\`\n` }
+    }
+    lastId = id
+    lines.push(JSON.stringify(e))
+  }
+  return { text: `${lines.join('\n')}\n`, lastId }
+}
+
+export async function setup({ tmp, home }) {
+  const root = join(tmp, 'big-project')
+  const projectId = randomUUID()
+  const convId = randomUUID()
+  mkdirSync(root, { recursive: true })
+  writeFileSync(join(root, '.crewagent.json'), JSON.stringify({ schemaVersion: '1', projectId, projectName: 'big-project' }))
+  const dir = join(home, 'projects', projectId, 'conversations', convId)
+  mkdirSync(dir, { recursive: true })
+  const { text, lastId } = logLines(convId)
+  writeFileSync(join(dir, 'messages.jsonl'), text)
+  return { root, convId, lastId, bytes: text.length, env: {} }
+}
+
+export default async function perf({ app, step, prepared }) {
+  const { root, convId, lastId } = prepared
+  const sel = (id) => `document.querySelector('[data-testid="${id}"]')`
+
+  await step('open the project with a 10,000-message conversation', async () => {
+    await app.waitForTestId('start-screen')
+    await app.typeInto('open-path-input', root)
+    await app.click('open-path-submit')
+    await app.waitFor(`!!document.querySelector('[data-testid="conv-item"][data-id="${convId}"]')`, { what: 'the big conversation in the list' })
+    assert.match(await app.evaluate(`document.querySelector('[data-testid="conv-item"]').textContent`), /10000 msg/)
+  })
+
+  await step('open it: time until its last message is on screen', async () => {
+    const ms = await app.call(`new Promise((resolve, reject) => {
+      const t0 = performance.now()
+      document.querySelector('[data-testid="conv-item"][data-id="${convId}"] [data-testid="conv-open"]').click()
+      const deadline = t0 + 15000
+      const check = () => {
+        const list = document.querySelector('[data-testid="message-list"]')
+        const last = list?.querySelector('[data-id="${lastId}"]')
+        if (last) {
+          const a = list.getBoundingClientRect(), b = last.getBoundingClientRect()
+          if (b.height > 0 && b.bottom <= a.bottom + 1 && b.bottom > a.top) return resolve(Math.round(performance.now() - t0))
+        }
+        if (performance.now() > deadline) return reject(new Error('the last message never became visible'))
+        requestAnimationFrame(check)
+      }
+      requestAnimationFrame(check)
+    })`, 20000)
+    console.log(`    FIGURE time to the last screen of a ${messages}-message conversation: ${ms} ms (target < 300 ms)`)
+    assert.ok(ms < 1500, `${ms} ms to show the last message`)
+    await app.screenshot('30-big-conversation')
+  })
+
+  await step('scroll back through it: frame times and paging', async () => {
+    const r = await app.call(`new Promise((resolve) => {
+      const list = document.querySelector('[data-testid="message-list"]')
+      const frames = []
+      let last = performance.now()
+      const end = last + 3000
+      const tick = (t) => {
+        frames.push(t - last)
+        last = t
+        list.scrollTop = Math.max(0, list.scrollTop - 600)
+        if (t < end) requestAnimationFrame(tick)
+        else resolve({ frames, rows: Number(list.dataset.rows), dom: list.querySelectorAll('.row').length })
+      }
+      requestAnimationFrame(tick)
+    })`, 20000)
+    const sorted = [...r.frames].sort((a, b) => a - b)
+    const p = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))].toFixed(1)
+    const avg = (r.frames.reduce((a, b) => a + b, 0) / r.frames.length).toFixed(1)
+    console.log(`    FIGURE scrolling up for 3 s: ${r.frames.length} frames, avg ${avg} ms, p50 ${p(0.5)} ms, p95 ${p(0.95)} ms, max ${p(1)} ms; ${r.rows} rows loaded, ${r.dom} in the DOM`)
+    assert.ok(r.rows > 300, 'no older entries were loaded while scrolling up')
+    assert.ok(r.dom < 120, `${r.dom} rows in the DOM: the list is not virtualised`)
+    await app.screenshot('31-big-conversation-scrolled')
+  })
+
+  await step('memory of the app and its WebKit processes', async () => {
+    const m = await app.memory()
+    const parts = m.processes.map((p) => `${p.comm} ${(p.rssKB / 1024).toFixed(0)} MB`).join(', ')
+    console.log(`    FIGURE memory (RSS): ${(m.totalKB / 1024).toFixed(0)} MB total: ${parts}`)
+    assert.ok(m.processes.length >= 2, `only ${m.processes.length} process(es) found`)
+  })
+}
