@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Builds crewagent (installing what is missing) and starts the desktop app.
+# Usage: bash scripts/run.sh [--build-only]
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+build_only=false
+[[ "${1:-}" == "--build-only" ]] && build_only=true
+
+ensure_apt "${APT_BUILD_PACKAGES[@]}"
+ensure_go
+ensure_node
+npm_deps frontend
+build_frontend
+build_desktop
+log "built $BIN"
+
+$build_only && exit 0
+if [[ -z "${DISPLAY:-}" && -z "${WAYLAND_DISPLAY:-}" ]]; then
+  die "no graphical display (DISPLAY / WAYLAND_DISPLAY are unset); start it from a desktop session, or under Xvfb: xvfb-run -a $BIN"
+fi
+log "starting $BIN (runtime home: ${CREWAGENT_HOME:-default})"
+exec "$BIN"

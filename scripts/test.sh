@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Runs every check (installing what is missing): frontend build + unit tests,
+# go vet, go test -race, a short run of every fuzz target, the desktop build,
+# and the end-to-end tests in a real window under Xvfb.
+# Env: FUZZTIME (default 5s per target; 0 skips fuzzing).
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+FUZZTIME="${FUZZTIME:-5s}"
+declare -a SUMMARY=()
+failed=0
+
+# step NAME CMD...: runs CMD, records its result and time; never stops the run.
+step() {
+  local name="$1"
+  shift
+  log "$name"
+  local t0=$SECONDS status=0
+  "$@" || status=$?
+  local dt=$((SECONDS - t0))
+  if ((status == 0)); then
+    SUMMARY+=("$(printf '%sPASS%s  %4ss  %s' "$C_GREEN" "$C_OFF" "$dt" "$name")")
+  else
+    SUMMARY+=("$(printf '%sFAIL%s  %4ss  %s (exit %s)' "$C_RED" "$C_OFF" "$dt" "$name" "$status")")
+    failed=$((failed + 1))
+  fi
+  return "$status"
+}
+
+# skip NAME WHY: a step left out on purpose. blocked NAME WHY: one that could
+# not run because an earlier step failed (counts as a failure).
+skip() { SUMMARY+=("$(printf '%sSKIP%s         %s (%s)' "$C_YELLOW" "$C_OFF" "$1" "$2")"); }
+blocked() {
+  SUMMARY+=("$(printf '%sFAIL%s         %s (not run: %s)' "$C_RED" "$C_OFF" "$1" "$2")")
+  failed=$((failed + 1))
+}
+
+# Lists "package FuzzName" for every fuzz target in the module.
+list_fuzz_targets() {
+  { go test -list '^Fuzz' ./... 2>/dev/null || true; } | awk '
+    /^Fuzz/ { names[++n] = $1; next }
+    /^(ok|FAIL|\?)[ \t]/ { for (i = 1; i <= n; i++) print $2, names[i]; n = 0 }'
+}
+
+fuzz_all() {
+  local targets pkg name bad=0 out
+  out="$(mktemp -t crewagent-fuzz.XXXXXX)"
+  targets="$(list_fuzz_targets)"
+  if [[ -z "$targets" ]]; then
+    echo "no fuzz targets found"
+    return 0
+  fi
+  while read -r pkg name; do
+    printf '  %s %s (%s)\n' "$pkg" "$name" "$FUZZTIME"
+    if ! go test -run '^$' -fuzz "^${name}\$" -fuzztime "$FUZZTIME" "$pkg" >"$out" 2>&1; then
+      cat "$out"
+      bad=1
+    fi
+  done <<<"$targets"
+  rm -f "$out"
+  return "$bad"
+}
+
+frontend_tests() { (cd frontend && npm test --silent); }
+e2e() { node e2e/run.mjs; }
+
+step "system packages" ensure_apt "${APT_BUILD_PACKAGES[@]}" "${APT_E2E_PACKAGES[@]}" || die "cannot continue without system packages"
+toolchains() { ensure_go && ensure_node; }
+npm_all() { npm_deps frontend && npm_deps e2e; }
+step "toolchains (Go, Node)" toolchains || die "cannot continue without Go and Node"
+step "npm install" npm_all || die "cannot continue without npm dependencies"
+
+frontend_ok=true
+step "frontend build (tsc + vite)" build_frontend || frontend_ok=false
+step "frontend unit tests (vitest)" frontend_tests || true
+step "go vet ./..." go vet ./... || true
+step "go test -race ./..." go test -race -count=1 ./... || true
+if [[ "$FUZZTIME" == "0" ]]; then
+  skip "fuzz targets" "FUZZTIME=0"
+else
+  step "fuzz targets (${FUZZTIME} each)" fuzz_all || true
+fi
+
+if $frontend_ok; then
+  if step "desktop build ($BIN)" build_desktop; then
+    step "end-to-end tests (Xvfb + WebKit inspector)" e2e || true
+  else
+    blocked "end-to-end tests" "no desktop build"
+  fi
+else
+  blocked "desktop build" "the frontend did not build"
+  blocked "end-to-end tests" "no desktop build"
+fi
+
+printf '\n%sSummary%s (%ss total)\n' "$C_BOLD" "$C_OFF" "$SECONDS"
+printf '  %s\n' "${SUMMARY[@]}"
+if ((failed > 0)); then
+  printf '%s%d step(s) failed%s\n' "$C_RED" "$failed" "$C_OFF"
+  exit 1
+fi
+printf '%sall checks passed%s\n' "$C_GREEN" "$C_OFF"
