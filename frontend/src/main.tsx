@@ -1,6 +1,7 @@
 import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
 import { App } from './App'
+import { warmUpMarkdownView } from './components/Markdown'
 import { createWailsBridge } from './bridge'
 import { StoresProvider, createStores } from './stores'
 import './styles/theme.css'
@@ -14,3 +15,9 @@ createRoot(document.getElementById('root')!).render(
     </StoresProvider>
   </StrictMode>,
 )
+
+// Once the start screen is up and the page is idle, prepare what the first
+// conversation's messages need (see warmUpMarkdownView).
+const whenIdle = (fn: () => void) =>
+  typeof window.requestIdleCallback === 'function' ? window.requestIdleCallback(fn, { timeout: 2000 }) : window.setTimeout(fn, 500)
+whenIdle(() => warmUpMarkdownView())

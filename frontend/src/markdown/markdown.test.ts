@@ -1,4 +1,4 @@
-import { allowedHref, renderMarkdown } from './markdown'
+import { allowedHref, highlightedLanguages, renderMarkdown, warmUp } from './markdown'
 
 /** Parses rendered HTML into a detached document for inspection. */
 function dom(html: string) {
@@ -132,5 +132,17 @@ describe('allowedHref', () => {
     ['https://', null],
   ])('%s -> %s', (raw, want) => {
     expect(allowedHref(raw)).toBe(want)
+  })
+})
+
+describe('warmUp', () => {
+  it('takes every highlighted language and the common block kinds through the pipeline', () => {
+    const html = warmUp()
+    assertInert(html)
+    const body = dom(html)
+    const langs = [...body.querySelectorAll('pre.md-code code')].map((c) => c.className.replace(/^hljs language-/, ''))
+    expect(langs).toEqual(highlightedLanguages)
+    for (const code of body.querySelectorAll('pre.md-code code')) expect(code.querySelector('[class^="hljs-"]'), code.className).not.toBeNull()
+    for (const sel of ['h3', 'strong', 'em', 'p code', 'a.md-link', 'ul li', 'ol li', 'blockquote', 'table td']) expect(body.querySelector(sel), sel).not.toBeNull()
   })
 })
