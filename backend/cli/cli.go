@@ -82,7 +82,13 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	cmd, rest := match(p.words)
 	if cmd == nil {
-		fmt.Fprintf(stderr, "crewagent: unknown command %q; run 'crewagent help' for the list\n", strings.Join(p.words, " "))
+		if subs := subcommands(p.words[0]); len(subs) > 0 && len(p.words) == 1 {
+			fmt.Fprintf(stderr, "crewagent: %q needs a subcommand: %s\n", p.words[0], strings.Join(subs, ", "))
+		} else if len(subs) > 0 {
+			fmt.Fprintf(stderr, "crewagent: unknown command %q; %s has: %s\n", strings.Join(p.words, " "), p.words[0], strings.Join(subs, ", "))
+		} else {
+			fmt.Fprintf(stderr, "crewagent: unknown command %q; run 'crewagent help' for the list\n", strings.Join(p.words, " "))
+		}
 		return ExitError
 	}
 	if p.has("help") {
@@ -123,6 +129,18 @@ func match(words []string) (*command, []string) {
 		return nil, nil
 	}
 	return best, words[len(best.words):]
+}
+
+// subcommands lists the second words of the commands of a group such as
+// "conversations" or "run" (none when group is not one).
+func subcommands(group string) []string {
+	var subs []string
+	for _, c := range commands() {
+		if len(c.words) == 2 && c.words[0] == group {
+			subs = append(subs, c.words[1])
+		}
+	}
+	return subs
 }
 
 func printUsage(w io.Writer) {

@@ -146,7 +146,9 @@ func TestCommandErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"unknown command", []string{"frobnicate"}, "unknown command"},
+		{"unknown command", []string{"frobnicate"}, "unknown command \"frobnicate\"; run 'crewagent help'"},
+		{"group without subcommand", []string{"conversations"}, `"conversations" needs a subcommand: list, show, delete, fork, checkpoint`},
+		{"unknown subcommand", []string{"run", "stop"}, `unknown command "run stop"; run has: start, continue, status, list`},
 		{"unknown flag", []string{"conversations", "list", "--bogus"}, "unknown flag"},
 		{"missing id", []string{"conversations", "show"}, "usage: crewagent conversations show ID"},
 		{"bad id", []string{"conversations", "show", "../../etc"}, ""},
