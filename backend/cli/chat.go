@@ -13,6 +13,7 @@ import (
 	"crewagent/backend/engine"
 	"crewagent/backend/events"
 	"crewagent/backend/llm"
+	"crewagent/backend/packages"
 	"crewagent/backend/settings"
 	"crewagent/backend/tools"
 )
@@ -131,36 +132,74 @@ func (w *workspace) chatService(em events.Emitter) (*engine.ChatService, error) 
 
 // agents resolves agent ids through the project's active package, or through
 // every installed package when the project has none.
-func (w *workspace) agents() engine.AgentResolver {
-	mgr := w.packages()
-	return engine.AgentResolverFunc(func(agentID string) (*engine.Agent, error) {
-		var ids []string
-		if id := w.project.ActivePackageID; id != "" {
-			ids = []string{id}
-		} else {
-			list, err := mgr.List()
-			if err != nil {
-				return nil, err
-			}
-			for _, p := range list {
-				ids = append(ids, p.ID)
-			}
+func (w *workspace) agents() engine.AgentResolver { return packageAgents{w} }
+
+type packageAgents struct{ w *workspace }
+
+// load returns the packages agents are looked up in.
+func (a packageAgents) load() ([]*packages.Package, error) {
+	mgr := a.w.packages()
+	var ids []string
+	if id := a.w.project.ActivePackageID; id != "" {
+		ids = []string{id}
+	} else {
+		list, err := mgr.List()
+		if err != nil {
+			return nil, err
 		}
-		for _, id := range ids {
-			pkg, err := mgr.Load(id)
-			if err != nil {
-				return nil, err
-			}
-			if a := pkg.Agent(agentID); a != nil {
-				return engine.AgentFromPackage(pkg, a), nil
-			}
+		for _, p := range list {
+			ids = append(ids, p.ID)
 		}
-		where := "no installed package provides it (import one with 'crewagent package import FILE')"
-		if len(ids) == 1 && ids[0] == w.project.ActivePackageID {
-			where = "the project's package " + strconv.Quote(ids[0]) + " does not provide it"
+	}
+	pkgs := make([]*packages.Package, 0, len(ids))
+	for _, id := range ids {
+		pkg, err := mgr.Load(id)
+		if err != nil {
+			return nil, err
 		}
-		return nil, &engine.Error{Code: engine.CodeAgentNotFound, Message: "agent " + strconv.Quote(agentID) + " not found: " + where}
-	})
+		pkgs = append(pkgs, pkg)
+	}
+	return pkgs, nil
+}
+
+// ResolveAgent implements engine.AgentResolver.
+func (a packageAgents) ResolveAgent(agentID string) (*engine.Agent, error) {
+	pkgs, err := a.load()
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, pkg := range pkgs {
+		if ag := pkg.Agent(agentID); ag != nil {
+			return engine.AgentFromPackage(pkg, ag), nil
+		}
+		for _, ag := range pkg.Agents {
+			ids = append(ids, ag.ID)
+		}
+	}
+	where := "no installed package provides it (import one with 'crewagent package import FILE')"
+	switch {
+	case len(ids) > 0:
+		where = "the agents here are " + strings.Join(ids, ", ")
+	case len(pkgs) == 1 && pkgs[0].ID == a.w.project.ActivePackageID:
+		where = "the project's package " + strconv.Quote(pkgs[0].ID) + " has no agents"
+	}
+	return nil, &engine.Error{Code: engine.CodeAgentNotFound, Message: "agent " + strconv.Quote(agentID) + " not found: " + where}
+}
+
+// AgentIDs implements engine.AgentLister.
+func (a packageAgents) AgentIDs() ([]string, error) {
+	pkgs, err := a.load()
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, pkg := range pkgs {
+		for _, ag := range pkg.Agents {
+			ids = append(ids, ag.ID)
+		}
+	}
+	return ids, nil
 }
 
 // streamPrinter writes the answer text to stdout as it streams, with a line

@@ -217,8 +217,27 @@ func TestChatCommandAgentMode(t *testing.T) {
 	if !strings.Contains(sys, "PERSONA") || !strings.Contains(sys, "agent id: analyst") || !strings.Contains(sys, "active: agent") {
 		t.Fatalf("system prompt:\n%s", sys)
 	}
-	if r := c.run(t, "", "chat", "--agent", "nobody", "hi"); r.code != ExitError || !strings.Contains(r.stderr, `"nobody" not found`) {
+	// Errors name the agents there are.
+	if r := c.run(t, "", "chat", "--agent", "nobody", "hi"); r.code != ExitError ||
+		!strings.Contains(r.stderr, `agent "nobody" not found: the agents here are analyst, writer`) {
 		t.Fatalf("unknown agent: %+v", r)
+	}
+	if r := c.run(t, "", "chat", "--mode", "agent", "hi"); r.code != ExitError ||
+		!strings.Contains(r.stderr, "agent mode needs an agent id; the agents here are analyst, writer") {
+		t.Fatalf("no agent: %+v", r)
+	}
+	// A conversation in agent mode keeps its agent when none is named.
+	conv := c.run(t, "", "conversations", "list", "--json")
+	var metas []convlog.ConversationMeta
+	if err := json.Unmarshal([]byte(conv.stdout), &metas); err != nil || len(metas) != 1 {
+		t.Fatalf("list: %v %+v", err, conv)
+	}
+	c.srv.Enqueue(fakellm.Text("Still the analyst."))
+	if r := c.run(t, "", "chat", "--conversation", metas[0].ID, "--mode", "agent", "go on"); r.code != ExitOK {
+		t.Fatalf("agent chat without --agent in an agent conversation: %+v", r)
+	}
+	if n := len(c.srv.ChatRequests()); n != 2 {
+		t.Fatalf("want 2 LLM requests, got %d", n)
 	}
 }
 

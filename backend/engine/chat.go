@@ -300,7 +300,13 @@ func (s *ChatService) agentFor(mode, agentID string, given *Agent) (*Agent, erro
 		return &a, nil
 	}
 	if agentID == "" {
-		return nil, invalid("agent mode needs an agent id")
+		msg := "agent mode needs an agent id"
+		if l, ok := s.opts.Agents.(AgentLister); ok {
+			if ids, err := l.AgentIDs(); err == nil && len(ids) > 0 {
+				msg += "; the agents here are " + strings.Join(ids, ", ")
+			}
+		}
+		return nil, invalid(msg)
 	}
 	return s.resolve(agentID)
 }

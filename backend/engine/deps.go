@@ -139,6 +139,12 @@ type AgentResolver interface {
 	ResolveAgent(agentID string) (*Agent, error)
 }
 
+// AgentLister is implemented by an AgentResolver that can list the agent ids
+// it resolves, so that an error can name them.
+type AgentLister interface {
+	AgentIDs() ([]string, error)
+}
+
 // AgentResolverFunc adapts a function to AgentResolver.
 type AgentResolverFunc func(agentID string) (*Agent, error)
 
