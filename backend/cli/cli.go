@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"crewagent/backend/convlog"
 )
 
 // Exit codes.
@@ -97,7 +99,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	e := &env{ctx: ctx, cmd: cmd, args: p, stdin: stdin, stdout: stdout, stderr: stderr}
 	if err := cmd.run(e, rest); err != nil {
-		fmt.Fprintf(stderr, "crewagent: %s\n", oneLine(err.Error()))
+		fmt.Fprintf(stderr, "crewagent: %s\n", describe(err))
 		var xe *exitError
 		if errors.As(err, &xe) {
 			return xe.code
@@ -149,6 +151,24 @@ func printUsage(w io.Writer) {
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %s\n", c.usage)
 	}
+}
+
+// describe is the one line printed for a failed command. Errors of the
+// conversation store lose their package prefix and say where to look next.
+func describe(err error) string {
+	msg := oneLine(err.Error())
+	if convlog.ErrorCode(err) == "" {
+		return msg
+	}
+	msg = strings.TrimPrefix(msg, "convlog: ")
+	switch {
+	case errors.Is(err, convlog.ErrNotFound) && (strings.Contains(msg, ": entr") || strings.Contains(msg, ": checkpoint ")):
+		msg += ` (see "conversations show ID")`
+	case errors.Is(err, convlog.ErrNotFound),
+		errors.Is(err, convlog.ErrInvalidID) && strings.Contains(msg, "conversation id"):
+		msg += ` (see "conversations list")`
+	}
+	return msg
 }
 
 func oneLine(s string) string {

@@ -139,7 +139,7 @@ func TestConversationsCommands(t *testing.T) {
 }
 
 func TestCommandErrors(t *testing.T) {
-	home, root, _, _ := fixture(t)
+	home, root, convID, _ := fixture(t)
 	g := []string{"--home", home, "--project", root}
 	cases := []struct {
 		name string
@@ -151,8 +151,10 @@ func TestCommandErrors(t *testing.T) {
 		{"unknown subcommand", []string{"run", "stop"}, `unknown command "run stop"; run has: start, continue, status, list`},
 		{"unknown flag", []string{"conversations", "list", "--bogus"}, "unknown flag"},
 		{"missing id", []string{"conversations", "show"}, "usage: crewagent conversations show ID"},
-		{"bad id", []string{"conversations", "show", "../../etc"}, ""},
-		{"unknown id", []string{"conversations", "delete", "1b4e28ba-2fa1-11d2-883f-0016d3cca427"}, ""},
+		{"bad id", []string{"conversations", "show", "../../etc"}, `crewagent: invalid id: conversation id "../../etc" is not a canonical UUID (see "conversations list")`},
+		{"unknown id", []string{"conversations", "delete", "1b4e28ba-2fa1-11d2-883f-0016d3cca427"}, `crewagent: conversation 1b4e28ba-2fa1-11d2-883f-0016d3cca427: not found (see "conversations list")`},
+		{"unknown message", []string{"conversations", "fork", convID, "--at", "nope"}, `: entry nope: not found (see "conversations show ID")`},
+		{"unknown checkpoint", []string{"conversations", "fork", convID, "--checkpoint", "nope"}, `: checkpoint "nope": not found (see "conversations show ID")`},
 		{"flag needs value", []string{"conversations", "list", "--home"}, "needs a value"},
 		{"flag for other command", []string{"conversations", "list", "--at", "x"}, "does not apply"},
 	}
