@@ -2,6 +2,7 @@ import { useState } from 'react'
 import type { Mode } from '../../bridge'
 import { timeAgo } from '../../lib/time'
 import { useStore, useStores } from '../../stores'
+import { count } from '../../lib/count'
 
 const modes: { mode: Mode; label: string; hint: string }[] = [
   { mode: 'chat', label: 'Chat', hint: 'Plain conversation with the model' },
@@ -30,7 +31,7 @@ export function ChatHeader() {
           {meta.title}
         </h2>
         <span className="chat-sub">
-          {meta.messageCount} messages · {timeAgo(meta.lastActiveAt)}
+          {count(meta.messageCount, 'message')} · {timeAgo(meta.lastActiveAt)}
         </span>
       </div>
       <div className="mode-switch" role="radiogroup" aria-label="Mode" data-testid="mode-switch">

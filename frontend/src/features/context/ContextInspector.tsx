@@ -3,6 +3,7 @@ import type { ContextPreview, PreviewDecision, PreviewMessage } from '../../brid
 import { Modal } from '../../components/Modal'
 import { useStore, useStores } from '../../stores'
 import { formatPercent, formatTokens, statusFor } from './meter'
+import { count } from '../../lib/count'
 
 /** The context inspector: exactly what the next request would contain
  * (message by message, with tokens and the reason each is there), and what
@@ -74,13 +75,13 @@ function PreviewBody({ p }: { p: ContextPreview }) {
           <h3>Compression before the next request</h3>
           <p>
             {p.compression.strategy}: {p.compression.before.usedTokens.toLocaleString()} → {p.compression.after.usedTokens.toLocaleString()} tokens;{' '}
-            {p.compression.record.compactedIds.length} messages dropped, {p.compression.record.truncatedIds.length} shortened.
+            {count(p.compression.record.compactedIds.length, 'message')} dropped, {p.compression.record.truncatedIds.length} shortened.
           </p>
         </section>
       )}
       <section className="inspector-section">
         <h3>
-          The request: {p.messages.length} messages, {formatTokens(u.usedTokens)} tokens
+          The request: {count(p.messages.length, 'message')}, {formatTokens(u.usedTokens)} tokens
         </h3>
         <table className="inspector-table" data-testid="inspector-messages">
           <thead>

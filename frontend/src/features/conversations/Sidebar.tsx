@@ -3,6 +3,7 @@ import type { ConversationMeta, SearchHit } from '../../bridge'
 import { ConfirmDialog } from '../../components/ConfirmDialog'
 import { timeAgo } from '../../lib/time'
 import { useStore, useStores } from '../../stores'
+import { count } from '../../lib/count'
 import './conversations.css'
 
 /** The conversation list of the open project: newest activity first, search
@@ -192,7 +193,7 @@ function DeleteDialog({ meta, onCancel, onConfirm }: { meta: ConversationMeta; o
   return (
     <ConfirmDialog title="Delete conversation?" confirmLabel="Delete" testId="delete" onCancel={onCancel} onConfirm={onConfirm}>
       <p>
-        “<strong>{meta.title}</strong>” will be deleted with its whole chat history ({meta.messageCount} messages) and every tool output saved for it.
+        “<strong>{meta.title}</strong>” will be deleted with its whole chat history ({count(meta.messageCount, 'message')}) and every tool output saved for it.
       </p>
       <p className="hint">This removes the files from disk and cannot be undone.</p>
     </ConfirmDialog>

@@ -3,6 +3,7 @@ import { ErrorBanner } from '../../components/ErrorBanner'
 import { useStore, useStores } from '../../stores'
 import { PhaseBadge } from './PhaseBadge'
 import { agentName, currentNode, nodeCounts, workflowTitle } from './runInfo'
+import { count } from '../../lib/count'
 import './runs.css'
 
 /** Run mode's bar under the conversation header: the workflow and agent
@@ -76,7 +77,7 @@ export function RunBar() {
             </select>
           </label>
           <span className="hint run-bar-hint" title={chosen?.description}>
-            {chosen ? `${chosen.nodes} steps. ` : ''}Type the first message below (optional), then Start run.
+            {chosen ? `${count(chosen.nodes, 'step')}. ` : ''}Type the first message below (optional), then Start run.
           </span>
           {run && (
             <button type="button" className="btn btn-small btn-ghost" onClick={() => runs.actions.setNewRun(false)} data-testid="run-new-cancel">

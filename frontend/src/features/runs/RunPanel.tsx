@@ -3,6 +3,7 @@ import { useStore, useStores } from '../../stores'
 import { formatDuration } from '../chat/messageRows'
 import { PhaseBadge } from './PhaseBadge'
 import { agentName, callSummary, clock, describeLogLine, nodeCounts, toolCalls, workflowTitle } from './runInfo'
+import { count } from '../../lib/count'
 import './runs.css'
 
 const nodeMark: Record<string, string> = { completed: '✓', current: '●', pending: '○' }
@@ -60,7 +61,7 @@ export function RunPanel() {
             {workflowTitle(active, run.workflowId)}
           </div>
           <div className="hint" data-testid="run-panel-count">
-            {run.complete ? `Complete: ${counts.done} steps done` : `${counts.done} of ${counts.total} steps done`}
+            {run.complete ? `Complete: ${count(counts.done, 'step')} done` : `${counts.done} of ${counts.total} steps done`}
             {run.effectiveAgentId && !run.complete ? ` · ${agentName(active, run.effectiveAgentId)}` : ''}
           </div>
         </div>
