@@ -141,16 +141,22 @@ func (a *App) LoadConversation(id string, limit int) (ConversationPage, error) {
 	if err != nil {
 		return ConversationPage{}, toAppError(err)
 	}
+	// Asked before and after the entries are read: "not streaming" then
+	// means no reply ran while they were read, so they end where the log ends
+	// (a reply that starts or ends meanwhile is reported as running; its end
+	// is announced by conversation:changed).
+	streaming := ws.chat.streaming(id)
 	// One more than asked tells whether older entries exist.
 	tail, err := ws.store.LoadTail(id, limit+1)
 	if err != nil {
 		return ConversationPage{}, toAppError(err)
 	}
+	streaming = streaming || ws.chat.streaming(id)
 	more := len(tail) > limit
 	if more {
 		tail = tail[1:]
 	}
-	return ConversationPage{Conversation: meta, Entries: nonNil(tail), HasMore: more, Streaming: ws.chat.streaming(id)}, nil
+	return ConversationPage{Conversation: meta, Entries: nonNil(tail), HasMore: more, Streaming: streaming}, nil
 }
 
 // LoadOlderEntries returns up to limit effective entries that come before the

@@ -1,9 +1,11 @@
 // The conversation workspace against the fake OpenAI server: a streamed
 // markdown answer, tool calls as cards (with a full output kept on disk), the
 // context meter through a compression, an LLM failure and Continue, forks
-// from a message and from a checkpoint, search, the context inspector,
-// settings (Test Connection, theme), and deletion with its files.
+// from a message and from a checkpoint, search, the context inspector, a
+// reply cut off by a crash, settings (Test Connection, theme), and deletion
+// with its files.
 import assert from 'node:assert/strict'
+import { randomUUID } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { startFakeLLM } from '../lib/fakellm.mjs'
@@ -285,6 +287,25 @@ export default async function chat({ app, step, tmp, home }) {
     const victim = await app.evaluate(`${all('conv-item')}.find((el) => el.dataset.id !== ${JSON.stringify(firstConv)}).dataset.id`)
     rmSync(join(dataDir, 'conversations', victim), { recursive: true, force: true })
     await app.waitFor(`!${all('conv-item')}.some((el) => el.dataset.id === ${JSON.stringify(victim)})`, { timeoutMs: 5000, what: 'the removed conversation to disappear' })
+  })
+
+  await step('a reply cut off by a crash says so and can be continued', async () => {
+    // What a crash mid-reply leaves on disk: the user's message, nothing after it.
+    const id = randomUUID()
+    const dir = join(dataDir, 'conversations', id)
+    mkdirSync(dir, { recursive: true })
+    const question = { type: 'msg', id: 'crash-u1', createdAt: new Date().toISOString(), role: 'user', content: 'a question asked just before the app was killed', mode: 'chat', partType: 'content', tokens: 12 }
+    writeFileSync(join(dir, 'messages.jsonl'), `${JSON.stringify(question)}\n`)
+    const item = `document.querySelector('[data-testid="conv-item"][data-id="${id}"]')`
+    await app.waitFor(`!!${item}`, { timeoutMs: 5000, what: 'the conversation written on disk' })
+    await app.evaluate(`${item}.querySelector('[data-testid="conv-open"]').click(), true`)
+    await app.waitForTestId('msg-unfinished')
+    assert.match(await app.text('msg-unfinished'), /did not finish/)
+    await app.screenshot('26-unfinished-reply')
+    await app.click('unfinished-continue')
+    await waitIdle('the continued reply')
+    await app.waitFor(`${all('msg-assistant')}.pop()?.textContent.includes('Continuing where I stopped')`, { what: 'the continued answer' })
+    assert.equal(await app.exists('msg-unfinished'), false, 'the notice stayed after the reply')
   })
 
   await step('settings: test connection and a live theme', async () => {

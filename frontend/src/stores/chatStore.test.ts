@@ -68,6 +68,21 @@ describe('chatStore', () => {
     expect(fake.listenerCount('llm:stream-chunk')).toBe(0)
   })
 
+  it('knows whether its entries were read while no reply ran', async () => {
+    const { fake, store } = setup([msg('u0', 'user', 'left without a reply')])
+    expect(store.getState().settled).toBe(false)
+    await store.actions.open('c1')
+    expect(store.getState().settled).toBe(true)
+    await store.actions.send('again')
+    expect(store.getState().settled).toBe(false)
+    await store.actions.refreshTail()
+    expect(store.getState()).toMatchObject({ streaming: true, settled: false }) // read during the reply
+    fake.append('c1', msg('a1', 'assistant', 'Answer.'))
+    fake.finish('c1')
+    await vi.waitFor(() => expect(store.getState()).toMatchObject({ streaming: false, settled: true }))
+    expect(store.getState().entries.at(-1)?.id).toBe('a1')
+  })
+
   it('follows context:usage for the open conversation only', async () => {
     const { fake, store } = setup()
     await store.actions.open('c1')

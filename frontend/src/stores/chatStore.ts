@@ -46,6 +46,9 @@ export interface ChatState {
   loadingOlder: boolean
   /** A reply is being generated in this conversation. */
   streaming: boolean
+  /** The entries were read while no reply was running: the log ends where
+   * they end (a send clears it until the next read). */
+  settled: boolean
   live: LiveCall[]
   usage: ContextUsage | null
   mode: Mode
@@ -94,6 +97,7 @@ const initial = (): ChatState => ({
   loading: false,
   loadingOlder: false,
   streaming: false,
+  settled: false,
   live: [],
   usage: null,
   mode: 'chat',
@@ -253,6 +257,7 @@ export function createChatStore(bridge: Pick<Bridge, 'conversations' | 'chat' | 
           entries: page.entries,
           hasMore: page.hasMore,
           streaming: page.streaming,
+          settled: !page.streaming,
           loading: false,
           mode: modeOf(page.conversation),
           agentId: page.conversation.selectedAgentId ?? '',
@@ -299,6 +304,7 @@ export function createChatStore(bridge: Pick<Bridge, 'conversations' | 'chat' | 
           entries,
           hasMore: replaced ? page.hasMore : s.hasMore,
           streaming: page.streaming,
+          settled: !page.streaming,
           live: settleLive(entries, s.live, page.streaming),
         })
       } catch (e) {
@@ -310,7 +316,7 @@ export function createChatStore(bridge: Pick<Bridge, 'conversations' | 'chat' | 
       const s = store.getState()
       const body = text.trim()
       if (!s.conversationId || !body || s.streaming) return false
-      store.setState({ streaming: true, error: null, live: [] })
+      store.setState({ streaming: true, settled: false, error: null, live: [] })
       try {
         await bridge.chat.send({ conversationId: s.conversationId, text: body, mode: s.mode, agentId: s.mode === 'agent' ? s.agentId : '' })
         scheduleTail()

@@ -66,6 +66,42 @@ describe('buildRows (tool calls and results are never bubbles)', () => {
   })
 })
 
+describe('buildRows: a reply that never finished', () => {
+  const evt = (id: string): Entry => ({ type: 'evt', id, createdAt: '', event: 'checkpoint', data: { name: 'cp' } })
+  const tools = [msg('a1', 'assistant', undefined, { tool_calls: [call('c1', 'fs.list')] })]
+  const widget = (answered: boolean): Entry[] => [
+    msg('a2', 'assistant', undefined, { runId: 'r1', tool_calls: [call('k1', 'ui.ask_user', '{"type":"confirmation","prompt":"Go?"}')] }),
+    msg('t2', 'tool', '{"ok":true,"pending":true}', { runId: 'r1', tool_call_id: 'k1', tool_name: 'ui.ask_user', widget: { widgetId: 'w1', createdAt: '', type: 'confirmation', prompt: 'Go?' } }),
+    ...(answered ? [msg('u3', 'user', 'Answer to "Go?" (widget w1):\nyes', { runId: 'r1', widget: { widgetId: 'w1', type: 'confirmation', answer: { confirmed: true } } })] : []),
+  ]
+  const cases: { name: string; entries: Entry[]; unfinished: boolean }[] = [
+    { name: 'a user message without a reply', entries: [msg('u1', 'user', 'hi')], unfinished: true },
+    { name: 'a user message, then only a checkpoint', entries: [msg('u1', 'user', 'hi'), evt('e1')], unfinished: true },
+    { name: 'a tool call without its result', entries: [msg('u1', 'user', 'list'), ...tools], unfinished: true },
+    { name: 'a tool result without the answer after it', entries: [msg('u1', 'user', 'list'), ...tools, msg('t1', 'tool', '{}', { tool_call_id: 'c1' })], unfinished: true },
+    { name: 'reasoning without the answer', entries: [msg('u1', 'user', 'why'), msg('r1', 'assistant', 'hmm', { partType: 'thinking' })], unfinished: true },
+    { name: 'an answered widget without what followed', entries: widget(true), unfinished: true },
+    { name: 'an answer', entries: [msg('u1', 'user', 'hi'), msg('a9', 'assistant', 'hello')], unfinished: false },
+    { name: 'a persisted failure', entries: [msg('u1', 'user', 'hi'), msg('x', 'assistant', 'LLM_ERROR\n- code: LLM_TIMEOUT', { partType: 'error' })], unfinished: false },
+    { name: 'a widget waiting for its answer', entries: widget(false), unfinished: false },
+    { name: 'nothing', entries: [], unfinished: false },
+  ]
+  for (const c of cases) {
+    it(`${c.unfinished ? 'ends' : 'does not end'} in an unfinished row after ${c.name}`, () => {
+      const rows = buildRows(c.entries, [], false, true)
+      expect(rows.filter((r) => r.kind === 'unfinished')).toHaveLength(c.unfinished ? 1 : 0)
+      if (c.unfinished) expect(rows[rows.length - 1].kind).toBe('unfinished')
+    })
+  }
+
+  it('says nothing while a reply runs, while its live calls show, or about entries read during a reply', () => {
+    const entries = [msg('u1', 'user', 'hi')]
+    expect(buildRows(entries, [], true, true).some((r) => r.kind === 'unfinished')).toBe(false)
+    expect(buildRows(entries, [{ messageId: 'l1', turn: 0, text: 'He', tools: [], ended: true }], false, true).some((r) => r.kind === 'unfinished')).toBe(false)
+    expect(buildRows(entries, [], false, false).some((r) => r.kind === 'unfinished')).toBe(false)
+  })
+})
+
 describe('parseErrorContent', () => {
   it('splits the partial text from the LLM_ERROR block', () => {
     const r = parseErrorContent('Half an ans\n\nLLM_ERROR\n- code: LLM_NETWORK\n- message: the connection closed\n- retryable: true\n- provider: 127.0.0.1:9')

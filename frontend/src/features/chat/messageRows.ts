@@ -12,10 +12,15 @@
  *  - a ui.ask_user call whose result carries a widget is the widget itself
  *    (pending, answered with its answer, or left unanswered), and the user
  *    message that carries the answer is not repeated as a bubble;
- *  - a run's user messages show the user's text without the USER_INPUT header.
+ *  - a run's user messages show the user's text without the USER_INPUT header;
+ *  - a log read while no reply runs that ends in a user message, a tool call or
+ *    its result, reasoning or an answered widget ends in an "unfinished" row:
+ *    its reply never completed (the app closed or was killed mid-reply, or
+ *    the log could not be written), and nothing says so otherwise.
  * The reply in progress (live calls) follows the log rows. */
 import type { Entry, ToolCall, Widget, WidgetAnswerRecord } from '../../bridge'
 import type { LiveCall, LiveTool } from '../../stores'
+import { count as countOf } from '../../lib/count'
 
 export type ToolStatus = 'running' | 'ok' | 'error' | 'interrupted' | 'pending' | 'no-result'
 
@@ -40,6 +45,7 @@ export type Row =
   | { kind: 'live'; key: string; call: LiveCall }
   | { kind: 'live-tool'; key: string; call: LiveCall; tool: LiveTool }
   | { kind: 'widget'; key: string; entry: Entry; widget: Widget; runId: string; state: WidgetState; answer?: WidgetAnswerRecord }
+  | { kind: 'unfinished'; key: string }
 
 export const errorHeader = 'LLM_ERROR'
 
@@ -81,7 +87,7 @@ export function describeEvent(e: Entry): { label: string; detail: string } {
       const ids = d.compactedIds ?? d.messageIds
       const count = Array.isArray(ids) ? ids.length : Number(d.count ?? NaN)
       const parts: string[] = []
-      if (Number.isFinite(count)) parts.push(`${count} messages`)
+      if (Number.isFinite(count)) parts.push(countOf(count, 'message'))
       if (Number.isFinite(before) && Number.isFinite(after)) parts.push(`${before} → ${after} tokens`)
       if (str(d.strategy)) parts.push(str(d.strategy))
       return { label: 'Context compressed', detail: parts.join(' · ') }
@@ -175,8 +181,20 @@ function toolStatus(result: Entry | undefined, streaming: boolean): ToolStatus {
   return streaming ? 'running' : 'no-result'
 }
 
-/** Builds the rows of a conversation. */
-export function buildRows(entries: Entry[], live: LiveCall[] = [], streaming = false): Row[] {
+/** Whether a conversation whose rows end with this one is waiting for a
+ * reply that will not come (see the unfinished row above). */
+function endsUnfinished(rows: Row[]): boolean {
+  for (let i = rows.length - 1; i >= 0; i--) {
+    const r = rows[i]
+    if (r.kind === 'event') continue
+    return r.kind === 'user' || r.kind === 'tool' || r.kind === 'thinking' || (r.kind === 'widget' && r.state === 'answered')
+  }
+  return false
+}
+
+/** Builds the rows of a conversation. settled: the entries were read while
+ * no reply was running, so they end where the conversation ends. */
+export function buildRows(entries: Entry[], live: LiveCall[] = [], streaming = false, settled = false): Row[] {
   const results = new Map<string, Entry>()
   const calls = new Set<string>()
   const answers = new Map<string, WidgetAnswerRecord>()
@@ -253,6 +271,10 @@ export function buildRows(entries: Entry[], live: LiveCall[] = [], streaming = f
         }
         break
     }
+  }
+
+  if (settled && !streaming && live.length === 0 && endsUnfinished(rows)) {
+    rows.push({ kind: 'unfinished', key: `unfinished:${rows[rows.length - 1].key}` })
   }
 
   const persisted = new Set(entries.map((e) => e.id))

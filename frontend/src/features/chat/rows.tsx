@@ -95,6 +95,23 @@ export const MessageRow = memo(function MessageRow({ row, actions }: { row: Row;
           </div>
         </div>
       )
+    case 'unfinished':
+      return (
+        <div className="msg msg-unfinished" data-testid="msg-unfinished">
+          <div className="unfinished-notice" role="status">
+            <strong>This reply did not finish.</strong>
+            <span>Nothing after this point was saved: the app may have closed, or the log could not be written, while the model was answering.</span>
+            <div className="error-actions">
+              <button type="button" className="btn btn-small btn-primary" disabled={actions.streaming} onClick={actions.continueReply} data-testid="unfinished-continue">
+                Continue
+              </button>
+              <button type="button" className="btn btn-small" disabled={actions.streaming} onClick={actions.retry} data-testid="unfinished-retry">
+                Retry
+              </button>
+            </div>
+          </div>
+        </div>
+      )
     case 'event':
       return (
         <div className={`msg-event event-${row.entry.event}`} data-testid={`event-${row.entry.event}`} data-id={row.entry.id}>
