@@ -53,21 +53,19 @@ fuzz_deadline_race() {
     END { exit !(fails > 0 && fails == races) }' "$1"
 }
 
-# fuzz_one PKG NAME OUT: one target for $FUZZTIME; a run lost to the deadline
-# race is repeated (up to three runs), any other failure counts at once.
-# Minimising each new input is capped at 1s (the default, 60s, can spend a
-# short run shrinking one input instead of exploring; a failing input is
-# still written, only less shrunk).
+# fuzz_one PKG NAME OUT: one target for $FUZZTIME. A run that ends in the
+# deadline race above fuzzed for its whole time and found nothing (a finding
+# writes its input and is reported as such), so it counts as passed, with a
+# note; any other failure fails. Minimising each new input is capped at 1s
+# (the default, 60s, can spend a short run shrinking one input instead of
+# exploring; a failing input is still written, only less shrunk).
 fuzz_one() {
-  local pkg="$1" name="$2" out="$3" try
-  for try in 1 2 3; do
-    if go test -run '^$' -fuzz "^${name}\$" -fuzztime "$FUZZTIME" -fuzzminimizetime 1s "$pkg" >"$out" 2>&1; then
-      return 0
-    fi
-    fuzz_deadline_race "$out" || return 1
-    printf '    run %s ended in the fuzzing deadline race (no failing input)\n' "$try"
-  done
-  return 1
+  local pkg="$1" name="$2" out="$3"
+  if go test -run '^$' -fuzz "^${name}\$" -fuzztime "$FUZZTIME" -fuzzminimizetime 1s "$pkg" >"$out" 2>&1; then
+    return 0
+  fi
+  fuzz_deadline_race "$out" || return 1
+  echo "    ended in the toolchain's fuzzing deadline race after its full time, no failing input: passed"
 }
 
 fuzz_all() {
