@@ -81,6 +81,9 @@ type SendMessageRequest struct {
 	Text           string `json:"text"`
 	Mode           string `json:"mode"` // chat | agent | run
 	AgentID        string `json:"agentId"`
+	// Retry answers the newest user message again instead of sending Text
+	// (chat and agent mode; see engine.SendRequest.Retry).
+	Retry bool `json:"retry,omitempty"`
 }
 
 // SendMessage starts answering a message in the background and returns at
@@ -97,7 +100,7 @@ func (a *App) SendMessage(req SendMessageRequest) error {
 	if err != nil {
 		return err
 	}
-	if strings.TrimSpace(req.Text) == "" {
+	if !req.Retry && strings.TrimSpace(req.Text) == "" {
 		return &AppError{Code: engine.CodeInvalidRequest, Message: "the message is empty"}
 	}
 	mode := req.Mode
@@ -118,9 +121,12 @@ func (a *App) SendMessage(req SendMessageRequest) error {
 	}
 	id := req.ConversationID
 	if mode == convlog.ModeRun {
+		if req.Retry {
+			return &AppError{Code: engine.CodeInvalidRequest, Message: "a run takes its input again as a new message: send it"}
+		}
 		return a.continueRun(ws, id, req.Text)
 	}
-	ereq := engine.SendRequest{ConversationID: id, Mode: mode, AgentID: req.AgentID, Text: req.Text}
+	ereq := engine.SendRequest{ConversationID: id, Mode: mode, AgentID: req.AgentID, Text: req.Text, Retry: req.Retry}
 	var failure *eventError
 	started := ws.chat.start(id, func(ctx context.Context) {
 		if _, err := ws.engine.Send(ctx, ereq); err != nil {

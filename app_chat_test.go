@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -397,5 +399,42 @@ func TestTokensCountedForTheCurrentModel(t *testing.T) {
 	}
 	if n, enc := c.CountEntry(e); enc != "o200k_base" || n <= 0 {
 		t.Fatalf("after the change: %d tokens, encoding %q, want o200k_base", n, enc)
+	}
+}
+
+func TestRetryAnswersAgainWithoutANewMessage(t *testing.T) {
+	srv := newFakeLLM(t)
+	srv.Enqueue(fakellm.Unauthorized(), fakellm.Response{Text: "the answer, at last"})
+	w := openTestProject(t, llmSettings(srv.URL(), ""))
+	a := w.app
+	m, _ := a.CreateConversation("")
+	must(t, a.SendMessage(SendMessageRequest{ConversationID: m.ID, Text: "answer please"}))
+	waitIdle(t, w.rec, m.ID)
+	before := len(changes(w.rec))
+	must(t, a.SendMessage(SendMessageRequest{ConversationID: m.ID, Retry: true}))
+	waitFor(t, "the retried reply to end", func() bool {
+		for _, c := range changes(w.rec)[before:] {
+			if c.ConversationID == m.ID && c.Streaming != nil && !*c.Streaming {
+				return true
+			}
+		}
+		return false
+	})
+	page, _ := a.LoadConversation(m.ID, 0)
+	var roles []string
+	for _, e := range page.Entries {
+		if e.IsMessage() {
+			roles = append(roles, e.Role+":"+e.PartType+":"+strconv.FormatBool(e.InContext()))
+		}
+	}
+	want := []string{"user:content:true", "assistant:error:false", "assistant:content:true"}
+	if !slices.Equal(roles, want) {
+		t.Fatalf("log after the retry: %q, want %q", roles, want)
+	}
+	if got := page.Entries[len(page.Entries)-1].Text(); got != "the answer, at last" {
+		t.Fatalf("answer %q", got)
+	}
+	if err := a.SendMessage(SendMessageRequest{ConversationID: m.ID, Retry: true, Mode: "run"}); codeOfErr(t, err) != engine.CodeInvalidRequest {
+		t.Fatalf("a retry in run mode: %v", err)
 	}
 }

@@ -15,7 +15,7 @@ type flagSpec struct {
 // Flags may stand before or after the command words.
 var knownFlags = []flagSpec{
 	{"home", true}, {"project", true}, {"json", false},
-	{"conversation", true}, {"mode", true}, {"agent", true},
+	{"conversation", true}, {"mode", true}, {"agent", true}, {"retry", false},
 	{"at", true}, {"checkpoint", true},
 	{"workflow", true}, {"package", true},
 	{"help", false},

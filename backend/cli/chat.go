@@ -18,7 +18,7 @@ import (
 	"crewagent/backend/tools"
 )
 
-const chatUsage = "chat [--conversation ID] [--mode chat|agent] [--agent ID] MESSAGE"
+const chatUsage = "chat [--conversation ID] [--mode chat|agent] [--agent ID] MESSAGE | chat --conversation ID --retry"
 
 // chatOutput is the --json output of chat.
 type chatOutput struct {
@@ -36,22 +36,29 @@ type chatError struct {
 }
 
 func cmdChat(e *env, rest []string) error {
-	if err := e.args.allowOnly("chat", "conversation", "mode", "agent"); err != nil {
+	if err := e.args.allowOnly("chat", "conversation", "mode", "agent", "retry"); err != nil {
 		return err
 	}
-	if len(rest) == 0 {
+	retry := e.args.has("retry")
+	var text string
+	switch {
+	case retry && (len(rest) > 0 || e.args.get("conversation") == ""):
+		return errors.New("--retry answers a conversation's last message again: give --conversation ID and no message")
+	case retry:
+	case len(rest) == 0:
 		return fmt.Errorf("usage: crewagent %s (MESSAGE '-' reads it from stdin)", chatUsage)
-	}
-	text := strings.Join(rest, " ")
-	if text == "-" {
-		b, err := io.ReadAll(e.stdin)
-		if err != nil {
-			return fmt.Errorf("reading the message from stdin: %v", err)
+	default:
+		text = strings.Join(rest, " ")
+		if text == "-" {
+			b, err := io.ReadAll(e.stdin)
+			if err != nil {
+				return fmt.Errorf("reading the message from stdin: %v", err)
+			}
+			text = strings.TrimRight(string(b), "\r\n")
 		}
-		text = strings.TrimRight(string(b), "\r\n")
-	}
-	if strings.TrimSpace(text) == "" {
-		return errors.New("the message is empty")
+		if strings.TrimSpace(text) == "" {
+			return errors.New("the message is empty")
+		}
 	}
 	mode := e.args.get("mode")
 	switch mode {
@@ -83,7 +90,7 @@ func cmdChat(e *env, rest []string) error {
 		return err
 	}
 	convID := e.args.get("conversation")
-	res, err := svc.Send(e.ctx, engine.SendRequest{ConversationID: convID, Mode: mode, AgentID: e.args.get("agent"), Text: text})
+	res, err := svc.Send(e.ctx, engine.SendRequest{ConversationID: convID, Mode: mode, AgentID: e.args.get("agent"), Text: text, Retry: retry})
 	if err != nil {
 		return err
 	}
@@ -102,7 +109,7 @@ func cmdChat(e *env, rest []string) error {
 		}
 	}
 	if res.Err != nil {
-		return &exitError{code: ExitLLMFailed, err: fmt.Errorf("%s (saved in conversation %s; send \"continue\" to resume)", res.Err.Error(), res.ConversationID)}
+		return &exitError{code: ExitLLMFailed, err: fmt.Errorf("%s (saved in conversation %s; send \"continue\" to resume, or retry with --conversation %s --retry)", res.Err.Error(), res.ConversationID, res.ConversationID)}
 	}
 	return nil
 }

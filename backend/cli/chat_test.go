@@ -163,6 +163,27 @@ func TestChatCommandLLMFailureExits2(t *testing.T) {
 		t.Fatalf("the failure was not persisted: %+v", msgs)
 	}
 
+	// The error line says how to retry; a retry answers "hello" again.
+	if !strings.Contains(r.stderr, "--conversation "+convID+" --retry") {
+		t.Fatalf("no retry hint: %q", r.stderr)
+	}
+	c.srv.Enqueue(fakellm.Text("Hello to you."))
+	if r := c.run(t, "", "chat", "--conversation", convID, "--retry"); r.code != ExitOK || r.stdout != "Hello to you.\n" {
+		t.Fatalf("retry: %+v", r)
+	}
+	msgs = c.messages(t, convID)
+	if len(msgs) != 3 || msgs[0].Text() != "hello" || msgs[1].InContext() || msgs[2].Text() != "Hello to you." {
+		t.Fatalf("log after the retry: %+v", msgs)
+	}
+	for _, args := range [][]string{{"chat", "--retry"}, {"chat", "--conversation", convID, "--retry", "again"}} {
+		if r := c.run(t, "", args...); r.code != ExitError || !strings.Contains(r.stderr, "give --conversation ID and no message") {
+			t.Fatalf("%v: %+v", args, r)
+		}
+	}
+	if r := c.run(t, "", "chat", "--conversation", convID, "--retry"); r.code != ExitError || !strings.Contains(r.stderr, "already has an answer") {
+		t.Fatalf("retry of an answered message: %+v", r)
+	}
+
 	c.srv.Enqueue(fakellm.Unauthorized())
 	r = c.run(t, "", "chat", "--json", "hello")
 	var out chatOutput

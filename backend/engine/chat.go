@@ -100,6 +100,12 @@ type SendRequest struct {
 	AgentID string
 	Agent   *Agent
 	Text    string
+	// Retry answers the conversation's newest user message again instead of
+	// sending a new one (Text must then be empty): its failed answers leave
+	// the context (they stay in the log, includeInContext false) and the
+	// loop runs from where the log stands, so a reply that failed or never
+	// finished is retried without the message appearing twice.
+	Retry bool
 }
 
 // ContextInfo is the context usage of the last request of a send.
@@ -136,7 +142,12 @@ type SendResult struct {
 // busy conversation, store failure. LLM failures come back in SendResult.Err
 // after they are persisted.
 func (s *ChatService) Send(ctx context.Context, req SendRequest) (*SendResult, error) {
-	if strings.TrimSpace(req.Text) == "" {
+	switch {
+	case req.Retry && req.ConversationID == "":
+		return nil, invalid("a retry needs the conversation")
+	case req.Retry && req.Text != "":
+		return nil, invalid("a retry sends no new text")
+	case !req.Retry && strings.TrimSpace(req.Text) == "":
 		return nil, invalid("the message is empty")
 	}
 	st := s.opts.Settings.Effective()
@@ -194,16 +205,79 @@ func (s *ChatService) Send(ctx context.Context, req SendRequest) (*SendResult, e
 			return nil, err
 		}
 	}
-	user := &convlog.Entry{Type: convlog.TypeMsg, ID: s.opts.NewID(), CreatedAt: s.now(), Role: convlog.RoleUser,
-		Content: convlog.Str(req.Text), Mode: mode, AgentID: agentID, PartType: convlog.PartContent}
-	if err := s.opts.Store.Append(convID, user); err != nil {
-		return nil, err
+	var userID string
+	if req.Retry {
+		if userID, err = s.prepareRetry(convID); err != nil {
+			return nil, err
+		}
+	} else {
+		user := &convlog.Entry{Type: convlog.TypeMsg, ID: s.opts.NewID(), CreatedAt: s.now(), Role: convlog.RoleUser,
+			Content: convlog.Str(req.Text), Mode: mode, AgentID: agentID, PartType: convlog.PartContent}
+		if err := s.opts.Store.Append(convID, user); err != nil {
+			return nil, err
+		}
+		userID = user.ID
 	}
 	s.changed(convID, ChangeUpdated)
 
 	r := &run{s: s, ctx: ctx, convID: convID, mode: mode, agent: agent, agentID: agentID, st: st,
-		res: &SendResult{ConversationID: convID, UserMessageID: user.ID}}
+		res: &SendResult{ConversationID: convID, UserMessageID: userID}}
 	return r.execute()
+}
+
+// retryWindow is how many of the newest entries a retry looks through for
+// the user message it answers again before it reads the whole log.
+const retryWindow = 400
+
+// prepareRetry finds the newest user message of the conversation, checks that
+// it has no answer yet, and takes the failed answers after it out of the
+// context. It returns the message's id.
+func (s *ChatService) prepareRetry(convID string) (string, error) {
+	entries, err := s.opts.Store.LoadTail(convID, retryWindow)
+	if err != nil {
+		return "", err
+	}
+	at := newestUserMessage(entries)
+	if at < 0 && len(entries) >= retryWindow {
+		if entries, err = s.opts.Store.Load(convID); err != nil {
+			return "", err
+		}
+		at = newestUserMessage(entries)
+	}
+	if at < 0 {
+		return "", invalid("there is nothing to retry: the conversation has no message of yours")
+	}
+	var failed []*convlog.Entry
+	for _, e := range entries[at+1:] {
+		if !e.IsMessage() || e.Role != convlog.RoleAssistant || !e.InContext() {
+			continue
+		}
+		if e.PartType == convlog.PartError {
+			failed = append(failed, e)
+		} else if e.PartType != convlog.PartThinking && len(e.ToolCalls) == 0 {
+			return "", invalid("your last message already has an answer: send a new message instead")
+		}
+	}
+	for _, e := range failed {
+		out := *e
+		out.IncludeInContext = convlog.Bool(false)
+		if err := s.opts.Store.Update(convID, &out); err != nil {
+			return "", err
+		}
+	}
+	return entries[at].ID, nil
+}
+
+// newestUserMessage is the index of the newest message the user wrote (not a
+// meta message), or -1.
+func newestUserMessage(entries []*convlog.Entry) int {
+	for i := len(entries) - 1; i >= 0; i-- {
+		e := entries[i]
+		if e.IsMessage() && e.Role == convlog.RoleUser && !e.IsMeta {
+			return i
+		}
+	}
+	return -1
 }
 
 // SetMode switches the conversation's active mode (chat, agent, or run, which

@@ -765,3 +765,109 @@ func TestInLoopCompressionKeepsTheCurrentLoop(t *testing.T) {
 		}
 	}
 }
+
+func TestRetryAnswersTheLastMessageAgain(t *testing.T) {
+	toolCall := fakellm.Response{ToolCalls: []fakellm.ToolCall{{Name: "fs.read", Arguments: `{"path":"@project/notes.md"}`}}}
+	cases := []struct {
+		name string
+		// first is what the LLM does to the first send; the log is then
+		// trimmed to keep entries (-1: all), as a crash would leave it.
+		first []fakellm.Response
+		keep  int
+		// inRequest are the starts of the retried request's non-system texts.
+		inRequest []string
+	}{
+		{"after a failure", []fakellm.Response{fakellm.Unauthorized()}, -1, []string{"explain the plan"}},
+		{"after a cut stream and a tool call", []fakellm.Response{toolCall, {Text: "The notes say", Chunks: 3, Cut: true, CutAfter: 2}}, -1,
+			[]string{"explain the plan", "", `{"ok":true,"path":"@project/notes.md","content":"# Notes\nship on friday\n"`}},
+		{"when the reply never finished", []fakellm.Response{fakellm.Text("lost in the crash")}, 1, []string{"explain the plan"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, nil)
+			f.srv.Enqueue(tc.first...)
+			first := f.send(SendRequest{Text: "explain the plan"})
+			convID := first.ConversationID
+			if tc.keep >= 0 {
+				f.truncateLog(convID, tc.keep)
+			}
+			failed := map[string]bool{}
+			for _, m := range f.messages(convID) {
+				if m.PartType == convlog.PartError {
+					failed[m.ID] = true
+				}
+			}
+
+			f.srv.Enqueue(fakellm.Text("The plan has three parts."))
+			res := f.send(SendRequest{ConversationID: convID, Retry: true})
+			if res.Err != nil || res.Text != "The plan has three parts." {
+				t.Fatalf("retry: %+v %v", res, res.Err)
+			}
+			reqs := f.srv.ChatRequests()
+			last := reqs[len(reqs)-1]
+			var got []string
+			for _, m := range last.Messages {
+				if m.Role == "system" {
+					continue
+				}
+				if strings.Contains(m.Text(), "LLM_ERROR") || strings.Contains(m.Text(), "lost in the crash") {
+					t.Fatalf("a failed answer is in the retried request: %q", texts(last))
+				}
+				got = append(got, m.Text())
+			}
+			if len(got) != len(tc.inRequest) {
+				t.Fatalf("retried request %q, want %q", got, tc.inRequest)
+			}
+			for i := range got {
+				if !strings.HasPrefix(got[i], tc.inRequest[i]) {
+					t.Fatalf("retried request %q, want %q", got, tc.inRequest)
+				}
+			}
+			users, kept := 0, 0
+			for _, m := range f.messages(convID) {
+				if m.Role == convlog.RoleUser {
+					users++
+				}
+				if failed[m.ID] {
+					kept++
+					if m.InContext() {
+						t.Fatalf("failed answer %s still in the context", m.ID)
+					}
+				}
+			}
+			if users != 1 || res.UserMessageID != f.messages(convID)[0].ID {
+				t.Fatalf("the message was sent again: %d user messages, result %+v", users, res)
+			}
+			if kept != len(failed) {
+				t.Fatalf("%d of %d failed answers left the log", len(failed)-kept, len(failed))
+			}
+		})
+	}
+}
+
+func TestRetryRefusals(t *testing.T) {
+	f := newFixture(t, nil)
+	empty := f.create()
+	f.srv.Enqueue(fakellm.Text("Done."))
+	answered := f.send(SendRequest{Text: "hi"}).ConversationID
+	for _, tc := range []struct {
+		name string
+		req  SendRequest
+		want string
+	}{
+		{"no conversation", SendRequest{Retry: true}, "needs the conversation"},
+		{"with text", SendRequest{ConversationID: answered, Retry: true, Text: "again"}, "no new text"},
+		{"nothing sent yet", SendRequest{ConversationID: empty, Retry: true}, "nothing to retry"},
+		{"already answered", SendRequest{ConversationID: answered, Retry: true}, "already has an answer"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := f.svc.Send(context.Background(), tc.req)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("want an error with %q, got %v", tc.want, err)
+			}
+		})
+	}
+	if n := len(f.srv.ChatRequests()); n != 1 {
+		t.Fatalf("a refused retry called the LLM: %d requests", n)
+	}
+}

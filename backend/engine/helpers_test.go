@@ -217,3 +217,22 @@ func (h *cancelHost) Call(ctx context.Context, name, args string) tools.Result {
 func toolsRoots(f *fixture) tools.Roots {
 	return tools.Roots{Project: f.root, ToolResults: filepath.Join(f.dataDir, "logs", "tool-results")}
 }
+
+// truncateLog keeps the first keep lines of a conversation's log and reopens
+// the store: what a process killed mid-reply leaves behind.
+func (f *fixture) truncateLog(convID string, keep int) {
+	f.t.Helper()
+	if err := f.store.Close(); err != nil {
+		f.t.Fatal(err)
+	}
+	path := filepath.Join(f.dataDir, "conversations", convID, "messages.jsonl")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	if err := os.WriteFile(path, []byte(strings.Join(lines[:keep], "")), 0o644); err != nil {
+		f.t.Fatal(err)
+	}
+	f.open()
+}

@@ -289,7 +289,7 @@ export default async function chat({ app, step, tmp, home }) {
     await app.waitFor(`!${all('conv-item')}.some((el) => el.dataset.id === ${JSON.stringify(victim)})`, { timeoutMs: 5000, what: 'the removed conversation to disappear' })
   })
 
-  await step('a reply cut off by a crash says so and can be continued', async () => {
+  await step('a reply cut off by a crash says so; Retry answers it without repeating it', async () => {
     // What a crash mid-reply leaves on disk: the user's message, nothing after it.
     const id = randomUUID()
     const dir = join(dataDir, 'conversations', id)
@@ -302,10 +302,13 @@ export default async function chat({ app, step, tmp, home }) {
     await app.waitForTestId('msg-unfinished')
     assert.match(await app.text('msg-unfinished'), /did not finish/)
     await app.screenshot('26-unfinished-reply')
-    await app.click('unfinished-continue')
-    await waitIdle('the continued reply')
-    await app.waitFor(`${all('msg-assistant')}.pop()?.textContent.includes('Continuing where I stopped')`, { what: 'the continued answer' })
+    await app.click('unfinished-retry')
+    await waitIdle('the retried reply')
+    await app.waitFor(`${all('msg-assistant')}.pop()?.textContent.includes('You said: a question asked just before')`, { what: 'the answer to the retried message' })
     assert.equal(await app.exists('msg-unfinished'), false, 'the notice stayed after the reply')
+    assert.equal(await app.evaluate(`${all('msg-user')}.length`), 1, 'the message was sent again')
+    const log = readFileSync(join(dir, 'messages.jsonl'), 'utf8')
+    assert.equal(log.match(/"role":"user"/g).length, 1, 'the log holds the message twice')
   })
 
   await step('settings: test connection and a live theme', async () => {

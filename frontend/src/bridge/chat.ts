@@ -12,6 +12,9 @@ export interface SendRequest {
   text: string
   mode: Mode
   agentId?: string
+  /** Answer the newest user message again instead of sending text (chat and
+   * agent mode): its failed answers leave the context, nothing is repeated. */
+  retry?: boolean
 }
 
 /** Exactly what the next LLM request would contain, and why (the same data
@@ -37,7 +40,8 @@ export interface ChatApi {
 
 export function createWailsChat(): ChatApi {
   return {
-    send: (req) => call(() => App.SendMessage({ conversationId: req.conversationId, text: req.text, mode: req.mode, agentId: req.agentId ?? '' })),
+    send: (req) =>
+      call(() => App.SendMessage({ conversationId: req.conversationId, text: req.text, mode: req.mode, agentId: req.agentId ?? '', retry: req.retry ?? false })),
     stop: (id) => call(() => App.StopStreaming(id)),
     setMode: (id, mode, agentId = '') => call(() => App.SetMode(id, mode, agentId)),
     preview: (id, mode, agentId = '') => call(() => App.PreviewContext(id, mode, agentId)),

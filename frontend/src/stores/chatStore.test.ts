@@ -93,17 +93,29 @@ describe('chatStore', () => {
     expect(store.getState().usage).toMatchObject({ status: 'normal', usedTokens: 400 })
   })
 
-  it('continue sends "continue"; retry re-sends the last user message', async () => {
+  it('continue sends "continue"; retry answers the last message again (a run gets it again)', async () => {
     const err = msg('e1', 'assistant', 'part\n\nLLM_ERROR\n- code: LLM_TIMEOUT', { partType: 'error' })
     const { fake, store } = setup([msg('u1', 'user', 'first question'), msg('u2', 'user', 'second question'), err])
     await store.actions.open('c1')
     await store.actions.continueReply()
-    expect(fake.sent.at(-1)?.text).toBe('continue')
+    expect(fake.sent.at(-1)).toMatchObject({ text: 'continue' })
     fake.finish('c1')
     await vi.waitFor(() => expect(store.getState().streaming).toBe(false))
     await store.actions.refreshTail()
+    const users = () => store.getState().entries.filter((e) => e.role === 'user').length
+    const before = users()
     expect(await store.actions.retry()).toBe(true)
-    expect(fake.sent.at(-1)?.text).toBe('continue') // the newest user message is now "continue"
+    expect(fake.sent.at(-1)).toMatchObject({ conversationId: 'c1', text: '', mode: 'chat', retry: true })
+    expect(store.getState()).toMatchObject({ streaming: true, settled: false })
+    fake.finish('c1')
+    await vi.waitFor(() => expect(store.getState().streaming).toBe(false))
+    await vi.waitFor(() => expect(store.getState().entries.find((e) => e.id === 'e1')?.includeInContext).toBe(false))
+    expect(users()).toBe(before) // nothing was sent again
+
+    await store.actions.setMode('run')
+    expect(await store.actions.retry()).toBe(true)
+    expect(fake.sent.at(-1)).toMatchObject({ text: 'continue', mode: 'run' })
+    expect(fake.sent.at(-1)?.retry).toBeUndefined()
     expect(lastUserText([msg('u', 'user', 'a'), msg('m', 'user', 'meta', { is_meta: true }), msg('x', 'assistant', 'b')])).toBe('a')
   })
 

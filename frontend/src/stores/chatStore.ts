@@ -8,6 +8,7 @@ import type {
   Entry,
   EventError,
   Mode,
+  SendRequest,
   ToolResultView,
   Unsubscribe,
 } from '../bridge'
@@ -70,7 +71,7 @@ export interface ChatActions {
   stop(): Promise<void>
   /** Sends "continue" after a failed reply. */
   continueReply(): Promise<boolean>
-  /** Sends the last user message again. */
+  /** Answers the last user message again (in run mode: sends it again). */
   retry(): Promise<boolean>
   setMode(mode: Mode, agentId?: string): Promise<void>
   loadAgents(): Promise<void>
@@ -178,6 +179,21 @@ export function createChatStore(bridge: Pick<Bridge, 'conversations' | 'chat' | 
   }
 
   let openSeq = 0
+
+  /** Starts a reply through the bridge; false (with the error shown) when it
+   * was refused. */
+  const startReply = async (req: SendRequest) => {
+    store.setState({ streaming: true, settled: false, error: null, live: [] })
+    try {
+      await bridge.chat.send(req)
+      scheduleTail()
+      return true
+    } catch (e) {
+      store.setState({ streaming: false })
+      fail(e)
+      return false
+    }
+  }
 
   const actions: ChatActions = {
     start() {
@@ -316,16 +332,7 @@ export function createChatStore(bridge: Pick<Bridge, 'conversations' | 'chat' | 
       const s = store.getState()
       const body = text.trim()
       if (!s.conversationId || !body || s.streaming) return false
-      store.setState({ streaming: true, settled: false, error: null, live: [] })
-      try {
-        await bridge.chat.send({ conversationId: s.conversationId, text: body, mode: s.mode, agentId: s.mode === 'agent' ? s.agentId : '' })
-        scheduleTail()
-        return true
-      } catch (e) {
-        store.setState({ streaming: false })
-        fail(e)
-        return false
-      }
+      return startReply({ conversationId: s.conversationId, text: body, mode: s.mode, agentId: s.mode === 'agent' ? s.agentId : '' })
     },
 
     async stop() {
@@ -341,8 +348,15 @@ export function createChatStore(bridge: Pick<Bridge, 'conversations' | 'chat' | 
     continueReply: () => actions.send('continue'),
 
     async retry() {
-      const text = lastUserText(store.getState().entries)
-      return text ? actions.send(text) : false
+      const s = store.getState()
+      // A run takes the input again as a new message; chat and agent mode
+      // answer the newest message again without repeating it.
+      if (s.mode === 'run') {
+        const text = lastUserText(s.entries)
+        return text ? actions.send(text) : false
+      }
+      if (!s.conversationId || s.streaming) return false
+      return startReply({ conversationId: s.conversationId, text: '', mode: s.mode, agentId: s.mode === 'agent' ? s.agentId : '', retry: true })
     },
 
     async setMode(mode, agentId) {

@@ -108,7 +108,7 @@ export function createFakeBridge(
     messageCount: c.entries.filter((e) => e.type === 'msg').length,
   })
   const streaming = new Set<string>()
-  const sent: { conversationId: string; text: string; mode: string; agentId?: string }[] = []
+  const sent: { conversationId: string; text: string; mode: string; agentId?: string; retry?: boolean }[] = []
   const settingsState: { settings: Settings; llmConfigured: boolean } = {
     settings: {
       llm: { baseUrl: opts.llmConfigured === false ? '' : 'http://127.0.0.1:1/v1', model: opts.llmConfigured === false ? '' : 'fake-model', apiKey: '••••abcd', timeoutSeconds: 120, summaryModel: '', connectTimeoutSeconds: 10, firstTokenTimeoutSeconds: 60, idleTimeoutSeconds: 60, maxRetries: 3 },
@@ -255,13 +255,15 @@ export function createFakeBridge(
       }),
     },
     chat: {
-      send: vi.fn(async (req: { conversationId: string; text: string; mode: string; agentId?: string }) => {
+      send: vi.fn(async (req: { conversationId: string; text: string; mode: string; agentId?: string; retry?: boolean }) => {
         if (!settingsState.llmConfigured) throw new BridgeError('E_LLM_NOT_CONFIGURED', 'LLM not configured: llm.baseUrl: not set')
         if (streaming.has(req.conversationId)) throw new BridgeError('E_BUSY', 'a reply is already being generated in this conversation')
         const c = conv(req.conversationId)
         sent.push(req)
         streaming.add(req.conversationId)
-        c.entries.push({ type: 'msg', id: newId('msg'), createdAt: stamp(), role: 'user', content: req.text, mode: req.mode })
+        // A retry answers the newest user message again: its failures leave the context.
+        if (req.retry) c.entries = c.entries.map((e) => (e.partType === 'error' ? { ...e, includeInContext: false } : e))
+        else c.entries.push({ type: 'msg', id: newId('msg'), createdAt: stamp(), role: 'user', content: req.text, mode: req.mode })
         c.meta = { ...c.meta, lastActiveAt: stamp() }
       }),
       stop: vi.fn(async (id: string) => streaming.delete(id)),

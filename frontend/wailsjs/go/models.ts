@@ -346,6 +346,7 @@ export namespace main {
 	    text: string;
 	    mode: string;
 	    agentId: string;
+	    retry?: boolean;
 	}
 	export interface SettingsView {
 	    settings: settings.Settings;
