@@ -83,6 +83,11 @@ func (w *stateWatcher) addRun(id string) {
 		return
 	}
 	_ = w.fsw.Add(filepath.Join(w.root, id))
+	// The state folder may have been created between the two calls, before
+	// runs/<id> was watched: no event will report it, so look once more.
+	if err := w.fsw.Add(state); err == nil {
+		w.schedule(id)
+	}
 }
 
 func (w *stateWatcher) loop() {
