@@ -175,17 +175,13 @@ func (a packageAgents) ResolveAgent(agentID string) (*engine.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	var ids []string
 	for _, pkg := range pkgs {
 		if ag := pkg.Agent(agentID); ag != nil {
 			return engine.AgentFromPackage(pkg, ag), nil
 		}
-		for _, ag := range pkg.Agents {
-			ids = append(ids, ag.ID)
-		}
 	}
 	where := "no installed package provides it (import one with 'crewagent package import FILE')"
-	switch {
+	switch ids := agentIDs(pkgs); {
 	case len(ids) > 0:
 		where = "the agents here are " + strings.Join(ids, ", ")
 	case len(pkgs) == 1 && pkgs[0].ID == a.w.project.ActivePackageID:
@@ -200,13 +196,18 @@ func (a packageAgents) AgentIDs() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	return agentIDs(pkgs), nil
+}
+
+// agentIDs lists the agents of the packages, in order.
+func agentIDs(pkgs []*packages.Package) []string {
 	var ids []string
 	for _, pkg := range pkgs {
 		for _, ag := range pkg.Agents {
 			ids = append(ids, ag.ID)
 		}
 	}
-	return ids, nil
+	return ids
 }
 
 // streamPrinter writes the answer text to stdout as it streams, with a line
