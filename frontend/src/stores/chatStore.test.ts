@@ -83,6 +83,16 @@ describe('chatStore', () => {
     expect(store.getState().entries.at(-1)?.id).toBe('a1')
   })
 
+  it('does not take a read begun before a reply for one made after it', async () => {
+    const { store } = setup([msg('u0', 'user', 'left without a reply')])
+    await store.actions.open('c1')
+    expect(store.getState().settled).toBe(true)
+    const stale = store.actions.refreshTail() // reads while no reply runs yet
+    expect(await store.actions.retry()).toBe(true)
+    await stale
+    expect(store.getState()).toMatchObject({ streaming: true, settled: false })
+  })
+
   it('follows context:usage for the open conversation only', async () => {
     const { fake, store } = setup()
     await store.actions.open('c1')

@@ -182,7 +182,9 @@ export function createChatStore(bridge: Pick<Bridge, 'conversations' | 'chat' | 
 
   /** Starts a reply through the bridge; false (with the error shown) when it
    * was refused. */
+  let replies = 0 // replies started here, so that a read begun before one is not taken as after it
   const startReply = async (req: SendRequest) => {
+    replies++
     store.setState({ streaming: true, settled: false, error: null, live: [] })
     try {
       await bridge.chat.send(req)
@@ -191,6 +193,7 @@ export function createChatStore(bridge: Pick<Bridge, 'conversations' | 'chat' | 
     } catch (e) {
       store.setState({ streaming: false })
       fail(e)
+      scheduleTail() // a read begun meanwhile left the state to the next one
       return false
     }
   }
@@ -310,18 +313,22 @@ export function createChatStore(bridge: Pick<Bridge, 'conversations' | 'chat' | 
     async refreshTail() {
       const id = store.getState().conversationId
       if (!id) return
+      const started = replies
       try {
         const page = await bridge.conversations.load(id, tailRefreshSize)
         if (!isCurrent(id)) return
         const s = store.getState()
         const { entries, replaced } = mergeTail(s.entries, page.entries)
+        // A reply started here after this read began: the page cannot say
+        // whether it runs (the next read will).
+        const streaming = started === replies ? page.streaming : s.streaming
         store.setState({
           meta: page.conversation,
           entries,
           hasMore: replaced ? page.hasMore : s.hasMore,
-          streaming: page.streaming,
-          settled: !page.streaming,
-          live: settleLive(entries, s.live, page.streaming),
+          streaming,
+          settled: started === replies && !page.streaming,
+          live: settleLive(entries, s.live, streaming),
         })
       } catch (e) {
         fail(e)
