@@ -340,11 +340,11 @@ func (s *Service) Continue(ctx context.Context, runID, message string) (*TurnRes
 	var in *turnInput
 	if strings.TrimSpace(message) != "" {
 		in = &turnInput{text: message}
-		entries, err := s.cfg.Store.Load(rc.run.ConversationID)
+		w, err := s.pendingWidgetIn(rc.run.ConversationID, runID)
 		if err != nil {
 			return nil, err
 		}
-		if w := pendingWidget(entries, runID); w != nil {
+		if w != nil {
 			if a, ok := answerFromText(w, message); ok {
 				in.text = w.AnswerText(a)
 				in.answer = &WidgetAnswerRecord{WidgetID: w.ID, Type: w.Type, Answer: a}
@@ -361,11 +361,10 @@ func (s *Service) AnswerWidget(ctx context.Context, runID, widgetID string, answ
 	if err != nil {
 		return nil, err
 	}
-	entries, err := s.cfg.Store.Load(rc.run.ConversationID)
+	w, err := s.pendingWidgetIn(rc.run.ConversationID, runID)
 	if err != nil {
 		return nil, err
 	}
-	w := pendingWidget(entries, runID)
 	if w == nil || w.ID != widgetID {
 		return nil, errorf(CodeNoWidget, "run %s has no pending question %q (it was answered or superseded)", runID, widgetID)
 	}
@@ -382,11 +381,7 @@ func (s *Service) PendingWidget(runID string) (*tools.Widget, error) {
 	if err != nil {
 		return nil, err
 	}
-	entries, err := s.cfg.Store.Load(run.ConversationID)
-	if err != nil {
-		return nil, err
-	}
-	return pendingWidget(entries, runID), nil
+	return s.pendingWidgetIn(run.ConversationID, runID)
 }
 
 type turnInput struct {
@@ -763,8 +758,8 @@ func (s *Service) Status(runID string) (*RunStatus, error) {
 	run := rc.run
 	applyState(&run, st)
 	out := &RunStatus{Progress: progressOf(run, rc.graph, st)}
-	if entries, err := s.cfg.Store.Load(run.ConversationID); err == nil {
-		out.Pending = pendingWidget(entries, runID)
+	if w, err := s.pendingWidgetIn(run.ConversationID, runID); err == nil {
+		out.Pending = w
 	}
 	ss := s.session(runID)
 	ss.mu.Lock()

@@ -18,7 +18,9 @@ type WidgetAnswerRecord struct {
 
 // pendingWidget returns the widget of the run's last ui.ask_user call when no user message
 // of the run has followed it. The log alone decides, so a restart keeps it pending.
-func pendingWidget(entries []*convlog.Entry, runID string) *tools.Widget {
+// settled is false when the entries hold no message of the run that decides it (the
+// answer lies further back in the log).
+func pendingWidget(entries []*convlog.Entry, runID string) (w *tools.Widget, settled bool) {
 	for i := len(entries) - 1; i >= 0; i-- {
 		e := entries[i]
 		if !e.IsMessage() || e.RunID != runID {
@@ -31,13 +33,35 @@ func pendingWidget(entries []*convlog.Entry, runID string) *tools.Widget {
 			}
 			var w tools.Widget
 			if json.Unmarshal(e.Widget, &w) == nil && w.ID != "" {
-				return &w
+				return &w, true
 			}
 		case convlog.RoleUser, convlog.RoleAssistant:
-			return nil
+			return nil, true
 		}
 	}
-	return nil
+	return nil, false
+}
+
+// widgetWindow is how many of the newest entries are searched for a run's pending question
+// before the whole log is read.
+const widgetWindow = 200
+
+// pendingWidgetIn returns the run's unanswered ui.ask_user widget in its conversation, or
+// nil. The newest entries settle it unless other talk followed the run's last message; only
+// then is the whole log read.
+func (s *Service) pendingWidgetIn(convID, runID string) (*tools.Widget, error) {
+	entries, err := s.cfg.Store.LoadTail(convID, widgetWindow)
+	if err != nil {
+		return nil, err
+	}
+	if w, settled := pendingWidget(entries, runID); settled || len(entries) < widgetWindow {
+		return w, nil
+	}
+	if entries, err = s.cfg.Store.Load(convID); err != nil {
+		return nil, err
+	}
+	w, _ := pendingWidget(entries, runID)
+	return w, nil
 }
 
 // confirmationAvailable reports whether the run's latest confirmation answer was "yes" and
