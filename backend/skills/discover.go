@@ -358,10 +358,20 @@ func osErrText(err error) string {
 }
 
 // Locations returns the locations the catalog was discovered from.
-func (c *Catalog) Locations() []Location { return slices.Clone(c.locations) }
+func (c *Catalog) Locations() []Location {
+	if c == nil {
+		return nil
+	}
+	return slices.Clone(c.locations)
+}
 
 // Skills returns the usable skills, one per name, sorted by name.
-func (c *Catalog) Skills() []Skill { return append([]Skill(nil), c.skills...) }
+func (c *Catalog) Skills() []Skill {
+	if c == nil {
+		return nil
+	}
+	return append([]Skill(nil), c.skills...)
+}
 
 // Get returns the usable skill called name.
 func (c *Catalog) Get(name string) (Skill, bool) {
@@ -377,10 +387,20 @@ func (c *Catalog) Get(name string) (Skill, bool) {
 
 // Shadowed returns the usable skills hidden by a skill of the same name
 // with higher precedence, in discovery order.
-func (c *Catalog) Shadowed() []Shadowed { return append([]Shadowed(nil), c.shadowed...) }
+func (c *Catalog) Shadowed() []Shadowed {
+	if c == nil {
+		return nil
+	}
+	return append([]Shadowed(nil), c.shadowed...)
+}
 
 // Invalid returns the folders that could not be used, in discovery order.
-func (c *Catalog) Invalid() []Invalid { return append([]Invalid(nil), c.invalid...) }
+func (c *Catalog) Invalid() []Invalid {
+	if c == nil {
+		return nil
+	}
+	return append([]Invalid(nil), c.invalid...)
+}
 
 // Listing statuses.
 const (
@@ -414,6 +434,9 @@ type ListItem struct {
 // by name, then precedence (the one that wins first), JSON-ready.
 func (c *Catalog) List() []ListItem {
 	items := []ListItem{}
+	if c == nil {
+		return items
+	}
 	item := func(s Skill, status string) ListItem {
 		it := ListItem{Name: s.Name, Description: s.Description, Source: s.Source, Path: s.Path,
 			Problems: append([]Problem{}, s.Problems...), Status: status, UserOnly: s.DisableModelInvocation,

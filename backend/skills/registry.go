@@ -76,6 +76,9 @@ func (c *Catalog) Registry(opts RegistryOptions) Registry {
 		limit = DefaultRegistryTokens
 	}
 	var reg Registry
+	if c == nil {
+		return reg
+	}
 	var visible []Skill
 	for _, s := range c.skills {
 		if s.DisableModelInvocation {

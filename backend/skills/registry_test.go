@@ -42,6 +42,13 @@ func TestRegistryGolden(t *testing.T) {
 }
 
 func TestRegistryEmpty(t *testing.T) {
+	var none *Catalog
+	if reg := none.Registry(RegistryOptions{Counter: counter}); reg.Text != "" || len(none.List()) != 0 || none.Skills() != nil {
+		t.Errorf("a nil catalog is empty")
+	}
+	if _, err := none.Activate(nil, Request{Name: "x"}); err == nil || err.(*Error).Code != CodeUnknownSkill {
+		t.Errorf("nil catalog: %v", err)
+	}
 	cat := Discover(nil)
 	if reg := cat.Registry(RegistryOptions{Counter: counter, Model: model}); reg.Text != "" || reg.Tokens != 0 {
 		t.Errorf("got %+v", reg)
