@@ -107,7 +107,7 @@ func Parse(data []byte, folder string) Parsed {
 		p.fail("SKILL.md contains NUL bytes (not a text file)")
 		return p
 	}
-	text := strings.ReplaceAll(string(data), "\r\n", "\n")
+	text := normalizeLineEnds(data)
 	front, body, found, err := splitFrontmatter(text)
 	if err != nil {
 		p.fail("%s", err.Error())
@@ -135,6 +135,23 @@ func Parse(data []byte, folder string) Parsed {
 		p.warn("the body is empty: activating the skill adds no instructions")
 	}
 	return p
+}
+
+// normalizeLineEnds turns "\r\n" (and any run of "\r" before "\n") into "\n".
+func normalizeLineEnds(data []byte) string {
+	if bytes.IndexByte(data, '\r') < 0 {
+		return string(data)
+	}
+	out := make([]byte, 0, len(data))
+	for _, c := range data {
+		if c == '\n' {
+			for len(out) > 0 && out[len(out)-1] == '\r' {
+				out = out[:len(out)-1]
+			}
+		}
+		out = append(out, c)
+	}
+	return string(out)
 }
 
 // splitFrontmatter splits text (line ends already "\n") around a leading

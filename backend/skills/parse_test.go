@@ -39,6 +39,11 @@ func TestParse(t *testing.T) {
 			wantName: "pdf", wantDesc: "Work with PDF files.", wantBody: "Line one.\nLine two.", usable: true,
 		},
 		{
+			name: "stray carriage returns before line ends", folder: "x",
+			in:       "---\r\r\nname: x\r\ndescription: d\r\n---\r\nA\r\r\nB\rC\r\n",
+			wantName: "x", wantDesc: "d", wantBody: "A\nB\rC", usable: true,
+		},
+		{
 			name: "closing with dots and trailing spaces", folder: "x",
 			in:       "---  \nname: x\ndescription: d\n...\nbody",
 			wantName: "x", wantDesc: "d", wantBody: "body", usable: true,
