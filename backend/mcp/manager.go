@@ -147,8 +147,10 @@ type Status struct {
 	StderrTail string `json:"stderrTail,omitempty"`
 	LogPath    string `json:"logPath,omitempty"`
 	PID        int    `json:"pid,omitempty"`
-	// Failures counts failures in a row; RetryAt is when the next start may happen.
+	// Failures counts failures in a row; FailedAt is when the last one happened and
+	// RetryAt when the next start may happen.
 	Failures int        `json:"failures,omitempty"`
+	FailedAt *time.Time `json:"failedAt,omitempty"`
 	RetryAt  *time.Time `json:"retryAt,omitempty"`
 	GaveUp   bool       `json:"gaveUp,omitempty"` // failed too often: Restart to try again
 	// ServerName and ServerVersion are what the server said in the handshake.

@@ -17,8 +17,14 @@ import (
 // kernel sends the supervisor SIGTERM when this program dies (Pdeathsig); the supervisor
 // then kills the group.
 func platformCommand(spec procSpec) *exec.Cmd {
+	if _, err := os.Stat(selfExe); err != nil {
+		// No /proc: run the server directly; it still dies with us, its children may not.
+		cmd := &exec.Cmd{Path: spec.path, Args: append([]string{spec.path}, spec.args...), Env: spec.env, Dir: spec.dir}
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+		return cmd
+	}
 	cmd := &exec.Cmd{
-		Path: "/proc/self/exe", // this executable, even if its file was replaced since
+		Path: selfExe,
 		Args: append([]string{supervisorArg0, spec.path}, spec.args...),
 		Env:  append(append([]string(nil), spec.env...), supervisorEnv+"="+strconv.Itoa(os.Getpid())),
 		Dir:  spec.dir,
@@ -26,6 +32,9 @@ func platformCommand(spec procSpec) *exec.Cmd {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	return cmd
 }
+
+// selfExe is this executable, even if its file was replaced since it started.
+const selfExe = "/proc/self/exe"
 
 // The parent-death signal fires when the thread that started the child ends, not the
 // process. Go may end a thread (a goroutine locked to it that returns), so every server is

@@ -269,9 +269,18 @@ func TestEverythingServerOverStreamableHTTP(t *testing.T) {
 	if nb.State != StateFailed || !strings.Contains(nb.Error, "401") && !strings.Contains(strings.ToLower(nb.Error), "unauthorized") {
 		t.Fatalf("refused server: %+v", nb)
 	}
-	t.Logf("refused: %s", nb.Error)
 	if strings.Contains(nb.Error, "wrong-token-abcdefgh") {
 		t.Fatal("the token is in the error")
+	}
+
+	// The server goes away: the next call fails and the server is reported failed.
+	_ = syscall.Kill(-node.Process.Pid, syscall.SIGKILL)
+	_ = node.Wait()
+	r := m.Call(ctx, "mcp__remote__echo", []byte(`{"message":"anyone?"}`), &CallOptions{Timeout: 5 * time.Second})
+	wantCode(t, r, CodeServerFailed)
+	waitFor(t, 10*time.Second, "the HTTP server to be marked failed", func() bool { return mustStatus(t, m, "remote").State == StateFailed })
+	if st := mustStatus(t, m, "remote"); strings.Contains(st.Error, token) || !strings.Contains(r.Message, st.Error) {
+		t.Fatalf("call %q, status %q", r.Message, st.Error)
 	}
 }
 

@@ -37,6 +37,7 @@ type server struct {
 	lastErr  string
 	tail     string // stderr tail of the failed run, secrets removed
 	failures int
+	failedAt time.Time
 	retryAt  time.Time
 	tools    []Tool
 	byWire   map[string]string // wire name -> tool name
@@ -108,6 +109,8 @@ func (s *server) status() Status {
 		st.Error = s.lastErr
 		st.StderrTail = s.tail
 		st.GaveUp = s.failures > s.m.opts.MaxRestarts
+		f := s.failedAt
+		st.FailedAt = &f
 		if !st.GaveUp && !s.retryAt.IsZero() {
 			t := s.retryAt
 			st.RetryAt = &t
@@ -217,7 +220,8 @@ func (s *server) ensure(ctx context.Context, waitBackoff bool) (*conn, error) {
 			return nil, fmt.Errorf("the MCP server %q has been stopped", s.cfg.Name)
 		}
 		s.state = StateStarting
-		s.starting = make(chan struct{})
+		starting := make(chan struct{}) // this start's own: a later one replaces s.starting
+		s.starting = starting
 		startCtx, cancelStart := context.WithCancel(s.m.ctx)
 		s.cancelStart = cancelStart
 		gen := s.gen
@@ -229,7 +233,7 @@ func (s *server) ensure(ctx context.Context, waitBackoff bool) (*conn, error) {
 		s.mu.Lock()
 		if s.gen != gen || s.removed {
 			// Stopped while starting: this connection is not wanted any more.
-			close(s.starting)
+			close(starting)
 			s.mu.Unlock()
 			if c != nil {
 				c.close(0)
@@ -238,14 +242,14 @@ func (s *server) ensure(ctx context.Context, waitBackoff bool) (*conn, error) {
 		}
 		if err != nil {
 			s.setFailedLocked(err.Error())
-			close(s.starting)
+			close(starting)
 			s.mu.Unlock()
 			s.notify()
 			return nil, fmt.Errorf("the MCP server %q could not start: %s", s.cfg.Name, s.lastErr)
 		}
 		s.conn, s.state, s.info, s.lastErr, s.tail = c, StateReady, info, "", ""
 		s.setToolsLocked(tools)
-		close(s.starting)
+		close(starting)
 		close(c.started)
 		s.mu.Unlock()
 		s.notify()
@@ -262,7 +266,8 @@ func (s *server) setFailedLocked(msg string) {
 	if s.log != nil {
 		s.tail = s.red.scrub(s.log.Tail())
 	}
-	s.retryAt = time.Now().Add(s.m.backoff(s.failures))
+	s.failedAt = time.Now()
+	s.retryAt = s.failedAt.Add(s.m.backoff(s.failures))
 }
 
 func (s *server) setToolsLocked(tools []Tool) {
@@ -608,7 +613,7 @@ func (s *server) call(ctx context.Context, c *conn, tool string, args []byte, ti
 		return failed(CodeTimeout, fmt.Sprintf("no answer within %s; the call was cancelled", timeout), name, tool)
 	}
 	var rpcErr *jsonrpc.Error
-	if errors.As(err, &rpcErr) && c.ctx.Err() == nil {
+	if errors.As(err, &rpcErr) && c.ctx.Err() == nil && !transportCode(rpcErr.Code) {
 		code := CodeProtocol
 		if rpcErr.Code == jsonrpc.CodeInvalidParams {
 			code = CodeBadArguments
@@ -624,9 +629,12 @@ func (s *server) call(ctx context.Context, c *conn, tool string, args []byte, ti
 	msg := s.lastErr
 	tail := s.tail
 	s.mu.Unlock()
-	if c.closing.Load() && s.m.isClosed() {
-		msg = "the app is closing"
-	} else if msg == "" {
+	switch {
+	case c.closing.Load() && s.m.isClosed():
+		msg, tail = "the project was closed", ""
+	case c.closing.Load() && msg == "":
+		msg, tail = "the server was stopped", ""
+	case msg == "":
 		msg = describeErr(err)
 	}
 	text := fmt.Sprintf("the MCP server %q stopped during the call: %s", name, msg)
@@ -638,6 +646,11 @@ func (s *server) call(ctx context.Context, c *conn, tool string, args []byte, ti
 	}
 	return failed(CodeServerFailed, s.red.scrub(text), name, tool)
 }
+
+// transportCode reports whether a JSON-RPC error code is one the SDK uses for its own
+// connection failures (client or server closing, a request the transport could not
+// deliver) rather than an answer of the server.
+func transportCode(code int64) bool { return code == -32003 || code == -32004 || code == -32005 }
 
 // checkHealth pings a server after a call timed out; one that does not answer is killed
 // and marked failed (it is restarted on its next use).

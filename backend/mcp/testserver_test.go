@@ -31,7 +31,7 @@ func TestMain(m *testing.M) {
 }
 
 // testServerConfig is a server config that runs this test binary in mode.
-func testServerConfig(t *testing.T, name, mode string, env map[string]string) ServerConfig {
+func testServerConfig(t testing.TB, name, mode string, env map[string]string) ServerConfig {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
