@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -130,7 +131,7 @@ type Tool struct {
 	Title       string `json:"title,omitempty"`
 	Description string `json:"description"`
 	// InputSchema is the tool's JSON schema for its arguments (always an object schema).
-	InputSchema []byte `json:"inputSchema"`
+	InputSchema json.RawMessage `json:"inputSchema"`
 }
 
 // Status is what the UI and the command line show for a server.

@@ -768,3 +768,27 @@ func TestConcurrentStopsRestartsAndCalls(t *testing.T) {
 	waitGone(t, 5*time.Second, -1, pids...)
 	t.Logf("%d calls succeeded, %d failed, %d starts", ok.Load(), failed.Load(), len(pids))
 }
+
+func TestStatusAndToolsEncodeForTheUI(t *testing.T) {
+	t.Parallel()
+	cfg := testServerConfig(t, "ui", "basic", map[string]string{"API_TOKEN": "tok-ui-0123456789"})
+	m := newTestManager(t, []ServerConfig{cfg}, nil)
+	tools := m.Tools(context.Background(), nil)
+	b, err := json.Marshal(struct {
+		Statuses []Status `json:"statuses"`
+		Tools    []Tool   `json:"tools"`
+	}{m.Statuses(), tools})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	for _, want := range []string{`"name":"ui"`, `"state":"ready"`, `"transport":"stdio"`, `"config":{"command":`, `"API_TOKEN":"••••6789"`,
+		`"wireName":"mcp__ui__echo"`, `"inputSchema":{"type":"object"}`} {
+		if !strings.Contains(s, want) {
+			t.Fatalf("%s lacks %s", s, want)
+		}
+	}
+	if strings.Contains(s, "tok-ui-0123456789") {
+		t.Fatal("the secret is in the JSON")
+	}
+}

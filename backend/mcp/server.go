@@ -56,6 +56,8 @@ type conn struct {
 	ended   chan struct{} // closed once the connection is over and its process gone
 	// stderrDone is closed when the server's stderr has been read to its end.
 	stderrDone chan struct{}
+	// A tool-list refresh is running / another one is due.
+	refreshing, refreshDirty atomic.Bool
 	started chan struct{} // closed when the start has finished (tool refreshes wait for it)
 }
 
@@ -546,7 +548,7 @@ const maxDescriptionBytes = 8 << 10
 
 // objectSchema returns the schema as JSON, with "type":"object" added when it is missing
 // (the model's API requires an object schema for the arguments).
-func objectSchema(schema any) []byte {
+func objectSchema(schema any) json.RawMessage {
 	b, err := json.Marshal(schema)
 	var m map[string]any
 	if err != nil || json.Unmarshal(b, &m) != nil || m == nil {
@@ -562,9 +564,16 @@ func objectSchema(schema any) []byte {
 	return b
 }
 
-// toolsChanged refreshes the tool list after the server said it changed.
+// toolsChanged refreshes the tool list after the server said it changed. Notifications
+// that arrive during a refresh are folded into one more refresh, so a server repeating
+// them cannot pile up work.
 func (s *server) toolsChanged(c *conn) {
+	c.refreshDirty.Store(true)
+	if !c.refreshing.CompareAndSwap(false, true) {
+		return // the refresher under way sees the flag
+	}
 	if !s.m.track() {
+		c.refreshing.Store(false)
 		return
 	}
 	go func() {
@@ -572,23 +581,44 @@ func (s *server) toolsChanged(c *conn) {
 		select {
 		case <-c.started:
 		case <-c.ctx.Done():
+			c.refreshing.Store(false)
 			return
 		}
-		ctx, cancel := context.WithTimeout(c.ctx, s.m.opts.HandshakeTimeout)
-		defer cancel()
-		tools, err := listTools(ctx, s.cfg.Name, c.cs)
-		if err != nil {
-			return // the old list stays; a lost connection is handled by watch
+		for {
+			for c.refreshDirty.Swap(false) {
+				if !s.refreshTools(c) {
+					c.refreshing.Store(false)
+					return
+				}
+			}
+			c.refreshing.Store(false)
+			// A notification that came between the last check and now found the flag
+			// still set and left the refresh to us.
+			if !c.refreshDirty.Load() || !c.refreshing.CompareAndSwap(false, true) {
+				return
+			}
 		}
-		s.mu.Lock()
-		if s.conn != c {
-			s.mu.Unlock()
-			return
-		}
-		s.setToolsLocked(tools)
-		s.mu.Unlock()
-		s.notify()
 	}()
+}
+
+// refreshTools lists the tools again; false when the connection is no longer current or
+// the listing failed (the old list stays; a lost connection is handled by watch).
+func (s *server) refreshTools(c *conn) bool {
+	ctx, cancel := context.WithTimeout(c.ctx, s.m.opts.HandshakeTimeout)
+	tools, err := listTools(ctx, s.cfg.Name, c.cs)
+	cancel()
+	if err != nil {
+		return false
+	}
+	s.mu.Lock()
+	if s.conn != c {
+		s.mu.Unlock()
+		return false
+	}
+	s.setToolsLocked(tools)
+	s.mu.Unlock()
+	s.notify()
+	return true
 }
 
 // call runs one tool call on c.
