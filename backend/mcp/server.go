@@ -238,6 +238,7 @@ func (s *server) ensure(ctx context.Context, waitBackoff bool) (*conn, error) {
 			close(starting)
 			s.mu.Unlock()
 			if c != nil {
+				go c.watch()
 				c.close(0)
 			}
 			return nil, fmt.Errorf("the MCP server %q was stopped while it started", s.cfg.Name)
@@ -254,6 +255,8 @@ func (s *server) ensure(ctx context.Context, waitBackoff bool) (*conn, error) {
 		close(starting)
 		close(c.started)
 		s.mu.Unlock()
+		// Watched only now that it is s.conn: an end at any moment from here is seen.
+		go c.watch()
 		s.notify()
 		return c, nil
 	}
@@ -364,8 +367,7 @@ func (s *server) start(startCtx context.Context) (*conn, []Tool, *sdk.Implementa
 	if err != nil {
 		return nil, nil, nil, c.abort(ctx, "listing the tools failed", err)
 	}
-	go c.watch()
-	return c, tools, cs.InitializeResult().ServerInfo, nil
+	return c, tools, cs.InitializeResult().ServerInfo, nil // the caller starts c.watch
 }
 
 // abort ends a connection that failed to start and says why.
