@@ -5,7 +5,8 @@ package convlog
 import (
 	"encoding/json"
 	"strings"
-	"time"
+
+	"crewagent/backend/fsx"
 )
 
 // Entry types as written in the "type" field of each log line.
@@ -146,9 +147,9 @@ func Str(s string) *string { return &s }
 func Bool(b bool) *bool { return &b }
 
 // Now is the timestamp format used in createdAt fields (RFC 3339, UTC, milliseconds).
-func Now() string { return time.Now().UTC().Format(timeFormat) }
+func Now() string { return fsx.Now() }
 
-const timeFormat = "2006-01-02T15:04:05.000Z07:00"
+const timeFormat = fsx.TimeFormat
 
 // ConversationMeta is one record of conversations/index.json.
 type ConversationMeta struct {

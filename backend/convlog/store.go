@@ -16,7 +16,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"crewagent/backend/atomicfile"
+	"crewagent/backend/fsx"
 )
 
 // TokenCounter counts the tokens of an entry once, when it is appended. The
@@ -585,7 +585,7 @@ func (s *Store) createLog(id string, data []byte) error {
 		return fmt.Errorf("convlog: %w", err)
 	}
 	s.own.end(path, fi)
-	if err := atomicfile.SyncDir(conversationsDir(s.dir)); err != nil {
+	if err := fsx.SyncDir(conversationsDir(s.dir)); err != nil {
 		return fmt.Errorf("convlog: %w", err)
 	}
 	return nil
@@ -936,7 +936,7 @@ func removeTree(path string) error {
 		}
 		return err
 	}
-	if err := atomicfile.SyncDir(filepath.Clean(parent)); err != nil {
+	if err := fsx.SyncDir(filepath.Clean(parent)); err != nil {
 		return err
 	}
 	return os.RemoveAll(trash)
@@ -1118,7 +1118,7 @@ func appendDurable(path string, data []byte, onTruncate func(tail []byte, off in
 		return nil, err
 	}
 	if created {
-		if err := atomicfile.SyncDir(filepath.Dir(path)); err != nil {
+		if err := fsx.SyncDir(filepath.Dir(path)); err != nil {
 			return nil, err
 		}
 	}
@@ -1199,7 +1199,7 @@ func (s *Store) migrate(id string) error {
 	}
 	s.own.end(legacy, nil)
 	s.own.endStat(migrated)
-	if err := atomicfile.SyncDir(dir); err != nil {
+	if err := fsx.SyncDir(dir); err != nil {
 		return fmt.Errorf("convlog: %w", err)
 	}
 	return nil

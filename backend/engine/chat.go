@@ -12,6 +12,7 @@ import (
 
 	"crewagent/backend/convlog"
 	"crewagent/backend/events"
+	"crewagent/backend/fsx"
 	"crewagent/backend/llm"
 	"crewagent/backend/settings"
 	"crewagent/backend/tools"
@@ -422,7 +423,7 @@ func (s *ChatService) changed(convID, kind string) {
 
 // now returns the current time in the log's createdAt format.
 func (s *ChatService) now() string {
-	return s.opts.Now().UTC().Format("2006-01-02T15:04:05.000Z07:00")
+	return fsx.Stamp(s.opts.Now())
 }
 
 func activeType(mode string) string {

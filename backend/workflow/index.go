@@ -1,7 +1,7 @@
 package workflow
 
 import (
-	"crewagent/backend/atomicfile"
+	"crewagent/backend/fsx"
 	"encoding/json"
 	"errors"
 	"io/fs"
@@ -176,7 +176,7 @@ func (x *runIndex) update(id string, create bool, fn func(*Run)) (Run, bool, err
 	if err := os.MkdirAll(filepath.Dir(x.path), 0o755); err != nil {
 		return Run{}, false, err
 	}
-	if err := atomicfile.WriteFile(x.path, append(b, '\n'), 0o644); err != nil {
+	if err := fsx.WriteFile(x.path, append(b, '\n'), 0o644); err != nil {
 		return Run{}, false, &Error{Code: CodeIndexCorrupt, Message: "cannot write " + x.path, Err: err}
 	}
 	return cur, true, nil

@@ -1,6 +1,6 @@
 //go:build linux
 
-package convlog
+package fsx
 
 import (
 	"os"
@@ -8,9 +8,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// datasync flushes the file's data (and the metadata needed to read it back,
+// Datasync flushes the file's data (and the metadata needed to read it back,
 // such as its size) to stable storage: fdatasync(2).
-func datasync(f *os.File) error {
+func Datasync(f *os.File) error {
 	rc, err := f.SyscallConn()
 	if err != nil {
 		return err

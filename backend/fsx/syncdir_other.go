@@ -1,6 +1,6 @@
 //go:build !windows
 
-package atomicfile
+package fsx
 
 import "os"
 

@@ -1,6 +1,8 @@
-// Package atomicfile replaces files so that readers, and the disk after a crash, hold the old
-// or the new content, never a mix: a synced temporary file renamed over the target.
-package atomicfile
+package fsx
+
+// Files are replaced so that readers, and the disk after a crash, hold the old or the new
+// content, never a mix: a synced temporary file renamed over the target, then the folder
+// synced.
 
 import (
 	"io/fs"
@@ -31,6 +33,27 @@ func WriteFileTemp(path string, data []byte, perm fs.FileMode, pattern string) e
 	}
 	_ = SyncDir(dir)
 	return nil
+}
+
+// WriteFileInfo replaces path like WriteFile, but reports a folder that cannot be synced,
+// and returns the stat of the new file (for callers that remember the state they left a
+// file in, to tell their own writes from others').
+func WriteFileInfo(path string, data []byte, perm fs.FileMode) (fs.FileInfo, error) {
+	dir := filepath.Dir(path)
+	tmp, err := WriteTemp(dir, "."+filepath.Base(path)+".tmp-*", data, perm)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := os.Lstat(tmp)
+	if err != nil {
+		os.Remove(tmp)
+		return nil, err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return nil, err
+	}
+	return fi, SyncDir(dir)
 }
 
 // WriteTemp writes data with mode perm to a new file in dir named by pattern as in

@@ -1,4 +1,4 @@
-package atomicfile
+package fsx
 
 import (
 	"os"
@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // names lists the entries of dir.
@@ -111,5 +112,37 @@ func TestSyncDir(t *testing.T) {
 	}
 	if err := SyncDir(filepath.Join(t.TempDir(), "missing")); err == nil {
 		t.Fatal("want an error for a missing folder")
+	}
+}
+
+func TestWriteFileInfoDescribesTheNewFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "index.json")
+	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := WriteFileInfo(path, []byte("new content"), 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now, err := os.Lstat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !os.SameFile(fi, now) || fi.Size() != int64(len("new content")) || !fi.ModTime().Equal(now.ModTime()) {
+		t.Fatalf("stat %v/%d does not describe the file at path (%d)", fi.Name(), fi.Size(), now.Size())
+	}
+	if got := names(t, dir); len(got) != 1 {
+		t.Fatalf("folder holds %v", got)
+	}
+}
+
+func TestStamp(t *testing.T) {
+	at := time.Date(2024, 3, 1, 12, 30, 5, 123456789, time.FixedZone("x", 3600))
+	if got := Stamp(at); got != "2024-03-01T11:30:05.123Z" {
+		t.Fatalf("Stamp = %q", got)
+	}
+	if _, err := time.Parse(TimeFormat, Now()); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -1,6 +1,6 @@
 //go:build windows
 
-package atomicfile
+package fsx
 
 // SyncDir is a no-op on Windows: directories cannot be opened for flushing and
 // NTFS journals renames itself.
