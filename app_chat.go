@@ -13,6 +13,7 @@ import (
 	"crewagent/backend/settings"
 	"crewagent/backend/tools"
 	"crewagent/backend/watcher"
+	"crewagent/backend/workflow"
 )
 
 // settingsProvider gives the engine the settings in effect at each send
@@ -72,7 +73,7 @@ func (a *App) resolveAgent(packageID, agentID string) (*engine.Agent, error) {
 	if ag == nil {
 		return nil, &engine.Error{Code: engine.CodeAgentNotFound, Message: "package " + packageID + " has no agent " + agentID}
 	}
-	return engine.AgentFromPackage(pkg, ag), nil
+	return workflow.AgentFromPackage(pkg, ag), nil
 }
 
 // SendMessageRequest is one message typed in the conversation view.

@@ -16,6 +16,7 @@ import (
 	"crewagent/backend/packages"
 	"crewagent/backend/settings"
 	"crewagent/backend/tools"
+	"crewagent/backend/workflow"
 )
 
 const chatUsage = "chat [--conversation ID] [--mode chat|agent] [--agent ID] MESSAGE | chat --conversation ID --retry"
@@ -177,7 +178,7 @@ func (a packageAgents) ResolveAgent(agentID string) (*engine.Agent, error) {
 	}
 	for _, pkg := range pkgs {
 		if ag := pkg.Agent(agentID); ag != nil {
-			return engine.AgentFromPackage(pkg, ag), nil
+			return workflow.AgentFromPackage(pkg, ag), nil
 		}
 	}
 	where := "no installed package provides it (import one with 'crewagent package import FILE')"

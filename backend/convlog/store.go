@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"crewagent/backend/conversation"
 	"crewagent/backend/fsx"
 )
 
@@ -36,9 +37,9 @@ const (
 
 // Active types of a conversation (ConversationMeta.ActiveType).
 const (
-	ActiveChat     = "chat"
-	ActiveAgent    = "agent"
-	ActiveWorkflow = "workflow"
+	ActiveChat     = conversation.ActiveChat
+	ActiveAgent    = conversation.ActiveAgent
+	ActiveWorkflow = conversation.ActiveWorkflow
 )
 
 // Options configure a Store. The zero value is usable.
@@ -1262,20 +1263,13 @@ func eventData(data, def any) (json.RawMessage, error) {
 
 func isDefaultTitle(t string) bool { return t == "" || t == DefaultTitle }
 
-// RunInputHeader opens a user message sent during a workflow run: the
-// message is RunInputHeader + the node id + "\n" + the user's text.
-const RunInputHeader = "USER_INPUT\n- forNodeId: "
+// RunInputHeader opens a user message sent during a workflow run
+// (conversation.RunInputHeader).
+const RunInputHeader = conversation.RunInputHeader
 
 // RunInputText returns the user's own text of a message sent during a run
-// (the content itself when it does not start with RunInputHeader).
-func RunInputText(content string) string {
-	rest, ok := strings.CutPrefix(content, RunInputHeader)
-	if !ok {
-		return content
-	}
-	_, text, _ := strings.Cut(rest, "\n")
-	return text
-}
+// (conversation.RunInputText).
+func RunInputText(content string) string { return conversation.RunInputText(content) }
 
 // titleFrom makes a title of the first non-empty line of a message (of the
 // user's own text for a run's message): spaces collapsed, at most 60

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"crewagent/backend/conversation"
 )
 
 // Stable error codes. Callers branch on these; they are also persisted in LLM_ERROR blocks.
@@ -25,7 +27,7 @@ const (
 )
 
 // ErrorBlockHeader is the first line of every block FormatErrorBlock renders.
-const ErrorBlockHeader = "LLM_ERROR"
+const ErrorBlockHeader = conversation.ErrorBlockHeader
 
 const (
 	maxMessageLength = 600          // bytes kept of a server's message
@@ -111,7 +113,8 @@ func AsError(err error) *Error {
 	return &Error{Code: CodeNetwork, Message: oneLine(err.Error(), maxMessageLength), Cause: err}
 }
 
-// FormatErrorBlock renders the block persisted after a failed answer's partial text:
+// FormatErrorBlock renders the block persisted after a failed answer's partial text
+// (conversation.ErrorBlock):
 //
 //	LLM_ERROR
 //	- code: LLM_TIMEOUT
@@ -125,21 +128,14 @@ func FormatErrorBlock(err error) string {
 	if e == nil {
 		return ""
 	}
-	var b strings.Builder
-	b.WriteString(ErrorBlockHeader)
-	fmt.Fprintf(&b, "\n- code: %s", e.Code)
-	fmt.Fprintf(&b, "\n- message: %s", oneLine(e.Message, maxMessageLength))
-	fmt.Fprintf(&b, "\n- retryable: %t", e.Retryable())
-	if e.StatusCode != 0 {
-		fmt.Fprintf(&b, "\n- status: %d", e.StatusCode)
-	}
-	if e.RetryAfter > 0 {
-		fmt.Fprintf(&b, "\n- retry_after: %s", e.RetryAfter)
-	}
-	if e.Provider != "" {
-		fmt.Fprintf(&b, "\n- provider: %s", e.Provider)
-	}
-	return b.String()
+	return conversation.ErrorBlock{
+		Code:       e.Code,
+		Message:    oneLine(e.Message, maxMessageLength),
+		Retryable:  e.Retryable(),
+		Status:     e.StatusCode,
+		RetryAfter: e.RetryAfter,
+		Provider:   e.Provider,
+	}.Format()
 }
 
 // ParseRetryAfter reads a Retry-After header: delay-seconds (fractions accepted) or an

@@ -574,12 +574,12 @@ func (s *Service) setupFor(rc *runCtx, st *State, intent string, ss *session, se
 // personaOf converts a package agent to the persona of the system prompt,
 // as Agent mode does.
 func personaOf(a *packages.Agent) contextbuilder.Persona {
-	return engine.AgentFromPackage(nil, a).Persona
+	return AgentFromPackage(nil, a).Persona
 }
 
 // agentPolicy is an agent's tools block in the tool host's form.
 func agentPolicy(a *packages.Agent) *tools.AgentTools {
-	return engine.AgentFromPackage(nil, a).Tools
+	return AgentFromPackage(nil, a).Tools
 }
 
 func systemPolicy(t settings.Tools) tools.Policy {
