@@ -15,14 +15,15 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"crewagent/backend/convlog"
+	"crewagent/backend/events"
 	"crewagent/backend/fsx"
 )
 
-// Kinds of Change.
+// Kinds of Change (those of conversation:changed).
 const (
-	Created = "created"
-	Updated = "updated"
-	Deleted = "deleted"
+	Created = events.Created
+	Updated = events.Updated
+	Deleted = events.Deleted
 )
 
 // DefaultDebounce is the quiet time after the last file event before changes are reported.

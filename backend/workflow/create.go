@@ -1,7 +1,6 @@
 package workflow
 
 import (
-	"crewagent/backend/fsx"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -9,6 +8,7 @@ import (
 	"strings"
 
 	"crewagent/backend/convlog"
+	"crewagent/backend/fsx"
 	"crewagent/backend/packages"
 	"crewagent/backend/settings"
 	"crewagent/backend/tools"

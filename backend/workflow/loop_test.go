@@ -2,7 +2,6 @@ package workflow
 
 import (
 	"context"
-	"crewagent/backend/fsx"
 	"errors"
 	"os"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"crewagent/backend/convlog"
 	"crewagent/backend/engine"
 	"crewagent/backend/events"
+	"crewagent/backend/fsx"
 	"crewagent/backend/llm"
 	"crewagent/backend/llm/fakellm"
 	"crewagent/backend/settings"

@@ -646,13 +646,8 @@ func (s *Service) syncMirror(rc *runCtx, st *State) {
 	s.emitProgress(rc, run, st)
 }
 
-// NodeProgress is one node of a run's graph as the run panel shows it.
-type NodeProgress struct {
-	ID     string `json:"id"`
-	Title  string `json:"title,omitempty"`
-	Type   string `json:"type"`
-	Status string `json:"status"` // completed | current | pending
-}
+// NodeProgress is one node of a run's graph as the run panel shows it (events.NodeProgress).
+type NodeProgress = events.NodeProgress
 
 // Node statuses of NodeProgress.
 const (
@@ -661,23 +656,9 @@ const (
 	NodePending   = "pending"
 )
 
-// Progress is the payload of runs:progressUpdated and the body of a run's status.
-type Progress struct {
-	RunID          string         `json:"runId"`
-	ConversationID string         `json:"conversationId"`
-	PackageID      string         `json:"packageId"`
-	WorkflowID     string         `json:"workflowId"`
-	ActiveAgentID  string         `json:"activeAgentId"`
-	Phase          string         `json:"phase"`
-	CurrentNodeID  string         `json:"currentNodeId"`
-	EffectiveAgent string         `json:"effectiveAgentId,omitempty"`
-	StepsCompleted []string       `json:"stepsCompleted"`
-	Artifacts      []string       `json:"artifacts"`
-	Complete       bool           `json:"complete"`
-	Nodes          []NodeProgress `json:"nodes,omitempty"`
-	LastError      *RunError      `json:"lastError,omitempty"`
-	UpdatedAt      string         `json:"updatedAt"`
-}
+// Progress is the payload of runs:progressUpdated and the body of a run's status
+// (events.ProgressEvent).
+type Progress = events.ProgressEvent
 
 func progressOf(run Run, g *packages.Graph, st *State) Progress {
 	p := Progress{
