@@ -196,3 +196,10 @@ type Checkpoint struct {
 	MessageID string `json:"messageId"` // the last entry id at the time of the checkpoint
 	CreatedAt string `json:"createdAt"`
 }
+
+// Usage is the token usage a server reported for a request.
+type Usage struct {
+	PromptTokens     int `json:"promptTokens"`
+	CompletionTokens int `json:"completionTokens"`
+	TotalTokens      int `json:"totalTokens"`
+}

@@ -1,6 +1,6 @@
 package events
 
-import "crewagent/backend/llm"
+import "crewagent/backend/conversation"
 
 // The payload of every event, defined once; frontend/src/bridge/events.ts
 // mirrors them.
@@ -43,13 +43,13 @@ type StreamChunkEvent struct {
 // set when it failed; Retrying when the call is sent again (after a
 // context-length error and a forced compression) under a new message id.
 type StreamEndEvent struct {
-	ConversationID string     `json:"conversationId"`
-	MessageID      string     `json:"messageId"`
-	FinishReason   string     `json:"finishReason,omitempty"`
-	Usage          *llm.Usage `json:"usage,omitempty"`
-	ToolCalls      int        `json:"toolCalls"`
-	Error          *Error     `json:"error,omitempty"`
-	Retrying       bool       `json:"retrying,omitempty"`
+	ConversationID string              `json:"conversationId"`
+	MessageID      string              `json:"messageId"`
+	FinishReason   string              `json:"finishReason,omitempty"`
+	Usage          *conversation.Usage `json:"usage,omitempty"`
+	ToolCalls      int                 `json:"toolCalls"`
+	Error          *Error              `json:"error,omitempty"`
+	Retrying       bool                `json:"retrying,omitempty"`
 }
 
 // ToolStartEvent is the payload of llm:stream-tool-start: the model announced a

@@ -33,12 +33,8 @@ type Request struct {
 	MaxTokens   int      // 0: the server's default
 }
 
-// Usage is the token usage a server reported.
-type Usage struct {
-	PromptTokens     int `json:"promptTokens"`
-	CompletionTokens int `json:"completionTokens"`
-	TotalTokens      int `json:"totalTokens"`
-}
+// Usage is the token usage a server reported (conversation.Usage).
+type Usage = conversation.Usage
 
 // Result is what a call produced. After a failure it holds whatever arrived before it
 // (partial text and partial tool calls) so the caller can persist it.
