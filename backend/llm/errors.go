@@ -11,19 +11,20 @@ import (
 	"time"
 
 	"crewagent/backend/conversation"
+	"crewagent/backend/errs"
 )
 
 // Stable error codes. Callers branch on these; they are also persisted in LLM_ERROR blocks.
 const (
-	CodeTimeout       = "LLM_TIMEOUT"        // connect, first-token, idle or overall timeout
-	CodeRateLimit     = "LLM_RATE_LIMIT"     // 429 (after retries) or an exhausted quota
-	CodeAuth          = "LLM_AUTH"           // 401 / 403
-	CodeNetwork       = "LLM_NETWORK"        // connection refused/reset, stream cut
-	CodeBadResponse   = "LLM_BAD_RESPONSE"   // malformed JSON or SSE, unexpected 4xx
-	CodeContextLength = "LLM_CONTEXT_LENGTH" // the request does not fit the model's context
-	CodeAborted       = "LLM_ABORTED"        // the caller cancelled
-	CodeServer        = "LLM_SERVER"         // 5xx after retries
-	CodeNotConfigured = "LLM_NOT_CONFIGURED" // no base URL or no model
+	CodeTimeout       = errs.LLMTimeout       // connect, first-token, idle or overall timeout
+	CodeRateLimit     = errs.LLMRateLimit     // 429 (after retries) or an exhausted quota
+	CodeAuth          = errs.LLMAuth          // 401 / 403
+	CodeNetwork       = errs.LLMNetwork       // connection refused/reset, stream cut
+	CodeBadResponse   = errs.LLMBadResponse   // malformed JSON or SSE, unexpected 4xx
+	CodeContextLength = errs.LLMContextLength // the request does not fit the model's context
+	CodeAborted       = errs.LLMAborted       // the caller cancelled
+	CodeServer        = errs.LLMServer        // 5xx after retries
+	CodeNotConfigured = errs.LLMNotConfigured // no base URL or no model
 )
 
 // ErrorBlockHeader is the first line of every block FormatErrorBlock renders.

@@ -35,6 +35,7 @@ export function createWailsBridge(): Bridge {
 }
 
 export { BridgeError, ErrorCodes, toBridgeError, type ErrorCode } from './errors'
+export { Codes } from './codes.gen'
 export { EventNames, subscribeAll } from './events'
 export { safeExternalURL } from './system'
 export type { AgentInfo, AgentList, ChatApi, ContextPreview, Mode, PreviewDecision, PreviewMessage, SendRequest } from './chat'

@@ -12,7 +12,7 @@ import type {
   ToolResultView,
   Unsubscribe,
 } from '../bridge'
-import { subscribeAll, toBridgeError } from '../bridge'
+import { ErrorCodes, subscribeAll, toBridgeError } from '../bridge'
 import { usageFromPreview } from '../features/context/meter'
 import { userInput } from '../features/chat/messageRows'
 import { createStore, type Store } from './store'
@@ -404,7 +404,7 @@ export function createChatStore(bridge: Pick<Bridge, 'conversations' | 'chat' | 
         return preview
       } catch (e) {
         // In Run mode without a run there is no next request to measure.
-        if (isCurrent(id)) store.setState(toBridgeError(e).code === 'RUN_NOT_FOUND' ? { previewLoading: false, preview: null, usage: null } : { previewLoading: false })
+        if (isCurrent(id)) store.setState(toBridgeError(e).code === ErrorCodes.RunNotFound ? { previewLoading: false, preview: null, usage: null } : { previewLoading: false })
         return null
       }
     },
