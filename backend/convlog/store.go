@@ -176,13 +176,8 @@ func acquireLock(dir string) (*os.File, error) {
 	if err := tryLock(f); err != nil {
 		f.Close()
 		if errors.Is(err, errLockBusy) {
-			pid := "unknown"
-			if b, rerr := os.ReadFile(path); rerr == nil {
-				if p := strings.TrimSpace(string(b)); p != "" {
-					pid = p
-				}
-			}
-			return nil, fmt.Errorf("%w (pid %s) for the project data in %s; close it there and try again", ErrProjectLocked, pid, dir)
+			b, _ := os.ReadFile(path)
+			return nil, lockedError(dir, b)
 		}
 		return nil, fmt.Errorf("convlog: lock %s: %w", path, err)
 	}
