@@ -194,7 +194,6 @@ func (s *ChatService) Send(ctx context.Context, req SendRequest) (*SendResult, e
 			return nil, err
 		}
 		convID = meta.ID
-		s.changed(convID, ChangeCreated)
 	}
 	ctx, release, err := s.acquire(ctx, tasks.Task{ConversationID: convID, Kind: mode})
 	if err != nil {
@@ -225,7 +224,6 @@ func (s *ChatService) Send(ctx context.Context, req SendRequest) (*SendResult, e
 		}
 		userID = user.ID
 	}
-	s.changed(convID, ChangeUpdated)
 
 	r := &run{s: s, ctx: ctx, convID: convID, mode: mode, agent: agent, agentID: agentID, st: st,
 		res: &SendResult{ConversationID: convID, UserMessageID: userID}}
@@ -321,7 +319,6 @@ func (s *ChatService) SetMode(conversationID, mode, agentID string) error {
 	}); err != nil {
 		return err
 	}
-	s.changed(conversationID, ChangeUpdated)
 	return nil
 }
 
@@ -405,10 +402,6 @@ func (s *ChatService) client(l settings.LLM) LLM {
 		s.llmClient, s.llmKey = s.opts.LLM(l), l
 	}
 	return s.llmClient
-}
-
-func (s *ChatService) changed(convID, kind string) {
-	s.opts.Emitter.Emit(events.ConversationChanged, ChangeEvent{ConversationID: convID, Kind: kind})
 }
 
 // now returns the current time in the log's createdAt format.

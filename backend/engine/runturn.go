@@ -97,7 +97,6 @@ func (s *ChatService) RunTurn(ctx context.Context, req RunTurnRequest) (*SendRes
 			return nil, err
 		}
 		r.res.UserMessageID = in.ID
-		s.changed(convID, ChangeUpdated)
 	}
 	return r.execute()
 }

@@ -125,3 +125,17 @@ type ProgressEvent struct {
 	LastError      *Error         `json:"lastError,omitempty"`
 	UpdatedAt      string         `json:"updatedAt"`
 }
+
+// Payloads names the payload of every event, by event. It is the return type
+// of a bound method so that the window's TypeScript types of the payloads are
+// generated with the bindings (frontend/wailsjs/go/models.ts).
+type Payloads struct {
+	ContextUsage        UsageEvent       `json:"context:usage"`
+	StreamStart         StreamStartEvent `json:"llm:stream-start"`
+	StreamChunk         StreamChunkEvent `json:"llm:stream-chunk"`
+	StreamEnd           StreamEndEvent   `json:"llm:stream-end"`
+	StreamToolStart     ToolStartEvent   `json:"llm:stream-tool-start"`
+	StreamToolEnd       ToolEndEvent     `json:"llm:stream-tool-end"`
+	ConversationChanged ChangeEvent      `json:"conversation:changed"`
+	RunsProgressUpdated ProgressEvent    `json:"runs:progressUpdated"`
+}

@@ -1,4 +1,4 @@
-package main
+package desktop
 
 import (
 	"archive/zip"
@@ -12,6 +12,8 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"crewagent/backend/app"
+	"crewagent/backend/errs"
 	"crewagent/backend/llm/fakellm"
 	"crewagent/backend/packages"
 	"crewagent/backend/project"
@@ -22,9 +24,9 @@ import (
 func startedTestProject(t *testing.T, settingsJSON string) *testWorkspace {
 	t.Helper()
 	w := openTestProject(t, settingsJSON)
-	must(t, w.app.CloseProject())
+	must(t, w.app.Projects.Close())
 	w.app.startup(context.Background())
-	info, err := w.app.OpenProject(w.root)
+	info, err := w.app.Projects.Open(w.root)
 	if err != nil {
 		t.Fatalf("OpenProject: %v", err)
 	}
@@ -82,7 +84,7 @@ func renamedDemo(t *testing.T, name string) fs.FS {
 
 func TestDemoInstalledAtStartupAndBoundToNewProjects(t *testing.T) {
 	w := startedTestProject(t, "")
-	view, err := w.app.ListPackages()
+	view, err := w.app.Packages.List()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,14 +101,14 @@ func TestDemoInstalledAtStartupAndBoundToNewProjects(t *testing.T) {
 	if got := readProjectMeta(t, w.root)["activePackageId"]; got != demo.ID {
 		t.Fatalf(".crewagent.json activePackageId = %v", got)
 	}
-	agents, err := w.app.ListAgents()
+	agents, err := w.app.Chat.Agents()
 	if err != nil || len(agents.Agents) != 2 || agents.Agents[0].ID != "analyst" || agents.Agents[1].ID != "writer" {
 		t.Fatalf("ListAgents = %+v, %v", agents, err)
 	}
 	// Agent mode speaks as the demo's analyst, with her critical actions
-	conv, err := w.app.CreateConversation("")
+	conv, err := w.app.Conversations.Create("")
 	must(t, err)
-	pv, err := w.app.PreviewContext(conv.ID, "agent", "analyst")
+	pv, err := w.app.Chat.Preview(conv.ID, "agent", "analyst")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +121,7 @@ func TestDemoInstalledAtStartupAndBoundToNewProjects(t *testing.T) {
 	again := NewApp(w.home, fakeDialogs{}, nil)
 	t.Cleanup(func() { again.shutdown(context.Background()) })
 	again.startup(context.Background())
-	if v, _ := again.ListPackages(); len(v.Packages) != 1 || v.Packages[0].ID != demo.ID {
+	if v, _ := again.Packages.List(); len(v.Packages) != 1 || v.Packages[0].ID != demo.ID {
 		t.Fatalf("after a second start: %+v", v.Packages)
 	}
 
@@ -128,11 +130,11 @@ func TestDemoInstalledAtStartupAndBoundToNewProjects(t *testing.T) {
 	p, err := project.Open(w.home, other)
 	must(t, err)
 	must(t, project.SetActivePackage(p, "missing@1.0.0"))
-	info, err := w.app.OpenProject(other)
+	info, err := w.app.Projects.Open(other)
 	if err != nil || info.ActivePackageID != "missing@1.0.0" {
 		t.Fatalf("OpenProject = %+v, %v", info, err)
 	}
-	ap, err := w.app.ActivePackage()
+	ap, err := w.app.Packages.Active()
 	if err != nil || !strings.Contains(ap.Problem, "missing@1.0.0") || len(ap.Workflows) != 0 {
 		t.Fatalf("ActivePackage of a missing package = %+v, %v", ap, err)
 	}
@@ -140,22 +142,22 @@ func TestDemoInstalledAtStartupAndBoundToNewProjects(t *testing.T) {
 
 func TestDemoInstallFailureIsReportedAndDoesNotBlock(t *testing.T) {
 	w := openTestProject(t, "")
-	must(t, w.app.CloseProject())
+	must(t, w.app.Projects.Close())
 	// packages/ cannot be created: a file is in the way
 	must(t, os.WriteFile(filepath.Join(w.home, "packages"), []byte("not a folder"), 0o644))
 	w.app.startup(context.Background())
-	info, err := w.app.OpenProject(w.root)
+	info, err := w.app.Projects.Open(w.root)
 	if err != nil || info.ActivePackageID != "" {
 		t.Fatalf("OpenProject = %+v, %v", info, err)
 	}
-	view, err := w.app.ListPackages()
+	view, err := w.app.Packages.List()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(view.DemoError, "demo package could not be installed") || len(view.Packages) != 0 {
 		t.Fatalf("ListPackages = %+v", view)
 	}
-	ap, err := w.app.ActivePackage()
+	ap, err := w.app.Packages.Active()
 	if err != nil || ap.PackageID != "" || !strings.Contains(ap.Problem, "no active package") {
 		t.Fatalf("ActivePackage = %+v, %v", ap, err)
 	}
@@ -166,11 +168,11 @@ func TestImportPackage(t *testing.T) {
 	a := w.app
 
 	good := writePackage(t, "notes.bmad", renamedDemo(t, "notes-pack"))
-	res, err := a.ImportPackage(good)
+	res, err := a.Packages.Import(good)
 	if err != nil || !res.OK || res.Package == nil || res.Package.Name != "notes-pack" || len(res.Problems) != 0 || res.File != good {
 		t.Fatalf("ImportPackage(good) = %+v, %v", res, err)
 	}
-	view, _ := a.ListPackages()
+	view, _ := a.Packages.List()
 	if len(view.Packages) != 2 || view.Packages[1].ID != res.Package.ID {
 		t.Fatalf("after import: %+v", view.Packages)
 	}
@@ -191,13 +193,13 @@ func TestImportPackage(t *testing.T) {
 	}{
 		{"invalid package", bad, []string{"bmad.json", "agents.json"}, ""},
 		{"not an archive", notZip, []string{"plain.zip"}, ""},
-		{"missing file", filepath.Join(t.TempDir(), "nope.bmad"), nil, CodePackageOpen},
-		{"relative path", "broken.bmad", nil, CodePackageOpen},
-		{"empty path", "  ", nil, CodePackageOpen},
+		{"missing file", filepath.Join(t.TempDir(), "nope.bmad"), nil, errs.PackageOpen},
+		{"relative path", "broken.bmad", nil, errs.PackageOpen},
+		{"empty path", "  ", nil, errs.PackageOpen},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := a.ImportPackage(tt.path)
+			res, err := a.Packages.Import(tt.path)
 			if tt.wantCode != "" {
 				if codeOfErr(t, err) != tt.wantCode {
 					t.Fatalf("ImportPackage: %v, want %s", err, tt.wantCode)
@@ -221,7 +223,7 @@ func TestImportPackage(t *testing.T) {
 			}
 		})
 	}
-	if view, _ := a.ListPackages(); len(view.Packages) != 2 {
+	if view, _ := a.Packages.List(); len(view.Packages) != 2 {
 		t.Fatalf("a failed import installed something: %+v", view.Packages)
 	}
 }
@@ -229,15 +231,15 @@ func TestImportPackage(t *testing.T) {
 func TestChoosePackageFile(t *testing.T) {
 	var filters []FileFilter
 	a := NewApp(t.TempDir(), fakeDialogs{file: "/some/pack.bmad", filters: &filters}, nil)
-	path, err := a.ChoosePackageFile()
+	path, err := a.Packages.ChooseFile()
 	if err != nil || path != "/some/pack.bmad" {
 		t.Fatalf("ChoosePackageFile = %q, %v", path, err)
 	}
 	if len(filters) == 0 || !strings.Contains(filters[0].Pattern, "*.bmad") || !strings.Contains(filters[0].Pattern, "*.zip") {
 		t.Fatalf("filters %+v", filters)
 	}
-	a = NewApp(t.TempDir(), fakeDialogs{err: &AppError{Code: CodeDialog, Message: "no display"}}, nil)
-	if _, err := a.ChoosePackageFile(); codeOfErr(t, err) != CodeDialog {
+	a = NewApp(t.TempDir(), fakeDialogs{err: errs.New(errs.Dialog, "no display")}, nil)
+	if _, err := a.Packages.ChooseFile(); codeOfErr(t, err) != errs.Dialog {
 		t.Fatalf("a failing dialog: %v", err)
 	}
 }
@@ -246,38 +248,38 @@ func TestSetActivePackage(t *testing.T) {
 	w := startedTestProject(t, "")
 	a := w.app
 	demoID := w.info.ActivePackageID
-	res, err := a.ImportPackage(writePackage(t, "solo.bmad", renamedDemo(t, "solo-pack")))
+	res, err := a.Packages.Import(writePackage(t, "solo.bmad", renamedDemo(t, "solo-pack")))
 	if err != nil || !res.OK {
 		t.Fatalf("import: %+v, %v", res, err)
 	}
-	info, err := a.SetActivePackage(res.Package.ID)
+	info, err := a.Packages.SetActive(res.Package.ID)
 	if err != nil || info.ActivePackageID != res.Package.ID {
 		t.Fatalf("SetActivePackage = %+v, %v", info, err)
 	}
-	if cur, _ := a.CurrentProject(); cur.ActivePackageID != res.Package.ID {
+	if cur, _ := a.Projects.Current(); cur.ActivePackageID != res.Package.ID {
 		t.Fatalf("CurrentProject = %+v", cur)
 	}
 	if got := readProjectMeta(t, w.root)["activePackageId"]; got != res.Package.ID {
 		t.Fatalf(".crewagent.json activePackageId = %v", got)
 	}
-	ap, err := a.ActivePackage()
+	ap, err := a.Packages.Active()
 	if err != nil || ap.PackageID != res.Package.ID || ap.Name != "solo-pack" || len(ap.Workflows) != 1 || !ap.Workflows[0].Default ||
 		ap.Workflows[0].DisplayName != "Write a project brief" || ap.Workflows[0].Nodes != 5 || len(ap.Agents) != 2 || ap.Problem != "" {
 		t.Fatalf("ActivePackage = %+v, %v", ap, err)
 	}
-	if agents, _ := a.ListAgents(); agents.PackageID != res.Package.ID {
+	if agents, _ := a.Chat.Agents(); agents.PackageID != res.Package.ID {
 		t.Fatalf("ListAgents follows the change: %+v", agents)
 	}
-	if _, err := a.SetActivePackage("nope@1.0.0"); codeOfErr(t, err) != packages.CodeNotFound {
+	if _, err := a.Packages.SetActive("nope@1.0.0"); codeOfErr(t, err) != packages.CodeNotFound {
 		t.Fatalf("unknown package: %v", err)
 	}
-	if cur, _ := a.CurrentProject(); cur.ActivePackageID != res.Package.ID {
+	if cur, _ := a.Projects.Current(); cur.ActivePackageID != res.Package.ID {
 		t.Fatal("a refused change changed the project")
 	}
-	_, err = a.SetActivePackage(demoID)
+	_, err = a.Packages.SetActive(demoID)
 	must(t, err)
-	must(t, a.CloseProject())
-	if _, err := a.SetActivePackage(demoID); codeOfErr(t, err) != CodeNoProject {
+	must(t, a.Projects.Close())
+	if _, err := a.Packages.SetActive(demoID); codeOfErr(t, err) != errs.NoProject {
 		t.Fatalf("without a project: %v", err)
 	}
 }
@@ -294,7 +296,7 @@ func TestImportPackageReportsArchiveProblems(t *testing.T) {
 	_, _ = ew.Write([]byte("x"))
 	must(t, zw.Close())
 	must(t, f.Close())
-	res, err := w.app.ImportPackage(path)
+	res, err := w.app.Packages.Import(path)
 	if err != nil || res.OK || len(res.Problems) == 0 {
 		t.Fatalf("ImportPackage = %+v, %v", res, err)
 	}
@@ -307,7 +309,7 @@ func TestLockedProjectIsNotBound(t *testing.T) {
 	other := NewApp(holder.home, fakeDialogs{}, nil)
 	t.Cleanup(func() { other.shutdown(context.Background()) })
 	other.startup(context.Background())
-	if _, err := other.OpenProject(holder.root); codeOfErr(t, err) != CodeProjectLocked {
+	if _, err := other.Projects.Open(holder.root); codeOfErr(t, err) != errs.ProjectLocked {
 		t.Fatalf("OpenProject of a held project: %v", err)
 	}
 	if got, ok := readProjectMeta(t, holder.root)["activePackageId"]; ok && got != "" {
@@ -323,73 +325,73 @@ func TestRemovePackage(t *testing.T) {
 	if demo == "" {
 		t.Fatal("the project was not bound to the demo")
 	}
-	if _, err := a.RemovePackage("nope@1.0.0"); codeOfErr(t, err) != packages.CodeNotFound {
+	if _, err := a.Packages.Remove("nope@1.0.0"); codeOfErr(t, err) != packages.CodeNotFound {
 		t.Fatalf("RemovePackage of an unknown package: %v", err)
 	}
 
 	// refused while a reply is being generated
 	srv.Enqueue(fakellm.Response{Text: "slow", Stall: fakellm.StallForever})
-	m, _ := a.CreateConversation("")
-	must(t, a.SendMessage(SendMessageRequest{ConversationID: m.ID, Text: "hello"}))
-	waitFor(t, "the reply to start", func() bool { s, _ := a.StreamingConversations(); return len(s) == 1 })
-	if _, err := a.RemovePackage(demo); codeOfErr(t, err) != CodeBusy {
+	m, _ := a.Conversations.Create("")
+	must(t, a.Chat.Send(app.SendRequest{ConversationID: m.ID, Text: "hello"}))
+	waitFor(t, "the reply to start", func() bool { s, _ := a.Chat.Streaming(); return len(s) == 1 })
+	if _, err := a.Packages.Remove(demo); codeOfErr(t, err) != errs.Busy {
 		t.Fatalf("RemovePackage while streaming: %v", err)
 	}
-	if _, err := a.StopStreaming(m.ID); err != nil {
+	if _, err := a.Chat.Stop(m.ID); err != nil {
 		t.Fatal(err)
 	}
 	waitIdle(t, w.rec, m.ID)
 
 	// the active package: the project is left with none
-	info, err := a.RemovePackage(demo)
+	info, err := a.Packages.Remove(demo)
 	if err != nil || info == nil || info.ActivePackageID != "" {
 		t.Fatalf("RemovePackage = %+v, %v", info, err)
 	}
 	if got := readProjectMeta(t, w.root)["activePackageId"]; got != "" {
 		t.Fatalf(".crewagent.json activePackageId = %v", got)
 	}
-	view, err := a.ListPackages()
+	view, err := a.Packages.List()
 	if err != nil || len(view.Packages) != 0 || view.DemoInstalled || view.DemoError != "" || view.ActivePackageID != "" || view.DemoName != packages.DemoName {
 		t.Fatalf("ListPackages after removal = %+v, %v", view, err)
 	}
-	if ap, _ := a.ActivePackage(); !strings.Contains(ap.Problem, "no active package") {
+	if ap, _ := a.Packages.Active(); !strings.Contains(ap.Problem, "no active package") {
 		t.Fatalf("ActivePackage = %+v", ap)
 	}
 
 	// the next start does not bring the demo back
-	must(t, a.CloseProject())
+	must(t, a.Projects.Close())
 	again := NewApp(w.home, fakeDialogs{}, nil)
 	t.Cleanup(func() { again.shutdown(context.Background()) })
 	again.startup(context.Background())
-	info2, err := again.OpenProject(w.root)
+	info2, err := again.Projects.Open(w.root)
 	if err != nil || info2.ActivePackageID != "" {
 		t.Fatalf("OpenProject after a restart = %+v, %v", info2, err)
 	}
-	if v, _ := again.ListPackages(); len(v.Packages) != 0 || v.DemoError != "" {
+	if v, _ := again.Packages.List(); len(v.Packages) != 0 || v.DemoError != "" {
 		t.Fatalf("after a restart: %+v", v)
 	}
 
 	// until the user installs it again
-	inst, err := again.InstallDemoPackage()
+	inst, err := again.Packages.InstallDemo()
 	if err != nil || inst.ID != demo || len(inst.Workflows) == 0 {
 		t.Fatalf("InstallDemoPackage = %+v, %v", inst, err)
 	}
-	if v, _ := again.ListPackages(); len(v.Packages) != 1 || !v.DemoInstalled {
+	if v, _ := again.Packages.List(); len(v.Packages) != 1 || !v.DemoInstalled {
 		t.Fatalf("after InstallDemoPackage: %+v", v)
 	}
 	// removing a package that is not the active one leaves the binding alone
-	_, err = again.SetActivePackage(demo)
+	_, err = again.Packages.SetActive(demo)
 	must(t, err)
 	other := filepath.Join(t.TempDir(), "other")
 	must(t, os.CopyFS(other, packages.DemoFS()))
 	b, err := os.ReadFile(filepath.Join(other, "bmad.json"))
 	must(t, err)
 	must(t, os.WriteFile(filepath.Join(other, "bmad.json"), []byte(strings.Replace(string(b), `"crewagent-demo"`, `"other-pkg"`, 1)), 0o644))
-	imp, err := again.ImportPackage(other)
+	imp, err := again.Packages.Import(other)
 	if err != nil || !imp.OK {
 		t.Fatalf("ImportPackage = %+v, %v", imp, err)
 	}
-	info3, err := again.RemovePackage(imp.Package.ID)
+	info3, err := again.Packages.Remove(imp.Package.ID)
 	if err != nil || info3.ActivePackageID != demo {
 		t.Fatalf("RemovePackage of another package = %+v, %v", info3, err)
 	}

@@ -1,4 +1,4 @@
-package main
+package desktop
 
 import (
 	"encoding/json"
@@ -9,8 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"crewagent/backend/app"
 	"crewagent/backend/convlog"
 	"crewagent/backend/engine"
+	"crewagent/backend/errs"
 	"crewagent/backend/events"
 	"crewagent/backend/llm/fakellm"
 	"crewagent/backend/tools"
@@ -33,9 +35,9 @@ func statePatch(update map[string]any) fakellm.Response {
 
 // waitTurn waits for the n-th conversation:changed with streaming=false of a
 // conversation (1-based) and returns it.
-func waitTurn(t *testing.T, rec *events.Recorder, id string, n int) conversationChange {
+func waitTurn(t *testing.T, rec *events.Recorder, id string, n int) events.ChangeEvent {
 	t.Helper()
-	var got conversationChange
+	var got events.ChangeEvent
 	waitFor(t, "the turn to end", func() bool {
 		seen := 0
 		for _, c := range changes(rec) {
@@ -89,19 +91,19 @@ func TestRunInTheConversationView(t *testing.T) {
 	)
 	w := startedTestProject(t, llmSettings(srv.URL(), ""))
 	a := w.app
-	conv, err := a.CreateConversation("")
+	conv, err := a.Conversations.Create("")
 	must(t, err)
-	_, err = a.SetMode(conv.ID, "run", "")
+	_, err = a.Chat.SetMode(conv.ID, "run", "")
 	must(t, err)
 
-	run, err := a.StartRun(StartRunRequest{ConversationID: conv.ID, WorkflowID: "write-brief", Message: "A shared grocery list for roommates."})
+	run, err := a.Runs.Start(app.StartRunRequest{ConversationID: conv.ID, WorkflowID: "write-brief", Message: "A shared grocery list for roommates."})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if run.ConversationID != conv.ID || run.PackageID != w.info.ActivePackageID || run.WorkflowID != "write-brief" {
 		t.Fatalf("StartRun = %+v", run)
 	}
-	if m, _ := a.GetConversation(conv.ID); m.Title != "Write a project brief" {
+	if m, _ := a.Conversations.Get(conv.ID); m.Title != "Write a project brief" {
 		t.Fatalf("the conversation is titled %q, not after its workflow", m.Title)
 	}
 	if end := waitTurn(t, w.rec, conv.ID, 1); end.Error != nil {
@@ -146,7 +148,7 @@ func TestRunInTheConversationView(t *testing.T) {
 		t.Fatalf("context:usage for the run: %+v", usage)
 	}
 
-	st, err := a.ConversationRun(conv.ID)
+	st, err := a.Runs.ConversationRun(conv.ID)
 	if err != nil || st == nil {
 		t.Fatalf("ConversationRun = %v, %v", st, err)
 	}
@@ -170,7 +172,7 @@ func TestRunInTheConversationView(t *testing.T) {
 	}
 
 	// the run panel: the execution log and the artifact
-	logView, err := a.RunLog(run.RunID, 0)
+	logView, err := a.Runs.Log(run.RunID, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,19 +188,19 @@ func TestRunInTheConversationView(t *testing.T) {
 	if strings.Join(calls, ",") != "fs.read,fs.write,fs.apply_patch,ui.ask_user" || logView.Truncated || logView.Lines[0].Type != "run_created" {
 		t.Fatalf("RunLog: calls %v, first %+v, truncated %v", calls, logView.Lines[0], logView.Truncated)
 	}
-	if tail, _ := a.RunLog(run.RunID, 2); len(tail.Lines) != 2 || !tail.Truncated || tail.Lines[1].Raw != logView.Lines[len(logView.Lines)-1].Raw {
+	if tail, _ := a.Runs.Log(run.RunID, 2); len(tail.Lines) != 2 || !tail.Truncated || tail.Lines[1].Raw != logView.Lines[len(logView.Lines)-1].Raw {
 		t.Fatalf("RunLog(2) = %+v", tail)
 	}
-	art, err := a.ReadArtifact("artifacts/idea-notes.md")
+	art, err := a.Runs.ReadArtifact("artifacts/idea-notes.md")
 	if err != nil || art.Content != briefNotes || art.Size != int64(len(briefNotes)) || art.Binary || art.Truncated {
 		t.Fatalf("ReadArtifact = %+v, %v", art, err)
 	}
 
 	// answering: a wrong widget, a wrong option, then the real answer
-	if err := a.AnswerRunWidget(run.RunID, "not-the-widget", tools.WidgetAnswer{Selected: "One page"}); codeOfErr(t, err) != workflow.CodeNoWidget {
+	if err := a.Runs.AnswerQuestion(run.RunID, "not-the-widget", tools.WidgetAnswer{Selected: "One page"}); codeOfErr(t, err) != workflow.CodeNoWidget {
 		t.Fatalf("answer to another widget: %v", err)
 	}
-	if err := a.AnswerRunWidget(run.RunID, pending.ID, tools.WidgetAnswer{Selected: "Two pages"}); codeOfErr(t, err) != workflow.CodeBadAnswer {
+	if err := a.Runs.AnswerQuestion(run.RunID, pending.ID, tools.WidgetAnswer{Selected: "Two pages"}); codeOfErr(t, err) != workflow.CodeBadAnswer {
 		t.Fatalf("answer outside the options: %v", err)
 	}
 	srv.Enqueue(
@@ -212,7 +214,7 @@ func TestRunInTheConversationView(t *testing.T) {
 		fakellm.Text("Done: the brief is in artifacts/project-brief.md."),
 	)
 	before := len(srv.ChatRequests())
-	must(t, a.AnswerRunWidget(run.RunID, pending.ID, tools.WidgetAnswer{Selected: "One page"}))
+	must(t, a.Runs.AnswerQuestion(run.RunID, pending.ID, tools.WidgetAnswer{Selected: "One page"}))
 	if end := waitTurn(t, w.rec, conv.ID, 2); end.Error != nil {
 		t.Fatalf("turn 2 ended with %+v", end.Error)
 	}
@@ -228,7 +230,7 @@ func TestRunInTheConversationView(t *testing.T) {
 	if last := srv.ChatRequests()[before].LastUserText(); !strings.Contains(last, "One page") {
 		t.Fatalf("the answer did not reach the model: %q", last)
 	}
-	st, err = a.ConversationRun(conv.ID)
+	st, err = a.Runs.ConversationRun(conv.ID)
 	must(t, err)
 	if st.Phase != workflow.PhaseCompleted || !st.Complete || st.Pending != nil || len(st.Artifacts) != 2 ||
 		nodeStatuses(st) != "capture-idea=completed,check-clarity=completed,clarify-idea=pending,draft-brief=completed,end=completed" {
@@ -236,15 +238,15 @@ func TestRunInTheConversationView(t *testing.T) {
 	}
 	// the answer is in the log: the widget's tool message, then the user
 	// message that carries the structured answer (the UI shows it read-only)
-	page, err := a.LoadConversation(conv.ID, 0)
+	page, err := a.Conversations.Load(conv.ID, 0)
 	must(t, err)
 	var widgetMsg, answerMsg *convlog.Entry
 	for _, e := range page.Entries {
 		if e.IsMessage() && e.Role == convlog.RoleTool && len(e.Widget) > 0 {
-			widgetMsg = e
+			widgetMsg = e.Entry
 		}
 		if e.IsMessage() && e.Role == convlog.RoleUser && len(e.Widget) > 0 {
-			answerMsg = e
+			answerMsg = e.Entry
 		}
 	}
 	var rec workflow.WidgetAnswerRecord
@@ -254,9 +256,9 @@ func TestRunInTheConversationView(t *testing.T) {
 
 	// after completion the user keeps talking; the run stays completed
 	srv.Enqueue(fakellm.Text("The brief is finished; ask me anything about it."))
-	must(t, a.SendMessage(SendMessageRequest{ConversationID: conv.ID, Text: "Thanks! Anything else?", Mode: "run"}))
+	must(t, a.Chat.Send(app.SendRequest{ConversationID: conv.ID, Text: "Thanks! Anything else?", Mode: "run"}))
 	waitTurn(t, w.rec, conv.ID, 3)
-	st, _ = a.ConversationRun(conv.ID)
+	st, _ = a.Runs.ConversationRun(conv.ID)
 	if st.Phase != workflow.PhaseCompleted {
 		t.Fatalf("phase after talking on: %s", st.Phase)
 	}
@@ -266,7 +268,7 @@ func TestRunInTheConversationView(t *testing.T) {
 	}
 
 	// the inspector previews run mode with the run's blocks
-	p, err := a.PreviewContext(conv.ID, "run", "")
+	p, err := a.Chat.Preview(conv.ID, "run", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,10 +276,10 @@ func TestRunInTheConversationView(t *testing.T) {
 		!strings.Contains(previewText(p), "Critical actions (always follow):") {
 		t.Fatalf("run preview: mode %s, %d messages", p.Mode, len(p.Messages))
 	}
-	if p2, err := a.PreviewContext(conv.ID, "", ""); err != nil || p2.Mode != convlog.ModeRun {
+	if p2, err := a.Chat.Preview(conv.ID, "", ""); err != nil || p2.Mode != convlog.ModeRun {
 		t.Fatalf("preview in the conversation's own mode: %+v, %v", p2, err)
 	}
-	if runs, _ := a.ListRuns(); len(runs) != 1 || runs[0].RunID != run.RunID {
+	if runs, _ := a.Runs.List(); len(runs) != 1 || runs[0].RunID != run.RunID {
 		t.Fatalf("ListRuns = %+v", runs)
 	}
 }
@@ -305,7 +307,7 @@ func TestStopAbortsTheRunTurn(t *testing.T) {
 	srv.Enqueue(fakellm.TextChunks(strings.Repeat("thinking aloud ", 200), 200, 20*time.Millisecond))
 	w := startedTestProject(t, llmSettings(srv.URL(), ""))
 	a := w.app
-	run, err := a.StartRun(StartRunRequest{WorkflowID: "write-brief", Message: "an idea"})
+	run, err := a.Runs.Start(app.StartRunRequest{WorkflowID: "write-brief", Message: "an idea"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,27 +316,27 @@ func TestStopAbortsTheRunTurn(t *testing.T) {
 		t.Fatal("no created event for the run's new conversation")
 	}
 	waitFor(t, "the first chunk", func() bool { return len(w.rec.Named(events.StreamChunk)) > 0 })
-	if st, _ := a.ConversationRun(conv); st == nil || !st.Active || st.Phase != workflow.PhaseRunning {
+	if st, _ := a.Runs.ConversationRun(conv); st == nil || !st.Active || st.Phase != workflow.PhaseRunning {
 		t.Fatalf("status while running: %+v", st)
 	}
-	if err := a.SendMessage(SendMessageRequest{ConversationID: conv, Text: "more", Mode: "run"}); codeOfErr(t, err) != CodeBusy {
+	if err := a.Chat.Send(app.SendRequest{ConversationID: conv, Text: "more", Mode: "run"}); codeOfErr(t, err) != errs.Busy {
 		t.Fatalf("a message while the turn runs: %v", err)
 	}
-	if _, err := a.StartRun(StartRunRequest{ConversationID: conv, WorkflowID: "write-brief"}); codeOfErr(t, err) != CodeBusy {
+	if _, err := a.Runs.Start(app.StartRunRequest{ConversationID: conv, WorkflowID: "write-brief"}); codeOfErr(t, err) != errs.Busy {
 		t.Fatalf("a second run while the turn runs: %v", err)
 	}
-	stopped, err := a.StopStreaming(conv)
+	stopped, err := a.Chat.Stop(conv)
 	if err != nil || !stopped {
 		t.Fatalf("StopStreaming = %v, %v", stopped, err)
 	}
 	if end := waitTurn(t, w.rec, conv, 1); end.Error != nil {
 		t.Fatalf("a stopped turn reported %+v (the log shows the stop)", end.Error)
 	}
-	st, err := a.ConversationRun(conv)
+	st, err := a.Runs.ConversationRun(conv)
 	if err != nil || st.Phase != workflow.PhaseWaitingUser || st.LastError == nil || st.LastError.Code != workflow.CodeAborted || st.Active {
 		t.Fatalf("status after stop: %+v, %v", st, err)
 	}
-	if runs, _ := a.ListRuns(); len(runs) != 1 {
+	if runs, _ := a.Runs.List(); len(runs) != 1 {
 		t.Fatalf("the refused second run was created: %+v", runs)
 	}
 }
@@ -343,34 +345,34 @@ func TestStartRunRefusals(t *testing.T) {
 	srv := newFakeLLM(t)
 	w := startedTestProject(t, llmSettings(srv.URL(), ""))
 	a := w.app
-	m, _ := a.CreateConversation("")
+	m, _ := a.Conversations.Create("")
 	tests := []struct {
 		name string
-		req  StartRunRequest
+		req  app.StartRunRequest
 		code string
 	}{
-		{"unknown workflow", StartRunRequest{ConversationID: m.ID, WorkflowID: "nope"}, workflow.CodeWorkflowNotFound},
-		{"no workflow", StartRunRequest{ConversationID: m.ID}, engine.CodeInvalidRequest},
-		{"unknown agent", StartRunRequest{ConversationID: m.ID, WorkflowID: "write-brief", AgentID: "ghost"}, workflow.CodeAgentNotFound},
-		{"unknown conversation", StartRunRequest{ConversationID: "6f0c3a52-8e0b-4b43-9d52-3c7d1f0e9a11", WorkflowID: "write-brief"}, convlog.ErrNotFound.Code},
+		{"unknown workflow", app.StartRunRequest{ConversationID: m.ID, WorkflowID: "nope"}, workflow.CodeWorkflowNotFound},
+		{"no workflow", app.StartRunRequest{ConversationID: m.ID}, engine.CodeInvalidRequest},
+		{"unknown agent", app.StartRunRequest{ConversationID: m.ID, WorkflowID: "write-brief", AgentID: "ghost"}, workflow.CodeAgentNotFound},
+		{"unknown conversation", app.StartRunRequest{ConversationID: "6f0c3a52-8e0b-4b43-9d52-3c7d1f0e9a11", WorkflowID: "write-brief"}, convlog.ErrNotFound.Code},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if _, err := a.StartRun(tt.req); codeOfErr(t, err) != tt.code {
+			if _, err := a.Runs.Start(tt.req); codeOfErr(t, err) != tt.code {
 				t.Fatalf("StartRun: %v, want %s", err, tt.code)
 			}
 		})
 	}
-	if runs, _ := a.ListRuns(); len(runs) != 0 {
+	if runs, _ := a.Runs.List(); len(runs) != 0 {
 		t.Fatalf("refused starts created runs: %+v", runs)
 	}
-	if st, err := a.ConversationRun(m.ID); st != nil || err != nil {
+	if st, err := a.Runs.ConversationRun(m.ID); st != nil || err != nil {
 		t.Fatalf("ConversationRun without a run = %+v, %v", st, err)
 	}
-	if _, err := a.RunLog("6f0c3a52-8e0b-4b43-9d52-3c7d1f0e9a11", 0); codeOfErr(t, err) != workflow.CodeRunNotFound {
+	if _, err := a.Runs.Log("6f0c3a52-8e0b-4b43-9d52-3c7d1f0e9a11", 0); codeOfErr(t, err) != workflow.CodeRunNotFound {
 		t.Fatalf("RunLog of an unknown run: %v", err)
 	}
-	if err := a.AnswerRunWidget("6f0c3a52-8e0b-4b43-9d52-3c7d1f0e9a11", "w", tools.WidgetAnswer{}); codeOfErr(t, err) != workflow.CodeRunNotFound {
+	if err := a.Runs.AnswerQuestion("6f0c3a52-8e0b-4b43-9d52-3c7d1f0e9a11", "w", tools.WidgetAnswer{}); codeOfErr(t, err) != workflow.CodeRunNotFound {
 		t.Fatalf("AnswerRunWidget of an unknown run: %v", err)
 	}
 	if len(srv.ChatRequests()) != 0 {
@@ -379,24 +381,24 @@ func TestStartRunRefusals(t *testing.T) {
 
 	// no active package; no LLM
 	bare := openTestProject(t, llmSettings(srv.URL(), ""))
-	if _, err := bare.app.StartRun(StartRunRequest{WorkflowID: "write-brief"}); codeOfErr(t, err) != workflow.CodeNoPackage {
+	if _, err := bare.app.Runs.Start(app.StartRunRequest{WorkflowID: "write-brief"}); codeOfErr(t, err) != workflow.CodeNoPackage {
 		t.Fatalf("without a package: %v", err)
 	}
 	noLLM := startedTestProject(t, "")
-	if _, err := noLLM.app.StartRun(StartRunRequest{WorkflowID: "write-brief"}); codeOfErr(t, err) != "E_LLM_NOT_CONFIGURED" {
+	if _, err := noLLM.app.Runs.Start(app.StartRunRequest{WorkflowID: "write-brief"}); codeOfErr(t, err) != "E_LLM_NOT_CONFIGURED" {
 		t.Fatalf("without an LLM: %v", err)
 	}
 	// without a project
-	app, _ := newTestApp(t)
+	ta, _ := newTestApp(t)
 	for name, call := range map[string]func() error{
-		"StartRun":        func() error { _, err := app.StartRun(StartRunRequest{WorkflowID: "write-brief"}); return err },
-		"ConversationRun": func() error { _, err := app.ConversationRun("x"); return err },
-		"RunLog":          func() error { _, err := app.RunLog("x", 0); return err },
-		"ReadArtifact":    func() error { _, err := app.ReadArtifact("a.md"); return err },
-		"ActivePackage":   func() error { _, err := app.ActivePackage(); return err },
-		"ListRuns":        func() error { _, err := app.ListRuns(); return err },
+		"StartRun":        func() error { _, err := ta.Runs.Start(app.StartRunRequest{WorkflowID: "write-brief"}); return err },
+		"ConversationRun": func() error { _, err := ta.Runs.ConversationRun("x"); return err },
+		"RunLog":          func() error { _, err := ta.Runs.Log("x", 0); return err },
+		"ReadArtifact":    func() error { _, err := ta.Runs.ReadArtifact("a.md"); return err },
+		"ActivePackage":   func() error { _, err := ta.Packages.Active(); return err },
+		"ListRuns":        func() error { _, err := ta.Runs.List(); return err },
 	} {
-		if codeOfErr(t, call()) != CodeNoProject {
+		if codeOfErr(t, call()) != errs.NoProject {
 			t.Errorf("%s without a project", name)
 		}
 	}
@@ -406,11 +408,11 @@ func TestStartRunRefusals(t *testing.T) {
 // as runs:progressUpdated (the watcher runs while the project is open).
 func TestRunStateEditedOnDiskIsReported(t *testing.T) {
 	w := startedTestProject(t, "")
-	ws, err := w.app.workspace()
+	ws, err := w.app.session.Current()
 	must(t, err)
-	run, err := ws.runs.CreateRun(w.info.ActivePackageID, "write-brief", "", "")
+	run, err := ws.Runs().CreateRun(w.info.ActivePackageID, "write-brief", "", "")
 	must(t, err)
-	path := ws.runs.StatePath(run.RunID)
+	path := ws.Runs().StatePath(run.RunID)
 	data, err := os.ReadFile(path)
 	must(t, err)
 	edited := strings.Replace(string(data), `currentNodeId: ""`, `currentNodeId: check-clarity`, 1)
@@ -428,7 +430,7 @@ func TestRunStateEditedOnDiskIsReported(t *testing.T) {
 		return false
 	})
 	// closed with the project: later edits are not reported
-	must(t, w.app.CloseProject())
+	must(t, w.app.Projects.Close())
 	n := len(progressOf(w.rec, run.RunID))
 	must(t, os.WriteFile(path, data, 0o644))
 	time.Sleep(300 * time.Millisecond)
@@ -436,6 +438,9 @@ func TestRunStateEditedOnDiskIsReported(t *testing.T) {
 		t.Fatal("the state watcher still runs after the project closed")
 	}
 }
+
+// maxArtifactBytes is what ReadArtifact returns of a file at most.
+const maxArtifactBytes = 2 << 20
 
 func TestReadArtifactStaysInTheProject(t *testing.T) {
 	w := startedTestProject(t, "")
@@ -462,16 +467,16 @@ func TestReadArtifactStaysInTheProject(t *testing.T) {
 		{path: "artifacts/inside-link.md", content: "# notes\nünïcode\n"},
 		{path: "artifacts/image.png", binary: true},
 		{path: "artifacts/big.md", truncate: true},
-		{path: "artifacts/escape.txt", code: CodeArtifactPath},
-		{path: "../secret.txt", code: CodeArtifactPath},
-		{path: outside, code: CodeArtifactPath},
-		{path: "artifacts", code: CodeArtifactPath},
-		{path: "", code: CodeArtifactPath},
+		{path: "artifacts/escape.txt", code: errs.ArtifactPath},
+		{path: "../secret.txt", code: errs.ArtifactPath},
+		{path: outside, code: errs.ArtifactPath},
+		{path: "artifacts", code: errs.ArtifactPath},
+		{path: "", code: errs.ArtifactPath},
 		{path: "artifacts/missing.md", code: convlog.ErrNotFound.Code},
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
-			v, err := w.app.ReadArtifact(tt.path)
+			v, err := w.app.Runs.ReadArtifact(tt.path)
 			if tt.code != "" {
 				if codeOfErr(t, err) != tt.code {
 					t.Fatalf("ReadArtifact(%q): %v, want %s", tt.path, err, tt.code)
@@ -496,89 +501,5 @@ func TestReadArtifactStaysInTheProject(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-func TestTailLines(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, content string) string {
-		p := filepath.Join(dir, name)
-		must(t, os.WriteFile(p, []byte(content), 0o644))
-		return p
-	}
-	many := ""
-	for i := range 5000 {
-		many += strings.Repeat("x", i%50) + "-" + itoa3(i) + "\n"
-	}
-	tests := []struct {
-		name     string
-		content  string
-		n        int
-		maxBytes int64
-		want     []string // nil: only check the count and last line
-		more     bool
-	}{
-		{"empty", "", 10, 1 << 20, []string{}, false},
-		{"fewer than n", "a\nb\n", 10, 1 << 20, []string{"a", "b"}, false},
-		{"exactly n", "a\nb\nc\n", 3, 1 << 20, []string{"a", "b", "c"}, false},
-		{"more than n", "a\nb\nc\nd\n", 2, 1 << 20, []string{"c", "d"}, true},
-		{"no final newline", "a\nb\nc", 2, 1 << 20, []string{"b", "c"}, true},
-		{"blank lines skipped", "a\n\n\nb\n\n", 5, 1 << 20, []string{"a", "b"}, false},
-		{"crlf", "a\r\nb\r\n", 5, 1 << 20, []string{"a", "b"}, false},
-		{"byte cap cuts the oldest", "aaaa\nbbbb\ncccc\n", 10, 8, []string{"cccc"}, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, more, err := tailLines(write(tt.name, tt.content), tt.n, tt.maxBytes)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got == nil {
-				got = []string{}
-			}
-			if !slices.Equal(got, tt.want) || more != tt.more {
-				t.Fatalf("tailLines = %q more=%v, want %q more=%v", got, more, tt.want, tt.more)
-			}
-		})
-	}
-	p := write("many", many)
-	got, more, err := tailLines(p, 1000, 1<<20)
-	if err != nil || len(got) != 1000 || !more || !strings.HasSuffix(got[999], "-4999") || !strings.HasSuffix(got[0], "-4000") {
-		t.Fatalf("tail of a long file: %d lines, first %q, last %q, more %v, %v", len(got), got[0], got[len(got)-1], more, err)
-	}
-	if _, _, err := tailLines(filepath.Join(dir, "missing"), 1, 1); !os.IsNotExist(err) {
-		t.Fatalf("missing file: %v", err)
-	}
-}
-
-func itoa3(i int) string {
-	b, _ := json.Marshal(i)
-	return string(b)
-}
-
-func TestParseExecLine(t *testing.T) {
-	tests := []struct {
-		line string
-		want ExecLogLine
-	}{
-		{`{"ts":"t1","type":"tool_call","tool":"fs.read","toolCallId":"c1","args":{ "path" : "@project/a" },"ok":false,"code":"ENOENT","durationMs":3}`,
-			ExecLogLine{TS: "t1", Type: "tool_call", Tool: "fs.read", ToolCallID: "c1", Args: `{"path":"@project/a"}`, Code: "ENOENT", DurationMs: 3}},
-		{`{"ts":"t2","type":"turn_end","phase":"completed"}`, ExecLogLine{TS: "t2", Type: "turn_end"}},
-		{`not json`, ExecLogLine{}},
-	}
-	for _, tt := range tests {
-		got := parseExecLine(tt.line)
-		tt.want.Raw = tt.line
-		if got.OK != nil {
-			if *got.OK {
-				t.Fatalf("ok=true for %q", tt.line)
-			}
-			got.OK = nil
-		} else if strings.Contains(tt.line, `"ok":false`) {
-			t.Fatalf("ok not read from %q", tt.line)
-		}
-		if got != tt.want {
-			t.Fatalf("parseExecLine(%q) = %+v, want %+v", tt.line, got, tt.want)
-		}
 	}
 }

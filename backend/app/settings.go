@@ -1,10 +1,11 @@
-package main
+package app
 
 import (
 	"context"
 	"time"
 
 	"crewagent/backend/engine"
+	"crewagent/backend/errs"
 	"crewagent/backend/llm"
 	"crewagent/backend/settings"
 )
@@ -25,23 +26,7 @@ type SettingsView struct {
 	Path      string `json:"path"`
 }
 
-// settingsStore loads <home>/settings.json on first use. A file that cannot be
-// read is reported each time until it is fixed.
-func (a *App) settingsStore() (*settings.Store, error) {
-	a.settingsMu.Lock()
-	defer a.settingsMu.Unlock()
-	if a.settings != nil {
-		return a.settings, nil
-	}
-	st, err := settings.Load(a.home)
-	if err != nil {
-		return nil, err
-	}
-	a.settings = st
-	return st, nil
-}
-
-func (a *App) settingsView(st *settings.Store) SettingsView {
+func (rt *Runtime) settingsView(st *settings.Store) SettingsView {
 	eff := st.Effective()
 	ov := st.Overrides()
 	if ov == nil {
@@ -52,40 +37,40 @@ func (a *App) settingsView(st *settings.Store) SettingsView {
 		Overrides:     ov,
 		LLMConfigured: eff.RequireLLM() == nil,
 		HasAPIKey:     eff.LLM.APIKey != "",
-		Path:          settings.Path(a.home),
+		Path:          settings.Path(rt.home),
 	}
 }
 
 // GetSettings returns the settings for the settings screen.
-func (a *App) GetSettings() (SettingsView, error) {
-	st, err := a.settingsStore()
+func (rt *Runtime) GetSettings() (SettingsView, error) {
+	st, err := rt.Settings()
 	if err != nil {
-		return SettingsView{}, toAppError(err)
+		return SettingsView{}, err
 	}
-	return a.settingsView(st), nil
+	return rt.settingsView(st), nil
 }
 
 // SaveSettings validates and saves settings edited in the UI. A still-masked
 // API key keeps the stored key; fields the environment overrides keep their
 // file values. Invalid values fail with E_SETTINGS_INVALID naming each field.
-func (a *App) SaveSettings(in settings.Settings) (SettingsView, error) {
-	st, err := a.settingsStore()
+func (rt *Runtime) SaveSettings(in settings.Settings) (SettingsView, error) {
+	st, err := rt.Settings()
 	if err != nil {
-		return SettingsView{}, toAppError(err)
+		return SettingsView{}, err
 	}
 	if err := in.Validate(); err != nil {
-		return SettingsView{}, toAppError(err)
+		return SettingsView{}, err
 	}
 	if err := st.Update(in); err != nil {
-		return SettingsView{}, toAppError(err)
+		return SettingsView{}, err
 	}
-	return a.settingsView(st), nil
+	return rt.settingsView(st), nil
 }
 
 // ConnectionResult is the outcome of TestConnection.
 type ConnectionResult struct {
 	OK        bool   `json:"ok"`
-	Code      string `json:"code,omitempty"` // an llm.Code* value when OK is false
+	Code      string `json:"code,omitempty"` // an errs code when OK is false
 	Message   string `json:"message"`
 	Model     string `json:"model"`
 	BaseURL   string `json:"baseUrl"`
@@ -93,21 +78,21 @@ type ConnectionResult struct {
 }
 
 // TestConnection sends one tiny request with the LLM settings as edited in
-// the UI (not yet saved): a masked key means the stored key, and fields the
-// environment overrides use the environment's values. It reports success or
-// the exact error; the call itself fails only when settings cannot be read.
-func (a *App) TestConnection(in settings.Settings) (ConnectionResult, error) {
-	st, err := a.settingsStore()
+// the UI (not yet saved), as the runtime would use them once saved
+// (settings.Store.EffectiveFor). It reports success or the exact error; the
+// call itself fails only when settings cannot be read.
+func (rt *Runtime) TestConnection(in settings.Settings) (ConnectionResult, error) {
+	st, err := rt.Settings()
 	if err != nil {
-		return ConnectionResult{}, toAppError(err)
+		return ConnectionResult{}, err
 	}
-	cfg := effectiveLLM(st, in)
+	cfg := st.EffectiveFor(in)
 	res := ConnectionResult{Model: cfg.LLM.Model, BaseURL: cfg.LLM.BaseURL}
 	if err := cfg.RequireLLM(); err != nil {
-		res.Code, res.Message = llm.CodeNotConfigured, err.Error()
+		res.Code, res.Message = errs.LLMNotConfigured, err.Error()
 		return res, nil
 	}
-	ctx, cancel := context.WithTimeout(a.lifetime, testConnectionTimeout)
+	ctx, cancel := context.WithTimeout(rt.lifetime, testConnectionTimeout)
 	defer cancel()
 	t0 := time.Now()
 	err = llm.New(engine.LLMConfig(cfg.LLM)).TestConnection(ctx)
@@ -119,27 +104,4 @@ func (a *App) TestConnection(in settings.Settings) (ConnectionResult, error) {
 	}
 	res.OK, res.Message = true, "Connected: "+cfg.LLM.Model+" answered in "+time.Duration(res.LatencyMs*int64(time.Millisecond)).String()
 	return res, nil
-}
-
-// effectiveLLM applies the rules of settings.Store.Update to settings edited
-// in the UI, but with the environment's values winning, as they will at run time.
-func effectiveLLM(st *settings.Store, in settings.Settings) settings.Settings {
-	eff := st.Effective()
-	out := in.Clone()
-	if settings.IsMasked(out.LLM.APIKey) {
-		out.LLM.APIKey = eff.LLM.APIKey
-	}
-	for _, o := range st.Overrides() {
-		switch o.Field {
-		case "llm.baseUrl":
-			out.LLM.BaseURL = eff.LLM.BaseURL
-		case "llm.model":
-			out.LLM.Model = eff.LLM.Model
-		case "llm.apiKey":
-			out.LLM.APIKey = eff.LLM.APIKey
-		case "context.tokenBudget":
-			out.Context.TokenBudget = eff.Context.TokenBudget
-		}
-	}
-	return out
 }

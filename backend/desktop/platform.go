@@ -1,4 +1,4 @@
-package main
+package desktop
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
+	"crewagent/backend/errs"
 	"crewagent/backend/events"
 )
 
@@ -16,8 +17,8 @@ var (
 )
 
 // wailsPlatform adapts the Wails runtime (native dialogs, events) to the small
-// interfaces the facade and the backend use. It is the only code that imports
-// the Wails runtime. It works once Wails calls startup with its context.
+// interfaces the application uses. With run.go it is the only code that
+// imports the Wails runtime. It works once Wails calls startup with its context.
 type wailsPlatform struct {
 	ctx atomic.Pointer[context.Context]
 }
@@ -37,7 +38,7 @@ func (p *wailsPlatform) context() (context.Context, bool) {
 func (p *wailsPlatform) ChooseFolder(title, defaultDir string) (string, error) {
 	ctx, ok := p.context()
 	if !ok {
-		return "", &AppError{Code: CodeDialog, Message: "the window is not ready yet"}
+		return "", errs.New(errs.Dialog, "the window is not ready yet")
 	}
 	if defaultDir == "" {
 		defaultDir, _ = os.UserHomeDir()
@@ -48,7 +49,7 @@ func (p *wailsPlatform) ChooseFolder(title, defaultDir string) (string, error) {
 		CanCreateDirectories: true,
 	})
 	if err != nil {
-		return "", &AppError{Code: CodeDialog, Message: "the folder dialog failed: " + err.Error()}
+		return "", errs.Wrap(errs.Dialog, err, "the folder dialog failed: "+err.Error())
 	}
 	return dir, nil
 }
@@ -58,7 +59,7 @@ func (p *wailsPlatform) ChooseFolder(title, defaultDir string) (string, error) {
 func (p *wailsPlatform) ChooseFile(title, defaultDir string, filters []FileFilter) (string, error) {
 	ctx, ok := p.context()
 	if !ok {
-		return "", &AppError{Code: CodeDialog, Message: "the window is not ready yet"}
+		return "", errs.New(errs.Dialog, "the window is not ready yet")
 	}
 	if defaultDir == "" {
 		defaultDir, _ = os.UserHomeDir()
@@ -69,7 +70,7 @@ func (p *wailsPlatform) ChooseFile(title, defaultDir string, filters []FileFilte
 	}
 	path, err := runtime.OpenFileDialog(ctx, opts)
 	if err != nil {
-		return "", &AppError{Code: CodeDialog, Message: "the file dialog failed: " + err.Error()}
+		return "", errs.Wrap(errs.Dialog, err, "the file dialog failed: "+err.Error())
 	}
 	return path, nil
 }

@@ -1,6 +1,7 @@
-package main
+package desktop
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,7 +14,9 @@ import (
 
 	"github.com/google/uuid"
 
+	"crewagent/backend/app"
 	"crewagent/backend/convlog"
+	"crewagent/backend/errs"
 	"crewagent/backend/events"
 	"crewagent/backend/packages"
 	"crewagent/backend/project"
@@ -32,7 +35,7 @@ type testWorkspace struct {
 	rec  *events.Recorder
 	home string
 	root string
-	info ProjectInfo
+	info app.ProjectInfo
 }
 
 // openTestProject starts an App on a fresh home (with settings.json when
@@ -54,22 +57,22 @@ func openTestProject(t *testing.T, settingsJSON string) *testWorkspace {
 		t.Fatal(err)
 	}
 	rec := &events.Recorder{}
-	app := NewApp(home, fakeDialogs{}, rec)
-	t.Cleanup(func() { app.shutdown(nil) })
-	info, err := app.OpenProject(root)
+	ta := NewApp(home, fakeDialogs{}, rec)
+	t.Cleanup(func() { ta.shutdown(context.Background()) })
+	info, err := ta.Projects.Open(root)
 	if err != nil {
 		t.Fatalf("OpenProject: %v", err)
 	}
-	return &testWorkspace{app: app, rec: rec, home: home, root: root, info: info}
+	return &testWorkspace{app: ta, rec: rec, home: home, root: root, info: info}
 }
 
 func (w *testWorkspace) store(t *testing.T) *convlog.Store {
 	t.Helper()
-	ws, err := w.app.workspace()
+	ws, err := w.app.session.Current()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ws.store
+	return ws.Store().Store
 }
 
 func msg(id, role, text string) *convlog.Entry {
@@ -77,10 +80,10 @@ func msg(id, role, text string) *convlog.Entry {
 }
 
 // changes returns the conversation:changed payloads emitted so far.
-func changes(rec *events.Recorder) []conversationChange {
-	var out []conversationChange
+func changes(rec *events.Recorder) []events.ChangeEvent {
+	var out []events.ChangeEvent
 	for _, p := range rec.Named(events.ConversationChanged) {
-		if c, ok := p.(conversationChange); ok {
+		if c, ok := p.(events.ChangeEvent); ok {
 			out = append(out, c)
 		}
 	}
@@ -109,20 +112,20 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 }
 
 func TestMethodsNeedAnOpenProject(t *testing.T) {
-	app, _ := newTestApp(t)
+	ta, _ := newTestApp(t)
 	calls := map[string]func() error{
-		"ListConversations":   func() error { _, err := app.ListConversations(); return err },
-		"CreateConversation":  func() error { _, err := app.CreateConversation(""); return err },
-		"SearchConversations": func() error { _, err := app.SearchConversations("x"); return err },
-		"LoadConversation":    func() error { _, err := app.LoadConversation(uuid.NewString(), 0); return err },
-		"DeleteConversation":  func() error { return app.DeleteConversation(uuid.NewString()) },
-		"SendMessage":         func() error { return app.SendMessage(SendMessageRequest{ConversationID: uuid.NewString(), Text: "hi"}) },
-		"PreviewContext":      func() error { _, err := app.PreviewContext(uuid.NewString(), "chat", ""); return err },
-		"ListAgents":          func() error { _, err := app.ListAgents(); return err },
+		"ListConversations":   func() error { _, err := ta.Conversations.List(); return err },
+		"CreateConversation":  func() error { _, err := ta.Conversations.Create(""); return err },
+		"SearchConversations": func() error { _, err := ta.Conversations.Search("x"); return err },
+		"LoadConversation":    func() error { _, err := ta.Conversations.Load(uuid.NewString(), 0); return err },
+		"DeleteConversation":  func() error { return ta.Conversations.Delete(uuid.NewString()) },
+		"SendMessage":         func() error { return ta.Chat.Send(app.SendRequest{ConversationID: uuid.NewString(), Text: "hi"}) },
+		"PreviewContext":      func() error { _, err := ta.Chat.Preview(uuid.NewString(), "chat", ""); return err },
+		"ListAgents":          func() error { _, err := ta.Chat.Agents(); return err },
 	}
 	for name, call := range calls {
-		if got := codeOfErr(t, call()); got != CodeNoProject {
-			t.Errorf("%s without a project: code %s, want %s", name, got, CodeNoProject)
+		if got := codeOfErr(t, call()); got != errs.NoProject {
+			t.Errorf("%s without a project: code %s, want %s", name, got, errs.NoProject)
 		}
 	}
 }
@@ -130,7 +133,7 @@ func TestMethodsNeedAnOpenProject(t *testing.T) {
 func TestConversationLifecycle(t *testing.T) {
 	w := openTestProject(t, "")
 	a := w.app
-	first, err := a.CreateConversation("")
+	first, err := a.Conversations.Create("")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,20 +141,20 @@ func TestConversationLifecycle(t *testing.T) {
 		t.Fatalf("created %+v; events %+v", first, changes(w.rec))
 	}
 	time.Sleep(5 * time.Millisecond) // distinct lastActiveAt
-	second, err := a.CreateConversation("Second")
+	second, err := a.Conversations.Create("Second")
 	if err != nil {
 		t.Fatal(err)
 	}
-	list, err := a.ListConversations()
+	list, err := a.Conversations.List()
 	if err != nil || len(list) != 2 || list[0].ID != second.ID {
 		t.Fatalf("ListConversations = %+v, %v; want the newest first", list, err)
 	}
 
-	renamed, err := a.RenameConversation(first.ID, "  Design notes ")
+	renamed, err := a.Conversations.Rename(first.ID, "  Design notes ")
 	if err != nil || renamed.Title != "Design notes" || !hasChange(w.rec, first.ID, "updated") {
 		t.Fatalf("RenameConversation = %+v, %v", renamed, err)
 	}
-	if _, err := a.RenameConversation(first.ID, "  "); codeOfErr(t, err) != convlog.ErrInvalidArgument.Code {
+	if _, err := a.Conversations.Rename(first.ID, "  "); codeOfErr(t, err) != convlog.ErrInvalidArgument.Code {
 		t.Fatalf("empty title: %v", err)
 	}
 
@@ -159,19 +162,19 @@ func TestConversationLifecycle(t *testing.T) {
 	if err := st.Append(first.ID, msg("u1", "user", "hello"), msg("a1", "assistant", "hi there"), msg("u2", "user", "more")); err != nil {
 		t.Fatal(err)
 	}
-	cp, err := a.CreateCheckpoint(first.ID, "before more")
+	cp, err := a.Conversations.Checkpoint(first.ID, "before more")
 	if err != nil || cp.MessageID != "u2" {
 		t.Fatalf("CreateCheckpoint = %+v, %v", cp, err)
 	}
-	if _, err := a.CreateCheckpoint(first.ID, "before more"); codeOfErr(t, err) != convlog.ErrCheckpointExists.Code {
+	if _, err := a.Conversations.Checkpoint(first.ID, "before more"); codeOfErr(t, err) != convlog.ErrCheckpointExists.Code {
 		t.Fatalf("duplicate checkpoint: %v", err)
 	}
 
-	fork, err := a.ForkConversation(first.ID, "a1", "")
+	fork, err := a.Conversations.Fork(first.ID, "a1", "")
 	if err != nil || fork.ParentID != first.ID || fork.ForkedFromMsgID != "a1" || !hasChange(w.rec, fork.ID, "created") {
 		t.Fatalf("ForkConversation at a message = %+v, %v", fork, err)
 	}
-	page, err := a.LoadConversation(fork.ID, 0)
+	page, err := a.Conversations.Load(fork.ID, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,11 +187,11 @@ func TestConversationLifecycle(t *testing.T) {
 	if !reflect.DeepEqual(ids, []string{"u1", "a1"}) || page.Entries[0].Event != convlog.EventForkOrigin {
 		t.Fatalf("fork entries %v (first %+v)", ids, page.Entries[0])
 	}
-	cpFork, err := a.ForkConversation(first.ID, "", "before more")
+	cpFork, err := a.Conversations.Fork(first.ID, "", "before more")
 	if err != nil || cpFork.ForkedFromCheckpoint != "before more" {
 		t.Fatalf("ForkConversation at a checkpoint = %+v, %v", cpFork, err)
 	}
-	if _, err := a.ForkConversation(first.ID, "nope", ""); codeOfErr(t, err) != convlog.ErrNotFound.Code {
+	if _, err := a.Conversations.Fork(first.ID, "nope", ""); codeOfErr(t, err) != convlog.ErrNotFound.Code {
 		t.Fatalf("fork at an unknown message: %v", err)
 	}
 }
@@ -196,7 +199,7 @@ func TestConversationLifecycle(t *testing.T) {
 func TestDeleteConversationRemovesEverything(t *testing.T) {
 	w := openTestProject(t, "")
 	a := w.app
-	m, err := a.CreateConversation("doomed")
+	m, err := a.Conversations.Create("doomed")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +217,7 @@ func TestDeleteConversationRemovesEverything(t *testing.T) {
 			t.Fatalf("before delete: %v", err)
 		}
 	}
-	if err := a.DeleteConversation(m.ID); err != nil {
+	if err := a.Conversations.Delete(m.ID); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range []string{convDir, results} {
@@ -229,7 +232,7 @@ func TestDeleteConversationRemovesEverything(t *testing.T) {
 	if !hasChange(w.rec, m.ID, "deleted") {
 		t.Fatalf("no deleted event: %+v", changes(w.rec))
 	}
-	if err := a.DeleteConversation(m.ID); codeOfErr(t, err) != convlog.ErrNotFound.Code {
+	if err := a.Conversations.Delete(m.ID); codeOfErr(t, err) != convlog.ErrNotFound.Code {
 		t.Fatalf("second delete: %v", err)
 	}
 }
@@ -237,7 +240,7 @@ func TestDeleteConversationRemovesEverything(t *testing.T) {
 func TestLoadConversationPagesBackwards(t *testing.T) {
 	w := openTestProject(t, "")
 	a := w.app
-	m, err := a.CreateConversation("long")
+	m, err := a.Conversations.Create("long")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +260,7 @@ func TestLoadConversationPagesBackwards(t *testing.T) {
 	if err := st.Update(m.ID, &convlog.Entry{Type: convlog.TypeMsg, ID: "m0010", Role: "user", Content: convlog.Str("edited")}); err != nil {
 		t.Fatal(err)
 	}
-	page, err := a.LoadConversation(m.ID, 300)
+	page, err := a.Conversations.Load(m.ID, 300)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +269,7 @@ func TestLoadConversationPagesBackwards(t *testing.T) {
 	}
 	got := page.Entries
 	for page.HasMore {
-		page, err = a.LoadOlderEntries(m.ID, got[0].ID, 300)
+		page, err = a.Conversations.LoadOlder(m.ID, got[0].ID, 300)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -285,19 +288,19 @@ func TestLoadConversationPagesBackwards(t *testing.T) {
 		}
 	}
 	// a conversation that fits one page has nothing older
-	small, _ := a.CreateConversation("small")
+	small, _ := a.Conversations.Create("small")
 	st.Append(small.ID, msg("x1", "user", "hi"))
-	if p, err := a.LoadConversation(small.ID, 0); err != nil || p.HasMore || len(p.Entries) != 1 {
+	if p, err := a.Conversations.Load(small.ID, 0); err != nil || p.HasMore || len(p.Entries) != 1 {
 		t.Fatalf("small conversation: %+v, %v", p, err)
 	}
-	if _, err := a.LoadOlderEntries(m.ID, "missing", 10); codeOfErr(t, err) != convlog.ErrNotFound.Code {
+	if _, err := a.Conversations.LoadOlder(m.ID, "missing", 10); codeOfErr(t, err) != convlog.ErrNotFound.Code {
 		t.Fatalf("unknown beforeID: %v", err)
 	}
-	if _, err := a.LoadConversation("not-a-uuid", 0); codeOfErr(t, err) != convlog.ErrInvalidID.Code {
+	if _, err := a.Conversations.Load("not-a-uuid", 0); codeOfErr(t, err) != convlog.ErrInvalidID.Code {
 		t.Fatalf("bad id: %v", err)
 	}
-	if pageSize(0) != defaultPageSize || pageSize(1e9) != maxPageSize || pageSize(7) != 7 {
-		t.Fatal("pageSize limits")
+	if convlog.PageLimit(0) != convlog.DefaultPageSize || convlog.PageLimit(1e9) != convlog.MaxPageSize || convlog.PageLimit(7) != 7 {
+		t.Fatal("page size limits")
 	}
 }
 
@@ -305,9 +308,9 @@ func TestSearchConversations(t *testing.T) {
 	w := openTestProject(t, "")
 	a := w.app
 	st := w.store(t)
-	alpha, _ := a.CreateConversation("Parser design")
-	beta, _ := a.CreateConversation("Shopping")
-	gamma, _ := a.CreateConversation("Unrelated")
+	alpha, _ := a.Conversations.Create("Parser design")
+	beta, _ := a.Conversations.Create("Shopping")
+	gamma, _ := a.Conversations.Create("Unrelated")
 	must(t, st.Append(alpha.ID, msg("a1", "user", "How big is the buffer?"), msg("a2", "assistant", "The BUFFER holds 4 KB.")))
 	must(t, st.Append(beta.ID, msg("b1", "user", "Die Größe ist \"groß\" genug"), msg("b2", "assistant", "ok")))
 	tool := &convlog.Entry{Type: convlog.TypeMsg, ID: "g2", Role: convlog.RoleTool, ToolCallID: "c", Content: convlog.Str("buffer in a tool result")}
@@ -338,7 +341,7 @@ func TestSearchConversations(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.query, func(t *testing.T) {
-			hits, err := a.SearchConversations(tt.query)
+			hits, err := a.Conversations.Search(tt.query)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -359,39 +362,18 @@ func TestSearchConversations(t *testing.T) {
 			if strings.Contains(h.Snippet, "USER_INPUT") {
 				t.Fatalf("snippet shows the run's header: %q", h.Snippet)
 			}
-			if len([]rune(h.Snippet)) > searchSnippetLeft+searchSnippetRight+4 {
+			if len([]rune(h.Snippet)) > 50+110+4 { // the store's snippet: 50 runes before, 110 after
+
 				t.Fatalf("snippet too long: %d runes", len([]rune(h.Snippet)))
 			}
 		})
 	}
 }
 
-func TestSnippet(t *testing.T) {
-	tests := []struct {
-		text    string
-		at, n   int
-		want    string
-		wantPre bool
-	}{
-		{"short text", 0, 5, "short text", false},
-		{"line one\n\nline   two", 0, 4, "line one line two", false},
-		{strings.Repeat("a", 100) + "X" + strings.Repeat("b", 200), 100, 1, "", true},
-	}
-	for _, tt := range tests {
-		got := snippet(tt.text, tt.at, tt.n)
-		if tt.want != "" && got != tt.want {
-			t.Errorf("snippet(%q) = %q, want %q", tt.text, got, tt.want)
-		}
-		if tt.wantPre && (!strings.HasPrefix(got, "…") || !strings.HasSuffix(got, "…") || !strings.Contains(got, "X")) {
-			t.Errorf("snippet of a long text = %q", got)
-		}
-	}
-}
-
 func TestReadToolResult(t *testing.T) {
 	w := openTestProject(t, "")
 	a := w.app
-	m, _ := a.CreateConversation("tools")
+	m, _ := a.Conversations.Create("tools")
 	full := strings.Repeat("0123456789", 6000) + "END"
 	call := &convlog.Entry{Type: convlog.TypeMsg, ID: "a1", Role: convlog.RoleAssistant,
 		ToolCalls: []convlog.ToolCall{{ID: "c1", Type: "function", Function: convlog.FunctionCall{Name: "fs.read", Arguments: "{}"}}}}
@@ -399,14 +381,14 @@ func TestReadToolResult(t *testing.T) {
 	small := &convlog.Entry{Type: convlog.TypeMsg, ID: "t2", Role: convlog.RoleTool, ToolCallID: "c2", Content: convlog.Str("small")}
 	must(t, w.store(t).Append(m.ID, call, tool, small))
 
-	page, err := a.LoadConversation(m.ID, 0)
+	page, err := a.Conversations.Load(m.ID, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if p := page.Entries[1]; p.FullOutputPath == "" || !strings.HasPrefix(p.Text(), convlog.PreviewPrefix) {
 		t.Fatalf("the large output was not externalised: %+v", p)
 	}
-	v, err := a.ReadToolResult(m.ID, "t1")
+	v, err := a.Conversations.ReadToolResult(m.ID, "t1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -419,7 +401,7 @@ func TestReadToolResult(t *testing.T) {
 		{"../etc", "t1", convlog.ErrInvalidID.Code},
 	}
 	for _, tt := range tests {
-		if _, err := a.ReadToolResult(tt.conv, tt.msg); codeOfErr(t, err) != tt.code {
+		if _, err := a.Conversations.ReadToolResult(tt.conv, tt.msg); codeOfErr(t, err) != tt.code {
 			t.Errorf("ReadToolResult(%q, %q): %v, want %s", tt.conv, tt.msg, err, tt.code)
 		}
 	}
@@ -428,27 +410,26 @@ func TestReadToolResult(t *testing.T) {
 func TestProjectLockedInAnotherApp(t *testing.T) {
 	w := openTestProject(t, "")
 	other := NewApp(w.home, fakeDialogs{}, nil)
-	t.Cleanup(func() { other.shutdown(nil) })
-	_, err := other.OpenProject(w.root)
-	if codeOfErr(t, err) != CodeProjectLocked {
-		t.Fatalf("second open: %v, want %s", err, CodeProjectLocked)
+	t.Cleanup(func() { other.shutdown(context.Background()) })
+	_, err := other.Projects.Open(w.root)
+	if codeOfErr(t, err) != errs.ProjectLocked {
+		t.Fatalf("second open: %v, want %s", err, errs.ProjectLocked)
 	}
-	var ae *AppError
-	errors.As(err, &ae)
+	ae := errs.From(err)
 	if !strings.Contains(ae.Message, "already open in another CrewAgent") || !strings.Contains(ae.Message, fmt.Sprint(os.Getpid())) {
 		t.Fatalf("message %q does not say who holds the project", ae.Message)
 	}
-	if cur, _ := other.CurrentProject(); cur != nil {
+	if cur, _ := other.Projects.Current(); cur != nil {
 		t.Fatalf("a refused project became current: %+v", cur)
 	}
 	// closing releases the lock
-	if err := w.app.CloseProject(); err != nil {
+	if err := w.app.Projects.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.app.ListConversations(); codeOfErr(t, err) != CodeNoProject {
+	if _, err := w.app.Conversations.List(); codeOfErr(t, err) != errs.NoProject {
 		t.Fatalf("after close: %v", err)
 	}
-	if _, err := other.OpenProject(w.root); err != nil {
+	if _, err := other.Projects.Open(w.root); err != nil {
 		t.Fatalf("open after the first app closed it: %v", err)
 	}
 }
@@ -459,20 +440,20 @@ func TestOpeningAnotherProjectClosesThePrevious(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.app.OpenProject(second); err != nil {
+	if _, err := w.app.Projects.Open(second); err != nil {
 		t.Fatal(err)
 	}
 	// the first project's lock is free again
 	other := NewApp(w.home, fakeDialogs{}, nil)
-	t.Cleanup(func() { other.shutdown(nil) })
-	if _, err := other.OpenProject(w.root); err != nil {
+	t.Cleanup(func() { other.shutdown(context.Background()) })
+	if _, err := other.Projects.Open(w.root); err != nil {
 		t.Fatalf("the first project is still locked: %v", err)
 	}
 	// reopening the current project keeps it open
-	if _, err := w.app.OpenProject(second); err != nil {
+	if _, err := w.app.Projects.Open(second); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.app.CreateConversation(""); err != nil {
+	if _, err := w.app.Conversations.Create(""); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -497,7 +478,7 @@ func TestWatcherReportsChangesFromOthers(t *testing.T) {
 
 	// a conversation of the app's store removed on disk by someone else
 	// leaves the list
-	known, _ := w.app.CreateConversation("known")
+	known, _ := w.app.Conversations.Create("known")
 	time.Sleep(400 * time.Millisecond) // let the watcher settle on the folder first
 	must(t, os.RemoveAll(filepath.Join(w.info.DataDir, "conversations", known.ID)))
 	waitFor(t, "an external deleted event", func() bool {
@@ -508,15 +489,15 @@ func TestWatcherReportsChangesFromOthers(t *testing.T) {
 		}
 		return false
 	})
-	if list, err := w.app.ListConversations(); err != nil || len(list) != 0 {
+	if list, err := w.app.Conversations.List(); err != nil || len(list) != 0 {
 		t.Fatalf("the list still shows the removed conversation: %+v, %v", list, err)
 	}
 
 	// the app's own writes are reported by the app, not twice by the watcher
 	before := len(changes(w.rec))
-	m, _ := w.app.CreateConversation("mine")
+	m, _ := w.app.Conversations.Create("mine")
 	time.Sleep(400 * time.Millisecond)
-	var own []conversationChange
+	var own []events.ChangeEvent
 	for _, c := range changes(w.rec)[before:] {
 		if c.ConversationID == m.ID {
 			own = append(own, c)
@@ -529,7 +510,7 @@ func TestWatcherReportsChangesFromOthers(t *testing.T) {
 
 func TestListAgents(t *testing.T) {
 	w := openTestProject(t, "")
-	list, err := w.app.ListAgents()
+	list, err := w.app.Chat.Agents()
 	if err != nil || list.PackageID != "" || len(list.Agents) != 0 || list.Problem != "" {
 		t.Fatalf("no package: %+v, %v", list, err)
 	}
@@ -543,11 +524,11 @@ func TestListAgents(t *testing.T) {
 		t.Fatal(err)
 	}
 	must(t, project.SetActivePackage(p, inst.ID))
-	must(t, w.app.CloseProject())
-	if _, err := w.app.OpenProject(w.root); err != nil {
+	must(t, w.app.Projects.Close())
+	if _, err := w.app.Projects.Open(w.root); err != nil {
 		t.Fatal(err)
 	}
-	list, err = w.app.ListAgents()
+	list, err = w.app.Chat.Agents()
 	if err != nil || list.PackageID != inst.ID || len(list.Agents) == 0 || list.Problem != "" {
 		t.Fatalf("demo package: %+v, %v", list, err)
 	}
@@ -558,11 +539,11 @@ func TestListAgents(t *testing.T) {
 	}
 
 	must(t, project.SetActivePackage(p, "missing@1.0.0"))
-	must(t, w.app.CloseProject())
-	if _, err := w.app.OpenProject(w.root); err != nil {
+	must(t, w.app.Projects.Close())
+	if _, err := w.app.Projects.Open(w.root); err != nil {
 		t.Fatal(err)
 	}
-	list, err = w.app.ListAgents()
+	list, err = w.app.Chat.Agents()
 	if err != nil || len(list.Agents) != 0 || !strings.Contains(list.Problem, "missing@1.0.0") {
 		t.Fatalf("missing package: %+v, %v", list, err)
 	}

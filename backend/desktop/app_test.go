@@ -1,4 +1,4 @@
-package main
+package desktop
 
 import (
 	"encoding/json"
@@ -11,6 +11,7 @@ import (
 	"slices"
 	"testing"
 
+	"crewagent/backend/errs"
 	"crewagent/backend/events"
 	"crewagent/backend/project"
 )
@@ -41,17 +42,17 @@ func newTestApp(t *testing.T) (*App, string) {
 	return NewApp(home, fakeDialogs{}, &events.Recorder{}), home
 }
 
+// codeOfErr is the code the window receives for err.
 func codeOfErr(t *testing.T, err error) string {
 	t.Helper()
-	var ae *AppError
-	if !errors.As(err, &ae) {
-		t.Fatalf("error %v (%T) is not an *AppError", err, err)
+	if err == nil {
+		t.Fatal("no error")
 	}
-	return ae.Code
+	return errs.From(err).Code
 }
 
 func TestVersionMatchesWailsJSON(t *testing.T) {
-	data, err := os.ReadFile("wails.json")
+	data, err := os.ReadFile(filepath.Join("..", "..", "wails.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,22 +64,22 @@ func TestVersionMatchesWailsJSON(t *testing.T) {
 	if err := json.Unmarshal(data, &cfg); err != nil {
 		t.Fatal(err)
 	}
-	app, _ := newTestApp(t)
-	if got := app.Version(); got != cfg.Info.ProductVersion {
+	ta, _ := newTestApp(t)
+	if got := ta.System.Version(); got != cfg.Info.ProductVersion {
 		t.Fatalf("Version() = %q, wails.json info.productVersion = %q", got, cfg.Info.ProductVersion)
 	}
 }
 
 func TestOpenProjectLifecycle(t *testing.T) {
-	app, home := newTestApp(t)
-	if app.HomeDir() != home {
-		t.Fatalf("HomeDir() = %q, want %q", app.HomeDir(), home)
+	ta, home := newTestApp(t)
+	if ta.System.HomeDir() != home {
+		t.Fatalf("HomeDir() = %q, want %q", ta.System.HomeDir(), home)
 	}
-	recent, err := app.RecentProjects()
+	recent, err := ta.Projects.Recent()
 	if err != nil || recent == nil || len(recent) != 0 {
 		t.Fatalf("RecentProjects() on a fresh home = %#v, %v; want an empty, non-nil list", recent, err)
 	}
-	if cur, err := app.CurrentProject(); cur != nil || err != nil {
+	if cur, err := ta.Projects.Current(); cur != nil || err != nil {
 		t.Fatalf("CurrentProject() before opening = %v, %v", cur, err)
 	}
 
@@ -86,7 +87,7 @@ func TestOpenProjectLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	info, err := app.OpenProject(root)
+	info, err := ta.Projects.Open(root)
 	if err != nil {
 		t.Fatalf("OpenProject: %v", err)
 	}
@@ -99,31 +100,31 @@ func TestOpenProjectLifecycle(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, project.MetaFileName)); err != nil {
 		t.Fatalf("identity file not written: %v", err)
 	}
-	cur, err := app.CurrentProject()
+	cur, err := ta.Projects.Current()
 	if err != nil || cur == nil || *cur != info {
 		t.Fatalf("CurrentProject() = %+v, %v; want %+v", cur, err, info)
 	}
-	recent, err = app.RecentProjects()
+	recent, err = ta.Projects.Recent()
 	if err != nil || len(recent) != 1 || recent[0].Root != root || !recent[0].Exists {
 		t.Fatalf("RecentProjects() after open = %+v, %v", recent, err)
 	}
 
 	// Reopening gives the same identity.
-	again, err := app.OpenProject(root)
+	again, err := ta.Projects.Open(root)
 	if err != nil || again.ID != info.ID {
 		t.Fatalf("reopen = %+v, %v; want id %s", again, err, info.ID)
 	}
 
-	if err := app.CloseProject(); err != nil {
+	if err := ta.Projects.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if cur, _ := app.CurrentProject(); cur != nil {
+	if cur, _ := ta.Projects.Current(); cur != nil {
 		t.Fatalf("CurrentProject() after close = %+v", cur)
 	}
-	if err := app.ForgetRecent(root); err != nil {
+	if err := ta.Projects.ForgetRecent(root); err != nil {
 		t.Fatal(err)
 	}
-	if recent, _ := app.RecentProjects(); len(recent) != 0 {
+	if recent, _ := ta.Projects.Recent(); len(recent) != 0 {
 		t.Fatalf("RecentProjects() after forget = %+v", recent)
 	}
 }
@@ -148,13 +149,13 @@ func TestCreateProject(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			app, _ := newTestApp(t)
-			info, err := app.CreateProject(tt.parent, tt.project)
+			ta, _ := newTestApp(t)
+			info, err := ta.Projects.Create(tt.parent, tt.project)
 			if tt.wantCode != "" {
 				if got := codeOfErr(t, err); got != tt.wantCode {
 					t.Fatalf("code = %s, want %s (%v)", got, tt.wantCode, err)
 				}
-				if cur, _ := app.CurrentProject(); cur != nil {
+				if cur, _ := ta.Projects.Current(); cur != nil {
 					t.Fatalf("a failed create made %+v current", cur)
 				}
 				return
@@ -165,7 +166,7 @@ func TestCreateProject(t *testing.T) {
 			if info.Root != filepath.Join(parent, tt.project) {
 				t.Fatalf("root = %q", info.Root)
 			}
-			if cur, _ := app.CurrentProject(); cur == nil || cur.ID != info.ID {
+			if cur, _ := ta.Projects.Current(); cur == nil || cur.ID != info.ID {
 				t.Fatalf("CurrentProject() = %+v", cur)
 			}
 		})
@@ -173,9 +174,9 @@ func TestCreateProject(t *testing.T) {
 }
 
 func TestOpenProjectErrorsCarryCodes(t *testing.T) {
-	app, _ := newTestApp(t)
+	ta, _ := newTestApp(t)
 	missing := filepath.Join(t.TempDir(), "missing")
-	_, err := app.OpenProject(missing)
+	_, err := ta.Projects.Open(missing)
 	if got := codeOfErr(t, err); got != project.CodeNotFound {
 		t.Fatalf("code = %s, want %s", got, project.CodeNotFound)
 	}
@@ -188,38 +189,30 @@ func TestOpenProjectErrorsCarryCodes(t *testing.T) {
 	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = app.OpenProject(file)
+	_, err = ta.Projects.Open(file)
 	if got := codeOfErr(t, err); got != project.CodeNotDir {
 		t.Fatalf("code for a file = %s, want %s", got, project.CodeNotDir)
 	}
 }
 
-func TestToAppError(t *testing.T) {
+func TestFormatError(t *testing.T) {
 	projErr := &project.Error{Code: project.CodeIO, Message: "disk full"}
 	tests := []struct {
 		name     string
 		in       error
-		wantCode string
 		wantText string
 	}{
-		{"project error", projErr, project.CodeIO, "E_PROJECT_IO: disk full"},
-		{"wrapped project error", fmt.Errorf("saving: %w", projErr), project.CodeIO, "E_PROJECT_IO: saving: disk full"},
-		{"app error kept", &AppError{Code: CodeNoProject, Message: "open a project first"}, CodeNoProject, "E_NO_PROJECT: open a project first"},
-		{"plain error", errors.New("boom"), CodeInternal, "E_INTERNAL: boom"},
+		{"project error", projErr, "E_PROJECT_IO: disk full"},
+		{"wrapped project error", fmt.Errorf("saving: %w", projErr), "E_PROJECT_IO: saving: disk full"},
+		{"app error kept", errs.New(errs.NoProject, "open a project first"), "E_NO_PROJECT: open a project first"},
+		{"plain error", errors.New("boom"), "E_INTERNAL: boom"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := toAppError(tt.in)
-			if c := codeOfErr(t, got); c != tt.wantCode {
-				t.Fatalf("code = %s, want %s", c, tt.wantCode)
-			}
-			if got.Error() != tt.wantText || formatError(tt.in) != tt.wantText {
-				t.Fatalf("text = %q / %v, want %q", got.Error(), formatError(tt.in), tt.wantText)
+			if got := formatError(tt.in); got != tt.wantText {
+				t.Fatalf("formatError = %v, want %q", got, tt.wantText)
 			}
 		})
-	}
-	if toAppError(nil) != nil {
-		t.Fatal("toAppError(nil) != nil")
 	}
 }
 
@@ -232,13 +225,13 @@ func TestChooseFolder(t *testing.T) {
 	}{
 		{"chosen", fakeDialogs{dir: "/some/dir"}, "/some/dir", ""},
 		{"cancelled", fakeDialogs{}, "", ""},
-		{"coded failure", fakeDialogs{err: &AppError{Code: CodeDialog, Message: "no display"}}, "", CodeDialog},
-		{"uncoded failure", fakeDialogs{err: errors.New("gtk")}, "", CodeInternal},
+		{"coded failure", fakeDialogs{err: errs.New(errs.Dialog, "no display")}, "", errs.Dialog},
+		{"uncoded failure", fakeDialogs{err: errors.New("gtk")}, "", errs.Internal},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			app := NewApp(t.TempDir(), tt.dialogs, nil)
-			got, err := app.ChooseFolder()
+			ta := NewApp(t.TempDir(), tt.dialogs, nil)
+			got, err := ta.Projects.ChooseFolder()
 			if tt.wantCode != "" {
 				if c := codeOfErr(t, err); c != tt.wantCode {
 					t.Fatalf("code = %s, want %s", c, tt.wantCode)
@@ -254,31 +247,42 @@ func TestChooseFolder(t *testing.T) {
 
 func TestPlatformBeforeStartup(t *testing.T) {
 	var p wailsPlatform
-	if _, err := p.ChooseFolder("t", ""); codeOfErr(t, err) != CodeDialog {
+	if _, err := p.ChooseFolder("t", ""); codeOfErr(t, err) != errs.Dialog {
 		t.Fatalf("ChooseFolder before startup: %v", err)
 	}
 	p.Emit("context:usage", nil) // dropped, must not panic
 }
 
 // The committed TypeScript bindings must declare exactly the bound methods
-// (regenerate with `wails generate module -tags webkit2_41`).
+// of every bound struct (regenerate with `wails generate module -tags webkit2_41`).
 func TestBindingsMatchBoundMethods(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("frontend", "wailsjs", "go", "main", "App.d.ts"))
+	a := NewApp(t.TempDir(), fakeDialogs{}, nil)
+	bound := a.Bind()
+	dir := filepath.Join("..", "..", "frontend", "wailsjs", "go", "desktop")
+	files, err := filepath.Glob(filepath.Join(dir, "*.d.ts"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var declared []string
-	for _, m := range regexp.MustCompile(`(?m)^export function (\w+)\(`).FindAllStringSubmatch(string(data), -1) {
-		declared = append(declared, m[1])
+	if len(files) != len(bound) {
+		t.Fatalf("%s holds %d binding files, %d structs are bound; regenerate the bindings", dir, len(files), len(bound))
 	}
-	var bound []string
-	typ := reflect.TypeOf(&App{})
-	for i := range typ.NumMethod() {
-		bound = append(bound, typ.Method(i).Name)
-	}
-	slices.Sort(declared)
-	slices.Sort(bound)
-	if !slices.Equal(declared, bound) {
-		t.Fatalf("frontend/wailsjs/go/main/App.d.ts declares %v, App has %v; regenerate the bindings", declared, bound)
+	for _, v := range bound {
+		typ := reflect.TypeOf(v)
+		data, err := os.ReadFile(filepath.Join(dir, typ.Elem().Name()+".d.ts"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var declared, methods []string
+		for _, m := range regexp.MustCompile(`(?m)^export function (\w+)\(`).FindAllStringSubmatch(string(data), -1) {
+			declared = append(declared, m[1])
+		}
+		for i := range typ.NumMethod() {
+			methods = append(methods, typ.Method(i).Name)
+		}
+		slices.Sort(declared)
+		slices.Sort(methods)
+		if !slices.Equal(declared, methods) {
+			t.Fatalf("%s.d.ts declares %v, %s has %v; regenerate the bindings", typ.Elem().Name(), declared, typ.Elem().Name(), methods)
+		}
 	}
 }

@@ -1,6 +1,7 @@
-package main
+package desktop
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -11,8 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"crewagent/backend/app"
 	"crewagent/backend/convlog"
 	"crewagent/backend/engine"
+	"crewagent/backend/errs"
 	"crewagent/backend/events"
 	"crewagent/backend/llm"
 	"crewagent/backend/llm/fakellm"
@@ -34,9 +37,9 @@ func newFakeLLM(t *testing.T) *fakellm.Server {
 
 // waitIdle waits for the conversation:changed event with streaming=false
 // that SendMessage emits when the reply has ended, and returns it.
-func waitIdle(t *testing.T, rec *events.Recorder, id string) conversationChange {
+func waitIdle(t *testing.T, rec *events.Recorder, id string) events.ChangeEvent {
 	t.Helper()
-	var got conversationChange
+	var got events.ChangeEvent
 	waitFor(t, "the reply to end", func() bool {
 		for _, c := range changes(rec) {
 			if c.ConversationID == id && c.Streaming != nil && !*c.Streaming {
@@ -52,7 +55,7 @@ func waitIdle(t *testing.T, rec *events.Recorder, id string) conversationChange 
 func TestGetAndSaveSettings(t *testing.T) {
 	w := openTestProject(t, `{"llm": {"baseUrl": "http://127.0.0.1:9/v1", "model": "m", "apiKey": "sk-secret-key-1234"}}`)
 	a := w.app
-	v, err := a.GetSettings()
+	v, err := a.Settings.Get()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +66,7 @@ func TestGetAndSaveSettings(t *testing.T) {
 	in := v.Settings
 	in.Theme = settings.ThemeDark
 	in.Context.TokenBudget = 32000
-	v, err = a.SaveSettings(in)
+	v, err = a.Settings.Save(in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +85,7 @@ func TestGetAndSaveSettings(t *testing.T) {
 	// invalid values are refused with the field named
 	bad := v.Settings
 	bad.Context.TokenBudget = 0
-	if _, err := a.SaveSettings(bad); codeOfErr(t, err) != settings.CodeInvalid || !strings.Contains(err.Error(), "context.tokenBudget") {
+	if _, err := a.Settings.Save(bad); codeOfErr(t, err) != settings.CodeInvalid || !strings.Contains(err.Error(), "context.tokenBudget") {
 		t.Fatalf("invalid save: %v", err)
 	}
 }
@@ -91,14 +94,14 @@ func TestSettingsOverriddenByTheEnvironment(t *testing.T) {
 	w := openTestProject(t, "")
 	t.Setenv("CREWAGENT_LLM_MODEL", "env-model")
 	a := NewApp(w.home, fakeDialogs{}, nil) // reads the environment afresh
-	v, err := a.GetSettings()
+	v, err := a.Settings.Get()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if v.Settings.LLM.Model != "env-model" || len(v.Overrides) != 1 || v.Overrides[0].Variable != "CREWAGENT_LLM_MODEL" {
 		t.Fatalf("view %+v", v)
 	}
-	if _, err := a.SaveSettings(v.Settings); err != nil {
+	if _, err := a.Settings.Save(v.Settings); err != nil {
 		t.Fatal(err)
 	}
 	data, _ := os.ReadFile(filepath.Join(w.home, "settings.json"))
@@ -112,15 +115,15 @@ func TestTestConnection(t *testing.T) {
 	ok.RequireAPIKey("sk-stored-key-9876")
 	w := openTestProject(t, llmSettings(ok.URL(), "sk-stored-key-9876"))
 	a := w.app
-	v, _ := a.GetSettings()
+	v, _ := a.Settings.Get()
 
-	res, err := a.TestConnection(v.Settings) // masked key: the stored one is used
+	res, err := a.Settings.TestConnection(v.Settings) // masked key: the stored one is used
 	if err != nil || !res.OK || res.Model != "gpt-4o-mini" || !strings.Contains(res.Message, "gpt-4o-mini") {
 		t.Fatalf("TestConnection = %+v, %v", res, err)
 	}
 	wrongKey := v.Settings
 	wrongKey.LLM.APIKey = "sk-typed-but-wrong"
-	if res, _ := a.TestConnection(wrongKey); res.OK || res.Code != llm.CodeAuth {
+	if res, _ := a.Settings.TestConnection(wrongKey); res.OK || res.Code != llm.CodeAuth {
 		t.Fatalf("a wrong key: %+v", res)
 	}
 	down := newFakeLLM(t)
@@ -128,12 +131,12 @@ func TestTestConnection(t *testing.T) {
 	down.Close()
 	unreachable := v.Settings
 	unreachable.LLM.BaseURL = downURL
-	if res, _ := a.TestConnection(unreachable); res.OK || res.Code != llm.CodeNetwork || res.Message == "" {
+	if res, _ := a.Settings.TestConnection(unreachable); res.OK || res.Code != llm.CodeNetwork || res.Message == "" {
 		t.Fatalf("a closed server: %+v", res)
 	}
 	empty := v.Settings
 	empty.LLM.BaseURL = ""
-	if res, _ := a.TestConnection(empty); res.OK || res.Code != llm.CodeNotConfigured || !strings.Contains(res.Message, "llm.baseUrl") {
+	if res, _ := a.Settings.TestConnection(empty); res.OK || res.Code != llm.CodeNotConfigured || !strings.Contains(res.Message, "llm.baseUrl") {
 		t.Fatalf("no base URL: %+v", res)
 	}
 }
@@ -147,8 +150,8 @@ func TestSendMessageStreamsAToolLoop(t *testing.T) {
 	w := openTestProject(t, llmSettings(srv.URL(), ""))
 	must(t, os.WriteFile(filepath.Join(w.root, "notes.md"), []byte("# notes\n"), 0o644))
 	a := w.app
-	m, _ := a.CreateConversation("")
-	if err := a.SendMessage(SendMessageRequest{ConversationID: m.ID, Text: "what is in the folder?"}); err != nil {
+	m, _ := a.Conversations.Create("")
+	if err := a.Chat.Send(app.SendRequest{ConversationID: m.ID, Text: "what is in the folder?"}); err != nil {
 		t.Fatal(err)
 	}
 	end := waitIdle(t, w.rec, m.ID)
@@ -178,7 +181,7 @@ func TestSendMessageStreamsAToolLoop(t *testing.T) {
 	if text.String() != "The folder holds notes.md." {
 		t.Fatalf("streamed text %q", text.String())
 	}
-	page, err := a.LoadConversation(m.ID, 0)
+	page, err := a.Conversations.Load(m.ID, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +197,7 @@ func TestSendMessageStreamsAToolLoop(t *testing.T) {
 	if page.Conversation.Title != "what is in the folder?" {
 		t.Fatalf("title %q", page.Conversation.Title)
 	}
-	if active, _ := a.StreamingConversations(); len(active) != 0 {
+	if active, _ := a.Chat.Streaming(); len(active) != 0 {
 		t.Fatalf("still streaming: %v", active)
 	}
 }
@@ -204,16 +207,16 @@ func TestStopStreamingKeepsThePartialAnswer(t *testing.T) {
 	srv.Enqueue(fakellm.Response{Text: strings.Repeat("word ", 200), Chunks: 200, ChunkDelay: 20 * time.Millisecond})
 	w := openTestProject(t, llmSettings(srv.URL(), ""))
 	a := w.app
-	m, _ := a.CreateConversation("")
-	must(t, a.SendMessage(SendMessageRequest{ConversationID: m.ID, Text: "talk slowly"}))
+	m, _ := a.Conversations.Create("")
+	must(t, a.Chat.Send(app.SendRequest{ConversationID: m.ID, Text: "talk slowly"}))
 	waitFor(t, "the first chunk", func() bool { return len(w.rec.Named(events.StreamChunk)) > 0 })
-	if err := a.SendMessage(SendMessageRequest{ConversationID: m.ID, Text: "again"}); codeOfErr(t, err) != CodeBusy {
+	if err := a.Chat.Send(app.SendRequest{ConversationID: m.ID, Text: "again"}); codeOfErr(t, err) != errs.Busy {
 		t.Fatalf("a second send while streaming: %v", err)
 	}
-	if active, _ := a.StreamingConversations(); len(active) != 1 || active[0] != m.ID {
+	if active, _ := a.Chat.Streaming(); len(active) != 1 || active[0] != m.ID {
 		t.Fatalf("StreamingConversations = %v", active)
 	}
-	stopped, err := a.StopStreaming(m.ID)
+	stopped, err := a.Chat.Stop(m.ID)
 	if err != nil || !stopped {
 		t.Fatalf("StopStreaming = %v, %v", stopped, err)
 	}
@@ -226,7 +229,7 @@ func TestStopStreamingKeepsThePartialAnswer(t *testing.T) {
 	if last.PartType != convlog.PartError || !strings.Contains(last.Text(), "word") || !strings.Contains(last.Text(), llm.ErrorBlockHeader) || !strings.Contains(last.Text(), llm.CodeAborted) {
 		t.Fatalf("last entry after stop: %+v", last)
 	}
-	if stopped, _ := a.StopStreaming(m.ID); stopped {
+	if stopped, _ := a.Chat.Stop(m.ID); stopped {
 		t.Fatal("StopStreaming reported a reply when none was running")
 	}
 }
@@ -234,20 +237,20 @@ func TestStopStreamingKeepsThePartialAnswer(t *testing.T) {
 func TestSendMessageRefusals(t *testing.T) {
 	w := openTestProject(t, "")
 	a := w.app
-	m, _ := a.CreateConversation("")
+	m, _ := a.Conversations.Create("")
 	tests := []struct {
 		name string
-		req  SendMessageRequest
+		req  app.SendRequest
 		code string
 	}{
-		{"no LLM configured", SendMessageRequest{ConversationID: m.ID, Text: "hi"}, settings.CodeLLMNotConfigured},
-		{"empty text", SendMessageRequest{ConversationID: m.ID, Text: "  "}, engine.CodeInvalidRequest},
-		{"unknown mode", SendMessageRequest{ConversationID: m.ID, Text: "hi", Mode: "sideways"}, CodeInvalidMode},
-		{"agent mode without an agent", SendMessageRequest{ConversationID: m.ID, Text: "hi", Mode: "agent"}, engine.CodeInvalidRequest},
+		{"no LLM configured", app.SendRequest{ConversationID: m.ID, Text: "hi"}, settings.CodeLLMNotConfigured},
+		{"empty text", app.SendRequest{ConversationID: m.ID, Text: "  "}, engine.CodeInvalidRequest},
+		{"unknown mode", app.SendRequest{ConversationID: m.ID, Text: "hi", Mode: "sideways"}, errs.InvalidMode},
+		{"agent mode without an agent", app.SendRequest{ConversationID: m.ID, Text: "hi", Mode: "agent"}, engine.CodeInvalidRequest},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if err := a.SendMessage(tt.req); codeOfErr(t, err) != tt.code {
+			if err := a.Chat.Send(tt.req); codeOfErr(t, err) != tt.code {
 				t.Fatalf("SendMessage: %v, want %s", err, tt.code)
 			}
 		})
@@ -258,11 +261,11 @@ func TestSendMessageRefusals(t *testing.T) {
 	}
 	srv := newFakeLLM(t)
 	w2 := openTestProject(t, llmSettings(srv.URL(), ""))
-	if err := w2.app.SendMessage(SendMessageRequest{ConversationID: "6f0c3a52-8e0b-4b43-9d52-3c7d1f0e9a11", Text: "hi"}); codeOfErr(t, err) != convlog.ErrNotFound.Code {
+	if err := w2.app.Chat.Send(app.SendRequest{ConversationID: "6f0c3a52-8e0b-4b43-9d52-3c7d1f0e9a11", Text: "hi"}); codeOfErr(t, err) != convlog.ErrNotFound.Code {
 		t.Fatalf("unknown conversation: %v", err)
 	}
-	m2, _ := w2.app.CreateConversation("")
-	if err := w2.app.SendMessage(SendMessageRequest{ConversationID: m2.ID, Text: "hi", Mode: "run"}); codeOfErr(t, err) != workflow.CodeRunNotFound {
+	m2, _ := w2.app.Conversations.Create("")
+	if err := w2.app.Chat.Send(app.SendRequest{ConversationID: m2.ID, Text: "hi", Mode: "run"}); codeOfErr(t, err) != workflow.CodeRunNotFound {
 		t.Fatalf("run mode without a run: %v", err)
 	}
 	if len(srv.ChatRequests()) != 0 {
@@ -278,16 +281,16 @@ func TestLLMFailureIsPersistedAndContinueResumes(t *testing.T) {
 	)
 	w := openTestProject(t, llmSettings(srv.URL(), ""))
 	a := w.app
-	m, _ := a.CreateConversation("")
-	must(t, a.SendMessage(SendMessageRequest{ConversationID: m.ID, Text: "answer please"}))
+	m, _ := a.Conversations.Create("")
+	must(t, a.Chat.Send(app.SendRequest{ConversationID: m.ID, Text: "answer please"}))
 	waitIdle(t, w.rec, m.ID)
-	page, _ := a.LoadConversation(m.ID, 0)
+	page, _ := a.Conversations.Load(m.ID, 0)
 	last := page.Entries[len(page.Entries)-1]
 	if last.PartType != convlog.PartError || !strings.Contains(last.Text(), "LLM_ERROR") {
 		t.Fatalf("failure not persisted: %+v", last)
 	}
 	before := len(changes(w.rec))
-	must(t, a.SendMessage(SendMessageRequest{ConversationID: m.ID, Text: "continue"}))
+	must(t, a.Chat.Send(app.SendRequest{ConversationID: m.ID, Text: "continue"}))
 	waitFor(t, "the continued reply to end", func() bool {
 		for _, c := range changes(w.rec)[before:] {
 			if c.ConversationID == m.ID && c.Streaming != nil && !*c.Streaming {
@@ -296,7 +299,7 @@ func TestLLMFailureIsPersistedAndContinueResumes(t *testing.T) {
 		}
 		return false
 	})
-	page, _ = a.LoadConversation(m.ID, 0)
+	page, _ = a.Conversations.Load(m.ID, 0)
 	if got := page.Entries[len(page.Entries)-1].Text(); got != "resumed and finished" {
 		t.Fatalf("after continue: %q", got)
 	}
@@ -306,27 +309,27 @@ func TestSetModeAndPreviewContext(t *testing.T) {
 	srv := newFakeLLM(t)
 	w := openTestProject(t, llmSettings(srv.URL(), ""))
 	a := w.app
-	m, _ := a.CreateConversation("")
+	m, _ := a.Conversations.Create("")
 	must(t, w.store(t).Append(m.ID, msg("u1", "user", "hello"), msg("a1", "assistant", "hi")))
 
-	meta, err := a.SetMode(m.ID, "run", "")
+	meta, err := a.Chat.SetMode(m.ID, "run", "")
 	if err != nil || meta.ActiveType != convlog.ActiveWorkflow {
 		t.Fatalf("SetMode run = %+v, %v", meta, err)
 	}
-	if _, err := a.PreviewContext(m.ID, "run", ""); codeOfErr(t, err) != workflow.CodeRunNotFound {
+	if _, err := a.Chat.Preview(m.ID, "run", ""); codeOfErr(t, err) != workflow.CodeRunNotFound {
 		t.Fatalf("preview in run mode without a run: %v", err)
 	}
-	if _, err := a.SetMode(m.ID, "agent", ""); codeOfErr(t, err) != engine.CodeInvalidRequest {
+	if _, err := a.Chat.SetMode(m.ID, "agent", ""); codeOfErr(t, err) != engine.CodeInvalidRequest {
 		t.Fatalf("agent mode without an agent: %v", err)
 	}
-	if _, err := a.SetMode(m.ID, "sideways", ""); codeOfErr(t, err) != engine.CodeInvalidRequest {
+	if _, err := a.Chat.SetMode(m.ID, "sideways", ""); codeOfErr(t, err) != engine.CodeInvalidRequest {
 		t.Fatalf("unknown mode: %v", err)
 	}
-	meta, err = a.SetMode(m.ID, "chat", "")
+	meta, err = a.Chat.SetMode(m.ID, "chat", "")
 	if err != nil || meta.ActiveType != convlog.ActiveChat {
 		t.Fatalf("SetMode chat = %+v, %v", meta, err)
 	}
-	p, err := a.PreviewContext(m.ID, "chat", "")
+	p, err := a.Chat.Preview(m.ID, "chat", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -351,12 +354,12 @@ func TestShutdownStopsRepliesAndClosesTheStore(t *testing.T) {
 	srv := newFakeLLM(t)
 	srv.Enqueue(fakellm.Response{Text: strings.Repeat("slow ", 400), Chunks: 400, ChunkDelay: 20 * time.Millisecond})
 	w := openTestProject(t, llmSettings(srv.URL(), ""))
-	m, _ := w.app.CreateConversation("")
-	must(t, w.app.SendMessage(SendMessageRequest{ConversationID: m.ID, Text: "go"}))
+	m, _ := w.app.Conversations.Create("")
+	must(t, w.app.Chat.Send(app.SendRequest{ConversationID: m.ID, Text: "go"}))
 	waitFor(t, "the first chunk", func() bool { return len(w.rec.Named(events.StreamChunk)) > 0 })
 	done := make(chan struct{})
 	go func() {
-		w.app.shutdown(nil)
+		w.app.shutdown(context.Background())
 		close(done)
 	}()
 	select {
@@ -366,11 +369,11 @@ func TestShutdownStopsRepliesAndClosesTheStore(t *testing.T) {
 	}
 	// the lock is free: another app can open the project
 	other := NewApp(w.home, fakeDialogs{}, nil)
-	t.Cleanup(func() { other.shutdown(nil) })
-	if _, err := other.OpenProject(w.root); err != nil {
+	t.Cleanup(func() { other.shutdown(context.Background()) })
+	if _, err := other.Projects.Open(w.root); err != nil {
 		t.Fatalf("open after shutdown: %v", err)
 	}
-	entries, err := other.LoadConversation(m.ID, 0)
+	entries, err := other.Conversations.Load(m.ID, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -383,18 +386,18 @@ func TestShutdownStopsRepliesAndClosesTheStore(t *testing.T) {
 // model changed in Settings applies without reopening the project.
 func TestTokensCountedForTheCurrentModel(t *testing.T) {
 	w := openTestProject(t, `{"llm": {"baseUrl": "http://127.0.0.1:9/v1", "model": "gpt-3.5-turbo"}}`)
-	c := liveCounter{w.app}
+	c := w.app.session.Runtime()
 	e := &convlog.Entry{Type: convlog.TypeMsg, Role: convlog.RoleUser, Content: convlog.Str("hello world")}
 	if _, enc := c.CountEntry(e); enc != "cl100k_base" {
 		t.Fatalf("encoding %q, want cl100k_base", enc)
 	}
-	v, err := w.app.GetSettings()
+	v, err := w.app.Settings.Get()
 	if err != nil {
 		t.Fatal(err)
 	}
 	in := v.Settings
 	in.LLM.Model = "gpt-4o"
-	if _, err := w.app.SaveSettings(in); err != nil {
+	if _, err := w.app.Settings.Save(in); err != nil {
 		t.Fatal(err)
 	}
 	if n, enc := c.CountEntry(e); enc != "o200k_base" || n <= 0 {
@@ -407,11 +410,11 @@ func TestRetryAnswersAgainWithoutANewMessage(t *testing.T) {
 	srv.Enqueue(fakellm.Unauthorized(), fakellm.Response{Text: "the answer, at last"})
 	w := openTestProject(t, llmSettings(srv.URL(), ""))
 	a := w.app
-	m, _ := a.CreateConversation("")
-	must(t, a.SendMessage(SendMessageRequest{ConversationID: m.ID, Text: "answer please"}))
+	m, _ := a.Conversations.Create("")
+	must(t, a.Chat.Send(app.SendRequest{ConversationID: m.ID, Text: "answer please"}))
 	waitIdle(t, w.rec, m.ID)
 	before := len(changes(w.rec))
-	must(t, a.SendMessage(SendMessageRequest{ConversationID: m.ID, Retry: true}))
+	must(t, a.Chat.Send(app.SendRequest{ConversationID: m.ID, Retry: true}))
 	waitFor(t, "the retried reply to end", func() bool {
 		for _, c := range changes(w.rec)[before:] {
 			if c.ConversationID == m.ID && c.Streaming != nil && !*c.Streaming {
@@ -420,7 +423,7 @@ func TestRetryAnswersAgainWithoutANewMessage(t *testing.T) {
 		}
 		return false
 	})
-	page, _ := a.LoadConversation(m.ID, 0)
+	page, _ := a.Conversations.Load(m.ID, 0)
 	var roles []string
 	for _, e := range page.Entries {
 		if e.IsMessage() {
@@ -434,7 +437,7 @@ func TestRetryAnswersAgainWithoutANewMessage(t *testing.T) {
 	if got := page.Entries[len(page.Entries)-1].Text(); got != "the answer, at last" {
 		t.Fatalf("answer %q", got)
 	}
-	if err := a.SendMessage(SendMessageRequest{ConversationID: m.ID, Retry: true, Mode: "run"}); codeOfErr(t, err) != engine.CodeInvalidRequest {
+	if err := a.Chat.Send(app.SendRequest{ConversationID: m.ID, Retry: true, Mode: "run"}); codeOfErr(t, err) != engine.CodeInvalidRequest {
 		t.Fatalf("a retry in run mode: %v", err)
 	}
 }

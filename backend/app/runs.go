@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"bytes"
@@ -13,186 +13,176 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"crewagent/backend/convlog"
+	"crewagent/backend/compression"
+	"crewagent/backend/conversation"
 	"crewagent/backend/engine"
+	"crewagent/backend/errs"
 	"crewagent/backend/events"
 	"crewagent/backend/llm"
+	"crewagent/backend/tasks"
 	"crewagent/backend/tools"
-	"crewagent/backend/watcher"
 	"crewagent/backend/workflow"
 )
 
-// Limits of RunLog and ReadArtifact.
-const (
-	defaultRunLogLines = 200
-	maxRunLogLines     = 2000
-	maxRunLogBytes     = 4 << 20 // read from the end of execution.jsonl at most
-	maxArtifactBytes   = 2 << 20
-)
-
-// StartRunRequest starts a workflow run from the conversation view.
+// StartRunRequest starts a workflow run.
 type StartRunRequest struct {
 	// ConversationID is the conversation the run talks in ("" for a new one).
 	ConversationID string `json:"conversationId"`
 	WorkflowID     string `json:"workflowId"`
+	// PackageID is the package of the workflow ("" to choose it: ChoosePackage).
+	PackageID string `json:"packageId,omitempty"`
 	// AgentID is the run's active agent ("" for the entry node's agent).
 	AgentID string `json:"agentId"`
 	// Message is the user's first message (optional).
 	Message string `json:"message"`
 }
 
-// StartRun creates a run of a workflow of the project's active package and
-// starts its first turn in the background; it returns the run at once.
-// Progress arrives as events (runs:progressUpdated, llm:stream-*,
-// context:usage, conversation:changed with streaming true/false, as for
-// SendMessage). Problems found before the turn starts (no LLM, no active
-// package, unknown workflow or agent, a reply running in the conversation)
-// fail the call and create nothing.
-func (a *App) StartRun(req StartRunRequest) (workflow.Run, error) {
-	ws, err := a.workspace()
-	if err != nil {
+// CreateRun checks a request and creates the run (nothing runs yet): the LLM
+// must be configured, the package is chosen (ChoosePackage) and bound to a
+// project that has none, the conversation must exist and be free. A new
+// conversation is created; one with the default title is named after the
+// workflow.
+func (ws *Workspace) CreateRun(req StartRunRequest) (workflow.Run, error) {
+	if err := ws.rt.Effective().RequireLLM(); err != nil {
 		return workflow.Run{}, err
 	}
-	if err := (settingsProvider{a}).Effective().RequireLLM(); err != nil {
-		return workflow.Run{}, toAppError(err)
-	}
-	pkgID := a.activePackageID()
-	if pkgID == "" {
-		return workflow.Run{}, &AppError{Code: workflow.CodeNoPackage, Message: "this project has no active package: choose one in Settings → Packages"}
-	}
 	if strings.TrimSpace(req.WorkflowID) == "" {
-		return workflow.Run{}, &AppError{Code: engine.CodeInvalidRequest, Message: "choose a workflow to run"}
+		return workflow.Run{}, errs.New(errs.InvalidRequest, "choose a workflow to run")
 	}
 	if req.ConversationID != "" {
 		if _, err := ws.store.Get(req.ConversationID); err != nil {
-			return workflow.Run{}, toAppError(err)
+			return workflow.Run{}, err
 		}
-		if ws.chat.streaming(req.ConversationID) {
-			return workflow.Run{}, busyError()
+		if ws.tasks.Busy(req.ConversationID) {
+			return workflow.Run{}, tasks.ErrBusy
 		}
+	}
+	pkgID, err := ws.ChoosePackage(req.PackageID, req.WorkflowID)
+	if err != nil {
+		return workflow.Run{}, err
 	}
 	run, err := ws.runs.CreateRun(pkgID, req.WorkflowID, req.AgentID, req.ConversationID)
 	if err != nil {
-		return workflow.Run{}, toAppError(err)
+		return workflow.Run{}, err
 	}
-	if req.ConversationID == "" {
-		a.changed(run.ConversationID, watcher.Created)
-	} else {
-		a.titleAfterWorkflow(ws, run)
-		a.changed(run.ConversationID, watcher.Updated)
-	}
-	message := req.Message
-	if !a.startRunTurn(ws, run, func(ctx context.Context) (*workflow.TurnResult, error) {
-		return ws.runs.Continue(ctx, run.RunID, message)
-	}) {
-		return run, busyError()
+	if req.ConversationID != "" {
+		ws.titleAfterWorkflow(run)
 	}
 	return run, nil
+}
+
+// StartRun creates a run (CreateRun) and starts its first turn in the
+// background; it returns the run at once. Progress arrives as events
+// (runs:progressUpdated, llm:stream-*, context:usage, conversation:changed
+// with streaming true/false, as for Send).
+func (ws *Workspace) StartRun(req StartRunRequest) (workflow.Run, error) {
+	run, err := ws.CreateRun(req)
+	if err != nil {
+		return workflow.Run{}, err
+	}
+	message := req.Message
+	err = ws.runInBackground(run, func(ctx context.Context) (*workflow.TurnResult, error) {
+		return ws.runs.Continue(ctx, run.RunID, message)
+	})
+	return run, err
 }
 
 // titleAfterWorkflow names a conversation that still has the default title
 // after the workflow its run follows (the first message of a run is its
 // USER_INPUT block, which makes a poor title).
-func (a *App) titleAfterWorkflow(ws *workspace, run workflow.Run) {
+func (ws *Workspace) titleAfterWorkflow(run workflow.Run) {
 	meta, err := ws.store.Get(run.ConversationID)
-	if err != nil || meta.Title != convlog.DefaultTitle {
+	if err != nil || meta.Title != defaultTitle {
 		return
 	}
 	title := run.WorkflowID
-	if pkg, err := a.packages.Load(run.PackageID); err == nil {
+	if pkg, err := ws.rt.packages.Load(run.PackageID); err == nil {
 		if wf := pkg.Workflow(run.WorkflowID); wf != nil && wf.DisplayName != "" {
 			title = wf.DisplayName
 		}
 	}
 	if err := ws.store.Rename(run.ConversationID, title); err != nil {
-		a.log.Warn("naming the run's conversation", "conversation", run.ConversationID, "error", err)
+		ws.rt.log.Warn("naming the run's conversation", "conversation", run.ConversationID, "error", err)
 	}
 }
 
-func noRunError() *AppError {
-	return &AppError{Code: workflow.CodeRunNotFound, Message: "this conversation has no workflow run yet: choose a workflow and start one"}
+func noRunError() error {
+	return errs.New(errs.RunNotFound, "this conversation has no workflow run yet: choose a workflow and start one")
 }
 
-func busyError() *AppError {
-	return &AppError{Code: CodeBusy, Message: "a reply is already being generated in this conversation; wait for it or stop it"}
-}
-
-// continueRun sends a message of the conversation view to the conversation's
-// latest run (SendMessage in run mode).
-func (a *App) continueRun(ws *workspace, conversationID, text string) error {
+// latestRun is the conversation's latest run, or noRunError.
+func (ws *Workspace) latestRun(conversationID string) (workflow.Run, error) {
 	run, err := ws.runs.LatestRun(conversationID)
 	if workflow.CodeOf(err) == workflow.CodeRunNotFound {
-		return noRunError()
+		return run, noRunError()
 	}
-	if err != nil {
-		return toAppError(err)
-	}
-	if !a.startRunTurn(ws, run, func(ctx context.Context) (*workflow.TurnResult, error) {
-		return ws.runs.Continue(ctx, run.RunID, text)
-	}) {
-		return busyError()
-	}
-	return nil
+	return run, err
 }
 
-// AnswerRunWidget answers the pending ui.ask_user widget of a run with the
-// user's structured answer (confirmed for a confirmation, selected for a
-// selection, values for a form) and runs the next turn in the background.
-// An answer to a widget that is no longer pending (RUN_NO_PENDING_WIDGET) or
-// that does not fit it (RUN_BAD_ANSWER) fails the call.
-func (a *App) AnswerRunWidget(runID, widgetID string, answer tools.WidgetAnswer) error {
-	ws, err := a.workspace()
+// continueInBackground sends a message to the conversation's latest run
+// (Send in run mode).
+func (ws *Workspace) continueInBackground(conversationID, text string) error {
+	run, err := ws.latestRun(conversationID)
 	if err != nil {
 		return err
 	}
-	if err := (settingsProvider{a}).Effective().RequireLLM(); err != nil {
-		return toAppError(err)
+	return ws.runInBackground(run, func(ctx context.Context) (*workflow.TurnResult, error) {
+		return ws.runs.Continue(ctx, run.RunID, text)
+	})
+}
+
+// AnswerQuestion answers the pending ui.ask_user question of a run with the
+// user's structured answer (confirmed for a confirmation, selected for a
+// selection, values for a form) and runs the next turn in the background. An
+// answer to a question that no longer waits (RUN_NO_PENDING_WIDGET) or that
+// does not fit it (RUN_BAD_ANSWER) fails the call.
+func (ws *Workspace) AnswerQuestion(runID, widgetID string, answer tools.WidgetAnswer) error {
+	if err := ws.rt.Effective().RequireLLM(); err != nil {
+		return err
 	}
 	run, err := ws.runs.Get(runID)
 	if err != nil {
-		return toAppError(err)
+		return err
 	}
 	w, err := ws.runs.PendingWidget(runID)
 	if err != nil {
-		return toAppError(err)
+		return err
 	}
 	if w == nil || w.ID != widgetID {
-		return &AppError{Code: workflow.CodeNoWidget, Message: "this question was already answered or replaced by a newer one"}
+		return errs.New(errs.NoWidget, "this question was already answered or replaced by a newer one")
 	}
 	if terr := w.ValidateAnswer(answer); terr != nil {
-		return &AppError{Code: workflow.CodeBadAnswer, Message: terr.Message}
+		return errs.New(errs.BadAnswer, terr.Message)
 	}
-	if !a.startRunTurn(ws, run, func(ctx context.Context) (*workflow.TurnResult, error) {
+	return ws.runInBackground(run, func(ctx context.Context) (*workflow.TurnResult, error) {
 		return ws.runs.AnswerWidget(ctx, runID, widgetID, answer)
-	}) {
-		return busyError()
-	}
-	return nil
+	})
 }
 
-// startRunTurn runs one turn of a run in the background, as SendMessage runs
-// a reply: conversation:changed with streaming=true, then streaming=false
-// once it has ended, with the error when the turn failed in a way the
-// conversation does not show (failures of the model and the loop guards are
-// persisted as error messages; others, such as a damaged state file, are not).
-// The context meter is refreshed from the next request of the run at the end.
-func (a *App) startRunTurn(ws *workspace, run workflow.Run, turn func(ctx context.Context) (*workflow.TurnResult, error)) bool {
+// runInBackground runs one turn of a run as a task of its conversation, as
+// Send runs a reply. The task's failure is the error the conversation does
+// not show (failures of the model and the loop guards are persisted there;
+// others, such as a damaged state file, are not). The context meter is
+// refreshed from the next request of the run at the end.
+func (ws *Workspace) runInBackground(run workflow.Run, turn func(ctx context.Context) (*workflow.TurnResult, error)) error {
 	id := run.ConversationID
-	var failure *eventError
-	started := ws.chat.start(id, func(ctx context.Context) {
+	_, err := ws.tasks.Start(tasks.Task{ConversationID: id, Kind: tasks.KindRun, RunID: run.RunID}, func(ctx context.Context) error {
 		_, err := turn(ctx)
+		ws.emitRunUsage(ctx, id)
 		if err != nil && !persistedFailure(err) {
-			a.log.Warn("run turn failed", "run", run.RunID, "error", err)
-			failure = &eventError{Code: codeOf(err), Message: err.Error()}
+			ws.rt.log.Warn("run turn failed", "run", run.RunID, "error", err)
+			return err
 		}
-		a.emitRunUsage(ws, id)
-	}, func() {
-		a.emitter.Emit(events.ConversationChanged, conversationChange{ConversationID: id, Kind: watcher.Updated, Streaming: boolPtr(false), Error: failure})
+		return nil
 	})
-	if started {
-		a.emitter.Emit(events.ConversationChanged, conversationChange{ConversationID: id, Kind: watcher.Updated, Streaming: boolPtr(true)})
-	}
-	return started
+	return err
+}
+
+// RunTurn runs one turn of a run in the foreground (the command line):
+// Continue with the message. The result and the turn's error come back
+// together when the turn ran but failed (the failure is then persisted).
+func (ws *Workspace) RunTurn(ctx context.Context, runID, message string) (*workflow.TurnResult, error) {
+	return ws.runs.Continue(ctx, runID, message)
 }
 
 // persistedFailure reports the turn failures that the run records in its
@@ -208,37 +198,23 @@ func persistedFailure(err error) bool {
 
 // emitRunUsage sends context:usage for the next request of the
 // conversation's run, so the meter follows run turns.
-func (a *App) emitRunUsage(ws *workspace, conversationID string) {
-	p, err := a.previewRun(ws, conversationID, "")
+func (ws *Workspace) emitRunUsage(ctx context.Context, conversationID string) {
+	p, err := ws.previewRun(context.WithoutCancel(ctx), conversationID, "")
 	if err != nil {
 		return
 	}
 	u := p.Usage
 	status := u.Status
-	if status == "" || status == "compressing" {
-		status = usageStatus(u.UsagePercent)
+	if status == "" || status == compression.StatusCompressing {
+		status = compression.Status(u.UsagePercent)
 	}
-	a.emitter.Emit(events.ContextUsage, engine.UsageEvent{ConversationID: conversationID, UsedTokens: u.UsedTokens,
+	ws.emitter.Emit(events.ContextUsage, events.UsageEvent{ConversationID: conversationID, UsedTokens: u.UsedTokens,
 		TotalBudget: u.TotalBudget, UsagePercent: u.UsagePercent, Remaining: u.Remaining, Status: status})
 }
 
-// usageStatus is the meter status of a usage percentage (contracts.md).
-func usageStatus(percent float64) string {
-	switch {
-	case percent > 80:
-		return "critical"
-	case percent >= 60:
-		return "warning"
-	}
-	return "normal"
-}
-
 // previewRun previews the next request of the conversation's latest run.
-func (a *App) previewRun(ws *workspace, conversationID, agentID string) (*engine.Preview, error) {
-	run, err := ws.runs.LatestRun(conversationID)
-	if workflow.CodeOf(err) == workflow.CodeRunNotFound {
-		return nil, noRunError()
-	}
+func (ws *Workspace) previewRun(ctx context.Context, conversationID, agentID string) (*engine.Preview, error) {
+	run, err := ws.latestRun(conversationID)
 	if err != nil {
 		return nil, err
 	}
@@ -246,64 +222,55 @@ func (a *App) previewRun(ws *workspace, conversationID, agentID string) (*engine
 	if err != nil {
 		return nil, err
 	}
-	return ws.engine.Preview(a.lifetime, engine.PreviewRequest{
+	return ws.engine.Preview(ctx, engine.PreviewRequest{
 		ConversationID: conversationID,
-		Mode:           convlog.ModeRun,
+		Mode:           conversation.ModeRun,
 		AgentID:        agentID,
 		Run:            &engine.RunSetup{AgentID: setup.AgentID, Persona: setup.Persona, Injector: setup.Injector, Tools: setup.Tools},
 	})
 }
 
-// ConversationRun returns the progress of a conversation's latest run (nodes
-// with their status, artifacts, phase, the pending question), or null when
-// the conversation has no run.
-func (a *App) ConversationRun(conversationID string) (*workflow.RunStatus, error) {
-	ws, err := a.workspace()
-	if err != nil {
-		return nil, err
-	}
+// ConversationRun returns the progress of a conversation's latest run, or
+// nil when the conversation has none.
+func (ws *Workspace) ConversationRun(conversationID string) (*workflow.RunStatus, error) {
 	run, err := ws.runs.LatestRun(conversationID)
 	if workflow.CodeOf(err) == workflow.CodeRunNotFound {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, toAppError(err)
+		return nil, err
 	}
-	return a.runStatus(ws, run.RunID)
+	return ws.RunStatus(run.RunID)
 }
 
 // RunStatus returns a run's progress, read from its state file.
-func (a *App) RunStatus(runID string) (*workflow.RunStatus, error) {
-	ws, err := a.workspace()
+func (ws *Workspace) RunStatus(runID string) (*workflow.RunStatus, error) {
+	st, err := ws.runs.Status(runID)
 	if err != nil {
 		return nil, err
 	}
-	return a.runStatus(ws, runID)
-}
-
-func (a *App) runStatus(ws *workspace, runID string) (*workflow.RunStatus, error) {
-	st, err := ws.runs.Status(runID)
-	if err != nil {
-		return nil, toAppError(err)
-	}
-	if ws.chat.streaming(st.ConversationID) {
+	if ws.tasks.Busy(st.ConversationID) {
 		st.Active = true
 	}
 	return st, nil
 }
 
-// ListRuns returns every run of the open project, oldest first.
-func (a *App) ListRuns() ([]workflow.Run, error) {
-	ws, err := a.workspace()
-	if err != nil {
-		return nil, err
-	}
+// ListRuns returns every run of the project, oldest first.
+func (ws *Workspace) ListRuns() ([]workflow.Run, error) {
 	runs, err := ws.runs.List()
 	if runs == nil && err == nil {
 		runs = []workflow.Run{}
 	}
-	return runs, toAppError(err)
+	return runs, err
 }
+
+// Limits of RunLog and ReadArtifact.
+const (
+	defaultRunLogLines = 200
+	maxRunLogLines     = 2000
+	maxRunLogBytes     = 4 << 20 // read from the end of execution.jsonl at most
+	maxArtifactBytes   = 2 << 20
+)
 
 // ExecLogLine is one line of a run's execution.jsonl: a tool call (type
 // "tool_call", with tool, arguments, ok and code) or a runtime record
@@ -334,16 +301,12 @@ type RunLogView struct {
 // RunLog returns the last limit lines of a run's execution log
 // (runs/<runId>/state/logs/execution.jsonl; limit <= 0: 200, at most 2000).
 // Lines that are not JSON are returned with only Raw set.
-func (a *App) RunLog(runID string, limit int) (RunLogView, error) {
-	ws, err := a.workspace()
-	if err != nil {
+func (ws *Workspace) RunLog(runID string, limit int) (RunLogView, error) {
+	if _, err := ws.runs.Get(runID); err != nil {
 		return RunLogView{}, err
 	}
-	if _, err := ws.runs.Get(runID); err != nil {
-		return RunLogView{}, toAppError(err)
-	}
 	if runID != filepath.Base(runID) || runID == "." || runID == ".." {
-		return RunLogView{}, &AppError{Code: workflow.CodeRunNotFound, Message: fmt.Sprintf("%q is not a run id", runID)}
+		return RunLogView{}, errs.Errorf(errs.RunNotFound, "%q is not a run id", runID)
 	}
 	switch {
 	case limit <= 0:
@@ -357,7 +320,7 @@ func (a *App) RunLog(runID string, limit int) (RunLogView, error) {
 		return RunLogView{RunID: runID, Lines: []ExecLogLine{}}, nil
 	}
 	if err != nil {
-		return RunLogView{}, toAppError(err)
+		return RunLogView{}, err
 	}
 	out := RunLogView{RunID: runID, Lines: make([]ExecLogLine, 0, len(raw)), Truncated: more}
 	for _, l := range raw {
@@ -458,51 +421,48 @@ type ArtifactView struct {
 	ModifiedAt string `json:"modifiedAt"`
 }
 
-// ReadArtifact reads a file of the open project by its project-relative path
-// (as runs list their artifacts) for a read-only view. Paths that leave the
-// project folder, also through symbolic links, fail with E_ARTIFACT_PATH; a
-// missing file with E_NOT_FOUND.
-func (a *App) ReadArtifact(path string) (ArtifactView, error) {
-	ws, err := a.workspace()
-	if err != nil {
-		return ArtifactView{}, err
-	}
+// ReadArtifact reads a file of the project by its project-relative path (as
+// runs list their artifacts) for a read-only view, through the sandbox the
+// tools use: paths that leave the project folder, also through symbolic
+// links, fail with E_ARTIFACT_PATH; a missing file with E_NOT_FOUND.
+func (ws *Workspace) ReadArtifact(path string) (ArtifactView, error) {
 	rel := filepath.FromSlash(strings.TrimSpace(path))
 	if rel == "" || !filepath.IsLocal(rel) {
-		return ArtifactView{}, &AppError{Code: CodeArtifactPath, Message: fmt.Sprintf("%q is not a path inside the project", path)}
+		return ArtifactView{}, errs.Errorf(errs.ArtifactPath, "%q is not a path inside the project", path)
 	}
-	root := ws.project.Root
-	host, err := filepath.EvalSymlinks(filepath.Join(root, rel))
+	display := filepath.ToSlash(filepath.Clean(rel))
+	r, terr := ws.sandbox.Resolve("@project/"+display, tools.AccessRead)
+	if terr != nil {
+		err := sandboxError(terr)
+		if errors.Is(err, os.ErrNotExist) {
+			return ArtifactView{}, errs.Errorf(errs.NotFound, "%s does not exist in the project (it may have been moved or deleted)", display)
+		}
+		var e *errs.Error
+		if errors.As(err, &e) && e.Code == errs.ArtifactPath {
+			return ArtifactView{}, errs.Wrap(errs.ArtifactPath, err, fmt.Sprintf("%s leads outside the project folder", display))
+		}
+		return ArtifactView{}, err
+	}
+	f, err := os.Open(r.Host)
 	if errors.Is(err, os.ErrNotExist) {
-		return ArtifactView{}, &AppError{Code: convlog.ErrNotFound.Code, Message: fmt.Sprintf("%s does not exist in the project (it may have been moved or deleted)", filepath.ToSlash(rel))}
+		return ArtifactView{}, errs.Errorf(errs.NotFound, "%s does not exist in the project (it may have been moved or deleted)", display)
 	}
 	if err != nil {
-		return ArtifactView{}, toAppError(err)
-	}
-	realRoot, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		return ArtifactView{}, toAppError(err)
-	}
-	if inside, err := filepath.Rel(realRoot, host); err != nil || !filepath.IsLocal(inside) {
-		return ArtifactView{}, &AppError{Code: CodeArtifactPath, Message: fmt.Sprintf("%s leads outside the project folder", filepath.ToSlash(rel))}
-	}
-	f, err := os.Open(host)
-	if err != nil {
-		return ArtifactView{}, toAppError(err)
+		return ArtifactView{}, err
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return ArtifactView{}, toAppError(err)
+		return ArtifactView{}, err
 	}
 	if !st.Mode().IsRegular() {
-		return ArtifactView{}, &AppError{Code: CodeArtifactPath, Message: fmt.Sprintf("%s is not a file", filepath.ToSlash(rel))}
+		return ArtifactView{}, errs.Errorf(errs.ArtifactPath, "%s is not a file", display)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxArtifactBytes+1))
 	if err != nil {
-		return ArtifactView{}, toAppError(err)
+		return ArtifactView{}, err
 	}
-	out := ArtifactView{Path: filepath.ToSlash(rel), Size: st.Size(), ModifiedAt: st.ModTime().UTC().Format(time.RFC3339)}
+	out := ArtifactView{Path: display, Size: st.Size(), ModifiedAt: st.ModTime().UTC().Format(time.RFC3339)}
 	if len(data) > maxArtifactBytes {
 		data, out.Truncated = trimPartialRune(data[:maxArtifactBytes]), true
 	}
