@@ -13,7 +13,8 @@ const (
 	// words without the USER_INPUT header, ForNode the node it was for).
 	ViewRunInput = "run-input"
 	// ViewAnswer: a user message that answers a question shown with it (the
-	// question shows the answer; AnswerTo names it).
+	// question shows the answer; AnswerTo names it; Text is the user's words
+	// for a screen that does not have the question).
 	ViewAnswer = "answer"
 	// ViewAssistant: answer text, tool calls, or both.
 	ViewAssistant = "assistant"
@@ -55,11 +56,13 @@ type View struct {
 	AnswerTo string `json:"answerTo,omitempty"`
 }
 
-// QuestionView is the state of a question and, once answered, its answer
-// record ({"widgetId", "type", "answer"}).
+// QuestionView is a question (its widget, as a JSON object however the log
+// stores it), its state and, once answered, its answer record
+// ({"widgetId", "type", "answer"}).
 type QuestionView struct {
 	WidgetID string          `json:"widgetId"`
 	State    string          `json:"state"`
+	Widget   json.RawMessage `json:"widget"`
 	Answer   json.RawMessage `json:"answer,omitempty"`
 }
 
@@ -109,10 +112,11 @@ func viewOf(e *Entry, answers map[string]json.RawMessage, questions, pending map
 	}
 	switch e.Role {
 	case RoleUser:
-		if id := AnsweredWidgetID(e); id != "" && questions[id] {
-			return View{Kind: ViewAnswer, AnswerTo: id}
-		}
-		if text, node, ok := ParseRunInput(e.Text()); ok {
+		text, node, run := ParseRunInput(e.Text())
+		switch {
+		case AnsweredWidgetID(e) != "" && questions[AnsweredWidgetID(e)]:
+			return View{Kind: ViewAnswer, AnswerTo: AnsweredWidgetID(e), Text: text, ForNode: node}
+		case run:
 			return View{Kind: ViewRunInput, Text: text, ForNode: node}
 		}
 		return View{Kind: ViewUser, Text: e.Text()}
@@ -123,7 +127,7 @@ func viewOf(e *Entry, answers map[string]json.RawMessage, questions, pending map
 		return View{Kind: ViewAssistant}
 	case RoleTool:
 		if id := WidgetID(e); id != "" {
-			q := &QuestionView{WidgetID: id, State: QuestionUnanswered}
+			q := &QuestionView{WidgetID: id, State: QuestionUnanswered, Widget: WidgetObject(e.Widget)}
 			switch {
 			case answers[id] != nil:
 				q.State, q.Answer = QuestionAnswered, answers[id]

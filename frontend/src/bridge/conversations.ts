@@ -18,7 +18,8 @@ export type QuestionState = 'pending' | 'answered' | 'unanswered'
 
 export interface EntryView extends Omit<conversation.View, 'kind' | 'question'> {
   kind: EntryKind | (string & {})
-  question?: { widgetId: string; state: QuestionState | (string & {}); answer?: unknown }
+  /** A question: its widget (an object), its state and, once answered, the answer record. */
+  question?: { widgetId: string; state: QuestionState | (string & {}); widget?: unknown; answer?: unknown }
 }
 
 /** One effective log entry (contracts.md): a message ("msg") or an event

@@ -14,7 +14,6 @@ import type {
 } from '../bridge'
 import { ErrorCodes, subscribeAll, toBridgeError } from '../bridge'
 import { usageFromPreview } from '../features/context/meter'
-import { userInput } from '../features/chat/messageRows'
 import { createStore, type Store } from './store'
 
 /** A tool call announced during the reply in progress. */
@@ -50,6 +49,9 @@ export interface ChatState {
   /** The entries were read while no reply was running: the log ends where
    * they end (a send clears it until the next read). */
   settled: boolean
+  /** The last read says the conversation ends waiting for a reply that will
+   * not come (meaningful while settled). */
+  unfinished: boolean
   live: LiveCall[]
   usage: ContextUsage | null
   mode: Mode
@@ -99,6 +101,7 @@ const initial = (): ChatState => ({
   loadingOlder: false,
   streaming: false,
   settled: false,
+  unfinished: false,
   live: [],
   usage: null,
   mode: 'chat',
@@ -129,11 +132,14 @@ export function mergeTail(current: Entry[], tail: Entry[]): { entries: Entry[]; 
   return { entries: out, replaced: false }
 }
 
-/** The text of the newest user message (what Retry sends again). */
+const userKinds = new Set(['user', 'run-input', 'answer'])
+
+/** The text of the newest user message (what Retry sends again), without a
+ * run's header. */
 export function lastUserText(entries: Entry[]): string | null {
   for (let i = entries.length - 1; i >= 0; i--) {
-    const e = entries[i]
-    if (e.type === 'msg' && e.role === 'user' && !e.is_meta && (e.content ?? '').trim()) return userInput(e.content!).text
+    const v = entries[i].view
+    if (v && userKinds.has(v.kind) && (v.text ?? '').trim()) return v.text!
   }
   return null
 }
@@ -277,6 +283,7 @@ export function createChatStore(bridge: Pick<Bridge, 'conversations' | 'chat' | 
           hasMore: page.hasMore,
           streaming: page.streaming,
           settled: !page.streaming,
+          unfinished: !!page.unfinished,
           loading: false,
           mode: modeOf(page.conversation),
           agentId: page.conversation.selectedAgentId ?? '',
@@ -328,6 +335,7 @@ export function createChatStore(bridge: Pick<Bridge, 'conversations' | 'chat' | 
           hasMore: replaced ? page.hasMore : s.hasMore,
           streaming,
           settled: started === replies && !page.streaming,
+          unfinished: !!page.unfinished,
           live: settleLive(entries, s.live, streaming),
         })
       } catch (e) {

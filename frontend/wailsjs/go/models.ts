@@ -278,6 +278,7 @@ export namespace conversation {
 	export interface QuestionView {
 	    widgetId: string;
 	    state: string;
+	    widget: number[];
 	    answer?: number[];
 	}
 	export interface ErrorBlock {

@@ -1,20 +1,10 @@
 import type { ContextPreview, ContextStatus, ContextUsage } from '../../bridge'
 
-/** Thresholds of the context meter (contracts.md): normal below 60 %,
- * warning from 60 to 80 %, critical above 80 %. */
-export const warningPercent = 60
-export const criticalPercent = 80
-
-export function statusFor(percent: number): Exclude<ContextStatus, 'compressing'> {
-  if (percent > criticalPercent) return 'critical'
-  if (percent >= warningPercent) return 'warning'
-  return 'normal'
-}
-
-/** The status to show: "compressing" as sent, otherwise from the percentage
- * (so a meter never disagrees with its own number). */
-export function displayStatus(u: Pick<ContextUsage, 'status' | 'usagePercent'>): ContextStatus {
-  return u.status === 'compressing' ? 'compressing' : statusFor(u.usagePercent)
+/** The status to show, as the backend measured it (its thresholds, in
+ * backend/compression, are the only ones: normal below 60 %, warning from 60
+ * to 80 %, critical above 80 %, or compressing). */
+export function displayStatus(u: Pick<ContextUsage, 'status'>): ContextStatus {
+  return u.status
 }
 
 export const statusLabel: Record<ContextStatus, string> = {
@@ -49,6 +39,6 @@ export function usageFromPreview(conversationId: string, p: ContextPreview): Con
     totalBudget: u.totalBudget,
     usagePercent: u.usagePercent,
     remaining: u.remaining,
-    status: statusFor(u.usagePercent),
+    status: u.status as ContextStatus,
   }
 }
