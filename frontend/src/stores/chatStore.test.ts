@@ -1,7 +1,7 @@
 import type { Entry } from '../bridge'
 import { failure, msg, runInput } from '../test/entries'
 import { createFakeBridge } from '../test/fakeBridge'
-import { createChatStore, lastUserText, mergeTail } from './chatStore'
+import { createChatStore, lastUserText, mergeTail, usageFromPreview } from './chatStore'
 
 
 /** Runs scheduled frames by hand. */
@@ -161,5 +161,14 @@ describe('mergeTail', () => {
   it('takes the tail when it does not overlap', () => {
     expect(mergeTail([e('a')], [e('x'), e('y')])).toMatchObject({ replaced: true, entries: [{ id: 'x' }, { id: 'y' }] })
     expect(mergeTail([], [e('x')]).entries.map((x) => x.id)).toEqual(['x'])
+  })
+})
+
+describe('usageFromPreview', () => {
+  it('derives the usage of a preview', () => {
+    const u = usageFromPreview('c1', {
+      usage: { conversationId: 'c1', usedTokens: 4500, totalBudget: 5000, usagePercent: 90, remaining: 500, status: 'critical' },
+    } as never)
+    expect(u).toEqual({ conversationId: 'c1', usedTokens: 4500, totalBudget: 5000, usagePercent: 90, remaining: 500, status: 'critical' })
   })
 })

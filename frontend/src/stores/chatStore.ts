@@ -3,6 +3,7 @@ import type {
   Bridge,
   BridgeError,
   ContextPreview,
+  ContextStatus,
   ContextUsage,
   ConversationMeta,
   Entry,
@@ -13,7 +14,6 @@ import type {
   Unsubscribe,
 } from '../bridge'
 import { ErrorCodes, subscribeAll, toBridgeError } from '../bridge'
-import { usageFromPreview } from '../features/context/meter'
 import { createStore, type Store } from './store'
 
 /** A tool call announced during the reply in progress. */
@@ -88,6 +88,19 @@ export type ChatStore = Store<ChatState> & { actions: ChatActions }
 export const pageSize = 300
 /** Entries re-read when the log changes. */
 export const tailRefreshSize = 120
+
+/** The usage a context preview implies (before any reply was sent). */
+export function usageFromPreview(conversationId: string, p: ContextPreview): ContextUsage {
+  const u = p.usage
+  return {
+    conversationId,
+    usedTokens: u.usedTokens,
+    totalBudget: u.totalBudget,
+    usagePercent: u.usagePercent,
+    remaining: u.remaining,
+    status: u.status as ContextStatus,
+  }
+}
 
 const modeOf = (meta: ConversationMeta | null): Mode =>
   meta?.activeType === 'agent' ? 'agent' : meta?.activeType === 'workflow' ? 'run' : 'chat'

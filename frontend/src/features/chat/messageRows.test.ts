@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { Entry } from '../../bridge'
 import { answer, evt, failure, msg, question, runInput } from '../../test/entries'
-import { argsPreview, buildRows, describeEvent, formatDuration, readableOutput } from './messageRows'
+import { buildRows, describeEvent } from './messageRows'
 
 const call = (id: string, name: string, args = '{}') => ({ id, type: 'function', function: { name, arguments: args } })
 
@@ -82,31 +82,11 @@ describe('buildRows: a reply that never finished', () => {
   })
 })
 
-describe('helpers', () => {
-  it('previews arguments on one line', () => {
-    expect(argsPreview('{"path":"@project","depth":2}')).toBe('path: @project, depth: 2')
-    expect(argsPreview('{"path": "@pro')).toBe('{"path": "@pro')
-    expect(argsPreview(JSON.stringify({ text: 'x'.repeat(300) })).length).toBe(120)
-  })
-  it('formats durations', () => {
-    expect(formatDuration(undefined)).toBe('')
-    expect(formatDuration(12)).toBe('12 ms')
-    expect(formatDuration(1500)).toBe('1.5 s')
-    expect(formatDuration(125000)).toBe('2 min 5 s')
-  })
+describe('describeEvent', () => {
   it('labels checkpoint, fork and mode events', () => {
     expect(describeEvent({ type: 'evt', id: 'x', createdAt: '', event: 'checkpoint', data: { name: 'v1' } }).label).toBe('Checkpoint “v1”')
     expect(describeEvent({ type: 'evt', id: 'x', createdAt: '', event: 'fork_origin', data: { parentTitle: 'Main', checkpoint: 'v1' } })).toEqual({ label: 'Forked from “Main”', detail: 'at checkpoint “v1”' })
     expect(describeEvent({ type: 'evt', id: 'x', createdAt: '', event: 'mode_switch', data: { from: 'chat', to: 'agent' } }).label).toBe('Switched to agent mode')
-  })
-})
-
-describe('readableOutput', () => {
-  it('pretty-prints JSON and shows a content field as text', () => {
-    expect(readableOutput('{"ok":true,"path":"a","content":"line 1\\nline 2"}')).toBe('{\n  "ok": true,\n  "path": "a"\n}\n\ncontent:\nline 1\nline 2')
-    expect(readableOutput('{"entries":[1,2]}')).toBe('{\n  "entries": [\n    1,\n    2\n  ]\n}')
-    expect(readableOutput('plain text')).toBe('plain text')
-    expect(readableOutput('{broken')).toBe('{broken')
   })
 })
 

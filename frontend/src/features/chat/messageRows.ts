@@ -18,7 +18,7 @@
  *  - a conversation that ends waiting for a reply that will not come (the
  *    page says so) ends in an "unfinished" row.
  * The reply in progress (live calls) follows the log rows. */
-import type { Entry, ToolCall, Widget, WidgetAnswerRecord } from '../../bridge'
+import type { Entry, QuestionState, ToolCall, Widget, WidgetAnswerRecord } from '../../bridge'
 import type { LiveCall, LiveTool } from '../../stores'
 import { count as countOf } from '../../lib/count'
 
@@ -33,7 +33,7 @@ export interface ErrorBlock {
 
 /** A widget is pending (the run waits for its answer), answered, or was
  * left behind when the conversation went on without answering it. */
-export type WidgetState = 'pending' | 'answered' | 'unanswered'
+export type WidgetState = QuestionState
 
 export type Row =
   | { kind: 'user'; key: string; entry: Entry; text: string; forNode?: string }
@@ -187,54 +187,4 @@ export function buildRows(entries: Entry[], live: LiveCall[] = [], streaming = f
     for (const t of c.tools) rows.push({ kind: 'live-tool', key: `live:${c.messageId}:${t.toolCallId}`, call: c, tool: t })
   }
   return rows
-}
-
-/** A short one-line preview of tool-call arguments. */
-export function argsPreview(args: string, max = 120): string {
-  let s = args
-  try {
-    const v = JSON.parse(args)
-    if (v && typeof v === 'object') {
-      s = Object.entries(v as Record<string, unknown>)
-        .map(([k, val]) => `${k}: ${typeof val === 'string' ? val : JSON.stringify(val)}`)
-        .join(', ')
-    }
-  } catch {
-    // partial or invalid JSON: shown as it is
-  }
-  s = s.replace(/\s+/g, ' ').trim()
-  return s.length > max ? `${s.slice(0, max - 1)}…` : s
-}
-
-/** Pretty JSON for the expanded card (the raw text when it is not JSON). */
-export function prettyArgs(args: string): string {
-  try {
-    return JSON.stringify(JSON.parse(args), null, 2)
-  } catch {
-    return args
-  }
-}
-
-export function formatDuration(ms: number | undefined): string {
-  if (ms === undefined || !Number.isFinite(ms)) return ''
-  if (ms < 1000) return `${Math.round(ms)} ms`
-  if (ms < 60000) return `${(ms / 1000).toFixed(1)} s`
-  return `${Math.floor(ms / 60000)} min ${Math.round((ms % 60000) / 1000)} s`
-}
-
-/** Tool output for reading: a JSON object is pretty-printed, and a long text
- * field ("content", as fs.read returns) is shown as the text it is, after the
- * other fields. Anything else is returned unchanged. */
-export function readableOutput(text: string): string {
-  const t = text.trimStart()
-  if (!t.startsWith('{')) return text
-  try {
-    const v = JSON.parse(t) as Record<string, unknown>
-    if (!v || typeof v !== 'object' || Array.isArray(v)) return text
-    const { content, ...rest } = v
-    if (typeof content === 'string') return `${JSON.stringify(rest, null, 2)}\n\ncontent:\n${content}`
-    return JSON.stringify(v, null, 2)
-  } catch {
-    return text
-  }
 }

@@ -1,4 +1,4 @@
-import type { ContextPreview, ContextStatus, ContextUsage } from '../../bridge'
+import type { ContextStatus, ContextUsage } from '../../bridge'
 
 /** The status to show, as the backend measured it (its thresholds, in
  * backend/compression, are the only ones: normal below 60 %, warning from 60
@@ -28,17 +28,4 @@ export function formatTokens(n: number): string {
 export function formatPercent(p: number): string {
   if (!Number.isFinite(p)) return '–'
   return p < 10 ? `${p.toFixed(1)}%` : `${Math.round(p)}%`
-}
-
-/** The usage a context preview implies (before any reply was sent). */
-export function usageFromPreview(conversationId: string, p: ContextPreview): ContextUsage {
-  const u = p.usage
-  return {
-    conversationId,
-    usedTokens: u.usedTokens,
-    totalBudget: u.totalBudget,
-    usagePercent: u.usagePercent,
-    remaining: u.remaining,
-    status: u.status as ContextStatus,
-  }
 }
