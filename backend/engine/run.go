@@ -350,7 +350,6 @@ func (r *run) append(e *convlog.Entry) error {
 	}
 	r.pos[e.ID] = r.nextPos
 	r.nextPos++
-	r.s.changed(r.convID, ChangeUpdated)
 	return nil
 }
 
@@ -453,7 +452,6 @@ func (r *run) persistCompaction(res *compression.Result, reason string) error {
 	if _, err := s.opts.Store.MarkCompacted(r.convID, rec.CompactedIDs, data); err != nil {
 		return err
 	}
-	s.changed(r.convID, ChangeUpdated)
 	if summary == nil {
 		return nil
 	}

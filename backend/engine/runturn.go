@@ -8,6 +8,7 @@ import (
 
 	"crewagent/backend/contextbuilder"
 	"crewagent/backend/convlog"
+	"crewagent/backend/tasks"
 )
 
 // RunTurnRequest is one turn of a workflow run: the tool loop of Send in mode
@@ -73,7 +74,7 @@ func (s *ChatService) RunTurn(ctx context.Context, req RunTurnRequest) (*SendRes
 		return nil, err
 	}
 	convID := meta.ID
-	ctx, release, err := s.acquire(ctx, convID)
+	ctx, release, err := s.acquire(ctx, tasks.Task{ConversationID: convID, Kind: tasks.KindRun, RunID: req.RunID})
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +97,6 @@ func (s *ChatService) RunTurn(ctx context.Context, req RunTurnRequest) (*SendRes
 			return nil, err
 		}
 		r.res.UserMessageID = in.ID
-		s.changed(convID, ChangeUpdated)
 	}
 	return r.execute()
 }

@@ -11,8 +11,7 @@ import (
 	"sort"
 	"time"
 
-	"crewagent/backend/atomicfile"
-	"crewagent/backend/filelock"
+	"crewagent/backend/fsx"
 	"crewagent/backend/project"
 )
 
@@ -108,7 +107,7 @@ func (a *Approvals) update(change func(*approvalsFile)) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("cannot save the MCP approvals: %w", err)
 	}
-	unlock, err := filelock.Lock(a.path + ".lock")
+	unlock, err := fsx.Lock(a.path + ".lock")
 	if err != nil {
 		return fmt.Errorf("cannot lock the MCP approvals: %w", err)
 	}
@@ -126,7 +125,7 @@ func (a *Approvals) update(change func(*approvalsFile)) error {
 	if err != nil {
 		return err
 	}
-	if err := atomicfile.WriteFile(a.path, append(data, '\n'), 0o600); err != nil {
+	if err := fsx.WriteFile(a.path, append(data, '\n'), 0o600); err != nil {
 		return fmt.Errorf("cannot save the MCP approvals: %w", err)
 	}
 	return nil

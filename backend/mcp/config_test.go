@@ -69,7 +69,7 @@ func TestParseServers(t *testing.T) {
 				`"baddisabled" disabled: must be true or false`,
 			}},
 		{name: "duplicates and name collisions", table: `{"a.b": {"command": "x"}, "a_b": {"command": "y"}, "a.b": {"command": "z"}}`,
-			want: []ServerConfig{{Name: "a.b", Source: SourceSettings, Command: "x"}},
+			want:     []ServerConfig{{Name: "a.b", Source: SourceSettings, Command: "x"}},
 			problems: []string{`"a_b": has the same tool-name form "a_b" as server "a.b"`, `"a.b": is defined more than once`}},
 		{name: "not an object", table: `["a"]`, problems: []string{"mcpServers must be a JSON object"}},
 		{name: "broken JSON", table: `{"a": {"command": "x"`, problems: []string{"mcpServers must be a JSON object of name → server: the JSON ends too early"}},

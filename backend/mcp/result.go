@@ -8,20 +8,22 @@ import (
 	"unicode/utf8"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"crewagent/backend/errs"
 )
 
 // Error codes of failed calls, carried in {"ok":false,"error":{"code":...}}. The last two
 // are the runtime's own codes for the same situations with built-in tools.
 const (
-	CodeToolError        = "E_MCP_TOOL_ERROR"    // the tool ran and reported an error (isError)
-	CodeTimeout          = "E_MCP_TIMEOUT"       // no answer within the call timeout; the call was cancelled
-	CodeCancelled        = "E_MCP_CANCELLED"     // the caller cancelled the call
-	CodeServerFailed     = "E_MCP_SERVER_FAILED" // the server could not be started, or stopped during the call
-	CodeNotApproved      = "E_MCP_NOT_APPROVED"  // a project server that is not approved for this project
-	CodeDisabled         = "E_MCP_DISABLED"      // the server is disabled in its configuration
-	CodeProtocol         = "E_MCP_PROTOCOL"      // the server answered with a protocol error
-	CodeToolNotAvailable = "TOOL_NOT_AVAILABLE"  // no such server or tool
-	CodeBadArguments     = "E_BAD_ARGUMENTS"     // the arguments are not a JSON object, or the server refused them
+	CodeToolError        = errs.MCPToolError     // the tool ran and reported an error (isError)
+	CodeTimeout          = errs.MCPTimeout       // no answer within the call timeout; the call was cancelled
+	CodeCancelled        = errs.MCPCancelled     // the caller cancelled the call
+	CodeServerFailed     = errs.MCPServerFailed  // the server could not be started, or stopped during the call
+	CodeNotApproved      = errs.MCPNotApproved   // a project server that is not approved for this project
+	CodeDisabled         = errs.MCPDisabled      // the server is disabled in its configuration
+	CodeProtocol         = errs.MCPProtocol      // the server answered with a protocol error
+	CodeToolNotAvailable = errs.ToolNotAvailable // no such server or tool
+	CodeBadArguments     = errs.BadArguments     // the arguments are not a JSON object, or the server refused them
 )
 
 // Default size limits of a call's result.

@@ -61,8 +61,8 @@ func TestConvertResult(t *testing.T) {
 			res:     &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "{}"}}, StructuredContent: map[string]any{"n": 1}},
 			content: `{"ok":true,"text":"{}","structuredContent":{"n":1}}`},
 		{name: "long text is cut on a rune boundary",
-			res: &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: strings.Repeat("é", 10)}}, StructuredContent: map[string]any{"big": strings.Repeat("x", 50)}},
-			max: 15,
+			res:     &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: strings.Repeat("é", 10)}}, StructuredContent: map[string]any{"big": strings.Repeat("x", 50)}},
+			max:     15,
 			content: `{"ok":true,"text":"ééééééé","structuredContentNote":"left out: 60 bytes, more than the 15-byte limit","truncated":true,"textBytes":20}`,
 			check: func(t *testing.T, r Result) {
 				if !r.Truncated || r.Structured != nil {

@@ -27,21 +27,21 @@ type server struct {
 	red redactor
 	log *logSink // local servers only
 
-	mu       sync.Mutex
-	state    State // StateStopped, StateStarting, StateReady or StateFailed
-	conn     *conn
-	starting chan struct{} // closed when the start under way ends
+	mu          sync.Mutex
+	state       State // StateStopped, StateStarting, StateReady or StateFailed
+	conn        *conn
+	starting    chan struct{} // closed when the start under way ends
 	cancelStart context.CancelFunc
-	gen      int           // bumped by stop: a start that began before it must not finish it
-	removed  bool          // shut down for good (Close, or replaced by Reload)
-	lastErr  string
-	tail     string // stderr tail of the failed run, secrets removed
-	failures int
-	failedAt time.Time
-	retryAt  time.Time
-	tools    []Tool
-	byWire   map[string]string // wire name -> tool name
-	info     *sdk.Implementation
+	gen         int  // bumped by stop: a start that began before it must not finish it
+	removed     bool // shut down for good (Close, or replaced by Reload)
+	lastErr     string
+	tail        string // stderr tail of the failed run, secrets removed
+	failures    int
+	failedAt    time.Time
+	retryAt     time.Time
+	tools       []Tool
+	byWire      map[string]string // wire name -> tool name
+	info        *sdk.Implementation
 }
 
 // conn is one connection to a server (one process for a local server).
@@ -58,7 +58,7 @@ type conn struct {
 	stderrDone chan struct{}
 	// A tool-list refresh is running / another one is due.
 	refreshing, refreshDirty atomic.Bool
-	started chan struct{} // closed when the start has finished (tool refreshes wait for it)
+	started                  chan struct{} // closed when the start has finished (tool refreshes wait for it)
 }
 
 func newServer(m *Manager, c ServerConfig) *server {

@@ -161,7 +161,9 @@ func addTestTools(srv *sdk.Server) {
 	})
 	add("add_tool", "Adds the tool extra", func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		srv.AddTool(&sdk.Tool{Name: "extra", Description: "Added later", InputSchema: objectSchemaAny()},
-			func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) { return textResult("extra"), nil })
+			func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+				return textResult("extra"), nil
+			})
 		return textResult("added"), nil
 	})
 	add("spawn", "Starts a child process and returns its pid", func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {

@@ -9,7 +9,7 @@ import (
 	"os"
 	"strings"
 
-	"crewagent/backend/atomicfile"
+	"crewagent/backend/fsx"
 )
 
 // MCPServersKey is the top-level key of settings.json that holds the MCP server table,
@@ -134,7 +134,7 @@ func (st *Store) editMCPServers(change func(table map[string]any) bool) error {
 	if err := os.MkdirAll(st.home, 0o700); err != nil {
 		return ioErr(err)
 	}
-	if err := atomicfile.WriteFileTemp(path, buf.Bytes(), 0o600, ".settings-*.tmp"); err != nil {
+	if err := fsx.WriteFileTemp(path, buf.Bytes(), 0o600, ".settings-*.tmp"); err != nil {
 		return ioErr(err)
 	}
 	return nil

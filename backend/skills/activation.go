@@ -13,16 +13,17 @@ import (
 	"github.com/google/uuid"
 
 	"crewagent/backend/convlog"
+	"crewagent/backend/errs"
 )
 
 // Error codes of activation and deactivation, carried in the tool result
 // {"ok":false,"error":{"code","message"}}.
 const (
-	CodeBadArguments = "E_BAD_ARGUMENTS"
-	CodeUnknownSkill = "E_SKILL_NOT_FOUND"
-	CodeUserOnly     = "E_SKILL_USER_ONLY"
-	CodeNotAllowed   = "E_SKILL_NOT_ALLOWED"
-	CodeInvalidSkill = "E_SKILL_INVALID"
+	CodeBadArguments = errs.BadArguments
+	CodeUnknownSkill = errs.SkillNotFound
+	CodeUserOnly     = errs.SkillUserOnly
+	CodeNotAllowed   = errs.SkillNotAllowed
+	CodeInvalidSkill = errs.SkillInvalid
 )
 
 // Statuses of a successful activation or deactivation.
