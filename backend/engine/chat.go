@@ -133,7 +133,11 @@ type SendResult struct {
 	// Pending is the ui.ask_user widget the loop stopped for: the user's answer
 	// is the next message.
 	Pending *tools.Widget `json:"pending,omitempty"`
-	Err     *llm.Error    `json:"-"`
+	// FinishReason is set when the server cut the final answer short ("length" or
+	// "content_filter"): it is persisted as an incomplete answer (Text is partial, its
+	// tool calls did not run) that "continue" or a retry picks up.
+	FinishReason string     `json:"finishReason,omitempty"`
+	Err          *llm.Error `json:"-"`
 }
 
 // Send persists the user message and answers it (see the package doc). The
@@ -252,7 +256,7 @@ func (s *ChatService) prepareRetry(convID string) (string, error) {
 		if !e.IsMessage() || e.Role != convlog.RoleAssistant || !e.InContext() {
 			continue
 		}
-		if e.PartType == convlog.PartError {
+		if e.PartType == convlog.PartError || e.Incomplete() {
 			failed = append(failed, e)
 		} else if e.PartType != convlog.PartThinking && len(e.ToolCalls) == 0 {
 			return "", invalid("your last message already has an answer: send a new message instead")

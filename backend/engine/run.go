@@ -126,12 +126,18 @@ func (r *run) execute() (*SendResult, error) {
 				return r.result(err)
 			}
 		}
-		if len(out.ToolCalls) == 0 {
+		if len(out.ToolCalls) == 0 || out.Incomplete() {
+			// An answer the server cut short (length, content_filter) is kept as an
+			// incomplete answer: its text is partial and its tool calls never run.
 			answer := &convlog.Entry{ID: msgID, Role: convlog.RoleAssistant, Content: convlog.Str(out.Content), PartType: convlog.PartContent}
+			if out.Incomplete() {
+				answer.FinishReason = out.FinishReason
+				r.interrupt(msgID, announced, nil)
+			}
 			if err := r.append(answer); err != nil {
 				return r.result(err)
 			}
-			r.res.MessageID, r.res.Text = msgID, out.Content
+			r.res.MessageID, r.res.Text, r.res.FinishReason = msgID, out.Content, answer.FinishReason
 			return r.res, nil
 		}
 

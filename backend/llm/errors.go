@@ -24,6 +24,10 @@ const (
 	CodeNotConfigured = "LLM_NOT_CONFIGURED" // no base URL or no model
 )
 
+// CodeStreamIncomplete: the answer began to stream but ended before the server finished it
+// (neither a finish_reason nor [DONE]): the connection was closed, or cut mid-chunk.
+const CodeStreamIncomplete = "LLM_STREAM_INCOMPLETE"
+
 // ErrorBlockHeader is the first line of every block FormatErrorBlock renders.
 const ErrorBlockHeader = "LLM_ERROR"
 
@@ -77,7 +81,7 @@ func (e *Error) Retryable() bool { return RetryableCode(e.Code) }
 // RetryableCode reports whether an error code describes a transient failure.
 func RetryableCode(code string) bool {
 	switch code {
-	case CodeTimeout, CodeRateLimit, CodeNetwork, CodeServer, CodeAborted:
+	case CodeTimeout, CodeRateLimit, CodeNetwork, CodeServer, CodeAborted, CodeStreamIncomplete:
 		return true
 	}
 	return false

@@ -193,7 +193,7 @@ export default async function chat({ app, step, tmp, home }) {
     await send('break the stream now')
     await waitIdle()
     await app.waitForTestId('msg-error')
-    assert.equal(await app.evaluate(`${sel('msg-error')}.dataset.code`), 'LLM_NETWORK')
+    assert.equal(await app.evaluate(`${sel('msg-error')}.dataset.code`), 'LLM_STREAM_INCOMPLETE')
     assert.match(await app.text('msg-error'), /This answer/)
     await app.screenshot('17-llm-error')
     await app.click('error-continue')
