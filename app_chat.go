@@ -10,6 +10,7 @@ import (
 	"crewagent/backend/convlog"
 	"crewagent/backend/engine"
 	"crewagent/backend/events"
+	"crewagent/backend/project"
 	"crewagent/backend/settings"
 	"crewagent/backend/tools"
 	"crewagent/backend/watcher"
@@ -45,6 +46,8 @@ func (a *App) newChatService(p projectRef, store *convlog.Store) (*engine.ChatSe
 		Tools: engine.NewToolHosts(tools.Roots{
 			Project:     p.root,
 			ToolResults: filepath.Join(p.dataDir, filepath.FromSlash(convlog.ToolResultsDir)),
+			Deny:        project.RuntimePaths(a.home),
+			ReadOnly:    []string{project.MetaPath(p.root)},
 		}),
 		// The active package is read at each send: the user may change it
 		// while the project is open.

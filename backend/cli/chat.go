@@ -14,6 +14,7 @@ import (
 	"crewagent/backend/events"
 	"crewagent/backend/llm"
 	"crewagent/backend/packages"
+	"crewagent/backend/project"
 	"crewagent/backend/settings"
 	"crewagent/backend/tools"
 )
@@ -141,6 +142,8 @@ func (w *workspace) chatService(em events.Emitter) (*engine.ChatService, error) 
 	roots := tools.Roots{
 		Project:     w.project.Root,
 		ToolResults: filepath.Join(w.project.DataDir, filepath.FromSlash(convlog.ToolResultsDir)),
+		Deny:        project.RuntimePaths(w.home),
+		ReadOnly:    []string{project.MetaPath(w.project.Root)},
 	}
 	if id := w.project.ActivePackageID; id != "" {
 		if pkg, err := w.packages().Load(id); err == nil {

@@ -116,6 +116,7 @@ type ToolHostFactory func(scope ToolScope) (ToolHost, error)
 func NewToolHosts(roots tools.Roots) ToolHostFactory {
 	return func(scope ToolScope) (ToolHost, error) {
 		r := roots
+		r.Conversation = scope.ConversationID // its own tool outputs only
 		if scope.Agent != nil && scope.Agent.PackageRoot != "" {
 			r.Package = scope.Agent.PackageRoot
 		}

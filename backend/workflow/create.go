@@ -10,6 +10,7 @@ import (
 
 	"crewagent/backend/convlog"
 	"crewagent/backend/packages"
+	"crewagent/backend/project"
 	"crewagent/backend/settings"
 	"crewagent/backend/tools"
 )
@@ -158,10 +159,13 @@ func (s *Service) toolHost(rc *runCtx, agent *packages.Agent, ss *session, set s
 	runID := rc.run.RunID
 	return tools.NewHost(tools.Config{
 		Roots: tools.Roots{
-			Project:     s.cfg.Project.Root,
-			Package:     rc.pkg.Root,
-			State:       s.stateDir(runID),
-			ToolResults: filepath.Join(s.cfg.Project.DataDir, "logs", "tool-results"),
+			Project:      s.cfg.Project.Root,
+			Package:      rc.pkg.Root,
+			State:        s.stateDir(runID),
+			ToolResults:  filepath.Join(s.cfg.Project.DataDir, "logs", "tool-results"),
+			Conversation: rc.run.ConversationID,
+			Deny:         project.RuntimePaths(project.HomeOf(s.cfg.Project.DataDir)),
+			ReadOnly:     []string{project.MetaPath(s.cfg.Project.Root)},
 		},
 		Policy:            tools.Merge(systemPolicy(set.Tools), agentPolicy(agent)),
 		StateGuard:        &Guard{Schema: s.schema, Graph: rc.graph, Confirm: ss.useGrant},
