@@ -72,11 +72,26 @@ func commands() []command {
 
 // Run executes one headless command and returns the process exit code.
 // Errors are printed as one line on stderr.
+//
+// Text output neutralises terminal control sequences (see termWriter); --json output is
+// exact JSON.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	errw := newTermWriter(stderr)
+	defer errw.Flush()
+	stderr = errw
 	p, err := parseArgs(args)
 	if err != nil {
 		fmt.Fprintf(stderr, "crewagent: %v\n", err)
 		return ExitError
+	}
+	if p.has("json") {
+		jw := &jsonWriter{w: stdout}
+		defer jw.Flush()
+		stdout = jw
+	} else {
+		tw := newTermWriter(stdout)
+		defer tw.Flush()
+		stdout = tw
 	}
 	if len(p.words) == 0 || p.words[0] == "help" || (p.has("help") && len(p.words) == 0) {
 		printUsage(stdout)
