@@ -186,11 +186,14 @@ func (s *ChatService) Send(ctx context.Context, req SendRequest) (*SendResult, e
 	if agent != nil {
 		agentID = agent.ID
 	}
+	var userID string
 	if convID == "" {
-		if meta, err = s.opts.Store.Create("", activeType(mode)); err != nil {
+		// The conversation is created with the user's message: a crash cannot leave it empty.
+		user := s.userEntry(req.Text, mode, agentID)
+		if meta, err = s.opts.Store.CreateWith("", activeType(mode), user); err != nil {
 			return nil, err
 		}
-		convID = meta.ID
+		convID, userID = meta.ID, user.ID
 		s.changed(convID, ChangeCreated)
 	}
 	ctx, release, err := s.acquire(ctx, convID)
@@ -209,14 +212,13 @@ func (s *ChatService) Send(ctx context.Context, req SendRequest) (*SendResult, e
 			return nil, err
 		}
 	}
-	var userID string
-	if req.Retry {
+	switch {
+	case req.Retry:
 		if userID, err = s.prepareRetry(convID); err != nil {
 			return nil, err
 		}
-	} else {
-		user := &convlog.Entry{Type: convlog.TypeMsg, ID: s.opts.NewID(), CreatedAt: s.now(), Role: convlog.RoleUser,
-			Content: convlog.Str(req.Text), Mode: mode, AgentID: agentID, PartType: convlog.PartContent}
+	case userID == "":
+		user := s.userEntry(req.Text, mode, agentID)
 		if err := s.opts.Store.Append(convID, user); err != nil {
 			return nil, err
 		}
@@ -227,6 +229,12 @@ func (s *ChatService) Send(ctx context.Context, req SendRequest) (*SendResult, e
 	r := &run{s: s, ctx: ctx, convID: convID, mode: mode, agent: agent, agentID: agentID, st: st,
 		res: &SendResult{ConversationID: convID, UserMessageID: userID}}
 	return r.execute()
+}
+
+// userEntry is the log entry of a message the user sends.
+func (s *ChatService) userEntry(text, mode, agentID string) *convlog.Entry {
+	return &convlog.Entry{Type: convlog.TypeMsg, ID: s.opts.NewID(), CreatedAt: s.now(), Role: convlog.RoleUser,
+		Content: convlog.Str(text), Mode: mode, AgentID: agentID, PartType: convlog.PartContent}
 }
 
 // retryWindow is how many of the newest entries a retry looks through for

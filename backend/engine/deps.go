@@ -16,6 +16,8 @@ import (
 // (Get, Load, LoadTail, LoadSinceCompaction), so a read-only store serves it.
 type Store interface {
 	Create(title, activeType string) (convlog.ConversationMeta, error)
+	// CreateWith creates a conversation together with its first entries.
+	CreateWith(title, activeType string, entries ...*convlog.Entry) (convlog.ConversationMeta, error)
 	Get(id string) (convlog.ConversationMeta, error)
 	Load(id string) ([]*convlog.Entry, error)
 	LoadTail(id string, n int) ([]*convlog.Entry, error)
