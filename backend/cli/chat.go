@@ -80,6 +80,9 @@ func cmdChat(e *env, rest []string) error {
 		return err
 	}
 	defer w.close()
+	if err := w.requireSettings(); err != nil {
+		return err
+	}
 	if err := w.settings.RequireLLM(); err != nil {
 		return fmt.Errorf("no LLM is configured: set CREWAGENT_LLM_BASE_URL and CREWAGENT_LLM_MODEL, or llm.baseUrl and llm.model in %s", settings.Path(w.home))
 	}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 
 	"crewagent/backend/convlog"
@@ -33,6 +34,10 @@ type env struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
+	// log receives the diagnostics of the packages a command uses (repairs, skipped
+	// lines): stderr with --verbose, nowhere otherwise, so a command that succeeds
+	// prints nothing on stderr.
+	log *slog.Logger
 }
 
 // exitError carries a specific exit code with its message.
@@ -109,10 +114,13 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return ExitError
 	}
 	if p.has("help") {
-		fmt.Fprintf(stdout, "usage: crewagent %s [--home DIR] [--project DIR] [--json]\n", cmd.usage)
+		fmt.Fprintf(stdout, "usage: crewagent %s [--home DIR] [--project DIR] [--json] [--verbose]\n", cmd.usage)
 		return ExitOK
 	}
-	e := &env{ctx: ctx, cmd: cmd, args: p, stdin: stdin, stdout: stdout, stderr: stderr}
+	e := &env{ctx: ctx, cmd: cmd, args: p, stdin: stdin, stdout: stdout, stderr: stderr, log: slog.New(slog.DiscardHandler)}
+	if p.has("verbose") {
+		e.log = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
 	if err := cmd.run(e, rest); err != nil {
 		fmt.Fprintf(stderr, "crewagent: %s\n", describe(err))
 		var xe *exitError
@@ -161,7 +169,7 @@ func subcommands(group string) []string {
 }
 
 func printUsage(w io.Writer) {
-	fmt.Fprintln(w, "usage: crewagent [COMMAND] [--home DIR] [--project DIR] [--json]")
+	fmt.Fprintln(w, "usage: crewagent [COMMAND] [--home DIR] [--project DIR] [--json] [--verbose]")
 	fmt.Fprintln(w, "Without a command the desktop app starts. Commands:")
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %s\n", c.usage)

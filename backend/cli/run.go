@@ -196,6 +196,9 @@ func cmdRunContinue(e *env, rest []string) error {
 }
 
 func requireLLM(w *workspace) error {
+	if err := w.requireSettings(); err != nil {
+		return err
+	}
 	if err := w.settings.RequireLLM(); err != nil {
 		return fmt.Errorf("no LLM is configured: set CREWAGENT_LLM_BASE_URL and CREWAGENT_LLM_MODEL, or llm.baseUrl and llm.model in %s", settings.Path(w.home))
 	}

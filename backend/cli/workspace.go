@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"crewagent/backend/convlog"
 	"crewagent/backend/packages"
@@ -18,9 +19,12 @@ type workspace struct {
 	home     string
 	project  *project.Project
 	settings settings.Settings
-	counter  *tokens.Counter
-	store    *convlog.Store
-	pkgMgr   *packages.Manager // made on first use by packages()
+	// settingsErr is why settings.json could not be read (the defaults are used): commands
+	// that talk to the LLM refuse to run with it (requireSettings), others go on.
+	settingsErr error
+	counter     *tokens.Counter
+	store       *convlog.Store
+	pkgMgr      *packages.Manager // made on first use by packages()
 }
 
 // packages returns the runtime home's package manager.
@@ -57,12 +61,15 @@ func (e *env) openWorkspace(write bool) (*workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := settings.Load(home)
+	st, warning, err := settings.LoadForReading(home)
 	if err != nil {
 		return nil, err
 	}
-	w := &workspace{home: home, project: p, settings: st.Effective(), counter: tokens.New()}
-	opts := convlog.Options{Counter: w.counter.ForModel(w.settings.LLM.Model)}
+	w := &workspace{home: home, project: p, settings: st.Effective(), settingsErr: warning, counter: tokens.New()}
+	if warning != nil && !e.needsSettings() {
+		fmt.Fprintf(e.stderr, "crewagent: warning: %s; using the default settings\n", oneLine(warning.Error()))
+	}
+	opts := convlog.Options{Counter: w.counter.ForModel(w.settings.LLM.Model), Logger: e.log}
 	if write {
 		w.store, err = convlog.Open(p.DataDir, opts)
 	} else {
@@ -72,4 +79,19 @@ func (e *env) openWorkspace(write bool) (*workspace, error) {
 		return nil, err
 	}
 	return w, nil
+}
+
+// needsSettings reports whether the command talks to the LLM, so it cannot run on defaults
+// when settings.json is unreadable.
+func (e *env) needsSettings() bool {
+	switch strings.Join(e.cmd.words, " ") {
+	case "chat", "run start", "run continue":
+		return true
+	}
+	return false
+}
+
+// requireSettings fails when settings.json could not be read.
+func (w *workspace) requireSettings() error {
+	return w.settingsErr
 }
