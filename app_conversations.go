@@ -73,13 +73,16 @@ func (a *App) RenameConversation(id, title string) (convlog.ConversationMeta, er
 }
 
 // DeleteConversation stops the conversation's stream, then removes its
-// tool-result files, its folder and its index record.
+// workflow runs, its tool-result files, its folder and its index record.
 func (a *App) DeleteConversation(id string) error {
 	ws, err := a.workspace()
 	if err != nil {
 		return err
 	}
 	ws.chat.stopAndWait(id)
+	if _, err := ws.runs.DeleteConversationRuns(id); err != nil {
+		return toAppError(err)
+	}
 	if err := ws.store.Delete(id); err != nil {
 		return toAppError(err)
 	}

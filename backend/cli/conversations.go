@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"crewagent/backend/convlog"
+	"crewagent/backend/events"
 )
 
 func cmdConversationsList(e *env, rest []string) error {
@@ -119,14 +120,41 @@ func cmdConversationsDelete(e *env, rest []string) error {
 	if _, err := w.store.Get(rest[0]); err != nil {
 		return err
 	}
+	// Its workflow runs go first (see DeleteConversationRuns), then the conversation.
+	runs, err := w.runService(events.Nop{})
+	if err != nil {
+		return err
+	}
+	runIDs, err := runs.DeleteConversationRuns(rest[0])
+	if err != nil {
+		return err
+	}
 	if err := w.store.Delete(rest[0]); err != nil {
 		return err
 	}
 	if e.args.has("json") {
-		return e.printJSON(map[string]any{"deleted": rest[0]})
+		return e.printJSON(map[string]any{"deleted": rest[0], "runs": nonNil(runIDs)})
 	}
-	fmt.Fprintf(e.stdout, "deleted %s\n", rest[0])
+	fmt.Fprintf(e.stdout, "deleted %s: its messages, tool outputs and %s\n", rest[0], runsPhrase(runIDs))
 	return nil
+}
+
+// runsPhrase names the runs a deletion removed.
+func runsPhrase(ids []string) string {
+	switch len(ids) {
+	case 0:
+		return "no workflow runs"
+	case 1:
+		return "its workflow run " + ids[0] + " (state and execution log)"
+	}
+	return fmt.Sprintf("its %d workflow runs %s (states and execution logs)", len(ids), strings.Join(ids, ", "))
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }
 
 func cmdConversationsFork(e *env, rest []string) error {

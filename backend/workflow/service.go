@@ -286,6 +286,40 @@ func (s *Service) Abort(runID string) bool {
 	return false
 }
 
+// DeleteConversationRuns removes the runs that talk in a conversation, for the deletion of
+// the conversation: their rows of runsIndex.json first (they leave "run list" at once),
+// then their folders runs/<runId>/ (state file and execution log). Turns in progress are
+// stopped. It returns the ids of the runs removed. Call it before deleting the
+// conversation itself: a crash in between leaves a conversation without its runs, never a
+// run without its conversation.
+func (s *Service) DeleteConversationRuns(conversationID string) ([]string, error) {
+	removed, err := s.index.removeWhere(func(r Run) bool { return r.ConversationID == conversationID })
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, 0, len(removed))
+	var firstErr error
+	for _, r := range removed {
+		ids = append(ids, r.RunID)
+		s.Abort(r.RunID)
+		s.mu.Lock()
+		delete(s.sessions, r.RunID)
+		s.mu.Unlock()
+		if !validRunID(r.RunID) {
+			continue // never a path outside runs/
+		}
+		if err := os.RemoveAll(s.runDir(r.RunID)); err != nil && firstErr == nil {
+			firstErr = fmt.Errorf("removing run %s: %w", r.RunID, err)
+		}
+	}
+	return ids, firstErr
+}
+
+// validRunID reports whether id can name a folder under runs/ (one path element).
+func validRunID(id string) bool {
+	return id != "" && id != "." && id != ".." && filepath.Base(id) == id && !strings.ContainsAny(id, `/\`)
+}
+
 // ---- turns ----
 
 // StartOptions choose what Start runs.

@@ -271,6 +271,7 @@ export default async function chat({ app, step, tmp, home }) {
     await app.waitForTestId('delete-dialog')
     assert.match(await app.text('delete-dialog'), /chat history/)
     assert.match(await app.text('delete-dialog'), /tool output/)
+    assert.match(await app.text('delete-dialog'), /workflow run/)
     await app.screenshot('23-delete-confirm')
     await app.click('delete-confirm')
     await app.waitFor(`!${all('conv-item')}.some((el) => el.dataset.id === ${JSON.stringify(conv)})`, { what: 'the conversation to leave the list' })
