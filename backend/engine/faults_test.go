@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,8 @@ import (
 	"crewagent/backend/events"
 	"crewagent/backend/llm"
 	"crewagent/backend/llm/fakellm"
+	"crewagent/backend/settings"
+	"crewagent/backend/tools"
 )
 
 // writeCalls are two fs.write calls; the second one's arguments come in two chunks.
@@ -160,5 +163,50 @@ func TestFinishedAnswerSurvivesALostStreamEnd(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(f.root, "a.txt")); err != nil || string(b) != "written by a" {
 		t.Fatalf("a.txt: %q %v", b, err)
+	}
+}
+
+// A model message with more tool calls than engine.maxToolCallsPerMessage: the first ones
+// run, every other one is answered with E_TOO_MANY_TOOL_CALLS without running, so each
+// call has its result and the next request is valid (the fake server is strict about it).
+func TestToolCallsPerMessageAreCapped(t *testing.T) {
+	f := newFixture(t, func(s *settings.Settings) { s.Engine.MaxToolCallsPerMessage = 3 })
+	var calls []fakellm.ToolCall
+	for i := range 10 {
+		calls = append(calls, fakellm.ToolCall{ID: fmt.Sprintf("call_%d", i), Name: "fs.write",
+			Arguments: fmt.Sprintf(`{"path":"@project/out/%d.txt","content":"x"}`, i)})
+	}
+	f.srv.Enqueue(fakellm.Tools(calls...), fakellm.Text("Wrote three; the rest next time."))
+	res := f.send(SendRequest{Text: "write ten files", Mode: "agent", AgentID: "analyst"})
+	if res.Err != nil || res.Text != "Wrote three; the rest next time." {
+		t.Fatalf("%+v", res)
+	}
+	des, _ := os.ReadDir(filepath.Join(f.root, "out"))
+	if len(des) != 3 {
+		t.Fatalf("%d files written, want 3", len(des))
+	}
+	results := map[string]*convlog.Entry{}
+	for _, m := range f.messages(res.ConversationID) {
+		if m.Role == convlog.RoleTool {
+			results[m.ToolCallID] = m
+		}
+	}
+	for i, c := range calls {
+		r := results[c.ID]
+		switch {
+		case r == nil:
+			t.Fatalf("call %d has no result", i)
+		case i < 3 && r.IsError:
+			t.Fatalf("call %d: %s", i, r.Text())
+		case i >= 3 && (!r.IsError || !strings.Contains(r.Text(), tools.CodeTooManyCalls) || !strings.Contains(r.Text(), "at most 3")):
+			t.Fatalf("call %d: %s", i, r.Text())
+		}
+	}
+	if n := len(f.srv.ChatRequests()); n != 2 {
+		t.Fatalf("%d requests", n)
+	}
+	// The default cap is there without settings.
+	if d := settings.Defaults().Engine.MaxToolCallsPerMessage; d != 64 {
+		t.Fatalf("default cap %d", d)
 	}
 }

@@ -168,7 +168,7 @@ func (s *Service) toolHost(rc *runCtx, agent *packages.Agent, ss *session, set s
 			ReadOnly:     []string{project.MetaPath(s.cfg.Project.Root)},
 		},
 		Policy:            tools.Merge(systemPolicy(set.Tools), agentPolicy(agent)),
-		StateGuard:        &Guard{Schema: s.schema, Graph: rc.graph, Confirm: ss.useGrant},
+		StateGuard:        &Guard{Schema: s.schema, Graph: rc.graph, Confirm: ss.useGrant, ProjectRoot: s.cfg.Project.Root},
 		ArtifactsDir:      s.artifactsDir(),
 		OnArtifactWritten: func(rel string) error { return s.recordArtifact(rc, rel) },
 		ExecLogPath:       s.execLogPath(runID),

@@ -433,6 +433,7 @@ export namespace settings {
 	}
 	export interface Engine {
 	    maxTurns: number;
+	    maxToolCallsPerMessage: number;
 	}
 	export interface FSTools {
 	    enabled: boolean;
