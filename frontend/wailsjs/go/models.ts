@@ -184,6 +184,7 @@ export namespace convlog {
 	    fullOutputPath?: string;
 	    isCollapsed?: boolean;
 	    widget?: number[];
+	    finishReason?: string;
 	    event?: string;
 	    data?: number[];
 	    ref_msg_id?: string;

@@ -57,6 +57,17 @@ describe('buildRows (tool calls and results are never bubbles)', () => {
     expect(rows.map((r) => r.kind)).toEqual(['user', 'live', 'live-tool'])
   })
 
+  it('shows an answer cut short as incomplete, actionable while it is the latest', () => {
+    const cut = msg('a1', 'assistant', 'The first half', { finishReason: 'length' } as Partial<Entry>)
+    const filtered = msg('a2', 'assistant', '', { finishReason: 'content_filter' } as Partial<Entry>)
+    let rows = buildRows([msg('u1', 'user', 'explain'), cut])
+    expect(rows[1]).toMatchObject({ kind: 'assistant', text: 'The first half', incomplete: 'length', latest: true })
+    rows = buildRows([msg('u1', 'user', 'explain'), cut, msg('u2', 'user', 'continue'), filtered])
+    expect(rows[1]).toMatchObject({ incomplete: 'length', latest: false })
+    expect(rows[3]).toMatchObject({ kind: 'assistant', text: '', incomplete: 'content_filter', latest: true })
+    expect(buildRows([msg('a3', 'assistant', 'Done.', { finishReason: 'stop' } as Partial<Entry>)])[0]).not.toHaveProperty('incomplete')
+  })
+
   it('makes only the newest error actionable, and not after a later user message', () => {
     const err = (id: string) => msg(id, 'assistant', `partial\n\nLLM_ERROR\n- code: LLM_TIMEOUT\n- message: no data for 60s\n- retryable: true`, { partType: 'error' })
     const open = buildRows([msg('u', 'user', 'q'), err('e1'), msg('u2', 'user', 'again'), err('e2')])

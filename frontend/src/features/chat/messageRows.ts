@@ -6,6 +6,9 @@
  *  - role=tool messages are never bubbles: they fill the card of their call
  *    (a result whose call is not loaded gets a card of its own);
  *  - partType "error" is an error row (partial text + the LLM_ERROR block);
+ *  - an answer the server cut short (finishReason "length" or
+ *    "content_filter") is a bubble that says it is incomplete, with Continue
+ *    and Retry while it is the latest answer;
  *  - system, developer and meta messages are not shown;
  *  - events (compaction, checkpoint, mode switch, fork origin, run start) are
  *    thin dividers;
@@ -37,7 +40,7 @@ export type WidgetState = 'pending' | 'answered' | 'unanswered'
 
 export type Row =
   | { kind: 'user'; key: string; entry: Entry; text: string; forNode?: string }
-  | { kind: 'assistant'; key: string; entry: Entry; text: string }
+  | { kind: 'assistant'; key: string; entry: Entry; text: string; incomplete?: 'length' | 'content_filter'; latest?: boolean }
   | { kind: 'thinking'; key: string; entry: Entry }
   | { kind: 'tool'; key: string; call: ToolCall; callEntry?: Entry; result?: Entry; status: ToolStatus }
   | { kind: 'error'; key: string; entry: Entry; partial: string; error: ErrorBlock; latest: boolean }
@@ -215,7 +218,7 @@ export function buildRows(entries: Entry[], live: LiveCall[] = [], streaming = f
     const e = entries[i]
     if (e.type !== 'msg') continue
     if (e.role === 'user' && !e.is_meta) break
-    if (e.partType === 'error') {
+    if (e.partType === 'error' || incompleteReason(e)) {
       latestError = e.id
       break
     }
@@ -247,7 +250,9 @@ export function buildRows(entries: Entry[], live: LiveCall[] = [], streaming = f
           break
         }
         const text = e.content ?? ''
-        if (text.trim()) rows.push({ kind: 'assistant', key: e.id, entry: e, text })
+        const incomplete = incompleteReason(e)
+        if (incomplete) rows.push({ kind: 'assistant', key: e.id, entry: e, text, incomplete, latest: e.id === latestError })
+        else if (text.trim()) rows.push({ kind: 'assistant', key: e.id, entry: e, text })
         for (const c of e.tool_calls ?? []) {
           const result = results.get(c.id)
           const w = result && widgetOf(result)
@@ -284,6 +289,12 @@ export function buildRows(entries: Entry[], live: LiveCall[] = [], streaming = f
     for (const t of c.tools) rows.push({ kind: 'live-tool', key: `live:${c.messageId}:${t.toolCallId}`, call: c, tool: t })
   }
   return rows
+}
+
+/** Why the server cut an answer short, if it did (its tool calls were not run). */
+export function incompleteReason(e: Entry): 'length' | 'content_filter' | undefined {
+  const r = (e as Entry & { finishReason?: string }).finishReason
+  return r === 'length' || r === 'content_filter' ? r : undefined
 }
 
 /** A short one-line preview of tool-call arguments. */
