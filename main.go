@@ -7,6 +7,7 @@ import (
 	"context"
 	"embed"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
@@ -23,6 +24,9 @@ var icon []byte
 
 func main() {
 	if len(os.Args) > 1 {
+		// Commands log through their own logger (on stderr with --verbose); nothing reaches
+		// stderr through the default one, so a command that succeeds prints nothing there.
+		slog.SetDefault(slog.New(slog.DiscardHandler))
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		code := cli.Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 		stop()

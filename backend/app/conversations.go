@@ -42,10 +42,21 @@ func (ws *Workspace) RenameConversation(id, title string) (conversation.Conversa
 }
 
 // DeleteConversation stops the conversation's task and waits for it, then
-// removes its tool-result files, its folder and its index record.
-func (ws *Workspace) DeleteConversation(id string) error {
+// removes its workflow runs (their runsIndex.json rows, state files and
+// execution logs), its tool-result files, its folder and its index record. It
+// returns the ids of the runs removed. The runs go first: a crash in between
+// leaves a conversation without its runs, never a run without its
+// conversation.
+func (ws *Workspace) DeleteConversation(id string) ([]string, error) {
 	ws.tasks.StopAndWait(id)
-	return ws.store.Delete(id)
+	runIDs, err := ws.runs.DeleteConversationRuns(id)
+	if err != nil {
+		return nil, err
+	}
+	if err := ws.store.Delete(id); err != nil {
+		return runIDs, err
+	}
+	return runIDs, nil
 }
 
 // ForkConversation copies a conversation into a new one: the whole log, the
@@ -141,7 +152,10 @@ func (ws *Workspace) ReadToolResult(conversationID, messageID string) (ToolResul
 	if !convlog.IsValidID(conversationID) || !convlog.IsValidMessageID(messageID) {
 		return ToolResultView{}, errs.Errorf(errs.InvalidID, "%q / %q is not a conversation and message id", conversationID, messageID)
 	}
-	data, err := ws.readFile(convlog.ToolResultAlias(conversationID, messageID))
+	// The sandbox of that conversation's tools: it sees only its own outputs.
+	roots := ws.roots
+	roots.Conversation = conversationID
+	data, err := readThrough(tools.NewSandbox(roots), convlog.ToolResultAlias(conversationID, messageID))
 	if errors.Is(err, fs.ErrNotExist) {
 		return ToolResultView{}, errs.Errorf(errs.NotFound, "the full output of message %s is no longer on disk", messageID)
 	}
@@ -159,9 +173,9 @@ func (ws *Workspace) ReadToolResult(conversationID, messageID string) (ToolResul
 	return v, nil
 }
 
-// readFile reads a file by its alias through the sandbox (read access).
-func (ws *Workspace) readFile(alias string) ([]byte, error) {
-	r, terr := ws.sandbox.Resolve(alias, tools.AccessRead)
+// readThrough reads a file by its alias through a sandbox (read access).
+func readThrough(sb *tools.Sandbox, alias string) ([]byte, error) {
+	r, terr := sb.Resolve(alias, tools.AccessRead)
 	if terr != nil {
 		return nil, sandboxError(terr)
 	}

@@ -165,11 +165,12 @@ func (ws *Workspace) packageRoot() string {
 	return pkg.Root
 }
 
-// toolHost builds the tool host of one send: the project, the tool results
-// and the active package as @pkg (an agent's own package when it comes from
-// one), in every mode.
+// toolHost builds the tool host of one send: the project, the conversation's
+// own tool results and the active package as @pkg (an agent's own package
+// when it comes from one), in every mode.
 func (ws *Workspace) toolHost(scope engine.ToolScope) (engine.ToolHost, error) {
 	r := ws.roots
+	r.Conversation = scope.ConversationID
 	r.Package = ws.packageRoot()
 	if scope.Agent != nil && scope.Agent.PackageRoot != "" {
 		r.Package = scope.Agent.PackageRoot

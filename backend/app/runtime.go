@@ -116,11 +116,16 @@ func (rt *Runtime) Settings() (*settings.Store, error) {
 	return st, nil
 }
 
-// Effective returns the settings in effect now: defaults when settings.json
-// cannot be read (sends then fail on RequireLLM with a clear message unless
-// the environment configures the LLM). It implements engine.SettingsProvider.
+// Effective returns the settings in effect now: when settings.json is not
+// valid, the defaults with the environment's overrides (settings.LoadForReading;
+// sends then fail on RequireLLM with a clear message unless the environment
+// configures the LLM); the defaults when it cannot be read at all. It
+// implements engine.SettingsProvider.
 func (rt *Runtime) Effective() settings.Settings {
 	if st, err := rt.Settings(); err == nil {
+		return st.Effective()
+	}
+	if st, _, err := settings.LoadForReading(rt.home); err == nil {
 		return st.Effective()
 	}
 	return settings.Defaults()

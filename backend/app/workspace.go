@@ -44,7 +44,7 @@ type Workspace struct {
 	engine  *engine.ChatService
 	runs    *workflow.Service
 	tasks   *tasks.Scheduler
-	sandbox *tools.Sandbox // reads the user's files for the window (artifacts, tool outputs)
+	sandbox *tools.Sandbox // reads the user's files for the window (artifacts)
 	watcher *watcher.Watcher
 	roots   tools.Roots
 }
@@ -95,9 +95,16 @@ func (rt *Runtime) OpenProject(p *project.Project, o OpenOptions) (*Workspace, e
 	}
 	ws.store = convlog.NewPublishing(st, ws.storeChanged)
 	ws.tasks = tasks.New(rt.lifetime, tasks.Options{OnEvent: ws.taskEvent})
+	// The one sandbox of the project's tools, for chat, agent and run turns
+	// alike: the runtime's own data (settings, packages, every project's data)
+	// is out of reach whatever the project folder is, and the project's
+	// identity file is read-only. Each send and turn adds its conversation
+	// (only its own tool outputs) and its package.
 	ws.roots = tools.Roots{
 		Project:     p.Root,
 		ToolResults: filepath.Join(p.DataDir, filepath.FromSlash(convlog.ToolResultsDir)),
+		Deny:        project.RuntimePaths(rt.home),
+		ReadOnly:    []string{project.MetaPath(p.Root)},
 	}
 	ws.sandbox = tools.NewSandbox(ws.roots)
 	ws.engine, err = engine.New(engine.Options{
@@ -125,6 +132,7 @@ func (rt *Runtime) OpenProject(p *project.Project, o OpenOptions) (*Workspace, e
 		// conversation, the same streaming, context and compression.
 		Engine: ws.engine,
 		Tasks:  ws.tasks,
+		Roots:  ws.roots,
 	})
 	if err != nil {
 		st.Close()

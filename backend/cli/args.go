@@ -14,7 +14,7 @@ type flagSpec struct {
 // knownFlags lists every flag the command line accepts, global or per command.
 // Flags may stand before or after the command words.
 var knownFlags = []flagSpec{
-	{"home", true}, {"project", true}, {"json", false},
+	{"home", true}, {"project", true}, {"json", false}, {"verbose", false},
 	{"conversation", true}, {"mode", true}, {"agent", true}, {"retry", false},
 	{"at", true}, {"checkpoint", true},
 	{"workflow", true}, {"package", true},
@@ -89,7 +89,7 @@ func lookupFlag(name string) (flagSpec, bool) {
 // allowOnly returns an error when a flag outside allowed (plus the global
 // ones) was given.
 func (p *parsed) allowOnly(cmd string, allowed ...string) error {
-	ok := map[string]bool{"home": true, "project": true, "json": true, "help": true}
+	ok := map[string]bool{"home": true, "project": true, "json": true, "verbose": true, "help": true}
 	for _, a := range allowed {
 		ok[a] = true
 	}

@@ -22,7 +22,11 @@ type chatOutput struct {
 	Text           string             `json:"text"`
 	Usage          llm.Usage          `json:"usage"`
 	Context        engine.ContextInfo `json:"context"`
-	Error          *chatError         `json:"error,omitempty"`
+	// Incomplete and FinishReason are set when the server cut the answer short
+	// (finish_reason "length" or "content_filter").
+	Incomplete   bool       `json:"incomplete,omitempty"`
+	FinishReason string     `json:"finishReason,omitempty"`
+	Error        *chatError `json:"error,omitempty"`
 }
 
 type chatError struct {
@@ -75,6 +79,7 @@ func cmdChat(e *env, rest []string) error {
 		if res.Err != nil {
 			o.Error = &chatError{Code: res.Err.Code, Message: res.Err.Message}
 		}
+		o.FinishReason, o.Incomplete = res.FinishReason, res.FinishReason != ""
 		if err := e.printJSON(o); err != nil {
 			return err
 		}
@@ -83,11 +88,26 @@ func cmdChat(e *env, rest []string) error {
 		if res.Err == nil && convID == "" {
 			fmt.Fprintf(e.stderr, "conversation %s\n", res.ConversationID)
 		}
+		if res.FinishReason != "" {
+			fmt.Fprintf(e.stderr, "crewagent: %s (saved in conversation %s; send \"continue\" to let the model go on, or retry with --conversation %s --retry)\n",
+				incompleteNotice(res.FinishReason), res.ConversationID, res.ConversationID)
+		}
 	}
 	if res.Err != nil {
 		return &exitError{code: ExitLLMFailed, err: fmt.Errorf("%s (saved in conversation %s; send \"continue\" to resume, or retry with --conversation %s --retry)", res.Err.Error(), res.ConversationID, res.ConversationID)}
 	}
 	return nil
+}
+
+// incompleteNotice says why an answer is incomplete.
+func incompleteNotice(finishReason string) string {
+	switch finishReason {
+	case llm.FinishLength:
+		return "the answer is incomplete: the model reached its output limit (finish_reason length) and its tool calls were not run"
+	case llm.FinishContentFilter:
+		return "the answer is incomplete: the provider's content filter stopped it (finish_reason content_filter) and its tool calls were not run"
+	}
+	return "the answer is incomplete (finish_reason " + finishReason + ")"
 }
 
 // readMessage joins the words of a message; "-" reads it from stdin.

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 
 	"crewagent/backend/app"
@@ -58,7 +59,10 @@ type command struct {
 	// access says how the runner opens the project (lazily, on the first
 	// env.workspace call, so that argument errors touch nothing).
 	access Access
-	run    func(e *env, rest []string) error
+	// usesLLM: the command talks to the LLM, so it cannot run on the default
+	// settings when settings.json is not valid (the others warn and go on).
+	usesLLM bool
+	run     func(e *env, rest []string) error
 }
 
 // env is what a command gets: the command, the parsed arguments, the
@@ -72,6 +76,10 @@ type env struct {
 	stderr io.Writer
 	// printer streams answers to stdout (nil with --json).
 	printer *streamPrinter
+	// log receives the diagnostics of the packages a command uses (repairs, skipped
+	// lines): stderr with --verbose, nowhere otherwise, so a command that succeeds
+	// prints nothing on stderr.
+	log *slog.Logger
 
 	rt *app.Runtime
 	ws *app.Workspace
@@ -88,11 +96,26 @@ func (e *exitError) Unwrap() error { return e.err }
 
 // Run executes one headless command and returns the process exit code.
 // Errors are printed as one line on stderr.
+//
+// Text output neutralises terminal control sequences (see termWriter); --json output is
+// exact JSON.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	errw := newTermWriter(stderr)
+	defer errw.Flush()
+	stderr = errw
 	p, err := parseArgs(args)
 	if err != nil {
 		fmt.Fprintf(stderr, "crewagent: %v\n", err)
 		return ExitError
+	}
+	if p.has("json") {
+		jw := &jsonWriter{w: stdout}
+		defer jw.Flush()
+		stdout = jw
+	} else {
+		tw := newTermWriter(stdout)
+		defer tw.Flush()
+		stdout = tw
 	}
 	if len(p.words) == 0 || p.words[0] == "help" || (p.has("help") && len(p.words) == 0) {
 		printUsage(stdout)
@@ -110,10 +133,13 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return ExitError
 	}
 	if p.has("help") {
-		fmt.Fprintf(stdout, "usage: crewagent %s [--home DIR] [--project DIR] [--json]\n", cmd.usage)
+		fmt.Fprintf(stdout, "usage: crewagent %s [--home DIR] [--project DIR] [--json] [--verbose]\n", cmd.usage)
 		return ExitOK
 	}
-	e := &env{ctx: ctx, cmd: cmd, args: p, stdin: stdin, stdout: stdout, stderr: stderr}
+	e := &env{ctx: ctx, cmd: cmd, args: p, stdin: stdin, stdout: stdout, stderr: stderr, log: slog.New(slog.DiscardHandler)}
+	if p.has("verbose") {
+		e.log = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
 	if !p.has("json") {
 		e.printer = &streamPrinter{w: stdout}
 	}
@@ -180,7 +206,7 @@ func subcommands(group string) []string {
 }
 
 func printUsage(w io.Writer) {
-	fmt.Fprintln(w, "usage: crewagent [COMMAND] [--home DIR] [--project DIR] [--json]")
+	fmt.Fprintln(w, "usage: crewagent [COMMAND] [--home DIR] [--project DIR] [--json] [--verbose]")
 	fmt.Fprintln(w, "Without a command the desktop app starts. Commands:")
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %s\n", c.usage)

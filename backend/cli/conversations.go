@@ -100,10 +100,32 @@ func cmdConversationsDelete(e *env, rest []string) error {
 	if _, err := ws.GetConversation(rest[0]); err != nil {
 		return err
 	}
-	if err := ws.DeleteConversation(rest[0]); err != nil {
+	// Its workflow runs go first, then the conversation (app.Workspace.DeleteConversation).
+	runIDs, err := ws.DeleteConversation(rest[0])
+	if err != nil {
 		return err
 	}
-	return e.print(map[string]any{"deleted": rest[0]}, func() { fmt.Fprintf(e.stdout, "deleted %s\n", rest[0]) })
+	return e.print(map[string]any{"deleted": rest[0], "runs": nonNil(runIDs)}, func() {
+		fmt.Fprintf(e.stdout, "deleted %s: its messages, tool outputs and %s\n", rest[0], runsPhrase(runIDs))
+	})
+}
+
+// runsPhrase names the runs a deletion removed.
+func runsPhrase(ids []string) string {
+	switch len(ids) {
+	case 0:
+		return "no workflow runs"
+	case 1:
+		return "its workflow run " + ids[0] + " (state and execution log)"
+	}
+	return fmt.Sprintf("its %d workflow runs %s (states and execution logs)", len(ids), strings.Join(ids, ", "))
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }
 
 func cmdConversationsFork(e *env, rest []string) error {

@@ -24,13 +24,15 @@ func (e *env) runtime() (*app.Runtime, error) {
 	if e.printer != nil {
 		em = e.printer
 	}
-	e.rt = app.New(home, app.Options{Emitter: em, Demo: app.DemoOnDemand})
+	e.rt = app.New(home, app.Options{Emitter: em, Logger: e.log, Demo: app.DemoOnDemand})
 	return e.rt, nil
 }
 
 // workspace opens the project of --project (default: the current folder)
 // through the composition root, as the command's access says, on first use.
-// A settings.json that cannot be read fails the command.
+// A settings.json that is not valid fails only the commands that talk to the
+// LLM; the others warn once and go on with the default settings (and the
+// environment's overrides). Any other settings error fails the command.
 func (e *env) workspace() (*app.Workspace, error) {
 	if e.ws != nil {
 		return e.ws, nil
@@ -53,7 +55,10 @@ func (e *env) workspace() (*app.Workspace, error) {
 		return nil, err
 	}
 	if _, err := rt.Settings(); err != nil {
-		return nil, err
+		if e.cmd.usesLLM || settings.CodeOf(err) != settings.CodeCorrupt {
+			return nil, err
+		}
+		fmt.Fprintf(e.stderr, "crewagent: warning: %s; using the default settings\n", oneLine(err.Error()))
 	}
 	ws, err := rt.OpenProject(p, app.OpenOptions{ReadOnly: e.cmd.access != Write})
 	if err != nil {

@@ -99,6 +99,10 @@ type Entry struct {
 	FullOutputPath   string          `json:"fullOutputPath,omitempty"`
 	IsCollapsed      bool            `json:"isCollapsed,omitempty"`
 	Widget           json.RawMessage `json:"widget,omitempty"`
+	// FinishReason is set on an answer the server cut short ("length": the output limit,
+	// "content_filter": the provider's filter). Such an answer is incomplete: its text is
+	// partial, its tool calls were never run, and it can be continued or retried.
+	FinishReason string `json:"finishReason,omitempty"`
 
 	// event fields
 	Event    string          `json:"event,omitempty"`
@@ -124,6 +128,18 @@ func (e *Entry) Text() string {
 	}
 	return *e.Content
 }
+
+// Incomplete reports whether the message is an answer the server cut short (FinishReason
+// "length" or "content_filter").
+func (e *Entry) Incomplete() bool {
+	return e.FinishReason == FinishLength || e.FinishReason == FinishContentFilter
+}
+
+// Finish reasons recorded on incomplete answers (Entry.FinishReason).
+const (
+	FinishLength        = "length"
+	FinishContentFilter = "content_filter"
+)
 
 // InContext reports whether the message may enter an LLM request (default true).
 func (e *Entry) InContext() bool { return e.IncludeInContext == nil || *e.IncludeInContext }

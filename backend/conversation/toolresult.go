@@ -13,8 +13,11 @@ import (
 //	<the first characters of the output>
 //	…
 //	Full output: @state/logs/tool-results/<conversationId>/<messageId>.json
+//	Read it in parts: fs.read @state/logs/tool-results/<conversationId>/<messageId>.txt with startLine/endLine (<L> lines; about <K> lines per read), or fs.search it.
 //
-// and the full output goes to a file, a ToolResultFile, named by that alias.
+// and the full output goes to a file, a ToolResultFile, named by that alias
+// (the store adds the last line, about a readable copy of the output beside
+// it, <messageId>.txt, that fs.read pages through by lines).
 
 // PreviewPrefix starts the content of a message whose output was moved to a file.
 const PreviewPrefix = "TOOL_RESULT_PREVIEW "

@@ -16,7 +16,8 @@ const (
 	// question shows the answer; AnswerTo names it; Text is the user's words
 	// for a screen that does not have the question).
 	ViewAnswer = "answer"
-	// ViewAssistant: answer text, tool calls, or both.
+	// ViewAssistant: answer text, tool calls, or both (Incomplete says when
+	// the server cut the answer short).
 	ViewAssistant = "assistant"
 	// ViewThinking: the model's reasoning.
 	ViewThinking = "thinking"
@@ -47,8 +48,12 @@ type View struct {
 	ForNode string `json:"forNode,omitempty"`
 	// Error is the failure of a ViewError entry.
 	Error *ErrorBlock `json:"error,omitempty"`
-	// Latest marks the newest failed reply when no message of the user
-	// follows it: Continue and Retry apply to it.
+	// Incomplete is the finish reason of an answer the server cut short
+	// ("length" or "content_filter"): its text is partial and its tool calls
+	// were not run.
+	Incomplete string `json:"incomplete,omitempty"`
+	// Latest marks the newest failed or incomplete reply when no message of
+	// the user follows it: Continue and Retry apply to it.
 	Latest bool `json:"latest,omitempty"`
 	// Question is the state of a ViewQuestion entry.
 	Question *QuestionView `json:"question,omitempty"`
@@ -93,7 +98,7 @@ func Views(entries []*Entry) []EntryView {
 	out := make([]EntryView, len(entries))
 	for i, e := range entries {
 		out[i] = EntryView{Entry: e, View: viewOf(e, answers, questions, pending)}
-		if e.ID == latest && out[i].View.Kind == ViewError {
+		if e.ID == latest && (out[i].View.Kind == ViewError || out[i].View.Incomplete != "") {
 			out[i].View.Latest = true
 		}
 	}
@@ -124,6 +129,9 @@ func viewOf(e *Entry, answers map[string]json.RawMessage, questions, pending map
 		if e.PartType == PartThinking {
 			return View{Kind: ViewThinking}
 		}
+		if e.Incomplete() {
+			return View{Kind: ViewAssistant, Incomplete: e.FinishReason}
+		}
 		return View{Kind: ViewAssistant}
 	case RoleTool:
 		if id := WidgetID(e); id != "" {
@@ -141,8 +149,8 @@ func viewOf(e *Entry, answers map[string]json.RawMessage, questions, pending map
 	return View{Kind: ViewHidden}
 }
 
-// latestFailure is the id of the newest failed reply when no message of the
-// user follows it ("" when there is none).
+// latestFailure is the id of the newest failed or incomplete reply when no
+// message of the user follows it ("" when there is none).
 func latestFailure(entries []*Entry) string {
 	for i := len(entries) - 1; i >= 0; i-- {
 		e := entries[i]
@@ -152,7 +160,7 @@ func latestFailure(entries []*Entry) string {
 		if e.Role == RoleUser && !e.IsMeta {
 			return ""
 		}
-		if e.PartType == PartError {
+		if e.PartType == PartError || e.Incomplete() {
 			return e.ID
 		}
 	}
@@ -195,6 +203,9 @@ func EndsUnfinished(views []EntryView) bool {
 			}
 			return v.View.Kind == ViewToolResult || v.View.Question.State == QuestionAnswered
 		case ViewAssistant:
+			if v.View.Incomplete != "" {
+				return false // a reply that ended, cut short: it says so itself
+			}
 			if len(v.ToolCalls) == 0 {
 				if strings.TrimSpace(v.Text()) == "" {
 					continue

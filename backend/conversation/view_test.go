@@ -33,6 +33,7 @@ func run(id string) opt        { return func(e *Entry) { e.RunID = id } }
 func part(p string) opt        { return func(e *Entry) { e.PartType = p } }
 func meta() opt                { return func(e *Entry) { e.IsMeta = true } }
 func result(callID string) opt { return func(e *Entry) { e.ToolCallID = callID } }
+func finish(reason string) opt { return func(e *Entry) { e.FinishReason = reason } }
 func widget(raw string) opt    { return func(e *Entry) { e.Widget = json.RawMessage(raw) } }
 func calls(ids ...string) opt {
 	return func(e *Entry) {
@@ -61,6 +62,9 @@ func kinds(vs []EntryView) string {
 		k := v.ID + ":" + v.View.Kind
 		if q := v.View.Question; q != nil {
 			k += "/" + q.State
+		}
+		if v.View.Incomplete != "" {
+			k += "/incomplete-" + v.View.Incomplete
 		}
 		if v.View.Latest {
 			k += "/latest"
@@ -91,6 +95,14 @@ func TestViews(t *testing.T) {
 			msg("u", RoleUser, "q"), msg("e1", RoleAssistant, errContent, part(PartError)),
 			msg("u2", RoleUser, "again"), msg("e2", RoleAssistant, errContent, part(PartError)),
 		}, "u:user e1:error u2:user e2:error/latest"},
+		{"an answer cut short is incomplete, actionable while it is the latest", []*Entry{
+			msg("u1", RoleUser, "explain"), msg("a1", RoleAssistant, "The first half", finish(FinishLength)),
+			msg("u2", RoleUser, "continue"), msg("a2", RoleAssistant, "", finish(FinishContentFilter)),
+			msg("u3", RoleUser, "thanks"), msg("a3", RoleAssistant, "Done.", finish("stop")),
+		}, "u1:user a1:assistant/incomplete-length u2:user a2:assistant/incomplete-content_filter u3:user a3:assistant"},
+		{"an incomplete answer after an error is the one to continue", []*Entry{
+			msg("u", RoleUser, "q"), msg("e1", RoleAssistant, errContent, part(PartError)), msg("a1", RoleAssistant, "cut", finish(FinishLength)),
+		}, "u:user e1:error a1:assistant/incomplete-length/latest"},
 		{"an error answered by a later message", []*Entry{
 			msg("u", RoleUser, "q"), msg("e1", RoleAssistant, errContent, part(PartError)), msg("u2", RoleUser, "continue"),
 		}, "u:user e1:error u2:user"},
@@ -144,6 +156,7 @@ func TestEndsUnfinished(t *testing.T) {
 		{"an answered question without what followed", append(ask("w1", "k1", "r1"), answer("u3", "w1", "r1")), true},
 		{"an answer", []*Entry{msg("u1", RoleUser, "hi"), msg("a9", RoleAssistant, "hello")}, false},
 		{"an answer, then an empty reply", []*Entry{msg("u1", RoleUser, "hi"), msg("a9", RoleAssistant, "hello"), msg("a10", RoleAssistant, " ")}, false},
+		{"an answer cut short, even an empty one", []*Entry{msg("u1", RoleUser, "hi"), msg("a9", RoleAssistant, "", finish(FinishContentFilter))}, false},
 		{"a persisted failure", []*Entry{msg("u1", RoleUser, "hi"), msg("x", RoleAssistant, "LLM_ERROR\n- code: LLM_TIMEOUT", part(PartError))}, false},
 		{"a question waiting for its answer", ask("w1", "k1", "r1"), false},
 		{"nothing", nil, false},

@@ -62,6 +62,12 @@ const (
 	EventRunStarted = conversation.EventRunStarted
 )
 
+// Finish reasons of incomplete answers (aliases of backend/conversation).
+const (
+	FinishLength        = conversation.FinishLength
+	FinishContentFilter = conversation.FinishContentFilter
+)
+
 // Summary-class prefixes (aliases of backend/conversation).
 const (
 	SummaryPrefix             = conversation.SummaryPrefix

@@ -55,7 +55,7 @@ func (s *Store) Fork(id string, opts ForkOptions) (ConversationMeta, error) {
 			} else {
 				c.FullOutputPath = newPrefix + msg + ".json"
 				if c.Content != nil {
-					c.Content = Str(strings.ReplaceAll(*c.Content, oldPrefix+msg+".json", c.FullOutputPath))
+					c.Content = Str(strings.ReplaceAll(*c.Content, oldPrefix+msg+".", newPrefix+msg+"."))
 				}
 			}
 		}

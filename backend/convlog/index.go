@@ -17,7 +17,10 @@ import (
 //   - missing or unreadable: rebuilt from the conversation folders;
 //   - a record whose folder is gone: dropped;
 //   - a folder (named by a UUID) without a record: adopted, its record
-//     rebuilt from its log;
+//     rebuilt from its log — unless the log holds no entry at all: that is a
+//     creation a crash interrupted before anything was written, and a
+//     writable store removes it (conversations are created with their first
+//     entries, see CreateWith; folders appear whole, see createLog);
 //   - a log longer than the record's logSize (appends whose index update
 //     had not been written before a crash): the lines after logSize are
 //     read and counted; a log of another size, or without a logSize one
@@ -167,8 +170,15 @@ func (s *Store) reconcile(recs []*ConversationMeta, indexTime time.Time) (map[st
 				continue
 			}
 			m := &ConversationMeta{ID: id}
-			if err := s.refreshDerived(m); err != nil {
+			n, err := s.derive(m)
+			if err != nil {
 				s.log.Warn("cannot read conversation folder", "conversation", id, "error", err)
+				continue
+			}
+			if n == 0 {
+				// Neither a record nor an entry: a creation that a crash cut short
+				// before the conversation was ever written. Nothing of it shows.
+				s.removeUnborn(id)
 				continue
 			}
 			if len(recs) > 0 {
@@ -238,6 +248,12 @@ func logStat(dir, id string) (mod time.Time, size int64, isLog, ok bool) {
 // the active type (when unset), fork origin (when unset), checkpoints
 // missing from the record and whether the log holds a summary.
 func (s *Store) refreshDerived(m *ConversationMeta) error {
+	_, err := s.derive(m)
+	return err
+}
+
+// derive is refreshDerived that also returns how many entries the log holds.
+func (s *Store) derive(m *ConversationMeta) (int, error) {
 	var entries []*Entry
 	data, err := os.ReadFile(logPath(s.dir, m.ID))
 	switch {
@@ -246,11 +262,11 @@ func (s *Store) refreshDerived(m *ConversationMeta) error {
 		m.LogSize = int64(len(data))
 	case errors.Is(err, fs.ErrNotExist):
 		if entries, err = s.readAll(m.ID); err != nil {
-			return err
+			return 0, err
 		}
 		m.LogSize = 0
 	default:
-		return fmt.Errorf("convlog: %w", err)
+		return 0, fmt.Errorf("convlog: %w", err)
 	}
 	deriveMeta(m, entries, false)
 	if m.CreatedAt == "" {
@@ -263,7 +279,19 @@ func (s *Store) refreshDerived(m *ConversationMeta) error {
 	if m.LastActiveAt == "" {
 		m.LastActiveAt = m.CreatedAt
 	}
-	return nil
+	return len(entries), nil
+}
+
+// removeUnborn removes the folder of a conversation that has no record and no entry (a
+// writable store only; a read-only one just leaves it out).
+func (s *Store) removeUnborn(id string) {
+	if s.readOnly {
+		return
+	}
+	s.log.Info("removing a conversation whose creation was interrupted (no entry, no record)", "conversation", id)
+	if err := removeTree(convDir(s.dir, id)); err != nil {
+		s.log.Warn("removing an interrupted conversation", "conversation", id, "error", err)
+	}
 }
 
 // catchUp accounts for the lines appended after m.LogSize (the log is
@@ -433,9 +461,13 @@ func (s *Store) adopt(ids []string) bool {
 			continue
 		}
 		m := &ConversationMeta{ID: id}
-		if err := s.refreshDerived(m); err != nil {
+		n, err := s.derive(m)
+		if err != nil {
 			s.log.Warn("cannot read conversation folder", "conversation", id, "error", err)
 			continue
+		}
+		if n == 0 {
+			continue // being created, or an interrupted creation: not a conversation yet
 		}
 		found = append(found, m)
 	}

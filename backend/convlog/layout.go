@@ -113,3 +113,6 @@ func toolResultsDir(dataDir, id string) string {
 func toolResultPath(dataDir, conv, msg string) string {
 	return filepath.Join(toolResultsRoot(dataDir), conv, msg+".json")
 }
+func toolResultTextPath(dataDir, conv, msg string) string {
+	return filepath.Join(toolResultsRoot(dataDir), conv, msg+".txt")
+}

@@ -42,6 +42,7 @@ type legacyMessage struct {
 // skipped and reported; a truncated array keeps the elements before the cut.
 // Duplicate ids keep the first position and the last content, as in the log.
 func parseLegacy(data []byte, report func(badLine)) ([]*Entry, error) {
+	data = bytes.TrimPrefix(data, utf8BOM)
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	tok, err := dec.Token()

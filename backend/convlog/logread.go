@@ -33,6 +33,8 @@ type badLine struct {
 // decodeLine decodes one log line. A missing "type" defaults to "msg" (or
 // "evt" when the line has an "event").
 func decodeLine(line []byte) (*Entry, error) {
+	// A byte order mark (an editor saved the log as "UTF-8 with BOM") opens the first line.
+	line = bytes.TrimPrefix(line, utf8BOM)
 	e := new(Entry)
 	if err := json.Unmarshal(line, e); err != nil {
 		return nil, err
@@ -358,6 +360,9 @@ func readSinceCompaction(r io.ReaderAt, size int64, report func(badLine)) ([]*En
 	}
 	return t.result(whole, 0), nil
 }
+
+// utf8BOM is the UTF-8 byte order mark.
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
 // peekID reads the id of a line in the store's own field order
 // ({"type":"…","id":"…",…}) without decoding it.

@@ -37,6 +37,13 @@ func (p *Publishing) Create(title, activeType string) (ConversationMeta, error) 
 	return m, err
 }
 
+// CreateWith implements Store.CreateWith and announces the new conversation.
+func (p *Publishing) CreateWith(title, activeType string, entries ...*Entry) (ConversationMeta, error) {
+	m, err := p.Store.CreateWith(title, activeType, entries...)
+	p.publish(m.ID, ChangeCreated, err)
+	return m, err
+}
+
 // Fork implements Store.Fork and announces the new conversation.
 func (p *Publishing) Fork(id string, opts ForkOptions) (ConversationMeta, error) {
 	m, err := p.Store.Fork(id, opts)

@@ -80,6 +80,10 @@ func TestPublishingAnnouncesChanges(t *testing.T) {
 		func() error { _, err := p.Checkpoint(m.ID, "cp"); return err },
 		func() error { _, err := p.Fork(m.ID, ForkOptions{}); return err },
 		func() error { return p.Delete(m.ID) },
+		func() error {
+			_, err := p.CreateWith("", ActiveChat, &Entry{Type: TypeMsg, Role: RoleUser, Content: Str("first")})
+			return err
+		},
 		func() error { return p.Rename(m.ID, "gone") }, // fails: nothing announced
 	}
 	for i, step := range steps {
@@ -87,7 +91,7 @@ func TestPublishingAnnouncesChanges(t *testing.T) {
 			t.Fatalf("step %d: %v", i, err)
 		}
 	}
-	want := "created updated updated updated created deleted"
+	want := "created updated updated updated created deleted created"
 	if strings.Join(got, " ") != want {
 		t.Fatalf("announced %v, want %s", got, want)
 	}

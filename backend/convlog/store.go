@@ -551,63 +551,58 @@ func (s *Store) Create(title, activeType string) (ConversationMeta, error) {
 	return s.addRecord(&ConversationMeta{ID: id, Title: title, ActiveType: activeType, CreatedAt: now, LastActiveAt: now})
 }
 
-// addRecord puts the record of a new conversation into the index, writes
-// index.json and returns a copy of the record.
-func (s *Store) addRecord(m *ConversationMeta) (ConversationMeta, error) {
-	s.mu.Lock()
-	s.index[m.ID] = m
-	s.dirty = true
-	c := cloneMeta(m)
-	s.mu.Unlock()
-	if err := s.flushIndex(); err != nil {
-		return ConversationMeta{}, err
-	}
-	return c, nil
-}
-
-// createLog makes the folder of a new conversation with a log holding data.
-func (s *Store) createLog(id string, data []byte) error {
-	dir, path := convDir(s.dir, id), logPath(s.dir, id)
-	s.own.begin(dir, path)
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		s.own.abort(dir)
-		s.own.abort(path)
-		return fmt.Errorf("convlog: %w", err)
-	}
-	s.own.endStat(dir)
-	fi, err := writeFileAtomic(path, data, 0o644)
-	if err != nil {
-		s.own.abort(path)
-		return fmt.Errorf("convlog: %w", err)
-	}
-	s.own.end(path, fi)
-	if err := fsx.SyncDir(conversationsDir(s.dir)); err != nil {
-		return fmt.Errorf("convlog: %w", err)
-	}
-	return nil
-}
-
-// Append adds entries to a conversation with one write and one fdatasync:
-// when it returns nil, the entries are on disk. It fills in, on the entries
-// themselves, an empty ID (a UUID), CreatedAt (now) and Type ("msg"); counts
-// the tokens of messages once through Options.Counter; and moves the content
-// of large tool results to logs/tool-results (see Options.LargeOutputThreshold),
-// leaving a preview and FullOutputPath. Append is for new entries; use Update
-// to change one. The index record (message count, last activity, a title
-// taken from the first user message) is updated in memory at once and
-// written to index.json after Options.IndexFlushDelay.
-func (s *Store) Append(id string, entries ...*Entry) error {
-	if err := checkConvID(id); err != nil {
-		return err
+// CreateWith adds a conversation together with its first entries (a send's user message):
+// the log holds them from the moment the conversation exists, so a crash can never leave it
+// empty. Entries are prepared as by Append; title and activeType as in Create (a default
+// title is taken from the first user message).
+func (s *Store) CreateWith(title, activeType string, entries ...*Entry) (ConversationMeta, error) {
+	if len(entries) == 0 {
+		return s.Create(title, activeType)
 	}
 	release, err := s.begin(true)
 	if err != nil {
-		return err
+		return ConversationMeta{}, err
 	}
 	defer release()
-	if len(entries) == 0 {
-		return nil
+	title = strings.TrimSpace(title)
+	if title == "" {
+		title = DefaultTitle
 	}
+	if activeType == "" {
+		activeType = ActiveChat
+	}
+	if activeType != ActiveChat && activeType != ActiveAgent && activeType != ActiveWorkflow {
+		return ConversationMeta{}, fmt.Errorf("%w: activeType %q (want chat, agent or workflow)", ErrInvalidArgument, activeType)
+	}
+	if err := prepareNew(entries); err != nil {
+		return ConversationMeta{}, err
+	}
+	id := uuid.NewString()
+	for _, e := range entries {
+		if err := s.externalize(id, e); err != nil {
+			os.RemoveAll(toolResultsDir(s.dir, id))
+			return ConversationMeta{}, err
+		}
+		s.count(e)
+	}
+	var buf bytes.Buffer
+	if err := encodeEntries(&buf, entries); err != nil {
+		return ConversationMeta{}, err
+	}
+	if err := s.createLog(id, buf.Bytes()); err != nil {
+		os.RemoveAll(toolResultsDir(s.dir, id))
+		return ConversationMeta{}, err
+	}
+	now := Now()
+	m := &ConversationMeta{ID: id, Title: title, ActiveType: activeType, CreatedAt: now, LastActiveAt: now}
+	deriveMeta(m, entries, false)
+	m.LogSize = int64(buf.Len())
+	m.LastActiveAt = now
+	return s.addRecord(m)
+}
+
+// prepareNew fills in and checks new entries as Append does.
+func prepareNew(entries []*Entry) error {
 	now := Now()
 	seen := make(map[string]bool, len(entries))
 	for _, e := range entries {
@@ -631,6 +626,80 @@ func (s *Store) Append(id string, entries ...*Entry) error {
 			return fmt.Errorf("%w: entry id %q appears twice in one append", ErrInvalidArgument, e.ID)
 		}
 		seen[e.ID] = true
+	}
+	return nil
+}
+
+// addRecord puts the record of a new conversation into the index, writes
+// index.json and returns a copy of the record.
+func (s *Store) addRecord(m *ConversationMeta) (ConversationMeta, error) {
+	s.mu.Lock()
+	s.index[m.ID] = m
+	s.dirty = true
+	c := cloneMeta(m)
+	s.mu.Unlock()
+	if err := s.flushIndex(); err != nil {
+		return ConversationMeta{}, err
+	}
+	return c, nil
+}
+
+// createLog makes the folder of a new conversation with a log holding data. The folder is
+// built under a hidden staging name and renamed into place once its log is on disk, so a
+// crash leaves either no conversation or a whole one; Open removes staging leftovers.
+func (s *Store) createLog(id string, data []byte) error {
+	dir, path := convDir(s.dir, id), logPath(s.dir, id)
+	staging := filepath.Join(conversationsDir(s.dir), stagingPrefix+id)
+	if err := os.Mkdir(staging, 0o755); err != nil {
+		return fmt.Errorf("convlog: %w", err)
+	}
+	fail := func(err error) error {
+		os.RemoveAll(staging)
+		return fmt.Errorf("convlog: %w", err)
+	}
+	if _, err := writeFileAtomic(filepath.Join(staging, LogFile), data, 0o644); err != nil {
+		return fail(err)
+	}
+	s.own.begin(dir, path)
+	if err := os.Rename(staging, dir); err != nil {
+		s.own.abort(dir)
+		s.own.abort(path)
+		return fail(err)
+	}
+	s.own.endStat(dir)
+	s.own.endStat(path)
+	if err := fsx.SyncDir(conversationsDir(s.dir)); err != nil {
+		return fmt.Errorf("convlog: %w", err)
+	}
+	return nil
+}
+
+// stagingPrefix names the folder a new conversation is built in before it appears.
+const stagingPrefix = ".new-"
+
+// Append adds entries to a conversation with one write and one fdatasync:
+// when it returns nil, the entries are on disk. It fills in, on the entries
+// themselves, an empty ID (a UUID), CreatedAt (now) and Type ("msg"); counts
+// the tokens of messages once through Options.Counter; and moves the content
+// of large tool results to logs/tool-results (see Options.LargeOutputThreshold),
+// leaving a preview and FullOutputPath. Append is for new entries; use Update
+// to change one. The index record (message count, last activity, a title
+// taken from the first user message) is updated in memory at once and
+// written to index.json after Options.IndexFlushDelay.
+func (s *Store) Append(id string, entries ...*Entry) error {
+	if err := checkConvID(id); err != nil {
+		return err
+	}
+	release, err := s.begin(true)
+	if err != nil {
+		return err
+	}
+	defer release()
+	if len(entries) == 0 {
+		return nil
+	}
+	if err := prepareNew(entries); err != nil {
+		return err
 	}
 	l := s.convLock(id)
 	l.Lock()
@@ -938,8 +1007,11 @@ func removeTree(path string) error {
 	return os.RemoveAll(trash)
 }
 
-// removeLeftovers removes trash folders of interrupted deletions and the
-// tool-result folders of conversations that no longer exist.
+// removeLeftovers removes what crashes leave behind: trash folders of interrupted
+// deletions, staging folders of interrupted creations and forks, temporary files of
+// interrupted atomic writes (in the conversations folder and in each conversation's), and
+// the tool-result folders of conversations that no longer exist. (Conversation folders
+// without a record and without any entry are removed when the index is loaded.)
 func (s *Store) removeLeftovers() {
 	for _, root := range []string{conversationsDir(s.dir), toolResultsRoot(s.dir)} {
 		des, err := os.ReadDir(root)
@@ -949,6 +1021,13 @@ func (s *Store) removeLeftovers() {
 		for _, de := range des {
 			name := de.Name()
 			switch {
+			case root == conversationsDir(s.dir) && (strings.HasPrefix(name, stagingPrefix) || isTempName(name)):
+				s.log.Info("removing the leftover of an interrupted write", "path", filepath.Join(root, name))
+				if err := os.RemoveAll(filepath.Join(root, name)); err != nil {
+					s.log.Warn("removing the leftover of an interrupted write", "path", filepath.Join(root, name), "error", err)
+				}
+			case root == conversationsDir(s.dir) && de.IsDir() && IsValidID(name):
+				s.removeTempFiles(filepath.Join(root, name))
 			case strings.HasPrefix(name, trashPrefix):
 				if err := os.RemoveAll(filepath.Join(root, name)); err != nil {
 					s.log.Warn("removing leftover of an interrupted deletion", "path", filepath.Join(root, name), "error", err)
@@ -958,6 +1037,28 @@ func (s *Store) removeLeftovers() {
 				if err := removeTree(filepath.Join(root, name)); err != nil {
 					s.log.Warn("removing orphaned tool results", "conversation", name, "error", err)
 				}
+			}
+		}
+	}
+}
+
+// isTempName reports the name of an atomic write's temporary file (".<name>.tmp").
+func isTempName(name string) bool {
+	return strings.HasPrefix(name, ".") && strings.HasSuffix(name, ".tmp")
+}
+
+// removeTempFiles removes the temporary files of interrupted atomic writes in a
+// conversation folder.
+func (s *Store) removeTempFiles(dir string) {
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, de := range des {
+		if !de.IsDir() && isTempName(de.Name()) {
+			s.log.Info("removing the leftover of an interrupted write", "path", filepath.Join(dir, de.Name()))
+			if err := os.Remove(filepath.Join(dir, de.Name())); err != nil {
+				s.log.Warn("removing the leftover of an interrupted write", "path", filepath.Join(dir, de.Name()), "error", err)
 			}
 		}
 	}

@@ -493,7 +493,8 @@ func TestFork(t *testing.T) {
 					continue
 				}
 				alias := ToolResultAlias(m.ID, big.ID)
-				if e.FullOutputPath != alias || !strings.HasSuffix(e.Text(), "Full output: "+alias) {
+				if e.FullOutputPath != alias || !strings.Contains(e.Text(), "\nFull output: "+alias+"\n") ||
+					!strings.Contains(e.Text(), "fs.read "+ToolResultTextAlias(m.ID, big.ID)) {
 					t.Errorf("copied tool result entry: %q %q", e.FullOutputPath, e.Text())
 				}
 				p, err := ToolResultHostPath(dir, alias)

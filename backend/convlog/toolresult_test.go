@@ -28,7 +28,9 @@ func TestLargeToolOutput(t *testing.T) {
 	p := big.Text()
 	head := full[:len(strings.Repeat("é", 10))+DefaultPreviewChars-10]
 	wantStart := "TOOL_RESULT_PREVIEW (" + itoa(len(full)) + " bytes; truncated)\n" + head
-	if !strings.HasPrefix(p, wantStart) || !strings.HasSuffix(p, "\n…\nFull output: "+alias) || utf8.RuneCountInString(p) > DefaultPreviewChars+200 {
+	wantEnd := "\n…\nFull output: " + alias + "\nRead it in parts: fs.read " + ToolResultTextAlias(id, big.ID) +
+		" with startLine/endLine (4000 lines; about 2183 lines per read), or fs.search it."
+	if !strings.HasPrefix(p, wantStart) || !strings.HasSuffix(p, wantEnd) || utf8.RuneCountInString(p) > DefaultPreviewChars+400 {
 		t.Errorf("preview = %q…%q", p[:80], p[len(p)-120:])
 	}
 	if big.Tokens != len(p)/4+4 {
@@ -71,8 +73,11 @@ func TestLargeToolOutput(t *testing.T) {
 		t.Errorf("re-saving a preview changed it: %v", err)
 	}
 	entries, _ := os.ReadDir(toolResultsDir(dir, id))
-	if len(entries) != 2 {
-		t.Errorf("tool-result files = %d, want 2", len(entries))
+	if len(entries) != 4 { // .json and .txt of each
+		t.Errorf("tool-result files = %d, want 4", len(entries))
+	}
+	if got := readFile(t, filepath.Join(toolResultsDir(dir, id), big.ID+".txt")); got != full+"\n" && got != full {
+		t.Errorf("readable copy of a text output differs (%d bytes)", len(got))
 	}
 }
 
@@ -88,7 +93,8 @@ func TestLargeToolOutputOptions(t *testing.T) {
 	id2 := mustCreate(t, s2)
 	e2 := &Entry{ID: "tool-1", Role: RoleTool, Content: Str("abcdefghijklmnop")}
 	s2.Append(id2, e2)
-	if want := "TOOL_RESULT_PREVIEW (16 bytes; truncated)\nabc\n…\nFull output: " + ToolResultAlias(id2, "tool-1"); e2.Text() != want {
+	if want := "TOOL_RESULT_PREVIEW (16 bytes; truncated)\nabc\n…\nFull output: " + ToolResultAlias(id2, "tool-1") +
+		"\nRead it whole: fs.read " + ToolResultTextAlias(id2, "tool-1") + " (1 line), or fs.search it."; e2.Text() != want {
 		t.Errorf("preview = %q, want %q", e2.Text(), want)
 	}
 }
@@ -128,5 +134,31 @@ func TestToolResultHostPath(t *testing.T) {
 
 func itoa(n int) string {
 	b, _ := json.Marshal(n)
+	return string(b)
+}
+
+func TestReadableOutput(t *testing.T) {
+	body := strings.Repeat("a line of the file\n", 40)
+	tests := []struct{ name, in, want string }{
+		{"text stays", "line 1\nline 2", "line 1\nline 2\n"},
+		{"short JSON is pretty-printed", `{"ok":true,"entries":[{"name":"a","size":1}]}`,
+			"{\n  \"entries\": [\n    {\n      \"name\": \"a\",\n      \"size\": 1\n    }\n  ],\n  \"ok\": true\n}\n"},
+		{"long multi-line strings are written out", `{"ok":true,"content":` + jsonString(body) + `,"path":"@project/a.md"}`,
+			"{\n  \"content\": \"(760 bytes, written out below: --- /content)\",\n  \"ok\": true,\n  \"path\": \"@project/a.md\"\n}\n" +
+				"\n--- /content (40 lines) ---\n" + body},
+		{"nested, and numbers kept exact", `{"content":[{"type":"text","text":` + jsonString(body) + `}],"n":12345678901234567890}`,
+			"{\n  \"content\": [\n    {\n      \"text\": \"(760 bytes, written out below: --- /content/0/text)\",\n      \"type\": \"text\"\n    }\n  ],\n  \"n\": 12345678901234567890\n}\n" +
+				"\n--- /content/0/text (40 lines) ---\n" + body},
+		{"not JSON after all", `{"ok":true} trailing`, "{\"ok\":true} trailing\n"},
+	}
+	for _, tt := range tests {
+		if got := ReadableOutput(tt.in); got != tt.want {
+			t.Errorf("%s:\n%s\nwant\n%s", tt.name, got, tt.want)
+		}
+	}
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
 	return string(b)
 }

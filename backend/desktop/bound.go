@@ -88,7 +88,7 @@ func (x *Conversations) Rename(id, title string) (conversation.ConversationMeta,
 
 // Delete stops the conversation's reply, then removes it entirely.
 func (x *Conversations) Delete(id string) error {
-	return currentDo(x.s, func(ws *app.Workspace) error { return ws.DeleteConversation(id) })
+	return currentDo(x.s, func(ws *app.Workspace) error { _, err := ws.DeleteConversation(id); return err })
 }
 
 // Fork copies a conversation: whole, up to a message, or at a checkpoint.

@@ -140,7 +140,11 @@ type SendResult struct {
 	// Pending is the ui.ask_user widget the loop stopped for: the user's answer
 	// is the next message.
 	Pending *tools.Widget `json:"pending,omitempty"`
-	Err     *llm.Error    `json:"-"`
+	// FinishReason is set when the server cut the final answer short ("length" or
+	// "content_filter"): it is persisted as an incomplete answer (Text is partial, its
+	// tool calls did not run) that "continue" or a retry picks up.
+	FinishReason string     `json:"finishReason,omitempty"`
+	Err          *llm.Error `json:"-"`
 }
 
 // Send persists the user message and answers it (see the package doc). The
@@ -189,11 +193,14 @@ func (s *ChatService) Send(ctx context.Context, req SendRequest) (*SendResult, e
 	if agent != nil {
 		agentID = agent.ID
 	}
+	var userID string
 	if convID == "" {
-		if meta, err = s.opts.Store.Create("", activeType(mode)); err != nil {
+		// The conversation is created with the user's message: a crash cannot leave it empty.
+		user := s.userEntry(req.Text, mode, agentID)
+		if meta, err = s.opts.Store.CreateWith("", activeType(mode), user); err != nil {
 			return nil, err
 		}
-		convID = meta.ID
+		convID, userID = meta.ID, user.ID
 	}
 	ctx, release, err := s.acquire(ctx, tasks.Task{ConversationID: convID, Kind: mode})
 	if err != nil {
@@ -211,14 +218,13 @@ func (s *ChatService) Send(ctx context.Context, req SendRequest) (*SendResult, e
 			return nil, err
 		}
 	}
-	var userID string
-	if req.Retry {
+	switch {
+	case req.Retry:
 		if userID, err = s.prepareRetry(convID); err != nil {
 			return nil, err
 		}
-	} else {
-		user := &convlog.Entry{Type: convlog.TypeMsg, ID: s.opts.NewID(), CreatedAt: s.now(), Role: convlog.RoleUser,
-			Content: convlog.Str(req.Text), Mode: mode, AgentID: agentID, PartType: convlog.PartContent}
+	case userID == "":
+		user := s.userEntry(req.Text, mode, agentID)
 		if err := s.opts.Store.Append(convID, user); err != nil {
 			return nil, err
 		}
@@ -228,6 +234,12 @@ func (s *ChatService) Send(ctx context.Context, req SendRequest) (*SendResult, e
 	r := &run{s: s, ctx: ctx, convID: convID, mode: mode, agent: agent, agentID: agentID, st: st,
 		res: &SendResult{ConversationID: convID, UserMessageID: userID}}
 	return r.execute()
+}
+
+// userEntry is the log entry of a message the user sends.
+func (s *ChatService) userEntry(text, mode, agentID string) *convlog.Entry {
+	return &convlog.Entry{Type: convlog.TypeMsg, ID: s.opts.NewID(), CreatedAt: s.now(), Role: convlog.RoleUser,
+		Content: convlog.Str(text), Mode: mode, AgentID: agentID, PartType: convlog.PartContent}
 }
 
 // retryWindow is how many of the newest entries a retry looks through for
@@ -257,7 +269,7 @@ func (s *ChatService) prepareRetry(convID string) (string, error) {
 		if !e.IsMessage() || e.Role != convlog.RoleAssistant || !e.InContext() {
 			continue
 		}
-		if e.PartType == convlog.PartError {
+		if e.PartType == convlog.PartError || e.Incomplete() {
 			failed = append(failed, e)
 		} else if e.PartType != convlog.PartThinking && len(e.ToolCalls) == 0 {
 			return "", invalid("your last message already has an answer: send a new message instead")

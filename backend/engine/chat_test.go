@@ -175,7 +175,7 @@ func TestFailuresArePersistedAndContinueResumes(t *testing.T) {
 		code    string
 		partial string
 	}{
-		{"cut stream", []fakellm.Response{{Text: "The plan has three parts: first", Chunks: 4, Cut: true, CutAfter: 3}}, llm.CodeNetwork, "The plan has three parts: first"},
+		{"cut stream", []fakellm.Response{{Text: "The plan has three parts: first", Chunks: 4, Cut: true, CutAfter: 3}}, llm.CodeStreamIncomplete, "The plan has three parts: first"},
 		{"500 after retries", []fakellm.Response{fakellm.ServerError(), fakellm.ServerError(), fakellm.ServerError(), fakellm.ServerError()}, llm.CodeServer, ""},
 		{"stall", []fakellm.Response{{Text: "Thinking about the plan now", Chunks: 4, StallAfter: 3, Stall: fakellm.StallForever}}, llm.CodeTimeout, "Thinking about the plan now"},
 	}
@@ -558,8 +558,7 @@ func TestEventsInOrderWithIDs(t *testing.T) {
 		}
 	}
 	want := []string{
-		"conversation:changed created",
-		"conversation:changed updated", // user message
+		"conversation:changed created", // with the user message (CreateWith)
 		"context:usage",
 		"llm:stream-start " + callID,
 		"llm:stream-tool-start " + callID + " call_1 fs.list",

@@ -15,6 +15,8 @@ import (
 // (Get, Load, LoadTail, LoadSinceCompaction), so a read-only store serves it.
 type Store interface {
 	Create(title, activeType string) (convlog.ConversationMeta, error)
+	// CreateWith creates a conversation together with its first entries.
+	CreateWith(title, activeType string, entries ...*convlog.Entry) (convlog.ConversationMeta, error)
 	Get(id string) (convlog.ConversationMeta, error)
 	Load(id string) ([]*convlog.Entry, error)
 	LoadTail(id string, n int) ([]*convlog.Entry, error)
@@ -115,6 +117,7 @@ type ToolHostFactory func(scope ToolScope) (ToolHost, error)
 func NewToolHosts(roots tools.Roots) ToolHostFactory {
 	return func(scope ToolScope) (ToolHost, error) {
 		r := roots
+		r.Conversation = scope.ConversationID // its own tool outputs only
 		if scope.Agent != nil && scope.Agent.PackageRoot != "" {
 			r.Package = scope.Agent.PackageRoot
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 
@@ -126,12 +127,18 @@ func (r *run) execute() (*SendResult, error) {
 				return r.result(err)
 			}
 		}
-		if len(out.ToolCalls) == 0 {
+		if len(out.ToolCalls) == 0 || out.Incomplete() {
+			// An answer the server cut short (length, content_filter) is kept as an
+			// incomplete answer: its text is partial and its tool calls never run.
 			answer := &convlog.Entry{ID: msgID, Role: convlog.RoleAssistant, Content: convlog.Str(out.Content), PartType: convlog.PartContent}
+			if out.Incomplete() {
+				answer.FinishReason = out.FinishReason
+				r.interrupt(msgID, announced, nil)
+			}
 			if err := r.append(answer); err != nil {
 				return r.result(err)
 			}
-			r.res.MessageID, r.res.Text = msgID, out.Content
+			r.res.MessageID, r.res.Text, r.res.FinishReason = msgID, out.Content, answer.FinishReason
 			return r.res, nil
 		}
 
@@ -220,6 +227,10 @@ func (r *run) runTools(msgID string, calls []convlog.ToolCall, announced []ToolS
 		pending *tools.Widget
 		loopErr *llm.Error
 	)
+	limit := r.st.Engine.MaxToolCallsPerMessage
+	if limit <= 0 {
+		limit = settings.Defaults().Engine.MaxToolCallsPerMessage
+	}
 	for i, tc := range calls {
 		if err := r.ctx.Err(); err != nil {
 			r.interrupt(msgID, nil, calls[i:])
@@ -229,7 +240,15 @@ func (r *run) runTools(msgID string, calls []convlog.ToolCall, announced []ToolS
 			s.opts.Emitter.Emit(events.StreamToolStart, ToolStartEvent{ConversationID: r.convID, MessageID: msgID, ToolCallID: tc.ID, ToolName: tc.Function.Name, Index: i})
 		}
 		start := s.opts.Now()
-		result := r.p.host.Call(tools.WithToolCallID(r.ctx, tc.ID), tc.Function.Name, tc.Function.Arguments)
+		var result tools.Result
+		if i < limit {
+			result = r.p.host.Call(tools.WithToolCallID(r.ctx, tc.ID), tc.Function.Name, tc.Function.Arguments)
+		} else {
+			// Over the cap: answered, never run, so every call still has its result.
+			result = tools.Failure(tools.NewError(tools.CodeTooManyCalls, fmt.Sprintf(
+				"not run: one message may make at most %d tool calls (this one made %d); make the remaining calls in your next message", limit, len(calls)),
+				map[string]any{"limit": limit, "calls": len(calls)}))
+		}
 		dur := s.opts.Now().Sub(start)
 		entry := &convlog.Entry{Role: convlog.RoleTool, Content: convlog.Str(result.Content), ToolCallID: tc.ID,
 			ToolName: tc.Function.Name, PartType: convlog.PartToolResult, IsError: !result.OK, DurationMs: dur.Milliseconds()}
@@ -243,7 +262,7 @@ func (r *run) runTools(msgID string, calls []convlog.ToolCall, announced []ToolS
 			return nil, err
 		}
 		r.msgs = append(r.msgs, requestMessage(s.opts.Counter, r.p.model, entry))
-		if !result.OK {
+		if !result.OK && i < limit {
 			key := tc.Function.Name + "\x00" + canonicalJSON(tc.Function.Arguments)
 			r.failing[key]++
 			if n := r.failing[key]; n >= LoopFailThreshold && loopErr == nil {

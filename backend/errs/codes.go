@@ -90,6 +90,9 @@ const (
 	LLMContextLength = "LLM_CONTEXT_LENGTH"
 	LLMAborted       = "LLM_ABORTED"
 	LLMServer        = "LLM_SERVER"
+	// LLMStreamIncomplete: the answer began to stream but ended before the
+	// server finished it (neither a finish_reason nor [DONE]).
+	LLMStreamIncomplete = "LLM_STREAM_INCOMPLETE"
 )
 
 // The context builder.
@@ -112,6 +115,7 @@ const (
 	PreconditionFailed = "E_PRECONDITION_FAILED"
 	ToolNotAvailable   = "TOOL_NOT_AVAILABLE"
 	BadArguments       = "E_BAD_ARGUMENTS"
+	TooManyToolCalls   = "E_TOO_MANY_TOOL_CALLS"
 )
 
 // Entry describes one code of the catalogue.
@@ -209,6 +213,7 @@ var Catalogue = []Entry{
 	{"LLMContextLength", LLMContextLength, "the request does not fit the model's context", nil},
 	{"LLMAborted", LLMAborted, "a reply was stopped", nil},
 	{"LLMServer", LLMServer, "a 5xx after retries", nil},
+	{"LLMStreamIncomplete", LLMStreamIncomplete, "the stream ended before the answer was finished (no finish_reason, no [DONE]): the connection closed or was cut mid-answer", nil},
 
 	{"ContextInvalidMode", ContextInvalidMode, "a request built for a mode other than chat, agent or run", nil},
 	{"ContextNoCounter", ContextNoCounter, "a request built without a token counter", nil},
@@ -225,6 +230,7 @@ var Catalogue = []Entry{
 	{"PreconditionFailed", PreconditionFailed, "a file changed since it was read (its hash differs)", nil},
 	{"ToolNotAvailable", ToolNotAvailable, "a tool that is off or unknown here", nil},
 	{"BadArguments", BadArguments, "a tool call with malformed arguments", nil},
+	{"TooManyToolCalls", TooManyToolCalls, "a tool call beyond engine.maxToolCallsPerMessage of one model message: answered, not run", nil},
 
 	{"MCPToolError", MCPToolError, "an MCP tool ran and reported an error (isError)", nil},
 	{"MCPTimeout", MCPTimeout, "an MCP server did not answer a call in time; the call was cancelled", nil},

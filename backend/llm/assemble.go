@@ -112,6 +112,9 @@ func (a *assembler) add(chunk openai.ChatCompletionStreamResponse) {
 	}
 }
 
+// finished reports whether the server ended the answer with a finish_reason.
+func (a *assembler) finished() bool { return a.finish != "" }
+
 // call finds or creates the call a tool call delta belongs to. Most servers send an index;
 // without one an id starts a new call and an id-less delta continues the last one. A new
 // id on an index that already has another id (servers that number every call 0) starts a

@@ -150,14 +150,42 @@ func (c *Client) streamOnce(ctx, callCtx context.Context, oreq *openai.ChatCompl
 			if asm.chunks == 0 {
 				return c.newError(CodeBadResponse, "the stream ended without any data", info, nil)
 			}
+			if !asm.finished() && !sawDone(info) {
+				// The body ended cleanly but the server never said the answer was complete:
+				// it closed the connection (or ended the response) mid-answer.
+				return c.newError(CodeStreamIncomplete,
+					"the stream ended before the answer was finished (no finish_reason and no [DONE]: the server closed the connection)",
+					info, io.ErrUnexpectedEOF)
+			}
 			return nil
 		}
 		if err != nil {
-			return c.classify(ctx, callCtx, actx, info, err)
+			if asm.finished() && isCut(err) {
+				// The answer was complete; only the end of the stream (usage, [DONE]) was lost.
+				return nil
+			}
+			e := c.classify(ctx, callCtx, actx, info, err)
+			if asm.chunks > 0 && e.Code == CodeNetwork && isCut(err) {
+				e.Code = CodeStreamIncomplete
+				e.Message = "the connection closed before the answer was finished (the stream was cut mid-answer)"
+			}
+			return e
 		}
 		asm.add(chunk)
 		wd.arm(c.cfg.IdleTimeout, errIdle)
 	}
+}
+
+// sawDone reports whether the attempt's stream carried a [DONE] event.
+func sawDone(info *attemptInfo) bool {
+	r := info.stream()
+	return r != nil && r.sawDone()
+}
+
+// isCut reports an error of a body that ended without its proper end: a connection closed
+// mid-chunk or reset.
+func isCut(err error) bool {
+	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, net.ErrClosed)
 }
 
 // Complete sends req without streaming (used for summaries and the connection test).
@@ -412,7 +440,7 @@ func (e *Error) shouldRetry() bool {
 		return false
 	}
 	switch e.Code {
-	case CodeRateLimit, CodeServer, CodeNetwork:
+	case CodeRateLimit, CodeServer, CodeNetwork, CodeStreamIncomplete:
 		return true
 	}
 	return false

@@ -27,6 +27,10 @@ const (
 	CodeNotConfigured = errs.LLMNotConfigured // no base URL or no model
 )
 
+// CodeStreamIncomplete: the answer began to stream but ended before the server finished it
+// (neither a finish_reason nor [DONE]): the connection was closed, or cut mid-chunk.
+const CodeStreamIncomplete = errs.LLMStreamIncomplete
+
 // ErrorBlockHeader is the first line of every block FormatErrorBlock renders.
 const ErrorBlockHeader = conversation.ErrorBlockHeader
 
@@ -80,7 +84,7 @@ func (e *Error) Retryable() bool { return RetryableCode(e.Code) }
 // RetryableCode reports whether an error code describes a transient failure.
 func RetryableCode(code string) bool {
 	switch code {
-	case CodeTimeout, CodeRateLimit, CodeNetwork, CodeServer, CodeAborted:
+	case CodeTimeout, CodeRateLimit, CodeNetwork, CodeServer, CodeAborted, CodeStreamIncomplete:
 		return true
 	}
 	return false

@@ -42,7 +42,7 @@ func ExampleClient_Stream() {
 	// delta " then the "
 	// "Two files, then the "
 	// LLM_ERROR
-	// - code: LLM_NETWORK
-	// - message: the connection closed before the answer was complete
+	// - code: LLM_STREAM_INCOMPLETE
+	// - message: the connection closed before the answer was finished (the stream was cut mid-answer)
 	// - retryable: true
 }

@@ -173,14 +173,14 @@ func TestNoRetryAfterOutputBegan(t *testing.T) {
 		{
 			name:    "cut after text",
 			resp:    fakellm.Response{Text: "AAAABBBBCCCCDDDD", Chunks: 4, Cut: true, CutAfter: 3},
-			code:    CodeNetwork,
+			code:    CodeStreamIncomplete,
 			content: "AAAABBBB",
 		},
 		{
 			name: "cut inside tool arguments",
 			resp: fakellm.Response{Text: "Reading.", Chunks: 1, Cut: true, CutAfter: 4,
 				ToolCalls: []fakellm.ToolCall{{ID: "call_1", Name: "fs.read", Arguments: `{"path":"@project/x.md"}`, ArgChunks: 3}}},
-			code:     CodeNetwork,
+			code:     CodeStreamIncomplete,
 			content:  "Reading.",
 			partials: 1,
 			args:     `{"path":`,

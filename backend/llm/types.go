@@ -52,6 +52,23 @@ type Result struct {
 	Attempts      int    // requests sent, retries included
 }
 
+// Finish reasons of an answer (Result.FinishReason) as OpenAI-compatible servers send them.
+const (
+	FinishStop          = "stop"
+	FinishToolCalls     = "tool_calls"
+	FinishLength        = "length"         // the output limit (max_tokens) cut the answer short
+	FinishContentFilter = "content_filter" // the provider's filter cut the answer short
+)
+
+// IncompleteFinish reports whether a finish reason says the server cut the answer short
+// (length or content_filter): the text is partial and its tool calls must not run.
+func IncompleteFinish(reason string) bool {
+	return reason == FinishLength || reason == FinishContentFilter
+}
+
+// Incomplete reports whether the answer was cut short by the server (IncompleteFinish).
+func (r *Result) Incomplete() bool { return r != nil && IncompleteFinish(r.FinishReason) }
+
 // Handler receives a stream as it arrives. Its methods run on the calling goroutine of
 // Stream, in order; a slow handler does not count against IdleTimeout.
 type Handler interface {

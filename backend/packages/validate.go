@@ -323,7 +323,7 @@ func (c *checker) workflow(spec wfSpec) *Workflow {
 		case err != nil:
 			c.problems.add(spec.workflowPath, "", "%v", err)
 		default:
-			c.validateMap(schemaWorkflowMeta, spec.workflowPath, fm)
+			c.validateMap(schemaWorkflowMeta, spec.workflowPath, WithoutEmptyTimestamps(fm))
 			wf.State, wf.StateBody = fm, string(body)
 		}
 	}
@@ -605,6 +605,39 @@ func (c *checker) stepRefs(file string, st *Step, n *Node, g *Graph, nodes map[s
 			c.warnings.add(file, ptr("transitions", j, "to"), "the graph has no edge from %q to %q (the graph's edges win)", n.ID, t.To)
 		}
 	}
+}
+
+// WithoutEmptyTimestamps returns the workflow state frontmatter fm with the timestamps that
+// are empty ("" or null) left out: updatedAt, and decidedAt in decisionLog entries. Packages
+// written for the original runtime ship an empty updatedAt in their workflow.md; an empty
+// timestamp means "not set yet", not a malformed date. fm itself is not changed.
+func WithoutEmptyTimestamps(fm map[string]any) map[string]any {
+	empty := func(v any) bool { s, isStr := v.(string); return v == nil || (isStr && strings.TrimSpace(s) == "") }
+	out := make(map[string]any, len(fm))
+	for k, v := range fm {
+		out[k] = v
+	}
+	if v, ok := out["updatedAt"]; ok && empty(v) {
+		delete(out, "updatedAt")
+	}
+	if log, ok := out["decisionLog"].([]any); ok {
+		items := make([]any, len(log))
+		for i, it := range log {
+			items[i] = it
+			if m, ok := it.(map[string]any); ok {
+				if v, has := m["decidedAt"]; has && empty(v) {
+					c := make(map[string]any, len(m))
+					for k, x := range m {
+						c[k] = x
+					}
+					delete(c, "decidedAt")
+					items[i] = c
+				}
+			}
+		}
+		out["decisionLog"] = items
+	}
+	return out
 }
 
 // validateMap validates decoded frontmatter against a schema.

@@ -58,3 +58,32 @@ func resolveHome(flagHome, envHome string, configDir, userHome func() (string, e
 func DataDir(home, projectID string) string {
 	return filepath.Join(home, "projects", projectID)
 }
+
+// RuntimePaths lists what tools must never reach, whatever the project folder is: the
+// runtime home itself and, for a home that is also a parent of project folders (a home set
+// to ~), each of its parts — the settings (API keys), every project's data, the installed
+// packages and the runtime's own lists. tools.Roots.Deny takes it.
+func RuntimePaths(home string) []string {
+	if home == "" {
+		return nil
+	}
+	return []string{
+		home,
+		filepath.Join(home, "settings.json"),
+		filepath.Join(home, "projects"),
+		filepath.Join(home, "packages"),
+		filepath.Join(home, "packages.json"),
+		filepath.Join(home, "packages.lock"),
+		filepath.Join(home, RecentFileName),
+		filepath.Join(home, RecentFileName+".lock"),
+		filepath.Join(home, "skills"),
+	}
+}
+
+// HomeOf returns the runtime home of a project data folder (DataDir(home, id)), or "" for "".
+func HomeOf(dataDir string) string {
+	if dataDir == "" {
+		return ""
+	}
+	return filepath.Dir(filepath.Dir(filepath.Clean(dataDir)))
+}

@@ -74,3 +74,26 @@ func TestResolveHomeFromEnvironment(t *testing.T) {
 		t.Errorf("flag: %q, %v", got, err)
 	}
 }
+
+func TestRuntimePathsAndHomeOf(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "crewagent")
+	paths := RuntimePaths(home)
+	if len(paths) == 0 || paths[0] != home {
+		t.Fatalf("%v", paths)
+	}
+	for _, want := range []string{"settings.json", "projects", "packages", "packages.json", RecentFileName} {
+		found := false
+		for _, p := range paths {
+			found = found || p == filepath.Join(home, want)
+		}
+		if !found {
+			t.Errorf("%s missing from %v", want, paths)
+		}
+	}
+	if RuntimePaths("") != nil || HomeOf("") != "" {
+		t.Fatal("empty home")
+	}
+	if got := HomeOf(DataDir(home, "abc")); got != home {
+		t.Fatalf("HomeOf: %s", got)
+	}
+}

@@ -78,6 +78,9 @@ type MCPTools struct {
 // Engine configures the tool loop.
 type Engine struct {
 	MaxTurns int `json:"maxTurns"`
+	// MaxToolCallsPerMessage caps the tool calls run for one model message; the calls
+	// beyond it are answered with an error result (E_TOO_MANY_TOOL_CALLS) without running.
+	MaxToolCallsPerMessage int `json:"maxToolCallsPerMessage"`
 }
 
 // Defaults returns the settings used for every field settings.json does not set.
@@ -105,7 +108,7 @@ func Defaults() Settings {
 			FS:  FSTools{Enabled: true, MaxReadBytes: 524288, MaxWriteBytes: 2097152},
 			MCP: MCPTools{Enabled: false, AllowedServers: []string{}},
 		},
-		Engine: Engine{MaxTurns: 30},
+		Engine: Engine{MaxTurns: 30, MaxToolCallsPerMessage: 64},
 		Theme:  ThemeLight,
 	}
 }

@@ -496,3 +496,36 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestByteOrderMarkIsAccepted(t *testing.T) {
+	home := t.TempDir()
+	writeFile(t, home, "\uFEFF"+`{"llm": {"model": "gpt-4o", "baseUrl": "http://127.0.0.1:11434/v1"}}`, 0o600)
+	st, err := LoadWithEnv(home, noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := st.Effective(); s.LLM.Model != "gpt-4o" || s.LLM.BaseURL != "http://127.0.0.1:11434/v1" {
+		t.Fatalf("%+v", s.LLM)
+	}
+}
+
+func TestLoadForReadingToleratesACorruptFile(t *testing.T) {
+	home := t.TempDir()
+	writeFile(t, home, `{"llm": {"model": "x",}`, 0o600)
+	t.Setenv("CREWAGENT_LLM_MODEL", "from-env")
+	st, warning, err := LoadForReading(home)
+	if err != nil || CodeOf(warning) != CodeCorrupt || !strings.Contains(warning.Error(), Path(home)) {
+		t.Fatalf("store %v, warning %v, err %v", st, warning, err)
+	}
+	if s := st.Effective(); s.LLM.Model != "from-env" || s.Context.TokenBudget != Defaults().Context.TokenBudget {
+		t.Fatalf("%+v", s)
+	}
+	writeFile(t, home, `{"llm": {"model": "ok"}}`, 0o600)
+	if _, warning, err := LoadForReading(home); warning != nil || err != nil {
+		t.Fatalf("a valid file: %v %v", warning, err)
+	}
+	t.Setenv("CREWAGENT_TOKEN_BUDGET", "lots")
+	if _, _, err := LoadForReading(home); CodeOf(err) != CodeEnv {
+		t.Fatalf("a bad variable is still an error: %v", err)
+	}
+}

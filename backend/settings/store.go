@@ -92,6 +92,26 @@ func LoadWithEnv(home string, lookup func(string) (string, bool)) (*Store, error
 	if err != nil {
 		return nil, err
 	}
+	return withEnv(home, file, lookup)
+}
+
+// LoadForReading is Load for commands that only read: a corrupt settings file does not stop
+// them. It then returns a store with the defaults (and the environment overrides) and the
+// file's error as warning; such a store must not be saved (Update would replace the file).
+// Other errors are returned as by Load.
+func LoadForReading(home string) (st *Store, warning error, err error) {
+	st, err = Load(home)
+	if CodeOf(err) != CodeCorrupt {
+		return st, nil, err
+	}
+	st, envErr := withEnv(home, Defaults(), os.LookupEnv)
+	if envErr != nil {
+		return nil, nil, envErr
+	}
+	return st, err, nil
+}
+
+func withEnv(home string, file Settings, lookup func(string) (string, bool)) (*Store, error) {
 	st := &Store{home: home, file: file, values: map[string]string{}}
 	probe := file.Clone()
 	var ps []Problem
@@ -188,6 +208,7 @@ func readFile(path string) (Settings, error) {
 // parse decodes a settings file over the defaults; path names it in errors.
 func parse(path string, data []byte) (Settings, error) {
 	s := Defaults()
+	data = bytes.TrimPrefix(data, []byte("\uFEFF")) // saved as "UTF-8 with BOM" by an editor
 	if len(bytes.TrimSpace(data)) == 0 {
 		return s, nil
 	}

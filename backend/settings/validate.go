@@ -66,6 +66,7 @@ func (s Settings) Validate() error {
 		}
 	}
 	positive("engine.maxTurns", s.Engine.MaxTurns)
+	positive("engine.maxToolCallsPerMessage", s.Engine.MaxToolCallsPerMessage)
 	switch s.Theme {
 	case ThemeLight, ThemeDark:
 	default:

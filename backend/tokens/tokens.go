@@ -131,7 +131,12 @@ func (c *Counter) countEncoding(encoding, text string) int {
 	if err != nil {
 		return estimate(text)
 	}
-	return len(tk.EncodeOrdinary(text))
+	if len(text) <= maxRun {
+		return len(tk.EncodeOrdinary(text))
+	}
+	n := 0
+	split(text, chunkBytes, maxRun, func(part string) { n += len(tk.EncodeOrdinary(part)) })
+	return n
 }
 
 // estimate is the fallback count: one token per 3 bytes, rounded up.

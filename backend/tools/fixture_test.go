@@ -44,10 +44,11 @@ func newFixture(t testing.TB) fixture {
 	t.Helper()
 	base := t.TempDir()
 	f := fixture{base: base, outside: filepath.Join(base, "outside"), roots: Roots{
-		Project:     filepath.Join(base, "project"),
-		Package:     filepath.Join(base, "pkg"),
-		State:       filepath.Join(base, "data", "runs", "r1", "state"),
-		ToolResults: filepath.Join(base, "data", "logs", "tool-results"),
+		Project:      filepath.Join(base, "project"),
+		Package:      filepath.Join(base, "pkg"),
+		State:        filepath.Join(base, "data", "runs", "r1", "state"),
+		ToolResults:  filepath.Join(base, "data", "logs", "tool-results"),
+		Conversation: "conv1",
 	}}
 	writeFile(t, filepath.Join(f.outside, "secret.txt"), "top secret\n")
 	writeFile(t, filepath.Join(f.roots.Project, "docs", "readme.md"), "# Readme\nline two\nline three\n")
@@ -74,7 +75,7 @@ func newFixture(t testing.TB) fixture {
 	symlink(t, "link-loop-a", filepath.Join(p, "link-loop-b"))
 	symlink(t, "../outside", filepath.Join(f.roots.Package, "link-out"))
 	symlink(t, "../../../../outside", filepath.Join(f.roots.State, "link-out"))
-	symlink(t, "../../../outside", filepath.Join(f.roots.ToolResults, "link-out"))
+	symlink(t, "../../../../outside", filepath.Join(f.roots.ToolResults, "conv1", "link-out"))
 	symlink(t, StateFileName, filepath.Join(f.roots.State, "alias.md"))
 	return f
 }

@@ -94,9 +94,21 @@ const (
 // without frontmatter gets one. Bad updates are E_BAD_ARGUMENTS; a frontmatter that is not a
 // YAML mapping is E_SCHEMA_VALIDATION.
 func UpdateFrontmatter(content []byte, update json.RawMessage) ([]byte, []string, *ToolError) {
+	return updateFrontmatter(content, update, nil)
+}
+
+// updateFrontmatter is UpdateFrontmatter where "set" with an object on a key of mergeSet
+// merges its keys into the existing object (fs.apply_patch does this for "variables", as
+// the original runtime did).
+func updateFrontmatter(content []byte, update json.RawMessage, mergeSet map[string]bool) ([]byte, []string, *ToolError) {
 	ops, terr := parseUpdate(update)
 	if terr != nil {
 		return nil, nil, terr
+	}
+	for i := range ops {
+		if ops[i].kind == OpSet && mergeSet[ops[i].key] && ops[i].value.Kind == yaml.MappingNode {
+			ops[i].kind = opSetKeys
+		}
 	}
 	fm := SplitFrontmatter(content)
 	if !fm.Found {
@@ -182,6 +194,13 @@ func encodeYAML(doc *yaml.Node) ([]byte, error) {
 	return out, nil
 }
 
+// Internal kinds an operation becomes: "set" of an object that merges its keys, and
+// "unset" of a list of key names.
+const (
+	opSetKeys   = "set-keys"
+	opUnsetKeys = "unset-keys"
+)
+
 // frontmatterOp is one key of an update object.
 type frontmatterOp struct {
 	key   string
@@ -222,8 +241,17 @@ func parseUpdate(raw json.RawMessage) ([]frontmatterOp, *ToolError) {
 				return nil, errf(CodeBadArguments, `"merge" for %q takes an object`, key)
 			}
 		case OpUnset:
+			if op.value.Kind == yaml.SequenceNode {
+				for _, n := range op.value.Content {
+					if n.Kind != yaml.ScalarNode || n.Tag != "!!str" {
+						return nil, errf(CodeBadArguments, `"unset" for %q takes true (remove the key) or a list of key names to remove from it`, key)
+					}
+				}
+				op.kind = opUnsetKeys
+				break
+			}
 			if op.value.Kind != yaml.ScalarNode || op.value.Tag != "!!bool" || op.value.Value != "true" {
-				return nil, errf(CodeBadArguments, `"unset" for %q takes true`, key)
+				return nil, errf(CodeBadArguments, `"unset" for %q takes true (remove the key) or a list of key names to remove from it`, key)
 			}
 		default:
 			return nil, errf(CodeBadArguments, `unknown operation %q for %q: use "set", "append", "merge" or "unset"`, op.kind, key)
@@ -270,6 +298,35 @@ func applyOp(root *yaml.Node, op frontmatterOp) *ToolError {
 			cur.Content = append(cur.Content, op.value.Content...)
 		default:
 			return errf(CodeBadArguments, "cannot append to %q: it is %s, not a list", op.key, kindName(cur))
+		}
+		return nil
+	case opSetKeys:
+		switch {
+		case cur == nil || isNull(cur):
+			setValue(root, idx, op.key, op.value)
+		case cur.Kind == yaml.MappingNode:
+			if len(cur.Content) == 0 {
+				cur.Style &^= yaml.FlowStyle
+			}
+			for i := 0; i+1 < len(op.value.Content); i += 2 {
+				k := op.value.Content[i].Value
+				setValue(cur, mappingIndex(cur, k), k, op.value.Content[i+1])
+			}
+		default:
+			setValue(root, idx, op.key, op.value)
+		}
+		return nil
+	case opUnsetKeys:
+		if cur == nil || isNull(cur) {
+			return nil
+		}
+		if cur.Kind != yaml.MappingNode {
+			return errf(CodeBadArguments, "cannot remove keys from %q: it is %s, not an object", op.key, kindName(cur))
+		}
+		for _, n := range op.value.Content {
+			if i := mappingIndex(cur, n.Value); i >= 0 {
+				cur.Content = append(cur.Content[:i], cur.Content[i+2:]...)
+			}
 		}
 		return nil
 	case OpMerge:

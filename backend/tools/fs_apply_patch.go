@@ -27,8 +27,11 @@ type FSApplyPatchParams struct {
 const fsApplyPatchDescription = "Update the YAML frontmatter of a markdown file without touching " +
 	"its body, e.g. @state/workflow.md. operation is \"updateFrontmatter\"; update maps each " +
 	"top-level key to one of {\"set\": value}, {\"append\": [values]} (add to a list), " +
-	"{\"merge\": {...}} (merge into an object) or {\"unset\": true}. Example: " +
-	"{\"stepsCompleted\": {\"append\": [\"step-1\"]}, \"currentNodeId\": {\"set\": \"step-2\"}}."
+	"{\"merge\": {...}} (merge into an object), {\"unset\": true} (remove the key) or " +
+	"{\"unset\": [\"name\", ...]} (remove those keys from an object). For \"variables\", set adds or " +
+	"replaces the keys it names and keeps the others; remove a variable with " +
+	"{\"variables\": {\"unset\": [\"name\"]}}. Example: {\"stepsCompleted\": {\"append\": [\"step-1\"]}, " +
+	"\"currentNodeId\": {\"set\": \"step-2\"}, \"variables\": {\"set\": {\"choice\": \"b\"}}}."
 
 const fsApplyPatchSchema = `{
   "type": "object",
@@ -44,7 +47,10 @@ const fsApplyPatchSchema = `{
           "set": {"description": "New value of the key."},
           "append": {"type": "array", "description": "Values to add at the end of the list."},
           "merge": {"type": "object", "description": "Keys to merge into the object (nested objects merge)."},
-          "unset": {"type": "boolean", "const": true, "description": "Remove the key."}
+          "unset": {
+            "description": "true removes the key; a list of names removes those keys from an object (e.g. variables).",
+            "anyOf": [{"type": "boolean", "const": true}, {"type": "array", "items": {"type": "string"}}]
+          }
         },
         "minProperties": 1,
         "maxProperties": 1,
@@ -56,6 +62,10 @@ const fsApplyPatchSchema = `{
   "required": ["path", "operation", "update"],
   "additionalProperties": false
 }`
+
+// mergeSetKeys are the keys whose "set" of an object merges into the existing object: the
+// workflow's decision variables, set a few at a time by successive steps.
+var mergeSetKeys = map[string]bool{"variables": true}
 
 type fsApplyPatchResult struct {
 	Path        string   `json:"path"`
@@ -82,7 +92,7 @@ func runFSApplyPatch(_ context.Context, h *Host, raw json.RawMessage) Result {
 		if !SplitFrontmatter(old).Found && !isMarkdownName(p.Path) {
 			return nil, errf(CodeBadArguments, "%s has no YAML frontmatter", p.Path)
 		}
-		out, k, terr := UpdateFrontmatter(old, p.Update)
+		out, k, terr := updateFrontmatter(old, p.Update, mergeSetKeys)
 		keys, written = k, out
 		return out, terr
 	}, true)

@@ -265,3 +265,54 @@ func FuzzSplitFrontmatter(f *testing.F) {
 		}
 	})
 }
+
+// "variables": {"set": {...}} adds or replaces the keys it names and keeps the others, as
+// the original runtime did; "unset" with a list of names removes variables; other keys'
+// "set" still replaces the value.
+func TestFSApplyPatchVariablesMerge(t *testing.T) {
+	hs := newHarness(t, nil)
+	patch := func(update map[string]any) map[string]any {
+		return hs.mustOK(FSApplyPatchName, map[string]any{"path": "@state/workflow.md", "operation": "updateFrontmatter", "update": update})
+	}
+	vars := func() (map[string]any, map[string]any) {
+		b, _ := os.ReadFile(filepath.Join(hs.f.roots.State, StateFileName))
+		var fm map[string]any
+		if err := yaml.Unmarshal(SplitFrontmatter(b).YAML, &fm); err != nil {
+			t.Fatal(err)
+		}
+		v, _ := fm["variables"].(map[string]any)
+		return v, fm
+	}
+	patch(map[string]any{"variables": map[string]any{"set": map[string]any{"name": "Ada", "mood": "happy"}}})
+	patch(map[string]any{"variables": map[string]any{"set": map[string]any{"mood": "sad", "score": 3}}})
+	if v, _ := vars(); !reflect.DeepEqual(v, map[string]any{"name": "Ada", "mood": "sad", "score": 3}) {
+		t.Fatalf("after two sets: %v", v)
+	}
+	patch(map[string]any{"variables": map[string]any{"unset": []string{"name", "missing"}}})
+	if v, _ := vars(); !reflect.DeepEqual(v, map[string]any{"mood": "sad", "score": 3}) {
+		t.Fatalf("after unset: %v", v)
+	}
+	patch(map[string]any{"workflowRef": map[string]any{"set": map[string]any{"a": 1, "b": 2}}})
+	patch(map[string]any{"workflowRef": map[string]any{"set": map[string]any{"c": 3}}})
+	if _, fm := vars(); !reflect.DeepEqual(fm["workflowRef"], map[string]any{"c": 3}) {
+		t.Fatalf("set on another key: %v", fm["workflowRef"])
+	}
+	hs.mustFail(FSApplyPatchName, map[string]any{"path": "@state/workflow.md", "operation": "updateFrontmatter",
+		"update": map[string]any{"stepsCompleted": map[string]any{"unset": []string{"x"}}}}, CodeBadArguments)
+	hs.mustFail(FSApplyPatchName, map[string]any{"path": "@state/workflow.md", "operation": "updateFrontmatter",
+		"update": map[string]any{"variables": map[string]any{"unset": []any{1}}}}, CodeBadArguments)
+	patch(map[string]any{"variables": map[string]any{"unset": true}})
+	if v, fm := vars(); v != nil || fm["variables"] != nil {
+		t.Fatalf("unset true: %v", fm)
+	}
+	// The runtime's own UpdateFrontmatter keeps "set" as a replacement (a new run resets them).
+	b, _ := os.ReadFile(filepath.Join(hs.f.roots.State, StateFileName))
+	out, _, terr := UpdateFrontmatter(b, json.RawMessage(`{"variables":{"set":{"a":1}}}`))
+	if terr != nil {
+		t.Fatal(terr)
+	}
+	out, _, terr = UpdateFrontmatter(out, json.RawMessage(`{"variables":{"set":{}}}`))
+	if terr != nil || !strings.Contains(string(out), "variables: {}") {
+		t.Fatalf("reset: %s %v", out, terr)
+	}
+}

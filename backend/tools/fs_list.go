@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"io/fs"
-	"os"
 	"sort"
 )
 
@@ -61,12 +60,23 @@ func runFSList(_ context.Context, h *Host, raw json.RawMessage) Result {
 	if !fi.IsDir() {
 		return failure(errf(CodeBadArguments, "%s is a file, not a folder: use fs.read", r.Display()))
 	}
-	des, err := os.ReadDir(r.Host)
+	dir, fi, terr := h.openIn(r)
+	if terr != nil {
+		return failure(terr)
+	}
+	defer dir.Close()
+	if !fi.IsDir() {
+		return failure(errf(CodeBadArguments, "%s is a file, not a folder: use fs.read", r.Display()))
+	}
+	des, err := dir.ReadDir(-1)
 	if err != nil {
 		return failure(fileError(r, err))
 	}
 	entries := make([]ListEntry, 0, min(len(des), maxListEntries))
 	for _, de := range des {
+		if h.sandbox.hidden(r, de) {
+			continue
+		}
 		e := ListEntry{Name: de.Name(), Type: entryType(de.Type())}
 		if info, err := de.Info(); err == nil && e.Type == "file" {
 			e.Size = info.Size()

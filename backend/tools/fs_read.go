@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 )
 
 // FSReadName is the name of the file reading tool.
@@ -144,11 +143,14 @@ func runFSRead(_ context.Context, h *Host, raw json.RawMessage) Result {
 	if !fi.Mode().IsRegular() {
 		return failure(errf(CodeBadArguments, "%s is not a regular file", r.Display()))
 	}
-	f, err := os.Open(r.Host)
-	if err != nil {
-		return failure(fileError(r, err))
+	f, fi, terr := h.openIn(r)
+	if terr != nil {
+		return failure(terr)
 	}
 	defer f.Close()
+	if fi.IsDir() {
+		return failure(errf(CodeBadArguments, "%s is a folder: use fs.list", r.Display()))
+	}
 
 	maxRead := h.policy.FS.MaxReadBytes
 	limit := maxRead

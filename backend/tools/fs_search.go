@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -81,6 +82,10 @@ func fsSearchTool() toolSpec {
 var errSearchDone = errors.New("search limit reached")
 
 type searcher struct {
+	h    *Host
+	r    Resolved // the searched path
+	root *os.Root // its root, open
+
 	re            *regexp.Regexp
 	before, after int
 	maxMatches    int
@@ -131,47 +136,60 @@ func runFSSearch(ctx context.Context, h *Host, raw json.RawMessage) Result {
 		return failure(terr)
 	}
 	s.res = fsSearchResult{Path: r.Display(), Pattern: p.Pattern, Matches: []SearchMatch{}}
+	root, terr := openRoot(r)
+	if terr != nil {
+		return failure(terr)
+	}
+	defer root.Close()
+	s.h, s.r, s.root = h, r, root
 	if !fi.IsDir() {
 		if !fi.Mode().IsRegular() {
 			return failure(errf(CodeBadArguments, "%s is not a regular file", r.Display()))
 		}
-		if err := s.searchFile(r.Host, r.Display(), fi.Size()); err != nil && !errors.Is(err, errSearchDone) {
+		if err := s.searchFile(r.rel(), r.Display(), fi.Size()); err != nil && !errors.Is(err, errSearchDone) {
 			return failure(fileError(r, err))
 		}
 		return success(s.finish())
 	}
-	walkErr := filepath.WalkDir(r.Host, func(p string, d fs.DirEntry, err error) error {
+	// The walk goes beneath the root (fs.WalkDir over os.Root's FS): it never follows a
+	// folder swapped for a symbolic link out of the root.
+	start := filepath.ToSlash(r.rel())
+	walkErr := fs.WalkDir(root.FS(), start, func(p string, d fs.DirEntry, err error) error {
 		if cerr := ctx.Err(); cerr != nil {
 			return cerr
 		}
 		if err != nil {
-			if p == r.Host {
+			if p == start {
 				return err
 			}
 			return nil // unreadable entries below the root are skipped
 		}
-		if d.IsDir() {
-			if d.Name() == ".git" && p != r.Host {
+		host := filepath.Join(r.Root, filepath.FromSlash(p))
+		if p != start && h.sandbox.denied(r.Root, host) {
+			if d.IsDir() {
 				return fs.SkipDir
 			}
 			return nil
 		}
-		rel, rerr := filepath.Rel(r.Host, p)
-		if rerr != nil {
+		if d.IsDir() {
+			if d.Name() == ".git" && p != start {
+				return fs.SkipDir
+			}
 			return nil
 		}
-		display := r.Display() + "/" + filepath.ToSlash(rel)
-		target := p
+		rel := strings.TrimPrefix(strings.TrimPrefix(p, start), "/")
+		if start == "." {
+			rel = p
+		}
+		display := r.Display() + "/" + rel
 		if d.Type()&fs.ModeSymlink != 0 {
-			// Followed only when it stays inside the root and is a file; folders are not
-			// followed (no cycles).
-			real, err := filepath.EvalSymlinks(p)
-			if err != nil || !within(r.Root, real) {
+			// Followed only when it stays inside the root (os.Root refuses the rest) and
+			// is a file; folders are not followed (no cycles).
+			if real, err := filepath.EvalSymlinks(host); err != nil || !within(r.Root, real) || h.sandbox.denied(r.Root, real) {
 				return nil
 			}
-			target = real
 		}
-		info, err := os.Stat(target)
+		info, err := root.Stat(filepath.FromSlash(p))
 		if err != nil || !info.Mode().IsRegular() {
 			return nil
 		}
@@ -180,7 +198,7 @@ func runFSSearch(ctx context.Context, h *Host, raw json.RawMessage) Result {
 			s.res.Hint = "stopped after scanning the file limit: search a narrower folder"
 			return errSearchDone
 		}
-		return s.searchFile(target, display, info.Size())
+		return s.searchFile(filepath.FromSlash(p), display, info.Size())
 	})
 	if walkErr != nil && !errors.Is(walkErr, errSearchDone) {
 		if ctx.Err() != nil {
@@ -191,6 +209,29 @@ func runFSSearch(ctx context.Context, h *Host, raw json.RawMessage) Result {
 	return success(s.finish())
 }
 
+// read reads a file beneath the root (at most searchMaxFileBytes), checking the opened file
+// against the denied areas.
+func (s *searcher) read(rel string) ([]byte, bool) {
+	f, err := s.root.OpenFile(rel, os.O_RDONLY|openNonBlock, 0)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, false
+	}
+	fr := s.r
+	fr.hostRel = rel
+	if s.h.sandbox.checkOpened(fr, f) != nil {
+		return nil, false
+	}
+	data, err := io.ReadAll(io.LimitReader(f, searchMaxFileBytes+1))
+	if err != nil || len(data) > searchMaxFileBytes {
+		return nil, false
+	}
+	return data, true
+}
+
 func (s *searcher) finish() fsSearchResult {
 	s.res.MatchCount = len(s.res.Matches)
 	if s.res.Truncated && s.res.Hint == "" {
@@ -199,14 +240,15 @@ func (s *searcher) finish() fsSearchResult {
 	return s.res
 }
 
-// searchFile scans one file; it returns errSearchDone when a limit is reached.
-func (s *searcher) searchFile(host, display string, size int64) error {
+// searchFile scans one file (rel beneath the root); it returns errSearchDone when a limit
+// is reached.
+func (s *searcher) searchFile(rel, display string, size int64) error {
 	if size > searchMaxFileBytes {
 		s.res.SkippedLarge++
 		return nil
 	}
-	data, err := os.ReadFile(host)
-	if err != nil {
+	data, ok := s.read(rel)
+	if !ok {
 		return nil
 	}
 	s.res.FilesScanned++

@@ -3,8 +3,8 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -57,6 +57,9 @@ func runFSWrite(_ context.Context, h *Host, raw json.RawMessage) Result {
 		return failure(errf(CodeBadArguments, `"content" is required (use "" for an empty file)`))
 	}
 	content := []byte(*p.Content)
+	if terr := h.checkWriteSize(len(content)); terr != nil {
+		return failure(terr) // before anything else: the size is known
+	}
 	r, created, terr := h.writeFile(p.Path, p.IfMatchSha256, func([]byte) ([]byte, *ToolError) { return content, nil }, false)
 	if terr != nil {
 		return failure(terr)
@@ -83,19 +86,26 @@ func (h *Host) writeFile(alias, ifMatch string, produce func(old []byte) ([]byte
 	var old []byte
 	perm := fs.FileMode(0o644)
 	exists := false
-	if fi, err := os.Stat(r.Host); err == nil {
+	if fi, terr := h.statIn(r); terr == nil {
 		if fi.IsDir() {
 			return r, false, errf(CodeBadArguments, "%s is a folder", r.Display())
 		}
 		if !fi.Mode().IsRegular() {
 			return r, false, errf(CodeBadArguments, "%s is not a regular file", r.Display())
 		}
-		if old, err = os.ReadFile(r.Host); err != nil {
+		f, fi, terr := h.openIn(r)
+		if terr != nil {
+			return r, false, terr
+		}
+		var err error
+		old, err = io.ReadAll(f)
+		f.Close()
+		if err != nil {
 			return r, false, fileError(r, err)
 		}
 		perm, exists = fi.Mode().Perm(), true
-	} else if !os.IsNotExist(err) {
-		return r, false, fileError(r, err)
+	} else if terr.Code != CodeNotFound {
+		return r, false, terr
 	}
 	if !exists && mustExist {
 		return r, false, errf(CodeNotFound, "%s does not exist", r.Display()).withDetail("path", r.Display())
@@ -113,33 +123,27 @@ func (h *Host) writeFile(alias, ifMatch string, produce func(old []byte) ([]byte
 	if terr != nil {
 		return r, false, terr
 	}
-	if limit := h.policy.FS.MaxWriteBytes; int64(len(content)) > limit {
-		return r, false, errf(CodeWriteLimit, "content is %d bytes, over the write limit of %d bytes", len(content), limit).
-			withDetail("maxWriteBytes", limit).withDetail("size", len(content))
+	if terr := h.checkWriteSize(len(content)); terr != nil {
+		return r, false, terr
 	}
 	if h.cfg.StateGuard != nil && h.isStateFile(r) {
 		if err := h.cfg.StateGuard.ValidateStateWrite(old, content); err != nil {
 			return r, false, guardError(err)
 		}
 	}
-	if !exists {
-		if err := os.MkdirAll(filepath.Dir(r.Host), 0o755); err != nil {
-			return r, false, fileError(r, err)
-		}
-		// The folders now exist: resolve again so a symlink created meanwhile cannot redirect
-		// the write.
-		again, terr := h.sandbox.Resolve(alias, AccessWrite)
-		if terr != nil {
-			return r, false, terr
-		}
-		if again.Host != r.Host {
-			return r, false, violation("symlink_escape", "%s changed while it was being written", r.Display())
-		}
-	}
-	if err := atomicWriteFile(r.Host, content, perm); err != nil {
-		return r, false, fileError(r, err)
+	if terr := h.writeIn(r, content, perm); terr != nil {
+		return r, false, terr
 	}
 	return r, !exists, nil
+}
+
+// checkWriteSize refuses content over the write limit.
+func (h *Host) checkWriteSize(n int) *ToolError {
+	if limit := h.policy.FS.MaxWriteBytes; int64(n) > limit {
+		return errf(CodeWriteLimit, "content is %d bytes, over the write limit of %d bytes", n, limit).
+			withDetail("maxWriteBytes", limit).withDetail("size", n)
+	}
+	return nil
 }
 
 // isStateFile reports whether r is the run state file @state/workflow.md (also when reached

@@ -145,13 +145,17 @@ func TestFSWriteStateGuard(t *testing.T) {
 }
 
 func TestAtomicWriteFileCleansUpOnFailure(t *testing.T) {
-	dir := t.TempDir()
-	target := filepath.Join(dir, "sub") // rename onto a non-empty folder fails
-	writeFile(t, filepath.Join(target, "x"), "")
-	if err := atomicWriteFile(target, []byte("data"), 0o644); err == nil {
+	hs := newHarness(t, nil)
+	dir := filepath.Join(hs.f.roots.Project, "sub") // rename onto a non-empty folder fails
+	writeFile(t, filepath.Join(dir, "x"), "")
+	r, terr := hs.h.sandbox.Resolve("@project/sub", AccessWrite)
+	if terr != nil {
+		t.Fatal(terr)
+	}
+	if terr := hs.h.writeIn(r, []byte("data"), 0o644); terr == nil {
 		t.Fatal("want an error")
 	}
-	noTempFiles(t, dir)
+	noTempFiles(t, hs.f.roots.Project)
 }
 
 // A new artifact the callback cannot record fails the call with E_INTERNAL and the

@@ -6,11 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
-	"os"
 	"strings"
 	"syscall"
-
-	"crewagent/backend/fsx"
 )
 
 // tempPrefix names the temporary files of atomic writes; they never survive a write.
@@ -27,12 +24,6 @@ func normalizeSha(s string) string {
 	return strings.TrimPrefix(s, "sha256:")
 }
 
-// atomicWriteFile replaces target with data, through a temp file named with tempPrefix in
-// the target's folder (see fsx.WriteFileTemp).
-func atomicWriteFile(target string, data []byte, perm fs.FileMode) error {
-	return fsx.WriteFileTemp(target, data, perm, tempPrefix+"*")
-}
-
 // fileError maps an OS error on r to a tool error without host paths.
 func fileError(r Resolved, err error) *ToolError {
 	switch {
@@ -46,15 +37,16 @@ func fileError(r Resolved, err error) *ToolError {
 	return errf(CodeInternal, "%s: %s", r.Display(), osErrText(err))
 }
 
-// statRead resolves alias for reading and stats the file or folder it names.
+// statRead resolves alias for reading and stats the file or folder it names (beneath its
+// root).
 func (h *Host) statRead(alias string) (Resolved, fs.FileInfo, *ToolError) {
 	r, terr := h.sandbox.Resolve(alias, AccessRead)
 	if terr != nil {
 		return r, nil, terr
 	}
-	fi, err := os.Stat(r.Host)
-	if err != nil {
-		return r, nil, fileError(r, err)
+	fi, terr := h.statIn(r)
+	if terr != nil {
+		return r, nil, terr
 	}
 	return r, fi, nil
 }

@@ -18,6 +18,9 @@ const (
 	CodeInternal           = "E_INTERNAL"
 	CodeToolNotAvailable   = "TOOL_NOT_AVAILABLE"
 	CodeBadArguments       = "E_BAD_ARGUMENTS"
+	// CodeTooManyCalls answers the tool calls of one model message beyond the cap
+	// (settings engine.maxToolCallsPerMessage): they are not run.
+	CodeTooManyCalls = "E_TOO_MANY_TOOL_CALLS"
 )
 
 // ToolError is the error part of a failed tool result. It is also a Go error, so a StateGuard
@@ -79,6 +82,9 @@ func (r Result) Code() string {
 
 // MarshalJSON emits the same JSON as Content.
 func (r Result) MarshalJSON() ([]byte, error) { return []byte(r.Content), nil }
+
+// Failure builds an ok:false result, for a call the runtime answers without running it.
+func Failure(e *ToolError) Result { return failure(e) }
 
 // failure builds an ok:false result.
 func failure(e *ToolError) Result {

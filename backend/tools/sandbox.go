@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"unicode"
@@ -42,9 +43,23 @@ type Roots struct {
 	Package string
 	// State is the run's state folder (@state, read/write except @state/logs/).
 	State string
-	// ToolResults is the project data dir's logs/tool-results folder
-	// (@state/logs/tool-results, read-only).
+	// ToolResults is the project data dir's logs/tool-results folder. The tools see only
+	// the current conversation's part of it: @state/logs/tool-results/<Conversation>/...
+	// (read-only); other conversations' outputs are not found.
 	ToolResults string
+	// Conversation is the conversation the tools work for (see ToolResults). Without it
+	// @state/logs/tool-results is not available.
+	Conversation string
+	// Deny lists host files and folders no tool may read, list, search or write, whatever
+	// the project folder is: the runtime home and its parts (settings, packages, every
+	// project's data), so that a project that contains the home (a project opened at ~)
+	// cannot reach them. Listings and searches leave them out. A root that lies strictly
+	// inside a denied folder (@pkg and @state live in the home) is a window into it: its
+	// own tree stays reachable through its alias.
+	Deny []string
+	// ReadOnly lists host files tools may read but never write (the project's
+	// .crewagent.json, whose projectId ties the project to its data).
+	ReadOnly []string
 }
 
 // Access is what a tool wants to do with a path.
@@ -71,6 +86,11 @@ type Resolved struct {
 	ReadOnly bool
 	// Exists is true when the whole path exists.
 	Exists bool
+
+	// hostRel is Host relative to Root ("." for the root itself): every file operation
+	// opens Root with os.OpenRoot and works on hostRel beneath it, so a folder swapped
+	// for a symbolic link after Resolve can never lead outside the root.
+	hostRel string
 }
 
 // Display is the alias form of the path, safe to show to the model.
@@ -94,7 +114,9 @@ func joinDisplay(base, rel string) string {
 // Sandbox maps alias paths to host paths and refuses anything that could leave the roots.
 // It holds no mutable state and is safe for concurrent use.
 type Sandbox struct {
-	roots Roots
+	roots    Roots
+	deny     []string // real paths of Roots.Deny
+	readOnly []string // real paths of Roots.ReadOnly
 }
 
 // NewSandbox returns a sandbox over roots. Relative roots are made absolute.
@@ -108,12 +130,51 @@ func NewSandbox(roots Roots) *Sandbox {
 		}
 		return filepath.Clean(p)
 	}
-	return &Sandbox{roots: Roots{
-		Project:     abs(roots.Project),
-		Package:     abs(roots.Package),
-		State:       abs(roots.State),
-		ToolResults: abs(roots.ToolResults),
+	s := &Sandbox{roots: Roots{
+		Project:      abs(roots.Project),
+		Package:      abs(roots.Package),
+		State:        abs(roots.State),
+		ToolResults:  abs(roots.ToolResults),
+		Conversation: roots.Conversation,
 	}}
+	for _, p := range roots.Deny {
+		if p = abs(p); p != "" {
+			s.roots.Deny = append(s.roots.Deny, p)
+			s.deny = append(s.deny, realOrClean(p))
+		}
+	}
+	for _, p := range roots.ReadOnly {
+		if p = abs(p); p != "" {
+			s.roots.ReadOnly = append(s.roots.ReadOnly, p)
+			s.readOnly = append(s.readOnly, realOrClean(p))
+		}
+	}
+	return s
+}
+
+// realOrClean is p with its symbolic links resolved (those of its longest existing part).
+func realOrClean(p string) string {
+	if r, _, err := realpathPrefix(p); err == nil {
+		return r
+	}
+	return filepath.Clean(p)
+}
+
+// denied reports whether the real path host, reached under the real root root, lies in a
+// denied area that root is not a window into.
+func (s *Sandbox) denied(root, host string) bool {
+	for _, d := range s.deny {
+		if within(d, host) && !(root != d && within(d, root)) {
+			return true
+		}
+	}
+	return false
+}
+
+// deniedText is the refusal of a path in the runtime's own data.
+func deniedError(display string) *ToolError {
+	return violation("runtime_data", "%s belongs to the runtime's own data (settings, packages, conversations) and is not available to tools", display).
+		withDetail("path", display)
 }
 
 // Roots returns the (absolute) roots of the sandbox.
@@ -143,8 +204,23 @@ func (s *Sandbox) Resolve(p string, access Access) (Resolved, *ToolError) {
 		r.Base, root, r.ReadOnly = AliasPkg, s.roots.Package, true
 	case AliasState:
 		if rel == toolResultsRel || strings.HasPrefix(rel, toolResultsRel+"/") {
-			r.Base, root, r.ReadOnly = ToolResultsAlias, s.roots.ToolResults, true
 			rel = strings.TrimPrefix(strings.TrimPrefix(rel, toolResultsRel), "/")
+			conv := s.roots.Conversation
+			if s.roots.ToolResults == "" || conv == "" {
+				return Resolved{}, unavailable(ToolResultsAlias)
+			}
+			// Only the conversation's own folder: @state/logs/tool-results and
+			// @state/logs/tool-results/<conversation> both name it.
+			first, rest, _ := strings.Cut(rel, "/")
+			switch {
+			case rel == "":
+			case first == conv:
+				rel = rest
+			default:
+				return Resolved{}, errf(CodeNotFound, "%s/%s does not exist: only this conversation's outputs are under %s/%s",
+					ToolResultsAlias, first, ToolResultsAlias, conv).withDetail("path", ToolResultsAlias+"/"+rel)
+			}
+			r.Base, root, r.ReadOnly = ToolResultsAlias+"/"+conv, filepath.Join(s.roots.ToolResults, conv), true
 		} else {
 			r.Base, root = AliasState, s.roots.State
 			r.ReadOnly = rel == "logs" || strings.HasPrefix(rel, "logs/")
@@ -187,7 +263,18 @@ func (s *Sandbox) Resolve(p string, access Access) (Resolved, *ToolError) {
 	if !within(rootReal, host) {
 		return Resolved{}, violation("symlink_escape", "%s leaves %s through a symbolic link", r.Display(), r.Base)
 	}
+	if s.denied(rootReal, host) {
+		return Resolved{}, deniedError(r.Display())
+	}
+	if access == AccessWrite && slices.Contains(s.readOnly, host) {
+		return Resolved{}, violation("protected", "%s is managed by the runtime and cannot be written by tools", r.Display()).
+			withDetail("path", r.Display())
+	}
 	r.Host, r.Exists = host, exists
+	r.hostRel, err = filepath.Rel(rootReal, host)
+	if err != nil {
+		return Resolved{}, violation("symlink_unresolvable", "cannot resolve %s", r.Display())
+	}
 	return r, nil
 }
 

@@ -104,7 +104,8 @@ func TestSandboxAcceptsLegitimatePaths(t *testing.T) {
 		{"@state", "@state", state, true},
 		{"@state/workflow.md", "@state/workflow.md", state + "/workflow.md", true},
 		{"@state/logs/execution.jsonl", "@state/logs/execution.jsonl", state + "/logs/execution.jsonl", true},
-		{"@state/logs/tool-results", "@state/logs/tool-results", tr, true},
+		{"@state/logs/tool-results", "@state/logs/tool-results/conv1", tr + "/conv1", true},
+		{"@state/logs/tool-results/conv1", "@state/logs/tool-results/conv1", tr + "/conv1", true},
 		{"@state/logs/tool-results/conv1/msg1.json", "@state/logs/tool-results/conv1/msg1.json", tr + "/conv1/msg1.json", true},
 		{"@state/logs//tool-results/conv1/msg1.json", "@state/logs/tool-results/conv1/msg1.json", tr + "/conv1/msg1.json", true},
 	}
@@ -133,7 +134,7 @@ func TestSandboxReadOnlyAndUnavailable(t *testing.T) {
 	f := newFixture(t)
 	sb := NewSandbox(f.roots)
 	for _, p := range []string{"@pkg/workflows/a.md", "@pkg/new.md", "@state/logs/execution.jsonl", "@state/logs", "@state/logs/other.txt",
-		"@state/logs/tool-results/conv1/msg1.json", "@state/logs/tool-results/new.json"} {
+		"@state/logs/tool-results/conv1/msg1.json", "@state/logs/tool-results/conv1/new.json"} {
 		if _, terr := sb.Resolve(p, AccessRead); terr != nil {
 			t.Errorf("read %q: %s", p, terr.Error())
 		}
@@ -147,7 +148,7 @@ func TestSandboxReadOnlyAndUnavailable(t *testing.T) {
 	}
 
 	// Chat mode: no package, no run. Only tool results stay reachable under @state.
-	chat := NewSandbox(Roots{Project: f.roots.Project, ToolResults: f.roots.ToolResults})
+	chat := NewSandbox(Roots{Project: f.roots.Project, ToolResults: f.roots.ToolResults, Conversation: "conv1"})
 	for _, p := range []string{"@pkg/workflows/a.md", "@pkg", "@state/workflow.md", "@state"} {
 		_, terr := chat.Resolve(p, AccessRead)
 		if terr == nil || terr.Code != CodeNotFound || terr.Details["reason"] != "alias_unavailable" {
@@ -220,7 +221,7 @@ func FuzzResolve(f *testing.F) {
 	sb := NewSandbox(fx.roots)
 	realRoots := map[string]string{}
 	for base, root := range map[string]string{AliasProject: fx.roots.Project, AliasPkg: fx.roots.Package,
-		AliasState: fx.roots.State, ToolResultsAlias: fx.roots.ToolResults} {
+		AliasState: fx.roots.State, ToolResultsAlias + "/conv1": filepath.Join(fx.roots.ToolResults, "conv1")} {
 		r, err := filepath.EvalSymlinks(root)
 		if err != nil {
 			f.Fatal(err)

@@ -156,15 +156,12 @@ func (s *Service) CreateRun(packageID, workflowID, activeAgentID, conversationID
 // and the call fails with E_INTERNAL, so the model never believes in an unrecorded artifact.
 func (s *Service) toolHost(rc *runCtx, agent *packages.Agent, ss *session, set settings.Settings) *tools.Host {
 	runID := rc.run.RunID
+	roots := s.cfg.Roots
+	roots.Package, roots.State, roots.Conversation = rc.pkg.Root, s.stateDir(runID), rc.run.ConversationID
 	return tools.NewHost(tools.Config{
-		Roots: tools.Roots{
-			Project:     s.cfg.Project.Root,
-			Package:     rc.pkg.Root,
-			State:       s.stateDir(runID),
-			ToolResults: filepath.Join(s.cfg.Project.DataDir, "logs", "tool-results"),
-		},
+		Roots:             roots,
 		Policy:            tools.Merge(systemPolicy(set.Tools), agentPolicy(agent)),
-		StateGuard:        &Guard{Schema: s.schema, Graph: rc.graph, Confirm: ss.useGrant},
+		StateGuard:        &Guard{Schema: s.schema, Graph: rc.graph, Confirm: ss.useGrant, ProjectRoot: s.cfg.Project.Root},
 		ArtifactsDir:      s.artifactsDir(),
 		OnArtifactWritten: func(rel string) error { return s.recordArtifact(rc, rel) },
 		ExecLogPath:       s.execLogPath(runID),

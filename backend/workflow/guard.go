@@ -3,6 +3,7 @@ package workflow
 import (
 	"bytes"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"crewagent/backend/packages"
@@ -23,6 +24,8 @@ const ReasonConfirmationRequired = "confirmation_required"
 //   - currentNodeId is unchanged, or names the node an edge of the graph leads to from the
 //     previous one; from "" (not started) the entry node and its successors are reachable
 //     (E_INVALID_TRANSITION, details.from, details.to, details.allowedNext);
+//   - every artifacts[] entry it adds is a project-relative path (artifacts/brief.md) that
+//     stays inside the project folder (E_SCHEMA_VALIDATION);
 //   - the workflow was not already complete, or the user confirmed the change: Confirm
 //     returns true once per confirmation (E_PRECONDITION_FAILED, details.reason
 //     "confirmation_required").
@@ -32,6 +35,9 @@ const ReasonConfirmationRequired = "confirmation_required"
 type Guard struct {
 	Schema *StateSchema
 	Graph  *packages.Graph
+	// ProjectRoot is the project folder: artifacts[] entries must name files inside it,
+	// also once symbolic links are followed ("" checks the paths' form only).
+	ProjectRoot string
 	// Confirm is asked, after every other check passed, for a change to a completed
 	// workflow; returning true uses up the user's confirmation. nil refuses such changes.
 	Confirm func() bool
@@ -54,6 +60,9 @@ func (g *Guard) ValidateStateWrite(oldContent, newContent []byte) error {
 			map[string]any{"problems": probs})
 	}
 	next := stateFromFields(fm)
+	if err := g.checkArtifacts(oldContent, next); err != nil {
+		return err
+	}
 	for i, s := range next.StepsCompleted {
 		if g.Graph.Node(s) == nil {
 			return tools.NewError(tools.CodeSchemaValidation,
@@ -138,4 +147,69 @@ func (g *Guard) transitionError(from, to, why string) error {
 	return tools.NewError(tools.CodeInvalidTransition,
 		fmt.Sprintf("%s rejected: %s. Allowed next from %s: %s. Correct currentNodeId and write again.", StateAlias, why, from, allowed),
 		map[string]any{"from": from, "to": to, "allowedNext": next})
+}
+
+// checkArtifacts refuses artifacts[] entries, new in this write, that are not paths inside
+// the project: absolute, with "..", in alias form, or through a symbolic link that leads
+// out of the project folder. Entries the previous state already had are left alone.
+func (g *Guard) checkArtifacts(oldContent []byte, next *State) error {
+	had := map[string]bool{}
+	if oldContent != nil {
+		if prev, err := ParseState(oldContent); err == nil {
+			for _, a := range prev.Artifacts {
+				had[a] = true
+			}
+		}
+	}
+	for i, a := range next.Artifacts {
+		if had[a] {
+			continue
+		}
+		if why := g.artifactProblem(a); why != "" {
+			return tools.NewError(tools.CodeSchemaValidation,
+				fmt.Sprintf("%s rejected: artifacts[%d] %q %s; artifacts are paths inside the project folder, relative to it, e.g. \"artifacts/brief.md\"", StateAlias, i, a, why),
+				map[string]any{"problems": []SchemaProblem{{Pointer: fmt.Sprintf("/artifacts/%d", i), Message: why}}})
+		}
+	}
+	return nil
+}
+
+// artifactProblem says why a is not a path inside the project ("" when it is one).
+func (g *Guard) artifactProblem(a string) string {
+	switch {
+	case strings.TrimSpace(a) == "":
+		return "is empty"
+	case strings.HasPrefix(a, "@"):
+		return "is in alias form"
+	case strings.ContainsAny(a, "\\:") || strings.ContainsRune(a, 0):
+		return "is not a project-relative path"
+	case !filepath.IsLocal(filepath.FromSlash(a)):
+		return "leaves the project folder"
+	}
+	if g.ProjectRoot == "" {
+		return ""
+	}
+	root, err := filepath.EvalSymlinks(g.ProjectRoot)
+	if err != nil {
+		return ""
+	}
+	// Follow the symbolic links of the part that exists.
+	p := filepath.Join(root, filepath.FromSlash(a))
+	var tail []string
+	for {
+		real, err := filepath.EvalSymlinks(p)
+		if err == nil {
+			real = filepath.Join(append([]string{real}, tail...)...)
+			if rel, err := filepath.Rel(root, real); err != nil || !filepath.IsLocal(rel) {
+				return "leads out of the project folder through a symbolic link"
+			}
+			return ""
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return ""
+		}
+		tail = append([]string{filepath.Base(p)}, tail...)
+		p = parent
+	}
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -172,4 +174,38 @@ func FuzzGuard(f *testing.F) {
 			t.Fatalf("not a tool error: %v", err)
 		}
 	})
+}
+
+// Artifacts the model records must be files inside the project.
+func TestGuardArtifactsStayInTheProject(t *testing.T) {
+	root := t.TempDir()
+	outside := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "artifacts"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(root, "link-out")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("artifacts", filepath.Join(root, "link-in")); err != nil {
+		t.Fatal(err)
+	}
+	guard := &Guard{Schema: mustSchema(t), Graph: demoGraph(t), ProjectRoot: root}
+	old := stateDoc("capture-idea", nil, `artifacts: ["../grandfathered.md"]`)
+	with := func(entries ...string) []byte {
+		b, _ := json.Marshal(entries)
+		return stateDoc("capture-idea", nil, "artifacts: "+string(b))
+	}
+	for _, bad := range []string{"../secret.md", "/etc/passwd", "artifacts/../../x.md", "@pkg/steps/a.md", "@project/artifacts/a.md",
+		`C:\notes.md`, `artifacts\a.md`, "", "link-out/stolen.md", "link-out"} {
+		err := guard.ValidateStateWrite(old, with("../grandfathered.md", bad))
+		te, ok := tools.AsToolError(err)
+		if !ok || te.Code != tools.CodeSchemaValidation || !strings.Contains(te.Message, "artifacts[1]") {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+	for _, good := range []string{"artifacts/brief.md", "notes/today.md", "link-in/brief.md", "artifacts/new/deeper.md"} {
+		if err := guard.ValidateStateWrite(old, with("../grandfathered.md", good)); err != nil {
+			t.Errorf("%q: %v", good, err)
+		}
+	}
 }

@@ -180,3 +180,35 @@ func (x *runIndex) update(id string, create bool, fn func(*Run)) (Run, bool, err
 	}
 	return cur, true, nil
 }
+
+// removeWhere removes the rows drop selects and writes the index; it returns them.
+func (x *runIndex) removeWhere(drop func(Run) bool) ([]Run, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	d, err := x.read()
+	if err != nil {
+		return nil, err
+	}
+	var removed []Run
+	kept := d.Runs[:0]
+	for _, r := range d.Runs {
+		if drop(r) {
+			removed = append(removed, r.clone())
+		} else {
+			kept = append(kept, r)
+		}
+	}
+	if len(removed) == 0 {
+		return nil, nil
+	}
+	d.Runs = kept
+	d.SchemaVersion = indexSchemaVersion
+	b, err := json.MarshalIndent(d, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	if err := fsx.WriteFile(x.path, append(b, '\n'), 0o644); err != nil {
+		return nil, &Error{Code: CodeIndexCorrupt, Message: "cannot write " + x.path, Err: err}
+	}
+	return removed, nil
+}

@@ -52,9 +52,10 @@ func (p SchemaProblem) String() string {
 	return p.Pointer + ": " + p.Message
 }
 
-// Validate checks a JSON-compatible frontmatter map; nil means valid.
+// Validate checks a JSON-compatible frontmatter map; nil means valid. Empty timestamps
+// (an updatedAt of "") count as absent (packages.WithoutEmptyTimestamps).
 func (s *StateSchema) Validate(fm map[string]any) []SchemaProblem {
-	b, err := json.Marshal(fm)
+	b, err := json.Marshal(packages.WithoutEmptyTimestamps(fm))
 	if err != nil {
 		return []SchemaProblem{{Message: "the frontmatter cannot be checked: " + err.Error()}}
 	}

@@ -75,6 +75,12 @@ type Config struct {
 	// Tasks is the project's task registry: a turn is a task of its run's conversation,
 	// one at a time there (default: the Engine's, else a registry of its own).
 	Tasks *tasks.Scheduler
+	// Roots are the folders of every run's tools: Project, ToolResults, Deny and ReadOnly
+	// (the service adds each run's Package, State and Conversation). The application
+	// passes the sandbox of its chat and agent sends, so every mode sees the same. Default:
+	// the project folder, its data's tool results, the runtime home of its data denied
+	// (project.RuntimePaths) and its .crewagent.json read-only.
+	Roots tools.Roots
 	// WatchDebounce is the quiet time Watch waits after a state file event (default 100ms).
 	WatchDebounce time.Duration
 	Now           func() time.Time
@@ -135,6 +141,14 @@ func New(cfg Config) (*Service, error) {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.Roots.Project == "" {
+		cfg.Roots = tools.Roots{
+			Project:     cfg.Project.Root,
+			ToolResults: filepath.Join(cfg.Project.DataDir, "logs", "tool-results"),
+			Deny:        project.RuntimePaths(project.HomeOf(cfg.Project.DataDir)),
+			ReadOnly:    []string{project.MetaPath(cfg.Project.Root)},
+		}
 	}
 	if cfg.Tasks == nil && cfg.Engine != nil {
 		cfg.Tasks = cfg.Engine.Tasks()
@@ -296,6 +310,40 @@ func (s *Service) Abort(runID string) bool {
 func (s *Service) turnRunning(run Run) bool {
 	t, ok := s.cfg.Tasks.Running(run.ConversationID)
 	return ok && t.RunID == run.RunID
+}
+
+// DeleteConversationRuns removes the runs that talk in a conversation, for the deletion of
+// the conversation: their rows of runsIndex.json first (they leave "run list" at once),
+// then their folders runs/<runId>/ (state file and execution log). Turns in progress are
+// stopped. It returns the ids of the runs removed. Call it before deleting the
+// conversation itself: a crash in between leaves a conversation without its runs, never a
+// run without its conversation.
+func (s *Service) DeleteConversationRuns(conversationID string) ([]string, error) {
+	removed, err := s.index.removeWhere(func(r Run) bool { return r.ConversationID == conversationID })
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, 0, len(removed))
+	var firstErr error
+	for _, r := range removed {
+		ids = append(ids, r.RunID)
+		s.Abort(r.RunID)
+		s.mu.Lock()
+		delete(s.sessions, r.RunID)
+		s.mu.Unlock()
+		if !validRunID(r.RunID) {
+			continue // never a path outside runs/
+		}
+		if err := os.RemoveAll(s.runDir(r.RunID)); err != nil && firstErr == nil {
+			firstErr = fmt.Errorf("removing run %s: %w", r.RunID, err)
+		}
+	}
+	return ids, firstErr
+}
+
+// validRunID reports whether id can name a folder under runs/ (one path element).
+func validRunID(id string) bool {
+	return id != "" && id != "." && id != ".." && filepath.Base(id) == id && !strings.ContainsAny(id, `/\`)
 }
 
 // ---- turns ----

@@ -35,6 +35,7 @@ export async function setup({ tmp, repo, home }) {
     { match: '*', on_tool_result: true, response: { text: 'I ran the tool; its result is in the card above.' } },
     { match: 'long', response: { text: 'A long line of text. ', repeat: 60, chunks: 6 } },
     { match: 'break', times: 1, response: { text: 'This answer will be cut off in the middle', chunks: 6, cut: true, cut_after: 4 } },
+    { match: 'cut short', times: 1, response: { text: 'This answer stops at the output lim', finish_reason: 'length' } },
     { match: 'continue', response: { text: 'Continuing where I stopped: all done.' } },
     { match: 'slow', response: { text: 'Slow words arriving one by one. ', repeat: 60, chunks: 120, chunk_delay_ms: 40 } },
     { match: '*', response: { text: 'You said: ', echo: true } },
@@ -193,13 +194,27 @@ export default async function chat({ app, step, tmp, home }) {
     await send('break the stream now')
     await waitIdle()
     await app.waitForTestId('msg-error')
-    assert.equal(await app.evaluate(`${sel('msg-error')}.dataset.code`), 'LLM_NETWORK')
+    assert.equal(await app.evaluate(`${sel('msg-error')}.dataset.code`), 'LLM_STREAM_INCOMPLETE')
     assert.match(await app.text('msg-error'), /This answer/)
     await app.screenshot('17-llm-error')
     await app.click('error-continue')
     await waitIdle()
     await app.waitFor(`${all('msg-assistant')}.pop()?.textContent.includes('Continuing where I stopped')`, { what: 'the continued answer' })
     assert.equal(await app.exists('error-continue'), false, 'Continue still offered after resuming')
+  })
+
+  await step('an answer cut short by the output limit says so; Continue resumes it', async () => {
+    await send('cut short please')
+    await waitIdle()
+    await app.waitForTestId('msg-incomplete')
+    assert.equal(await app.evaluate(`${sel('msg-incomplete')}.dataset.reason`), 'length')
+    assert.match(await app.text('msg-incomplete'), /output limit/)
+    await app.evaluate(`${sel('msg-incomplete')}.scrollIntoView({ block: 'center' })`)
+    await app.screenshot('17b-incomplete-answer')
+    await app.click('incomplete-continue')
+    await waitIdle()
+    await app.waitFor(`${all('msg-assistant')}.pop()?.textContent.includes('Continuing where I stopped')`, { what: 'the continued answer' })
+    assert.equal(await app.exists('incomplete-continue'), false, 'Continue still offered after resuming')
   })
 
   await step('auto-scroll pauses when scrolled up; Esc stops the reply', async () => {
@@ -261,7 +276,9 @@ export default async function chat({ app, step, tmp, home }) {
     await waitIdle()
     await app.waitFor(`${all('tool-card')}.some((c) => c.dataset.tool === 'fs.read' && c.dataset.status === 'ok')`, { what: 'the fs.read card' })
     const results = join(dataDir, 'logs', 'tool-results', conv)
-    assert.ok(existsSync(results) && readdirSync(results).length === 1, 'the large output was not written to logs/tool-results')
+    // the exact record and its readable copy, which fs.read pages through
+    const files = existsSync(results) ? readdirSync(results).sort() : []
+    assert.ok(files.length === 2 && files[0].endsWith('.json') && files[1].endsWith('.txt'), `the large output was not written to logs/tool-results: ${files}`)
     await app.click('tool-full-output')
     await app.waitFor(`${sel('tool-output-text')}?.textContent.includes('line 1499')`, { what: 'the full output' })
     await app.screenshot('22-full-output')
@@ -271,6 +288,7 @@ export default async function chat({ app, step, tmp, home }) {
     await app.waitForTestId('delete-dialog')
     assert.match(await app.text('delete-dialog'), /chat history/)
     assert.match(await app.text('delete-dialog'), /tool output/)
+    assert.match(await app.text('delete-dialog'), /workflow run/)
     await app.screenshot('23-delete-confirm')
     await app.click('delete-confirm')
     await app.waitFor(`!${all('conv-item')}.some((el) => el.dataset.id === ${JSON.stringify(conv)})`, { what: 'the conversation to leave the list' })

@@ -68,6 +68,12 @@
 //   - delay_ms: wait before sending anything. stall_after + stall_ms: after that many events
 //     wait stall_ms (-1: until the client goes away or the server closes), then go on.
 //   - cut + cut_after: close the connection after cut_after events, mid-stream.
+//   - fault + cut_after: break a streamed answer off after cut_after events the way real
+//     servers do: "abort" (as cut: the connection is reset without the chunked terminator),
+//     "close" (the server takes over the TCP connection, sends a body delimited by the
+//     connection and closes it: a clean end of body without finish_reason or [DONE]),
+//     "end" (the response ends normally, without finish_reason or [DONE]) or "chunk_cut"
+//     (chunked encoding written by hand, the connection closed inside a chunk).
 //   - raw: body pieces written verbatim, flushed one by one with chunk_delay_ms between them
 //     (content_type defaults to text/event-stream for streamed requests).
 //   - json: answer with a non-streamed chat.completion JSON even when streaming was asked.

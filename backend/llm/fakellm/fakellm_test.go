@@ -556,3 +556,65 @@ func TestNewOnAddr(t *testing.T) {
 		t.Fatal("no answer")
 	}
 }
+
+// Each fault breaks the body off the way a real server does, as the HTTP client sees it.
+func TestFaultModesOnTheWire(t *testing.T) {
+	tests := []struct {
+		fault   string
+		events  int
+		cleanly bool // the body reads to a clean end (no transport error)
+		chunked bool
+	}{
+		{FaultClose, 3, true, false},
+		{FaultEnd, 3, true, true},
+		{FaultChunkCut, 3, false, true},
+		{FaultAbort, 3, false, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.fault, func(t *testing.T) {
+			s := New()
+			defer s.Close()
+			s.Enqueue(Response{Text: "abcdef", Chunks: 3, Fault: tt.fault, CutAfter: 3})
+			resp := post(t, s, userBody)
+			if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
+				t.Fatalf("status %d, headers %v", resp.StatusCode, resp.Header)
+			}
+			chunked := len(resp.TransferEncoding) > 0 && resp.TransferEncoding[0] == "chunked"
+			if chunked != tt.chunked || resp.ContentLength != -1 {
+				t.Fatalf("transfer encoding %v, length %d", resp.TransferEncoding, resp.ContentLength)
+			}
+			body, err := io.ReadAll(resp.Body)
+			complete := string(body)
+			if i := strings.LastIndex(complete, "\n\n"); i >= 0 {
+				complete = complete[:i+2] // the events that arrived whole
+			} else {
+				complete = ""
+			}
+			events, done, _ := dataEvents(t, strings.NewReader(complete))
+			if done || len(events) != tt.events {
+				t.Fatalf("events %d, done %v", len(events), done)
+			}
+			for _, ev := range events {
+				if ch := ev["choices"].([]any); len(ch) > 0 && ch[0].(map[string]any)["finish_reason"] != nil {
+					t.Fatalf("a finish reason was sent: %v", ev)
+				}
+			}
+			if (err == nil) != tt.cleanly {
+				t.Fatalf("read error %v", err)
+			}
+			if !tt.cleanly && !errors.Is(err, io.ErrUnexpectedEOF) {
+				t.Fatalf("want an unexpected EOF, got %v", err)
+			}
+		})
+	}
+}
+
+func TestFaultInScript(t *testing.T) {
+	var r Response
+	if err := json.Unmarshal([]byte(`{"text":"x","fault":"close","cut_after":2}`), &r); err != nil || r.Fault != FaultClose || r.CutAfter != 2 {
+		t.Fatalf("%+v %v", r, err)
+	}
+	if err := json.Unmarshal([]byte(`{"fault":"explode"}`), &r); err == nil || !strings.Contains(err.Error(), "unknown fault") {
+		t.Fatalf("want an unknown-fault error, got %v", err)
+	}
+}

@@ -43,11 +43,34 @@ type Response struct {
 	// Cut closes the connection after CutAfter events, without ending the body.
 	Cut      bool `json:"cut,omitempty"`
 	CutAfter int  `json:"cut_after,omitempty"`
+	// Fault breaks a streamed answer off after CutAfter events the way a real server or
+	// proxy does (see the Fault* constants); it takes precedence over Cut.
+	Fault string `json:"fault,omitempty"`
 
 	Raw         []string `json:"raw,omitempty"`
 	ContentType string   `json:"content_type,omitempty"`
 	JSON        bool     `json:"json,omitempty"`
 }
+
+// Fault modes of Response.Fault. Each sends the first CutAfter events of a streamed answer
+// (so neither the finish event nor [DONE] when CutAfter is smaller than the event count)
+// and then breaks off:
+const (
+	// FaultAbort resets the stream the way a crashing handler does: the server closes the
+	// connection without the chunked terminator (what Cut does).
+	FaultAbort = "abort"
+	// FaultClose takes over the TCP connection, answers with a body delimited by the
+	// connection (no Content-Length, no chunked encoding) and closes it: the client reads
+	// a clean end of body, as behind a proxy whose upstream died.
+	FaultClose = "close"
+	// FaultEnd ends the response normally (the chunked terminator): a server that gave up
+	// on the answer but closed the stream politely.
+	FaultEnd = "end"
+	// FaultChunkCut takes over the TCP connection, writes the chunked encoding itself, and
+	// closes the connection in the middle of the next chunk (its size line announces more
+	// bytes than follow).
+	FaultChunkCut = "chunk_cut"
+)
 
 // ToolCall is a scripted tool call. ArgChunks is how many chunks Arguments is split into
 // (default 1).
@@ -100,6 +123,11 @@ func (r *Response) UnmarshalJSON(b []byte) error {
 	}
 	if in.ChunkDelayMS < 0 || in.DelayMS < 0 || in.StallMS < -1 {
 		return fmt.Errorf("negative duration in response")
+	}
+	switch a.Fault {
+	case "", FaultAbort, FaultClose, FaultEnd, FaultChunkCut:
+	default:
+		return fmt.Errorf("unknown fault %q (want %q, %q, %q or %q)", a.Fault, FaultAbort, FaultClose, FaultEnd, FaultChunkCut)
 	}
 	*r = Response(a)
 	r.ChunkDelay = time.Duration(in.ChunkDelayMS) * time.Millisecond

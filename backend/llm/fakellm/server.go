@@ -536,6 +536,13 @@ func (a *answerPlan) events(rec *RecordedRequest, resp Response) []chunk {
 }
 
 func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, rec *RecordedRequest, a answerPlan, resp Response) {
+	switch resp.Fault {
+	case FaultClose, FaultChunkCut:
+		s.writeHijacked(w, r, rec, a, resp)
+		return
+	case FaultAbort:
+		resp.Cut = true
+	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
@@ -554,6 +561,9 @@ func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, rec *Record
 		if resp.Cut && i == resp.CutAfter {
 			panic(http.ErrAbortHandler)
 		}
+		if resp.Fault == FaultEnd && i == resp.CutAfter {
+			return
+		}
 		if i > 0 && !s.wait(r, resp.ChunkDelay) {
 			return
 		}
@@ -568,9 +578,70 @@ func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, rec *Record
 	if resp.Cut && resp.CutAfter >= n {
 		panic(http.ErrAbortHandler)
 	}
+	if resp.Fault == FaultEnd && resp.CutAfter >= n {
+		return
+	}
 	if !resp.OmitDone {
 		_, _ = io.WriteString(w, "data: [DONE]\n\n")
 		flush()
+	}
+}
+
+// writeHijacked answers a streamed request over the raw TCP connection for the faults the
+// HTTP server cannot produce: a body delimited by the connection that ends with a clean
+// close (FaultClose), and a chunked body cut inside a chunk (FaultChunkCut).
+func (s *Server) writeHijacked(w http.ResponseWriter, r *http.Request, rec *RecordedRequest, a answerPlan, resp Response) {
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		panic(http.ErrAbortHandler)
+	}
+	conn, bw, err := hj.Hijack()
+	if err != nil {
+		return
+	}
+	defer conn.Close()
+	chunked := resp.Fault == FaultChunkCut
+	head := "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nConnection: close\r\n"
+	if chunked {
+		head += "Transfer-Encoding: chunked\r\n"
+	}
+	for k, v := range resp.Headers {
+		head += k + ": " + v + "\r\n"
+	}
+	_, _ = bw.WriteString(head + "\r\n")
+	_ = bw.Flush()
+	var pieces []string
+	for _, ev := range a.events(rec, resp) {
+		b, _ := json.Marshal(ev)
+		pieces = append(pieces, "data: "+string(b)+"\n\n")
+	}
+	if !resp.OmitDone {
+		pieces = append(pieces, "data: [DONE]\n\n")
+	}
+	for i, p := range pieces {
+		if i > 0 && !s.wait(r, resp.ChunkDelay) {
+			return
+		}
+		if i == resp.CutAfter {
+			if chunked {
+				// announce the whole event, send half of it, hang up
+				fmt.Fprintf(bw, "%x\r\n%s", len(p), p[:len(p)/2])
+				_ = bw.Flush()
+			}
+			return
+		}
+		if chunked {
+			fmt.Fprintf(bw, "%x\r\n%s\r\n", len(p), p)
+		} else {
+			_, _ = bw.WriteString(p)
+		}
+		if bw.Flush() != nil {
+			return
+		}
+	}
+	if chunked {
+		_, _ = bw.WriteString("0\r\n\r\n")
+		_ = bw.Flush()
 	}
 }
 
@@ -622,7 +693,7 @@ func (s *Server) writeJSONAnswer(w http.ResponseWriter, r *http.Request, a answe
 	b, _ := json.Marshal(body)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
-	if resp.Cut {
+	if resp.Cut || resp.Fault != "" {
 		_, _ = w.Write(b[:len(b)/2])
 		if f, ok := w.(http.Flusher); ok {
 			f.Flush()

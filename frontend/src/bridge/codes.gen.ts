@@ -112,6 +112,8 @@ export const Codes = {
   LLMAborted: 'LLM_ABORTED',
   /** a 5xx after retries */
   LLMServer: 'LLM_SERVER',
+  /** the stream ended before the answer was finished (no finish_reason, no [DONE]): the connection closed or was cut mid-answer */
+  LLMStreamIncomplete: 'LLM_STREAM_INCOMPLETE',
   /** a request built for a mode other than chat, agent or run */
   ContextInvalidMode: 'CONTEXT_INVALID_MODE',
   /** a request built without a token counter */
@@ -140,6 +142,8 @@ export const Codes = {
   ToolNotAvailable: 'TOOL_NOT_AVAILABLE',
   /** a tool call with malformed arguments */
   BadArguments: 'E_BAD_ARGUMENTS',
+  /** a tool call beyond engine.maxToolCallsPerMessage of one model message: answered, not run */
+  TooManyToolCalls: 'E_TOO_MANY_TOOL_CALLS',
   /** an MCP tool ran and reported an error (isError) */
   MCPToolError: 'E_MCP_TOOL_ERROR',
   /** an MCP server did not answer a call in time; the call was cancelled */

@@ -1,4 +1,5 @@
-import { allowedHref, highlightedLanguages, renderMarkdown, warmUp } from './markdown'
+import { pathological } from '../test/pathological'
+import { allowedHref, highlightedLanguages, limits, plainReason, renderMarkdown, splitBlocks, warmUp } from './markdown'
 
 /** Parses rendered HTML into a detached document for inspection. */
 function dom(html: string) {
@@ -144,5 +145,110 @@ describe('warmUp', () => {
     expect(langs).toEqual(highlightedLanguages)
     for (const code of body.querySelectorAll('pre.md-code code')) expect(code.querySelector('[class^="hljs-"]'), code.className).not.toBeNull()
     for (const sel of ['h3', 'strong', 'em', 'p code', 'a.md-link', 'ul li', 'ol li', 'blockquote', 'table td']) expect(body.querySelector(sel), sel).not.toBeNull()
+  })
+})
+
+describe('renderMarkdown: bounded work', () => {
+  it('does not highlight a very long line of code, and keeps all of it', () => {
+    const body = dom(renderMarkdown(pathological.longCodeLine))
+    expect(body.querySelector('pre.md-code code')?.textContent).toBe('x'.repeat(100_000))
+    expect(body.querySelector('[class^="hljs-"]')).toBeNull()
+  })
+
+  it('does not highlight long code, but still highlights ordinary code', () => {
+    const long = 'const a = 1 // note\n'.repeat(Math.ceil(limits.highlightChars / 20) + 10)
+    expect(dom(renderMarkdown('```js\n' + long + '```')).querySelector('[class^="hljs-"]')).toBeNull()
+    expect(dom(renderMarkdown('```js\nconst a = 1 // note\n```')).querySelector('.hljs-keyword')).not.toBeNull()
+  })
+
+  it.each([
+    ['autolinks', pathological.autolinks, 'long', 'too long'],
+    ['autolinks (a shorter text)', pathological.autolinks.slice(0, 150_000), 'links', 'too many links'],
+    ['wideTable', pathological.wideTable, 'wide', 'table too wide'],
+    ['nestedList', pathological.nestedList, 'long', 'too long'],
+    ['nestedOneLine', pathological.nestedOneLine, 'nested', 'nests too deeply'],
+    ['nestedQuotes', pathological.nestedQuotes, 'nested', 'nests too deeply'],
+  ])('shows %s as plain text, all of it, saying why', (_, text, reason, note) => {
+    expect(plainReason(text)).toBe(reason)
+    const html = renderMarkdown(text)
+    const body = dom(html)
+    expect(body.querySelector('.md-plain-note')?.textContent).toContain(note)
+    expect(body.querySelector('pre.md-plain')?.textContent).toBe(text)
+    expect(body.querySelector('a, table, li, blockquote')).toBeNull()
+    assertInert(html)
+  })
+
+  it('shows a text with more links than the limit as plain text, and formats one under it', () => {
+    const links = (n: number) => Array.from({ length: n }, (_, i) => `see https://example.com/${i}`).join('\n')
+    expect(plainReason(links(limits.links + 1))).toBe('links')
+    expect(plainReason(links(limits.links))).toBe('')
+    expect(dom(renderMarkdown(links(50))).querySelectorAll('a')).toHaveLength(50)
+  })
+
+  it('keeps formatting ordinary answers, lists and tables included', () => {
+    const normal = '# Title\n\n' + '- a\n  - b\n    - c\n\n| x | y |\n|---|---|\n| 1 | 2 |\n\n> quote\n\n---\n\n1. one\n2. two\n'
+    expect(plainReason(normal)).toBe('')
+    const body = dom(renderMarkdown(normal))
+    expect(body.querySelectorAll('li')).toHaveLength(5)
+    expect(body.querySelector('table')).not.toBeNull()
+    expect(plainReason('-'.repeat(500) + '\n' + '1'.repeat(300) + ' is a number')).toBe('')
+  })
+
+  it('escapes what it shows as plain text', () => {
+    const html = renderMarkdown('<script>window.x=1</script>\n' + '> '.repeat(2000))
+    assertInert(html)
+    expect(dom(html).querySelector('pre.md-plain')?.textContent).toContain('<script>')
+  })
+})
+
+describe('splitBlocks', () => {
+  const sample = [
+    '## Plan',
+    '',
+    'First paragraph with **bold**.',
+    'Still the first paragraph.',
+    '',
+    '```go',
+    'func main() {',
+    '',
+    '}',
+    '```',
+    '',
+    '- one',
+    '',
+    '  continued inside the item',
+    '- two',
+    '',
+    'Last paragraph',
+  ].join('\n')
+
+  it('cuts at blank lines before the margin, never inside code, and loses nothing', () => {
+    const blocks = splitBlocks(sample)
+    expect(blocks.join('')).toBe(sample)
+    expect(blocks).toHaveLength(5)
+    expect(blocks[2]).toBe('```go\nfunc main() {\n\n}\n```\n\n')
+    expect(blocks[3]).toContain('continued inside the item')
+    expect(splitBlocks('```\nopen fence\n\nstill code')).toHaveLength(1)
+    expect(splitBlocks('')).toEqual([''])
+  })
+
+  it('renders block by block as the whole does', () => {
+    const whole = dom(renderMarkdown(sample)).innerHTML.replace(/\n/g, '')
+    const parts = splitBlocks(sample)
+      .map((b) => dom(renderMarkdown(b)).innerHTML)
+      .join('')
+      .replace(/\n/g, '')
+    // lists split at a blank line become two lists; everything else is identical
+    expect(parts.replace('</ul><ul>', '')).toBe(whole)
+  })
+
+  it('keeps its cost per chunk independent of what came before', () => {
+    let text = ''
+    for (let i = 0; i < 400; i++) {
+      text += `Paragraph ${i} with some *words* in it.\n\n`
+    }
+    const blocks = splitBlocks(text + 'the growing tail')
+    expect(blocks).toHaveLength(401)
+    expect(blocks[400]).toBe('the growing tail')
   })
 })

@@ -10,6 +10,13 @@
  *  - the result goes through DOMPurify with an allowlist of tags and
  *    attributes (no style, no event handlers, no SVG/MathML, no iframes).
  * Code blocks are highlighted with highlight.js (core + a few languages).
+ *
+ * The work is bounded, so no answer can freeze the window (see `limits`): code
+ * blocks that are long or have very long lines are not highlighted (the
+ * highlighter's cost grows faster than their length); a text that is very
+ * long, nests blocks very deeply or has a table that is very wide is shown as
+ * plain text; and whatever the parser or the sanitiser throws also falls back
+ * to plain text.
  */
 import DOMPurify from 'dompurify'
 import hljs from 'highlight.js/lib/core'
@@ -61,10 +68,134 @@ export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
 }
 
-/** Highlighted HTML of a code text (escaped when the language is unknown). */
+/** Bounds of the work spent on one text. */
+export const limits = {
+  /** Code longer than this is shown without highlighting. */
+  highlightChars: 20_000,
+  /** Code with a line longer than this is shown without highlighting. */
+  highlightLineChars: 2_000,
+  /** A longer text is shown as plain text. */
+  markdownChars: 200_000,
+  /** A line nested deeper than this (list markers and quote marks in front of it,
+   * and one level per two columns of indentation) makes the text plain. */
+  nestingDepth: 64,
+  /** A line with more "|" than this (a table that wide) makes the text plain. */
+  tableColumns: 200,
+  /** More links than this (each one parsed, checked and sanitised) make the text plain. */
+  links: 2_000,
+  /** While an answer streams, its growing block is shown as plain text past this
+   * size: it is formatted once, when it is complete. */
+  liveBlockChars: 4_000,
+  /** A longer text is formatted block by block over several frames (the blocks
+   * not formatted yet show as plain text meanwhile), so the window never waits
+   * for all of it. */
+  progressiveChars: 16_000,
+  /** A single block longer than this (one huge paragraph or list; fenced code
+   * excepted) is shown as plain text: its inline parsing cannot be cut up. */
+  blockChars: 24_000,
+  /** Of a text shown as plain text, this much is laid out; the rest on request. */
+  plainShowChars: 64_000,
+} as const
+
+/** Why a text is shown as plain text instead of formatted ("" when it is not). */
+export function plainReason(src: string): string {
+  if (src.length > limits.markdownChars) return 'long'
+  if (countLinks(src) > limits.links) return 'links'
+  let start = 0
+  while (start <= src.length) {
+    let end = src.indexOf('\n', start)
+    if (end < 0) end = src.length
+    if (nesting(src, start, end) > limits.nestingDepth) return 'nested'
+    if (end - start > limits.tableColumns) {
+      let pipes = 0
+      for (let j = start; j < end; j++) if (src.charCodeAt(j) === 124) pipes++
+      if (pipes > limits.tableColumns) return 'wide'
+    }
+    start = end + 1
+  }
+  return ''
+}
+
+/** How deeply the line src[start:end) nests: the quote marks and list markers in
+ * front of it, plus one level per two columns of indentation. */
+function nesting(src: string, start: number, end: number): number {
+  let depth = 0
+  let indent = 0
+  let i = start
+  while (i < end) {
+    const c = src.charCodeAt(i)
+    const next = i + 1 < end ? src.charCodeAt(i + 1) : 32
+    if (c === 32) {
+      indent++
+      i++
+    } else if (c === 9) {
+      indent += 4
+      i++
+    } else if (c === 62 /* > */) {
+      depth++
+      i++
+    } else if ((c === 45 || c === 42 || c === 43) /* - * + */ && (next === 32 || next === 9)) {
+      depth++
+      i += 2
+    } else if (c >= 48 && c <= 57) {
+      let j = i
+      while (j < end && j - i < 9 && src.charCodeAt(j) >= 48 && src.charCodeAt(j) <= 57) j++
+      const m = j < end ? src.charCodeAt(j) : 0
+      const after = j + 1 < end ? src.charCodeAt(j + 1) : 32
+      if ((m === 46 || m === 41) /* . ) */ && (after === 32 || after === 9)) {
+        depth++
+        i = j + 2
+      } else break
+    } else break
+  }
+  return depth + (indent >> 1)
+}
+
+/** How many links src may hold: URLs ("://"), "www." and "mailto:" (an upper bound is
+ * enough); it stops counting past the limit. */
+function countLinks(src: string): number {
+  let n = 0
+  for (const needle of ['://', 'www.', 'mailto:']) {
+    for (let i = src.indexOf(needle); i >= 0 && n <= limits.links; i = src.indexOf(needle, i + needle.length)) n++
+  }
+  return n
+}
+
+const plainNotes: Record<string, string> = {
+  long: 'Shown as plain text: this answer is too long to format.',
+  links: 'Shown as plain text: this answer has too many links to format.',
+  nested: 'Shown as plain text: this answer nests too deeply to format.',
+  wide: 'Shown as plain text: this answer has a table too wide to format.',
+  error: 'Shown as plain text: this answer could not be formatted.',
+}
+
+/** Why a text is shown as plain text, in words. */
+export function plainNote(reason: string): string {
+  return plainNotes[reason] ?? plainNotes.error
+}
+
+/** The text as escaped, preformatted plain text, with a note saying why. */
+export function plainHtml(src: string, reason: string): string {
+  return `<p class="md-plain-note">${escapeHtml(plainNote(reason))}</p><pre class="md-plain">${escapeHtml(src)}</pre>`
+}
+
+function worthHighlighting(code: string): boolean {
+  if (code.length > limits.highlightChars) return false
+  let start = 0
+  while (start < code.length) {
+    let end = code.indexOf('\n', start)
+    if (end < 0) end = code.length
+    if (end - start > limits.highlightLineChars) return false
+    start = end + 1
+  }
+  return true
+}
+
+/** Highlighted HTML of a code text (escaped when the language is unknown, or when
+ * the code is too long to highlight quickly: see `limits`). */
 export function highlight(code: string, lang: string): { html: string; language: string } {
   const name = lang.trim().split(/\s+/)[0]?.toLowerCase() ?? ''
-  if (name && hljs.getLanguage(name)) {
+  if (name && hljs.getLanguage(name) && worthHighlighting(code)) {
     try {
       const r = hljs.highlight(code, { language: name, ignoreIllegals: true })
       return { html: r.value, language: name }
@@ -132,16 +263,67 @@ function installHooks() {
   })
 }
 
-/** Renders markdown to sanitised HTML. Safe for partial (streaming) text. */
+/** Renders markdown to sanitised HTML. Safe for partial (streaming) text. Texts
+ * that would take too long, and any failure of the parser or the sanitiser,
+ * give escaped plain text (plainHtml). */
 export function renderMarkdown(src: string): string {
   installHooks()
-  let html: string
+  const reason = plainReason(src)
+  if (reason) return plainHtml(src, reason)
   try {
-    html = marked.parse(src) as string
+    return DOMPurify.sanitize(marked.parse(src) as string, purifyConfig) as string
   } catch {
-    html = `<p>${escapeHtml(src)}</p>`
+    return plainHtml(src, 'error')
   }
-  return DOMPurify.sanitize(html, purifyConfig) as string
+}
+
+/** Cuts a text into blocks that render the same one by one as together, for
+ * an answer that is still streaming: a block ends at a blank line that is
+ * followed by a line starting at the left margin, outside fenced code. (Lists
+ * split at such a line render as two lists, which looks the same.) The last
+ * block is the one still growing. */
+export function splitBlocks(src: string): string[] {
+  const blocks: string[] = []
+  let start = 0
+  let fence = '' // the opening fence of the code block we are in
+  let blank = false
+  let pos = 0
+  while (pos < src.length) {
+    let end = src.indexOf('\n', pos)
+    if (end < 0) end = src.length
+    const line = src.slice(pos, end)
+    const trimmed = line.trimStart()
+    const indent = line.length - trimmed.length
+    if (fence) {
+      if (indent <= 3 && trimmed.startsWith(fence) && trimmed.slice(fence.length).trim() === '') fence = ''
+    } else if (indent <= 3 && /^(`{3,}|~{3,})/.test(trimmed)) {
+      if (blank && indent === 0 && pos > start) {
+        blocks.push(src.slice(start, pos))
+        start = pos
+      }
+      fence = /^(`{3,}|~{3,})/.exec(trimmed)![1]
+    } else if (trimmed === '') {
+      blank = true
+      pos = end + 1
+      continue
+    } else if (blank && indent === 0 && pos > start) {
+      blocks.push(src.slice(start, pos))
+      start = pos
+    }
+    blank = false
+    pos = end + 1
+  }
+  blocks.push(src.slice(start))
+  return blocks
+}
+
+/** The HTML of one block of splitBlocks: formatted (cached), or plain text for a
+ * block too long to format in one go (limits.blockChars). */
+export function renderBlock(block: string): string {
+  if (block.length > limits.blockChars && !/^ {0,3}(`{3,}|~{3,})/.test(block)) {
+    return `<pre class="md-plain">${escapeHtml(block)}</pre>`
+  }
+  return renderMarkdownCached(block)
 }
 
 const cache = new Map<string, string>()

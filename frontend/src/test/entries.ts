@@ -47,6 +47,12 @@ export function failure(id: string, partial: string, code: string, message: stri
   })
 }
 
+/** An answer the server cut short (finishReason "length" or "content_filter"). */
+export function incomplete(id: string, text: string, reason: 'length' | 'content_filter', extra: Partial<Entry> & { latest?: boolean } = {}): Entry {
+  const { latest, ...rest } = extra
+  return msg(id, 'assistant', text, { finishReason: reason, ...rest, view: { kind: 'assistant', incomplete: reason, latest } })
+}
+
 /** A ui.ask_user question of a run and the tool message that carries it. */
 export function question(id: string, callId: string, widget: Record<string, unknown>, state: 'pending' | 'answered' | 'unanswered', runId = 'r1', answer?: unknown): Entry[] {
   const w = { widgetId: id, createdAt: '', ...widget }

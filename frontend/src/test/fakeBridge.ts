@@ -118,7 +118,7 @@ export function createFakeBridge(
       llm: { baseUrl: opts.llmConfigured === false ? '' : 'http://127.0.0.1:1/v1', model: opts.llmConfigured === false ? '' : 'fake-model', apiKey: '••••abcd', timeoutSeconds: 120, summaryModel: '', connectTimeoutSeconds: 10, firstTokenTimeoutSeconds: 60, idleTimeoutSeconds: 60, maxRetries: 3 },
       context: { maxMessages: 80, maxChars: 120000, tokenBudget: 128000, reserveForResponse: 8192, triggerThreshold: 0.8, targetAfterCompression: 0.5, compressionStrategy: 'key-messages', includeToolResultsInContext: true },
       tools: { fs: { enabled: true, maxReadBytes: 524288, maxWriteBytes: 2097152 }, mcp: { enabled: false, allowedServers: [] } },
-      engine: { maxTurns: 30 },
+      engine: { maxTurns: 30, maxToolCallsPerMessage: 64 },
       theme: 'light',
     },
     llmConfigured: opts.llmConfigured !== false,

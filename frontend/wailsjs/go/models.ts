@@ -294,6 +294,7 @@ export namespace conversation {
 	    text?: string;
 	    forNode?: string;
 	    error?: ErrorBlock;
+	    incomplete?: string;
 	    latest?: boolean;
 	    question?: QuestionView;
 	    answerTo?: string;
@@ -331,6 +332,7 @@ export namespace conversation {
 	    fullOutputPath?: string;
 	    isCollapsed?: boolean;
 	    widget?: number[];
+	    finishReason?: string;
 	    event?: string;
 	    data?: number[];
 	    ref_msg_id?: string;
@@ -566,6 +568,7 @@ export namespace settings {
 	}
 	export interface Engine {
 	    maxTurns: number;
+	    maxToolCallsPerMessage: number;
 	}
 	export interface FSTools {
 	    enabled: boolean;

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { Entry } from '../../bridge'
-import { answer, evt, failure, msg, question, runInput } from '../../test/entries'
+import { answer, evt, failure, incomplete, msg, question, runInput } from '../../test/entries'
 import { buildRows, describeEvent } from './messageRows'
 
 const call = (id: string, name: string, args = '{}') => ({ id, type: 'function', function: { name, arguments: args } })
@@ -64,6 +64,16 @@ describe('buildRows (tool calls and results are never bubbles)', () => {
     const errors = rows.filter((r) => r.kind === 'error')
     expect(errors.map((r) => r.kind === 'error' && r.latest)).toEqual([false, true])
     expect(errors[1]).toMatchObject({ partial: 'partial', error: { code: 'LLM_TIMEOUT', message: 'no data for 60s' } })
+  })
+
+  it('shows an answer cut short as incomplete, actionable when the backend says it is the latest', () => {
+    const cut = incomplete('a1', 'The first half', 'length')
+    let rows = buildRows([msg('u1', 'user', 'explain'), incomplete('a1', 'The first half', 'length', { latest: true })])
+    expect(rows[1]).toMatchObject({ kind: 'assistant', text: 'The first half', incomplete: 'length', latest: true })
+    rows = buildRows([msg('u1', 'user', 'explain'), cut, msg('u2', 'user', 'continue'), incomplete('a2', '', 'content_filter', { latest: true })])
+    expect(rows[1]).toMatchObject({ incomplete: 'length', latest: false })
+    expect(rows[3]).toMatchObject({ kind: 'assistant', text: '', incomplete: 'content_filter', latest: true })
+    expect(buildRows([msg('a3', 'assistant', 'Done.', { finishReason: 'stop' })])[0]).not.toHaveProperty('incomplete')
   })
 })
 

@@ -9,6 +9,9 @@
  *  - role=tool messages are never bubbles: they fill the card of their call
  *    (a result whose call is not loaded gets a card of its own);
  *  - a failed reply is an error row (partial text + the failure);
+ *  - an answer the server cut short (view.incomplete: "length" or
+ *    "content_filter") is a bubble that says it is incomplete, with Continue
+ *    and Retry while it is the latest reply;
  *  - hidden entries (system, developer, meta) are not shown;
  *  - events (compaction, checkpoint, mode switch, fork origin, run start) are
  *    thin dividers;
@@ -35,9 +38,12 @@ export interface ErrorBlock {
  * left behind when the conversation went on without answering it. */
 export type WidgetState = QuestionState
 
+/** Why the server cut an answer short (its tool calls were not run). */
+export type IncompleteReason = 'length' | 'content_filter'
+
 export type Row =
   | { kind: 'user'; key: string; entry: Entry; text: string; forNode?: string }
-  | { kind: 'assistant'; key: string; entry: Entry; text: string }
+  | { kind: 'assistant'; key: string; entry: Entry; text: string; incomplete?: IncompleteReason; latest?: boolean }
   | { kind: 'thinking'; key: string; entry: Entry }
   | { kind: 'tool'; key: string; call: ToolCall; callEntry?: Entry; result?: Entry; status: ToolStatus }
   | { kind: 'error'; key: string; entry: Entry; partial: string; error: ErrorBlock; latest: boolean }
@@ -84,6 +90,12 @@ export function describeEvent(e: Entry): { label: string; detail: string } {
     default:
       return { label: e.event || 'Event', detail: '' }
   }
+}
+
+/** Why the server cut an answer short, if it did (the backend's view says). */
+export function incompleteReason(e: Entry): IncompleteReason | undefined {
+  const r = e.view?.incomplete
+  return r === 'length' || r === 'content_filter' ? r : undefined
 }
 
 /** The widget row of a question entry. */
@@ -153,7 +165,9 @@ export function buildRows(entries: Entry[], live: LiveCall[] = [], streaming = f
         break
       case 'assistant': {
         const text = e.content ?? ''
-        if (text.trim()) rows.push({ kind: 'assistant', key: e.id, entry: e, text })
+        const incomplete = incompleteReason(e)
+        if (incomplete) rows.push({ kind: 'assistant', key: e.id, entry: e, text, incomplete, latest: !!v?.latest })
+        else if (text.trim()) rows.push({ kind: 'assistant', key: e.id, entry: e, text })
         for (const c of e.tool_calls ?? []) {
           const result = results.get(c.id)
           const w = result?.view?.kind === 'question' ? widgetRow(`${e.id}:${c.id}`, result) : null

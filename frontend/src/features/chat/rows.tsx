@@ -1,5 +1,5 @@
 import { memo } from 'react'
-import { Markdown } from '../../components/Markdown'
+import { LiveMarkdown, Markdown } from '../../components/Markdown'
 import { WidgetCard } from '../runs/WidgetCard'
 import type { Row } from './messageRows'
 import { ToolCard } from './ToolCard'
@@ -50,7 +50,27 @@ export const MessageRow = memo(function MessageRow({ row, actions }: { row: Row;
         <div className={`msg msg-assistant ${row.entry.compacted ? 'is-compacted' : ''}`} data-testid="msg-assistant" data-id={row.entry.id}>
           {row.entry.compacted && <Compacted />}
           <div className="bubble bubble-assistant">
-            <Markdown text={row.text} />
+            {row.text.trim() && <Markdown text={row.text} />}
+            {row.incomplete && (
+              <div className="incomplete-notice" role="status" data-testid="msg-incomplete" data-reason={row.incomplete}>
+                <strong>This answer is incomplete.</strong>
+                <span>
+                  {row.incomplete === 'length'
+                    ? 'The model reached its output limit before it finished; any tool calls it was making were not run.'
+                    : "The provider's content filter stopped the answer; any tool calls it was making were not run."}
+                </span>
+                {row.latest && (
+                  <div className="error-actions">
+                    <button type="button" className="btn btn-small btn-primary" disabled={actions.streaming} onClick={actions.continueReply} data-testid="incomplete-continue">
+                      Continue
+                    </button>
+                    <button type="button" className="btn btn-small" disabled={actions.streaming} onClick={actions.retry} data-testid="incomplete-retry">
+                      Retry
+                    </button>
+                  </div>
+                )}
+              </div>
+            )}
           </div>
           <div className="msg-actions">
             <ForkButton id={row.entry.id} actions={actions} />
@@ -127,7 +147,7 @@ export const MessageRow = memo(function MessageRow({ row, actions }: { row: Row;
       return (
         <div className="msg msg-assistant is-live" data-testid="msg-live" data-id={row.call.messageId}>
           <div className="bubble bubble-assistant">
-            {row.call.text ? <Markdown text={row.call.text} /> : <span className="typing" aria-label="Waiting for the answer" />}
+            {row.call.text ? <LiveMarkdown text={row.call.text} /> : <span className="typing" aria-label="Waiting for the answer" />}
             {!row.call.ended && row.call.text && <span className="cursor" aria-hidden="true" />}
           </div>
         </div>

@@ -193,7 +193,8 @@ function DeleteDialog({ meta, onCancel, onConfirm }: { meta: ConversationMeta; o
   return (
     <ConfirmDialog title="Delete conversation?" confirmLabel="Delete" testId="delete" onCancel={onCancel} onConfirm={onConfirm}>
       <p>
-        “<strong>{meta.title}</strong>” will be deleted with its whole chat history ({count(meta.messageCount, 'message')}) and every tool output saved for it.
+        “<strong>{meta.title}</strong>” will be deleted with its whole chat history ({count(meta.messageCount, 'message')}), every tool output saved for it
+        {meta.runs?.length ? <>, and its {count(meta.runs.length, 'workflow run')} (state and execution log)</> : ' and any workflow run in it'}.
       </p>
       <p className="hint">This removes the files from disk and cannot be undone.</p>
     </ConfirmDialog>

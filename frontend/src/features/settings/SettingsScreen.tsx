@@ -178,6 +178,12 @@ function SettingsForm({ view }: { view: SettingsView }) {
           {field('tools.fs.maxReadBytes', 'Max bytes per read', number('tools.fs.maxReadBytes', form.tools.fs.maxReadBytes, (s, v) => (s.tools.fs.maxReadBytes = v)))}
           {field('tools.fs.maxWriteBytes', 'Max bytes per write', number('tools.fs.maxWriteBytes', form.tools.fs.maxWriteBytes, (s, v) => (s.tools.fs.maxWriteBytes = v)))}
           {field('engine.maxTurns', 'Max model calls per message', number('engine.maxTurns', form.engine.maxTurns, (s, v) => (s.engine.maxTurns = v)))}
+          {field(
+            'engine.maxToolCallsPerMessage',
+            'Max tool calls per model answer',
+            number('engine.maxToolCallsPerMessage', form.engine.maxToolCallsPerMessage, (s, v) => (s.engine.maxToolCallsPerMessage = v)),
+            'Calls beyond it are answered with an error, not run.',
+          )}
         </div>
       </section>
 

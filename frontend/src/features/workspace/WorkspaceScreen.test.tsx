@@ -51,6 +51,7 @@ describe('workspace', () => {
     const dialog = await screen.findByTestId('delete-dialog')
     expect(dialog).toHaveTextContent(/chat history/)
     expect(dialog).toHaveTextContent(/tool output/)
+    expect(dialog).toHaveTextContent(/and any workflow run in it\./)
     await userEvent.click(screen.getByTestId('delete-cancel'))
     expect(fake.bridge.conversations.remove).not.toHaveBeenCalled()
     await userEvent.click(within(screen.getAllByTestId('conv-item')[1]).getByTestId('conv-delete'))

@@ -1,0 +1,122 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"crewagent/backend/llm/fakellm"
+	"crewagent/backend/project"
+)
+
+// A corrupt settings.json does not stop the commands that only read: they warn and use the
+// defaults. Commands that talk to the LLM refuse, naming the file.
+func TestCorruptSettingsDoNotBlockReading(t *testing.T) {
+	home, root, convID, _ := fixture(t)
+	writeSettings(t, home, `{"llm": {"model": "x",}`)
+	for _, args := range [][]string{
+		{"conversations", "list"},
+		{"conversations", "show", convID},
+		{"--json", "conversations", "list"},
+		{"context", convID},
+		{"run", "list"},
+	} {
+		r := run(t, "", append(args, "--home", home, "--project", root)...)
+		if r.code != ExitOK || !strings.Contains(r.stderr, "warning: settings file") || !strings.Contains(r.stderr, "using the default settings") {
+			t.Errorf("%v: %+v", args, r)
+		}
+	}
+	r := run(t, "", "chat", "--conversation", convID, "hi", "--home", home, "--project", root)
+	if r.code != ExitError || !strings.Contains(r.stderr, "settings file") || !strings.Contains(r.stderr, "is not valid") {
+		t.Fatalf("chat: %+v", r)
+	}
+}
+
+// Successful commands print nothing on stderr, even when the store repairs or skips
+// something; --verbose shows those diagnostics.
+func TestSuccessfulCommandsAreQuietOnStderr(t *testing.T) {
+	home, root, convID, _ := fixture(t)
+	p, err := project.Open(home, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logFile := filepath.Join(p.DataDir, "conversations", convID, "messages.jsonl")
+	f, err := os.OpenFile(logFile, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("this line is damaged\n{\"type\":\"msg\",\"id\":\"torn") // a corrupt line and a torn last line
+	f.Close()
+	os.Remove(filepath.Join(p.DataDir, "conversations", "index.json")) // rebuilt on open
+
+	for _, args := range [][]string{
+		{"conversations", "list"},
+		{"conversations", "show", convID},
+		{"conversations", "checkpoint", convID, "before"},
+		{"conversations", "fork", convID},
+	} {
+		r := runProcess(t, append(args, "--home", home, "--project", root)...)
+		if r.code != ExitOK || r.stderr != "" {
+			t.Errorf("%v: exit %d, stderr %q", args, r.code, r.stderr)
+		}
+	}
+	r := runProcess(t, "conversations", "show", convID, "--verbose", "--home", home, "--project", root)
+	if r.code != ExitOK || !strings.Contains(r.stderr, "skipping corrupt line") {
+		t.Fatalf("--verbose: %+v", r)
+	}
+}
+
+const cliArgsEnv = "CREWAGENT_TEST_CLI_ARGS"
+
+// TestCLIProcess is the child of runProcess: the command line as main runs it, with the
+// process's own standard streams.
+func TestCLIProcess(t *testing.T) {
+	raw := os.Getenv(cliArgsEnv)
+	if raw == "" {
+		t.Skip("helper process of runProcess")
+	}
+	var args []string
+	if err := json.Unmarshal([]byte(raw), &args); err != nil {
+		panic(err)
+	}
+	os.Exit(Run(context.Background(), args, os.Stdin, os.Stdout, os.Stderr))
+}
+
+// runProcess runs a command in a process of its own and returns what it wrote to the real
+// stdout and stderr (which is where anything logged through the default logger goes).
+func runProcess(t *testing.T, args ...string) runResult {
+	t.Helper()
+	b, _ := json.Marshal(args)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestCLIProcess$", "-test.count=1")
+	cmd.Env = append(os.Environ(), cliArgsEnv+"="+string(b))
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return runResult{code, out.String(), errb.String()}
+}
+
+// settings.json saved with a byte order mark is read.
+func TestSettingsWithByteOrderMark(t *testing.T) {
+	c := newChatEnv(t)
+	t.Setenv("CREWAGENT_LLM_MODEL", "")
+	writeSettings(t, c.home, "\uFEFF"+`{"llm": {"model": "model-from-file"}}`)
+	c.srv.Enqueue(fakellm.Text("fine"))
+	r := c.run(t, "", "chat", "hello")
+	if r.code != ExitOK || r.stdout != "fine\n" {
+		t.Fatalf("chat: %+v", r)
+	}
+	if reqs := c.srv.ChatRequests(); len(reqs) != 1 || reqs[0].Model != "model-from-file" {
+		t.Fatalf("requests: %+v", reqs)
+	}
+}

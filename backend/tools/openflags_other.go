@@ -1,0 +1,6 @@
+//go:build !unix
+
+package tools
+
+// openNonBlock has no equivalent here.
+const openNonBlock = 0
