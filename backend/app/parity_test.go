@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -207,5 +208,71 @@ func TestWindowAndCommandLineChooseTheSamePackage(t *testing.T) {
 	byCommand := chosen()
 	if byWindow != inst.ID || byCommand != byWindow {
 		t.Fatalf("the window chose %q, the command line %q (installed: %q)", byWindow, byCommand, inst.ID)
+	}
+}
+
+// The window and the command line give the tools the same sandbox: with the
+// runtime home inside the project folder (a project opened at ~), a chat's
+// tools and a run's tools cannot read the settings or write the project's
+// identity file, and see only their own conversation's saved outputs.
+func TestWindowAndCommandLineShareTheSandbox(t *testing.T) {
+	p := newParity(t)
+	p.home = filepath.Join(p.root, ".config", "crewagent")
+	if err := os.MkdirAll(p.home, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(p.home, "settings.json"), []byte(`{"llm":{"apiKey":"sk-secret-0123456789"}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	calls := fakellm.Tools(
+		fakellm.ToolCall{ID: "call_1", Name: "fs.read", Arguments: `{"path":"@project/.config/crewagent/settings.json"}`},
+		fakellm.ToolCall{ID: "call_2", Name: "fs.write", Arguments: `{"path":"@project/.crewagent.json","content":"{}"}`},
+		fakellm.ToolCall{ID: "call_3", Name: "fs.list", Arguments: `{"path":"@state/logs/tool-results/00000000-0000-0000-0000-000000000000"}`},
+	)
+	check := func(who string, r request) {
+		t.Helper()
+		for _, want := range []string{"runtime_data", "protected", "ENOENT"} {
+			if !strings.Contains(r.result, want) {
+				t.Errorf("%s: the tool results do not say %s: %s", who, want, r.result)
+			}
+		}
+		if strings.Contains(r.result, "sk-secret") {
+			t.Errorf("%s: the settings were read: %s", who, r.result)
+		}
+	}
+
+	d, rec := p.window(t)
+	conv, err := d.Conversations.Create("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.srv.Enqueue(calls, fakellm.Text("Done."))
+	send(t, d, rec, app.SendRequest{ConversationID: conv.ID, Text: "look around"})
+	window := lastRequests(t, p.srv, 1)[0]
+	check("window", window)
+	if err := d.Projects.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	p.srv.Enqueue(calls, fakellm.Text("Done."))
+	p.cli(t, "chat", "look around")
+	command := lastRequests(t, p.srv, 1)[0]
+	check("command line", command)
+	// Each names its own conversation.
+	uuids := regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+	if uuids.ReplaceAllString(window.result, "ID") != uuids.ReplaceAllString(command.result, "ID") {
+		t.Fatalf("the tool results differ:\nwindow  %s\ncommand %s", window.result, command.result)
+	}
+
+	// A run's turn uses the same sandbox.
+	if _, err := packages.NewManager(p.home).EnsureDemo(); err != nil {
+		t.Fatal(err)
+	}
+	p.srv.Enqueue(calls, fakellm.Text("Tell me about the idea."))
+	p.cli(t, "run", "start", "--workflow", "write-brief", "an idea")
+	check("run", lastRequests(t, p.srv, 1)[0])
+
+	if b, _ := os.ReadFile(filepath.Join(p.root, ".crewagent.json")); string(b) == "{}" {
+		t.Fatal(".crewagent.json was overwritten")
 	}
 }

@@ -341,6 +341,38 @@ func TestStopAbortsTheRunTurn(t *testing.T) {
 	}
 }
 
+// Deleting a conversation in the window stops its run's turn and deletes the
+// run with it (its runsIndex.json row and runs/<runId>/); other runs stay.
+func TestDeleteConversationDeletesItsRuns(t *testing.T) {
+	srv := newFakeLLM(t)
+	srv.Enqueue(fakellm.Text("Tell me about the other idea."), fakellm.TextChunks(strings.Repeat("thinking aloud ", 200), 200, 20*time.Millisecond))
+	w := startedTestProject(t, llmSettings(srv.URL(), ""))
+	a := w.app
+	other, err := a.Runs.Start(app.StartRunRequest{WorkflowID: "write-brief", Message: "another idea"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitTurn(t, w.rec, other.ConversationID, 1)
+	run, err := a.Runs.Start(app.StartRunRequest{WorkflowID: "write-brief", Message: "an idea"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the first chunk", func() bool { return len(w.rec.Named(events.StreamChunk)) > 0 })
+	if err := a.Conversations.Delete(run.ConversationID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(w.info.DataDir, "runs", run.RunID)); !os.IsNotExist(err) {
+		t.Fatalf("the run's folder is still there (%v)", err)
+	}
+	runs, err := a.Runs.List()
+	if err != nil || len(runs) != 1 || runs[0].RunID != other.RunID {
+		t.Fatalf("runs after the deletion: %+v, %v", runs, err)
+	}
+	if _, err := os.Stat(filepath.Join(w.info.DataDir, "runs", other.RunID)); err != nil {
+		t.Fatalf("another conversation's run was removed: %v", err)
+	}
+}
+
 func TestStartRunRefusals(t *testing.T) {
 	srv := newFakeLLM(t)
 	w := startedTestProject(t, llmSettings(srv.URL(), ""))
