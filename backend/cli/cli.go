@@ -3,9 +3,11 @@
 //
 // Every command is one row of the table in commands.go: its words, usage,
 // flags, positional arguments, the access it needs to the project
-// (none, read or write) and the function that runs it. One runner checks the
-// flags and arguments, opens and closes the project through backend/app (the
-// composition root the window uses too), and prints --json.
+// (none, read or write), whether it talks to the LLM and the function that
+// runs it. One runner checks the flags and arguments, opens and closes the
+// project through backend/app (the composition root the window uses too),
+// and prints --json; text output passes through a writer that shows
+// terminal control characters as visible symbols (term.go).
 package cli
 
 import (
