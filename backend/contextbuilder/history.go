@@ -39,6 +39,16 @@ func requestRole(e *convlog.Entry) string {
 	return e.Role
 }
 
+// IsUIEvent reports whether e is a legacy UI entry for tool activity: an
+// assistant message with partType tool_start or tool_result and no tool calls
+// (the old messages.json format stored a tool's start and result that way,
+// collapsed in the chat). Sent as is, the model would read them as its own
+// plain-text answers.
+func IsUIEvent(e *convlog.Entry) bool {
+	return e.Role == convlog.RoleAssistant && len(e.ToolCalls) == 0 &&
+		(e.PartType == convlog.PartToolStart || e.PartType == convlog.PartToolResult)
+}
+
 // Fates of log entries. Values from fateReason on index builder.reasons.
 const (
 	fateNone      uint16 = iota // events: counted, not listed
@@ -94,6 +104,9 @@ func (b *builder) filter() {
 			continue
 		case e.PartType == convlog.PartThinking:
 			b.fate[i] = b.reason("excluded: thinking part")
+			continue
+		case !b.opts.IncludeCollapsedUIEvents && IsUIEvent(e):
+			b.fate[i] = b.reason("excluded: collapsed UI event (includeCollapsedUiEventsInContext is off)")
 			continue
 		}
 		switch requestRole(e) {
@@ -277,7 +290,9 @@ func (b *builder) message(it item) Message {
 			m.ToolCallID = it.callID
 		}
 		m.Name = e.ToolName
-		if b.omitted(it.entry) {
+		if p, ok := b.previews[it.entry]; ok {
+			m.Content = convlog.Str(p.text)
+		} else if b.omitted(it.entry) {
 			m.Content = convlog.Str(omittedResult(e))
 		} else if l := aliasLine(e); l != "" {
 			text := e.Text() + l
@@ -301,6 +316,9 @@ func (b *builder) itemTokens(it item) int {
 		return CountMessage(c, model, &m)
 	}
 	e := &b.opts.History[it.entry]
+	if p, ok := b.previews[it.entry]; ok {
+		return p.tokens
+	}
 	if b.omitted(it.entry) {
 		return b.omittedTokens(it)
 	}
@@ -323,6 +341,9 @@ func (b *builder) itemChars(it item) int {
 		return len(SyntheticToolResult)
 	}
 	e := &b.opts.History[it.entry]
+	if p, ok := b.previews[it.entry]; ok {
+		return runeCount(p.text)
+	}
 	if b.omitted(it.entry) {
 		return runeCount(omittedResult(e))
 	}
@@ -338,8 +359,10 @@ func (b *builder) itemChars(it item) int {
 	return n
 }
 
-// measure fills the tokens (and characters when they are limited) of u.
+// measure fills the tokens of u, and its characters when MaxChars is set
+// (counting runes is the one cost proportional to the text of the history).
 func (b *builder) measure(u *unit) {
+	u.tokens, u.chars = 0, 0
 	for _, it := range u.items {
 		u.tokens += b.itemTokens(it)
 		if b.budget.MaxChars > 0 {

@@ -13,6 +13,7 @@ import (
 	"crewagent/backend/convlog"
 	"crewagent/backend/events"
 	"crewagent/backend/llm"
+	"crewagent/backend/recall"
 	"crewagent/backend/settings"
 	"crewagent/backend/tools"
 )
@@ -46,11 +47,16 @@ type ChatService struct {
 	opts Options
 
 	history historyLoader // how a request's history is read from the log
+	counter *recountCache // opts.Counter with recounts cached
+	recall  recall.Cache  // recall indexes loaded in this process
 
 	mu        sync.Mutex
 	active    map[string]context.CancelFunc // conversations with a send running
 	llmKey    settings.LLM
 	llmClient LLM
+
+	windowMu sync.Mutex
+	windows  map[string]int // request limits learned from context-length errors, by model
 }
 
 // New returns a ChatService for opts.
@@ -83,7 +89,8 @@ func New(opts Options) (*ChatService, error) {
 	if opts.FlushChars <= 0 {
 		opts.FlushChars = DefaultFlushChars
 	}
-	return &ChatService{opts: opts, history: loadHistory, active: map[string]context.CancelFunc{}}, nil
+	return &ChatService{opts: opts, history: loadHistory, counter: &recountCache{Counter: opts.Counter},
+		active: map[string]context.CancelFunc{}}, nil
 }
 
 // SendRequest is one user message.
@@ -182,6 +189,18 @@ func (s *ChatService) Send(ctx context.Context, req SendRequest) (*SendResult, e
 	if agent != nil {
 		agentID = agent.ID
 	}
+	var user *convlog.Entry
+	if !req.Retry {
+		user = &convlog.Entry{Type: convlog.TypeMsg, ID: s.opts.NewID(), CreatedAt: s.now(), Role: convlog.RoleUser,
+			Content: convlog.Str(req.Text), Mode: mode, AgentID: agentID, PartType: convlog.PartContent}
+		p, err := s.frame(convID, mode, agent, st)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.checkInput(convID, p, user); err != nil {
+			return nil, err
+		}
+	}
 	if convID == "" {
 		if meta, err = s.opts.Store.Create("", activeType(mode)); err != nil {
 			return nil, err
@@ -211,8 +230,6 @@ func (s *ChatService) Send(ctx context.Context, req SendRequest) (*SendResult, e
 			return nil, err
 		}
 	} else {
-		user := &convlog.Entry{Type: convlog.TypeMsg, ID: s.opts.NewID(), CreatedAt: s.now(), Role: convlog.RoleUser,
-			Content: convlog.Str(req.Text), Mode: mode, AgentID: agentID, PartType: convlog.PartContent}
 		if err := s.opts.Store.Append(convID, user); err != nil {
 			return nil, err
 		}
@@ -249,7 +266,7 @@ func (s *ChatService) prepareRetry(convID string) (string, error) {
 	}
 	var failed []*convlog.Entry
 	for _, e := range entries[at+1:] {
-		if !e.IsMessage() || e.Role != convlog.RoleAssistant || !e.InContext() {
+		if !e.IsMessage() || e.Role != convlog.RoleAssistant || !e.InContext() || e.IsMeta {
 			continue
 		}
 		if e.PartType == convlog.PartError {

@@ -1,0 +1,708 @@
+package compression
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"crewagent/backend/contextbuilder"
+	"crewagent/backend/convlog"
+)
+
+// The extractive digest (strategy key-messages, no LLM).
+//
+// From the messages being compacted it keeps the lines that carry what a
+// conversation must not forget — requirements (must, never, always, 必须,
+// 不要 …), decisions (we decided, we'll use, 决定, 采用 …), errors and
+// findings (including those only a tool's output holds), file paths,
+// numbers with their context (amounts, dates, versions, ports, limits) and
+// names — each quoting the message it comes from (#id). Lines are scored
+// (Score); the user's words count more than the model's; chatter, questions
+// and very short lines count less. The first user message (the task) is
+// quoted whole when it fits a third of the digest's budget, else its best
+// lines. The digest merges with the one it replaces: the earlier lines are
+// read back and compete with the new ones, the same line is kept once, and
+// the best lines that fit the budget stay, in the order they were said.
+
+// Digest sections, in the order they are written.
+var sectionTitles = [...]string{
+	secRequire:  "Requirements and decisions:",
+	secFindings: "Errors and findings:",
+	secFacts:    "Facts, files and numbers:",
+}
+
+const (
+	secRequire = iota
+	secFindings
+	secFacts
+)
+
+// minLineScore is the score a line needs to enter the digest at all.
+const minLineScore = 3.0
+
+// Per message, at most this many lines are candidates (the user's: more).
+const (
+	maxLinesPerMessage     = 8
+	maxLinesPerUserMessage = 16
+)
+
+// whoSummary marks a line read back from a summary that did not say where
+// it came from (an LLM summary).
+const whoSummary = "summary"
+
+// dline is one line of a digest.
+type dline struct {
+	cite    string // "#xxxxxxxx", "" when unknown
+	who     string // user | assistant | tool <name> | summary
+	text    string
+	section int
+	score   float64
+	order   int // position in time: earlier lines first
+	key     string
+	tokens  int // exact, 0 until counted
+}
+
+// Score rates one line of a message for the digest (see the package doc of
+// the digest); who is user, assistant, tool or summary. Exported for tests
+// and the fidelity benchmark's explanation.
+func Score(line, who string) float64 {
+	return scoreOf(analyse(line, nil), who)
+}
+
+func scoreOf(f features, who string) float64 {
+	s := 0.0
+	if f.requirement {
+		s += 4
+	}
+	if f.decision {
+		s += 4
+	}
+	if f.finding {
+		s += 3
+	}
+	if f.path {
+		s += 2
+	}
+	if f.numberCtx {
+		s += 2
+	} else if f.number {
+		s += 0.5
+	}
+	if f.name {
+		s += 1.5
+	}
+	switch {
+	case who == convlog.RoleUser:
+		s += 2.5
+	case who == whoSummary:
+		s += 1
+	case strings.HasPrefix(who, convlog.RoleTool) && f.finding:
+		s += 1
+	}
+	if f.question && !f.requirement {
+		s -= 1.5
+	}
+	if f.chatter {
+		s -= 3
+	}
+	if f.runes < 15 {
+		s -= 2
+	}
+	s += 3 * float64(min(f.focus, 2))
+	return s
+}
+
+// hasContent reports whether a line carries something a digest keeps (a
+// line whose only merit is who said it is not kept).
+func hasContent(f features) bool {
+	return f.requirement || f.decision || f.finding || f.path || f.numberCtx || f.name || f.focus > 0
+}
+
+func sectionOf(f features) int {
+	switch {
+	case f.requirement || f.decision:
+		return secRequire
+	case f.finding:
+		return secFindings
+	}
+	return secFacts
+}
+
+// digestKey normalises a line for finding repeats: lower case, letters,
+// digits and CJK only.
+func digestKey(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		switch {
+		case r >= 'A' && r <= 'Z':
+			b.WriteRune(r + 'a' - 'A')
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r >= utf8.RuneSelf && isCJK(r):
+			b.WriteRune(r)
+		case r >= utf8.RuneSelf && (r > 0x2FFF):
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// clipLine shortens a line to maxLineRunes, keeping its start.
+func clipLine(s string) string {
+	if utf8.RuneCountInString(s) <= maxLineRunes {
+		return s
+	}
+	return headRunes(s, maxLineRunes-1) + "…"
+}
+
+// estimateTokens guesses a text's tokens without the tokenizer: a quarter of
+// its ASCII bytes plus one per other character.
+func estimateTokens(s string) int {
+	n, other := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] < utf8.RuneSelf {
+			n++
+		} else if s[i]&0xC0 != 0x80 {
+			other++
+		}
+	}
+	return (n+3)/4 + other
+}
+
+// messageText returns what the digest reads of an entry: its content (a tool
+// result's JSON unwrapped) and, for a tool call, one line per call naming the
+// tool and its path, then the long string arguments.
+func messageText(e *convlog.Entry) string {
+	text := e.Text()
+	if e.Role == convlog.RoleTool {
+		text = unwrapJSON(text)
+	}
+	if len(e.ToolCalls) == 0 {
+		return text
+	}
+	var b strings.Builder
+	b.WriteString(text)
+	for _, tc := range e.ToolCalls {
+		args := tc.Function.Arguments
+		b.WriteString("\ncalls " + tc.Function.Name)
+		if p := jsonStringField(args, "path"); p != "" {
+			b.WriteString(" " + p)
+		}
+		if strings.Contains(args, `\n`) || len(args) > 200 {
+			b.WriteString("\n" + unwrapJSON(args))
+		}
+	}
+	return b.String()
+}
+
+// unwrapJSON makes the text inside a JSON document readable line by line:
+// the escapes of newlines, tabs and quotes are undone, and a leading
+// {"ok":true,"content":" wrapper is cut. Text that is not JSON is returned
+// as it is.
+func unwrapJSON(s string) string {
+	t := strings.TrimLeft(s, " \t\r\n")
+	if strings.HasPrefix(t, contextbuilder.ToolPreviewPrefix) || strings.HasPrefix(t, convlog.PreviewPrefix) {
+		// a preview: its header line, then the JSON head it kept
+		if i := strings.IndexByte(t, '\n'); i >= 0 {
+			t = t[i+1:]
+		}
+	}
+	if !strings.HasPrefix(t, "{") && !strings.HasPrefix(t, "[") {
+		return s
+	}
+	head := t
+	if len(head) > 200 {
+		head = head[:200]
+	}
+	for _, k := range []string{`"content":"`, `"output":"`, `"stdout":"`, `"text":"`, `"result":"`} {
+		if i := strings.Index(head, k); i >= 0 {
+			t = t[i+len(k):]
+			break
+		}
+	}
+	if !strings.Contains(t, `\`) {
+		return t
+	}
+	var b strings.Builder
+	b.Grow(len(t))
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		if c != '\\' || i+1 >= len(t) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		switch t[i] {
+		case 'n':
+			b.WriteByte('\n')
+		case 't':
+			b.WriteByte('\t')
+		case 'r':
+		case '"', '\\', '/':
+			b.WriteByte(t[i])
+		case 'u':
+			if i+4 < len(t) {
+				if v, err := strconv.ParseUint(t[i+1:i+5], 16, 32); err == nil {
+					b.WriteRune(rune(v))
+					i += 4
+					continue
+				}
+			}
+			b.WriteString(`\u`)
+		default:
+			b.WriteByte('\\')
+			b.WriteByte(t[i])
+		}
+	}
+	return b.String()
+}
+
+// jsonStringField finds "key":"value" in a JSON text and returns the value.
+func jsonStringField(s, key string) string {
+	k := `"` + key + `":"`
+	i := strings.Index(s, k)
+	if i < 0 {
+		k = `"` + key + `": "`
+		if i = strings.Index(s, k); i < 0 {
+			return ""
+		}
+	}
+	rest := s[i+len(k):]
+	if j := strings.IndexByte(rest, '"'); j >= 0 {
+		return rest[:j]
+	}
+	return ""
+}
+
+// whoOf is how a digest line names the speaker of an entry.
+func whoOf(e *convlog.Entry) string {
+	switch e.Role {
+	case convlog.RoleTool:
+		if e.ToolName != "" {
+			return convlog.RoleTool + " " + e.ToolName
+		}
+		return convlog.RoleTool
+	case convlog.RoleUser, convlog.RoleAssistant:
+		return e.Role
+	}
+	return convlog.RoleAssistant
+}
+
+// candidates returns the digest lines of one entry worth keeping (at most
+// maxLinesPerMessage, the best), with order base.
+func candidates(e *convlog.Entry, focus *termSet, order int) []dline {
+	who := whoOf(e)
+	var out []dline
+	splitLines(messageText(e), func(line string, inCode bool) {
+		f := analyse(line, focus)
+		if inCode && !f.requirement && !f.finding {
+			return
+		}
+		s := scoreOf(f, who)
+		if s < minLineScore || !hasContent(f) {
+			return
+		}
+		out = append(out, dline{cite: contextbuilder.Cite(e.ID), who: who, text: clipLine(line), section: sectionOf(f), score: s})
+	})
+	limit := maxLinesPerMessage
+	if e.Role == convlog.RoleUser {
+		limit = maxLinesPerUserMessage
+	}
+	if len(out) > limit {
+		idx := make([]int, len(out))
+		for i := range idx {
+			idx[i] = i
+		}
+		slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(out[b].score, out[a].score) })
+		keep := make([]bool, len(out))
+		for _, i := range idx[:limit] {
+			keep[i] = true
+		}
+		k := 0
+		for i := range out {
+			if keep[i] {
+				out[k] = out[i]
+				k++
+			}
+		}
+		out = out[:k]
+	}
+	for i := range out {
+		out[i].order = order + i
+	}
+	return out
+}
+
+// task is the first user message as a digest keeps it.
+type task struct {
+	cite     string
+	text     string
+	keyLines bool // only its best lines
+}
+
+// parsedDigest is a summary read back.
+type parsedDigest struct {
+	task  *task
+	lines []dline
+	total int // messages compacted so far, as the header says
+}
+
+const (
+	digestIntro    = "Digest of the earlier messages compacted out of this request"
+	taskTitle      = "Task (first user message"
+	taskKeyMark    = ", key lines"
+	focusTitle     = "Focus of the last compaction:"
+	llmBodyTitle   = "Summary:"
+	truncatedTitle = "(lines that did not fit were left out)"
+)
+
+// parseDigest reads a summary this package wrote (or any other summary-class
+// text: its lines become lines of unknown origin).
+func parseDigest(text string) parsedDigest {
+	var p parsedDigest
+	inTask := false
+	var taskLines []string
+	order := 0
+	for _, line := range strings.Split(text, "\n") {
+		t := strings.TrimRight(line, " \t\r")
+		trim := strings.TrimSpace(t)
+		switch {
+		case trim == "" && !inTask:
+			continue
+		case strings.HasPrefix(trim, contextbuilder.ConversationSummaryPrefix) || (order == 0 && strings.HasPrefix(trim, contextbuilder.SummaryPrefix) && len(trim) < 40):
+			continue
+		case strings.HasPrefix(trim, digestIntro):
+			if i := strings.Index(trim, "("); i >= 0 {
+				n, _ := strconv.Atoi(strings.Fields(trim[i+1:] + " x")[0])
+				p.total = n
+			}
+			continue
+		case strings.HasPrefix(trim, taskTitle):
+			inTask = true
+			p.task = &task{keyLines: strings.Contains(trim, taskKeyMark)}
+			if i := strings.Index(trim, "#"); i >= 0 {
+				c := trim[i:]
+				if j := strings.IndexAny(c, ",) "); j >= 0 {
+					c = c[:j]
+				}
+				p.task.cite = c
+			}
+			continue
+		case inTask && strings.HasPrefix(t, "> "):
+			taskLines = append(taskLines, t[2:])
+			continue
+		case inTask && t == ">":
+			taskLines = append(taskLines, "")
+			continue
+		}
+		if inTask {
+			inTask = false
+		}
+		if trim == "" || trim == llmBodyTitle || trim == truncatedTitle || strings.HasPrefix(trim, focusTitle) || isSectionTitle(trim) {
+			continue
+		}
+		d := dline{who: whoSummary, text: trim}
+		if rest, ok := strings.CutPrefix(trim, "- #"); ok {
+			if sp := strings.IndexByte(rest, ' '); sp > 0 {
+				if colon := strings.Index(rest[sp+1:], ": "); colon >= 0 {
+					d.cite = "#" + rest[:sp]
+					d.who = rest[sp+1 : sp+1+colon]
+					d.text = rest[sp+1+colon+2:]
+				}
+			}
+		} else {
+			d.text = strings.TrimPrefix(strings.TrimPrefix(trim, "- "), "* ")
+		}
+		if strings.TrimSpace(d.text) == "" {
+			continue
+		}
+		f := analyse(d.text, nil)
+		d.section = sectionOf(f)
+		d.score = scoreOf(f, d.who)
+		d.order = order
+		order++
+		p.lines = append(p.lines, d)
+	}
+	if p.task != nil {
+		p.task.text = strings.TrimRight(strings.Join(taskLines, "\n"), "\n")
+		if p.task.text == "" {
+			p.task = nil
+		}
+	}
+	return p
+}
+
+func isSectionTitle(s string) bool {
+	for _, t := range sectionTitles {
+		if s == t {
+			return true
+		}
+	}
+	return false
+}
+
+// digestInput is what a digest is made from.
+type digestInput struct {
+	entries  []convlog.Entry // the messages compacted now, in log order
+	skip     map[string]bool // carried word for word: not digested
+	previous []string        // the summaries they replace, oldest first
+	total    int             // messages compacted so far, these included
+	budget   int             // tokens for the whole summary message
+	focus    string
+	counter  contextbuilder.Counter
+	model    string
+}
+
+// digest is a written digest.
+type digest struct {
+	text    string
+	task    *task
+	lines   []dline // kept, in written order
+	dropped int     // candidate lines that did not fit
+	tokens  int
+}
+
+// buildDigest writes the digest (see the comment at the top of this file).
+func buildDigest(in digestInput) digest {
+	var focus *termSet
+	if strings.TrimSpace(in.focus) != "" {
+		focus = newTermSet(in.focus)
+	}
+	var prevTask *task
+	var all []dline
+	order := 0
+	for _, text := range in.previous {
+		p := parseDigest(text)
+		if p.task != nil && prevTask == nil {
+			prevTask = p.task
+		}
+		for _, d := range p.lines {
+			d.order = order
+			order++
+			if focus != nil {
+				d.score = scoreOf(analyse(d.text, focus), d.who)
+			}
+			all = append(all, d)
+		}
+	}
+	c, model := in.counter, in.model
+	count := func(s string) int { return c.Count(model, s) }
+
+	// The task: the first user message, when no earlier digest has it.
+	tk := prevTask
+	taskID := ""
+	if tk == nil {
+		for i := range in.entries {
+			e := &in.entries[i]
+			if e.Role == convlog.RoleUser && !e.IsMeta && strings.TrimSpace(e.Text()) != "" {
+				tk = &task{cite: contextbuilder.Cite(e.ID), text: strings.TrimSpace(e.Text())}
+				taskID = e.ID
+				break
+			}
+		}
+	}
+	taskCap := min(in.budget/3, 2000)
+	if tk != nil && taskID != "" && count(tk.text) > taskCap {
+		// too long: its best lines, in order
+		var lines []dline
+		splitLines(tk.text, func(line string, inCode bool) {
+			f := analyse(line, focus)
+			lines = append(lines, dline{text: clipLine(line), score: scoreOf(f, convlog.RoleUser), order: len(lines)})
+		})
+		byScore := slices.Clone(lines)
+		slices.SortStableFunc(byScore, func(a, b dline) int { return cmp.Compare(b.score, a.score) })
+		keep := map[int]bool{}
+		used := 0
+		for _, l := range byScore {
+			t := count(l.text) + 1
+			if used+t > taskCap {
+				continue
+			}
+			used += t
+			keep[l.order] = true
+		}
+		var kept []string
+		for _, l := range lines {
+			if keep[l.order] {
+				kept = append(kept, l.text)
+			}
+		}
+		tk = &task{cite: tk.cite, text: strings.Join(kept, "\n"), keyLines: true}
+	}
+
+	for i := range in.entries {
+		e := &in.entries[i]
+		if (e.ID == taskID && tk != nil && !tk.keyLines) || in.skip[e.ID] {
+			continue // quoted whole, or carried word for word
+		}
+		lines := candidates(e, focus, order)
+		order += len(lines) + 1
+		all = append(all, lines...)
+	}
+
+	// Repeats: the same line (normalised) is kept once, with its best score.
+	byKey := make(map[string]int, len(all))
+	uniq := all[:0]
+	for _, d := range all {
+		d.key = digestKey(d.text)
+		if len(d.key) < 4 {
+			continue
+		}
+		if j, ok := byKey[d.key]; ok {
+			if d.score > uniq[j].score {
+				uniq[j].score = d.score
+			}
+			continue
+		}
+		byKey[d.key] = len(uniq)
+		uniq = append(uniq, d)
+	}
+	all = uniq
+
+	header := renderHeader(in.total, in.focus, tk)
+	room := in.budget - count(header) - 4
+	ranked := make([]int, len(all))
+	for i := range ranked {
+		ranked[i] = i
+	}
+	slices.SortStableFunc(ranked, func(a, b int) int {
+		x, y := &all[a], &all[b]
+		if c := cmp.Compare(y.score, x.score); c != 0 {
+			return c
+		}
+		if xu, yu := x.who == convlog.RoleUser, y.who == convlog.RoleUser; xu != yu {
+			if xu {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(x.order, y.order)
+	})
+	var chosen []int
+	var chosenKeys []string
+	used := 0
+	dropped := 0
+	for _, i := range ranked {
+		d := &all[i]
+		est := estimateTokens(d.text) + 8
+		if used+est > room+room/8 {
+			dropped++
+			continue
+		}
+		if containedIn(d.key, chosenKeys) {
+			continue
+		}
+		d.tokens = count(renderLine(d)) + 1
+		if used+d.tokens > room {
+			dropped++
+			continue
+		}
+		used += d.tokens
+		chosen = append(chosen, i)
+		chosenKeys = append(chosenKeys, d.key)
+	}
+	kept := make([]dline, len(chosen))
+	for k, i := range chosen {
+		kept[k] = all[i]
+	}
+	slices.SortStableFunc(kept, func(a, b dline) int { return cmp.Compare(a.order, b.order) })
+	dg := digest{task: tk, lines: kept, dropped: dropped}
+	for {
+		dg.text = renderDigest(header, kept, dropped > 0)
+		dg.tokens = count(dg.text) + contextbuilder.MessageOverhead
+		if dg.tokens <= in.budget || len(kept) == 0 {
+			break
+		}
+		// the sum of the lines' counts missed: leave out the weakest line
+		worst := 0
+		for k := range kept {
+			if kept[k].score < kept[worst].score || (kept[k].score == kept[worst].score && kept[k].order > kept[worst].order) {
+				worst = k
+			}
+		}
+		kept = slices.Delete(kept, worst, worst+1)
+		dropped++
+	}
+	dg.lines, dg.dropped = kept, dropped
+	return dg
+}
+
+// containedIn reports whether key repeats (is part of) one of keys.
+func containedIn(key string, keys []string) bool {
+	if len(key) < 16 {
+		return false
+	}
+	for _, k := range keys {
+		if len(k) >= len(key) && strings.Contains(k, key) {
+			return true
+		}
+	}
+	return false
+}
+
+func renderHeader(total int, focus string, tk *task) string {
+	var b strings.Builder
+	b.WriteString(contextbuilder.ConversationSummaryPrefix + "\n")
+	fmt.Fprintf(&b, "%s (%d messages so far). Each line quotes the message it comes from (#id).", digestIntro, total)
+	if f := strings.TrimSpace(focus); f != "" {
+		b.WriteString("\n" + focusTitle + " " + oneLineText(f))
+	}
+	if tk != nil {
+		b.WriteString("\n\n" + taskTitle + " " + tk.cite)
+		if tk.keyLines {
+			b.WriteString(taskKeyMark)
+		}
+		b.WriteString("):")
+		for _, l := range strings.Split(tk.text, "\n") {
+			if l == "" {
+				b.WriteString("\n>")
+			} else {
+				b.WriteString("\n> " + l)
+			}
+		}
+	}
+	return b.String()
+}
+
+func renderLine(d *dline) string {
+	if d.cite == "" {
+		return "- " + d.text
+	}
+	return "- " + d.cite + " " + d.who + ": " + d.text
+}
+
+func renderDigest(header string, lines []dline, dropped bool) string {
+	var b strings.Builder
+	b.WriteString(header)
+	for sec := range sectionTitles {
+		first := true
+		for k := range lines {
+			if lines[k].section != sec {
+				continue
+			}
+			if first {
+				b.WriteString("\n\n" + sectionTitles[sec])
+				first = false
+			}
+			b.WriteString("\n" + renderLine(&lines[k]))
+		}
+	}
+	if dropped {
+		b.WriteString("\n" + truncatedTitle)
+	}
+	return b.String()
+}
+
+func oneLineText(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// headRunes returns the first n runes of s.
+func headRunes(s string, n int) string {
+	i := 0
+	for k := 0; k < n && i < len(s); k++ {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	return s[:i]
+}
