@@ -137,7 +137,9 @@ func Plan(res *contextbuilder.Result, history []convlog.Entry, c Config, all boo
 		for _, id := range s.SourceIDs {
 			if e := byID[id]; e != nil {
 				for _, l := range candidates(e, nil, 0) {
-					lines += estimateTokens(l.text) + 8
+					if l.score >= minLineScore {
+						lines += estimateTokens(l.text) + 8
+					}
 				}
 			}
 		}

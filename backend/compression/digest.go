@@ -3,6 +3,7 @@ package compression
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -43,6 +44,71 @@ const (
 // minLineScore is the score a line needs to enter the digest at all.
 const minLineScore = 3.0
 
+// keptBonus is added to the lines of an earlier digest (they were selected
+// once, with the bonus rarity gave them then); rarityBonus is what a line
+// gains for naming something said in one message only, or loses for naming
+// only what recurs in three or more.
+const (
+	keptBonus   = 1.0
+	rarityBonus = 1.0
+)
+
+// shapePenalty is what each newer line of the same shape costs a line.
+const shapePenalty = 1.0
+
+// shapeKey is a line with its figures, paths, identifiers and capitalised
+// words (after the first) masked: lines from one template share it.
+func shapeKey(s string) string {
+	var b strings.Builder
+	for i, raw := range strings.Fields(s) {
+		t := strings.Trim(raw, ".,;:!?()[]{}<>\"'`“”‘’")
+		masked := strings.ContainsAny(t, "0123456789/_.@") || (i > 0 && t != "" && t[0] >= 'A' && t[0] <= 'Z')
+		if !masked && t != "" && t[0] >= utf8.RuneSelf {
+			// Chinese: mask the digits only
+			var c strings.Builder
+			for _, r := range t {
+				if r >= '0' && r <= '9' {
+					r = '#'
+				}
+				c.WriteRune(r)
+			}
+			t = c.String()
+		}
+		if masked {
+			t = "*"
+		}
+		b.WriteString(strings.ToLower(t))
+		b.WriteByte(' ')
+	}
+	return b.String()
+}
+
+// keyTokens returns the names and figures of a line: numbers of three or
+// more digits, paths, capitalised words and identifiers (lower case).
+func keyTokens(s string) []string {
+	var out []string
+	for _, raw := range strings.Fields(s) {
+		t := strings.Trim(raw, ".,;:!?()[]{}<>\"'`“”‘’，。；：！？（）【】「」")
+		if len(t) < 3 {
+			continue
+		}
+		digits := 0
+		for k := 0; k < len(t); k++ {
+			if isDigit(t[k]) {
+				digits++
+			}
+		}
+		switch {
+		case digits >= 3, strings.Contains(t, "/"), strings.Contains(t, "_"):
+		case t[0] >= 'A' && t[0] <= 'Z' && words[strings.ToLower(t)]&kwStop == 0 && hasLetter(t[1:]):
+		default:
+			continue
+		}
+		out = append(out, strings.ToLower(t))
+	}
+	return out
+}
+
 // Per message, at most this many lines are candidates (the user's: more).
 const (
 	maxLinesPerMessage     = 8
@@ -73,6 +139,10 @@ func Score(line, who string) float64 {
 }
 
 func scoreOf(f features, who string) float64 {
+	if who == convlog.RoleUser || who == whoSummary {
+		f.requirement = f.requirement || f.softNeed
+		f.decision = f.decision || f.softChoice
+	}
 	s := 0.0
 	if f.requirement {
 		s += 4
@@ -94,6 +164,9 @@ func scoreOf(f features, who string) float64 {
 	if f.name {
 		s += 1.5
 	}
+	if f.role {
+		s += 2
+	}
 	switch {
 	case who == convlog.RoleUser:
 		s += 2.5
@@ -103,7 +176,7 @@ func scoreOf(f features, who string) float64 {
 		s += 1
 	}
 	if f.question && !f.requirement {
-		s -= 1.5
+		s -= 3
 	}
 	if f.chatter {
 		s -= 3
@@ -118,10 +191,14 @@ func scoreOf(f features, who string) float64 {
 // hasContent reports whether a line carries something a digest keeps (a
 // line whose only merit is who said it is not kept).
 func hasContent(f features) bool {
-	return f.requirement || f.decision || f.finding || f.path || f.numberCtx || f.name || f.focus > 0
+	return f.requirement || f.decision || f.finding || f.path || f.numberCtx || f.name || f.role || f.focus > 0 || f.softNeed || f.softChoice
 }
 
-func sectionOf(f features) int {
+func sectionOf(f features, who string) int {
+	if who == convlog.RoleUser || who == whoSummary {
+		f.requirement = f.requirement || f.softNeed
+		f.decision = f.decision || f.softChoice
+	}
 	switch {
 	case f.requirement || f.decision:
 		return secRequire
@@ -296,15 +373,21 @@ func candidates(e *convlog.Entry, focus *termSet, order int) []dline {
 	who := whoOf(e)
 	var out []dline
 	splitLines(messageText(e), func(line string, inCode bool) {
+		if inCode || looksLikeCode(line) {
+			keep := false
+			for _, m := range codeMarkers {
+				keep = keep || strings.Contains(line, m)
+			}
+			if !keep {
+				return
+			}
+		}
 		f := analyse(line, focus)
-		if inCode && !f.requirement && !f.finding {
-			return
-		}
 		s := scoreOf(f, who)
-		if s < minLineScore || !hasContent(f) {
-			return
+		if s < minLineScore-rarityBonus || !hasContent(f) {
+			return // (rarity may still lift it to minLineScore)
 		}
-		out = append(out, dline{cite: contextbuilder.Cite(e.ID), who: who, text: clipLine(line), section: sectionOf(f), score: s})
+		out = append(out, dline{cite: contextbuilder.Cite(e.ID), who: who, text: clipLine(line), section: sectionOf(f, who), score: s})
 	})
 	limit := maxLinesPerMessage
 	if e.Role == convlog.RoleUser {
@@ -419,7 +502,7 @@ func parseDigest(text string) parsedDigest {
 			continue
 		}
 		f := analyse(d.text, nil)
-		d.section = sectionOf(f)
+		d.section = sectionOf(f, d.who)
 		d.score = scoreOf(f, d.who)
 		d.order = order
 		order++
@@ -484,6 +567,7 @@ func buildDigest(in digestInput) digest {
 			if focus != nil {
 				d.score = scoreOf(analyse(d.text, focus), d.who)
 			}
+			d.score += keptBonus
 			all = append(all, d)
 		}
 	}
@@ -532,6 +616,8 @@ func buildDigest(in digestInput) digest {
 		tk = &task{cite: tk.cite, text: strings.Join(kept, "\n"), keyLines: true}
 	}
 
+	fresh := len(all)
+	freq := map[string]int{} // key token -> messages naming it
 	for i := range in.entries {
 		e := &in.entries[i]
 		if (e.ID == taskID && tk != nil && !tk.keyLines) || in.skip[e.ID] {
@@ -539,8 +625,46 @@ func buildDigest(in digestInput) digest {
 		}
 		lines := candidates(e, focus, order)
 		order += len(lines) + 1
+		seen := map[string]bool{}
+		for _, l := range lines {
+			for _, k := range keyTokens(l.text) {
+				if !seen[k] {
+					seen[k] = true
+					freq[k]++
+				}
+			}
+		}
 		all = append(all, lines...)
 	}
+	// A line naming something said only once is likely a specific fact; one
+	// whose names and figures recur everywhere is common context.
+	for i := fresh; i < len(all); i++ {
+		keys := keyTokens(all[i].text)
+		if len(keys) == 0 {
+			continue
+		}
+		rare, common := false, true
+		for _, k := range keys {
+			rare = rare || freq[k] == 1
+			common = common && freq[k] >= 3
+		}
+		switch {
+		case rare:
+			all[i].score += rarityBonus
+		case common:
+			all[i].score -= rarityBonus
+		}
+	}
+	// Lines of the same shape (the same words around different figures and
+	// names: progress logs, repeated boilerplate) lose a point for each newer
+	// one, so the newest stays and the repeats sink.
+	byShape := map[string]int{}
+	for i := len(all) - 1; i >= 0; i-- {
+		k := shapeKey(all[i].text)
+		all[i].score -= float64(byShape[k]) * shapePenalty
+		byShape[k]++
+	}
+	all = slices.DeleteFunc(all, func(d dline) bool { return d.score < minLineScore })
 
 	// Repeats: the same line (normalised) is kept once, with its best score.
 	byKey := make(map[string]int, len(all))
@@ -567,9 +691,15 @@ func buildDigest(in digestInput) digest {
 	for i := range ranked {
 		ranked[i] = i
 	}
+	// Best value per token first: a short line with a fact beats a long one
+	// with the same score.
+	value := make([]float64, len(all))
+	for i := range all {
+		value[i] = all[i].score / math.Sqrt(float64(estimateTokens(all[i].text)+8))
+	}
 	slices.SortStableFunc(ranked, func(a, b int) int {
 		x, y := &all[a], &all[b]
-		if c := cmp.Compare(y.score, x.score); c != 0 {
+		if c := cmp.Compare(value[b], value[a]); c != 0 {
 			return c
 		}
 		if xu, yu := x.who == convlog.RoleUser, y.who == convlog.RoleUser; xu != yu {

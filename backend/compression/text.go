@@ -77,22 +77,67 @@ func splitSentences(s string, fn func(string)) {
 	emit(len(s))
 }
 
+// looksLikeCode reports whether a line is source code rather than prose:
+// it starts with a keyword of a programming language or a brace, ends with a
+// brace or a semicolon, or is dense with brackets and operators. Code lines
+// enter a digest only when they carry a TODO/FIXME or a requirement in a
+// comment.
+func looksLikeCode(line string) bool {
+	t := strings.TrimSpace(line)
+	if t == "" {
+		return false
+	}
+	for _, kw := range codeStarts {
+		if strings.HasPrefix(t, kw) {
+			return true
+		}
+	}
+	last := t[len(t)-1]
+	if last == '{' || last == '}' || last == ';' || (last == ')' && strings.Contains(t, "(")) && !strings.Contains(t, " ") {
+		return true
+	}
+	if strings.Contains(t, " := ") || strings.Contains(t, " => ") || strings.Contains(t, ") {") || strings.Contains(t, "();") {
+		return true
+	}
+	sym := 0
+	for i := 0; i < len(t); i++ {
+		switch t[i] {
+		case '(', ')', '{', '}', '[', ']', ';', '=', '<', '>', '&', '|':
+			sym++
+		}
+	}
+	return sym >= 6 && sym*12 > len(t)
+}
+
+var codeStarts = []string{"func ", "def ", "class ", "return ", "import ", "package ", "const ", "var ", "let ", "if (", "if ",
+	"for (", "for ", "while ", "} ", "}", "{", "//", "/*", "* ", "#include", "public ", "private ", "fn ", "pub ", "impl ",
+	"type ", "struct ", "export ", "function ", "async ", "await ", "try ", "catch", "else", "elif ", "switch ", "case ",
+	"SELECT ", "INSERT ", "UPDATE ", "CREATE ", "@", "<", "#!"}
+
+// codeMarkers keep a code line in a digest.
+var codeMarkers = []string{"TODO", "FIXME", "XXX", "HACK"}
+
 // Feature flags of a line.
 type features struct {
 	requirement bool // must, never, 必须, 不要 …
 	decision    bool // decided, we'll use, 决定, 采用 …
+	// softNeed and softChoice are should / need / only, instead / prefer:
+	// a requirement or a decision when the user says them, advice when the
+	// model does.
+	softNeed, softChoice bool
 	finding     bool // error, failed, found, 错误, 发现 …
 	path        bool // a file path or alias path
 	numberCtx   bool // a number with a unit, currency, version, date, or of 3+ digits
 	number      bool // any digit
 	name        bool // a proper name, identifier, quoted string, e-mail or URL
+	role        bool // who is responsible: owner, reviewer, contact, 负责人 …
 	question    bool // ends with a question mark
 	chatter     bool // thanks / ok / sure …
 	focus       int  // focus terms matched
 	runes       int
 }
 
-type kwFlag uint8
+type kwFlag uint16
 
 const (
 	kwRequire kwFlag = 1 << iota
@@ -101,6 +146,9 @@ const (
 	kwUnit
 	kwChatter
 	kwStop
+	kwRole
+	kwSoftNeed
+	kwSoftChoice
 )
 
 // English keywords (lower case, apostrophes as ').
@@ -111,18 +159,19 @@ var words = func() map[string]kwFlag {
 			m[w] |= f
 		}
 	}
-	add(kwRequire, "must", "mustn't", "never", "always", "should", "shouldn't", "required", "require", "requires",
-		"requirement", "requirements", "mandatory", "need", "needs", "ensure", "cannot", "can't", "don't", "doesn't",
-		"won't", "avoid", "forbidden", "prohibited", "deadline", "only", "maximum", "minimum", "max", "min", "limit",
-		"important", "critical", "essential", "strictly", "exactly", "budget", "constraint", "constraints", "policy")
-	add(kwDecide, "decided", "decide", "decision", "decisions", "chose", "choose", "chosen", "agreed", "agree",
-		"settled", "opted", "picked", "selected", "approved", "confirmed", "final", "switched", "adopt", "adopted", "prefer",
-		"preferred", "instead")
+	add(kwRequire, "must", "mustn't", "never", "always", "required", "require", "requires",
+		"requirement", "requirements", "mandatory", "cannot", "can't", "don't", "won't", "forbidden", "prohibited",
+		"deadline", "maximum", "minimum", "limit", "budget", "constraint", "constraints", "policy", "strictly")
+	add(kwSoftNeed, "should", "shouldn't", "need", "needs", "ensure", "avoid", "only", "max", "min", "important",
+		"critical", "essential", "exactly", "doesn't")
+	add(kwDecide, "decided", "decide", "decision", "decisions", "chose", "chosen", "agreed", "settled", "opted",
+		"approved", "switched", "adopted")
+	add(kwSoftChoice, "choose", "agree", "picked", "selected", "confirmed", "final", "adopt", "prefer", "preferred", "instead")
 	add(kwFind, "error", "errors", "failed", "fails", "failing", "failure", "exception", "panic", "fatal", "warning",
 		"warn", "denied", "refused", "timeout", "crash", "crashed", "bug", "broken", "invalid", "unauthorized",
 		"missing", "cause", "caused", "found", "discovered", "noticed", "note", "issue", "problem", "incorrect",
 		"wrong", "deprecated", "expired", "expires", "leak", "conflict", "mismatch", "regression", "blocked", "blocker",
-		"outage", "vulnerability", "cve")
+		"outage", "vulnerability", "cve", "fail", "expected", "unexpected", "rejected", "exceeded", "overflow")
 	add(kwUnit, "eur", "euro", "euros", "usd", "dollars", "dollar", "gbp", "chf", "cny", "rmb", "yen", "percent",
 		"ms", "sec", "secs", "second", "seconds", "minute", "minutes", "min", "hour", "hours", "day", "days", "week",
 		"weeks", "month", "months", "year", "years", "gb", "mb", "kb", "tb", "gib", "mib", "kib", "tokens", "users",
@@ -131,6 +180,8 @@ var words = func() map[string]kwFlag {
 		"seats", "licenses", "units", "k", "m", "x", "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep",
 		"oct", "nov", "dec", "january", "february", "march", "april", "june", "july", "august", "september",
 		"october", "november", "december", "q1", "q2", "q3", "q4", "am", "pm", "utc", "pages", "steps", "retries", "attempts")
+	add(kwRole, "owner", "owns", "owned", "reviewer", "reviews", "contact", "lead", "manager", "responsible", "assigned",
+		"assignee", "maintainer", "maintains", "approver", "approves", "approval", "stakeholder", "sponsor", "on-call", "oncall")
 	add(kwChatter, "thanks", "thank", "ok", "okay", "sure", "great", "cool", "nice", "perfect", "awesome", "hi", "hello", "yes", "no", "yep", "alright")
 	add(kwStop, "the", "a", "an", "and", "or", "of", "to", "in", "on", "at", "for", "with", "is", "are", "was",
 		"were", "be", "been", "it", "this", "that", "these", "those", "i", "you", "we", "they", "he", "she", "my",
@@ -142,9 +193,10 @@ var words = func() map[string]kwFlag {
 
 // Two-word phrases, by first word (see phraseIndex).
 var phrases = map[[2]string]kwFlag{
-	{"do", "not"}: kwRequire, {"must", "not"}: kwRequire, {"make", "sure"}: kwRequire, {"has", "to"}: kwRequire,
+	{"do", "not"}: kwRequire, {"must", "not"}: kwRequire, {"make", "sure"}: kwSoftNeed, {"has", "to"}: kwRequire,
 	{"have", "to"}: kwRequire, {"at", "least"}: kwRequire, {"at", "most"}: kwRequire, {"no", "more"}: kwRequire,
-	{"no", "later"}: kwRequire, {"need", "to"}: kwRequire, {"needs", "to"}: kwRequire, {"not", "allowed"}: kwRequire,
+	{"no", "later"}: kwRequire, {"need", "to"}: kwSoftNeed, {"needs", "to"}: kwSoftNeed, {"not", "allowed"}: kwRequire,
+	{"no", "exceptions"}: kwRequire, {"hard", "requirement"}: kwRequire,
 	{"go", "with"}: kwDecide, {"going", "with"}: kwDecide, {"we'll", "use"}: kwDecide, {"will", "use"}: kwDecide,
 	{"let's", "use"}: kwDecide, {"switch", "to"}: kwDecide, {"stick", "with"}: kwDecide, {"we", "use"}: kwDecide,
 	{"settle", "on"}: kwDecide, {"plan", "is"}: kwDecide,
@@ -166,13 +218,21 @@ var phraseIndex = func() map[string]map[string]kwFlag {
 
 // Chinese keywords, matched as substrings.
 var (
-	zhRequire = []string{"必须", "务必", "一定要", "不要", "不能", "不得", "禁止", "需要", "要求", "应该", "只能", "至少", "最多",
-		"不超过", "不少于", "截止", "上限", "下限", "切记", "千万", "预算", "限制", "重要"}
+	zhRequire = []string{"必须", "务必", "一定要", "不要", "不能", "不得", "禁止", "要求", "只能", "至少", "最多",
+		"不超过", "不少于", "截止", "上限", "下限", "切记", "千万", "预算", "限制", "绝对"}
+	zhSoftNeed = []string{"需要", "应该", "建议", "重要", "最好"}
 	zhDecide = []string{"决定", "采用", "选择", "选用", "改用", "就用", "确定", "同意", "定为", "定下", "商定", "选定", "敲定", "方案是"}
 	zhFind   = []string{"错误", "失败", "异常", "报错", "警告", "超时", "崩溃", "发现", "原因", "注意", "问题", "缺少", "找不到",
 		"过期", "冲突", "拒绝", "漏洞", "故障"}
 	zhUnits   = []string{"元", "万", "千", "百", "亿", "个", "天", "周", "月", "年", "日", "号", "小时", "分钟", "秒", "次", "人", "台", "版", "条", "行", "页", "块", "美元", "欧元", "点", "岁", "%"}
 	zhChatter = []string{"好的", "谢谢", "收到", "明白", "可以", "嗯"}
+	zhRole    = []string{"负责", "评审", "对接", "联系人", "审批", "维护", "交给", "找他", "找她"}
+	// common Chinese surnames: a name is one of them followed by one or two
+	// characters, after a word that introduces a person (是, 由, 找, 给 …) or
+	// at the start of a sentence before a verb of responsibility.
+	zhSurnames = "王李张刘陈杨赵黄周吴徐孙胡朱高林何郭马罗梁宋郑谢韩唐冯于董萧程曹袁邓许傅沈曾彭吕苏卢蒋蔡贾丁魏薛叶阎余潘杜戴夏钟汪田任姜范方石姚谭廖邹熊金陆郝孔白崔康毛邱秦江史顾侯邵孟龙万段钱汤尹黎易常武乔贺赖龚文"
+	zhIntro    = "是由找给问请系和跟与让：:，,"
+	zhAfter    = "负说来在会的已也要"
 )
 
 // File extensions that make a dotted word a file name.
@@ -246,11 +306,21 @@ func analyse(line string, focus *termSet) features {
 			if flags&kwFind != 0 {
 				f.finding = true
 			}
+			if flags&kwRole != 0 {
+				f.role = true
+			}
+			if flags&kwSoftNeed != 0 {
+				f.softNeed = true
+			}
+			if flags&kwSoftChoice != 0 {
+				f.softChoice = true
+			}
 			if next != nil {
 				pf := next[string(lw)]
 				f.requirement = f.requirement || pf&kwRequire != 0
 				f.decision = f.decision || pf&kwDecide != 0
 				f.finding = f.finding || pf&kwFind != 0
+				f.softNeed = f.softNeed || pf&kwSoftNeed != 0
 			}
 			if flags&kwUnit != 0 && prevDigit {
 				f.numberCtx = true
@@ -411,6 +481,12 @@ func zhFeatures(line string, f *features) {
 			break
 		}
 	}
+	for _, k := range zhSoftNeed {
+		if strings.Contains(line, k) {
+			f.softNeed = true
+			break
+		}
+	}
 	for _, k := range zhDecide {
 		if strings.Contains(line, k) {
 			f.decision = true
@@ -447,6 +523,15 @@ func zhFeatures(line string, f *features) {
 	if strings.Contains(line, "「") || strings.Contains(line, "“") || strings.Contains(line, "《") {
 		f.name = true
 	}
+	for _, k := range zhRole {
+		if strings.Contains(line, k) {
+			f.role = true
+			break
+		}
+	}
+	if !f.name {
+		f.name = hasZhName(line)
+	}
 	if f.runes < 12 {
 		for _, c := range zhChatter {
 			if strings.HasPrefix(line, c) {
@@ -454,6 +539,27 @@ func zhFeatures(line string, f *features) {
 			}
 		}
 	}
+}
+
+// hasZhName looks for a Chinese personal name (see zhSurnames).
+func hasZhName(line string) bool {
+	rs := []rune(line)
+	for i, r := range rs {
+		if !strings.ContainsRune(zhSurnames, r) || i+1 >= len(rs) || !isCJK(rs[i+1]) {
+			continue
+		}
+		switch {
+		case i > 0 && strings.ContainsRune(zhIntro, rs[i-1]):
+			return true
+		case i == 0 || rs[i-1] == '。' || rs[i-1] == ' ':
+			for k := i + 2; k <= i+3 && k < len(rs); k++ {
+				if strings.ContainsRune(zhAfter, rs[k]) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // termSet is a small set of search terms (English words of 3+ letters that

@@ -416,8 +416,39 @@ func lowerLimit(limit, sent int, err error) (int, string) {
 // encoding, implausible) once per entry and encoding.
 type recountCache struct {
 	Counter
-	mu sync.Mutex
-	m  map[recountKey]int
+	mu    sync.Mutex
+	m     map[recountKey]int
+	texts map[string]int // counts of long texts composed at request time
+}
+
+// textCacheMin is the size from which Count caches a text's count: the
+// system prompt, tool definitions, summaries and pinned blocks are counted
+// again for every request otherwise.
+const (
+	textCacheMin  = 256
+	maxTextCounts = 512
+)
+
+// Count implements contextbuilder.Counter, caching the counts of long texts.
+func (r *recountCache) Count(model, text string) int {
+	if len(text) < textCacheMin {
+		return r.Counter.Count(model, text)
+	}
+	key := r.EncodingFor(model) + "\x00" + text
+	r.mu.Lock()
+	n, ok := r.texts[key]
+	r.mu.Unlock()
+	if ok {
+		return n
+	}
+	n = r.Counter.Count(model, text)
+	r.mu.Lock()
+	if r.texts == nil || len(r.texts) >= maxTextCounts {
+		r.texts = map[string]int{}
+	}
+	r.texts[key] = n
+	r.mu.Unlock()
+	return n
 }
 
 type recountKey struct {

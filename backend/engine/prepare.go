@@ -90,7 +90,7 @@ func (s *ChatService) useTools(p *prepared, host ToolHost) {
 	p.host, p.llmTools, p.toolTokens = host, nil, 0
 	for _, d := range host.Tools() {
 		p.llmTools = append(p.llmTools, llm.Tool{Name: d.Name, Description: d.Description, Parameters: d.Parameters})
-		p.toolTokens += toolDefTokens(s.opts.Counter, p.model, d)
+		p.toolTokens += toolDefTokens(s.counter, p.model, d)
 	}
 }
 
