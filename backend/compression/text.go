@@ -125,16 +125,16 @@ type features struct {
 	// a requirement or a decision when the user says them, advice when the
 	// model does.
 	softNeed, softChoice bool
-	finding     bool // error, failed, found, 错误, 发现 …
-	path        bool // a file path or alias path
-	numberCtx   bool // a number with a unit, currency, version, date, or of 3+ digits
-	number      bool // any digit
-	name        bool // a proper name, identifier, quoted string, e-mail or URL
-	role        bool // who is responsible: owner, reviewer, contact, 负责人 …
-	question    bool // ends with a question mark
-	chatter     bool // thanks / ok / sure …
-	focus       int  // focus terms matched
-	runes       int
+	finding              bool // error, failed, found, 错误, 发现 …
+	path                 bool // a file path or alias path
+	numberCtx            bool // a number with a unit, currency, version, date, or of 3+ digits
+	number               bool // any digit
+	name                 bool // a proper name, identifier, quoted string, e-mail or URL
+	role                 bool // who is responsible: owner, reviewer, contact, 负责人 …
+	question             bool // ends with a question mark
+	chatter              bool // thanks / ok / sure …
+	focus                int  // focus terms matched
+	runes                int
 }
 
 type kwFlag uint16
@@ -221,8 +221,8 @@ var (
 	zhRequire = []string{"必须", "务必", "一定要", "不要", "不能", "不得", "禁止", "要求", "只能", "至少", "最多",
 		"不超过", "不少于", "截止", "上限", "下限", "切记", "千万", "预算", "限制", "绝对"}
 	zhSoftNeed = []string{"需要", "应该", "建议", "重要", "最好"}
-	zhDecide = []string{"决定", "采用", "选择", "选用", "改用", "就用", "确定", "同意", "定为", "定下", "商定", "选定", "敲定", "方案是"}
-	zhFind   = []string{"错误", "失败", "异常", "报错", "警告", "超时", "崩溃", "发现", "原因", "注意", "问题", "缺少", "找不到",
+	zhDecide   = []string{"决定", "采用", "选择", "选用", "改用", "就用", "确定", "同意", "定为", "定下", "商定", "选定", "敲定", "方案是"}
+	zhFind     = []string{"错误", "失败", "异常", "报错", "警告", "超时", "崩溃", "发现", "原因", "注意", "问题", "缺少", "找不到",
 		"过期", "冲突", "拒绝", "漏洞", "故障"}
 	zhUnits   = []string{"元", "万", "千", "百", "亿", "个", "天", "周", "月", "年", "日", "号", "小时", "分钟", "秒", "次", "人", "台", "版", "条", "行", "页", "块", "美元", "欧元", "点", "岁", "%"}
 	zhChatter = []string{"好的", "谢谢", "收到", "明白", "可以", "嗯"}

@@ -72,7 +72,6 @@ func (o Outcome) Share() float64 {
 
 var counter = tokens.New()
 
-
 // counts caches the benchmark's own counts of texts (requests repeat most of
 // their messages from one call to the next).
 var counts sync.Map
