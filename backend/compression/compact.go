@@ -208,7 +208,7 @@ func Compact(ctx context.Context, res *contextbuilder.Result, history []convlog.
 		}
 	}
 	sortInts(idx)
-	out := &Compaction{}
+	out := &Compaction{Entries: make([]convlog.Entry, 0, len(idx)), MessageIDs: make([]string, 0, len(idx)+1)}
 	for _, i := range idx {
 		out.Entries = append(out.Entries, history[i])
 		out.MessageIDs = append(out.MessageIDs, history[i].ID)

@@ -61,7 +61,7 @@ const shapePenalty = 1.0
 func shapeKey(s string) string {
 	var b strings.Builder
 	for i, raw := range strings.Fields(s) {
-		t := strings.Trim(raw, ".,;:!?()[]{}<>\"'`“”‘’")
+		t := trimPunct(raw)
 		masked := strings.ContainsAny(t, "0123456789/_.@") || (i > 0 && t != "" && t[0] >= 'A' && t[0] <= 'Z')
 		if !masked && t != "" && t[0] >= utf8.RuneSelf {
 			// Chinese: mask the digits only
@@ -88,7 +88,7 @@ func shapeKey(s string) string {
 func keyTokens(s string) []string {
 	var out []string
 	for _, raw := range strings.Fields(s) {
-		t := strings.Trim(raw, ".,;:!?()[]{}<>\"'`“”‘’，。；：！？（）【】「」")
+		t := trimPunct(raw)
 		if len(t) < 3 {
 			continue
 		}
@@ -128,7 +128,8 @@ type dline struct {
 	score   float64
 	order   int // position in time: earlier lines first
 	key     string
-	tokens  int // exact, 0 until counted
+	tokens  int      // exact, 0 until counted
+	keys    []string // keyTokens, for rarity
 }
 
 // Score rates one line of a message for the digest (see the package doc of
@@ -626,8 +627,9 @@ func buildDigest(in digestInput) digest {
 		lines := candidates(e, focus, order)
 		order += len(lines) + 1
 		seen := map[string]bool{}
-		for _, l := range lines {
-			for _, k := range keyTokens(l.text) {
+		for j := range lines {
+			lines[j].keys = keyTokens(lines[j].text)
+			for _, k := range lines[j].keys {
 				if !seen[k] {
 					seen[k] = true
 					freq[k]++
@@ -639,7 +641,7 @@ func buildDigest(in digestInput) digest {
 	// A line naming something said only once is likely a specific fact; one
 	// whose names and figures recur everywhere is common context.
 	for i := fresh; i < len(all); i++ {
-		keys := keyTokens(all[i].text)
+		keys := all[i].keys
 		if len(keys) == 0 {
 			continue
 		}

@@ -401,10 +401,52 @@ func isCapitalised(w string) bool {
 	return upper && lowerSeen && w[0] >= 'a' && w[0] <= 'z' // camelCase
 }
 
+// trimPunct cuts the punctuation around a token (ASCII and CJK).
+func trimPunct(s string) string {
+	for len(s) > 0 {
+		if c := s[0]; c < utf8.RuneSelf {
+			if !isPunct(rune(c)) {
+				break
+			}
+			s = s[1:]
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s)
+		if !isPunct(r) {
+			break
+		}
+		s = s[n:]
+	}
+	for len(s) > 0 {
+		if c := s[len(s)-1]; c < utf8.RuneSelf {
+			if !isPunct(rune(c)) {
+				break
+			}
+			s = s[:len(s)-1]
+			continue
+		}
+		r, n := utf8.DecodeLastRuneInString(s)
+		if !isPunct(r) {
+			break
+		}
+		s = s[:len(s)-n]
+	}
+	return s
+}
+
+func isPunct(r rune) bool {
+	switch r {
+	case '.', ',', ';', ':', '!', '?', '(', ')', '[', ']', '{', '}', '<', '>', '"', '\'', '`',
+		'“', '”', '‘', '’', '，', '。', '；', '：', '！', '？', '（', '）', '【', '】', '「', '」':
+		return true
+	}
+	return false
+}
+
 // rawFeatures looks at one whitespace-separated token for paths, numbers
 // with units, versions, dates, quoted strings, e-mails and URLs.
 func rawFeatures(raw string, f *features) {
-	t := strings.Trim(raw, ".,;:!?()[]{}<>\"'`“”‘’，。；：！？（）【】「」")
+	t := trimPunct(raw)
 	if t == "" {
 		return
 	}

@@ -364,3 +364,41 @@ func (s *Store) SaveToolOutput(id, msgID, toolCallID, toolName, full string) (st
 	}
 	return alias, nil
 }
+
+// LoadBackTo returns the effective entries introduced from entry from on
+// (same update semantics as LoadTail), reading the log backwards in one pass
+// only as far as that entry's first line. When from is not in the log the
+// whole conversation is returned.
+func (s *Store) LoadBackTo(id, from string) ([]*Entry, error) {
+	return s.readBack(id, func(f *os.File, size int64, report func(badLine)) ([]*Entry, error) {
+		t := newTailSet()
+		whole := true
+		err := scanBackward(f, size, func(line []byte, off int64, terminated bool) bool {
+			t.addLine(line, off, terminated, report)
+			if it := t.items[from]; it != nil && it.anchored {
+				whole = false
+				return false
+			}
+			return true
+		})
+		if err != nil {
+			return nil, err
+		}
+		out := t.result(whole, 0, report)
+		if !whole {
+			for i, e := range out {
+				if e.ID == from {
+					return out[i:], nil
+				}
+			}
+		}
+		return out, nil
+	}, func(all []*Entry) []*Entry {
+		for i, e := range all {
+			if e.ID == from {
+				return all[i:]
+			}
+		}
+		return all
+	})
+}

@@ -21,6 +21,7 @@ type Store interface {
 	Load(id string) ([]*convlog.Entry, error)
 	LoadTail(id string, n int) ([]*convlog.Entry, error)
 	LoadSinceCompaction(id string) ([]*convlog.Entry, error)
+	LoadBackTo(id, from string) ([]*convlog.Entry, error)
 	Append(id string, entries ...*convlog.Entry) error
 	Update(id string, e *convlog.Entry) error
 	UpdateMeta(id string, fn func(*convlog.ConversationMeta)) error

@@ -19,10 +19,6 @@ const (
 	ReasonManual        = "manual"
 )
 
-// minTailWindow is the number of entries the first read back to keptFrom
-// takes; each further read takes twice as many.
-const minTailWindow = 256
-
 // historyLoader returns the history a request is built from.
 type historyLoader func(st Store, convID string) ([]convlog.Entry, error)
 
@@ -33,8 +29,8 @@ func loadHistory(st Store, convID string) ([]convlog.Entry, error) {
 
 // loadSinceCompaction returns the part of the log a request needs, reading
 // the log from its end: the entries since the last compaction event when the
-// log has one, extended back to the oldest message that compaction kept
-// (recorded as keptFrom in the event), in windows that double. A log without
+// log has one, extended back to the oldest entry the request still needs
+// (recorded as keptFrom in the event) in one more backward pass. A log without
 // a compaction event is read whole; so is one whose last compaction event was
 // written by another program (no keptFrom). Summary messages written by a
 // compaction follow its event, so they are always included.
@@ -57,18 +53,11 @@ func loadSinceCompaction(st Store, convID string) ([]convlog.Entry, error) {
 	if floor == "" || indexOf(since, floor) >= 0 {
 		return deref(since), nil
 	}
-	for n := max(2*len(since), minTailWindow); ; n *= 2 {
-		tail, err := st.LoadTail(convID, n)
-		if err != nil {
-			return nil, err
-		}
-		if i := indexOf(tail, floor); i >= 0 {
-			return deref(tail[i:]), nil
-		}
-		if len(tail) < n {
-			return deref(tail), nil // the whole log: the floor entry is gone
-		}
+	back, err := st.LoadBackTo(convID, floor)
+	if err != nil {
+		return nil, err
 	}
+	return deref(back), nil
 }
 
 func isCompaction(e *convlog.Entry) bool {

@@ -313,38 +313,44 @@ const (
 	rrfK = 60.0
 )
 
-// lexical ranks the documents for the query terms (BM25). skip says which
-// documents may not be returned.
-func (x *Index) lexical(query []string, skip func(id string) bool) ([]int32, map[int32]float64, map[int32][]string) {
+// lexical ranks the documents for the query terms (BM25), best first, at
+// most limit of them. Terms in more than a quarter of a large index carry
+// almost no weight in BM25 and are left out, so a query of common words
+// costs little. skip says which documents may not be returned.
+func (x *Index) lexical(query []string, skip func(id string) bool, limit int) ([]int32, map[int32]float64) {
 	n := float64(len(x.docs))
 	if n == 0 || len(query) == 0 {
-		return nil, nil, nil
+		return nil, nil
 	}
 	avg := float64(x.total) / n
-	scores := map[int32]float64{}
-	matched := map[int32][]string{}
+	var scores []float64
+	var touched []int32
 	for _, t := range query {
 		ps := x.post[t]
-		if len(ps) == 0 {
+		if len(ps) == 0 || (len(x.docs) >= 200 && len(ps)*4 > len(x.docs)) {
 			continue
+		}
+		if scores == nil {
+			scores = make([]float64, len(x.docs))
 		}
 		df := float64(len(ps))
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 		for _, p := range ps {
-			if skip != nil && skip(x.docs[p.doc].ID) {
-				continue
-			}
 			tf := float64(p.tf)
 			dl := float64(x.lens[p.doc])
+			if scores[p.doc] == 0 {
+				touched = append(touched, p.doc)
+			}
 			scores[p.doc] += idf * tf * (k1 + 1) / (tf + k1*(1-b+b*dl/avg))
-			matched[p.doc] = append(matched[p.doc], t)
 		}
 	}
-	order := make([]int32, 0, len(scores))
-	for d := range scores {
-		order = append(order, d)
+	out := make([]int32, 0, len(touched))
+	for _, d := range touched {
+		if skip == nil || !skip(x.docs[d].ID) {
+			out = append(out, d)
+		}
 	}
-	slices.SortFunc(order, func(a, c int32) int {
+	slices.SortFunc(out, func(a, c int32) int {
 		if scores[a] != scores[c] {
 			if scores[a] > scores[c] {
 				return -1
@@ -353,7 +359,26 @@ func (x *Index) lexical(query []string, skip func(id string) bool) ([]int32, map
 		}
 		return int(c - a) // newer first on ties
 	})
-	return order, scores, matched
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	sc := make(map[int32]float64, len(out))
+	for _, d := range out {
+		sc[d] = scores[d]
+	}
+	return out, sc
+}
+
+// matchedTerms returns the query terms document d contains.
+func (x *Index) matchedTerms(d int32, query []string) []string {
+	var out []string
+	for _, t := range query {
+		ps := x.post[t]
+		if _, ok := slices.BinarySearchFunc(ps, d, func(p posting, d int32) int { return int(p.doc - d) }); ok {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // queryTerms returns the distinct terms of a query.
@@ -393,7 +418,11 @@ func (x *Index) Search(query string, o Options) ([]Hit, error) {
 	}
 	terms := queryTerms(query)
 	x.mu.RLock()
-	lex, scores, matched := x.lexical(terms, o.Skip)
+	lex, scores := x.lexical(terms, o.Skip, 4*o.Limit)
+	matched := make(map[int32][]string, len(lex))
+	for _, d := range lex {
+		matched[d] = x.matchedTerms(d, terms)
+	}
 	x.mu.RUnlock()
 	fused := map[int32]float64{}
 	hits := map[int32]*Hit{}
