@@ -56,31 +56,57 @@ const (
 // shapePenalty is what each newer line of the same shape costs a line.
 const shapePenalty = 1.0
 
-// shapeKey is a line with its figures, paths, identifiers and capitalised
-// words (after the first) masked: lines from one template share it.
+// shapeKey is the skeleton of a line: its first four and last three units
+// (words; each character of Chinese text), with figures, paths, identifiers
+// and capitalised words (after the first) masked. Lines written from one
+// template (progress logs, repeated boilerplate whose middle words vary)
+// share it; a line of fewer than three unmasked units has none.
 func shapeKey(s string) string {
-	var b strings.Builder
-	for i, raw := range strings.Fields(s) {
-		t := trimPunct(raw)
-		masked := strings.ContainsAny(t, "0123456789/_.@") || (i > 0 && t != "" && t[0] >= 'A' && t[0] <= 'Z')
-		if !masked && t != "" && t[0] >= utf8.RuneSelf {
-			// Chinese: mask the digits only
-			var c strings.Builder
-			for _, r := range t {
-				if r >= '0' && r <= '9' {
-					r = '#'
-				}
-				c.WriteRune(r)
-			}
-			t = c.String()
+	var units []string
+	words := 0
+	flush := func(tok string) {
+		t := trimPunct(tok)
+		if t == "" {
+			return
 		}
-		if masked {
-			t = "*"
+		if strings.ContainsAny(t, "0123456789/_.@") || (len(units) > 0 && t[0] >= 'A' && t[0] <= 'Z') {
+			units = append(units, "*")
+			return
 		}
-		b.WriteString(strings.ToLower(t))
-		b.WriteByte(' ')
+		units = append(units, strings.ToLower(t))
+		words++
 	}
-	return b.String()
+	start := -1
+	for i, r := range s {
+		switch {
+		case isCJK(r):
+			if start >= 0 {
+				flush(s[start:i])
+				start = -1
+			}
+			units = append(units, string(r))
+			words++
+		case r == ' ' || r == '\t' || isPunct(r) && r >= utf8.RuneSelf:
+			if start >= 0 {
+				flush(s[start:i])
+				start = -1
+			}
+		default:
+			if start < 0 {
+				start = i
+			}
+		}
+	}
+	if start >= 0 {
+		flush(s[start:])
+	}
+	if words < 3 {
+		return ""
+	}
+	if len(units) > 7 {
+		units = append(units[:4:4], append([]string{"…"}, units[len(units)-3:]...)...)
+	}
+	return strings.Join(units, " ")
 }
 
 // keyTokens returns the names and figures of a line: numbers of three or
@@ -111,8 +137,8 @@ func keyTokens(s string) []string {
 
 // Per message, at most this many lines are candidates (the user's: more).
 const (
-	maxLinesPerMessage     = 8
-	maxLinesPerUserMessage = 16
+	maxLinesPerMessage     = 10
+	maxLinesPerUserMessage = 20
 )
 
 // whoSummary marks a line read back from a summary that did not say where
@@ -175,6 +201,8 @@ func scoreOf(f features, who string) float64 {
 		s += 1
 	case strings.HasPrefix(who, convlog.RoleTool) && f.finding:
 		s += 1
+	case strings.HasPrefix(who, convlog.RoleTool) && !f.requirement && !f.decision:
+		s -= 1.5 // plain data of a tool's output: listings, search hits
 	}
 	if f.question && !f.requirement {
 		s -= 3
@@ -301,7 +329,7 @@ func unwrapJSON(s string) string {
 		}
 	}
 	if !strings.Contains(t, `\`) {
-		return t
+		return splitJSONLine(t)
 	}
 	var b strings.Builder
 	b.Grow(len(t))
@@ -334,7 +362,24 @@ func unwrapJSON(s string) string {
 			b.WriteByte(t[i])
 		}
 	}
-	return b.String()
+	return splitJSONLine(b.String())
+}
+
+// splitJSONLine puts each field of a one-line JSON object on its own line,
+// so a configuration value is a line of its own.
+func splitJSONLine(s string) string {
+	if strings.Contains(s, "\n") {
+		out := make([]string, 0, 8)
+		for _, l := range strings.Split(s, "\n") {
+			out = append(out, splitJSONLine(l))
+		}
+		return strings.Join(out, "\n")
+	}
+	t := strings.TrimSpace(s)
+	if len(t) < 80 || (!strings.HasPrefix(t, "{") && !strings.HasPrefix(t, "[")) || !strings.Contains(t, `","`) && !strings.Contains(t, `,"`) {
+		return s
+	}
+	return strings.ReplaceAll(t, `,"`, ",\n\"")
 }
 
 // jsonStringField finds "key":"value" in a JSON text and returns the value.
@@ -662,9 +707,10 @@ func buildDigest(in digestInput) digest {
 	// one, so the newest stays and the repeats sink.
 	byShape := map[string]int{}
 	for i := len(all) - 1; i >= 0; i-- {
-		k := shapeKey(all[i].text)
-		all[i].score -= float64(byShape[k]) * shapePenalty
-		byShape[k]++
+		if k := shapeKey(all[i].text); k != "" {
+			all[i].score -= float64(byShape[k]) * shapePenalty
+			byShape[k]++
+		}
 	}
 	all = slices.DeleteFunc(all, func(d dline) bool { return d.score < minLineScore })
 
@@ -810,6 +856,7 @@ func renderDigest(header string, lines []dline, dropped bool) string {
 	b.WriteString(header)
 	for sec := range sectionTitles {
 		first := true
+		prev := -1
 		for k := range lines {
 			if lines[k].section != sec {
 				continue
@@ -818,7 +865,13 @@ func renderDigest(header string, lines []dline, dropped bool) string {
 				b.WriteString("\n\n" + sectionTitles[sec])
 				first = false
 			}
-			b.WriteString("\n" + renderLine(&lines[k]))
+			// sentences of one message that follow each other share a line
+			if prev >= 0 && lines[prev].cite != "" && lines[prev].cite == lines[k].cite && lines[prev].who == lines[k].who {
+				b.WriteString(" … " + lines[k].text)
+			} else {
+				b.WriteString("\n" + renderLine(&lines[k]))
+			}
+			prev = k
 		}
 	}
 	if dropped {

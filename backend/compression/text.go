@@ -15,9 +15,10 @@ import (
 // the part around their most telling word when it lies further in).
 const maxLineRunes = 260
 
-// splitLines calls fn for each candidate line of text: every non-blank line,
-// long lines split into sentences. Lines inside ``` code blocks are passed
-// with inCode set.
+// splitLines calls fn for each candidate line of text: the sentences of
+// every non-blank line (a question next to a fact does not drag the fact
+// down with it). Lines inside ``` code blocks are passed whole with inCode
+// set, and so is code (looksLikeCode) and table rows.
 func splitLines(text string, fn func(line string, inCode bool)) {
 	inCode := false
 	for len(text) > 0 {
@@ -35,7 +36,7 @@ func splitLines(text string, fn func(line string, inCode bool)) {
 		if t == "" {
 			continue
 		}
-		if len(t) <= maxLineRunes {
+		if inCode || looksLikeCode(t) || strings.HasPrefix(t, "|") || !hasSentenceEnd(t) {
 			fn(t, inCode)
 			continue
 		}
@@ -43,7 +44,25 @@ func splitLines(text string, fn func(line string, inCode bool)) {
 	}
 }
 
-// splitSentences splits a long line at sentence ends: ". ", "! ", "? ", "; "
+// hasSentenceEnd reports whether a sentence ends inside s (before its last
+// few characters).
+func hasSentenceEnd(s string) bool {
+	for i := 0; i+2 < len(s); i++ {
+		switch s[i] {
+		case '.', '!', '?', ';':
+			if s[i+1] == ' ' {
+				return true
+			}
+		case 0xE3: // 。！？；in UTF-8 start with E3 (。) or EF (full-width)
+			return true
+		case 0xEF:
+			return true
+		}
+	}
+	return false
+}
+
+// splitSentences splits a line at sentence ends: ". ", "! ", "? ", "; "
 // (and at the end of the text), and after 。！？；.
 func splitSentences(s string, fn func(string)) {
 	start := 0
@@ -161,7 +180,8 @@ var words = func() map[string]kwFlag {
 	}
 	add(kwRequire, "must", "mustn't", "never", "always", "required", "require", "requires",
 		"requirement", "requirements", "mandatory", "cannot", "can't", "don't", "won't", "forbidden", "prohibited",
-		"deadline", "maximum", "minimum", "limit", "budget", "constraint", "constraints", "policy", "strictly")
+		"deadline", "maximum", "minimum", "limit", "budget", "constraint", "constraints", "policy", "strictly",
+		"cap", "caps", "capped", "ceiling", "threshold", "quota", "won't")
 	add(kwSoftNeed, "should", "shouldn't", "need", "needs", "ensure", "avoid", "only", "max", "min", "important",
 		"critical", "essential", "exactly", "doesn't")
 	add(kwDecide, "decided", "decide", "decision", "decisions", "chose", "chosen", "agreed", "settled", "opted",
@@ -221,8 +241,9 @@ var (
 	zhRequire = []string{"必须", "务必", "一定要", "不要", "不能", "不得", "禁止", "要求", "只能", "至少", "最多",
 		"不超过", "不少于", "截止", "上限", "下限", "切记", "千万", "预算", "限制", "绝对"}
 	zhSoftNeed = []string{"需要", "应该", "建议", "重要", "最好"}
-	zhDecide   = []string{"决定", "采用", "选择", "选用", "改用", "就用", "确定", "同意", "定为", "定下", "商定", "选定", "敲定", "方案是"}
-	zhFind     = []string{"错误", "失败", "异常", "报错", "警告", "超时", "崩溃", "发现", "原因", "注意", "问题", "缺少", "找不到",
+	zhDecide   = []string{"决定", "采用", "选择", "选用", "改用", "就用", "确定", "同意", "定为", "定下", "商定", "选定", "敲定", "方案是",
+		"还是用", "最后用", "最终用", "最终选", "定了", "拍板"}
+	zhFind = []string{"错误", "失败", "异常", "报错", "警告", "超时", "崩溃", "发现", "原因", "注意", "问题", "缺少", "找不到",
 		"过期", "冲突", "拒绝", "漏洞", "故障"}
 	zhUnits   = []string{"元", "万", "千", "百", "亿", "个", "天", "周", "月", "年", "日", "号", "小时", "分钟", "秒", "次", "人", "台", "版", "条", "行", "页", "块", "美元", "欧元", "点", "岁", "%"}
 	zhChatter = []string{"好的", "谢谢", "收到", "明白", "可以", "嗯"}
@@ -230,7 +251,7 @@ var (
 	// common Chinese surnames: a name is one of them followed by one or two
 	// characters, after a word that introduces a person (是, 由, 找, 给 …) or
 	// at the start of a sentence before a verb of responsibility.
-	zhSurnames = "王李张刘陈杨赵黄周吴徐孙胡朱高林何郭马罗梁宋郑谢韩唐冯于董萧程曹袁邓许傅沈曾彭吕苏卢蒋蔡贾丁魏薛叶阎余潘杜戴夏钟汪田任姜范方石姚谭廖邹熊金陆郝孔白崔康毛邱秦江史顾侯邵孟龙万段钱汤尹黎易常武乔贺赖龚文"
+	zhSurnames = "王李张刘陈杨赵黄周吴徐孙胡朱高林何郭马罗梁宋郑谢韩唐冯于董萧程曹袁邓许傅沈曾彭吕苏卢蒋蔡贾丁魏薛叶阎余潘杜戴夏钟汪田任姜范方石姚谭廖邹熊金陆郝孔白崔康毛邱秦江史顾侯邵孟龙万段钱汤尹黎易常武乔贺赖龚文欧司诸"
 	zhIntro    = "是由找给问请系和跟与让：:，,"
 	zhAfter    = "负说来在会的已也要"
 )
@@ -296,7 +317,7 @@ func analyse(line string, focus *termSet) features {
 			}
 			w := raw[ws:j]
 			lw := lower(w, lowerBuf[:0])
-			flags := words[string(lw)]
+			flags := words[string(lw)] | identifierFlags(w)
 			if flags&kwRequire != 0 {
 				f.requirement = true
 			}
@@ -332,7 +353,9 @@ func analyse(line string, focus *termSet) features {
 					f.numberCtx = true
 				}
 			}
-			if wordIdx > 0 && isCapitalised(w) && flags&kwStop == 0 {
+			// a capitalised word is a name unless it starts the sentence (a
+			// word right after Chinese text does not)
+			if (wordIdx > 0 || (ws > 0 && raw[ws-1] >= utf8.RuneSelf)) && isCapitalised(w) && flags&kwStop == 0 {
 				f.name = true
 			}
 			if wordIdx == 0 && flags&kwChatter != 0 && f.runes < 40 {
@@ -346,10 +369,33 @@ func analyse(line string, focus *termSet) features {
 	if nonASCII {
 		zhFeatures(line, &f)
 	}
-	last, _ := utf8.DecodeLastRuneInString(line)
-	f.question = last == '?' || last == '？'
+	f.question = strings.ContainsAny(line, "?？")
 	if focus != nil && focus.n > 0 {
 		f.focus = focus.matches(line)
+	}
+	return f
+}
+
+// identifierFlags returns the keyword flags of the parts of an identifier
+// (retryBudget, max_conns): the words inside a name count.
+func identifierFlags(w string) kwFlag {
+	var f kwFlag
+	start := 0
+	var buf [64]byte
+	for k := 1; k <= len(w); k++ {
+		end := k == len(w) || w[k] == '_' || (w[k] >= 'A' && w[k] <= 'Z' && w[k-1] >= 'a' && w[k-1] <= 'z')
+		if !end {
+			continue
+		}
+		if start > 0 || k < len(w) {
+			if part := w[start:k]; len(part) > 2 {
+				f |= words[string(lower(part, buf[:0]))] &^ (kwStop | kwChatter)
+			}
+		}
+		start = k
+		if k < len(w) && w[k] == '_' {
+			start = k + 1
+		}
 	}
 	return f
 }

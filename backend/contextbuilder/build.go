@@ -337,30 +337,50 @@ func (b *builder) fit(sel *selection) {
 
 	if over() {
 		dbg.SafetyNet = true
-		// 1. previews of tool results older than the newest user message
-		for k := 0; k < len(sel.before) && over(); k++ {
-			b.previewUnit(&sel.before[k], over, &u)
+		// 1. the history before the newest user message, newest first: units
+		// that fit stay whole, the unit at the edge may keep its tool results
+		// as previews, everything older is left out (pinned units come back
+		// when there is room).
+		room := limit - u.tokens
+		for k := range sel.before {
+			room += sel.before[k].tokens
 		}
-		// 2. the oldest of those units, whole (pinned ones last)
-		for pass := 0; pass < 2 && over(); pass++ {
-			for k := 0; k < len(sel.before) && over(); k++ {
-				un := &sel.before[k]
-				if sel.trimmed[k] || (pass == 0 && b.unitPinned(un)) {
-					continue
-				}
-				sel.trimmed[k] = true
-				u.tokens -= un.tokens
-				u.msgs -= len(un.items)
-				u.chars -= un.chars
-				reason := b.reason("dropped: over the token budget (safety net: compaction did not make room)")
-				for _, it := range un.items {
-					if it.entry >= 0 {
-						b.fate[it.entry] = reason
-					}
-				}
-				dbg.Counts.Trimmed += len(un.items)
+		edge := -1 // units at edge and older are left out
+		for k := len(sel.before) - 1; k >= 0; k-- {
+			un := &sel.before[k]
+			if un.tokens <= room {
+				room -= un.tokens
+				continue
 			}
+			var pu usage
+			pu.tokens = un.tokens
+			b.previewUnit(un, func() bool { return pu.tokens > room }, &pu)
+			if un.tokens <= room {
+				room -= un.tokens
+				continue
+			}
+			edge = k
+			break
 		}
+		trim := func(k int) {
+			un := &sel.before[k]
+			sel.trimmed[k] = true
+			reason := b.reason("dropped: over the token budget (safety net: compaction did not make room)")
+			for _, it := range un.items {
+				if it.entry >= 0 {
+					b.fate[it.entry] = reason
+				}
+			}
+			dbg.Counts.Trimmed += len(un.items)
+		}
+		for k := 0; k <= edge; k++ {
+			if un := &sel.before[k]; b.unitPinned(un) && un.tokens <= room {
+				room -= un.tokens
+				continue
+			}
+			trim(k)
+		}
+		u.tokens = limit - room
 		// 3. previews of the current turn's tool results, oldest first
 		for k := 0; k < len(sel.after) && over(); k++ {
 			b.previewUnit(&sel.after[k], over, &u)
@@ -637,11 +657,15 @@ func (b *builder) assemble(sel selection, sysReasons []string) {
 	res := b.res
 	dbg := &res.Debug
 	n := len(b.sys) + len(b.inj) + len(sel.summaries) + 3
-	for _, us := range [][]unit{sel.before, sel.after} {
-		for i := range us {
-			n += len(us[i].items)
+	for i := range sel.before {
+		if !sel.trimmed[i] {
+			n += len(sel.before[i].items)
 		}
 	}
+	for i := range sel.after {
+		n += len(sel.after[i].items)
+	}
+	res.Spans = make([]Span, 0, len(sel.before)+len(sel.after)+1)
 	res.Messages = make([]Message, 0, n)
 	dbg.Rows = make([]Row, 0, n)
 	dbg.Kept = make([]Decision, 0, n)

@@ -20,6 +20,7 @@ func main() {
 	ratiosFlag := flag.String("ratios", "1.5,3,10", "history size over what fits, comma-separated")
 	variantsFlag := flag.String("variants", strings.Join(fidelity.Variants, ","), "variants to measure")
 	verbose := flag.Bool("v", false, "print every conversation's outcome and the facts it missed")
+	style := flag.String("style", "both", "generator: a (the corpus the digest was developed on), b (phrasings it was not tuned on), or both")
 	flag.Parse()
 	var ratios []float64
 	for _, s := range strings.Split(*ratiosFlag, ",") {
@@ -30,13 +31,30 @@ func main() {
 		}
 		ratios = append(ratios, r)
 	}
-	convs := fidelity.Corpus(*n, *turns)
-	outs, err := fidelity.Measure(context.Background(), convs, ratios, strings.Split(*variantsFlag, ","))
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "fidelity: %v\n", err)
-		os.Exit(1)
+	sets := map[string][]fidelity.Conversation{}
+	var order []string
+	if *style == "a" || *style == "both" {
+		sets["a"], order = fidelity.Corpus(*n, *turns), append(order, "a")
 	}
-	if *verbose {
+	if *style == "b" || *style == "both" {
+		sets["b"], order = fidelity.CorpusB(*n, *turns), append(order, "b")
+	}
+	if len(order) == 0 {
+		fmt.Fprintf(os.Stderr, "fidelity: -style must be a, b or both\n")
+		os.Exit(2)
+	}
+	for _, name := range order {
+		outs, err := fidelity.Measure(context.Background(), sets[name], ratios, strings.Split(*variantsFlag, ","))
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "fidelity: %v\n", err)
+			os.Exit(1)
+		}
+		report(name, outs, *verbose)
+	}
+}
+
+func report(style string, outs []fidelity.Outcome, verbose bool) {
+	if verbose {
 		for _, o := range outs {
 			fmt.Printf("%-32s %5gx %-8s limit %6d history %7d facts %2d/%2d requests %3d valid %3d within %3d max %6d verbatim %v\n",
 				o.Conversation, o.Ratio, o.Variant, o.Limit, o.History, o.Kept, o.Facts, o.Requests, o.Valid, o.WithinBudget, o.MaxUsed, o.NewestVerbatim)
@@ -49,5 +67,7 @@ func main() {
 		}
 		fmt.Println()
 	}
+	fmt.Printf("style %s:\n", style)
 	fidelity.Print(os.Stdout, fidelity.Summarize(outs))
+	fmt.Println()
 }
