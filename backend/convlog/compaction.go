@@ -1,6 +1,7 @@
 package convlog
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -401,4 +402,76 @@ func (s *Store) LoadBackTo(id, from string) ([]*Entry, error) {
 		}
 		return all
 	})
+}
+
+// uncompactLater returns entries (a prefix of a log's effective entries, as
+// a fork at a message copies them) without the compacted marks that
+// compaction events outside the prefix made: those entries were part of the
+// history at the fork point. A compaction compacts the oldest part of the
+// history, so what the prefix's own events compacted lies at or before the
+// last one's "to"; anything compacted after it was compacted later.
+func uncompactLater(entries []*Entry) []*Entry {
+	pos := make(map[string]int, len(entries))
+	for i, e := range entries {
+		pos[e.ID] = i
+	}
+	limit := -1
+	for _, e := range entries {
+		if e.IsEvent() && e.Event == EventCompaction {
+			d, _ := ParseCompactionData(e.Data)
+			if p, ok := pos[d.To]; ok && p > limit {
+				limit = p
+			}
+		}
+	}
+	out := make([]*Entry, len(entries))
+	for i, e := range entries {
+		out[i] = e
+		if e.Compacted && i > limit {
+			c := *e
+			c.Compacted = false
+			out[i] = &c
+		}
+	}
+	return out
+}
+
+// copyRecall copies the recall documents of the entries a fork holds
+// compacted from the parent's index to the fork's. Failures only cost
+// recall: they are logged.
+func (s *Store) copyRecall(from, to string, entries []*Entry) {
+	want := map[string]bool{}
+	for _, e := range entries {
+		if e.Compacted {
+			want[e.ID] = true
+		}
+	}
+	if len(want) == 0 {
+		return
+	}
+	data, err := os.ReadFile(filepath.Join(convDir(s.dir, from), RecallFile))
+	if err != nil {
+		return
+	}
+	var out bytes.Buffer
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		var d struct {
+			ID string `json:"id"`
+		}
+		if json.Unmarshal(line, &d) == nil && want[d.ID] {
+			out.Write(line)
+			out.WriteByte('\n')
+		}
+	}
+	if out.Len() == 0 {
+		return
+	}
+	path := filepath.Join(convDir(s.dir, to), RecallFile)
+	s.own.begin(path)
+	if _, err := writeFileAtomic(path, out.Bytes(), 0o644); err != nil {
+		s.own.abort(path)
+		s.log.Warn("cannot copy the recall index to the fork", "conversation", from, "error", err)
+		return
+	}
+	s.own.endStat(path)
 }

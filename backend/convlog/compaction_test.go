@@ -190,3 +190,55 @@ func TestSidecarsAndToolOutputs(t *testing.T) {
 		t.Fatal("an existing output file was replaced")
 	}
 }
+
+// A fork at a message keeps the compactions made before that message and
+// undoes the marks of later ones; the recall documents of what it holds
+// compacted come along.
+func TestForkAcrossCompactions(t *testing.T) {
+	s, _, _ := openTest(t, Options{})
+	id := mustCreate(t, s)
+	var ms []*Entry
+	for i := 0; i < 10; i++ {
+		ms = append(ms, msg(RoleUser, fmt.Sprint("m", i)))
+	}
+	if err := s.Append(id, ms...); err != nil {
+		t.Fatal(err)
+	}
+	compact := func(ids []string, from, to string) *Entry {
+		data, _ := json.Marshal(CompactionData{From: from, To: to})
+		sum := &Entry{Role: RoleSystem, Content: Str("CONVERSATION_SUMMARY\n" + from)}
+		if err := s.Compact(id, CompactionWrite{MessageIDs: ids, Event: &Entry{Data: data}, Summary: sum}); err != nil {
+			t.Fatal(err)
+		}
+		return sum
+	}
+	s1 := compact([]string{ms[0].ID, ms[1].ID, ms[2].ID, ms[3].ID}, ms[0].ID, ms[3].ID)
+	if err := s.AppendSidecar(id, RecallFile, []byte(fmt.Sprintf("{\"id\":%q,\"text\":\"a\"}\n{\"id\":%q,\"text\":\"b\"}\n", ms[0].ID, ms[5].ID))); err != nil {
+		t.Fatal(err)
+	}
+	more := []*Entry{msg(RoleUser, "m10"), msg(RoleUser, "m11")}
+	if err := s.Append(id, more...); err != nil {
+		t.Fatal(err)
+	}
+	compact([]string{ms[4].ID, ms[5].ID, s1.ID, more[0].ID}, ms[4].ID, more[0].ID)
+
+	fork, err := s.Fork(id, ForkOptions{AtMessageID: more[1].ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := s.Load(fork.ID)
+	compacted := map[string]bool{}
+	for _, e := range got {
+		if e.Compacted {
+			compacted[e.Text()] = true
+		}
+	}
+	if len(compacted) != 4 || !compacted["m0"] || !compacted["m3"] || compacted["m4"] || compacted["CONVERSATION_SUMMARY\n"+ms[0].ID] {
+		t.Fatalf("compacted in the fork: %v", compacted)
+	}
+	p, _ := s.SidecarPath(fork.ID, RecallFile)
+	b, err := os.ReadFile(p)
+	if err != nil || !strings.Contains(string(b), ms[0].ID) || strings.Contains(string(b), ms[5].ID) {
+		t.Fatalf("fork's recall index: %q %v", b, err)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"crewagent/backend/compression"
 	"crewagent/backend/contextbuilder"
 	"crewagent/backend/convlog"
 	"crewagent/backend/llm/fakellm"
@@ -498,5 +499,37 @@ func TestBudgetFromEnvironment(t *testing.T) {
 			t.Fatalf("budget %d: limit %d", b, l)
 		}
 		prev = l
+	}
+}
+
+// When the summary model fails, the compaction writes the digest and says
+// why in the event.
+func TestLLMSummaryFallsBackToTheDigest(t *testing.T) {
+	f := newFixture(t, func(s *settings.Settings) {
+		s.Context.TokenBudget, s.Context.ReserveForResponse = 6000, 0
+		s.Context.CompressionStrategy = settings.StrategyLLMSummary
+		s.LLM.MaxRetries = 0
+	})
+	convID := f.create()
+	if err := f.store.Append(convID, &convlog.Entry{Role: convlog.RoleUser, Content: convlog.Str("The invoice total must never exceed 4711 EUR.")}); err != nil {
+		t.Fatal(err)
+	}
+	f.seed(convID, 30, 60)
+	f.srv.SetDefault(func(r fakellm.RecordedRequest) fakellm.Response {
+		if !r.Stream {
+			return fakellm.Response{Status: 500}
+		}
+		return fakellm.Text("ok")
+	})
+	res := f.send(SendRequest{ConversationID: convID, Text: "go on"})
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	evs := compactionEvents(f.load(convID))
+	if len(evs) != 1 || evs[0].Strategy != compression.NameKeyMessages || evs[0].SummaryError == "" {
+		t.Fatalf("events: %+v", evs)
+	}
+	if !strings.Contains(systemText(f.srv.ChatRequests()[len(f.srv.ChatRequests())-1]), "4711 EUR") {
+		t.Fatal("the digest written instead lacks the requirement")
 	}
 }
