@@ -306,3 +306,35 @@ func carried(res *contextbuilder.Result, entries []convlog.Entry) []convlog.Carr
 }
 
 func sortInts(s []int) { slices.Sort(s) }
+
+// Backfill writes the summary of messages compacted by an earlier version
+// of the runtime, which compacted without a summary: the digest of those
+// messages, merged with any summary the request holds. Its Data says what it
+// covers (Count 0: nothing new is compacted; CompactedTotal the messages).
+func Backfill(res *contextbuilder.Result, compacted []convlog.Entry, c Config) *Compaction {
+	c = c.withDefaults()
+	var previous []string
+	for _, m := range res.Messages {
+		if m.Kind == contextbuilder.KindSummary {
+			previous = append(previous, m.Text())
+		}
+	}
+	out := &Compaction{Entries: compacted}
+	for _, m := range res.Messages {
+		if m.Kind == contextbuilder.KindSummary && m.SourceID != "" {
+			out.MessageIDs = append(out.MessageIDs, m.SourceID)
+		}
+	}
+	out.Data = convlog.CompactionData{Strategy: NameKeyMessages, CompactedTotal: len(compacted), Pinned: carried(res, compacted)}
+	if len(compacted) > 0 {
+		out.Data.From, out.Data.To = compacted[0].ID, compacted[len(compacted)-1].ID
+	}
+	skip := make(map[string]bool, len(out.Data.Pinned))
+	for _, p := range out.Data.Pinned {
+		skip[p.ID] = true
+	}
+	dg := buildDigest(digestInput{entries: compacted, skip: skip, previous: previous, total: len(compacted),
+		budget: c.SummaryBudget(), counter: c.Counter, model: c.Model})
+	out.Summary, out.Lines = dg.text, len(dg.lines)
+	return out
+}

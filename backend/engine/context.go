@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -90,6 +91,11 @@ func (c *contexter) next(ctx context.Context, reason string) (*contextbuilder.Re
 	res, err := c.build(false)
 	if err != nil {
 		return nil, err
+	}
+	if c.persist && res.Compaction != nil && res.Compaction.Pinned == nil {
+		if res, err = c.backfill(res); err != nil {
+			return nil, err
+		}
 	}
 	if compression.Over(res, c.config("")) != "" {
 		if res, err = c.compact(ctx, res, reason, "", false); err != nil {
@@ -204,6 +210,68 @@ func (c *contexter) compact(ctx context.Context, res *contextbuilder.Result, rea
 	c.compactions = append(c.compactions, CompactionRecord{EventID: event.ID, SummaryID: summary.ID, Summary: comp.Summary,
 		CompactedIDs: comp.MessageIDs, Count: len(comp.Entries), Lines: comp.Lines, Data: data, Persisted: c.persist})
 	return after, nil
+}
+
+// backfill gives a conversation compacted by an earlier version of the
+// runtime (compaction events without "pinned", no summary of what they
+// compacted) the summary it lacks: the whole log is read once, the digest of
+// the compacted messages written with a compaction event of reason
+// "backfill" (which later reads find instead), and they go to the recall
+// index.
+func (c *contexter) backfill(res *contextbuilder.Result) (*contextbuilder.Result, error) {
+	s := c.s
+	all, err := s.opts.Store.Load(c.convID)
+	if err != nil {
+		return nil, err
+	}
+	var lost []convlog.Entry
+	for _, e := range all {
+		if e.IsMessage() && e.Compacted && !e.IsSummary() {
+			lost = append(lost, *e)
+		}
+	}
+	comp := compression.Backfill(res, lost, c.config(""))
+	now := s.now()
+	summary := convlog.Entry{Type: convlog.TypeMsg, ID: s.opts.NewID(), CreatedAt: now, Role: convlog.RoleSystem,
+		Content: convlog.Str(comp.Summary), Mode: c.mode, RunID: c.runID, WorkflowID: c.workflowID}
+	summary.Tokens = s.counter.CountMessage(c.p.model, &summary)
+	summary.TokenEncoding = s.counter.EncodingFor(c.p.model)
+	data := comp.Data
+	data.Summary, data.Reason, data.Mode = summary.ID, ReasonBackfill, c.mode
+	data.KeptFrom = res.Compaction.KeptFrom
+	if data.KeptFrom == "" {
+		data.KeptFrom = keptFromOf(c.p.history, res)
+	}
+	data.TokensBefore = res.Debug.FullTokens
+	var docs []recall.Doc
+	for i := range lost {
+		if d := recall.DocOf(&lost[i]); d.Text != "" {
+			docs = append(docs, d)
+		}
+	}
+	data.RecallDocs = len(docs)
+	raw, _ := json.Marshal(data)
+	event := convlog.Entry{Type: convlog.TypeEvt, ID: s.opts.NewID(), CreatedAt: now, Event: convlog.EventCompaction, RefMsgID: summary.ID, Data: raw}
+	ev, sum := event, summary
+	if err := s.opts.Store.Compact(c.convID, convlog.CompactionWrite{MessageIDs: comp.MessageIDs, Event: &ev, Summary: &sum}); err != nil {
+		return nil, err
+	}
+	if err := s.recall.Add(s.opts.Store, c.convID, docs); err != nil {
+		c.notes = append(c.notes, "the recall index was not updated: "+err.Error())
+	}
+	s.changed(c.convID, ChangeUpdated)
+	old := map[string]bool{}
+	for _, id := range comp.MessageIDs {
+		old[id] = true
+	}
+	for i := range c.p.history {
+		if old[c.p.history[i].ID] {
+			c.p.history[i].Compacted = true
+		}
+	}
+	c.p.history = append(c.p.history, event, summary)
+	c.notes = append(c.notes, strconv.Itoa(len(lost))+" messages compacted by an earlier version without a summary were summarised")
+	return c.build(false)
 }
 
 // keptFromOf returns the oldest history entry the request still needs: the

@@ -533,3 +533,35 @@ func TestLLMSummaryFallsBackToTheDigest(t *testing.T) {
 		t.Fatal("the digest written instead lacks the requirement")
 	}
 }
+
+// A conversation compacted by an earlier version (marks and an event, no
+// summary) gets the summary of what was compacted on its next send, once.
+func TestBackfillOfEarlierCompactions(t *testing.T) {
+	f := newFixture(t, nil)
+	convID := f.create()
+	lost := &convlog.Entry{Role: convlog.RoleUser, Content: convlog.Str("The export must never include rows of tenant 8842.")}
+	if err := f.store.Append(convID, lost); err != nil {
+		t.Fatal(err)
+	}
+	seeded := f.seed(convID, 6, 10)
+	ids := []string{lost.ID, seeded[0].ID, seeded[1].ID}
+	if _, err := f.store.MarkCompacted(convID, ids, map[string]any{"strategy": "key-messages", "count": 3, keyKeptFrom: seeded[2].ID}); err != nil {
+		t.Fatal(err)
+	}
+	f.srv.Enqueue(fakellm.Text("ok"), fakellm.Text("ok"))
+	f.send(SendRequest{ConversationID: convID, Text: "go on"})
+	if !strings.Contains(systemText(f.srv.ChatRequests()[0]), "tenant 8842") {
+		t.Fatal("the requirement compacted without a summary is still lost")
+	}
+	evs := compactionEvents(f.load(convID))
+	if len(evs) != 2 || evs[1].Reason != ReasonBackfill || evs[1].CompactedTotal != 3 || evs[1].KeptFrom != seeded[2].ID {
+		t.Fatalf("events: %+v", evs)
+	}
+	f.send(SendRequest{ConversationID: convID, Text: "and now?"})
+	if n := len(compactionEvents(f.load(convID))); n != 2 {
+		t.Fatalf("%d compaction events: the backfill ran again", n)
+	}
+	if !strings.Contains(systemText(f.srv.ChatRequests()[1]), "tenant 8842") {
+		t.Fatal("the backfilled summary is not in the next request")
+	}
+}

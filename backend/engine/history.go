@@ -17,6 +17,7 @@ const (
 	ReasonInLoop        = "in-loop"
 	ReasonContextLength = "context-length"
 	ReasonManual        = "manual"
+	ReasonBackfill      = "backfill"
 )
 
 // historyLoader returns the history a request is built from.
