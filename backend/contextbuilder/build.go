@@ -521,6 +521,9 @@ func (b *builder) pinBlock() *Message {
 		}
 		n++
 		who := p.Role
+		if p.Kind == convlog.CarriedRecord {
+			who = "runtime"
+		}
 		if p.Tool != "" {
 			who += " " + p.Tool
 		}
@@ -619,6 +622,10 @@ func (b *builder) collectPins() {
 	}
 	for i := last + 1; i < len(h); i++ {
 		e := &h[i]
+		if e.IsMessage() && b.fate[i] == fateRecord {
+			set(convlog.Carried{ID: e.ID, Role: e.Role, Kind: convlog.CarriedRecord, Text: convlog.ClipCarried(e.Text())})
+			continue
+		}
 		if !e.IsEvent() || e.RefMsgID == "" {
 			continue
 		}
@@ -823,6 +830,12 @@ func (b *builder) assemble(sel selection, sysReasons []string) {
 		}
 		dbg.Dropped = append(dbg.Dropped, Decision{SourceID: e.ID, Count: 1, Role: e.Role, Reason: b.reasons[f-fateReason]})
 		open, runFate = len(dbg.Dropped)-1, f
+	}
+	for i := range b.opts.History {
+		if b.fate[i] == fateRecord {
+			e := &b.opts.History[i]
+			dbg.Kept = append(dbg.Kept, Decision{SourceID: e.ID, Count: 1, Role: e.Role, Reason: "kept: runtime record, quoted in the PINNED message"})
+		}
 	}
 	dbg.Counts.Kept = len(dbg.Kept)
 	dbg.Counts.Compressed = len(dbg.Compressed)

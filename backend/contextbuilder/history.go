@@ -54,6 +54,7 @@ const (
 	fateNone      uint16 = iota // events: counted, not listed
 	fateCandidate               // may enter the request
 	fateSummary                 // summary-class system message, decided on its own
+	fateRecord                  // runtime record: quoted in the PINNED message
 	fateKept
 	fateReason
 )
@@ -111,10 +112,13 @@ func (b *builder) filter() {
 		}
 		switch requestRole(e) {
 		case convlog.RoleSystem:
-			if IsSummary(e.Text()) {
+			switch {
+			case e.PartType == convlog.PartRecord:
+				b.fate[i] = fateRecord // quoted in the PINNED message (collectPins)
+			case IsSummary(e.Text()):
 				b.fate[i] = fateSummary
 				b.summaries = append(b.summaries, int32(i))
-			} else {
+			default:
 				b.fate[i] = b.reason("dropped: historical system message")
 			}
 		case convlog.RoleUser:

@@ -30,8 +30,9 @@ import (
 // only needs the pin events after the last compaction event.
 //
 // Runtime records (ARTIFACT_SAVED, NODE_COMPLETE, written by workflow runs)
-// are assistant messages with "partType":"record" and "is_meta":true: hidden
-// in the chat, sent to the model, and carried verbatim by every compaction.
+// are system messages with "partType":"record": hidden in the chat, quoted to
+// the model in the request's PINNED message, and carried verbatim by every
+// compaction.
 
 // Event names of pins.
 const (

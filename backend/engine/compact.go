@@ -7,6 +7,7 @@ import (
 
 	"crewagent/backend/compression"
 	"crewagent/backend/convlog"
+	"crewagent/backend/events"
 	"crewagent/backend/settings"
 )
 
@@ -92,7 +93,7 @@ func (s *ChatService) Compact(ctx context.Context, req CompactRequest) (*Compact
 	out.CompactedMessages, out.SummaryID, out.Summary = c.Count, c.SummaryID, c.Summary
 	out.UsedTokensAfter = after.Debug.FullTokens
 	out.Strategy, out.SummaryError = c.Data.Strategy, c.Data.SummaryError
-	s.opts.Emitter.Emit("context:usage", usageEvent(convID, compression.UsageOf(after.Debug.FullTokens, cx.limit), ""))
+	s.opts.Emitter.Emit(events.ContextUsage, usageEvent(convID, compression.UsageOf(after.Debug.FullTokens, cx.limit), ""))
 	return out, nil
 }
 

@@ -92,8 +92,10 @@ func (c *contexter) next(ctx context.Context, reason string) (*contextbuilder.Re
 	if err != nil {
 		return nil, err
 	}
-	if c.persist && res.Compaction != nil && res.Compaction.Pinned == nil {
-		if res, err = c.backfill(res); err != nil {
+	if res.Compaction != nil && res.Compaction.Pinned == nil {
+		if !c.persist {
+			c.notes = append(c.notes, "this conversation was compacted by an earlier version without a summary: the next send writes one")
+		} else if res, err = c.backfill(res); err != nil {
 			return nil, err
 		}
 	}

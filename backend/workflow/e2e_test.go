@@ -223,7 +223,7 @@ func TestDemoRunEndToEnd(t *testing.T) {
 	var records []string
 	for _, m := range e.entries(convID) {
 		if m.PartType == convlog.PartRecord {
-			if !m.IsMeta || m.Role != convlog.RoleAssistant || m.RunID != runID {
+			if m.Role != convlog.RoleSystem || m.RunID != runID || !strings.Contains(m.Text(), "run "+runID) {
 				t.Fatalf("record: %+v", m)
 			}
 			records = append(records, strings.SplitN(m.Text(), " —", 2)[0])
@@ -242,7 +242,7 @@ func TestDemoRunEndToEnd(t *testing.T) {
 			t.Fatalf("record %q written %d times; records: %q", w, n, records)
 		}
 	}
-	if !strings.Contains(dumpMessages(post), "NODE_COMPLETE draft-brief") {
+	if !strings.Contains(systemText(post), "PINNED") || !strings.Contains(systemText(post), "NODE_COMPLETE draft-brief") {
 		t.Fatal("the records are not sent to the model")
 	}
 	// The execution log holds every tool call, refused ones too.

@@ -657,9 +657,9 @@ func (s *Service) syncMirror(rc *runCtx, st *State) {
 // Runtime records: what compaction keeps of a run whatever happens to the
 // rest of the conversation. When the state shows a step completed or an
 // artifact saved that the run's index row does not list yet, a record goes to
-// the conversation: an assistant message, is_meta (hidden in the chat), with
-// partType "record" and a content starting with NODE_COMPLETE or
-// ARTIFACT_SAVED.
+// the conversation: a system message with partType "record" and a content
+// starting with NODE_COMPLETE or ARTIFACT_SAVED, naming the workflow and the
+// run.
 const (
 	RecordNodeComplete  = "NODE_COMPLETE"
 	RecordArtifactSaved = "ARTIFACT_SAVED"
@@ -673,8 +673,12 @@ func (s *Service) progressRecords(rc *runCtx, r *Run, st *State) []*convlog.Entr
 	tag := " — workflow " + rc.run.WorkflowID + ", run " + rc.run.RunID
 	var out []*convlog.Entry
 	add := func(text string) {
-		out = append(out, &convlog.Entry{Type: convlog.TypeMsg, ID: s.cfg.NewID(), CreatedAt: s.now(), Role: convlog.RoleAssistant,
-			Content: convlog.Str(text), IsMeta: true, PartType: convlog.PartRecord, Mode: convlog.ModeRun,
+		// A system message: the chat hides it, the rules that read a run's
+		// user and assistant messages (the pending question, the user's
+		// confirmation) pass it by, and the context builder quotes it in its
+		// PINNED message, where every compaction carries it.
+		out = append(out, &convlog.Entry{Type: convlog.TypeMsg, ID: s.cfg.NewID(), CreatedAt: s.now(), Role: convlog.RoleSystem,
+			Content: convlog.Str(text), PartType: convlog.PartRecord, Mode: convlog.ModeRun,
 			RunID: rc.run.RunID, WorkflowID: rc.run.WorkflowID, AgentID: rc.run.ActiveAgentID})
 	}
 	for _, n := range st.StepsCompleted {
