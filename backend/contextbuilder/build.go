@@ -10,9 +10,9 @@
 //  2. the summary-class system messages of the log that are not compacted
 //     (CONVERSATION_SUMMARY / SUMMARY), moved here — a compaction writes one
 //     and compacts the one before, so normally there is one;
-//  3. the PINNED system message, when messages kept word for word (pins,
-//     runtime records, meta messages — see convlog.Carried) were compacted:
-//     they are quoted there. Items 1-3 are the request's prefix: they change
+//  3. the PINNED system message: the runtime's records of workflow runs
+//     (system messages with partType "record"), and the messages kept word
+//     for word (pins, meta messages — see convlog.Carried) once compacted. Items 1-3 are the request's prefix: they change
 //     only when the mode, the tools, a compaction or a pin changes, so a
 //     provider's prompt cache keeps working between turns;
 //  4. the history in log order: events, compacted messages, includeInContext=false

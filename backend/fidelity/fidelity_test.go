@@ -13,9 +13,18 @@ import (
 // per budget (1.5x, 3x, 10x the history over what fits) and variant, the
 // share of planted facts kept, of requests protocol-valid and within the
 // budget, and of conversations whose newest message was sent verbatim.
-// Run it with -benchtime 1x (one pass takes a few minutes on two cores).
+// Run it with -benchtime 1x (one pass takes a few minutes on two cores);
+// sub-benchmarks a and b are the two corpora (see CorpusB).
 func BenchmarkFidelity(b *testing.B) {
-	convs := Corpus(8, 90)
+	for _, style := range []struct {
+		name  string
+		convs []Conversation
+	}{{"a", Corpus(8, 90)}, {"b", CorpusB(8, 90)}} {
+		b.Run(style.name, func(b *testing.B) { benchCorpus(b, style.convs) })
+	}
+}
+
+func benchCorpus(b *testing.B, convs []Conversation) {
 	var rows []Row
 	for b.Loop() {
 		outs, err := Measure(context.Background(), convs, []float64{1.5, 3, 10}, Variants)
