@@ -193,12 +193,14 @@ func (s *ChatService) Send(ctx context.Context, req SendRequest) (*SendResult, e
 	if !req.Retry {
 		user = &convlog.Entry{Type: convlog.TypeMsg, ID: s.opts.NewID(), CreatedAt: s.now(), Role: convlog.RoleUser,
 			Content: convlog.Str(req.Text), Mode: mode, AgentID: agentID, PartType: convlog.PartContent}
-		p, err := s.frame(convID, mode, agent, st)
-		if err != nil {
-			return nil, err
-		}
-		if err := s.checkInput(convID, p, user); err != nil {
-			return nil, err
+		if len(req.Text) > budgetOf(st.Context).TokenLimit()/4 { // shorter always fits: a token is at least a byte
+			p, err := s.frame(convID, mode, agent, st)
+			if err != nil {
+				return nil, err
+			}
+			if err := s.checkInput(convID, p, user); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if convID == "" {

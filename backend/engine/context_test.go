@@ -183,6 +183,30 @@ func TestPinsSurviveCompactions(t *testing.T) {
 	if !strings.Contains(systemText(f.srv.ChatRequests()[len(f.srv.ChatRequests())-1]), contextbuilder.PinnedPrefix) {
 		t.Fatal("the compacted pin is not quoted in the PINNED message")
 	}
+	// The explanation covers every compaction without reading the whole log.
+	p, err := f.svc.Preview(context.Background(), PreviewRequest{ConversationID: convID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cv := p.Conversation
+	if len(cv.Compactions) != len(evs) || cv.Compacted != evs[len(evs)-1].CompactedTotal || cv.Loaded >= len(f.load(convID)) ||
+		cv.Summary == nil || len(cv.Pins) != 1 || cv.Full || len(cv.Entries) != 0 {
+		t.Fatalf("explanation: %d compactions of %d, loaded %d, %+v", len(cv.Compactions), len(evs), cv.Loaded, cv)
+	}
+	full, err := f.svc.Preview(context.Background(), PreviewRequest{ConversationID: convID, Full: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byFate := map[string]int{}
+	for _, e := range full.Conversation.Entries {
+		byFate[e.Fate]++
+		if e.Fate == FateCompacted && e.Compaction == "" {
+			t.Fatalf("compacted without its compaction: %+v", e)
+		}
+	}
+	if byFate[FateCompacted] == 0 || byFate[FateRequest] == 0 || len(full.Conversation.Entries) != len(f.messages(convID)) {
+		t.Fatalf("full explanation: %v", byFate)
+	}
 	if err := f.svc.Unpin(convID, pinned.ID); err != nil {
 		t.Fatal(err)
 	}
