@@ -95,6 +95,7 @@ type Index struct {
 	total int64
 	read  int64 // bytes of recall.jsonl taken in
 	vecs  map[string]*vectors
+	tf    map[string]uint16 // scratch of add
 }
 
 func newIndex() *Index {
@@ -120,7 +121,11 @@ func (x *Index) add(d Doc) {
 	n := int32(len(x.docs))
 	x.docs = append(x.docs, d)
 	x.byID[d.ID] = n
-	tf := map[string]uint16{}
+	if x.tf == nil {
+		x.tf = map[string]uint16{}
+	}
+	tf := x.tf
+	clear(tf)
 	var length int32
 	compression.Terms(d.Text, func(t string) {
 		if tf[t] < math.MaxUint16 {

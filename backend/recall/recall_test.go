@@ -224,3 +224,25 @@ func BenchmarkSearch50k(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkIndexLoad50k measures what a new process pays once to read the
+// recall index of a conversation with 50 000 compacted messages (~12 MB).
+func BenchmarkIndexLoad50k(b *testing.B) {
+	f := &dirFiles{dir: b.TempDir()}
+	var c Cache
+	var ds []Doc
+	for i := 0; i < 50000; i++ {
+		ds = append(ds, Doc{ID: fmt.Sprintf("m%06d", i), Role: "user", Text: fmt.Sprintf("Question %d: must the report for region %d use the 2025 figures? %s", i, i%97, strings.Repeat("The quarterly plan needs a budget owner and a launch date. ", 3))})
+	}
+	if err := c.Add(f, "c", ds); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		var fresh Cache
+		x, err := fresh.Get(f, "c")
+		if err != nil || x.Len() != 50000 {
+			b.Fatal(err)
+		}
+	}
+}
