@@ -54,6 +54,9 @@ type ChatService struct {
 	active    map[string]context.CancelFunc // conversations with a send running
 	llmKey    settings.LLM
 	llmClient LLM
+	// the client of a separate embeddings endpoint (llm.embeddingsBaseUrl)
+	embedKey    settings.LLM
+	embedClient LLM
 
 	windowMu sync.Mutex
 	windows  map[string]int // request limits learned from context-length errors, by model

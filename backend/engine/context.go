@@ -421,10 +421,20 @@ func (e clientEmbedder) Embed(ctx context.Context, texts []string) ([][]float32,
 // or llm.embeddingsBaseUrl), nil when the LLM cannot embed.
 func (s *ChatService) embedder(l settings.LLM) recall.Embedder {
 	cfg := l
-	if cfg.EmbeddingsBaseURL != "" {
-		cfg.BaseURL = cfg.EmbeddingsBaseURL
+	if cfg.EmbeddingsBaseURL == "" || cfg.EmbeddingsBaseURL == cfg.BaseURL {
+		em, ok := s.client(cfg).(Embedders)
+		if !ok {
+			return nil
+		}
+		return clientEmbedder{c: em, model: l.EmbeddingsModel}
 	}
-	client := s.client(cfg)
+	cfg.BaseURL = cfg.EmbeddingsBaseURL
+	s.mu.Lock()
+	if s.embedClient == nil || s.embedKey != cfg {
+		s.embedClient, s.embedKey = s.opts.LLM(cfg), cfg
+	}
+	client := s.embedClient
+	s.mu.Unlock()
 	em, ok := client.(Embedders)
 	if !ok {
 		return nil
