@@ -1,5 +1,6 @@
 // Command crewagent is the desktop app (no arguments) and the headless command
-// line (the first argument names a command; see backend/cli).
+// line (the first argument names a command; see backend/cli). Both are thin
+// adapters over backend/app; this file only embeds the frontend and chooses.
 package main
 
 import (
@@ -10,13 +11,8 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/wailsapp/wails/v2"
-	"github.com/wailsapp/wails/v2/pkg/options"
-	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
-	"github.com/wailsapp/wails/v2/pkg/options/linux"
-
 	"crewagent/backend/cli"
-	"crewagent/backend/project"
+	"crewagent/backend/desktop"
 )
 
 //go:embed all:frontend/dist
@@ -32,39 +28,8 @@ func main() {
 		stop()
 		os.Exit(code)
 	}
-	if err := runDesktop(); err != nil {
+	if err := desktop.Run(assets, icon); err != nil {
 		fmt.Fprintln(os.Stderr, "crewagent:", err)
 		os.Exit(1)
 	}
-}
-
-// runDesktop opens the window and returns when it is closed.
-func runDesktop() error {
-	home, err := project.ResolveHome("")
-	if err != nil {
-		return err
-	}
-	platform := &wailsPlatform{}
-	app := NewApp(home, platform, platform)
-	return wails.Run(&options.App{
-		Title:            "CrewAgent",
-		Width:            1280,
-		Height:           800,
-		MinWidth:         860,
-		MinHeight:        560,
-		BackgroundColour: &options.RGBA{R: 246, G: 247, B: 249, A: 255},
-		AssetServer:      &assetserver.Options{Assets: assets},
-		OnStartup: func(ctx context.Context) {
-			platform.startup(ctx)
-			app.startup(ctx)
-		},
-		OnShutdown:     app.shutdown,
-		Bind:           []any{app},
-		ErrorFormatter: formatError,
-		Linux: &linux.Options{
-			Icon:             icon,
-			ProgramName:      "crewagent",
-			WebviewGpuPolicy: linux.WebviewGpuPolicyNever,
-		},
-	})
 }

@@ -13,6 +13,8 @@ BUILD_TAGS="desktop,production,webkit2_41"
 APT_BUILD_PACKAGES=(build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev fonts-noto-color-emoji)
 APT_E2E_PACKAGES=(xvfb xauth xdotool imagemagick)
 NODE_MIN="20.19.0"
+# Third-party MCP servers the Go tests of backend/mcp run against (npm install there).
+MCP_TEST_SERVERS_DIR="testdata/mcp-servers"
 
 if [[ -t 1 ]]; then
   C_BOLD=$'\e[1m' C_RED=$'\e[31m' C_GREEN=$'\e[32m' C_YELLOW=$'\e[33m' C_OFF=$'\e[0m'

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every check (installing what is missing): frontend build + unit tests,
-# go vet, go test -race, a short run of every fuzz target, the desktop build,
-# and the end-to-end tests in a real window under Xvfb.
+# go vet, go test -race (the MCP tests against servers installed from npm), a
+# short run of every fuzz target, the desktop build, and the end-to-end tests
+# in a real window under Xvfb.
 # Env: FUZZTIME (default 5s per target; 0 skips fuzzing).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -92,9 +93,11 @@ e2e() { node e2e/run.mjs; }
 
 step "system packages" ensure_apt "${APT_BUILD_PACKAGES[@]}" "${APT_E2E_PACKAGES[@]}" || die "cannot continue without system packages"
 toolchains() { ensure_go && ensure_node; }
-npm_all() { npm_deps frontend && npm_deps e2e; }
+npm_all() { npm_deps frontend && npm_deps e2e && npm_deps "$MCP_TEST_SERVERS_DIR"; }
 step "toolchains (Go, Node)" toolchains || die "cannot continue without Go and Node"
 step "npm install" npm_all || die "cannot continue without npm dependencies"
+# The MCP tests run the npm servers installed above (and fail, not skip, under CI).
+export CREWAGENT_MCP_TEST_SERVERS="$REPO_ROOT/$MCP_TEST_SERVERS_DIR/node_modules"
 
 frontend_ok=true
 step "frontend build (tsc + vite)" build_frontend || frontend_ok=false

@@ -1,5 +1,11 @@
 // Package cli implements the headless command line (contracts.md): the same
 // binary as the desktop app, dispatched by main before the window starts.
+//
+// Every command is one row of the table in commands.go: its words, usage,
+// flags, positional arguments, the access it needs to the project
+// (none, read or write) and the function that runs it. One runner checks the
+// flags and arguments, opens and closes the project through backend/app (the
+// composition root the window uses too), and prints --json.
 package cli
 
 import (
@@ -10,6 +16,7 @@ import (
 	"io"
 	"strings"
 
+	"crewagent/backend/app"
 	"crewagent/backend/convlog"
 )
 
@@ -24,8 +31,38 @@ const (
 // to start the window).
 func IsCommand(args []string) bool { return len(args) > 0 }
 
-// env is what every command gets: the command, parsed arguments and the
-// standard streams.
+// Access is what a command needs of the project.
+type Access int
+
+// Accesses.
+const (
+	// None: the command works on the runtime home only (packages).
+	None Access = iota
+	// Read: the project's store is opened without the writer lock.
+	Read
+	// Write: the project's store is opened with the writer lock.
+	Write
+)
+
+// anyArgs marks a command that checks its positional arguments itself.
+const anyArgs = -1
+
+// command is one row of the table.
+type command struct {
+	words []string // e.g. ["conversations","list"]
+	usage string
+	// flags are the command's own flags (the global ones always apply).
+	flags []string
+	// args is the exact number of positional arguments (anyArgs: the command checks).
+	args int
+	// access says how the runner opens the project (lazily, on the first
+	// env.workspace call, so that argument errors touch nothing).
+	access Access
+	run    func(e *env, rest []string) error
+}
+
+// env is what a command gets: the command, the parsed arguments, the
+// standard streams and the project the runner opens for it.
 type env struct {
 	ctx    context.Context
 	cmd    *command
@@ -33,6 +70,11 @@ type env struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
+	// printer streams answers to stdout (nil with --json).
+	printer *streamPrinter
+
+	rt *app.Runtime
+	ws *app.Workspace
 }
 
 // exitError carries a specific exit code with its message.
@@ -43,35 +85,6 @@ type exitError struct {
 
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
-
-type command struct {
-	words []string // e.g. ["conversations","list"]
-	usage string
-	run   func(e *env, rest []string) error
-}
-
-func commands() []command {
-	return []command{
-		{[]string{"conversations", "list"}, "conversations list", cmdConversationsList},
-		{[]string{"conversations", "show"}, "conversations show ID", cmdConversationsShow},
-		{[]string{"conversations", "delete"}, "conversations delete ID", cmdConversationsDelete},
-		{[]string{"conversations", "fork"}, "conversations fork ID [--at MESSAGE_ID | --checkpoint NAME]", cmdConversationsFork},
-		{[]string{"conversations", "checkpoint"}, "conversations checkpoint ID NAME", cmdConversationsCheckpoint},
-		{[]string{"conversations", "compact"}, compactUsage, cmdConversationsCompact},
-		{[]string{"conversations", "pin"}, pinUsage, cmdConversationsPin},
-		{[]string{"conversations", "unpin"}, unpinUsage, cmdConversationsUnpin},
-		{[]string{"chat"}, chatUsage, cmdChat},
-		{[]string{"context"}, contextUsage, cmdContext},
-		{[]string{"package", "import"}, packageImportUsage, cmdPackageImport},
-		{[]string{"package", "list"}, packageListUsage, cmdPackageList},
-		{[]string{"package", "remove"}, packageRemoveUsage, cmdPackageRemove},
-		{[]string{"package", "install-demo"}, packageInstallDemoUsage, cmdPackageInstallDemo},
-		{[]string{"run", "start"}, runStartUsage, cmdRunStart},
-		{[]string{"run", "continue"}, runContinueUsage, cmdRunContinue},
-		{[]string{"run", "status"}, runStatusUsage, cmdRunStatus},
-		{[]string{"run", "list"}, runListUsage, cmdRunList},
-	}
-}
 
 // Run executes one headless command and returns the process exit code.
 // Errors are printed as one line on stderr.
@@ -101,7 +114,12 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return ExitOK
 	}
 	e := &env{ctx: ctx, cmd: cmd, args: p, stdin: stdin, stdout: stdout, stderr: stderr}
-	if err := cmd.run(e, rest); err != nil {
+	if !p.has("json") {
+		e.printer = &streamPrinter{w: stdout}
+	}
+	err = e.run(rest)
+	e.close()
+	if err != nil {
 		fmt.Fprintf(stderr, "crewagent: %s\n", describe(err))
 		var xe *exitError
 		if errors.As(err, &xe) {
@@ -110,6 +128,19 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return ExitError
 	}
 	return ExitOK
+}
+
+// run checks the flags and the positional arguments, then runs the command.
+func (e *env) run(rest []string) error {
+	if err := e.args.allowOnly(strings.Join(e.cmd.words, " "), e.cmd.flags...); err != nil {
+		return err
+	}
+	if e.cmd.args != anyArgs {
+		if err := wantArgs(rest, e.cmd.args, e.cmd.usage); err != nil {
+			return err
+		}
+	}
+	return e.cmd.run(e, rest)
 }
 
 func match(words []string) (*command, []string) {
@@ -187,13 +218,16 @@ func wantArgs(rest []string, n int, usage string) error {
 	return nil
 }
 
-// checkArgs checks that the command got no flags but allowed and the global
-// ones, and n positional arguments.
-func (e *env) checkArgs(rest []string, n int, allowed ...string) error {
-	if err := e.args.allowOnly(strings.Join(e.cmd.words, " "), allowed...); err != nil {
-		return err
+// asJSON reports whether --json was given.
+func (e *env) asJSON() bool { return e.args.has("json") }
+
+// print writes v as indented JSON with --json, else calls human.
+func (e *env) print(v any, human func()) error {
+	if e.asJSON() {
+		return e.printJSON(v)
 	}
-	return wantArgs(rest, n, e.cmd.usage)
+	human()
+	return nil
 }
 
 func (e *env) printJSON(v any) error {

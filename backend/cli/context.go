@@ -6,46 +6,28 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"crewagent/backend/app"
 	"crewagent/backend/contextbuilder"
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 	"crewagent/backend/engine"
-	"crewagent/backend/events"
 )
 
-const contextUsage = "context ID [--mode chat|agent|run] [--agent ID] [--all]"
-
 func cmdContext(e *env, rest []string) error {
-	if err := e.checkArgs(rest, 1, "mode", "agent", "all"); err != nil {
-		return err
-	}
 	mode := e.args.get("mode")
 	switch mode {
-	case "", convlog.ModeChat, convlog.ModeAgent, convlog.ModeRun:
+	case "", conversation.ModeChat, conversation.ModeAgent, conversation.ModeRun:
 	default:
 		return fmt.Errorf("--mode must be chat, agent or run, got %q", mode)
 	}
-	w, err := e.openWorkspace(false)
+	ws, err := e.workspace()
 	if err != nil {
 		return err
 	}
-	defer w.close()
-	svc, err := w.chatService(events.Nop{})
+	p, err := ws.Explain(e.ctx, app.ExplainRequest{ConversationID: rest[0], Mode: mode, AgentID: e.args.get("agent"), All: e.args.has("all")})
 	if err != nil {
 		return err
 	}
-	req := engine.PreviewRequest{ConversationID: rest[0], Mode: mode, AgentID: e.args.get("agent"), Full: e.args.has("all")}
-	if req.Run, err = w.runSetupFor(rest[0], mode); err != nil {
-		return err
-	}
-	p, err := svc.Preview(e.ctx, req)
-	if err != nil {
-		return err
-	}
-	if e.args.has("json") {
-		return e.printJSON(p)
-	}
-	writePreview(e.stdout, p)
-	return nil
+	return e.print(p, func() { writePreview(e.stdout, p) })
 }
 
 // writePreview renders a preview for people: the request one line per
@@ -182,32 +164,3 @@ func firstLineOf(m engine.PreviewMessage) string {
 }
 
 func valueOrNone(s string) string { return orDefault(s, "(none)") }
-
-// runSetupFor returns the setup of the conversation's latest workflow run
-// when the preview is of run mode (asked for, or the conversation's active
-// mode); nil otherwise.
-func (w *workspace) runSetupFor(convID, mode string) (*engine.RunSetup, error) {
-	if mode == "" {
-		meta, err := w.store.Get(convID)
-		if err != nil {
-			return nil, err
-		}
-		mode = meta.ActiveType
-	}
-	if mode != convlog.ModeRun && mode != convlog.ActiveWorkflow {
-		return nil, nil
-	}
-	svc, err := w.runService(events.Nop{})
-	if err != nil {
-		return nil, err
-	}
-	run, err := svc.LatestRun(convID)
-	if err != nil {
-		return nil, err
-	}
-	setup, err := svc.NextSetup(run.RunID)
-	if err != nil {
-		return nil, err
-	}
-	return &engine.RunSetup{AgentID: setup.AgentID, Persona: setup.Persona, Injector: setup.Injector, Tools: setup.Tools}, nil
-}

@@ -4,67 +4,52 @@ import (
 	"fmt"
 	"strings"
 
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 )
 
-func cmdConversationsList(e *env, rest []string) error {
-	if err := e.checkArgs(rest, 0); err != nil {
-		return err
-	}
-	w, err := e.openWorkspace(false)
+func cmdConversationsList(e *env, _ []string) error {
+	ws, err := e.workspace()
 	if err != nil {
 		return err
 	}
-	defer w.close()
-	list, err := w.store.List()
+	list, err := ws.ListConversations()
 	if err != nil {
 		return err
 	}
-	if e.args.has("json") {
-		if list == nil {
-			list = []convlog.ConversationMeta{}
+	return e.print(list, func() {
+		if len(list) == 0 {
+			fmt.Fprintln(e.stdout, "no conversations in this project")
+			return
 		}
-		return e.printJSON(list)
-	}
-	if len(list) == 0 {
-		fmt.Fprintln(e.stdout, "no conversations in this project")
-		return nil
-	}
-	for _, c := range list {
-		fmt.Fprintf(e.stdout, "%s  %s  %-5s  %4d msgs  %s\n", c.ID, c.LastActiveAt, c.ActiveType, c.MessageCount, c.Title)
-	}
-	return nil
+		for _, c := range list {
+			fmt.Fprintf(e.stdout, "%s  %s  %-5s  %4d msgs  %s\n", c.ID, c.LastActiveAt, c.ActiveType, c.MessageCount, c.Title)
+		}
+	})
 }
 
 func cmdConversationsShow(e *env, rest []string) error {
-	if err := e.checkArgs(rest, 1); err != nil {
-		return err
-	}
-	w, err := e.openWorkspace(false)
+	ws, err := e.workspace()
 	if err != nil {
 		return err
 	}
-	defer w.close()
-	entries, err := w.store.Load(rest[0])
+	entries, err := ws.Entries(rest[0])
 	if err != nil {
 		return err
 	}
-	if e.args.has("json") {
-		for _, en := range entries {
+	for _, en := range entries {
+		if e.asJSON() {
 			if err := e.printJSONLine(en); err != nil {
 				return err
 			}
+			continue
 		}
-		return nil
-	}
-	for _, en := range entries {
 		fmt.Fprintln(e.stdout, formatEntry(en))
 	}
 	return nil
 }
 
 // formatEntry renders one log entry for people: a header line and the text.
-func formatEntry(en *convlog.Entry) string {
+func formatEntry(en *conversation.Entry) string {
 	var b strings.Builder
 	if en.IsEvent() {
 		fmt.Fprintf(&b, "-- %s event %s %s", en.CreatedAt, en.Event, strings.TrimSpace(string(en.Data)))
@@ -75,7 +60,7 @@ func formatEntry(en *convlog.Entry) string {
 	if en.Mode != "" {
 		tags = append(tags, en.Mode)
 	}
-	if en.PartType != "" && en.PartType != convlog.PartContent {
+	if en.PartType != "" && en.PartType != conversation.PartContent {
 		tags = append(tags, en.PartType)
 	}
 	if en.ToolName != "" {
@@ -108,66 +93,42 @@ func indent(s string) string {
 }
 
 func cmdConversationsDelete(e *env, rest []string) error {
-	if err := e.checkArgs(rest, 1); err != nil {
-		return err
-	}
-	w, err := e.openWorkspace(true)
+	ws, err := e.workspace()
 	if err != nil {
 		return err
 	}
-	defer w.close()
-	if _, err := w.store.Get(rest[0]); err != nil {
+	if _, err := ws.GetConversation(rest[0]); err != nil {
 		return err
 	}
-	if err := w.store.Delete(rest[0]); err != nil {
+	if err := ws.DeleteConversation(rest[0]); err != nil {
 		return err
 	}
-	if e.args.has("json") {
-		return e.printJSON(map[string]any{"deleted": rest[0]})
-	}
-	fmt.Fprintf(e.stdout, "deleted %s\n", rest[0])
-	return nil
+	return e.print(map[string]any{"deleted": rest[0]}, func() { fmt.Fprintf(e.stdout, "deleted %s\n", rest[0]) })
 }
 
 func cmdConversationsFork(e *env, rest []string) error {
-	if err := e.checkArgs(rest, 1, "at", "checkpoint"); err != nil {
-		return err
-	}
 	if e.args.has("at") && e.args.has("checkpoint") {
 		return fmt.Errorf("give either --at or --checkpoint, not both")
 	}
-	w, err := e.openWorkspace(true)
+	ws, err := e.workspace()
 	if err != nil {
 		return err
 	}
-	defer w.close()
-	meta, err := w.store.Fork(rest[0], convlog.ForkOptions{AtMessageID: e.args.get("at"), Checkpoint: e.args.get("checkpoint")})
+	meta, err := ws.ForkConversation(rest[0], e.args.get("at"), e.args.get("checkpoint"))
 	if err != nil {
 		return err
 	}
-	if e.args.has("json") {
-		return e.printJSON(meta)
-	}
-	fmt.Fprintln(e.stdout, meta.ID)
-	return nil
+	return e.print(meta, func() { fmt.Fprintln(e.stdout, meta.ID) })
 }
 
 func cmdConversationsCheckpoint(e *env, rest []string) error {
-	if err := e.checkArgs(rest, 2); err != nil {
-		return err
-	}
-	w, err := e.openWorkspace(true)
+	ws, err := e.workspace()
 	if err != nil {
 		return err
 	}
-	defer w.close()
-	cp, err := w.store.Checkpoint(rest[0], rest[1])
+	cp, err := ws.CreateCheckpoint(rest[0], rest[1])
 	if err != nil {
 		return err
 	}
-	if e.args.has("json") {
-		return e.printJSON(cp)
-	}
-	fmt.Fprintf(e.stdout, "checkpoint %q recorded at %s\n", cp.Name, cp.MessageID)
-	return nil
+	return e.print(cp, func() { fmt.Fprintf(e.stdout, "checkpoint %q recorded at %s\n", cp.Name, cp.MessageID) })
 }

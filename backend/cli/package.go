@@ -6,31 +6,19 @@ import (
 	"strings"
 
 	"crewagent/backend/packages"
-	"crewagent/backend/project"
 )
 
-const (
-	packageImportUsage = "package import FILE"
-	packageListUsage   = "package list"
-	packageRemoveUsage = "package remove ID"
-	// packageInstallDemoUsage puts the bundled demo package back after a removal.
-	packageInstallDemoUsage = "package install-demo"
-)
-
-// packageManager opens the package registry of the runtime home (--home).
-func (e *env) packageManager() (*packages.Manager, string, error) {
-	home, err := project.ResolveHome(e.args.get("home"))
+// packages returns the runtime home's installed packages (--home).
+func (e *env) packages() (*packages.Manager, error) {
+	rt, err := e.runtime()
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
-	return packages.NewManager(home), home, nil
+	return rt.Packages(), nil
 }
 
 func cmdPackageImport(e *env, rest []string) error {
-	if err := e.checkArgs(rest, 1); err != nil {
-		return err
-	}
-	mgr, _, err := e.packageManager()
+	mgr, err := e.packages()
 	if err != nil {
 		return err
 	}
@@ -42,21 +30,16 @@ func cmdPackageImport(e *env, rest []string) error {
 	if err != nil {
 		return err
 	}
-	if e.args.has("json") {
-		return e.printJSON(inst)
-	}
-	fmt.Fprintf(e.stdout, "installed %s\n", describePackage(inst))
-	for _, w := range inst.Warnings {
-		fmt.Fprintf(e.stderr, "warning: %s\n", w.String())
-	}
-	return nil
+	return e.print(inst, func() {
+		fmt.Fprintf(e.stdout, "installed %s\n", describePackage(inst))
+		for _, w := range inst.Warnings {
+			fmt.Fprintf(e.stderr, "warning: %s\n", w.String())
+		}
+	})
 }
 
-func cmdPackageList(e *env, rest []string) error {
-	if err := e.checkArgs(rest, 0); err != nil {
-		return err
-	}
-	mgr, _, err := e.packageManager()
+func cmdPackageList(e *env, _ []string) error {
+	mgr, err := e.packages()
 	if err != nil {
 		return err
 	}
@@ -64,42 +47,30 @@ func cmdPackageList(e *env, rest []string) error {
 	if err != nil {
 		return err
 	}
-	if e.args.has("json") {
-		return e.printJSON(list)
-	}
-	if len(list) == 0 {
-		fmt.Fprintln(e.stdout, "no packages installed (import one with 'crewagent package import FILE')")
-		return nil
-	}
-	for i := range list {
-		fmt.Fprintln(e.stdout, describePackage(&list[i]))
-	}
-	return nil
+	return e.print(list, func() {
+		if len(list) == 0 {
+			fmt.Fprintln(e.stdout, "no packages installed (import one with 'crewagent package import FILE')")
+			return
+		}
+		for i := range list {
+			fmt.Fprintln(e.stdout, describePackage(&list[i]))
+		}
+	})
 }
 
 func cmdPackageRemove(e *env, rest []string) error {
-	if err := e.checkArgs(rest, 1); err != nil {
-		return err
-	}
-	mgr, _, err := e.packageManager()
+	mgr, err := e.packages()
 	if err != nil {
 		return err
 	}
 	if err := mgr.Remove(rest[0]); err != nil {
 		return err
 	}
-	if e.args.has("json") {
-		return e.printJSON(map[string]string{"removed": rest[0]})
-	}
-	fmt.Fprintf(e.stdout, "removed %s\n", rest[0])
-	return nil
+	return e.print(map[string]string{"removed": rest[0]}, func() { fmt.Fprintf(e.stdout, "removed %s\n", rest[0]) })
 }
 
-func cmdPackageInstallDemo(e *env, rest []string) error {
-	if err := e.checkArgs(rest, 0); err != nil {
-		return err
-	}
-	mgr, _, err := e.packageManager()
+func cmdPackageInstallDemo(e *env, _ []string) error {
+	mgr, err := e.packages()
 	if err != nil {
 		return err
 	}
@@ -107,11 +78,7 @@ func cmdPackageInstallDemo(e *env, rest []string) error {
 	if err != nil {
 		return err
 	}
-	if e.args.has("json") {
-		return e.printJSON(inst)
-	}
-	fmt.Fprintf(e.stdout, "installed %s\n", describePackage(inst))
-	return nil
+	return e.print(inst, func() { fmt.Fprintf(e.stdout, "installed %s\n", describePackage(inst)) })
 }
 
 // describePackage renders an installed package on one line.

@@ -5,42 +5,37 @@ import (
 	"os"
 	"path/filepath"
 
-	"crewagent/backend/convlog"
-	"crewagent/backend/packages"
+	"crewagent/backend/app"
+	"crewagent/backend/events"
 	"crewagent/backend/project"
 	"crewagent/backend/settings"
-	"crewagent/backend/tokens"
 )
 
-// workspace is the opened runtime home + project + conversation store that a
-// command works on.
-type workspace struct {
-	home     string
-	project  *project.Project
-	settings settings.Settings
-	counter  *tokens.Counter
-	store    *convlog.Store
-	pkgMgr   *packages.Manager // made on first use by packages()
-}
-
-// packages returns the runtime home's package manager.
-func (w *workspace) packages() *packages.Manager {
-	if w.pkgMgr == nil {
-		w.pkgMgr = packages.NewManager(w.home)
+// runtime returns the runtime of --home (made on first use).
+func (e *env) runtime() (*app.Runtime, error) {
+	if e.rt != nil {
+		return e.rt, nil
 	}
-	return w.pkgMgr
-}
-
-func (w *workspace) close() {
-	if w.store != nil {
-		_ = w.store.Close()
-	}
-}
-
-// openWorkspace resolves --home and --project, opens the project and its
-// conversation store. write=false opens the store without the writer lock.
-func (e *env) openWorkspace(write bool) (*workspace, error) {
 	home, err := project.ResolveHome(e.args.get("home"))
+	if err != nil {
+		return nil, err
+	}
+	var em events.Emitter = events.Nop{}
+	if e.printer != nil {
+		em = e.printer
+	}
+	e.rt = app.New(home, app.Options{Emitter: em, Demo: app.DemoOnDemand})
+	return e.rt, nil
+}
+
+// workspace opens the project of --project (default: the current folder)
+// through the composition root, as the command's access says, on first use.
+// A settings.json that cannot be read fails the command.
+func (e *env) workspace() (*app.Workspace, error) {
+	if e.ws != nil {
+		return e.ws, nil
+	}
+	rt, err := e.runtime()
 	if err != nil {
 		return nil, err
 	}
@@ -53,23 +48,35 @@ func (e *env) openWorkspace(write bool) (*workspace, error) {
 	if root, err = filepath.Abs(root); err != nil {
 		return nil, err
 	}
-	p, err := project.Open(home, root)
+	p, err := project.Open(rt.Home(), root)
 	if err != nil {
 		return nil, err
 	}
-	st, err := settings.Load(home)
+	if _, err := rt.Settings(); err != nil {
+		return nil, err
+	}
+	ws, err := rt.OpenProject(p, app.OpenOptions{ReadOnly: e.cmd.access != Write})
 	if err != nil {
 		return nil, err
 	}
-	w := &workspace{home: home, project: p, settings: st.Effective(), counter: tokens.New()}
-	opts := convlog.Options{Counter: w.counter.ForModel(w.settings.LLM.Model)}
-	if write {
-		w.store, err = convlog.Open(p.DataDir, opts)
-	} else {
-		w.store, err = convlog.OpenReadOnly(p.DataDir, opts)
+	e.ws = ws
+	return ws, nil
+}
+
+// close closes what the command opened.
+func (e *env) close() {
+	if e.ws != nil {
+		_ = e.ws.Close()
 	}
-	if err != nil {
-		return nil, err
+	if e.rt != nil {
+		e.rt.Shutdown()
 	}
-	return w, nil
+}
+
+// requireLLM fails when no LLM is configured, saying where to set one.
+func (e *env) requireLLM() error {
+	if err := e.rt.Effective().RequireLLM(); err != nil {
+		return fmt.Errorf("no LLM is configured: set CREWAGENT_LLM_BASE_URL and CREWAGENT_LLM_MODEL, or llm.baseUrl and llm.model in %s", settings.Path(e.rt.Home()))
+	}
+	return nil
 }

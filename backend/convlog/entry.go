@@ -1,193 +1,84 @@
-// Package convlog owns the conversation log: the entry model, the append-only
-// JSONL store per conversation, the index, forks, checkpoints and cleanup.
+// Package convlog owns the conversation store: the append-only JSONL log per
+// conversation, the index, forks, checkpoints and cleanup.
+//
+// The message model itself (Entry, ConversationMeta and their constants)
+// lives in backend/conversation. The names below are aliases of it, kept so
+// that callers compile while they move to that package; new code should use
+// backend/conversation directly.
 package convlog
 
 import (
-	"encoding/json"
-	"strings"
-	"time"
+	"crewagent/backend/conversation"
+	"crewagent/backend/fsx"
 )
 
-// Entry types as written in the "type" field of each log line.
+// The message model (aliases of backend/conversation).
+type (
+	Entry            = conversation.Entry
+	ToolCall         = conversation.ToolCall
+	FunctionCall     = conversation.FunctionCall
+	ConversationMeta = conversation.ConversationMeta
+	RunRef           = conversation.RunRef
+	Checkpoint       = conversation.Checkpoint
+)
+
+// Entry types (aliases of backend/conversation).
 const (
-	TypeMsg = "msg"
-	TypeEvt = "evt"
+	TypeMsg = conversation.TypeMsg
+	TypeEvt = conversation.TypeEvt
 )
 
-// Roles of message entries (a superset of the OpenAI chat roles).
+// Roles (aliases of backend/conversation).
 const (
-	RoleSystem    = "system"
-	RoleUser      = "user"
-	RoleAssistant = "assistant"
-	RoleTool      = "tool"
-	RoleDeveloper = "developer"
+	RoleSystem    = conversation.RoleSystem
+	RoleUser      = conversation.RoleUser
+	RoleAssistant = conversation.RoleAssistant
+	RoleTool      = conversation.RoleTool
+	RoleDeveloper = conversation.RoleDeveloper
 )
 
-// Modes a message can be produced in.
+// Modes (aliases of backend/conversation).
 const (
-	ModeChat  = "chat"
-	ModeAgent = "agent"
-	ModeRun   = "run"
+	ModeChat  = conversation.ModeChat
+	ModeAgent = conversation.ModeAgent
+	ModeRun   = conversation.ModeRun
 )
 
-// Part types used by the UI and the context builder.
+// Part types (aliases of backend/conversation).
 const (
-	PartContent    = "content"
-	PartThinking   = "thinking"
-	PartToolStart  = "tool_start"
-	PartToolResult = "tool_result"
-	PartError      = "error"
+	PartContent    = conversation.PartContent
+	PartThinking   = conversation.PartThinking
+	PartToolStart  = conversation.PartToolStart
+	PartToolResult = conversation.PartToolResult
+	PartError      = conversation.PartError
 )
 
-// Event names recorded as "evt" entries.
+// Event names (aliases of backend/conversation).
 const (
-	EventCompaction = "compaction"
-	EventCheckpoint = "checkpoint"
-	EventModeSwitch = "mode_switch"
-	EventForkOrigin = "fork_origin"
-	EventRunStarted = "run_started"
+	EventCompaction = conversation.EventCompaction
+	EventCheckpoint = conversation.EventCheckpoint
+	EventModeSwitch = conversation.EventModeSwitch
+	EventForkOrigin = conversation.EventForkOrigin
+	EventRunStarted = conversation.EventRunStarted
 )
 
-// ToolCall has the OpenAI shape: {"id","type":"function","function":{"name","arguments"}}.
-type ToolCall struct {
-	ID       string       `json:"id"`
-	Type     string       `json:"type"`
-	Function FunctionCall `json:"function"`
-}
-
-// FunctionCall is the function part of a tool call.
-type FunctionCall struct {
-	Name      string `json:"name"`
-	Arguments string `json:"arguments"`
-}
-
-// Entry is one line of messages.jsonl: a message ("msg") or an event ("evt").
-// Message fields and event fields share one struct so a line decodes in one pass.
-type Entry struct {
-	Type      string `json:"type"`
-	ID        string `json:"id"`
-	CreatedAt string `json:"createdAt"`
-
-	// message fields
-	Role             string          `json:"role,omitempty"`
-	Content          *string         `json:"content,omitempty"`
-	ToolCalls        []ToolCall      `json:"tool_calls,omitempty"`
-	ToolCallID       string          `json:"tool_call_id,omitempty"`
-	ToolName         string          `json:"tool_name,omitempty"`
-	Mode             string          `json:"mode,omitempty"`
-	RunID            string          `json:"runId,omitempty"`
-	AgentID          string          `json:"agentId,omitempty"`
-	WorkflowID       string          `json:"workflowId,omitempty"`
-	IncludeInContext *bool           `json:"includeInContext,omitempty"`
-	PartType         string          `json:"partType,omitempty"`
-	IsError          bool            `json:"is_error,omitempty"`
-	IsMeta           bool            `json:"is_meta,omitempty"`
-	Compacted        bool            `json:"compacted,omitempty"`
-	Tokens           int             `json:"tokens,omitempty"`
-	TokenEncoding    string          `json:"tokenEncoding,omitempty"`
-	DurationMs       int64           `json:"duration,omitempty"`
-	FullOutputPath   string          `json:"fullOutputPath,omitempty"`
-	IsCollapsed      bool            `json:"isCollapsed,omitempty"`
-	Widget           json.RawMessage `json:"widget,omitempty"`
-
-	// event fields
-	Event    string          `json:"event,omitempty"`
-	Data     json.RawMessage `json:"data,omitempty"`
-	RefMsgID string          `json:"ref_msg_id,omitempty"`
-
-	// UpdatedAt is set on the lines that update an earlier entry (Store.Update,
-	// Store.MarkCompacted). A line without it introduces its id; readers that
-	// scan the log backwards rely on this to place updated entries correctly.
-	UpdatedAt string `json:"updatedAt,omitempty"`
-}
-
-// IsMessage reports whether the entry is a message line.
-func (e *Entry) IsMessage() bool { return e.Type == TypeMsg }
-
-// IsEvent reports whether the entry is an event line.
-func (e *Entry) IsEvent() bool { return e.Type == TypeEvt }
-
-// Text returns the content or "" when it is null.
-func (e *Entry) Text() string {
-	if e.Content == nil {
-		return ""
-	}
-	return *e.Content
-}
-
-// InContext reports whether the message may enter an LLM request (default true).
-func (e *Entry) InContext() bool { return e.IncludeInContext == nil || *e.IncludeInContext }
-
-// Summary-class prefixes: a system message whose content starts with one of
-// these (after leading blanks) is a summary, kept by the context builder
-// wherever it lies in the log.
+// Summary-class prefixes (aliases of backend/conversation).
 const (
-	SummaryPrefix             = "SUMMARY"
-	ConversationSummaryPrefix = "CONVERSATION_SUMMARY"
+	SummaryPrefix             = conversation.SummaryPrefix
+	ConversationSummaryPrefix = conversation.ConversationSummaryPrefix
 )
 
-// IsSummaryText reports whether a system message content is summary-class.
-func IsSummaryText(content string) bool {
-	s := strings.TrimLeft(content, " \t\r\n")
-	return strings.HasPrefix(s, ConversationSummaryPrefix) || strings.HasPrefix(s, SummaryPrefix)
-}
-
-// IsSummary reports whether e may be a summary-class message: a system or
-// developer message with summary-class content. ConversationMeta.HasSummary
-// records whether a log holds one.
-func (e *Entry) IsSummary() bool {
-	return e.Type == TypeMsg && (e.Role == RoleSystem || e.Role == RoleDeveloper) && IsSummaryText(e.Text())
-}
+// IsSummaryText reports whether a system message content is summary-class
+// (conversation.IsSummaryText).
+func IsSummaryText(content string) bool { return conversation.IsSummaryText(content) }
 
 // Str returns a pointer to s, for Content.
-func Str(s string) *string { return &s }
+func Str(s string) *string { return conversation.Str(s) }
 
 // Bool returns a pointer to b, for IncludeInContext.
-func Bool(b bool) *bool { return &b }
+func Bool(b bool) *bool { return conversation.Bool(b) }
 
-// Now is the timestamp format used in createdAt fields (RFC 3339, UTC, milliseconds).
-func Now() string { return time.Now().UTC().Format(timeFormat) }
+// Now is the timestamp format used in createdAt fields (fsx.TimeFormat).
+func Now() string { return fsx.Now() }
 
-const timeFormat = "2006-01-02T15:04:05.000Z07:00"
-
-// ConversationMeta is one record of conversations/index.json.
-type ConversationMeta struct {
-	ID                   string       `json:"id"`
-	Title                string       `json:"title"`
-	EntryType            string       `json:"entryType,omitempty"`
-	ActiveType           string       `json:"activeType"` // chat | agent | workflow
-	CreatedAt            string       `json:"createdAt"`
-	LastActiveAt         string       `json:"lastActiveAt"`
-	MessageCount         int          `json:"messageCount"`
-	ParentID             string       `json:"parentId,omitempty"`
-	ForkedFromMsgID      string       `json:"forkedFromMessageId,omitempty"`
-	ForkedFromCheckpoint string       `json:"forkedFromCheckpoint,omitempty"`
-	SelectedAgentID      string       `json:"selectedAgentId,omitempty"`
-	SelectedWorkflowID   string       `json:"selectedWorkflowId,omitempty"`
-	Runs                 []RunRef     `json:"runs,omitempty"`
-	Checkpoints          []Checkpoint `json:"checkpoints,omitempty"`
-	// LogSize is the size of messages.jsonl that MessageCount and
-	// LastActiveAt account for; a log of another size was written after the
-	// record (the store then recomputes them from the log).
-	LogSize int64 `json:"logSize,omitempty"`
-	// HasSummary is set when the log holds a summary-class message
-	// (Entry.IsSummary); readers that stop short of the start of the log
-	// must then read back to the last compaction event.
-	HasSummary bool `json:"hasSummary,omitempty"`
-}
-
-// RunRef links a workflow run to the conversation that holds its messages.
-type RunRef struct {
-	RunID         string `json:"runId"`
-	WorkflowID    string `json:"workflowId"`
-	Phase         string `json:"phase"`
-	StartedAt     string `json:"startedAt"`
-	LastUpdatedAt string `json:"lastUpdatedAt"`
-}
-
-// Checkpoint is a named position in a conversation log.
-type Checkpoint struct {
-	Name      string `json:"name"`
-	MessageID string `json:"messageId"` // the last entry id at the time of the checkpoint
-	CreatedAt string `json:"createdAt"`
-}
+const timeFormat = fsx.TimeFormat

@@ -7,45 +7,24 @@ import (
 	"path/filepath"
 	"sync"
 
-	"crewagent/backend/atomicfile"
+	"crewagent/backend/fsx"
 )
 
-// writeFileAtomic replaces path with data: write a temp file in the same
-// folder, flush it, rename it over path and flush the folder. Readers see the
-// old or the new content, never a mix, also after a crash. It returns the
-// stat of the written file.
+// writeFileAtomic replaces path with data (fsx.WriteFileInfo): readers see the
+// old or the new content, never a mix, also after a crash. It returns the stat
+// of the written file.
 func writeFileAtomic(path string, data []byte, perm os.FileMode) (os.FileInfo, error) {
-	dir, base := filepath.Split(path)
-	tmp := filepath.Join(dir, "."+base+".tmp")
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
-	if err != nil {
-		return nil, err
-	}
-	fail := func(err error) (os.FileInfo, error) {
-		f.Close()
-		os.Remove(tmp)
-		return nil, err
-	}
-	if _, err := f.Write(data); err != nil {
-		return fail(err)
-	}
-	if err := f.Sync(); err != nil {
-		return fail(err)
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		return fail(err)
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return nil, err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return nil, err
-	}
-	return fi, atomicfile.SyncDir(filepath.Clean(dir))
+	return fsx.WriteFileInfo(path, data, perm)
 }
+
+// datasync flushes a log's appended data to stable storage (fsx.Datasync).
+func datasync(f *os.File) error { return fsx.Datasync(f) }
+
+// errLockBusy: another open file holds the writer lock.
+var errLockBusy = fsx.ErrLocked
+
+// tryLock takes the writer lock on the open lock file without waiting.
+func tryLock(f *os.File) error { return fsx.TryLock(f) }
 
 // ownWrites remembers the state in which the store left each file it wrote,
 // so a file watcher can tell the store's own changes from changes made by

@@ -16,7 +16,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"crewagent/backend/atomicfile"
+	"crewagent/backend/conversation"
+	"crewagent/backend/fsx"
 )
 
 // TokenCounter counts the tokens of an entry once, when it is appended. The
@@ -36,9 +37,9 @@ const (
 
 // Active types of a conversation (ConversationMeta.ActiveType).
 const (
-	ActiveChat     = "chat"
-	ActiveAgent    = "agent"
-	ActiveWorkflow = "workflow"
+	ActiveChat     = conversation.ActiveChat
+	ActiveAgent    = conversation.ActiveAgent
+	ActiveWorkflow = conversation.ActiveWorkflow
 )
 
 // Options configure a Store. The zero value is usable.
@@ -175,13 +176,8 @@ func acquireLock(dir string) (*os.File, error) {
 	if err := tryLock(f); err != nil {
 		f.Close()
 		if errors.Is(err, errLockBusy) {
-			pid := "unknown"
-			if b, rerr := os.ReadFile(path); rerr == nil {
-				if p := strings.TrimSpace(string(b)); p != "" {
-					pid = p
-				}
-			}
-			return nil, fmt.Errorf("%w (pid %s) for the project data in %s; close it there and try again", ErrProjectLocked, pid, dir)
+			b, _ := os.ReadFile(path)
+			return nil, lockedError(dir, b)
 		}
 		return nil, fmt.Errorf("convlog: lock %s: %w", path, err)
 	}
@@ -585,7 +581,7 @@ func (s *Store) createLog(id string, data []byte) error {
 		return fmt.Errorf("convlog: %w", err)
 	}
 	s.own.end(path, fi)
-	if err := atomicfile.SyncDir(conversationsDir(s.dir)); err != nil {
+	if err := fsx.SyncDir(conversationsDir(s.dir)); err != nil {
 		return fmt.Errorf("convlog: %w", err)
 	}
 	return nil
@@ -936,7 +932,7 @@ func removeTree(path string) error {
 		}
 		return err
 	}
-	if err := atomicfile.SyncDir(filepath.Clean(parent)); err != nil {
+	if err := fsx.SyncDir(filepath.Clean(parent)); err != nil {
 		return err
 	}
 	return os.RemoveAll(trash)
@@ -1118,7 +1114,7 @@ func appendDurable(path string, data []byte, onTruncate func(tail []byte, off in
 		return nil, err
 	}
 	if created {
-		if err := atomicfile.SyncDir(filepath.Dir(path)); err != nil {
+		if err := fsx.SyncDir(filepath.Dir(path)); err != nil {
 			return nil, err
 		}
 	}
@@ -1199,7 +1195,7 @@ func (s *Store) migrate(id string) error {
 	}
 	s.own.end(legacy, nil)
 	s.own.endStat(migrated)
-	if err := atomicfile.SyncDir(dir); err != nil {
+	if err := fsx.SyncDir(dir); err != nil {
 		return fmt.Errorf("convlog: %w", err)
 	}
 	return nil
@@ -1262,20 +1258,13 @@ func eventData(data, def any) (json.RawMessage, error) {
 
 func isDefaultTitle(t string) bool { return t == "" || t == DefaultTitle }
 
-// RunInputHeader opens a user message sent during a workflow run: the
-// message is RunInputHeader + the node id + "\n" + the user's text.
-const RunInputHeader = "USER_INPUT\n- forNodeId: "
+// RunInputHeader opens a user message sent during a workflow run
+// (conversation.RunInputHeader).
+const RunInputHeader = conversation.RunInputHeader
 
 // RunInputText returns the user's own text of a message sent during a run
-// (the content itself when it does not start with RunInputHeader).
-func RunInputText(content string) string {
-	rest, ok := strings.CutPrefix(content, RunInputHeader)
-	if !ok {
-		return content
-	}
-	_, text, _ := strings.Cut(rest, "\n")
-	return text
-}
+// (conversation.RunInputText).
+func RunInputText(content string) string { return conversation.RunInputText(content) }
 
 // titleFrom makes a title of the first non-empty line of a message (of the
 // user's own text for a run's message): spaces collapsed, at most 60

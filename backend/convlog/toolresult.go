@@ -5,33 +5,23 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"crewagent/backend/conversation"
 )
 
-// Large tool output. A role=tool message whose content is larger than
-// Options.LargeOutputThreshold keeps only a preview in the log:
-//
-//	TOOL_RESULT_PREVIEW (<N> bytes; truncated)
-//	<the first Options.PreviewChars characters>
-//	…
-//	Full output: @state/logs/tool-results/<conversationId>/<messageId>.json
-//
-// and the full output goes to that file, a JSON object ToolResultFile,
+// Large tool output: a role=tool message whose content is larger than
+// Options.LargeOutputThreshold keeps only a preview in the log
+// (conversation.ToolResultPreview) and the full output goes to
+// logs/tool-results/<conversationId>/<messageId>.json, a ToolResultFile,
 // written atomically before the log line that refers to it.
 
-// PreviewPrefix starts the content of a message whose output was moved to a file.
-const PreviewPrefix = "TOOL_RESULT_PREVIEW "
+// PreviewPrefix starts the content of a message whose output was moved to a
+// file (conversation.PreviewPrefix).
+const PreviewPrefix = conversation.PreviewPrefix
 
 // ToolResultFile is the content of logs/tool-results/<conversationId>/<messageId>.json.
-type ToolResultFile struct {
-	ConversationID string `json:"conversationId"`
-	MessageID      string `json:"messageId"`
-	ToolCallID     string `json:"toolCallId"`
-	ToolName       string `json:"toolName"`
-	Content        string `json:"content"`
-}
+type ToolResultFile = conversation.ToolResultFile
 
 // externalize moves the content of a large tool result to its file.
 func (s *Store) externalize(convID string, e *Entry) error {
@@ -71,27 +61,7 @@ func (s *Store) writeToolResult(convID, msgID string, rec ToolResultFile) error 
 
 // preview builds the content that replaces a large tool output.
 func preview(full string, chars int, alias string) string {
-	cut := len(full)
-	n := 0
-	for i := range full {
-		if n == chars {
-			cut = i
-			break
-		}
-		n++
-	}
-	head := strings.ToValidUTF8(full[:cut], string(utf8.RuneError))
-	var b strings.Builder
-	b.Grow(len(head) + len(alias) + 64)
-	b.WriteString(PreviewPrefix)
-	b.WriteString("(" + strconv.Itoa(len(full)) + " bytes; truncated)\n")
-	b.WriteString(head)
-	if !strings.HasSuffix(head, "\n") {
-		b.WriteByte('\n')
-	}
-	b.WriteString("…\nFull output: ")
-	b.WriteString(alias)
-	return b.String()
+	return conversation.ToolResultPreview(full, chars, alias)
 }
 
 // copyToolResult copies a tool-result file to another conversation, with the

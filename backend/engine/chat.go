@@ -12,9 +12,11 @@ import (
 
 	"crewagent/backend/convlog"
 	"crewagent/backend/events"
+	"crewagent/backend/fsx"
 	"crewagent/backend/llm"
 	"crewagent/backend/recall"
 	"crewagent/backend/settings"
+	"crewagent/backend/tasks"
 	"crewagent/backend/tools"
 )
 
@@ -38,11 +40,14 @@ type Options struct {
 	// DefaultFlushInterval and DefaultFlushChars).
 	FlushInterval time.Duration
 	FlushChars    int
+	// Tasks is the project's task registry: a send or run turn is a task of
+	// its conversation, Stop cancels it (default: a registry of its own).
+	Tasks *tasks.Scheduler
 }
 
 // ChatService runs chat and agent mode sends and the turns of workflow runs
-// (RunTurn). It is safe for concurrent use: one send or turn at a time per
-// conversation, any number of conversations at once.
+// (RunTurn). It is safe for concurrent use: each send or turn is a task of
+// its conversation in Options.Tasks (one at a time per conversation there).
 type ChatService struct {
 	opts Options
 
@@ -51,7 +56,6 @@ type ChatService struct {
 	recall  recall.Cache  // recall indexes loaded in this process
 
 	mu        sync.Mutex
-	active    map[string]context.CancelFunc // conversations with a send running
 	llmKey    settings.LLM
 	llmClient LLM
 	// the client of a separate embeddings endpoint (llm.embeddingsBaseUrl)
@@ -92,8 +96,10 @@ func New(opts Options) (*ChatService, error) {
 	if opts.FlushChars <= 0 {
 		opts.FlushChars = DefaultFlushChars
 	}
-	return &ChatService{opts: opts, history: loadHistory, counter: &recountCache{Counter: opts.Counter},
-		active: map[string]context.CancelFunc{}}, nil
+	if opts.Tasks == nil {
+		opts.Tasks = tasks.New(context.Background(), tasks.Options{})
+	}
+	return &ChatService{opts: opts, history: loadHistory, counter: &recountCache{Counter: opts.Counter}}, nil
 }
 
 // SendRequest is one user message.
@@ -211,9 +217,8 @@ func (s *ChatService) Send(ctx context.Context, req SendRequest) (*SendResult, e
 			return nil, err
 		}
 		convID = meta.ID
-		s.changed(convID, ChangeCreated)
 	}
-	ctx, release, err := s.acquire(ctx, convID)
+	ctx, release, err := s.acquire(ctx, tasks.Task{ConversationID: convID, Kind: mode})
 	if err != nil {
 		return nil, err
 	}
@@ -240,7 +245,6 @@ func (s *ChatService) Send(ctx context.Context, req SendRequest) (*SendResult, e
 		}
 		userID = user.ID
 	}
-	s.changed(convID, ChangeUpdated)
 
 	r := &run{s: s, ctx: ctx, convID: convID, mode: mode, agent: agent, agentID: agentID, st: st,
 		res: &SendResult{ConversationID: convID, UserMessageID: userID}}
@@ -336,45 +340,28 @@ func (s *ChatService) SetMode(conversationID, mode, agentID string) error {
 	}); err != nil {
 		return err
 	}
-	s.changed(conversationID, ChangeUpdated)
 	return nil
 }
 
 // Stop cancels the send or run turn running in the conversation (the Stop
 // button); the partial answer is persisted with an LLM_ABORTED block
 // (ENGINE_ABORTED for a run turn). It reports whether one was running.
-func (s *ChatService) Stop(conversationID string) bool {
-	s.mu.Lock()
-	cancel := s.active[conversationID]
-	s.mu.Unlock()
-	if cancel != nil {
-		cancel()
-	}
-	return cancel != nil
-}
+func (s *ChatService) Stop(conversationID string) bool { return s.opts.Tasks.Stop(conversationID) }
 
 // Busy reports whether a send or run turn is running in the conversation.
-func (s *ChatService) Busy(conversationID string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.active[conversationID] != nil
-}
+func (s *ChatService) Busy(conversationID string) bool { return s.opts.Tasks.Busy(conversationID) }
 
-// acquire marks the conversation busy and returns a context that Stop cancels.
-func (s *ChatService) acquire(ctx context.Context, convID string) (context.Context, func(), error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.active[convID] != nil {
+// Tasks returns the task registry the service runs its sends and turns in.
+func (s *ChatService) Tasks() *tasks.Scheduler { return s.opts.Tasks }
+
+// acquire runs the send or turn as task t of the registry (joining the task
+// the caller runs in, if any) and returns a context that Stop cancels.
+func (s *ChatService) acquire(ctx context.Context, t tasks.Task) (context.Context, func(), error) {
+	ctx, release, err := s.opts.Tasks.Enter(ctx, t)
+	if errors.Is(err, tasks.ErrBusy) {
 		return nil, nil, ErrConversationBusy
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	s.active[convID] = cancel
-	return ctx, func() {
-		cancel()
-		s.mu.Lock()
-		delete(s.active, convID)
-		s.mu.Unlock()
-	}, nil
+	return ctx, release, err
 }
 
 // agentFor returns the agent of a send: required in agent mode, nil in chat mode.
@@ -438,13 +425,9 @@ func (s *ChatService) client(l settings.LLM) LLM {
 	return s.llmClient
 }
 
-func (s *ChatService) changed(convID, kind string) {
-	s.opts.Emitter.Emit(events.ConversationChanged, ChangeEvent{ConversationID: convID, Kind: kind})
-}
-
 // now returns the current time in the log's createdAt format.
 func (s *ChatService) now() string {
-	return s.opts.Now().UTC().Format("2006-01-02T15:04:05.000Z07:00")
+	return fsx.Stamp(s.opts.Now())
 }
 
 func activeType(mode string) string {

@@ -9,6 +9,7 @@ import (
 	"crewagent/backend/convlog"
 	"crewagent/backend/events"
 	"crewagent/backend/settings"
+	"crewagent/backend/tasks"
 )
 
 // CompactRequest asks for a compaction now (the composer's /compact and the
@@ -51,23 +52,26 @@ func (s *ChatService) Compact(ctx context.Context, req CompactRequest) (*Compact
 	}
 	convID := meta.ID
 	st := s.opts.Settings.Effective()
-	ctx, release, err := s.acquire(ctx, convID)
+	task := tasks.Task{ConversationID: convID, Kind: tasks.KindChat}
+	mode := convlog.ModeChat
+	var agent *Agent
+	switch {
+	case req.Run != nil:
+		task.Kind = tasks.KindRun
+	case meta.ActiveType == convlog.ActiveAgent && meta.SelectedAgentID != "" && s.opts.Agents != nil:
+		if a, aerr := s.resolve(meta.SelectedAgentID); aerr == nil {
+			mode, agent, task.Kind = convlog.ModeAgent, a, tasks.KindAgent
+		}
+	}
+	ctx, release, err := s.acquire(ctx, task)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
 	var p *prepared
-	switch {
-	case req.Run != nil:
+	if req.Run != nil {
 		p, err = s.prepareRun(convID, req.Run, st)
-	default:
-		mode := convlog.ModeChat
-		var agent *Agent
-		if meta.ActiveType == convlog.ActiveAgent && meta.SelectedAgentID != "" && s.opts.Agents != nil {
-			if a, aerr := s.resolve(meta.SelectedAgentID); aerr == nil {
-				mode, agent = convlog.ModeAgent, a
-			}
-		}
+	} else {
 		p, err = s.prepare(convID, mode, agent, st)
 	}
 	if err != nil {
@@ -100,20 +104,14 @@ func (s *ChatService) Compact(ctx context.Context, req CompactRequest) (*Compact
 // Pin pins message msgID of the conversation: compaction keeps it word for
 // word (in the PINNED message once the message itself is compacted).
 func (s *ChatService) Pin(conversationID, msgID string) error {
-	if _, err := s.opts.Store.Pin(conversationID, msgID); err != nil {
-		return err
-	}
-	s.changed(conversationID, ChangeUpdated)
-	return nil
+	_, err := s.opts.Store.Pin(conversationID, msgID)
+	return err
 }
 
 // Unpin removes the pin of message msgID.
 func (s *ChatService) Unpin(conversationID, msgID string) error {
-	if _, err := s.opts.Store.Unpin(conversationID, msgID); err != nil {
-		return err
-	}
-	s.changed(conversationID, ChangeUpdated)
-	return nil
+	_, err := s.opts.Store.Unpin(conversationID, msgID)
+	return err
 }
 
 // checkInput refuses a message that can never fit the request limit: the

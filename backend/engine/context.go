@@ -205,7 +205,6 @@ func (c *contexter) compact(ctx context.Context, res *contextbuilder.Result, rea
 		if err := s.recall.Add(s.opts.Store, c.convID, docs); err != nil {
 			c.notes = append(c.notes, "the recall index was not updated: "+err.Error())
 		}
-		s.changed(c.convID, ChangeUpdated)
 	} else {
 		c.pendingDocs = append(c.pendingDocs, docs...)
 	}
@@ -261,7 +260,6 @@ func (c *contexter) backfill(res *contextbuilder.Result) (*contextbuilder.Result
 	if err := s.recall.Add(s.opts.Store, c.convID, docs); err != nil {
 		c.notes = append(c.notes, "the recall index was not updated: "+err.Error())
 	}
-	s.changed(c.convID, ChangeUpdated)
 	old := map[string]bool{}
 	for _, id := range comp.MessageIDs {
 		old[id] = true

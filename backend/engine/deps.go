@@ -7,7 +7,6 @@ import (
 	"crewagent/backend/contextbuilder"
 	"crewagent/backend/convlog"
 	"crewagent/backend/llm"
-	"crewagent/backend/packages"
 	"crewagent/backend/settings"
 	"crewagent/backend/tools"
 )
@@ -159,33 +158,6 @@ type AgentResolverFunc func(agentID string) (*Agent, error)
 
 // ResolveAgent calls f.
 func (f AgentResolverFunc) ResolveAgent(agentID string) (*Agent, error) { return f(agentID) }
-
-// AgentFromPackage converts an agent of an installed package.
-func AgentFromPackage(pkg *packages.Package, a *packages.Agent) *Agent {
-	out := &Agent{
-		ID: a.ID,
-		Persona: contextbuilder.Persona{
-			ID:                 a.ID,
-			Name:               a.Metadata.Name,
-			Title:              a.Metadata.Title,
-			Role:               a.Persona.Role,
-			Identity:           a.Persona.Identity,
-			CommunicationStyle: a.Persona.CommunicationStyle,
-			Principles:         append([]string(nil), a.Persona.Principles...),
-			CriticalActions:    append([]string(nil), a.CriticalActions...),
-			SystemPrompt:       a.SystemPrompt,
-		},
-	}
-	fsOn, mcpOn := a.Tools.FS.Enabled, a.Tools.MCP.Enabled
-	out.Tools = &tools.AgentTools{
-		FS:  &tools.AgentFS{Enabled: &fsOn, MaxReadBytes: a.Tools.FS.MaxReadBytes, MaxWriteBytes: a.Tools.FS.MaxWriteBytes},
-		MCP: &tools.AgentMCP{Enabled: &mcpOn, AllowedServers: a.Tools.MCP.AllowedServers},
-	}
-	if pkg != nil {
-		out.PackageID, out.PackageRoot = pkg.ID, pkg.Root
-	}
-	return out
-}
 
 // systemPolicy converts settings.tools to the tool host's policy.
 func systemPolicy(s settings.Tools) tools.Policy {

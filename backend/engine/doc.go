@@ -87,5 +87,6 @@
 // context:usage before each request and around compaction; llm:stream-start,
 // -chunk (coalesced), -end, -tool-start (when the model announces a call) and
 // -tool-end (when the tool has run, or the call was abandoned), each with the
-// conversation and message ids; conversation:changed after every write.
+// conversation and message ids. Changes of the log are announced by the store
+// the service is given (convlog.Publishing), not by the engine.
 package engine

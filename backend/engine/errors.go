@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"crewagent/backend/contextbuilder"
+	"crewagent/backend/errs"
 	"crewagent/backend/llm"
 )
 
@@ -12,43 +13,32 @@ import (
 const (
 	// CodeMaxTurnsExceeded is the code of the persisted failure of a tool loop
 	// that reached settings engine.maxTurns LLM calls.
-	CodeMaxTurnsExceeded = "ENGINE_MAX_TURNS_EXCEEDED"
+	CodeMaxTurnsExceeded = errs.MaxTurnsExceeded
 	// CodeBusy: a send is already running in the conversation.
-	CodeBusy = "ENGINE_CONVERSATION_BUSY"
+	CodeBusy = errs.Busy
 	// CodeInvalidRequest: an empty message, an unknown mode, a missing agent.
-	CodeInvalidRequest = "ENGINE_INVALID_REQUEST"
+	CodeInvalidRequest = errs.InvalidRequest
 	// CodeAgentNotFound: agent mode names an agent no resolver knows.
-	CodeAgentNotFound = "ENGINE_AGENT_NOT_FOUND"
+	CodeAgentNotFound = errs.AgentNotFound
 	// CodeUnsupportedMode: the operation does not support the mode (run mode
 	// belongs to workflow runs).
-	CodeUnsupportedMode = "ENGINE_UNSUPPORTED_MODE"
+	CodeUnsupportedMode = errs.UnsupportedMode
 	// CodeLoopDetected is the code of the persisted failure of a tool loop in
 	// which the model made the same failing tool call (same name, same
 	// arguments) LoopFailThreshold times.
-	CodeLoopDetected = "ENGINE_LOOP_DETECTED"
+	CodeLoopDetected = errs.LoopDetected
 	// CodeAborted is the code of the persisted failure of a run turn that was
 	// stopped (chat and agent sends keep llm.CodeAborted, LLM_ABORTED).
-	CodeAborted = "ENGINE_ABORTED"
+	CodeAborted = errs.Aborted
 )
 
 // LoopFailThreshold is how many times one failing tool call may be made in a
 // send or run turn: the last time ends it with CodeLoopDetected.
 const LoopFailThreshold = 3
 
-// Error is an engine error with a stable code. Compare with errors.Is against
-// the sentinels below (any *Error with the same code matches).
-type Error struct {
-	Code    string
-	Message string
-}
-
-func (e *Error) Error() string { return e.Message }
-
-// Is matches another *Error with the same code.
-func (e *Error) Is(target error) bool {
-	var t *Error
-	return errors.As(target, &t) && t.Code == e.Code
-}
+// Error is an engine error with a stable code (errs.Error). Compare with
+// errors.Is against the sentinels below (any *Error with the same code matches).
+type Error = errs.Error
 
 // Sentinels.
 var (
@@ -103,10 +93,10 @@ const (
 	// CodeContextTooLarge is the code of the persisted failure of a turn
 	// whose request cannot fit the token limit even after compaction and
 	// previews: nothing over the budget is ever sent.
-	CodeContextTooLarge = "CONTEXT_STILL_TOO_LARGE"
+	CodeContextTooLarge = errs.ContextTooLarge
 	// CodeInputTooLarge: a message that can never fit the request limit is
 	// refused before anything is written or sent.
-	CodeInputTooLarge = "ENGINE_INPUT_TOO_LARGE"
+	CodeInputTooLarge = errs.InputTooLarge
 )
 
 // tooLargeError is the failure persisted when the request built for the

@@ -10,89 +10,22 @@ import (
 	"crewagent/backend/llm"
 )
 
-// UsageEvent is the payload of context:usage.
-type UsageEvent struct {
-	ConversationID string  `json:"conversationId"`
-	UsedTokens     int     `json:"usedTokens"`
-	TotalBudget    int     `json:"totalBudget"`
-	UsagePercent   float64 `json:"usagePercent"`
-	Remaining      int     `json:"remaining"`
-	Status         string  `json:"status"` // normal | warning | critical | compressing
-}
+// The payloads of the events the engine emits (aliases of backend/events).
+type (
+	UsageEvent       = events.UsageEvent
+	StreamStartEvent = events.StreamStartEvent
+	StreamChunkEvent = events.StreamChunkEvent
+	EventError       = events.Error
+	StreamEndEvent   = events.StreamEndEvent
+	ToolStartEvent   = events.ToolStartEvent
+	ToolEndEvent     = events.ToolEndEvent
+	ChangeEvent      = events.ChangeEvent
+)
 
-// StreamStartEvent is the payload of llm:stream-start: one LLM call begins.
-// MessageID is the id the assistant message of this call is persisted under.
-type StreamStartEvent struct {
-	ConversationID string `json:"conversationId"`
-	MessageID      string `json:"messageId"`
-	Mode           string `json:"mode"`
-	AgentID        string `json:"agentId,omitempty"`
-	Turn           int    `json:"turn"` // 0-based LLM call of the send
-}
-
-// StreamChunkEvent is the payload of llm:stream-chunk: answer text, several
-// deltas coalesced.
-type StreamChunkEvent struct {
-	ConversationID string `json:"conversationId"`
-	MessageID      string `json:"messageId"`
-	Delta          string `json:"delta"`
-}
-
-// EventError is the failure carried by stream-end and tool-end events.
-type EventError struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-}
-
-// StreamEndEvent is the payload of llm:stream-end: the LLM call is over.
-// Error is set when it failed; Retrying when the call is sent again (after a
-// context-length error and a forced compression) under a new message id.
-type StreamEndEvent struct {
-	ConversationID string      `json:"conversationId"`
-	MessageID      string      `json:"messageId"`
-	FinishReason   string      `json:"finishReason,omitempty"`
-	Usage          *llm.Usage  `json:"usage,omitempty"`
-	ToolCalls      int         `json:"toolCalls"`
-	Error          *EventError `json:"error,omitempty"`
-	Retrying       bool        `json:"retrying,omitempty"`
-}
-
-// ToolStartEvent is the payload of llm:stream-tool-start: the model announced
-// a tool call (its arguments are still streaming).
-type ToolStartEvent struct {
-	ConversationID string `json:"conversationId"`
-	MessageID      string `json:"messageId"` // the assistant message holding the call
-	ToolCallID     string `json:"toolCallId"`
-	ToolName       string `json:"toolName"`
-	Index          int    `json:"index"`
-}
-
-// ToolEndEvent is the payload of llm:stream-tool-end: the tool has run
-// (ResultMessageID is its persisted tool message), or the call was abandoned
-// (Interrupted, when the stream or the send stopped before it ran).
-type ToolEndEvent struct {
-	ConversationID  string      `json:"conversationId"`
-	MessageID       string      `json:"messageId"`
-	ToolCallID      string      `json:"toolCallId"`
-	ToolName        string      `json:"toolName"`
-	OK              bool        `json:"ok"`
-	DurationMs      int64       `json:"durationMs"`
-	ResultMessageID string      `json:"resultMessageId,omitempty"`
-	Pending         bool        `json:"pending,omitempty"` // ui.ask_user waits for the user
-	Interrupted     bool        `json:"interrupted,omitempty"`
-	Error           *EventError `json:"error,omitempty"`
-}
-
-// ChangeEvent is the payload of conversation:changed.
-type ChangeEvent struct {
-	ConversationID string `json:"conversationId"`
-	Kind           string `json:"kind"` // created | updated
-}
-
-// Change kinds.
+// Change kinds (aliases of backend/events).
 const (
-	ChangeCreated = "created"
-	ChangeUpdated = "updated"
+	ChangeCreated = events.Created
+	ChangeUpdated = events.Updated
 )
 
 func usageEvent(convID string, u compression.Usage, status string) UsageEvent {

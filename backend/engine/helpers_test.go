@@ -80,7 +80,12 @@ func (f *fixture) open() {
 	if hosts == nil {
 		hosts = NewToolHosts(toolsRoots(f))
 	}
-	svc, err := New(Options{Store: st, Settings: StaticSettings(f.st), LLM: testLLM, Tools: hosts, Counter: counter,
+	// The store announces its changes, as the application layer's does.
+	rec := f.rec
+	published := convlog.NewPublishing(st, func(id, kind string) {
+		rec.Emit(events.ConversationChanged, ChangeEvent{ConversationID: id, Kind: kind})
+	})
+	svc, err := New(Options{Store: published, Settings: StaticSettings(f.st), LLM: testLLM, Tools: hosts, Counter: counter,
 		Emitter: f.rec, Agents: f.agents})
 	if err != nil {
 		f.t.Fatal(err)

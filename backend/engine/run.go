@@ -359,7 +359,6 @@ func (r *run) append(e *convlog.Entry) error {
 			r.p.turnStart = e.ID
 		}
 	}
-	r.s.changed(r.convID, ChangeUpdated)
 	return nil
 }
 

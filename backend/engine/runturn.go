@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"crewagent/backend/convlog"
+	"crewagent/backend/tasks"
 )
 
 // RunTurnRequest is one turn of a workflow run: the tool loop of Send in mode
@@ -71,7 +72,7 @@ func (s *ChatService) RunTurn(ctx context.Context, req RunTurnRequest) (*SendRes
 		return nil, err
 	}
 	convID := meta.ID
-	ctx, release, err := s.acquire(ctx, convID)
+	ctx, release, err := s.acquire(ctx, tasks.Task{ConversationID: convID, Kind: tasks.KindRun, RunID: req.RunID})
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +109,6 @@ func (s *ChatService) RunTurn(ctx context.Context, req RunTurnRequest) (*SendRes
 			return nil, err
 		}
 		r.res.UserMessageID = in.ID
-		s.changed(convID, ChangeUpdated)
 	}
 	return r.execute()
 }

@@ -1,5 +1,6 @@
-// Package events names the events pushed to the frontend and defines the
-// Emitter interface the Wails adapter implements (tests use Recorder).
+// Package events names the events pushed to the frontend, defines the type
+// of every payload (payloads.go) and the Emitter interface the window's
+// adapter implements (tests use Recorder).
 package events
 
 import "sync"

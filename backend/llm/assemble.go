@@ -7,7 +7,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 )
 
 // assembler builds a Result from stream chunks and feeds the handler.
@@ -187,10 +187,10 @@ func (a *assembler) fill(res *Result) {
 		if cs.id == "" {
 			cs.id = newCallID()
 		}
-		res.ToolCalls = append(res.ToolCalls, convlog.ToolCall{
+		res.ToolCalls = append(res.ToolCalls, conversation.ToolCall{
 			ID:       cs.id,
 			Type:     "function",
-			Function: convlog.FunctionCall{Name: a.names.Name(cs.name), Arguments: cs.args.String()},
+			Function: conversation.FunctionCall{Name: a.names.Name(cs.name), Arguments: cs.args.String()},
 		})
 	}
 }

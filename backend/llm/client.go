@@ -19,7 +19,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 )
 
 // Client talks to one OpenAI-compatible server. It is immutable and safe for concurrent
@@ -206,10 +206,10 @@ func (c *Client) complete(ctx context.Context, req Request, retries int) (*Resul
 			if id == "" {
 				id = newCallID()
 			}
-			res.ToolCalls = append(res.ToolCalls, convlog.ToolCall{
+			res.ToolCalls = append(res.ToolCalls, conversation.ToolCall{
 				ID:       id,
 				Type:     "function",
-				Function: convlog.FunctionCall{Name: names.Name(tc.Function.Name), Arguments: tc.Function.Arguments},
+				Function: conversation.FunctionCall{Name: names.Name(tc.Function.Name), Arguments: tc.Function.Arguments},
 			})
 		}
 		return false, nil
@@ -221,7 +221,7 @@ func (c *Client) complete(ctx context.Context, req Request, retries int) (*Resul
 // and returns nil or the typed error, for a "Test connection" button.
 func (c *Client) TestConnection(ctx context.Context) error {
 	_, err := c.complete(ctx, Request{
-		Messages:  []Message{{Role: convlog.RoleUser, Content: convlog.Str("Reply with the word: pong")}},
+		Messages:  []Message{{Role: conversation.RoleUser, Content: conversation.Str("Reply with the word: pong")}},
 		MaxTokens: 16,
 	}, 0)
 	return err
@@ -336,7 +336,7 @@ func (c *Client) build(req Request, stream bool) (openai.ChatCompletionRequest, 
 		if m.Content != nil {
 			om.Content = *m.Content
 		}
-		if m.Role == convlog.RoleTool && om.Content == "" {
+		if m.Role == conversation.RoleTool && om.Content == "" {
 			// go-openai omits an empty content, and the API requires one on tool messages.
 			om.Content = "(no output)"
 		}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 	"crewagent/backend/llm/fakellm"
 )
 
@@ -152,14 +152,14 @@ func TestRequestOnTheWire(t *testing.T) {
 	temp := float32(0)
 	req := Request{
 		Messages: []Message{
-			{Role: convlog.RoleSystem, Content: convlog.Str("be brief")},
-			{Role: convlog.RoleUser, Content: convlog.Str("list files")},
-			{Role: convlog.RoleAssistant, ToolCalls: []convlog.ToolCall{
-				{ID: "call_1", Type: "function", Function: convlog.FunctionCall{Name: "fs.list", Arguments: `{"path":"@project"}`}},
-				{ID: "call_2", Function: convlog.FunctionCall{Name: "fs.read", Arguments: `{"path":"a"}`}},
+			{Role: conversation.RoleSystem, Content: conversation.Str("be brief")},
+			{Role: conversation.RoleUser, Content: conversation.Str("list files")},
+			{Role: conversation.RoleAssistant, ToolCalls: []conversation.ToolCall{
+				{ID: "call_1", Type: "function", Function: conversation.FunctionCall{Name: "fs.list", Arguments: `{"path":"@project"}`}},
+				{ID: "call_2", Function: conversation.FunctionCall{Name: "fs.read", Arguments: `{"path":"a"}`}},
 			}},
-			{Role: convlog.RoleTool, ToolCallID: "call_1", Name: "fs.list", Content: convlog.Str("a\nb")},
-			{Role: convlog.RoleTool, ToolCallID: "call_2", Name: "fs.read", Content: convlog.Str("")},
+			{Role: conversation.RoleTool, ToolCallID: "call_1", Name: "fs.list", Content: conversation.Str("a\nb")},
+			{Role: conversation.RoleTool, ToolCallID: "call_2", Name: "fs.read", Content: conversation.Str("")},
 		},
 		Tools: []Tool{
 			{Name: "fs.list", Description: "List files", Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`)},

@@ -9,23 +9,26 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"crewagent/backend/conversation"
+	"crewagent/backend/errs"
 )
 
 // Stable error codes. Callers branch on these; they are also persisted in LLM_ERROR blocks.
 const (
-	CodeTimeout       = "LLM_TIMEOUT"        // connect, first-token, idle or overall timeout
-	CodeRateLimit     = "LLM_RATE_LIMIT"     // 429 (after retries) or an exhausted quota
-	CodeAuth          = "LLM_AUTH"           // 401 / 403
-	CodeNetwork       = "LLM_NETWORK"        // connection refused/reset, stream cut
-	CodeBadResponse   = "LLM_BAD_RESPONSE"   // malformed JSON or SSE, unexpected 4xx
-	CodeContextLength = "LLM_CONTEXT_LENGTH" // the request does not fit the model's context
-	CodeAborted       = "LLM_ABORTED"        // the caller cancelled
-	CodeServer        = "LLM_SERVER"         // 5xx after retries
-	CodeNotConfigured = "LLM_NOT_CONFIGURED" // no base URL or no model
+	CodeTimeout       = errs.LLMTimeout       // connect, first-token, idle or overall timeout
+	CodeRateLimit     = errs.LLMRateLimit     // 429 (after retries) or an exhausted quota
+	CodeAuth          = errs.LLMAuth          // 401 / 403
+	CodeNetwork       = errs.LLMNetwork       // connection refused/reset, stream cut
+	CodeBadResponse   = errs.LLMBadResponse   // malformed JSON or SSE, unexpected 4xx
+	CodeContextLength = errs.LLMContextLength // the request does not fit the model's context
+	CodeAborted       = errs.LLMAborted       // the caller cancelled
+	CodeServer        = errs.LLMServer        // 5xx after retries
+	CodeNotConfigured = errs.LLMNotConfigured // no base URL or no model
 )
 
 // ErrorBlockHeader is the first line of every block FormatErrorBlock renders.
-const ErrorBlockHeader = "LLM_ERROR"
+const ErrorBlockHeader = conversation.ErrorBlockHeader
 
 const (
 	maxMessageLength = 600          // bytes kept of a server's message
@@ -111,7 +114,8 @@ func AsError(err error) *Error {
 	return &Error{Code: CodeNetwork, Message: oneLine(err.Error(), maxMessageLength), Cause: err}
 }
 
-// FormatErrorBlock renders the block persisted after a failed answer's partial text:
+// FormatErrorBlock renders the block persisted after a failed answer's partial text
+// (conversation.ErrorBlock):
 //
 //	LLM_ERROR
 //	- code: LLM_TIMEOUT
@@ -125,21 +129,14 @@ func FormatErrorBlock(err error) string {
 	if e == nil {
 		return ""
 	}
-	var b strings.Builder
-	b.WriteString(ErrorBlockHeader)
-	fmt.Fprintf(&b, "\n- code: %s", e.Code)
-	fmt.Fprintf(&b, "\n- message: %s", oneLine(e.Message, maxMessageLength))
-	fmt.Fprintf(&b, "\n- retryable: %t", e.Retryable())
-	if e.StatusCode != 0 {
-		fmt.Fprintf(&b, "\n- status: %d", e.StatusCode)
-	}
-	if e.RetryAfter > 0 {
-		fmt.Fprintf(&b, "\n- retry_after: %s", e.RetryAfter)
-	}
-	if e.Provider != "" {
-		fmt.Fprintf(&b, "\n- provider: %s", e.Provider)
-	}
-	return b.String()
+	return conversation.ErrorBlock{
+		Code:       e.Code,
+		Message:    oneLine(e.Message, maxMessageLength),
+		Retryable:  e.Retryable(),
+		Status:     e.StatusCode,
+		RetryAfter: e.RetryAfter,
+		Provider:   e.Provider,
+	}.Format()
 }
 
 // ParseRetryAfter reads a Retry-After header: delay-seconds (fractions accepted) or an

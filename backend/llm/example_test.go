@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 	"crewagent/backend/llm"
 	"crewagent/backend/llm/fakellm"
 )
@@ -19,7 +19,7 @@ func ExampleClient_Stream() {
 	)
 	client := llm.New(llm.Config{BaseURL: srv.URL(), Model: "fake-model"})
 	req := llm.Request{
-		Messages: []llm.Message{{Role: convlog.RoleUser, Content: convlog.Str("list my files")}},
+		Messages: []llm.Message{{Role: conversation.RoleUser, Content: conversation.Str("list my files")}},
 		Tools:    []llm.Tool{{Name: "fs.list", Description: "List a folder"}},
 	}
 	handler := llm.HandlerFuncs{

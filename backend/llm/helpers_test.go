@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 	"crewagent/backend/llm/fakellm"
 )
 
@@ -79,7 +79,7 @@ func newFake(t *testing.T) *fakellm.Server {
 }
 
 func userReq(text string) Request {
-	return Request{Messages: []Message{{Role: convlog.RoleUser, Content: convlog.Str(text)}}}
+	return Request{Messages: []Message{{Role: conversation.RoleUser, Content: conversation.Str(text)}}}
 }
 
 func wantCode(t *testing.T, err error, code string) *Error {

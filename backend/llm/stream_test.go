@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 	"crewagent/backend/llm/fakellm"
 )
 
@@ -39,7 +39,7 @@ func TestStreamRawSSE(t *testing.T) {
 	type want struct {
 		content   string
 		reasoning string
-		calls     []convlog.ToolCall
+		calls     []conversation.ToolCall
 		finish    string
 		usage     *Usage
 		code      string // error code, "" for success
@@ -115,8 +115,8 @@ func TestStreamRawSSE(t *testing.T) {
 				ev(chunk(`{"tool_calls":[{"index":0,"function":{"arguments":"ject/a.md\"}"}}]}`, "")),
 				ev(toolStop), ev("[DONE]"),
 			},
-			want: want{finish: "tool_calls", deltas: 0, calls: []convlog.ToolCall{
-				{ID: "call_1", Type: "function", Function: convlog.FunctionCall{Name: "fs.read", Arguments: `{"path":"@project/a.md"}`}},
+			want: want{finish: "tool_calls", deltas: 0, calls: []conversation.ToolCall{
+				{ID: "call_1", Type: "function", Function: conversation.FunctionCall{Name: "fs.read", Arguments: `{"path":"@project/a.md"}`}},
 			}},
 		},
 		{
@@ -128,9 +128,9 @@ func TestStreamRawSSE(t *testing.T) {
 				ev(chunk(`{"tool_calls":[{"index":0,"function":{"arguments":"\"x\"}"}}]}`, "")),
 				ev(toolStop), ev("[DONE]"),
 			},
-			want: want{finish: "tool_calls", deltas: 0, calls: []convlog.ToolCall{
-				{ID: "call_a", Type: "function", Function: convlog.FunctionCall{Name: "fs.read", Arguments: `{"path":"x"}`}},
-				{ID: "call_b", Type: "function", Function: convlog.FunctionCall{Name: "fs.list", Arguments: `{"path":"@project"}`}},
+			want: want{finish: "tool_calls", deltas: 0, calls: []conversation.ToolCall{
+				{ID: "call_a", Type: "function", Function: conversation.FunctionCall{Name: "fs.read", Arguments: `{"path":"x"}`}},
+				{ID: "call_b", Type: "function", Function: conversation.FunctionCall{Name: "fs.list", Arguments: `{"path":"@project"}`}},
 			}},
 		},
 		{
@@ -141,9 +141,9 @@ func TestStreamRawSSE(t *testing.T) {
 				ev(chunk(`{"tool_calls":[{"id":"call_y","type":"function","function":{"name":"fs_list","arguments":"{}"}}]}`, "")),
 				ev(toolStop),
 			},
-			want: want{finish: "tool_calls", deltas: 0, calls: []convlog.ToolCall{
-				{ID: "call_x", Type: "function", Function: convlog.FunctionCall{Name: "fs.read", Arguments: `{"path":"a"}`}},
-				{ID: "call_y", Type: "function", Function: convlog.FunctionCall{Name: "fs.list", Arguments: `{}`}},
+			want: want{finish: "tool_calls", deltas: 0, calls: []conversation.ToolCall{
+				{ID: "call_x", Type: "function", Function: conversation.FunctionCall{Name: "fs.read", Arguments: `{"path":"a"}`}},
+				{ID: "call_y", Type: "function", Function: conversation.FunctionCall{Name: "fs.list", Arguments: `{}`}},
 			}},
 		},
 		{
@@ -153,9 +153,9 @@ func TestStreamRawSSE(t *testing.T) {
 				ev(chunk(`{"tool_calls":[{"index":0,"id":"call_2","type":"function","function":{"name":"fs_read","arguments":"{\"path\":\"b\"}"}}]}`, "")),
 				ev(toolStop),
 			},
-			want: want{finish: "tool_calls", deltas: 0, calls: []convlog.ToolCall{
-				{ID: "call_1", Type: "function", Function: convlog.FunctionCall{Name: "fs.read", Arguments: `{"path":"a"}`}},
-				{ID: "call_2", Type: "function", Function: convlog.FunctionCall{Name: "fs.read", Arguments: `{"path":"b"}`}},
+			want: want{finish: "tool_calls", deltas: 0, calls: []conversation.ToolCall{
+				{ID: "call_1", Type: "function", Function: conversation.FunctionCall{Name: "fs.read", Arguments: `{"path":"a"}`}},
+				{ID: "call_2", Type: "function", Function: conversation.FunctionCall{Name: "fs.read", Arguments: `{"path":"b"}`}},
 			}},
 		},
 		{
@@ -163,8 +163,8 @@ func TestStreamRawSSE(t *testing.T) {
 			raw: []string{ev(textChunk("Let me look.")),
 				ev(chunk(`{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"ui_ask_user","arguments":"{}"}}]}`, "")),
 				ev(toolStop), ev("[DONE]")},
-			want: want{content: "Let me look.", finish: "tool_calls", deltas: 1, calls: []convlog.ToolCall{
-				{ID: "call_1", Type: "function", Function: convlog.FunctionCall{Name: "ui.ask_user", Arguments: `{}`}},
+			want: want{content: "Let me look.", finish: "tool_calls", deltas: 1, calls: []conversation.ToolCall{
+				{ID: "call_1", Type: "function", Function: conversation.FunctionCall{Name: "ui.ask_user", Arguments: `{}`}},
 			}},
 		},
 		{
@@ -324,9 +324,9 @@ func TestStreamParallelToolCallsScripted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []convlog.ToolCall{
-		{ID: "call_1", Type: "function", Function: convlog.FunctionCall{Name: "fs.read", Arguments: `{"path":"@project/README.md"}`}},
-		{ID: "call_2", Type: "function", Function: convlog.FunctionCall{Name: "fs.list", Arguments: `{"path":"@project","depth":2}`}},
+	want := []conversation.ToolCall{
+		{ID: "call_1", Type: "function", Function: conversation.FunctionCall{Name: "fs.read", Arguments: `{"path":"@project/README.md"}`}},
+		{ID: "call_2", Type: "function", Function: conversation.FunctionCall{Name: "fs.list", Arguments: `{"path":"@project","depth":2}`}},
 	}
 	if len(res.ToolCalls) != 2 || res.ToolCalls[0] != want[0] || res.ToolCalls[1] != want[1] {
 		t.Fatalf("tool calls = %+v", res.ToolCalls)

@@ -3,7 +3,7 @@ package llm
 import (
 	"encoding/json"
 
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 )
 
 // Message is one chat message of a request. Content is nil for an assistant message that
@@ -11,7 +11,7 @@ import (
 type Message struct {
 	Role       string
 	Content    *string
-	ToolCalls  []convlog.ToolCall
+	ToolCalls  []conversation.ToolCall
 	ToolCallID string
 	Name       string
 }
@@ -33,12 +33,8 @@ type Request struct {
 	MaxTokens   int      // 0: the server's default
 }
 
-// Usage is the token usage a server reported.
-type Usage struct {
-	PromptTokens     int `json:"promptTokens"`
-	CompletionTokens int `json:"completionTokens"`
-	TotalTokens      int `json:"totalTokens"`
-}
+// Usage is the token usage a server reported (conversation.Usage).
+type Usage = conversation.Usage
 
 // Result is what a call produced. After a failure it holds whatever arrived before it
 // (partial text and partial tool calls) so the caller can persist it.
@@ -47,7 +43,7 @@ type Result struct {
 	Reasoning string // reasoning_content (DeepSeek, some local servers), if any
 	// ToolCalls in index order, names mapped back to the runtime's names. Arguments are the
 	// concatenated fragments and may be incomplete JSON in a partial result.
-	ToolCalls    []convlog.ToolCall
+	ToolCalls    []conversation.ToolCall
 	FinishReason string
 	Usage        Usage
 	// UsageReported is false when the server sent no usage (Usage is then zero).

@@ -4,13 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"crewagent/backend/errs"
 )
 
 // Stable error codes callers can branch on (see Code).
 const (
-	CodeInvalid  = "PKG_INVALID"   // the package failed validation (*ValidationError)
-	CodeNotFound = "PKG_NOT_FOUND" // no installed package has that id
-	CodeRegistry = "PKG_REGISTRY"  // packages.json cannot be read or written
+	CodeInvalid  = errs.PackageInvalid  // the package failed validation (*ValidationError)
+	CodeNotFound = errs.PackageNotFound // no installed package has that id
+	CodeRegistry = errs.PackageRegistry // packages.json cannot be read or written
 )
 
 // Sentinel errors matched with errors.Is.
@@ -88,6 +90,9 @@ func (e *ValidationError) Error() string {
 // Is makes errors.Is(err, ErrInvalid) true.
 func (e *ValidationError) Is(target error) bool { return target == ErrInvalid }
 
+// ErrorCode returns CodeInvalid (errs.Coder).
+func (e *ValidationError) ErrorCode() string { return CodeInvalid }
+
 // codedError is an error with its own message that matches a sentinel.
 type codedError struct {
 	msg      string
@@ -104,6 +109,9 @@ func (e *codedError) Error() string {
 
 func (e *codedError) Is(target error) bool { return target == e.sentinel }
 func (e *codedError) Unwrap() error        { return e.cause }
+
+// ErrorCode returns the code of the sentinel it matches (errs.Coder).
+func (e *codedError) ErrorCode() string { return Code(e.sentinel) }
 
 func notFound(id string) error {
 	return &codedError{msg: fmt.Sprintf("package %q is not installed (see \"package list\")", id), sentinel: ErrNotFound}

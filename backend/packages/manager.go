@@ -14,8 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"crewagent/backend/atomicfile"
-	"crewagent/backend/filelock"
+	"crewagent/backend/fsx"
 )
 
 // Names inside the runtime home.
@@ -50,7 +49,7 @@ func (m *Manager) lock() (func(), error) {
 		m.mu.Unlock()
 		return nil, registryError("cannot create "+m.home, err)
 	}
-	unlock, err := filelock.Lock(filepath.Join(m.home, lockFileName))
+	unlock, err := fsx.Lock(filepath.Join(m.home, lockFileName))
 	if err != nil {
 		m.mu.Unlock()
 		return nil, registryError("cannot lock "+filepath.Join(m.home, lockFileName), err)
@@ -470,7 +469,7 @@ func (m *Manager) writeRegistry(r *registry) error {
 	if err := os.MkdirAll(m.home, 0o755); err != nil {
 		return registryError("cannot create "+m.home, err)
 	}
-	if err := atomicfile.WriteFileTemp(m.registryPath(), append(b, '\n'), 0o644, "."+registryFileName+".*.tmp"); err != nil {
+	if err := fsx.WriteFileTemp(m.registryPath(), append(b, '\n'), 0o644, "."+registryFileName+".*.tmp"); err != nil {
 		return registryError("cannot write "+m.registryPath(), err)
 	}
 	return nil

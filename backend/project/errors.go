@@ -1,19 +1,23 @@
 package project
 
-import "errors"
+import (
+	"errors"
+
+	"crewagent/backend/errs"
+)
 
 // Stable error codes callers branch on.
 const (
-	CodeHome          = "E_HOME"                 // the runtime home cannot be resolved or created
-	CodeNotFound      = "E_PROJECT_NOT_FOUND"    // the project folder does not exist
-	CodeNotDir        = "E_PROJECT_NOT_DIR"      // the project path is not a folder
-	CodeMetaCorrupt   = "E_PROJECT_META_CORRUPT" // .crewagent.json is not a JSON object
-	CodeMetaInvalid   = "E_PROJECT_META_INVALID" // .crewagent.json has a value that cannot be used
-	CodeIDChanged     = "E_PROJECT_ID_CHANGED"   // .crewagent.json now holds another projectId
-	CodeNameInvalid   = "E_PROJECT_NAME_INVALID" // a new project's name cannot be a folder name
-	CodeExists        = "E_PROJECT_EXISTS"       // the folder for a new project already exists
-	CodeRecentCorrupt = "E_RECENT_CORRUPT"       // recent-projects.json is not valid
-	CodeIO            = "E_PROJECT_IO"           // a file could not be read or written
+	CodeHome          = errs.Home               // the runtime home cannot be resolved or created
+	CodeNotFound      = errs.ProjectNotFound    // the project folder does not exist
+	CodeNotDir        = errs.ProjectNotDir      // the project path is not a folder
+	CodeMetaCorrupt   = errs.ProjectMetaCorrupt // .crewagent.json is not a JSON object
+	CodeMetaInvalid   = errs.ProjectMetaInvalid // .crewagent.json has a value that cannot be used
+	CodeIDChanged     = errs.ProjectIDChanged   // .crewagent.json now holds another projectId
+	CodeNameInvalid   = errs.ProjectNameInvalid // a new project's name cannot be a folder name
+	CodeExists        = errs.ProjectExists      // the folder for a new project already exists
+	CodeRecentCorrupt = errs.RecentCorrupt      // recent-projects.json is not valid
+	CodeIO            = errs.ProjectIO          // a file could not be read or written
 )
 
 // Error is every error this package returns. Message is one line that says what
@@ -28,6 +32,9 @@ type Error struct {
 func (e *Error) Error() string { return e.Message }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// ErrorCode returns the code (errs.Coder).
+func (e *Error) ErrorCode() string { return e.Code }
 
 // CodeOf returns the code of a project error in err's chain, or "".
 func CodeOf(err error) string {

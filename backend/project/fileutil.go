@@ -5,18 +5,17 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"time"
 
-	"crewagent/backend/atomicfile"
+	"crewagent/backend/fsx"
 )
 
-// now is the timestamp format of createdAt/updatedAt fields (RFC 3339, UTC, ms).
-func now() string { return time.Now().UTC().Format("2006-01-02T15:04:05.000Z07:00") }
+// now is the current time as createdAt/updatedAt fields hold it (fsx.TimeFormat).
+func now() string { return fsx.Now() }
 
 // createExclusive writes path atomically only if it does not exist yet.
 // created is false when another writer got there first.
 func createExclusive(path string, data []byte, perm os.FileMode) (created bool, err error) {
-	tmp, err := atomicfile.WriteTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*", data, perm)
+	tmp, err := fsx.WriteTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*", data, perm)
 	if err != nil {
 		return false, err
 	}
@@ -41,6 +40,6 @@ func createExclusive(path string, data []byte, perm os.FileMode) (created bool, 
 			return false, err
 		}
 	}
-	_ = atomicfile.SyncDir(filepath.Dir(path))
+	_ = fsx.SyncDir(filepath.Dir(path))
 	return true, nil
 }

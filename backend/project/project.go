@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"crewagent/backend/atomicfile"
+	"crewagent/backend/fsx"
 )
 
 // MetaFileName is the identity file written into every project root.
@@ -304,7 +304,7 @@ func (m meta) encode() ([]byte, error) {
 func (m meta) write(path string) error {
 	data, err := m.encode()
 	if err == nil {
-		err = atomicfile.WriteFile(path, data, 0o644)
+		err = fsx.WriteFile(path, data, 0o644)
 	}
 	if err != nil {
 		return ioError(path, "write", err)

@@ -9,8 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 
-	"crewagent/backend/atomicfile"
-	"crewagent/backend/filelock"
+	"crewagent/backend/fsx"
 )
 
 // RecentFileName is the recent-projects list inside the runtime home.
@@ -96,7 +95,7 @@ func updateRecent(home string, change func([]recentRecord) []recentRecord) error
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		return ioError(home, "create", err)
 	}
-	unlock, err := filelock.Lock(path + ".lock")
+	unlock, err := fsx.Lock(path + ".lock")
 	if err != nil {
 		return ioError(path+".lock", "lock", err)
 	}
@@ -113,7 +112,7 @@ func updateRecent(home string, change func([]recentRecord) []recentRecord) error
 	}
 	data, err := json.MarshalIndent(recentFile{Version: 1, Projects: change(list)}, "", "  ")
 	if err == nil {
-		err = atomicfile.WriteFile(path, append(data, '\n'), 0o600)
+		err = fsx.WriteFile(path, append(data, '\n'), 0o600)
 	}
 	if err != nil {
 		return ioError(path, "write", err)

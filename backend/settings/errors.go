@@ -3,15 +3,17 @@ package settings
 import (
 	"errors"
 	"strings"
+
+	"crewagent/backend/errs"
 )
 
 // Stable error codes callers branch on.
 const (
-	CodeCorrupt          = "E_SETTINGS_CORRUPT"   // settings.json is not valid JSON of the right shape
-	CodeInvalid          = "E_SETTINGS_INVALID"   // a value is out of range (see Error.Problems)
-	CodeEnv              = "E_SETTINGS_ENV"       // an environment override has a bad value
-	CodeIO               = "E_SETTINGS_IO"        // the file could not be read or written
-	CodeLLMNotConfigured = "E_LLM_NOT_CONFIGURED" // no base URL or model to talk to
+	CodeCorrupt          = errs.SettingsCorrupt  // settings.json is not valid JSON of the right shape
+	CodeInvalid          = errs.SettingsInvalid  // a value is out of range (see Error.Problems)
+	CodeEnv              = errs.SettingsEnv      // an environment override has a bad value
+	CodeIO               = errs.SettingsIO       // the file could not be read or written
+	CodeLLMNotConfigured = errs.LLMNotConfigured // no base URL or model to talk to
 )
 
 // Problem is one invalid field, named by its JSON path ("context.tokenBudget").
@@ -31,6 +33,9 @@ type Error struct {
 func (e *Error) Error() string { return e.Message }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// ErrorCode returns the code (errs.Coder).
+func (e *Error) ErrorCode() string { return e.Code }
 
 // CodeOf returns the code of a settings error in err's chain, or "".
 func CodeOf(err error) string {

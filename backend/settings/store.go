@@ -13,7 +13,7 @@ import (
 	"strings"
 	"sync"
 
-	"crewagent/backend/atomicfile"
+	"crewagent/backend/fsx"
 )
 
 // Path returns the settings file of a runtime home.
@@ -259,7 +259,7 @@ func Save(home string, s Settings) error {
 	if err != nil {
 		return ioErr(err)
 	}
-	if err := atomicfile.WriteFileTemp(path, data, 0o600, ".settings-*.tmp"); err != nil {
+	if err := fsx.WriteFileTemp(path, data, 0o600, ".settings-*.tmp"); err != nil {
 		return ioErr(err)
 	}
 	return nil

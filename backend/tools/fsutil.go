@@ -10,7 +10,7 @@ import (
 	"strings"
 	"syscall"
 
-	"crewagent/backend/atomicfile"
+	"crewagent/backend/fsx"
 )
 
 // tempPrefix names the temporary files of atomic writes; they never survive a write.
@@ -28,9 +28,9 @@ func normalizeSha(s string) string {
 }
 
 // atomicWriteFile replaces target with data, through a temp file named with tempPrefix in
-// the target's folder (see atomicfile.WriteFileTemp).
+// the target's folder (see fsx.WriteFileTemp).
 func atomicWriteFile(target string, data []byte, perm fs.FileMode) error {
-	return atomicfile.WriteFileTemp(target, data, perm, tempPrefix+"*")
+	return fsx.WriteFileTemp(target, data, perm, tempPrefix+"*")
 }
 
 // fileError maps an OS error on r to a tool error without host paths.

@@ -10,19 +10,20 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
 
 	"crewagent/backend/convlog"
+	"crewagent/backend/events"
+	"crewagent/backend/fsx"
 )
 
-// Kinds of Change.
+// Kinds of Change (those of conversation:changed).
 const (
-	Created = "created"
-	Updated = "updated"
-	Deleted = "deleted"
+	Created = events.Created
+	Updated = events.Updated
+	Deleted = events.Deleted
 )
 
 // DefaultDebounce is the quiet time after the last file event before changes are reported.
@@ -60,12 +61,9 @@ type Watcher struct {
 	onChange func(Change)
 	opts     Options
 	log      *slog.Logger
-	fsw      *fsnotify.Watcher
-	done     chan struct{}
-	wg       sync.WaitGroup
-	once     sync.Once
+	fsw      *fsx.Watcher
 
-	// owned by the loop goroutine
+	// owned by the watcher's goroutine
 	known   map[string]bool            // conversation folders that exist
 	pending map[string]map[string]bool // id -> changed paths
 	indexCh bool                       // index.json changed
@@ -86,42 +84,37 @@ func New(dataDir string, onChange func(Change), opts Options) (*Watcher, error) 
 	if lg == nil {
 		lg = slog.Default()
 	}
-	fsw, err := fsnotify.NewWatcher()
-	if err != nil {
-		return nil, err
-	}
 	w := &Watcher{
 		root:     filepath.Join(abs, convlog.ConversationsDir),
 		dataDir:  abs,
 		onChange: onChange,
 		opts:     opts,
 		log:      lg.With("component", "watcher"),
-		fsw:      fsw,
-		done:     make(chan struct{}),
 		known:    map[string]bool{},
 		pending:  map[string]map[string]bool{},
 	}
+	fsw, err := fsx.NewWatcher(fsx.WatchOptions{
+		OnEvent:  w.note,
+		OnQuiet:  w.flush,
+		Debounce: opts.Debounce,
+		OnError:  func(err error) { w.log.Warn("file watcher error", "error", err) },
+	})
+	if err != nil {
+		return nil, err
+	}
+	w.fsw = fsw
 	if err := fsw.Add(abs); err != nil {
 		fsw.Close()
 		return nil, err
 	}
 	w.watchRoot()
 	w.index = w.readIndex()
-	w.wg.Add(1)
-	go w.loop()
+	fsw.Start()
 	return w, nil
 }
 
 // Close stops the watcher; onChange is not called after Close returns.
-func (w *Watcher) Close() error {
-	var err error
-	w.once.Do(func() {
-		close(w.done)
-		err = w.fsw.Close()
-		w.wg.Wait()
-	})
-	return err
-}
+func (w *Watcher) Close() error { return w.fsw.Close() }
 
 // watchRoot adds the conversations folder and the conversation folders in
 // it, and records which exist. It returns the ids of folders it found.
@@ -144,42 +137,6 @@ func (w *Watcher) watchRoot() []string {
 		}
 	}
 	return found
-}
-
-func (w *Watcher) loop() {
-	defer w.wg.Done()
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
-	var first time.Time // first event of the current burst
-	for {
-		select {
-		case <-w.done:
-			timer.Stop()
-			return
-		case ev, ok := <-w.fsw.Events:
-			if !ok {
-				return
-			}
-			if !w.note(ev) {
-				continue
-			}
-			now := time.Now()
-			if first.IsZero() {
-				first = now
-			}
-			if now.Sub(first) < 5*w.opts.Debounce {
-				timer.Reset(w.opts.Debounce)
-			}
-		case err, ok := <-w.fsw.Errors:
-			if !ok {
-				return
-			}
-			w.log.Warn("file watcher error", "error", err)
-		case <-timer.C:
-			first = time.Time{}
-			w.flush()
-		}
-	}
 }
 
 // note records one file event and reports whether it matters.
@@ -307,10 +264,8 @@ func (w *Watcher) flush() {
 	}
 	sort.Slice(changes, func(i, j int) bool { return changes[i].ConversationID < changes[j].ConversationID })
 	for _, c := range changes {
-		select {
-		case <-w.done:
+		if w.fsw.Closed() {
 			return
-		default:
 		}
 		w.onChange(c)
 	}

@@ -1,7 +1,6 @@
 package workflow
 
 import (
-	"crewagent/backend/atomicfile"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -9,6 +8,7 @@ import (
 	"strings"
 
 	"crewagent/backend/convlog"
+	"crewagent/backend/fsx"
 	"crewagent/backend/packages"
 	"crewagent/backend/settings"
 	"crewagent/backend/tools"
@@ -116,7 +116,7 @@ func (s *Service) CreateRun(packageID, workflowID, activeAgentID, conversationID
 	if err := os.MkdirAll(filepath.Dir(s.execLogPath(runID)), 0o755); err != nil {
 		return fail(err)
 	}
-	if err := atomicfile.WriteFile(s.statePath(runID), state, 0o644); err != nil {
+	if err := fsx.WriteFile(s.statePath(runID), state, 0o644); err != nil {
 		return fail(err)
 	}
 	if err := os.WriteFile(s.execLogPath(runID), nil, 0o644); err != nil {
@@ -198,7 +198,7 @@ func (s *Service) recordArtifact(rc *runCtx, rel string) error {
 		if terr != nil {
 			return terr
 		}
-		if err := atomicfile.WriteFile(s.statePath(runID), out, 0o644); err != nil {
+		if err := fsx.WriteFile(s.statePath(runID), out, 0o644); err != nil {
 			return err
 		}
 		if st, err := ParseState(out); err == nil {

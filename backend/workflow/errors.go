@@ -3,38 +3,40 @@ package workflow
 import (
 	"errors"
 	"fmt"
+
+	"crewagent/backend/errs"
 )
 
 // Stable error codes callers branch on (Error.Code, CodeOf).
 const (
 	// CodeMaxTurns: the tool loop reached engine.maxTurns model requests in one turn.
-	CodeMaxTurns = "ENGINE_MAX_TURNS_EXCEEDED"
+	CodeMaxTurns = errs.MaxTurnsExceeded
 	// CodeLoopDetected: the model made the same failing tool call three times in one turn.
-	CodeLoopDetected = "ENGINE_LOOP_DETECTED"
+	CodeLoopDetected = errs.LoopDetected
 	// CodeAborted: the turn was stopped (context cancelled, Abort).
-	CodeAborted = "ENGINE_ABORTED"
+	CodeAborted = errs.Aborted
 	// CodeRunNotFound: no run with that id in runsIndex.json.
-	CodeRunNotFound = "RUN_NOT_FOUND"
+	CodeRunNotFound = errs.RunNotFound
 	// CodeRunBusy: a turn of the run is already in progress.
-	CodeRunBusy = "RUN_BUSY"
+	CodeRunBusy = errs.Busy
 	// CodeWorkflowNotFound: the package has no workflow with that id.
-	CodeWorkflowNotFound = "RUN_WORKFLOW_NOT_FOUND"
+	CodeWorkflowNotFound = errs.WorkflowNotFound
 	// CodeGraphMissing: the workflow has no usable graph.
-	CodeGraphMissing = "RUN_GRAPH_MISSING"
+	CodeGraphMissing = errs.GraphMissing
 	// CodeAgentNotFound: the package has no agent with that id.
-	CodeAgentNotFound = "RUN_AGENT_NOT_FOUND"
+	CodeAgentNotFound = errs.AgentNotFound
 	// CodeConversationNotFound: the conversation named for the run does not exist.
-	CodeConversationNotFound = "RUN_CONVERSATION_NOT_FOUND"
+	CodeConversationNotFound = errs.ConversationNotFound
 	// CodeStateCorrupt: the run's state file cannot be read as a workflow state.
-	CodeStateCorrupt = "RUN_STATE_CORRUPT"
+	CodeStateCorrupt = errs.StateCorrupt
 	// CodeIndexCorrupt: runsIndex.json is not valid.
-	CodeIndexCorrupt = "RUN_INDEX_CORRUPT"
+	CodeIndexCorrupt = errs.IndexCorrupt
 	// CodeNoWidget: AnswerWidget named a widget that is not pending.
-	CodeNoWidget = "RUN_NO_PENDING_WIDGET"
+	CodeNoWidget = errs.NoWidget
 	// CodeBadAnswer: the answer does not fit the pending widget.
-	CodeBadAnswer = "RUN_BAD_ANSWER"
+	CodeBadAnswer = errs.BadAnswer
 	// CodeNoPackage: no package could be chosen for a run.
-	CodeNoPackage = "RUN_NO_PACKAGE"
+	CodeNoPackage = errs.NoPackage
 )
 
 // Error is a run failure with a stable code. Messages are written for the user of the
@@ -53,6 +55,9 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// ErrorCode returns the code (errs.Coder).
+func (e *Error) ErrorCode() string { return e.Code }
 
 // Is matches another *Error with the same code.
 func (e *Error) Is(target error) bool {

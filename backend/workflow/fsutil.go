@@ -1,8 +1,10 @@
 package workflow
 
-import "time"
+import (
+	"time"
 
-// timeFormat is the format of the timestamps written here (RFC 3339, UTC, milliseconds).
-const timeFormat = "2006-01-02T15:04:05.000Z07:00"
+	"crewagent/backend/fsx"
+)
 
-func stamp(t time.Time) string { return t.UTC().Format(timeFormat) }
+// stamp formats the timestamps written here (fsx.TimeFormat).
+func stamp(t time.Time) string { return fsx.Stamp(t) }

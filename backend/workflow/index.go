@@ -1,7 +1,6 @@
 package workflow
 
 import (
-	"crewagent/backend/atomicfile"
 	"encoding/json"
 	"errors"
 	"io/fs"
@@ -9,6 +8,9 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+
+	"crewagent/backend/events"
+	"crewagent/backend/fsx"
 )
 
 // Names inside the project data directory.
@@ -31,10 +33,7 @@ const (
 )
 
 // RunError is the error that ended the last turn of a run.
-type RunError struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-}
+type RunError = events.Error
 
 // Run is one row of runsIndex.json. CurrentNodeID, StepsCompleted and Artifacts mirror the
 // state file (the state file is the source of truth; the row is refreshed whenever the
@@ -176,7 +175,7 @@ func (x *runIndex) update(id string, create bool, fn func(*Run)) (Run, bool, err
 	if err := os.MkdirAll(filepath.Dir(x.path), 0o755); err != nil {
 		return Run{}, false, err
 	}
-	if err := atomicfile.WriteFile(x.path, append(b, '\n'), 0o644); err != nil {
+	if err := fsx.WriteFile(x.path, append(b, '\n'), 0o644); err != nil {
 		return Run{}, false, &Error{Code: CodeIndexCorrupt, Message: "cannot write " + x.path, Err: err}
 	}
 	return cur, true, nil

@@ -5,7 +5,7 @@ import (
 	"path"
 	"strings"
 
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 	"crewagent/backend/packages"
 )
 
@@ -155,8 +155,7 @@ func (in *Injector) PostRunDirective() string {
 	return b.String()
 }
 
-// UserInput renders a user message sent during a run (convlog.RunInputText
-// returns its text).
+// UserInput renders a user message sent during a run (conversation.RunInput).
 func UserInput(forNodeID, text string) string {
-	return convlog.RunInputHeader + forNodeID + "\n" + text
+	return conversation.RunInput(forNodeID, text)
 }

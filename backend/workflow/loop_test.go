@@ -2,7 +2,6 @@ package workflow
 
 import (
 	"context"
-	"crewagent/backend/atomicfile"
 	"errors"
 	"os"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"crewagent/backend/convlog"
 	"crewagent/backend/engine"
 	"crewagent/backend/events"
+	"crewagent/backend/fsx"
 	"crewagent/backend/llm"
 	"crewagent/backend/llm/fakellm"
 	"crewagent/backend/settings"
@@ -297,7 +297,7 @@ func TestWatchReportsExternalStateChanges(t *testing.T) {
 	}
 	p := e.svc.StatePath(run.RunID)
 	b := strings.Replace(readFile(t, p), `currentNodeId: ""`, "currentNodeId: capture-idea", 1)
-	if err := atomicfile.WriteFile(p, []byte(b), 0o644); err != nil {
+	if err := fsx.WriteFile(p, []byte(b), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(5 * time.Second)

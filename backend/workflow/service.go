@@ -22,6 +22,7 @@ import (
 	"crewagent/backend/packages"
 	"crewagent/backend/project"
 	"crewagent/backend/settings"
+	"crewagent/backend/tasks"
 	"crewagent/backend/tools"
 )
 
@@ -71,6 +72,9 @@ type Config struct {
 	NewLLM func(settings.LLM) Streamer
 	// Loop replaces the engine's loop for every turn.
 	Loop Loop
+	// Tasks is the project's task registry: a turn is a task of its run's conversation,
+	// one at a time there (default: the Engine's, else a registry of its own).
+	Tasks *tasks.Scheduler
 	// WatchDebounce is the quiet time Watch waits after a state file event (default 100ms).
 	WatchDebounce time.Duration
 	Now           func() time.Time
@@ -97,11 +101,9 @@ type Service struct {
 // session is what the service keeps in memory about a run while it is open; none of it is
 // needed to resume.
 type session struct {
-	mu     sync.Mutex
-	busy   bool
-	cancel context.CancelFunc
-	turns  int  // turns run by this process
-	grant  bool // the user's confirmation for one change of a completed state
+	mu    sync.Mutex
+	turns int  // turns run by this process
+	grant bool // the user's confirmation for one change of a completed state
 }
 
 func (ss *session) useGrant() bool {
@@ -134,6 +136,12 @@ func New(cfg Config) (*Service, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.Tasks == nil && cfg.Engine != nil {
+		cfg.Tasks = cfg.Engine.Tasks()
+	}
+	if cfg.Tasks == nil {
+		cfg.Tasks = tasks.New(context.Background(), tasks.Options{})
+	}
 	if cfg.Loop == nil {
 		chat := cfg.Engine
 		if chat == nil {
@@ -150,6 +158,7 @@ func New(cfg Config) (*Service, error) {
 				Counter:  cfg.Counter,
 				Emitter:  cfg.Emitter,
 				Now:      cfg.Now,
+				Tasks:    cfg.Tasks,
 			})
 			if err != nil {
 				return nil, err
@@ -276,14 +285,17 @@ func (s *Service) session(runID string) *session {
 
 // Abort stops the turn in progress of a run; it reports whether one was running.
 func (s *Service) Abort(runID string) bool {
-	ss := s.session(runID)
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	if ss.busy && ss.cancel != nil {
-		ss.cancel()
-		return true
+	run, err := s.index.get(runID)
+	if err != nil {
+		return false
 	}
-	return false
+	return s.cfg.Tasks.StopIf(run.ConversationID, func(t tasks.Task) bool { return t.RunID == runID })
+}
+
+// turnRunning reports whether a turn of the run is in progress.
+func (s *Service) turnRunning(run Run) bool {
+	t, ok := s.cfg.Tasks.Running(run.ConversationID)
+	return ok && t.RunID == run.RunID
 }
 
 // ---- turns ----
@@ -393,20 +405,18 @@ type turnInput struct {
 func (s *Service) turn(ctx context.Context, rc *runCtx, in *turnInput) (*TurnResult, error) {
 	runID := rc.run.RunID
 	ss := s.session(runID)
-	ss.mu.Lock()
-	if ss.busy {
-		ss.mu.Unlock()
-		return nil, errorf(CodeRunBusy, "run %s is already answering; wait for it or stop it", runID)
+	ctx, release, err := s.cfg.Tasks.Enter(ctx, tasks.Task{ConversationID: rc.run.ConversationID, Kind: tasks.KindRun, RunID: runID})
+	if errors.Is(err, tasks.ErrBusy) {
+		return nil, errorf(CodeRunBusy, "run %s is already answering, or a reply is being generated in its conversation; wait for it or stop it", runID)
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	ss.busy, ss.cancel = true, cancel
-	ss.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
 	defer func() {
-		cancel()
 		ss.mu.Lock()
-		ss.busy, ss.cancel = false, nil
 		ss.turns++
 		ss.mu.Unlock()
+		release()
 	}()
 
 	res := &TurnResult{Run: rc.run}
@@ -574,12 +584,12 @@ func (s *Service) setupFor(rc *runCtx, st *State, intent string, ss *session, se
 // personaOf converts a package agent to the persona of the system prompt,
 // as Agent mode does.
 func personaOf(a *packages.Agent) contextbuilder.Persona {
-	return engine.AgentFromPackage(nil, a).Persona
+	return AgentFromPackage(nil, a).Persona
 }
 
 // agentPolicy is an agent's tools block in the tool host's form.
 func agentPolicy(a *packages.Agent) *tools.AgentTools {
-	return engine.AgentFromPackage(nil, a).Tools
+	return AgentFromPackage(nil, a).Tools
 }
 
 func systemPolicy(t settings.Tools) tools.Policy {
@@ -717,13 +727,8 @@ func (s *Service) writeRecords(rc *runCtx, recs []*convlog.Entry) {
 	}
 }
 
-// NodeProgress is one node of a run's graph as the run panel shows it.
-type NodeProgress struct {
-	ID     string `json:"id"`
-	Title  string `json:"title,omitempty"`
-	Type   string `json:"type"`
-	Status string `json:"status"` // completed | current | pending
-}
+// NodeProgress is one node of a run's graph as the run panel shows it (events.NodeProgress).
+type NodeProgress = events.NodeProgress
 
 // Node statuses of NodeProgress.
 const (
@@ -732,23 +737,9 @@ const (
 	NodePending   = "pending"
 )
 
-// Progress is the payload of runs:progressUpdated and the body of a run's status.
-type Progress struct {
-	RunID          string         `json:"runId"`
-	ConversationID string         `json:"conversationId"`
-	PackageID      string         `json:"packageId"`
-	WorkflowID     string         `json:"workflowId"`
-	ActiveAgentID  string         `json:"activeAgentId"`
-	Phase          string         `json:"phase"`
-	CurrentNodeID  string         `json:"currentNodeId"`
-	EffectiveAgent string         `json:"effectiveAgentId,omitempty"`
-	StepsCompleted []string       `json:"stepsCompleted"`
-	Artifacts      []string       `json:"artifacts"`
-	Complete       bool           `json:"complete"`
-	Nodes          []NodeProgress `json:"nodes,omitempty"`
-	LastError      *RunError      `json:"lastError,omitempty"`
-	UpdatedAt      string         `json:"updatedAt"`
-}
+// Progress is the payload of runs:progressUpdated and the body of a run's status
+// (events.ProgressEvent).
+type Progress = events.ProgressEvent
 
 func progressOf(run Run, g *packages.Graph, st *State) Progress {
 	p := Progress{
@@ -832,10 +823,7 @@ func (s *Service) Status(runID string) (*RunStatus, error) {
 	if w, err := s.pendingWidgetIn(run.ConversationID, runID); err == nil {
 		out.Pending = w
 	}
-	ss := s.session(runID)
-	ss.mu.Lock()
-	out.Active = ss.busy
-	ss.mu.Unlock()
+	out.Active = s.turnRunning(run)
 	return out, nil
 }
 

@@ -4,23 +4,22 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"crewagent/backend/fsx"
 )
 
 // stateWatcher watches runs/ and every runs/<id>/state/ folder of the project data dir and
 // refreshes a run (index row, runs:progressUpdated) when its workflow.md changes, whoever
-// wrote it: the model through a tool, the runtime, or an editor.
+// wrote it: the model through a tool, the runtime, or an editor. Its fields are owned by
+// the file watcher's goroutine.
 type stateWatcher struct {
-	s     *Service
-	fsw   *fsnotify.Watcher
-	root  string // <dataDir>/runs
-	done  chan struct{}
-	wg    sync.WaitGroup
-	mu    sync.Mutex
-	timer map[string]*time.Timer // run id -> pending refresh
+	s       *Service
+	fsw     *fsx.Watcher
+	root    string          // <dataDir>/runs
+	pending map[string]bool // runs to refresh once the files are quiet
 }
 
 // Watch starts reporting state changes made on disk (idempotent). Close stops it.
@@ -34,11 +33,12 @@ func (s *Service) Watch() error {
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return err
 	}
-	fsw, err := fsnotify.NewWatcher()
+	w := &stateWatcher{s: s, root: root, pending: map[string]bool{}}
+	fsw, err := fsx.NewWatcher(fsx.WatchOptions{OnEvent: w.note, OnQuiet: w.flush, Debounce: s.cfg.WatchDebounce})
 	if err != nil {
 		return err
 	}
-	w := &stateWatcher{s: s, fsw: fsw, root: root, done: make(chan struct{}), timer: map[string]*time.Timer{}}
+	w.fsw = fsw
 	if err := fsw.Add(root); err != nil {
 		fsw.Close()
 		return err
@@ -49,8 +49,20 @@ func (s *Service) Watch() error {
 			w.addRun(e.Name())
 		}
 	}
-	w.wg.Add(1)
-	go w.loop()
+	// State folders found now may have been written before the watch began.
+	initial := make([]string, 0, len(w.pending))
+	for id := range w.pending {
+		initial = append(initial, id)
+	}
+	clear(w.pending)
+	fsw.Start()
+	if len(initial) > 0 {
+		time.AfterFunc(s.cfg.WatchDebounce, func() {
+			if !fsw.Closed() {
+				s.refreshAll(initial)
+			}
+		})
+	}
 	s.watch = w
 	return nil
 }
@@ -64,89 +76,62 @@ func (s *Service) Close() error {
 	if w == nil {
 		return nil
 	}
-	close(w.done)
-	err := w.fsw.Close()
-	w.wg.Wait()
-	w.mu.Lock()
-	for _, t := range w.timer {
-		t.Stop()
-	}
-	w.mu.Unlock()
-	return err
+	return w.fsw.Close()
 }
 
-// addRun watches runs/<id> until its state folder exists, then the state folder.
-func (w *stateWatcher) addRun(id string) {
+// addRun watches runs/<id> until its state folder exists, then the state folder. A
+// state folder found is refreshed (it may have been written before the watch began).
+func (w *stateWatcher) addRun(id string) bool {
 	state := filepath.Join(w.root, id, "state")
 	if err := w.fsw.Add(state); err == nil {
-		w.schedule(id) // it may have been written before the watch began
-		return
+		w.pending[id] = true
+		return true
 	}
 	_ = w.fsw.Add(filepath.Join(w.root, id))
 	// The state folder may have been created between the two calls, before
 	// runs/<id> was watched: no event will report it, so look once more.
 	if err := w.fsw.Add(state); err == nil {
-		w.schedule(id)
+		w.pending[id] = true
+		return true
 	}
-}
-
-func (w *stateWatcher) loop() {
-	defer w.wg.Done()
-	for {
-		select {
-		case <-w.done:
-			return
-		case ev, ok := <-w.fsw.Events:
-			if !ok {
-				return
-			}
-			w.note(ev)
-		case _, ok := <-w.fsw.Errors:
-			if !ok {
-				return
-			}
-		}
-	}
+	return false
 }
 
 // note classifies one event: a new run folder, a new state folder, or a change of a
 // state file (renames onto it included, as atomic writes do).
-func (w *stateWatcher) note(ev fsnotify.Event) {
+func (w *stateWatcher) note(ev fsnotify.Event) bool {
 	rel, err := filepath.Rel(w.root, ev.Name)
 	if err != nil || !filepath.IsLocal(rel) {
-		return
+		return false
 	}
 	parts := strings.Split(filepath.ToSlash(rel), "/")
 	switch {
 	case len(parts) == 1 && ev.Has(fsnotify.Create):
-		w.addRun(parts[0])
+		return w.addRun(parts[0])
 	case len(parts) == 2 && parts[1] == "state" && ev.Has(fsnotify.Create):
-		w.addRun(parts[0])
+		return w.addRun(parts[0])
 	case len(parts) == 3 && parts[1] == "state" && parts[2] == StateFile &&
 		ev.Op&(fsnotify.Create|fsnotify.Write|fsnotify.Rename|fsnotify.Remove) != 0:
-		w.schedule(parts[0])
+		w.pending[parts[0]] = true
+		return true
 	}
+	return false
 }
 
-// schedule refreshes a run once its state file has been quiet for the debounce time.
-func (w *stateWatcher) schedule(id string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if t := w.timer[id]; t != nil {
-		t.Reset(w.s.cfg.WatchDebounce)
-		return
+// flush refreshes the runs whose state files changed, once they are quiet.
+func (w *stateWatcher) flush() {
+	ids := make([]string, 0, len(w.pending))
+	for id := range w.pending {
+		ids = append(ids, id)
 	}
-	w.timer[id] = time.AfterFunc(w.s.cfg.WatchDebounce, func() {
-		w.mu.Lock()
-		delete(w.timer, id)
-		w.mu.Unlock()
-		select {
-		case <-w.done:
-			return
-		default:
-		}
-		w.s.refresh(id)
-	})
+	clear(w.pending)
+	w.s.refreshAll(ids)
+}
+
+func (s *Service) refreshAll(ids []string) {
+	for _, id := range ids {
+		s.refresh(id)
+	}
 }
 
 // refresh reads a run's state and, when its progress differs from the index row, updates

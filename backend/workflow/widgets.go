@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"crewagent/backend/conversation"
 	"crewagent/backend/convlog"
 	"crewagent/backend/tools"
 )
@@ -20,26 +21,17 @@ type WidgetAnswerRecord struct {
 // of the run has followed it. The log alone decides, so a restart keeps it pending.
 // settled is false when the entries hold no message of the run that decides it (the
 // answer lies further back in the log).
+// (the rule is conversation.PendingQuestion's).
 func pendingWidget(entries []*convlog.Entry, runID string) (w *tools.Widget, settled bool) {
-	for i := len(entries) - 1; i >= 0; i-- {
-		e := entries[i]
-		if !e.IsMessage() || e.RunID != runID {
-			continue
-		}
-		switch e.Role {
-		case convlog.RoleTool:
-			if len(e.Widget) == 0 {
-				continue
-			}
-			var w tools.Widget
-			if json.Unmarshal(e.Widget, &w) == nil && w.ID != "" {
-				return &w, true
-			}
-		case convlog.RoleUser, convlog.RoleAssistant:
-			return nil, true
-		}
+	q, settled := conversation.PendingQuestion(entries, runID)
+	if q == nil {
+		return nil, settled
 	}
-	return nil, false
+	w = &tools.Widget{}
+	if json.Unmarshal(conversation.WidgetObject(q.Widget), w) != nil {
+		return nil, settled
+	}
+	return w, true
 }
 
 // widgetWindow is how many of the newest entries are searched for a run's pending question

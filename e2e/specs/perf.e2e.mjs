@@ -101,6 +101,22 @@ export default async function perf({ app, step, prepared }) {
       }
       requestAnimationFrame(tick)
     })`, 20000)
+    // Paging is asynchronous: on a loaded machine the first 3 s may not reach
+    // older pages yet, so keep scrolling (frames are no longer measured) until
+    // they arrive or a generous deadline passes.
+    if (r.rows <= 300) {
+      r.rows = await app.call(`new Promise((resolve) => {
+        const list = document.querySelector('[data-testid="message-list"]')
+        const end = performance.now() + 20000
+        const tick = (t) => {
+          list.scrollTop = Math.max(0, list.scrollTop - 600)
+          const rows = Number(list.dataset.rows)
+          if (rows > 300 || t > end) resolve(rows)
+          else requestAnimationFrame(tick)
+        }
+        requestAnimationFrame(tick)
+      })`, 30000)
+    }
     const sorted = [...r.frames].sort((a, b) => a - b)
     const p = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))].toFixed(1)
     const avg = (r.frames.reduce((a, b) => a + b, 0) / r.frames.length).toFixed(1)

@@ -314,7 +314,7 @@ export default async function run({ app, step, tmp, repo, home, prepared }) {
     await app.typeInto('pkg-import-path', good)
     await app.click('pkg-import-submit')
     await app.waitFor(`${sel('pkg-import-ok')}?.textContent.includes('team-briefs')`, { timeoutMs: 15000, what: 'the installed package' })
-    assert.equal(await app.evaluate(`${all('pkg-item')}.length`), 2)
+    await app.waitFor(`${all('pkg-item')}.length === 2`, { what: 'both packages listed' })
     await app.click('pkg-import-use')
     await app.waitFor(`${sel('workspace-package')}?.textContent.includes('team-briefs 1.0.0')`, { what: 'the new active package in the top bar' })
     assert.equal(JSON.parse(readFileSync(join(projectRoot, '.crewagent.json'), 'utf8')).activePackageId, 'team-briefs@1.0.0')

@@ -29,17 +29,17 @@ export default async function smoke({ app, step, tmp, repo }) {
   })
 
   await step('a bound Go method answers', async () => {
-    assert.equal(await app.call('window.go.main.App.Version()'), wails.info.productVersion)
+    assert.equal(await app.call('window.go.desktop.System.Version()'), wails.info.productVersion)
     await app.waitFor(`document.querySelector('[data-testid="app-version"]')?.textContent === 'v${wails.info.productVersion}'`, {
       what: 'the version on the start screen',
     })
-    assert.equal(await app.call('window.go.main.App.HomeDir()'), app.home)
+    assert.equal(await app.call('window.go.desktop.System.HomeDir()'), app.home)
   })
 
   await step('a failing bound call rejects with a stable code', async () => {
     const missing = join(tmp, 'does-not-exist')
     // Bound methods reject with "CODE: message" (errors.go).
-    await assert.rejects(app.call(`window.go.main.App.OpenProject(${JSON.stringify(missing)})`), (err) => {
+    await assert.rejects(app.call(`window.go.desktop.Projects.Open(${JSON.stringify(missing)})`), (err) => {
       assert.match(err.value?.message ?? '', /^E_PROJECT_NOT_FOUND: .*does-not-exist/, JSON.stringify(err.value))
       return true
     })
@@ -67,7 +67,7 @@ export default async function smoke({ app, step, tmp, repo }) {
     assert.match(meta.projectId, /^[0-9a-f-]{36}$/)
     assert.equal(await app.text('workspace-project-id'), meta.projectId)
     assert.ok(existsSync(join(app.home, 'projects', meta.projectId)), 'project data folder not created')
-    const current = await app.call('window.go.main.App.CurrentProject()')
+    const current = await app.call('window.go.desktop.Projects.Current()')
     assert.equal(current.root, alpha)
     await app.screenshot('03-workspace')
   })
@@ -78,7 +78,7 @@ export default async function smoke({ app, step, tmp, repo }) {
     await app.waitFor(`document.querySelector('[data-testid="recent-item"]')?.dataset.root === ${JSON.stringify(alpha)}`, {
       what: 'alpha in the recent list',
     })
-    assert.equal(await app.call('window.go.main.App.CurrentProject()'), null)
+    assert.equal(await app.call('window.go.desktop.Projects.Current()'), null)
   })
 
   await step('create a new project', async () => {
@@ -124,7 +124,7 @@ export default async function smoke({ app, step, tmp, repo }) {
     await app.screenshot('06-recent-missing')
     await app.evaluate(`${item}.querySelector('[data-testid="recent-remove"]').click()`)
     await app.waitFor(`document.querySelectorAll('[data-testid="recent-item"]').length === 1`, { what: 'alpha removed from the list' })
-    const recent = await app.call('window.go.main.App.RecentProjects()')
+    const recent = await app.call('window.go.desktop.Projects.Recent()')
     assert.deepEqual(
       recent.map((r) => r.name),
       ['beta'],

@@ -4,7 +4,9 @@ import { App } from './App'
 import { warmUpMarkdownView } from './components/Markdown'
 import { createWailsBridge } from './bridge'
 import { StoresProvider, createStores } from './stores'
-import './styles/theme.css'
+import './styles/tokens.css'
+import './styles/base.css'
+import './styles/controls.css'
 
 const stores = createStores(createWailsBridge())
 

@@ -1,11 +1,11 @@
-import * as App from '../../wailsjs/go/main/App'
-import type { contextbuilder, engine, main } from '../../wailsjs/go/models'
+import * as Chat from '../../wailsjs/go/desktop/Chat'
+import type { app, contextbuilder, engine } from '../../wailsjs/go/models'
 import type { ConversationMeta } from './conversations'
 import { call } from './errors'
 
 export type Mode = 'chat' | 'agent' | 'run'
-export type AgentInfo = main.AgentInfo
-export type AgentList = main.AgentList
+export type AgentInfo = app.AgentInfo
+export type AgentList = app.AgentList
 
 export interface SendRequest {
   conversationId: string
@@ -41,11 +41,11 @@ export interface ChatApi {
 export function createWailsChat(): ChatApi {
   return {
     send: (req) =>
-      call(() => App.SendMessage({ conversationId: req.conversationId, text: req.text, mode: req.mode, agentId: req.agentId ?? '', retry: req.retry ?? false })),
-    stop: (id) => call(() => App.StopStreaming(id)),
-    setMode: (id, mode, agentId = '') => call(() => App.SetMode(id, mode, agentId)),
-    preview: (id, mode, agentId = '') => call(() => App.PreviewContext(id, mode, agentId)),
-    agents: () => call(() => App.ListAgents()),
-    streaming: () => call(async () => (await App.StreamingConversations()) ?? []),
+      call(() => Chat.Send({ conversationId: req.conversationId, text: req.text, mode: req.mode, agentId: req.agentId ?? '', retry: req.retry ?? false })),
+    stop: (id) => call(() => Chat.Stop(id)),
+    setMode: (id, mode, agentId = '') => call(() => Chat.SetMode(id, mode, agentId)),
+    preview: (id, mode, agentId = '') => call(() => Chat.Preview(id, mode, agentId)),
+    agents: () => call(() => Chat.Agents()),
+    streaming: () => call(async () => (await Chat.Streaming()) ?? []),
   }
 }

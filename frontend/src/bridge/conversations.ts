@@ -1,18 +1,33 @@
-import * as App from '../../wailsjs/go/main/App'
-import type { convlog, main } from '../../wailsjs/go/models'
+import * as Conversations from '../../wailsjs/go/desktop/Conversations'
+import type { app, conversation, convlog } from '../../wailsjs/go/models'
 import { call } from './errors'
 
-export type ConversationMeta = convlog.ConversationMeta
-export type Checkpoint = convlog.Checkpoint
-export type ToolCall = convlog.ToolCall
-export type SearchHit = main.SearchHit
-export type ToolResultView = main.ToolResultView
+export type ConversationMeta = conversation.ConversationMeta
+export type Checkpoint = conversation.Checkpoint
+export type ToolCall = conversation.ToolCall
+export type SearchHit = convlog.SearchHit
+export type ToolResultView = app.ToolResultView
+export type ErrorBlock = conversation.ErrorBlock
+
+/** What an entry is for the conversation screen, decoded by the backend
+ * (backend/conversation): the screen never parses the log's encodings. */
+export type EntryKind = 'user' | 'run-input' | 'answer' | 'assistant' | 'thinking' | 'tool-result' | 'question' | 'error' | 'event' | 'hidden'
+
+/** A question's state: waiting for its answer, answered, or left behind. */
+export type QuestionState = 'pending' | 'answered' | 'unanswered'
+
+export interface EntryView extends Omit<conversation.View, 'kind' | 'question'> {
+  kind: EntryKind | (string & {})
+  /** A question: its widget (an object), its state and, once answered, the answer record. */
+  question?: { widgetId: string; state: QuestionState | (string & {}); widget?: unknown; answer?: unknown }
+}
 
 /** One effective log entry (contracts.md): a message ("msg") or an event
- * ("evt"). Event data is any JSON value. */
-export interface Entry extends Omit<convlog.Entry, 'data' | 'widget'> {
+ * ("evt"), with its view. Event data is any JSON value. */
+export interface Entry extends Omit<conversation.EntryView, 'data' | 'widget' | 'view'> {
   data?: unknown
   widget?: unknown
+  view?: EntryView
 }
 
 export interface ConversationPage {
@@ -22,6 +37,9 @@ export interface ConversationPage {
   hasMore: boolean
   /** A reply is being generated right now. */
   streaming: boolean
+  /** The conversation ends waiting for a reply that will not come (only
+   * when no reply runs). */
+  unfinished?: boolean
 }
 
 /** The open project's conversations: the list, search, and the log itself. */
@@ -44,20 +62,20 @@ export interface ConversationsApi {
   readToolResult(conversationId: string, messageId: string): Promise<ToolResultView>
 }
 
-const page = (p: main.ConversationPage): ConversationPage => ({ ...p, entries: (p.entries ?? []) as Entry[] })
+const page = (p: app.ConversationPage): ConversationPage => ({ ...p, entries: (p.entries ?? []) as Entry[] })
 
 export function createWailsConversations(): ConversationsApi {
   return {
-    list: () => call(async () => (await App.ListConversations()) ?? []),
-    get: (id) => call(() => App.GetConversation(id)),
-    create: (title = '') => call(() => App.CreateConversation(title)),
-    rename: (id, title) => call(() => App.RenameConversation(id, title)),
-    remove: (id) => call(() => App.DeleteConversation(id)),
-    search: (query) => call(async () => (await App.SearchConversations(query)) ?? []),
-    fork: (id, at) => call(() => App.ForkConversation(id, at.messageId ?? '', at.checkpoint ?? '')),
-    checkpoint: (id, name) => call(() => App.CreateCheckpoint(id, name)),
-    load: (id, limit = 0) => call(async () => page(await App.LoadConversation(id, limit))),
-    loadOlder: (id, beforeId, limit = 0) => call(async () => page(await App.LoadOlderEntries(id, beforeId, limit))),
-    readToolResult: (conversationId, messageId) => call(() => App.ReadToolResult(conversationId, messageId)),
+    list: () => call(async () => (await Conversations.List()) ?? []),
+    get: (id) => call(() => Conversations.Get(id)),
+    create: (title = '') => call(() => Conversations.Create(title)),
+    rename: (id, title) => call(() => Conversations.Rename(id, title)),
+    remove: (id) => call(() => Conversations.Delete(id)),
+    search: (query) => call(async () => (await Conversations.Search(query)) ?? []),
+    fork: (id, at) => call(() => Conversations.Fork(id, at.messageId ?? '', at.checkpoint ?? '')),
+    checkpoint: (id, name) => call(() => Conversations.Checkpoint(id, name)),
+    load: (id, limit = 0) => call(async () => page(await Conversations.Load(id, limit))),
+    loadOlder: (id, beforeId, limit = 0) => call(async () => page(await Conversations.LoadOlder(id, beforeId, limit))),
+    readToolResult: (conversationId, messageId) => call(() => Conversations.ReadToolResult(conversationId, messageId)),
   }
 }

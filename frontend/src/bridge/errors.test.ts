@@ -9,6 +9,8 @@ describe('toBridgeError', () => {
     ['an uncoded error', new Error('something broke'), 'E_UNKNOWN', 'something broke'],
     ['a lower-case prefix is not a code', new Error('note: this is text'), 'E_UNKNOWN', 'note: this is text'],
     ['a non-error value', 42, 'E_UNKNOWN', '42'],
+    ['a replaced code', new Error('ENGINE_CONVERSATION_BUSY: a reply runs'), 'E_BUSY', 'a reply runs'],
+    ['a replaced code in an object', { code: 'LLM_NOT_CONFIGURED', message: 'no model' }, 'E_LLM_NOT_CONFIGURED', 'no model'],
   ])('parses %s', (_, raw, code, message) => {
     const e = toBridgeError(raw)
     expect(e).toBeInstanceOf(BridgeError)

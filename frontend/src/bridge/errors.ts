@@ -1,43 +1,13 @@
-/** Errors from bound Go methods arrive either as {code, message} (the app's
- * error formatter, see errors.go) or as a plain "CODE: message" string. Both
- * become a BridgeError so the UI can branch on `code`. */
+import { Codes, ReplacedCodes } from './codes.gen'
+
+/** Errors from bound Go methods arrive either as {code, message} or as a
+ * plain "CODE: message" string (the window's error formatter). Both become a
+ * BridgeError so the UI can branch on `code`: one of Codes (generated from
+ * backend/errs), or Unknown for a rejection that carried no code. Codes that
+ * were replaced are read as the code that replaced them. */
 export const ErrorCodes = {
-  // the facade (errors.go)
-  NoProject: 'E_NO_PROJECT',
-  Dialog: 'E_DIALOG',
-  Internal: 'E_INTERNAL',
-  // backend/project
-  Home: 'E_HOME',
-  ProjectNotFound: 'E_PROJECT_NOT_FOUND',
-  ProjectNotDir: 'E_PROJECT_NOT_DIR',
-  ProjectMetaCorrupt: 'E_PROJECT_META_CORRUPT',
-  ProjectMetaInvalid: 'E_PROJECT_META_INVALID',
-  ProjectNameInvalid: 'E_PROJECT_NAME_INVALID',
-  ProjectExists: 'E_PROJECT_EXISTS',
-  RecentCorrupt: 'E_RECENT_CORRUPT',
-  ProjectIO: 'E_PROJECT_IO',
-  ProjectLocked: 'E_PROJECT_LOCKED',
-  Busy: 'E_BUSY',
-  InvalidMode: 'E_INVALID_MODE',
-  // backend/convlog
-  NotFound: 'E_NOT_FOUND',
-  InvalidArgument: 'E_INVALID_ARGUMENT',
-  CheckpointExists: 'E_CHECKPOINT_EXISTS',
-  // backend/settings
-  SettingsInvalid: 'E_SETTINGS_INVALID',
-  SettingsCorrupt: 'E_SETTINGS_CORRUPT',
-  LLMNotConfigured: 'E_LLM_NOT_CONFIGURED',
-  // backend/packages and the package import
-  PackageInvalid: 'PKG_INVALID',
-  PackageNotFound: 'PKG_NOT_FOUND',
-  PackageOpen: 'PKG_OPEN',
-  // backend/workflow and run files
-  RunNotFound: 'RUN_NOT_FOUND',
-  RunNoPackage: 'RUN_NO_PACKAGE',
-  RunNoWidget: 'RUN_NO_PENDING_WIDGET',
-  RunBadAnswer: 'RUN_BAD_ANSWER',
-  ArtifactPath: 'E_ARTIFACT_PATH',
-  // a rejection that carried no code
+  ...Codes,
+  /** a rejection that carried no code (never sent by the backend) */
   Unknown: 'E_UNKNOWN',
 } as const
 
@@ -49,7 +19,7 @@ export class BridgeError extends Error {
   constructor(code: ErrorCode, message: string) {
     super(message)
     this.name = 'BridgeError'
-    this.code = code
+    this.code = ReplacedCodes[code] ?? code
   }
 }
 

@@ -1,3 +1,4 @@
+import type { events } from '../../wailsjs/go/models'
 import { EventsOn } from '../../wailsjs/runtime/runtime'
 
 /** Event names pushed by the Go side; mirrors backend/events/events.go
@@ -17,20 +18,13 @@ export type EventName = (typeof EventNames)[keyof typeof EventNames]
 
 export type ContextStatus = 'normal' | 'warning' | 'critical' | 'compressing'
 
-export interface ContextUsage {
-  conversationId: string
-  usedTokens: number
-  totalBudget: number
-  usagePercent: number
-  remaining: number
-  status: ContextStatus
-}
+// The payloads are generated from backend/events/payloads.go (the bound
+// System.EventTypes returns them); here they only get narrower names.
+
+export type ContextUsage = Omit<events.UsageEvent, 'status'> & { status: ContextStatus }
 
 /** The failure carried by stream-end and tool-end events. */
-export interface EventError {
-  code: string
-  message: string
-}
+export type EventError = events.Error
 
 /** Every llm:stream-* event names its conversation and the assistant message
  * the LLM call is persisted under. */
@@ -39,87 +33,27 @@ export interface StreamEvent {
   messageId: string
 }
 
-export interface StreamStart extends StreamEvent {
-  mode: string
-  agentId?: string
-  /** 0-based LLM call of the send. */
-  turn: number
-}
-
+export type StreamStart = events.StreamStartEvent
 /** Answer text; several deltas coalesced. */
-export interface StreamChunk extends StreamEvent {
-  delta: string
-}
-
-export interface StreamEnd extends StreamEvent {
-  finishReason?: string
-  usage?: { promptTokens?: number; completionTokens?: number; totalTokens?: number; [k: string]: unknown }
-  toolCalls: number
-  error?: EventError
-  /** The call is sent again (after a forced compression) under a new message id. */
-  retrying?: boolean
-}
-
+export type StreamChunk = events.StreamChunkEvent
+export type StreamEnd = events.StreamEndEvent
 /** The model announced a tool call (its arguments are still streaming). */
-export interface ToolStart extends StreamEvent {
-  toolCallId: string
-  toolName: string
-  index: number
-}
-
+export type ToolStart = events.ToolStartEvent
 /** The tool has run (resultMessageId is its persisted tool message), or the
  * call was abandoned (interrupted). */
-export interface ToolEnd extends StreamEvent {
-  toolCallId: string
-  toolName: string
-  ok: boolean
-  durationMs: number
-  resultMessageId?: string
-  pending?: boolean
-  interrupted?: boolean
-  error?: EventError
-}
+export type ToolEnd = events.ToolEndEvent
 
 /** conversation:changed: the app's own changes and changes made on disk by
- * others (external). */
-export interface ConversationChange {
-  conversationId: string
-  kind: 'created' | 'updated' | 'deleted' | (string & {})
-  external?: boolean
-  /** Sent by the app when a reply starts (true) and when it has ended (false). */
-  streaming?: boolean
-  /** With streaming=false: why the reply or run turn ended without an answer
-   * the conversation shows (failures shown in the conversation are not repeated). */
-  error?: EventError
-}
+ * others (external); streaming says a reply started (true) or ended (false),
+ * error why it ended without an answer the conversation shows. */
+export type ConversationChange = Omit<events.ChangeEvent, 'kind'> & { kind: 'created' | 'updated' | 'deleted' | (string & {}) }
 
-/** runs:progressUpdated: a run's phase or state changed (backend/workflow Progress). */
-export interface RunProgress {
-  runId: string
-  conversationId: string
-  packageId: string
-  workflowId: string
-  activeAgentId: string
-  phase: string
-  currentNodeId: string
-  effectiveAgentId?: string
-  stepsCompleted: string[]
-  artifacts: string[]
-  complete: boolean
-  nodes?: { id: string; title?: string; type: string; status: string }[]
-  lastError?: EventError
-  updatedAt: string
-}
+/** runs:progressUpdated: a run's phase or state changed. */
+export type RunProgress = events.ProgressEvent
 
-export interface EventMap {
+export interface EventMap extends Omit<events.Payloads, 'context:usage' | 'conversation:changed'> {
   'context:usage': ContextUsage
-  'llm:stream-start': StreamStart
-  'llm:stream-chunk': StreamChunk
-  'llm:stream-end': StreamEnd
-  'llm:stream-tool-start': ToolStart
-  'llm:stream-tool-end': ToolEnd
   'conversation:changed': ConversationChange
-  'runs:progressUpdated': RunProgress
 }
 
 export type Unsubscribe = () => void

@@ -1,14 +1,14 @@
-import * as App from '../../wailsjs/go/main/App'
-import type { main, packages } from '../../wailsjs/go/models'
+import * as Packages from '../../wailsjs/go/desktop/Packages'
+import type { app, packages } from '../../wailsjs/go/models'
 import { call } from './errors'
 import type { ProjectInfo } from './projects'
 
 export type InstalledPackage = packages.Installed
 export type PackageProblem = packages.Problem
-export type PackagesView = main.PackagesView
-export type PackageImport = main.PackageImport
-export type ActivePackageView = main.ActivePackageView
-export type WorkflowInfo = main.WorkflowInfo
+export type PackagesView = app.PackagesView
+export type PackageImport = app.PackageImport
+export type ActivePackageView = app.ActivePackageView
+export type WorkflowInfo = app.WorkflowInfo
 
 /** Installed .bmad packages: list, import (with the validation report),
  * the native file picker, and the open project's active package. */
@@ -32,12 +32,12 @@ export interface PackagesApi {
 
 export function createWailsPackages(): PackagesApi {
   return {
-    list: () => call(() => App.ListPackages()),
-    importPackage: (path) => call(() => App.ImportPackage(path)),
-    chooseFile: () => call(async () => (await App.ChoosePackageFile()) || null),
-    setActive: (id) => call(() => App.SetActivePackage(id)),
-    active: () => call(() => App.ActivePackage()),
-    remove: (id) => call(async () => (await App.RemovePackage(id)) ?? null),
-    installDemo: () => call(() => App.InstallDemoPackage()),
+    list: () => call(() => Packages.List()),
+    importPackage: (path) => call(() => Packages.Import(path)),
+    chooseFile: () => call(async () => (await Packages.ChooseFile()) || null),
+    setActive: (id) => call(() => Packages.SetActive(id)),
+    active: () => call(() => Packages.Active()),
+    remove: (id) => call(async () => (await Packages.Remove(id)) ?? null),
+    installDemo: () => call(() => Packages.InstallDemo()),
   }
 }

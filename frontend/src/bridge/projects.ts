@@ -1,8 +1,8 @@
-import * as App from '../../wailsjs/go/main/App'
-import type { main, project } from '../../wailsjs/go/models'
+import * as Projects from '../../wailsjs/go/desktop/Projects'
+import type { app, project } from '../../wailsjs/go/models'
 import { call } from './errors'
 
-export type ProjectInfo = main.ProjectInfo
+export type ProjectInfo = app.ProjectInfo
 export type RecentProject = project.RecentProject
 
 /** Projects: open / create / the recent list, and the native folder picker. */
@@ -19,12 +19,12 @@ export interface ProjectsApi {
 
 export function createWailsProjects(): ProjectsApi {
   return {
-    recent: () => call(async () => (await App.RecentProjects()) ?? []),
-    forgetRecent: (root) => call(() => App.ForgetRecent(root)),
-    open: (root) => call(() => App.OpenProject(root)),
-    create: (parentDir, name) => call(() => App.CreateProject(parentDir, name)),
-    current: () => call(async () => (await App.CurrentProject()) ?? null),
-    close: () => call(() => App.CloseProject()),
-    chooseFolder: () => call(async () => (await App.ChooseFolder()) || null),
+    recent: () => call(async () => (await Projects.Recent()) ?? []),
+    forgetRecent: (root) => call(() => Projects.ForgetRecent(root)),
+    open: (root) => call(() => Projects.Open(root)),
+    create: (parentDir, name) => call(() => Projects.Create(parentDir, name)),
+    current: () => call(async () => (await Projects.Current()) ?? null),
+    close: () => call(() => Projects.Close()),
+    chooseFolder: () => call(async () => (await Projects.ChooseFolder()) || null),
   }
 }

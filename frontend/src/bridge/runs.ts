@@ -1,19 +1,19 @@
-import * as App from '../../wailsjs/go/main/App'
-import type { main, tools, workflow } from '../../wailsjs/go/models'
+import * as Runs from '../../wailsjs/go/desktop/Runs'
+import type { app, events, tools, workflow } from '../../wailsjs/go/models'
 import { call } from './errors'
 
 export type Run = workflow.Run
 export type RunStatus = workflow.RunStatus
-export type NodeProgress = workflow.NodeProgress
+export type NodeProgress = events.NodeProgress
 export type RunPhase = 'idle' | 'running' | 'waiting-user' | 'completed' | 'failed'
 export type NodeStatus = 'completed' | 'current' | 'pending'
 export type Widget = tools.Widget
 export type WidgetAnswer = tools.WidgetAnswer
 export type WidgetOption = tools.WidgetOption
 export type WidgetField = tools.WidgetField
-export type RunLogView = main.RunLogView
-export type ExecLogLine = main.ExecLogLine
-export type ArtifactView = main.ArtifactView
+export type RunLogView = app.RunLogView
+export type ExecLogLine = app.ExecLogLine
+export type ArtifactView = app.ArtifactView
 
 export interface StartRunRequest {
   /** The conversation the run talks in ("" for a new one). */
@@ -51,12 +51,12 @@ export interface RunsApi {
 
 export function createWailsRuns(): RunsApi {
   return {
-    start: (req) => call(() => App.StartRun({ conversationId: req.conversationId, workflowId: req.workflowId, agentId: req.agentId ?? '', message: req.message ?? '' })),
-    answerWidget: (runId, widgetId, answer) => call(() => App.AnswerRunWidget(runId, widgetId, answer)),
-    conversationRun: (id) => call(async () => (await App.ConversationRun(id)) ?? null),
-    status: (runId) => call(() => App.RunStatus(runId)),
-    list: () => call(async () => (await App.ListRuns()) ?? []),
-    log: (runId, limit = 0) => call(() => App.RunLog(runId, limit)),
-    readArtifact: (path) => call(() => App.ReadArtifact(path)),
+    start: (req) => call(() => Runs.Start({ conversationId: req.conversationId, workflowId: req.workflowId, agentId: req.agentId ?? '', message: req.message ?? '' })),
+    answerWidget: (runId, widgetId, answer) => call(() => Runs.AnswerQuestion(runId, widgetId, answer)),
+    conversationRun: (id) => call(async () => (await Runs.ConversationRun(id)) ?? null),
+    status: (runId) => call(() => Runs.Status(runId)),
+    list: () => call(async () => (await Runs.List()) ?? []),
+    log: (runId, limit = 0) => call(() => Runs.Log(runId, limit)),
+    readArtifact: (path) => call(() => Runs.ReadArtifact(path)),
   }
 }

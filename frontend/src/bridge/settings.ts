@@ -1,11 +1,11 @@
-import * as App from '../../wailsjs/go/main/App'
-import type { main, settings } from '../../wailsjs/go/models'
+import * as SettingsBinding from '../../wailsjs/go/desktop/Settings'
+import type { app, settings } from '../../wailsjs/go/models'
 import { call } from './errors'
 
 export type Settings = settings.Settings
 export type SettingsOverride = settings.Override
-export type SettingsView = main.SettingsView
-export type ConnectionResult = main.ConnectionResult
+export type SettingsView = app.SettingsView
+export type ConnectionResult = app.ConnectionResult
 
 /** settings.json: read (API key masked), save, and test the LLM endpoint. */
 export interface SettingsApi {
@@ -18,8 +18,8 @@ export interface SettingsApi {
 
 export function createWailsSettings(): SettingsApi {
   return {
-    get: () => call(() => App.GetSettings()),
-    save: (s) => call(() => App.SaveSettings(s)),
-    testConnection: (s) => call(() => App.TestConnection(s)),
+    get: () => call(() => SettingsBinding.Get()),
+    save: (s) => call(() => SettingsBinding.Save(s)),
+    testConnection: (s) => call(() => SettingsBinding.TestConnection(s)),
   }
 }

@@ -1,4 +1,4 @@
-import * as App from '../../wailsjs/go/main/App'
+import * as System from '../../wailsjs/go/desktop/System'
 import { BrowserOpenURL } from '../../wailsjs/runtime/runtime'
 import { call } from './errors'
 
@@ -25,8 +25,8 @@ export function safeExternalURL(raw: string): string | null {
 
 export function createWailsSystem(): SystemApi {
   return {
-    version: () => call(() => App.Version()),
-    homeDir: () => call(() => App.HomeDir()),
+    version: () => call(() => System.Version()),
+    homeDir: () => call(() => System.HomeDir()),
     openExternal(url) {
       const safe = safeExternalURL(url)
       if (!safe) return false

@@ -3,8 +3,8 @@ import { createWailsBridge } from '.'
 
 type AnyFn = (...args: unknown[]) => unknown
 
-function installWindowGo(methods: Record<string, AnyFn>) {
-  ;(window as unknown as { go: unknown }).go = { main: { App: methods } }
+function installWindowGo(bound: Record<string, Record<string, AnyFn>>) {
+  ;(window as unknown as { go: unknown }).go = { desktop: bound }
 }
 
 afterEach(() => {
@@ -16,11 +16,13 @@ describe('createWailsBridge', () => {
   it('calls the bound methods and normalises their answers', async () => {
     const OpenProject = vi.fn(async (root: unknown) => ({ id: 'i', name: 'n', root, dataDir: 'd', activePackageId: '' }))
     installWindowGo({
-      OpenProject,
-      RecentProjects: async () => null,
-      CurrentProject: async () => null,
-      ChooseFolder: async () => '',
-      Version: async () => '1.2.3',
+      Projects: {
+        Open: OpenProject,
+        Recent: async () => null,
+        Current: async () => null,
+        ChooseFolder: async () => '',
+      },
+      System: { Version: async () => '1.2.3' },
     })
     const b = createWailsBridge()
     await expect(b.projects.open('/r')).resolves.toMatchObject({ root: '/r' })
@@ -33,8 +35,10 @@ describe('createWailsBridge', () => {
 
   it('turns "CODE: message" rejections into coded errors', async () => {
     installWindowGo({
-      CreateProject: async () => {
-        throw new Error('E_PROJECT_NAME_INVALID: invalid project name "a/b"')
+      Projects: {
+        Create: async () => {
+          throw new Error('E_PROJECT_NAME_INVALID: invalid project name "a/b"')
+        },
       },
     })
     await expect(createWailsBridge().projects.create('/p', 'a/b')).rejects.toMatchObject({

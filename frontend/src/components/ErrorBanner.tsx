@@ -1,4 +1,5 @@
 import type { BridgeError } from '../bridge'
+import './ErrorBanner.css'
 
 /** One failure, said plainly, with its code for reports. */
 export function ErrorBanner({ error, onDismiss }: { error: BridgeError; onDismiss?: () => void }) {

@@ -1,6 +1,7 @@
 import { memo, useCallback, type MouseEvent } from 'react'
 import { allowedHref, renderMarkdownCached, warmUp } from '../markdown/markdown'
 import { useStores } from '../stores'
+import './Markdown.css'
 
 /** Model text as sanitised markdown (src/markdown). Links open in the system
  * browser; nothing navigates the webview. */

@@ -1,5 +1,6 @@
 import { useEffect, useRef, type ReactNode } from 'react'
 import { createPortal } from 'react-dom'
+import './Modal.css'
 
 /** A centred dialog over the window (rendered into <body>, so no ancestor's
  * transform or overflow can clip it); Escape and the backdrop close it. */

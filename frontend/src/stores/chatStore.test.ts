@@ -1,8 +1,8 @@
 import type { Entry } from '../bridge'
+import { failure, msg, runInput } from '../test/entries'
 import { createFakeBridge } from '../test/fakeBridge'
-import { createChatStore, lastUserText, mergeTail } from './chatStore'
+import { createChatStore, lastUserText, mergeTail, usageFromPreview } from './chatStore'
 
-const msg = (id: string, role: string, content: string, extra: Partial<Entry> = {}): Entry => ({ type: 'msg', id, createdAt: '', role, content, ...extra })
 
 /** Runs scheduled frames by hand. */
 function frames() {
@@ -104,7 +104,7 @@ describe('chatStore', () => {
   })
 
   it('continue sends "continue"; retry answers the last message again (a run gets it again)', async () => {
-    const err = msg('e1', 'assistant', 'part\n\nLLM_ERROR\n- code: LLM_TIMEOUT', { partType: 'error' })
+    const err = failure('e1', 'part', 'LLM_TIMEOUT', 'no data', { latest: true })
     const { fake, store } = setup([msg('u1', 'user', 'first question'), msg('u2', 'user', 'second question'), err])
     await store.actions.open('c1')
     await store.actions.continueReply()
@@ -127,6 +127,7 @@ describe('chatStore', () => {
     expect(fake.sent.at(-1)).toMatchObject({ text: 'continue', mode: 'run' })
     expect(fake.sent.at(-1)?.retry).toBeUndefined()
     expect(lastUserText([msg('u', 'user', 'a'), msg('m', 'user', 'meta', { is_meta: true }), msg('x', 'assistant', 'b')])).toBe('a')
+    expect(lastUserText([runInput('u', 'capture-idea', 'my idea')])).toBe('my idea')
   })
 
   it('refuses to send while a reply runs and reports send errors', async () => {
@@ -160,5 +161,14 @@ describe('mergeTail', () => {
   it('takes the tail when it does not overlap', () => {
     expect(mergeTail([e('a')], [e('x'), e('y')])).toMatchObject({ replaced: true, entries: [{ id: 'x' }, { id: 'y' }] })
     expect(mergeTail([], [e('x')]).entries.map((x) => x.id)).toEqual(['x'])
+  })
+})
+
+describe('usageFromPreview', () => {
+  it('derives the usage of a preview', () => {
+    const u = usageFromPreview('c1', {
+      usage: { conversationId: 'c1', usedTokens: 4500, totalBudget: 5000, usagePercent: 90, remaining: 500, status: 'critical' },
+    } as never)
+    expect(u).toEqual({ conversationId: 'c1', usedTokens: 4500, totalBudget: 5000, usagePercent: 90, remaining: 500, status: 'critical' })
   })
 })

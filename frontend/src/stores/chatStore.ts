@@ -3,6 +3,7 @@ import type {
   Bridge,
   BridgeError,
   ContextPreview,
+  ContextStatus,
   ContextUsage,
   ConversationMeta,
   Entry,
@@ -12,9 +13,7 @@ import type {
   ToolResultView,
   Unsubscribe,
 } from '../bridge'
-import { subscribeAll, toBridgeError } from '../bridge'
-import { usageFromPreview } from '../features/context/meter'
-import { userInput } from '../features/chat/messageRows'
+import { ErrorCodes, subscribeAll, toBridgeError } from '../bridge'
 import { createStore, type Store } from './store'
 
 /** A tool call announced during the reply in progress. */
@@ -50,6 +49,9 @@ export interface ChatState {
   /** The entries were read while no reply was running: the log ends where
    * they end (a send clears it until the next read). */
   settled: boolean
+  /** The last read says the conversation ends waiting for a reply that will
+   * not come (meaningful while settled). */
+  unfinished: boolean
   live: LiveCall[]
   usage: ContextUsage | null
   mode: Mode
@@ -87,6 +89,19 @@ export const pageSize = 300
 /** Entries re-read when the log changes. */
 export const tailRefreshSize = 120
 
+/** The usage a context preview implies (before any reply was sent). */
+export function usageFromPreview(conversationId: string, p: ContextPreview): ContextUsage {
+  const u = p.usage
+  return {
+    conversationId,
+    usedTokens: u.usedTokens,
+    totalBudget: u.totalBudget,
+    usagePercent: u.usagePercent,
+    remaining: u.remaining,
+    status: u.status as ContextStatus,
+  }
+}
+
 const modeOf = (meta: ConversationMeta | null): Mode =>
   meta?.activeType === 'agent' ? 'agent' : meta?.activeType === 'workflow' ? 'run' : 'chat'
 
@@ -99,6 +114,7 @@ const initial = (): ChatState => ({
   loadingOlder: false,
   streaming: false,
   settled: false,
+  unfinished: false,
   live: [],
   usage: null,
   mode: 'chat',
@@ -129,11 +145,14 @@ export function mergeTail(current: Entry[], tail: Entry[]): { entries: Entry[]; 
   return { entries: out, replaced: false }
 }
 
-/** The text of the newest user message (what Retry sends again). */
+const userKinds = new Set(['user', 'run-input', 'answer'])
+
+/** The text of the newest user message (what Retry sends again), without a
+ * run's header. */
 export function lastUserText(entries: Entry[]): string | null {
   for (let i = entries.length - 1; i >= 0; i--) {
-    const e = entries[i]
-    if (e.type === 'msg' && e.role === 'user' && !e.is_meta && (e.content ?? '').trim()) return userInput(e.content!).text
+    const v = entries[i].view
+    if (v && userKinds.has(v.kind) && (v.text ?? '').trim()) return v.text!
   }
   return null
 }
@@ -277,6 +296,7 @@ export function createChatStore(bridge: Pick<Bridge, 'conversations' | 'chat' | 
           hasMore: page.hasMore,
           streaming: page.streaming,
           settled: !page.streaming,
+          unfinished: !!page.unfinished,
           loading: false,
           mode: modeOf(page.conversation),
           agentId: page.conversation.selectedAgentId ?? '',
@@ -328,6 +348,7 @@ export function createChatStore(bridge: Pick<Bridge, 'conversations' | 'chat' | 
           hasMore: replaced ? page.hasMore : s.hasMore,
           streaming,
           settled: started === replies && !page.streaming,
+          unfinished: !!page.unfinished,
           live: settleLive(entries, s.live, streaming),
         })
       } catch (e) {
@@ -404,7 +425,7 @@ export function createChatStore(bridge: Pick<Bridge, 'conversations' | 'chat' | 
         return preview
       } catch (e) {
         // In Run mode without a run there is no next request to measure.
-        if (isCurrent(id)) store.setState(toBridgeError(e).code === 'RUN_NOT_FOUND' ? { previewLoading: false, preview: null, usage: null } : { previewLoading: false })
+        if (isCurrent(id)) store.setState(toBridgeError(e).code === ErrorCodes.RunNotFound ? { previewLoading: false, preview: null, usage: null } : { previewLoading: false })
         return null
       }
     },

@@ -1,5 +1,5 @@
 import type { ArtifactView, Bridge, BridgeError, RunLogView, RunProgress, RunStatus, Unsubscribe, WidgetAnswer } from '../bridge'
-import { subscribeAll, toBridgeError } from '../bridge'
+import { ErrorCodes, subscribeAll, toBridgeError } from '../bridge'
 import type { ChatStore } from './chatStore'
 import { createStore, type Store } from './store'
 
@@ -158,7 +158,7 @@ export function createRunStore(bridge: Pick<Bridge, 'runs' | 'events'>, chat?: P
       const s = store.getState()
       if (!s.conversationId || s.starting || chat?.getState().streaming) return false
       if (!s.workflowId) {
-        store.setState({ error: toBridgeError({ code: 'E_INVALID_REQUEST', message: 'Choose a workflow to run.' }) })
+        store.setState({ error: toBridgeError({ code: ErrorCodes.InvalidRequest, message: 'Choose a workflow to run.' }) })
         return false
       }
       const id = s.conversationId

@@ -18,6 +18,7 @@ import {
   type SettingsView,
   type WidgetAnswer,
 } from '../bridge'
+import { runInput, withView } from './entries'
 
 /** The bundled demo package as packages.json records it. */
 export const demoPackage: InstalledPackage = {
@@ -54,7 +55,9 @@ export function createFakeBridge(
     recent?: Omit<RecentProject, 'exists'>[]
     current?: ProjectInfo | null
     version?: string
-    conversations?: { meta: Partial<ConversationMeta> & { id: string }; entries?: Entry[] }[]
+    /** Conversations: entries without a view get the view of their role
+     * (test/entries.ts); unfinished is what the backend would say of the log. */
+    conversations?: { meta: Partial<ConversationMeta> & { id: string }; entries?: Entry[]; unfinished?: boolean }[]
     llmConfigured?: boolean
     /** Installed packages (default: the demo). */
     packages?: InstalledPackage[]
@@ -91,11 +94,12 @@ export function createFakeBridge(
   const stamp = () => new Date((clock += 1000)).toISOString()
   let seq = 0
   const newId = (p: string) => `${p}-${++seq}`
-  const convs = new Map<string, { meta: ConversationMeta; entries: Entry[] }>()
+  const convs = new Map<string, { meta: ConversationMeta; entries: Entry[]; unfinished?: boolean }>()
   for (const c of opts.conversations ?? []) {
     convs.set(c.meta.id, {
       meta: { title: 'New conversation', activeType: 'chat', createdAt: stamp(), lastActiveAt: stamp(), messageCount: 0, ...c.meta },
-      entries: [...(c.entries ?? [])],
+      entries: (c.entries ?? []).map(withView),
+      unfinished: c.unfinished,
     })
   }
   const conv = (id: string) => {
@@ -239,7 +243,7 @@ export function createFakeBridge(
       load: vi.fn(async (id: string, limit = 300) => {
         const c = conv(id)
         const n = limit || 300
-        return { conversation: metaOf(c), entries: c.entries.slice(-n), hasMore: c.entries.length > n, streaming: streaming.has(id) }
+        return { conversation: metaOf(c), entries: c.entries.slice(-n), hasMore: c.entries.length > n, streaming: streaming.has(id), unfinished: !streaming.has(id) && !!c.unfinished }
       }),
       loadOlder: vi.fn(async (id: string, beforeId: string, limit = 300) => {
         const c = conv(id)
@@ -263,7 +267,8 @@ export function createFakeBridge(
         streaming.add(req.conversationId)
         // A retry answers the newest user message again: its failures leave the context.
         if (req.retry) c.entries = c.entries.map((e) => (e.partType === 'error' ? { ...e, includeInContext: false } : e))
-        else c.entries.push({ type: 'msg', id: newId('msg'), createdAt: stamp(), role: 'user', content: req.text, mode: req.mode })
+        else c.entries.push({ type: 'msg', id: newId('msg'), createdAt: stamp(), role: 'user', content: req.text, mode: req.mode, view: { kind: 'user', text: req.text } })
+        c.unfinished = false
         c.meta = { ...c.meta, lastActiveAt: stamp() }
       }),
       stop: vi.fn(async (id: string) => streaming.delete(id)),
@@ -386,7 +391,7 @@ export function createFakeBridge(
         runs.set(req.conversationId, run)
         streaming.add(req.conversationId)
         c.entries.push({ type: 'evt', id: newId('evt'), createdAt: t, event: 'run_started', data: { runId: run.runId, workflowId: req.workflowId } })
-        if (req.message) c.entries.push({ type: 'msg', id: newId('msg'), createdAt: t, role: 'user', mode: 'run', runId: run.runId, content: `USER_INPUT\n- forNodeId: capture-idea\n${req.message}` })
+        if (req.message) c.entries.push(runInput(newId('msg'), 'capture-idea', req.message, { createdAt: t, runId: run.runId }))
         const { nodes: _n, complete: _c, active: _a, ...row } = run
         return { ...row, createdAt: t }
       }),
@@ -396,16 +401,14 @@ export function createFakeBridge(
         answers.push({ runId, widgetId, answer })
         streaming.add(r.conversationId)
         runs.set(r.conversationId, { ...r, pendingWidget: undefined, phase: 'running', active: true })
-        conv(r.conversationId).entries.push({
-          type: 'msg',
-          id: newId('msg'),
-          createdAt: stamp(),
-          role: 'user',
-          mode: 'run',
-          runId,
-          content: `USER_INPUT\n- forNodeId: ${r.currentNodeId}\nAnswer`,
-          widget: { widgetId, type: r.pendingWidget?.type, answer },
-        })
+        conv(r.conversationId).entries.push(
+          runInput(newId('msg'), r.currentNodeId, 'Answer', {
+            createdAt: stamp(),
+            runId,
+            widget: { widgetId, type: r.pendingWidget?.type, answer },
+            view: { kind: 'answer', answerTo: widgetId, text: 'Answer', forNode: r.currentNodeId },
+          }),
+        )
       }),
       conversationRun: vi.fn(async (id: string) => runs.get(id) ?? null),
       status: vi.fn(async (runId: string) => runOf(runId)),
@@ -446,7 +449,7 @@ export function createFakeBridge(
     /** Appends entries to a conversation as the engine would. */
     append(id: string, ...entries: Entry[]) {
       const c = conv(id)
-      c.entries.push(...entries)
+      c.entries.push(...entries.map(withView))
       c.meta = { ...c.meta, lastActiveAt: stamp() }
     },
     /** Ends the reply in progress as the app does. */

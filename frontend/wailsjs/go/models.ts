@@ -1,3 +1,127 @@
+export namespace app {
+	
+	export interface AgentInfo {
+	    id: string;
+	    name: string;
+	    title: string;
+	    icon: string;
+	    description: string;
+	}
+	export interface WorkflowInfo {
+	    id: string;
+	    displayName: string;
+	    description: string;
+	    default: boolean;
+	    nodes: number;
+	}
+	export interface ActivePackageView {
+	    packageId: string;
+	    name: string;
+	    version: string;
+	    description: string;
+	    workflows: WorkflowInfo[];
+	    agents: AgentInfo[];
+	    problem?: string;
+	}
+	
+	export interface AgentList {
+	    packageId: string;
+	    agents: AgentInfo[];
+	    problem?: string;
+	}
+	export interface ArtifactView {
+	    path: string;
+	    content: string;
+	    size: number;
+	    truncated: boolean;
+	    binary: boolean;
+	    modifiedAt: string;
+	}
+	export interface ConnectionResult {
+	    ok: boolean;
+	    code?: string;
+	    message: string;
+	    model: string;
+	    baseUrl: string;
+	    latencyMs: number;
+	}
+	export interface ConversationPage {
+	    conversation: conversation.ConversationMeta;
+	    entries: conversation.EntryView[];
+	    hasMore: boolean;
+	    streaming: boolean;
+	    unfinished: boolean;
+	}
+	export interface ExecLogLine {
+	    ts: string;
+	    type: string;
+	    tool?: string;
+	    toolCallId?: string;
+	    args?: string;
+	    ok?: boolean;
+	    code?: string;
+	    durationMs?: number;
+	    raw: string;
+	}
+	export interface PackageImport {
+	    ok: boolean;
+	    package?: packages.Installed;
+	    problems: packages.Problem[];
+	    warnings: packages.Problem[];
+	    file: string;
+	}
+	export interface PackagesView {
+	    packages: packages.Installed[];
+	    activePackageId: string;
+	    demoError?: string;
+	    demoInstalled: boolean;
+	    demoName: string;
+	}
+	export interface ProjectInfo {
+	    id: string;
+	    name: string;
+	    root: string;
+	    dataDir: string;
+	    activePackageId: string;
+	}
+	export interface RunLogView {
+	    runId: string;
+	    lines: ExecLogLine[];
+	    truncated: boolean;
+	}
+	export interface SendRequest {
+	    conversationId: string;
+	    text: string;
+	    mode: string;
+	    agentId: string;
+	    retry?: boolean;
+	}
+	export interface SettingsView {
+	    settings: settings.Settings;
+	    overrides: settings.Override[];
+	    llmConfigured: boolean;
+	    hasApiKey: boolean;
+	    path: string;
+	}
+	export interface StartRunRequest {
+	    conversationId: string;
+	    workflowId: string;
+	    packageId?: string;
+	    agentId: string;
+	    message: string;
+	}
+	export interface ToolResultView {
+	    conversationId: string;
+	    messageId: string;
+	    toolCallId: string;
+	    toolName: string;
+	    content: string;
+	    size: number;
+	    truncated: boolean;
+	}
+
+}
+
 export namespace compression {
 	
 	export interface Breakdown {
@@ -112,14 +236,14 @@ export namespace contextbuilder {
 	export interface Message {
 	    role: string;
 	    content?: string;
-	    tool_calls?: convlog.ToolCall[];
+	    tool_calls?: conversation.ToolCall[];
 	    tool_call_id?: string;
 	    name?: string;
 	}
 
 }
 
-export namespace convlog {
+export namespace conversation {
 	
 	export interface Checkpoint {
 	    name: string;
@@ -151,6 +275,29 @@ export namespace convlog {
 	    logSize?: number;
 	    hasSummary?: boolean;
 	}
+	export interface QuestionView {
+	    widgetId: string;
+	    state: string;
+	    widget: number[];
+	    answer?: number[];
+	}
+	export interface ErrorBlock {
+	    code: string;
+	    message: string;
+	    retryable: boolean;
+	    status?: number;
+	    provider?: string;
+	    fields?: Record<string, string>;
+	}
+	export interface View {
+	    kind: string;
+	    text?: string;
+	    forNode?: string;
+	    error?: ErrorBlock;
+	    latest?: boolean;
+	    question?: QuestionView;
+	    answerTo?: string;
+	}
 	export interface FunctionCall {
 	    name: string;
 	    arguments: string;
@@ -160,7 +307,7 @@ export namespace convlog {
 	    type: string;
 	    function: FunctionCall;
 	}
-	export interface Entry {
+	export interface EntryView {
 	    type: string;
 	    id: string;
 	    createdAt: string;
@@ -188,9 +335,33 @@ export namespace convlog {
 	    data?: number[];
 	    ref_msg_id?: string;
 	    updatedAt?: string;
+	    view: View;
 	}
 	
 	
+	
+	
+	
+	export interface Usage {
+	    promptTokens: number;
+	    completionTokens: number;
+	    totalTokens: number;
+	}
+
+}
+
+export namespace convlog {
+	
+	export interface SearchHit {
+	    conversationId: string;
+	    title: string;
+	    lastActiveAt: string;
+	    titleMatch: boolean;
+	    matches: number;
+	    messageId?: string;
+	    role?: string;
+	    snippet?: string;
+	}
 
 }
 
@@ -203,19 +374,11 @@ export namespace engine {
 	    output?: compression.Output;
 	    record: compression.Record;
 	}
-	export interface UsageEvent {
-	    conversationId: string;
-	    usedTokens: number;
-	    totalBudget: number;
-	    usagePercent: number;
-	    remaining: number;
-	    status: string;
-	}
 	export interface PreviewMessage {
 	    index: number;
 	    role: string;
 	    content?: string;
-	    tool_calls?: convlog.ToolCall[];
+	    tool_calls?: conversation.ToolCall[];
 	    tool_call_id?: string;
 	    name?: string;
 	    sourceId?: string;
@@ -231,145 +394,115 @@ export namespace engine {
 	    messages: PreviewMessage[];
 	    toolNames: string[];
 	    toolTokens: number;
-	    usage: UsageEvent;
+	    usage: events.UsageEvent;
 	    build: contextbuilder.Debug;
 	    compression?: PreviewCompression;
 	    notes?: string[];
 	}
 	
-	
 
 }
 
-export namespace main {
+export namespace events {
 	
-	export interface AgentInfo {
-	    id: string;
-	    name: string;
-	    title: string;
-	    icon: string;
-	    description: string;
-	}
-	export interface WorkflowInfo {
-	    id: string;
-	    displayName: string;
-	    description: string;
-	    default: boolean;
-	    nodes: number;
-	}
-	export interface ActivePackageView {
-	    packageId: string;
-	    name: string;
-	    version: string;
-	    description: string;
-	    workflows: WorkflowInfo[];
-	    agents: AgentInfo[];
-	    problem?: string;
-	}
-	
-	export interface AgentList {
-	    packageId: string;
-	    agents: AgentInfo[];
-	    problem?: string;
-	}
-	export interface ArtifactView {
-	    path: string;
-	    content: string;
-	    size: number;
-	    truncated: boolean;
-	    binary: boolean;
-	    modifiedAt: string;
-	}
-	export interface ConnectionResult {
-	    ok: boolean;
-	    code?: string;
+	export interface Error {
+	    code: string;
 	    message: string;
-	    model: string;
-	    baseUrl: string;
-	    latencyMs: number;
 	}
-	export interface ConversationPage {
-	    conversation: convlog.ConversationMeta;
-	    entries: convlog.Entry[];
-	    hasMore: boolean;
-	    streaming: boolean;
+	export interface ChangeEvent {
+	    conversationId: string;
+	    kind: string;
+	    external?: boolean;
+	    streaming?: boolean;
+	    error?: Error;
 	}
-	export interface ExecLogLine {
-	    ts: string;
+	
+	export interface NodeProgress {
+	    id: string;
+	    title?: string;
 	    type: string;
-	    tool?: string;
-	    toolCallId?: string;
-	    args?: string;
-	    ok?: boolean;
-	    code?: string;
-	    durationMs?: number;
-	    raw: string;
+	    status: string;
 	}
-	export interface PackageImport {
-	    ok: boolean;
-	    package?: packages.Installed;
-	    problems: packages.Problem[];
-	    warnings: packages.Problem[];
-	    file: string;
-	}
-	export interface PackagesView {
-	    packages: packages.Installed[];
-	    activePackageId: string;
-	    demoError?: string;
-	    demoInstalled: boolean;
-	    demoName: string;
-	}
-	export interface ProjectInfo {
-	    id: string;
-	    name: string;
-	    root: string;
-	    dataDir: string;
-	    activePackageId: string;
-	}
-	export interface RunLogView {
+	export interface ProgressEvent {
 	    runId: string;
-	    lines: ExecLogLine[];
-	    truncated: boolean;
-	}
-	export interface SearchHit {
 	    conversationId: string;
-	    title: string;
-	    lastActiveAt: string;
-	    titleMatch: boolean;
-	    matches: number;
-	    messageId?: string;
-	    role?: string;
-	    snippet?: string;
-	}
-	export interface SendMessageRequest {
-	    conversationId: string;
-	    text: string;
-	    mode: string;
-	    agentId: string;
-	    retry?: boolean;
-	}
-	export interface SettingsView {
-	    settings: settings.Settings;
-	    overrides: settings.Override[];
-	    llmConfigured: boolean;
-	    hasApiKey: boolean;
-	    path: string;
-	}
-	export interface StartRunRequest {
-	    conversationId: string;
+	    packageId: string;
 	    workflowId: string;
-	    agentId: string;
-	    message: string;
+	    activeAgentId: string;
+	    phase: string;
+	    currentNodeId: string;
+	    effectiveAgentId?: string;
+	    stepsCompleted: string[];
+	    artifacts: string[];
+	    complete: boolean;
+	    nodes?: NodeProgress[];
+	    lastError?: Error;
+	    updatedAt: string;
 	}
-	export interface ToolResultView {
+	export interface ToolEndEvent {
 	    conversationId: string;
 	    messageId: string;
 	    toolCallId: string;
 	    toolName: string;
-	    content: string;
-	    size: number;
-	    truncated: boolean;
+	    ok: boolean;
+	    durationMs: number;
+	    resultMessageId?: string;
+	    pending?: boolean;
+	    interrupted?: boolean;
+	    error?: Error;
 	}
+	export interface ToolStartEvent {
+	    conversationId: string;
+	    messageId: string;
+	    toolCallId: string;
+	    toolName: string;
+	    index: number;
+	}
+	export interface StreamEndEvent {
+	    conversationId: string;
+	    messageId: string;
+	    finishReason?: string;
+	    usage?: conversation.Usage;
+	    toolCalls: number;
+	    error?: Error;
+	    retrying?: boolean;
+	}
+	export interface StreamChunkEvent {
+	    conversationId: string;
+	    messageId: string;
+	    delta: string;
+	}
+	export interface StreamStartEvent {
+	    conversationId: string;
+	    messageId: string;
+	    mode: string;
+	    agentId?: string;
+	    turn: number;
+	}
+	export interface UsageEvent {
+	    conversationId: string;
+	    usedTokens: number;
+	    totalBudget: number;
+	    usagePercent: number;
+	    remaining: number;
+	    status: string;
+	}
+	export interface Payloads {
+	    "context:usage": UsageEvent;
+	    "llm:stream-start": StreamStartEvent;
+	    "llm:stream-chunk": StreamChunkEvent;
+	    "llm:stream-end": StreamEndEvent;
+	    "llm:stream-tool-start": ToolStartEvent;
+	    "llm:stream-tool-end": ToolEndEvent;
+	    "conversation:changed": ChangeEvent;
+	    "runs:progressUpdated": ProgressEvent;
+	}
+	
+	
+	
+	
+	
+	
 
 }
 
@@ -505,10 +638,6 @@ export namespace tools {
 
 export namespace workflow {
 	
-	export interface RunError {
-	    code: string;
-	    message: string;
-	}
 	export interface Run {
 	    runId: string;
 	    packageId: string;
@@ -519,16 +648,9 @@ export namespace workflow {
 	    currentNodeId: string;
 	    stepsCompleted: string[];
 	    artifacts: string[];
-	    lastError?: RunError;
+	    lastError?: events.Error;
 	    createdAt: string;
 	    updatedAt: string;
-	}
-	
-	export interface NodeProgress {
-	    id: string;
-	    title?: string;
-	    type: string;
-	    status: string;
 	}
 	export interface RunStatus {
 	    runId: string;
@@ -542,8 +664,8 @@ export namespace workflow {
 	    stepsCompleted: string[];
 	    artifacts: string[];
 	    complete: boolean;
-	    nodes?: NodeProgress[];
-	    lastError?: RunError;
+	    nodes?: events.NodeProgress[];
+	    lastError?: events.Error;
 	    updatedAt: string;
 	    pendingWidget?: tools.Widget;
 	    active: boolean;

@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useState } from 'react'
+import { ErrorCodes } from '../../bridge'
 import { ErrorBanner } from '../../components/ErrorBanner'
 import { ContextInspector } from '../context/ContextInspector'
 import { ArtifactViewer } from '../runs/ArtifactViewer'
@@ -55,7 +56,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
           {error && (
             <div className="chat-error">
               <ErrorBanner error={error} onDismiss={chat.actions.dismissError} />
-              {(error.code === 'E_LLM_NOT_CONFIGURED' || error.code.startsWith('LLM_')) && (
+              {(error.code === ErrorCodes.LLMNotConfigured || error.code.startsWith('LLM_')) && (
                 <button type="button" className="btn btn-small" onClick={() => settings.actions.show()}>
                   Open Settings
                 </button>

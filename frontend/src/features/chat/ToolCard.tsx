@@ -2,7 +2,8 @@ import { useState } from 'react'
 import type { Entry, ToolCall, ToolResultView } from '../../bridge'
 import { Modal } from '../../components/Modal'
 import { useStores } from '../../stores'
-import { argsPreview, formatDuration, prettyArgs, readableOutput, type ToolStatus } from './messageRows'
+import { argsPreview, formatDuration, prettyArgs, readableOutput } from '../../lib/format'
+import type { ToolStatus } from './messageRows'
 
 const statusText: Record<ToolStatus, string> = {
   running: 'running',

@@ -1,7 +1,9 @@
+import { readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
 import type { Entry } from '../../bridge'
-import { answerOf, argsPreview, buildRows, describeEvent, formatDuration, parseErrorContent, pendingWidgetIds, readableOutput, userInput, widgetOf } from './messageRows'
+import { answer, evt, failure, msg, question, runInput } from '../../test/entries'
+import { buildRows, describeEvent } from './messageRows'
 
-const msg = (id: string, role: string, content: string | undefined, extra: Partial<Entry> = {}): Entry => ({ type: 'msg', id, createdAt: '', role, content, ...extra })
 const call = (id: string, name: string, args = '{}') => ({ id, type: 'function', function: { name, arguments: args } })
 
 describe('buildRows (tool calls and results are never bubbles)', () => {
@@ -15,7 +17,7 @@ describe('buildRows (tool calls and results are never bubbles)', () => {
     msg('a3', 'assistant', 'Done.'),
     msg('meta', 'user', 'hidden', { is_meta: true }),
     msg('dev', 'developer', 'hidden'),
-    { type: 'evt', id: 'e1', createdAt: '', event: 'compaction', data: { strategy: 'key-messages', compactedIds: ['u1', 'a1'], tokensBefore: 900, tokensAfter: 300 } },
+    evt('e1', 'compaction', { strategy: 'key-messages', compactedIds: ['u1', 'a1'], tokensBefore: 900, tokensAfter: 300 }),
     msg('orphan', 'tool', 'result without its call', { tool_call_id: 'gone', tool_name: 'fs.list' }),
   ]
 
@@ -57,76 +59,30 @@ describe('buildRows (tool calls and results are never bubbles)', () => {
     expect(rows.map((r) => r.kind)).toEqual(['user', 'live', 'live-tool'])
   })
 
-  it('makes only the newest error actionable, and not after a later user message', () => {
-    const err = (id: string) => msg(id, 'assistant', `partial\n\nLLM_ERROR\n- code: LLM_TIMEOUT\n- message: no data for 60s\n- retryable: true`, { partType: 'error' })
-    const open = buildRows([msg('u', 'user', 'q'), err('e1'), msg('u2', 'user', 'again'), err('e2')])
-    expect(open.filter((r) => r.kind === 'error').map((r) => r.kind === 'error' && r.latest)).toEqual([false, true])
-    const answered = buildRows([msg('u', 'user', 'q'), err('e1'), msg('u2', 'user', 'continue')])
-    expect(answered.find((r) => r.kind === 'error')).toMatchObject({ latest: false })
+  it('shows a failure with its partial answer, actionable when the backend says it is the latest', () => {
+    const rows = buildRows([msg('u', 'user', 'q'), failure('e1', 'partial', 'LLM_TIMEOUT', 'no data for 60s'), msg('u2', 'user', 'again'), failure('e2', 'partial', 'LLM_TIMEOUT', 'no data for 60s', { latest: true })])
+    const errors = rows.filter((r) => r.kind === 'error')
+    expect(errors.map((r) => r.kind === 'error' && r.latest)).toEqual([false, true])
+    expect(errors[1]).toMatchObject({ partial: 'partial', error: { code: 'LLM_TIMEOUT', message: 'no data for 60s' } })
   })
 })
 
 describe('buildRows: a reply that never finished', () => {
-  const evt = (id: string): Entry => ({ type: 'evt', id, createdAt: '', event: 'checkpoint', data: { name: 'cp' } })
-  const tools = [msg('a1', 'assistant', undefined, { tool_calls: [call('c1', 'fs.list')] })]
-  const widget = (answered: boolean): Entry[] => [
-    msg('a2', 'assistant', undefined, { runId: 'r1', tool_calls: [call('k1', 'ui.ask_user', '{"type":"confirmation","prompt":"Go?"}')] }),
-    msg('t2', 'tool', '{"ok":true,"pending":true}', { runId: 'r1', tool_call_id: 'k1', tool_name: 'ui.ask_user', widget: { widgetId: 'w1', createdAt: '', type: 'confirmation', prompt: 'Go?' } }),
-    ...(answered ? [msg('u3', 'user', 'Answer to "Go?" (widget w1):\nyes', { runId: 'r1', widget: { widgetId: 'w1', type: 'confirmation', answer: { confirmed: true } } })] : []),
-  ]
-  const cases: { name: string; entries: Entry[]; unfinished: boolean }[] = [
-    { name: 'a user message without a reply', entries: [msg('u1', 'user', 'hi')], unfinished: true },
-    { name: 'a user message, then only a checkpoint', entries: [msg('u1', 'user', 'hi'), evt('e1')], unfinished: true },
-    { name: 'a tool call without its result', entries: [msg('u1', 'user', 'list'), ...tools], unfinished: true },
-    { name: 'a tool result without the answer after it', entries: [msg('u1', 'user', 'list'), ...tools, msg('t1', 'tool', '{}', { tool_call_id: 'c1' })], unfinished: true },
-    { name: 'reasoning without the answer', entries: [msg('u1', 'user', 'why'), msg('r1', 'assistant', 'hmm', { partType: 'thinking' })], unfinished: true },
-    { name: 'an answered widget without what followed', entries: widget(true), unfinished: true },
-    { name: 'an answer', entries: [msg('u1', 'user', 'hi'), msg('a9', 'assistant', 'hello')], unfinished: false },
-    { name: 'a persisted failure', entries: [msg('u1', 'user', 'hi'), msg('x', 'assistant', 'LLM_ERROR\n- code: LLM_TIMEOUT', { partType: 'error' })], unfinished: false },
-    { name: 'a widget waiting for its answer', entries: widget(false), unfinished: false },
-    { name: 'nothing', entries: [], unfinished: false },
-  ]
-  for (const c of cases) {
-    it(`${c.unfinished ? 'ends' : 'does not end'} in an unfinished row after ${c.name}`, () => {
-      const rows = buildRows(c.entries, [], false, true)
-      expect(rows.filter((r) => r.kind === 'unfinished')).toHaveLength(c.unfinished ? 1 : 0)
-      if (c.unfinished) expect(rows[rows.length - 1].kind).toBe('unfinished')
-    })
-  }
+  it('ends in an unfinished row when the page says so and nothing runs', () => {
+    const entries = [msg('u1', 'user', 'hi')]
+    const rows = buildRows(entries, [], false, true)
+    expect(rows[rows.length - 1].kind).toBe('unfinished')
+    expect(buildRows(entries, [], false, false).some((r) => r.kind === 'unfinished')).toBe(false)
+  })
 
-  it('says nothing while a reply runs, while its live calls show, or about entries read during a reply', () => {
+  it('says nothing while a reply runs or while its live calls show', () => {
     const entries = [msg('u1', 'user', 'hi')]
     expect(buildRows(entries, [], true, true).some((r) => r.kind === 'unfinished')).toBe(false)
     expect(buildRows(entries, [{ messageId: 'l1', turn: 0, text: 'He', tools: [], ended: true }], false, true).some((r) => r.kind === 'unfinished')).toBe(false)
-    expect(buildRows(entries, [], false, false).some((r) => r.kind === 'unfinished')).toBe(false)
   })
 })
 
-describe('parseErrorContent', () => {
-  it('splits the partial text from the LLM_ERROR block', () => {
-    const r = parseErrorContent('Half an ans\n\nLLM_ERROR\n- code: LLM_NETWORK\n- message: the connection closed\n- retryable: true\n- provider: 127.0.0.1:9')
-    expect(r.partial).toBe('Half an ans')
-    expect(r.error).toMatchObject({ code: 'LLM_NETWORK', message: 'the connection closed', retryable: true })
-    expect(r.error.fields.provider).toBe('127.0.0.1:9')
-  })
-  it('handles a block without partial text and text without a block', () => {
-    expect(parseErrorContent('LLM_ERROR\n- code: LLM_AUTH\n- message: bad key').partial).toBe('')
-    expect(parseErrorContent('something odd').error).toMatchObject({ code: 'LLM_ERROR', message: 'something odd' })
-  })
-})
-
-describe('helpers', () => {
-  it('previews arguments on one line', () => {
-    expect(argsPreview('{"path":"@project","depth":2}')).toBe('path: @project, depth: 2')
-    expect(argsPreview('{"path": "@pro')).toBe('{"path": "@pro')
-    expect(argsPreview(JSON.stringify({ text: 'x'.repeat(300) })).length).toBe(120)
-  })
-  it('formats durations', () => {
-    expect(formatDuration(undefined)).toBe('')
-    expect(formatDuration(12)).toBe('12 ms')
-    expect(formatDuration(1500)).toBe('1.5 s')
-    expect(formatDuration(125000)).toBe('2 min 5 s')
-  })
+describe('describeEvent', () => {
   it('labels checkpoint, fork and mode events', () => {
     expect(describeEvent({ type: 'evt', id: 'x', createdAt: '', event: 'checkpoint', data: { name: 'v1' } }).label).toBe('Checkpoint “v1”')
     expect(describeEvent({ type: 'evt', id: 'x', createdAt: '', event: 'fork_origin', data: { parentTitle: 'Main', checkpoint: 'v1' } })).toEqual({ label: 'Forked from “Main”', detail: 'at checkpoint “v1”' })
@@ -134,57 +90,42 @@ describe('helpers', () => {
   })
 })
 
-describe('readableOutput', () => {
-  it('pretty-prints JSON and shows a content field as text', () => {
-    expect(readableOutput('{"ok":true,"path":"a","content":"line 1\\nline 2"}')).toBe('{\n  "ok": true,\n  "path": "a"\n}\n\ncontent:\nline 1\nline 2')
-    expect(readableOutput('{"entries":[1,2]}')).toBe('{\n  "entries": [\n    1,\n    2\n  ]\n}')
-    expect(readableOutput('plain text')).toBe('plain text')
-    expect(readableOutput('{broken')).toBe('{broken')
-  })
-})
-
-describe('buildRows in run mode (ui.ask_user widgets)', () => {
-  const ask = (id: string, callId: string, widget: Record<string, unknown>, runId = 'r1'): Entry[] => [
-    msg(`a-${id}`, 'assistant', undefined, { runId, mode: 'run', tool_calls: [call(callId, 'ui.ask_user', JSON.stringify({ type: widget.type, prompt: widget.prompt }))] }),
-    msg(`t-${id}`, 'tool', '{"ok":true,"pending":true}', { runId, mode: 'run', tool_call_id: callId, tool_name: 'ui.ask_user', widget: { widgetId: id, createdAt: '', ...widget } }),
-  ]
+describe('buildRows in run mode (ui.ask_user questions)', () => {
   const selection = { type: 'selection', prompt: 'Which format?', options: [{ value: 'one', label: 'One page' }, { value: 'bullets', label: 'Bullets' }] }
 
-  it('shows the pending widget instead of a tool card', () => {
-    const rows = buildRows([msg('u1', 'user', 'USER_INPUT\n- forNodeId: capture-idea\nmy idea', { runId: 'r1', mode: 'run' }), ...ask('w1', 'k1', selection)])
+  it('shows the pending question instead of a tool card, and a run input without its header', () => {
+    const rows = buildRows([runInput('u1', 'capture-idea', 'my idea', { runId: 'r1' }), ...question('w1', 'k1', selection, 'pending')])
     expect(rows.map((r) => r.kind)).toEqual(['user', 'widget'])
     expect(rows[0]).toMatchObject({ text: 'my idea', forNode: 'capture-idea' })
-    expect(rows[1]).toMatchObject({ kind: 'widget', state: 'pending', runId: 'r1' })
+    expect(rows[1]).toMatchObject({ kind: 'widget', state: 'pending', runId: 'r1', widget: { widgetId: 'w1', prompt: 'Which format?' } })
   })
 
-  it('shows an answered widget with its answer and hides the message that carries it', () => {
-    const answer = msg('u2', 'user', 'USER_INPUT\n- forNodeId: check-clarity\nAnswer to "Which format?" (widget w1):\nOne page', {
-      runId: 'r1',
-      mode: 'run',
-      widget: { widgetId: 'w1', type: 'selection', answer: { selected: 'one' } },
-    })
-    const rows = buildRows([...ask('w1', 'k1', selection), answer, msg('a9', 'assistant', 'Thanks.', { runId: 'r1' })])
+  it('shows an answered question with its answer and hides the message that carries it', () => {
+    const record = { widgetId: 'w1', type: 'selection', answer: { selected: 'one' } }
+    const rows = buildRows([...question('w1', 'k1', selection, 'answered', 'r1', record), answer('u2', 'w1', 'selection', { selected: 'one' }, 'One page'), msg('a9', 'assistant', 'Thanks.', { runId: 'r1' })])
     expect(rows.map((r) => r.kind)).toEqual(['widget', 'assistant'])
     expect(rows[0]).toMatchObject({ state: 'answered', answer: { widgetId: 'w1', answer: { selected: 'one' } } })
   })
 
-  it('marks a widget the conversation went past as unanswered, per run', () => {
-    const rows = buildRows([...ask('w1', 'k1', selection), msg('u2', 'user', 'something else', { runId: 'r1' }), ...ask('w2', 'k2', selection, 'r2')])
-    const widgets = rows.filter((r) => r.kind === 'widget')
-    expect(widgets.map((r) => r.kind === 'widget' && `${r.widget.widgetId}:${r.state}`)).toEqual(['w1:unanswered', 'w2:pending'])
-    expect(pendingWidgetIds([...ask('w1', 'k1', selection), msg('x', 'tool', 'other result', { runId: 'r1', tool_call_id: 'zz' })])).toEqual(new Set(['w1']))
+  it('shows an answer whose question is not loaded as the user message it is', () => {
+    const rows = buildRows([answer('u2', 'w1', 'selection', { selected: 'one' }, 'One page')])
+    expect(rows).toMatchObject([{ kind: 'user', text: 'One page', forNode: 'check-clarity' }])
   })
+})
 
-  it('reads widgets stored as JSON text and ignores malformed ones', () => {
-    const t = msg('t1', 'tool', 'x', { tool_call_id: 'k', runId: 'r1', widget: JSON.stringify({ widgetId: 'w9', type: 'confirmation', prompt: 'Sure?' }) })
-    expect(widgetOf(t)?.widgetId).toBe('w9')
-    expect(widgetOf(msg('t2', 'tool', 'x', { widget: '{broken' }))).toBeNull()
-    expect(widgetOf(msg('t3', 'tool', 'x', { widget: { type: 'confirmation' } }))).toBeNull()
-    expect(answerOf(msg('u', 'user', 'x', { widget: { widgetId: 'w9', type: 'confirmation', answer: { confirmed: true } } }))?.answer.confirmed).toBe(true)
-  })
+// The rows of what the backend sends for a run's conversation: the views of
+// backend/conversation/testdata/views.golden.json (written by its Go test).
+describe('buildRows over the backend views', () => {
+  const golden = JSON.parse(readFileSync(resolve(process.cwd(), '../backend/conversation/testdata/views.golden.json'), 'utf8')) as {
+    entries: Entry[]
+    unfinished: boolean
+  }
 
-  it('strips the USER_INPUT header only when it is one', () => {
-    expect(userInput('USER_INPUT\n- forNodeId: end\nhello\nworld')).toEqual({ text: 'hello\nworld', forNode: 'end' })
-    expect(userInput('plain text')).toEqual({ text: 'plain text' })
+  it('renders every entry as the backend decoded it', () => {
+    const rows = buildRows(golden.entries, [], false, golden.unfinished)
+    expect(rows.map((r) => `${r.kind}:${r.key}`)).toEqual(['event:e0', 'user:u1', 'assistant:a1', 'tool:a1:c1', 'widget:a-w1:k1', 'error:x1'])
+    expect(rows[1]).toMatchObject({ text: 'A grocery list for roommates.', forNode: 'capture-idea' })
+    expect(rows[4]).toMatchObject({ state: 'answered', widget: { prompt: 'Which format?' }, answer: { answer: { selected: 'one' } } })
+    expect(rows[5]).toMatchObject({ partial: 'Half', latest: true, error: { code: 'LLM_AUTH', message: 'bad key', retryable: false } })
   })
 })

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react'
 import type { ContextPreview, PreviewDecision, PreviewMessage } from '../../bridge'
 import { Modal } from '../../components/Modal'
 import { useStore, useStores } from '../../stores'
-import { formatPercent, formatTokens, statusFor } from './meter'
+import { formatPercent, formatTokens } from './meter'
 import { count } from '../../lib/count'
 
 /** The context inspector: exactly what the next request would contain
@@ -33,7 +33,7 @@ export function ContextInspector({ onClose }: { onClose: () => void }) {
 
 function PreviewBody({ p }: { p: ContextPreview }) {
   const u = p.usage
-  const status = u.status === 'compressing' ? 'compressing' : statusFor(u.usagePercent)
+  const status = u.status
   return (
     <div className="inspector" data-testid="inspector-body">
       <dl className="inspector-summary">

@@ -1,20 +1,10 @@
-import type { ContextPreview, ContextStatus, ContextUsage } from '../../bridge'
+import type { ContextStatus, ContextUsage } from '../../bridge'
 
-/** Thresholds of the context meter (contracts.md): normal below 60 %,
- * warning from 60 to 80 %, critical above 80 %. */
-export const warningPercent = 60
-export const criticalPercent = 80
-
-export function statusFor(percent: number): Exclude<ContextStatus, 'compressing'> {
-  if (percent > criticalPercent) return 'critical'
-  if (percent >= warningPercent) return 'warning'
-  return 'normal'
-}
-
-/** The status to show: "compressing" as sent, otherwise from the percentage
- * (so a meter never disagrees with its own number). */
-export function displayStatus(u: Pick<ContextUsage, 'status' | 'usagePercent'>): ContextStatus {
-  return u.status === 'compressing' ? 'compressing' : statusFor(u.usagePercent)
+/** The status to show, as the backend measured it (its thresholds, in
+ * backend/compression, are the only ones: normal below 60 %, warning from 60
+ * to 80 %, critical above 80 %, or compressing). */
+export function displayStatus(u: Pick<ContextUsage, 'status'>): ContextStatus {
+  return u.status
 }
 
 export const statusLabel: Record<ContextStatus, string> = {
@@ -38,17 +28,4 @@ export function formatTokens(n: number): string {
 export function formatPercent(p: number): string {
   if (!Number.isFinite(p)) return '–'
   return p < 10 ? `${p.toFixed(1)}%` : `${Math.round(p)}%`
-}
-
-/** The usage a context preview implies (before any reply was sent). */
-export function usageFromPreview(conversationId: string, p: ContextPreview): ContextUsage {
-  const u = p.usage
-  return {
-    conversationId,
-    usedTokens: u.usedTokens,
-    totalBudget: u.totalBudget,
-    usagePercent: u.usagePercent,
-    remaining: u.remaining,
-    status: statusFor(u.usagePercent),
-  }
 }

@@ -1,4 +1,4 @@
-import './runs.css'
+import './PhaseBadge.css'
 
 const labels: Record<string, string> = {
   idle: 'idle',
@@ -10,9 +10,9 @@ const labels: Record<string, string> = {
 
 /** A run phase (idle | running | waiting-user | completed | failed) as a
  * coloured badge; running pulses. */
-export function PhaseBadge({ phase, testId = 'run-phase' }: { phase: string; testId?: string }) {
+export function PhaseBadge({ phase, testId = 'run-phase', small = false }: { phase: string; testId?: string; small?: boolean }) {
   return (
-    <span className={`phase-badge is-${phase}`} data-testid={testId} data-phase={phase} title={`Run phase: ${phase}`}>
+    <span className={`phase-badge is-${phase}${small ? ' is-small' : ''}`} data-testid={testId} data-phase={phase} title={`Run phase: ${phase}`}>
       {labels[phase] ?? phase}
     </span>
   )

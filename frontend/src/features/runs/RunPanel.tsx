@@ -1,6 +1,6 @@
 import { useEffect, useRef } from 'react'
 import { useStore, useStores } from '../../stores'
-import { formatDuration } from '../chat/messageRows'
+import { formatDuration } from '../../lib/format'
 import { PhaseBadge } from './PhaseBadge'
 import { agentName, callSummary, clock, describeLogLine, nodeCounts, toolCalls, workflowTitle } from './runInfo'
 import { count } from '../../lib/count'

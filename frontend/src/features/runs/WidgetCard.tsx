@@ -1,10 +1,9 @@
 import { useState, type FormEvent } from 'react'
-import type { Widget, WidgetAnswer, WidgetAnswerRecord, WidgetField } from '../../bridge'
+import type { QuestionState, Widget, WidgetAnswer, WidgetAnswerRecord, WidgetField } from '../../bridge'
 import { useStore, useStores } from '../../stores'
-import type { WidgetState } from '../chat/messageRows'
 import './runs.css'
 
-const stateLabel: Record<WidgetState, string> = {
+const stateLabel: Record<QuestionState, string> = {
   pending: 'Waiting for your answer',
   answered: 'Answered',
   unanswered: 'Not answered',
@@ -54,7 +53,7 @@ export function describeAnswer(w: Widget, a: WidgetAnswerRecord): string {
  * a selection or a short form. While the run waits for it the user answers
  * here (the run then continues); once answered it stays read-only with the
  * answer, also after a reload (the answer is read back from the log). */
-export function WidgetCard({ widget, state, answer, runId }: { widget: Widget; state: WidgetState; answer?: WidgetAnswerRecord; runId: string }) {
+export function WidgetCard({ widget, state, answer, runId }: { widget: Widget; state: QuestionState; answer?: WidgetAnswerRecord; runId: string }) {
   const { runs, chat } = useStores()
   const answering = useStore(runs, (s) => s.answering === widget.widgetId)
   const streaming = useStore(chat, (s) => s.streaming)

@@ -1,5 +1,5 @@
 import type { ActivePackageView, ExecLogLine, NodeProgress, RunStatus } from '../../bridge'
-import { argsPreview } from '../chat/messageRows'
+import { argsPreview } from '../../lib/format'
 
 /** The display name of a run's workflow (its id when the package does not list it). */
 export function workflowTitle(active: ActivePackageView | null, workflowId: string): string {

@@ -1,11 +1,11 @@
 import { act, screen, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import type { Entry, RunStatus } from '../../bridge'
+import { answer, msg, question, runInput } from '../../test/entries'
 import { createFakeBridge, demoNodes, demoPackage } from '../../test/fakeBridge'
 import { renderWithStores } from '../../test/render'
 import { App } from '../../App'
 
-const msg = (id: string, role: string, content: string | undefined, extra: Partial<Entry> = {}): Entry => ({ type: 'msg', id, createdAt: '', role, content, ...extra })
 const project = { id: 'p1', name: 'alpha', root: '/home/me/alpha', dataDir: '/d', activePackageId: demoPackage.id }
 
 const sized = ['offsetHeight', 'offsetWidth', 'clientHeight', 'clientWidth'] as const
@@ -41,10 +41,9 @@ function runAt(over: Partial<RunStatus> = {}): RunStatus {
   }
 }
 
-const askEntries = (widget: Record<string, unknown>): Entry[] => [
-  msg('u1', 'user', 'USER_INPUT\n- forNodeId: capture-idea\nA grocery list for roommates', { runId: 'r1', mode: 'run' }),
-  msg('a1', 'assistant', undefined, { runId: 'r1', mode: 'run', tool_calls: [{ id: 'k1', type: 'function', function: { name: 'ui.ask_user', arguments: '{}' } }] }),
-  msg('t1', 'tool', '{"ok":true,"pending":true}', { runId: 'r1', mode: 'run', tool_call_id: 'k1', tool_name: 'ui.ask_user', widget }),
+const askEntries = (widget: Record<string, unknown>, state: 'pending' | 'answered' = 'pending', record?: unknown): Entry[] => [
+  runInput('u1', 'capture-idea', 'A grocery list for roommates', { runId: 'r1' }),
+  ...question(String(widget.widgetId), 'k1', widget, state, 'r1', record),
 ]
 
 function renderRun(entries: Entry[], run: RunStatus | null, opts: Parameters<typeof createFakeBridge>[0] = {}) {
@@ -167,13 +166,10 @@ describe('ui.ask_user widgets inline', () => {
   })
 
   it('shows an answered widget read-only with its answer (as after a reload)', async () => {
+    const record = { widgetId: 'w1', type: 'selection', answer: { selected: 'one' } }
     const entries = [
-      ...askEntries(selection),
-      msg('u2', 'user', 'USER_INPUT\n- forNodeId: check-clarity\nAnswer to "Which format should the brief have?" (widget w1):\nOne page', {
-        runId: 'r1',
-        mode: 'run',
-        widget: { widgetId: 'w1', type: 'selection', answer: { selected: 'one' } },
-      }),
+      ...askEntries(selection, 'answered', record),
+      answer('u2', 'w1', 'selection', { selected: 'one' }, 'Answer to "Which format should the brief have?" (widget w1):\nOne page'),
       msg('a2', 'assistant', 'Great, drafting a one-page brief.', { runId: 'r1', mode: 'run' }),
     ]
     renderRun(entries, runAt({ pendingWidget: undefined, phase: 'completed', complete: true }))
@@ -226,7 +222,7 @@ describe('ui.ask_user widgets inline', () => {
   })
 
   it('after completion the input stays enabled and messages go to the run', async () => {
-    const entries = [msg('u1', 'user', 'USER_INPUT\n- forNodeId: capture-idea\nidea', { runId: 'r1', mode: 'run' }), msg('a1', 'assistant', 'Done: the brief is written.', { runId: 'r1', mode: 'run' })]
+    const entries = [runInput('u1', 'capture-idea', 'idea', { runId: 'r1' }), msg('a1', 'assistant', 'Done: the brief is written.', { runId: 'r1', mode: 'run' })]
     const { fake } = renderRun(entries, runAt({ phase: 'completed', complete: true, pendingWidget: undefined, nodes: nodesAt(['capture-idea', 'check-clarity', 'draft-brief', 'end'], '') }))
     await openFirst()
     await screen.findByTestId('run-panel')

@@ -2,7 +2,7 @@ import type { ProjectInfo } from '../../bridge'
 import { useStore, useStores } from '../../stores'
 import { PhaseBadge } from '../runs/PhaseBadge'
 import { workflowTitle } from '../runs/runInfo'
-import '../runs/runs.css'
+import './StatusBar.css'
 
 /** The bottom line of the workspace: the project, its active package and
  * the run phase of the open conversation. */
@@ -28,7 +28,7 @@ export function StatusBar({ project }: { project: ProjectInfo }) {
           {run ? (
             <>
               Run <strong>{workflowTitle(active, run.workflowId)}</strong>
-              <PhaseBadge phase={run.phase} testId="status-run-phase" />
+              <PhaseBadge phase={run.phase} testId="status-run-phase" small />
             </>
           ) : (
             <>Run: none in this conversation</>

@@ -1,11 +1,11 @@
 import { act, fireEvent, screen, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import type { Entry } from '../../bridge'
+import { failure, msg } from '../../test/entries'
 import { createFakeBridge } from '../../test/fakeBridge'
 import { renderWithStores } from '../../test/render'
 import { App } from '../../App'
 
-const msg = (id: string, role: string, content: string | undefined, extra: Partial<Entry> = {}): Entry => ({ type: 'msg', id, createdAt: '', role, content, ...extra })
 const project = { id: 'p1', name: 'alpha', root: '/home/me/alpha', dataDir: '/home/x/projects/p1', activePackageId: '' }
 
 // jsdom has no layout: give elements a size so the virtual list renders rows.
@@ -73,7 +73,7 @@ describe('workspace', () => {
       msg('a1', 'assistant', undefined, { tool_calls: [{ id: 'k1', type: 'function', function: { name: 'fs.list', arguments: '{"path":"@project"}' } }] }),
       msg('t1', 'tool', '{"entries":["notes.md"]}', { tool_call_id: 'k1', tool_name: 'fs.list', duration: 42 }),
       msg('t2', 'tool', 'TOOL_RESULT_PREVIEW (70000 bytes; truncated)\n...', { tool_call_id: 'k2', tool_name: 'fs.read', fullOutputPath: '@state/logs/tool-results/c1/t2.json' }),
-      msg('e1', 'assistant', 'Half\n\nLLM_ERROR\n- code: LLM_TIMEOUT\n- message: no data for 60s\n- retryable: true', { partType: 'error' }),
+      failure('e1', 'Half', 'LLM_TIMEOUT', 'no data for 60s', { latest: true }),
     ])
     await openConversation('First chat')
     const cards = await screen.findAllByTestId('tool-card')

@@ -1,0 +1,118 @@
+package app
+
+import (
+	"context"
+	"strings"
+
+	"crewagent/backend/conversation"
+	"crewagent/backend/engine"
+	"crewagent/backend/errs"
+	"crewagent/backend/tasks"
+)
+
+// SendRequest is one message typed in a conversation.
+type SendRequest struct {
+	ConversationID string `json:"conversationId"`
+	Text           string `json:"text"`
+	Mode           string `json:"mode"` // chat | agent | run
+	AgentID        string `json:"agentId"`
+	// Retry answers the newest user message again instead of sending Text
+	// (chat and agent mode; see engine.SendRequest.Retry).
+	Retry bool `json:"retry,omitempty"`
+}
+
+// Send starts answering a message in the background and returns at once.
+// Progress arrives as events (llm:stream-*, context:usage,
+// conversation:changed with streaming true when the reply starts and false,
+// with the error if one stopped it before anything was answered, when it has
+// ended). In run mode the message goes to the conversation's latest workflow
+// run (its next turn). Problems found before starting (no LLM configured,
+// empty text, a reply already running, run mode without a run) fail the call.
+func (ws *Workspace) Send(req SendRequest) error {
+	if !req.Retry && strings.TrimSpace(req.Text) == "" {
+		return errs.New(errs.InvalidRequest, "the message is empty")
+	}
+	mode := req.Mode
+	if mode == "" {
+		mode = conversation.ModeChat
+	}
+	if mode != conversation.ModeChat && mode != conversation.ModeAgent && mode != conversation.ModeRun {
+		return errs.Errorf(errs.InvalidMode, "unknown mode %q: messages are sent in chat, agent or run mode", mode)
+	}
+	if mode == conversation.ModeAgent && req.AgentID == "" {
+		return errs.New(errs.InvalidRequest, "agent mode needs an agent: choose one first")
+	}
+	if err := ws.rt.Effective().RequireLLM(); err != nil {
+		return err
+	}
+	if _, err := ws.store.Get(req.ConversationID); err != nil {
+		return err
+	}
+	if mode == conversation.ModeRun {
+		if req.Retry {
+			return errs.New(errs.InvalidRequest, "a run takes its input again as a new message: send it")
+		}
+		return ws.continueInBackground(req.ConversationID, req.Text)
+	}
+	ereq := engine.SendRequest{ConversationID: req.ConversationID, Mode: mode, AgentID: req.AgentID, Text: req.Text, Retry: req.Retry}
+	_, err := ws.tasks.Start(tasks.Task{ConversationID: req.ConversationID, Kind: mode}, func(ctx context.Context) error {
+		if _, err := ws.engine.Send(ctx, ereq); err != nil {
+			ws.rt.log.Warn("send failed", "conversation", req.ConversationID, "error", err)
+			return err
+		}
+		return nil
+	})
+	return err
+}
+
+// Chat answers a message in the foreground and returns when the answer is
+// complete (the command line). An empty conversation id creates one. LLM
+// failures are persisted and come back in the result's Err.
+func (ws *Workspace) Chat(ctx context.Context, req engine.SendRequest) (*engine.SendResult, error) {
+	return ws.engine.Send(ctx, req)
+}
+
+// Stop cancels the reply or run turn running in a conversation; the partial
+// answer is kept with an LLM_ABORTED (ENGINE_ABORTED for a run) block. It
+// reports whether something was running.
+func (ws *Workspace) Stop(conversationID string) bool { return ws.tasks.Stop(conversationID) }
+
+// Streaming lists the conversations with a reply or run turn in progress.
+func (ws *Workspace) Streaming() []string {
+	all := ws.tasks.All()
+	out := make([]string, len(all))
+	for i, t := range all {
+		out[i] = t.ConversationID
+	}
+	return out
+}
+
+// SetMode switches a conversation's active mode (chat, agent or run) and,
+// when agentID is given, its agent, and returns its record. The history is
+// kept; only the mode the next request is built for changes.
+func (ws *Workspace) SetMode(conversationID, mode, agentID string) (conversation.ConversationMeta, error) {
+	if err := ws.engine.SetMode(conversationID, mode, agentID); err != nil {
+		return conversation.ConversationMeta{}, err
+	}
+	return ws.store.Get(conversationID)
+}
+
+// Preview returns exactly what the next request of a conversation would
+// send, token by token, and why, without calling the LLM. An empty mode is
+// the conversation's active mode; in run mode it is the next request of the
+// conversation's latest workflow run (RUN_NOT_FOUND when it has none).
+func (ws *Workspace) Preview(ctx context.Context, conversationID, mode, agentID string) (*engine.Preview, error) {
+	if mode == "" {
+		meta, err := ws.store.Get(conversationID)
+		if err != nil {
+			return nil, err
+		}
+		if meta.ActiveType == conversation.ActiveWorkflow {
+			mode = conversation.ModeRun
+		}
+	}
+	if mode == conversation.ModeRun {
+		return ws.previewRun(ctx, conversationID, agentID)
+	}
+	return ws.engine.Preview(ctx, engine.PreviewRequest{ConversationID: conversationID, Mode: mode, AgentID: agentID})
+}

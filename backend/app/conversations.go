@@ -1,0 +1,181 @@
+package app
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"crewagent/backend/conversation"
+	"crewagent/backend/convlog"
+	"crewagent/backend/errs"
+	"crewagent/backend/tools"
+)
+
+// ListConversations returns the conversations, most recently active first.
+func (ws *Workspace) ListConversations() ([]conversation.ConversationMeta, error) {
+	list, err := ws.store.List()
+	if list == nil && err == nil {
+		list = []conversation.ConversationMeta{}
+	}
+	return list, err
+}
+
+// GetConversation returns the index record of one conversation.
+func (ws *Workspace) GetConversation(id string) (conversation.ConversationMeta, error) {
+	return ws.store.Get(id)
+}
+
+// CreateConversation adds an empty conversation (an empty title becomes the
+// default, later replaced by the first user message).
+func (ws *Workspace) CreateConversation(title string) (conversation.ConversationMeta, error) {
+	return ws.store.Create(title, conversation.ActiveChat)
+}
+
+// RenameConversation sets a conversation's title and returns its record.
+func (ws *Workspace) RenameConversation(id, title string) (conversation.ConversationMeta, error) {
+	if err := ws.store.Rename(id, title); err != nil {
+		return conversation.ConversationMeta{}, err
+	}
+	return ws.store.Get(id)
+}
+
+// DeleteConversation stops the conversation's task and waits for it, then
+// removes its tool-result files, its folder and its index record.
+func (ws *Workspace) DeleteConversation(id string) error {
+	ws.tasks.StopAndWait(id)
+	return ws.store.Delete(id)
+}
+
+// ForkConversation copies a conversation into a new one: the whole log, the
+// entries up to and including atMessageID, or the log as it was at the named
+// checkpoint (give at most one of the two).
+func (ws *Workspace) ForkConversation(id, atMessageID, checkpoint string) (conversation.ConversationMeta, error) {
+	return ws.store.Fork(id, convlog.ForkOptions{AtMessageID: atMessageID, Checkpoint: checkpoint})
+}
+
+// CreateCheckpoint records a named position at the end of a conversation.
+func (ws *Workspace) CreateCheckpoint(id, name string) (conversation.Checkpoint, error) {
+	return ws.store.Checkpoint(id, name)
+}
+
+// Entries returns every effective entry of a conversation.
+func (ws *Workspace) Entries(id string) ([]*conversation.Entry, error) { return ws.store.Load(id) }
+
+// SearchConversations finds conversations by title and message text
+// (convlog.Store.Search).
+func (ws *Workspace) SearchConversations(query string) ([]convlog.SearchHit, error) {
+	return ws.store.Search(query)
+}
+
+// ConversationPage is a stretch of a conversation's entries, oldest first,
+// each with what it is for the conversation screen.
+type ConversationPage struct {
+	Conversation conversation.ConversationMeta `json:"conversation"`
+	Entries      []conversation.EntryView      `json:"entries"`
+	// HasMore is true when older entries exist before Entries[0].
+	HasMore bool `json:"hasMore"`
+	// Streaming is true while a reply or run turn runs in the conversation.
+	Streaming bool `json:"streaming"`
+	// Unfinished is true when the conversation ends waiting for a reply that
+	// will not come (conversation.EndsUnfinished); only set when no reply runs.
+	Unfinished bool `json:"unfinished"`
+}
+
+// LoadConversation returns the newest limit entries of a conversation
+// (convlog.PageLimit).
+func (ws *Workspace) LoadConversation(id string, limit int) (ConversationPage, error) {
+	meta, err := ws.store.Get(id)
+	if err != nil {
+		return ConversationPage{}, err
+	}
+	// Asked before and after the entries are read: "not streaming" then
+	// means no reply ran while they were read, so they end where the log ends
+	// (a reply that starts or ends meanwhile is reported as running; its end
+	// is announced by conversation:changed).
+	streaming := ws.tasks.Busy(id)
+	page, err := ws.store.Page(id, limit)
+	if err != nil {
+		return ConversationPage{}, err
+	}
+	streaming = streaming || ws.tasks.Busy(id)
+	views := conversation.Views(page.Entries)
+	return ConversationPage{Conversation: meta, Entries: views, HasMore: page.HasMore, Streaming: streaming,
+		Unfinished: !streaming && conversation.EndsUnfinished(views)}, nil
+}
+
+// LoadOlderEntries returns up to limit entries that come before the entry
+// beforeID (the oldest one the reader has).
+func (ws *Workspace) LoadOlderEntries(id, beforeID string, limit int) (ConversationPage, error) {
+	meta, err := ws.store.Get(id)
+	if err != nil {
+		return ConversationPage{}, err
+	}
+	page, err := ws.store.PageBefore(id, beforeID, limit)
+	if err != nil {
+		return ConversationPage{}, err
+	}
+	// The views are judged with the entries that follow the page.
+	views := conversation.Views(append(page.Entries, page.Newer...))[:len(page.Entries)]
+	return ConversationPage{Conversation: meta, Entries: views, HasMore: page.HasMore, Streaming: ws.tasks.Busy(id)}, nil
+}
+
+// maxToolResultBytes caps what ReadToolResult returns; the file itself is
+// never changed.
+const maxToolResultBytes = 2 << 20
+
+// ToolResultView is the full output of a tool result that the log keeps as a
+// preview.
+type ToolResultView struct {
+	conversation.ToolResultFile
+	// Size is the length of the full output in bytes; Truncated is true when
+	// Content holds only its first 2 MB.
+	Size      int  `json:"size"`
+	Truncated bool `json:"truncated"`
+}
+
+// ReadToolResult reads the full output of a tool-result message, through the
+// sandbox tools read it with (@state/logs/tool-results/...).
+func (ws *Workspace) ReadToolResult(conversationID, messageID string) (ToolResultView, error) {
+	if !convlog.IsValidID(conversationID) || !convlog.IsValidMessageID(messageID) {
+		return ToolResultView{}, errs.Errorf(errs.InvalidID, "%q / %q is not a conversation and message id", conversationID, messageID)
+	}
+	data, err := ws.readFile(convlog.ToolResultAlias(conversationID, messageID))
+	if errors.Is(err, fs.ErrNotExist) {
+		return ToolResultView{}, errs.Errorf(errs.NotFound, "the full output of message %s is no longer on disk", messageID)
+	}
+	if err != nil {
+		return ToolResultView{}, err
+	}
+	var rec conversation.ToolResultFile
+	if err := json.Unmarshal(data, &rec); err != nil {
+		return ToolResultView{}, errs.Errorf(errs.Internal, "the full output of message %s is not valid JSON: %v", messageID, err)
+	}
+	v := ToolResultView{ToolResultFile: rec, Size: len(rec.Content)}
+	if len(v.Content) > maxToolResultBytes {
+		v.Content, v.Truncated = string(trimPartialRune([]byte(v.Content[:maxToolResultBytes]))), true
+	}
+	return v, nil
+}
+
+// readFile reads a file by its alias through the sandbox (read access).
+func (ws *Workspace) readFile(alias string) ([]byte, error) {
+	r, terr := ws.sandbox.Resolve(alias, tools.AccessRead)
+	if terr != nil {
+		return nil, sandboxError(terr)
+	}
+	return os.ReadFile(r.Host)
+}
+
+// sandboxError turns a refusal of the sandbox into an error of the app: a
+// path that leaves its root is ArtifactPath, a missing one NotFound.
+func sandboxError(terr *tools.ToolError) error {
+	switch terr.Code {
+	case tools.CodeNotFound:
+		return fmt.Errorf("%s: %w", terr.Message, fs.ErrNotExist)
+	case tools.CodeSandboxViolation:
+		return errs.New(errs.ArtifactPath, terr.Message)
+	}
+	return errs.New(errs.Internal, terr.Message)
+}

@@ -1,0 +1,211 @@
+package app_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"crewagent/backend/app"
+	"crewagent/backend/cli"
+	"crewagent/backend/desktop"
+	"crewagent/backend/events"
+	"crewagent/backend/llm/fakellm"
+	"crewagent/backend/packages"
+	"crewagent/backend/project"
+)
+
+// parity is a runtime home with the demo package installed, a project bound
+// to it, and a fake LLM that both adapters talk to (through the environment,
+// which the window and the command line both read).
+type parity struct {
+	home, root string
+	srv        *fakellm.Server
+}
+
+func newParity(t *testing.T) *parity {
+	t.Helper()
+	p := &parity{home: t.TempDir(), root: t.TempDir(), srv: fakellm.New()}
+	t.Cleanup(p.srv.Close)
+	t.Setenv("CREWAGENT_HOME", "")
+	t.Setenv("CREWAGENT_LLM_BASE_URL", p.srv.URL())
+	t.Setenv("CREWAGENT_LLM_MODEL", "fake-model")
+	t.Setenv("CREWAGENT_LLM_API_KEY", "")
+	t.Setenv("CREWAGENT_TOKEN_BUDGET", "")
+	if err := os.WriteFile(filepath.Join(p.root, "notes.md"), []byte("# notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// cli runs one command in the home and project.
+func (p *parity) cli(t *testing.T, args ...string) string {
+	t.Helper()
+	var out, errb bytes.Buffer
+	args = append(args, "--home", p.home, "--project", p.root)
+	if code := cli.Run(context.Background(), args, strings.NewReader(""), &out, &errb); code != cli.ExitOK {
+		t.Fatalf("crewagent %v: exit %d: %s", args, code, errb.String())
+	}
+	return out.String()
+}
+
+// window opens the project in a window's application and returns it with the
+// events it emits.
+func (p *parity) window(t *testing.T) (*desktop.App, *events.Recorder) {
+	t.Helper()
+	rec := &events.Recorder{}
+	d := desktop.NewApp(p.home, nil, rec)
+	if _, err := d.Projects.Open(p.root); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Projects.Close() })
+	return d, rec
+}
+
+// send sends a message in the window and waits for the reply to end.
+func send(t *testing.T, d *desktop.App, rec *events.Recorder, req app.SendRequest) {
+	t.Helper()
+	if err := d.Chat.Send(req); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		for _, e := range rec.Named(events.ConversationChanged) {
+			if c := e.(events.ChangeEvent); c.ConversationID == req.ConversationID && c.Streaming != nil && !*c.Streaming {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the reply did not end")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// request is what differs between two requests that should be the same: the
+// system prompt, the tools and the tool result of the one call.
+type request struct {
+	system, tools, result string
+}
+
+func lastRequests(t *testing.T, srv *fakellm.Server, n int) []request {
+	t.Helper()
+	all := srv.ChatRequests()
+	if len(all) < n {
+		t.Fatalf("%d requests, want %d", len(all), n)
+	}
+	var out []request
+	for _, r := range all[len(all)-n:] {
+		var q request
+		for _, m := range r.Messages {
+			switch m.Role {
+			case "system":
+				q.system += m.Text() + "\n"
+			case "tool":
+				q.result += m.Text()
+			}
+		}
+		names := r.ToolNames()
+		slices.Sort(names)
+		q.tools = strings.Join(names, ",")
+		out = append(out, q)
+	}
+	return out
+}
+
+// The window and the command line build the same runtime: a message in chat
+// mode and one in agent mode reach the LLM with the same system prompt, the
+// same tools, and the active package readable as @pkg in both.
+func TestWindowAndCommandLineBuildTheSameRuntime(t *testing.T) {
+	p := newParity(t)
+	inst, err := packages.NewManager(p.home).EnsureDemo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, err := project.Open(p.home, p.root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := project.SetActivePackage(pr, inst.ID); err != nil {
+		t.Fatal(err)
+	}
+	listPkg := fakellm.Tools(fakellm.ToolCall{ID: "call_1", Name: "fs.list", Arguments: `{"path":"@pkg"}`})
+
+	for _, mode := range []struct{ name, mode, agent string }{{"chat", "chat", ""}, {"agent", "agent", "analyst"}} {
+		t.Run(mode.name, func(t *testing.T) {
+			d, rec := p.window(t)
+			conv, err := d.Conversations.Create("")
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.srv.Enqueue(listPkg, fakellm.Text("Listed."))
+			send(t, d, rec, app.SendRequest{ConversationID: conv.ID, Text: "what is in the package?", Mode: mode.mode, AgentID: mode.agent})
+			window := lastRequests(t, p.srv, 2)
+			if err := d.Projects.Close(); err != nil {
+				t.Fatal(err)
+			}
+
+			p.srv.Enqueue(listPkg, fakellm.Text("Listed."))
+			args := []string{"chat", "--mode", mode.mode, "what is in the package?"}
+			if mode.agent != "" {
+				args = append(args, "--agent", mode.agent)
+			}
+			p.cli(t, args...)
+			command := lastRequests(t, p.srv, 2)
+
+			for i := range window {
+				if window[i] != command[i] {
+					t.Fatalf("request %d differs:\nwindow  %+v\ncommand %+v", i, window[i], command[i])
+				}
+			}
+			if !strings.Contains(window[1].result, "workflows") || strings.Contains(window[1].result, "ENOENT") {
+				t.Fatalf("@pkg is not the active package: %s", window[1].result)
+			}
+		})
+	}
+}
+
+// The package of a run is chosen by the same rule in the window and on the
+// command line: a project without a package gets the only installed one.
+func TestWindowAndCommandLineChooseTheSamePackage(t *testing.T) {
+	p := newParity(t)
+	inst, err := packages.NewManager(p.home).EnsureDemo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	chosen := func() string {
+		t.Helper()
+		pr, err := project.Open(p.home, p.root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pr.ActivePackageID
+	}
+	unbind := func() {
+		t.Helper()
+		pr, err := project.Open(p.home, p.root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := project.SetActivePackage(pr, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	p.srv.SetDefault(func(fakellm.RecordedRequest) fakellm.Response { return fakellm.Text("Noted.") })
+	window, _ := p.window(t) // opening binds the project to its default package
+	byWindow := chosen()
+	if err := window.Projects.Close(); err != nil {
+		t.Fatal(err)
+	}
+	unbind()
+	p.cli(t, "run", "start", "--workflow", "write-brief", "--json")
+	byCommand := chosen()
+	if byWindow != inst.ID || byCommand != byWindow {
+		t.Fatalf("the window chose %q, the command line %q (installed: %q)", byWindow, byCommand, inst.ID)
+	}
+}

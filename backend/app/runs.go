@@ -1,0 +1,487 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"crewagent/backend/compression"
+	"crewagent/backend/conversation"
+	"crewagent/backend/engine"
+	"crewagent/backend/errs"
+	"crewagent/backend/events"
+	"crewagent/backend/llm"
+	"crewagent/backend/tasks"
+	"crewagent/backend/tools"
+	"crewagent/backend/workflow"
+)
+
+// StartRunRequest starts a workflow run.
+type StartRunRequest struct {
+	// ConversationID is the conversation the run talks in ("" for a new one).
+	ConversationID string `json:"conversationId"`
+	WorkflowID     string `json:"workflowId"`
+	// PackageID is the package of the workflow ("" to choose it: ChoosePackage).
+	PackageID string `json:"packageId,omitempty"`
+	// AgentID is the run's active agent ("" for the entry node's agent).
+	AgentID string `json:"agentId"`
+	// Message is the user's first message (optional).
+	Message string `json:"message"`
+}
+
+// CreateRun checks a request and creates the run (nothing runs yet): the LLM
+// must be configured, the package is chosen (ChoosePackage) and bound to a
+// project that has none, the conversation must exist and be free. A new
+// conversation is created; one with the default title is named after the
+// workflow.
+func (ws *Workspace) CreateRun(req StartRunRequest) (workflow.Run, error) {
+	if err := ws.rt.Effective().RequireLLM(); err != nil {
+		return workflow.Run{}, err
+	}
+	if strings.TrimSpace(req.WorkflowID) == "" {
+		return workflow.Run{}, errs.New(errs.InvalidRequest, "choose a workflow to run")
+	}
+	if req.ConversationID != "" {
+		if _, err := ws.store.Get(req.ConversationID); err != nil {
+			return workflow.Run{}, err
+		}
+		if ws.tasks.Busy(req.ConversationID) {
+			return workflow.Run{}, tasks.ErrBusy
+		}
+	}
+	pkgID, err := ws.ChoosePackage(req.PackageID, req.WorkflowID)
+	if err != nil {
+		return workflow.Run{}, err
+	}
+	run, err := ws.runs.CreateRun(pkgID, req.WorkflowID, req.AgentID, req.ConversationID)
+	if err != nil {
+		return workflow.Run{}, err
+	}
+	if req.ConversationID != "" {
+		ws.titleAfterWorkflow(run)
+	}
+	return run, nil
+}
+
+// StartRun creates a run (CreateRun) and starts its first turn in the
+// background; it returns the run at once. Progress arrives as events
+// (runs:progressUpdated, llm:stream-*, context:usage, conversation:changed
+// with streaming true/false, as for Send).
+func (ws *Workspace) StartRun(req StartRunRequest) (workflow.Run, error) {
+	run, err := ws.CreateRun(req)
+	if err != nil {
+		return workflow.Run{}, err
+	}
+	message := req.Message
+	err = ws.runInBackground(run, func(ctx context.Context) (*workflow.TurnResult, error) {
+		return ws.runs.Continue(ctx, run.RunID, message)
+	})
+	return run, err
+}
+
+// titleAfterWorkflow names a conversation that still has the default title
+// after the workflow its run follows (the first message of a run is its
+// USER_INPUT block, which makes a poor title).
+func (ws *Workspace) titleAfterWorkflow(run workflow.Run) {
+	meta, err := ws.store.Get(run.ConversationID)
+	if err != nil || meta.Title != defaultTitle {
+		return
+	}
+	title := run.WorkflowID
+	if pkg, err := ws.rt.packages.Load(run.PackageID); err == nil {
+		if wf := pkg.Workflow(run.WorkflowID); wf != nil && wf.DisplayName != "" {
+			title = wf.DisplayName
+		}
+	}
+	if err := ws.store.Rename(run.ConversationID, title); err != nil {
+		ws.rt.log.Warn("naming the run's conversation", "conversation", run.ConversationID, "error", err)
+	}
+}
+
+func noRunError() error {
+	return errs.New(errs.RunNotFound, "this conversation has no workflow run yet: choose a workflow and start one")
+}
+
+// latestRun is the conversation's latest run, or noRunError.
+func (ws *Workspace) latestRun(conversationID string) (workflow.Run, error) {
+	run, err := ws.runs.LatestRun(conversationID)
+	if workflow.CodeOf(err) == workflow.CodeRunNotFound {
+		return run, noRunError()
+	}
+	return run, err
+}
+
+// continueInBackground sends a message to the conversation's latest run
+// (Send in run mode).
+func (ws *Workspace) continueInBackground(conversationID, text string) error {
+	run, err := ws.latestRun(conversationID)
+	if err != nil {
+		return err
+	}
+	return ws.runInBackground(run, func(ctx context.Context) (*workflow.TurnResult, error) {
+		return ws.runs.Continue(ctx, run.RunID, text)
+	})
+}
+
+// AnswerQuestion answers the pending ui.ask_user question of a run with the
+// user's structured answer (confirmed for a confirmation, selected for a
+// selection, values for a form) and runs the next turn in the background. An
+// answer to a question that no longer waits (RUN_NO_PENDING_WIDGET) or that
+// does not fit it (RUN_BAD_ANSWER) fails the call.
+func (ws *Workspace) AnswerQuestion(runID, widgetID string, answer tools.WidgetAnswer) error {
+	if err := ws.rt.Effective().RequireLLM(); err != nil {
+		return err
+	}
+	run, err := ws.runs.Get(runID)
+	if err != nil {
+		return err
+	}
+	w, err := ws.runs.PendingWidget(runID)
+	if err != nil {
+		return err
+	}
+	if w == nil || w.ID != widgetID {
+		return errs.New(errs.NoWidget, "this question was already answered or replaced by a newer one")
+	}
+	if terr := w.ValidateAnswer(answer); terr != nil {
+		return errs.New(errs.BadAnswer, terr.Message)
+	}
+	return ws.runInBackground(run, func(ctx context.Context) (*workflow.TurnResult, error) {
+		return ws.runs.AnswerWidget(ctx, runID, widgetID, answer)
+	})
+}
+
+// runInBackground runs one turn of a run as a task of its conversation, as
+// Send runs a reply. The task's failure is the error the conversation does
+// not show (failures of the model and the loop guards are persisted there;
+// others, such as a damaged state file, are not). The context meter is
+// refreshed from the next request of the run at the end.
+func (ws *Workspace) runInBackground(run workflow.Run, turn func(ctx context.Context) (*workflow.TurnResult, error)) error {
+	id := run.ConversationID
+	_, err := ws.tasks.Start(tasks.Task{ConversationID: id, Kind: tasks.KindRun, RunID: run.RunID}, func(ctx context.Context) error {
+		_, err := turn(ctx)
+		ws.emitRunUsage(ctx, id)
+		if err != nil && !persistedFailure(err) {
+			ws.rt.log.Warn("run turn failed", "run", run.RunID, "error", err)
+			return err
+		}
+		return nil
+	})
+	return err
+}
+
+// RunTurn runs one turn of a run in the foreground (the command line):
+// Continue with the message. The result and the turn's error come back
+// together when the turn ran but failed (the failure is then persisted).
+func (ws *Workspace) RunTurn(ctx context.Context, runID, message string) (*workflow.TurnResult, error) {
+	return ws.runs.Continue(ctx, runID, message)
+}
+
+// persistedFailure reports the turn failures that the run records in its
+// conversation as an error message (the user sees them there).
+func persistedFailure(err error) bool {
+	switch workflow.CodeOf(err) {
+	case workflow.CodeMaxTurns, workflow.CodeLoopDetected, workflow.CodeAborted:
+		return true
+	}
+	var le *llm.Error
+	return errors.As(err, &le)
+}
+
+// emitRunUsage sends context:usage for the next request of the
+// conversation's run, so the meter follows run turns.
+func (ws *Workspace) emitRunUsage(ctx context.Context, conversationID string) {
+	p, err := ws.previewRun(context.WithoutCancel(ctx), conversationID, "")
+	if err != nil {
+		return
+	}
+	u := p.Usage
+	status := u.Status
+	if status == "" || status == compression.StatusCompressing {
+		status = compression.Status(u.UsagePercent)
+	}
+	ws.emitter.Emit(events.ContextUsage, events.UsageEvent{ConversationID: conversationID, UsedTokens: u.UsedTokens,
+		TotalBudget: u.TotalBudget, UsagePercent: u.UsagePercent, Remaining: u.Remaining, Status: status})
+}
+
+// previewRun previews the next request of the conversation's latest run.
+func (ws *Workspace) previewRun(ctx context.Context, conversationID, agentID string) (*engine.Preview, error) {
+	run, err := ws.latestRun(conversationID)
+	if err != nil {
+		return nil, err
+	}
+	setup, err := ws.runs.NextSetup(run.RunID)
+	if err != nil {
+		return nil, err
+	}
+	return ws.engine.Preview(ctx, engine.PreviewRequest{
+		ConversationID: conversationID,
+		Mode:           conversation.ModeRun,
+		AgentID:        agentID,
+		Run:            &engine.RunSetup{AgentID: setup.AgentID, Persona: setup.Persona, Injector: setup.Injector, Tools: setup.Tools},
+	})
+}
+
+// ConversationRun returns the progress of a conversation's latest run, or
+// nil when the conversation has none.
+func (ws *Workspace) ConversationRun(conversationID string) (*workflow.RunStatus, error) {
+	run, err := ws.runs.LatestRun(conversationID)
+	if workflow.CodeOf(err) == workflow.CodeRunNotFound {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return ws.RunStatus(run.RunID)
+}
+
+// RunStatus returns a run's progress, read from its state file.
+func (ws *Workspace) RunStatus(runID string) (*workflow.RunStatus, error) {
+	st, err := ws.runs.Status(runID)
+	if err != nil {
+		return nil, err
+	}
+	if ws.tasks.Busy(st.ConversationID) {
+		st.Active = true
+	}
+	return st, nil
+}
+
+// ListRuns returns every run of the project, oldest first.
+func (ws *Workspace) ListRuns() ([]workflow.Run, error) {
+	runs, err := ws.runs.List()
+	if runs == nil && err == nil {
+		runs = []workflow.Run{}
+	}
+	return runs, err
+}
+
+// Limits of RunLog and ReadArtifact.
+const (
+	defaultRunLogLines = 200
+	maxRunLogLines     = 2000
+	maxRunLogBytes     = 4 << 20 // read from the end of execution.jsonl at most
+	maxArtifactBytes   = 2 << 20
+)
+
+// ExecLogLine is one line of a run's execution.jsonl: a tool call (type
+// "tool_call", with tool, arguments, ok and code) or a runtime record
+// (run_created, turn_start, turn_end, artifact_recorded, ...).
+type ExecLogLine struct {
+	TS         string `json:"ts"`
+	Type       string `json:"type"`
+	Tool       string `json:"tool,omitempty"`
+	ToolCallID string `json:"toolCallId,omitempty"`
+	// Args are the call's arguments as compact JSON (long contents cut by
+	// the tool host).
+	Args       string `json:"args,omitempty"`
+	OK         *bool  `json:"ok,omitempty"`
+	Code       string `json:"code,omitempty"`
+	DurationMs int64  `json:"durationMs,omitempty"`
+	// Raw is the whole line as written.
+	Raw string `json:"raw"`
+}
+
+// RunLogView is the end of a run's execution log, oldest line first.
+type RunLogView struct {
+	RunID string        `json:"runId"`
+	Lines []ExecLogLine `json:"lines"`
+	// Truncated is true when older lines exist before Lines[0].
+	Truncated bool `json:"truncated"`
+}
+
+// RunLog returns the last limit lines of a run's execution log
+// (runs/<runId>/state/logs/execution.jsonl; limit <= 0: 200, at most 2000).
+// Lines that are not JSON are returned with only Raw set.
+func (ws *Workspace) RunLog(runID string, limit int) (RunLogView, error) {
+	if _, err := ws.runs.Get(runID); err != nil {
+		return RunLogView{}, err
+	}
+	if runID != filepath.Base(runID) || runID == "." || runID == ".." {
+		return RunLogView{}, errs.Errorf(errs.RunNotFound, "%q is not a run id", runID)
+	}
+	switch {
+	case limit <= 0:
+		limit = defaultRunLogLines
+	case limit > maxRunLogLines:
+		limit = maxRunLogLines
+	}
+	path := filepath.Join(filepath.Dir(ws.runs.StatePath(runID)), filepath.FromSlash(workflow.ExecLogRel))
+	raw, more, err := tailLines(path, limit, maxRunLogBytes)
+	if errors.Is(err, os.ErrNotExist) {
+		return RunLogView{RunID: runID, Lines: []ExecLogLine{}}, nil
+	}
+	if err != nil {
+		return RunLogView{}, err
+	}
+	out := RunLogView{RunID: runID, Lines: make([]ExecLogLine, 0, len(raw)), Truncated: more}
+	for _, l := range raw {
+		out.Lines = append(out.Lines, parseExecLine(l))
+	}
+	return out, nil
+}
+
+func parseExecLine(line string) ExecLogLine {
+	out := ExecLogLine{Raw: line}
+	var rec struct {
+		TS         string          `json:"ts"`
+		Type       string          `json:"type"`
+		Tool       string          `json:"tool"`
+		ToolCallID string          `json:"toolCallId"`
+		Args       json.RawMessage `json:"args"`
+		OK         *bool           `json:"ok"`
+		Code       string          `json:"code"`
+		DurationMs int64           `json:"durationMs"`
+	}
+	if json.Unmarshal([]byte(line), &rec) != nil {
+		return out
+	}
+	out.TS, out.Type, out.Tool, out.ToolCallID = rec.TS, rec.Type, rec.Tool, rec.ToolCallID
+	out.OK, out.Code, out.DurationMs = rec.OK, rec.Code, rec.DurationMs
+	if len(rec.Args) > 0 {
+		var b bytes.Buffer
+		if json.Compact(&b, rec.Args) == nil {
+			out.Args = b.String()
+		} else {
+			out.Args = string(rec.Args)
+		}
+	}
+	return out
+}
+
+// tailLines returns the last n non-empty lines of the file at path, reading
+// at most maxBytes from its end; more is true when older lines exist. A last
+// line cut by a write in progress is returned as it is.
+func tailLines(path string, n int, maxBytes int64) (lines []string, more bool, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, false, err
+	}
+	size := st.Size()
+	const chunk = 64 << 10
+	var buf []byte
+	pos := size
+	for pos > 0 && size-pos < maxBytes {
+		step := int64(chunk)
+		if step > pos {
+			step = pos
+		}
+		if size-pos+step > maxBytes {
+			step = maxBytes - (size - pos)
+		}
+		pos -= step
+		part := make([]byte, step)
+		if _, err := f.ReadAt(part, pos); err != nil && err != io.EOF {
+			return nil, false, err
+		}
+		buf = append(part, buf...)
+		if bytes.Count(buf, []byte{'\n'}) > n {
+			break
+		}
+	}
+	partialFirst := pos > 0
+	all := strings.Split(string(buf), "\n")
+	if partialFirst && len(all) > 0 {
+		all = all[1:] // the first piece may be the end of an older line
+	}
+	for _, l := range all {
+		if strings.TrimSpace(l) != "" {
+			lines = append(lines, strings.TrimRight(l, "\r"))
+		}
+	}
+	more = partialFirst
+	if len(lines) > n {
+		lines, more = lines[len(lines)-n:], true
+	}
+	return lines, more, nil
+}
+
+// ArtifactView is a project file shown read-only (an artifact of a run).
+type ArtifactView struct {
+	// Path is project-relative, slash-separated.
+	Path string `json:"path"`
+	// Content is the text (the first 2 MB when Truncated; empty for Binary).
+	Content    string `json:"content"`
+	Size       int64  `json:"size"`
+	Truncated  bool   `json:"truncated"`
+	Binary     bool   `json:"binary"`
+	ModifiedAt string `json:"modifiedAt"`
+}
+
+// ReadArtifact reads a file of the project by its project-relative path (as
+// runs list their artifacts) for a read-only view, through the sandbox the
+// tools use: paths that leave the project folder, also through symbolic
+// links, fail with E_ARTIFACT_PATH; a missing file with E_NOT_FOUND.
+func (ws *Workspace) ReadArtifact(path string) (ArtifactView, error) {
+	rel := filepath.FromSlash(strings.TrimSpace(path))
+	if rel == "" || !filepath.IsLocal(rel) {
+		return ArtifactView{}, errs.Errorf(errs.ArtifactPath, "%q is not a path inside the project", path)
+	}
+	display := filepath.ToSlash(filepath.Clean(rel))
+	r, terr := ws.sandbox.Resolve("@project/"+display, tools.AccessRead)
+	if terr != nil {
+		err := sandboxError(terr)
+		if errors.Is(err, os.ErrNotExist) {
+			return ArtifactView{}, errs.Errorf(errs.NotFound, "%s does not exist in the project (it may have been moved or deleted)", display)
+		}
+		var e *errs.Error
+		if errors.As(err, &e) && e.Code == errs.ArtifactPath {
+			return ArtifactView{}, errs.Wrap(errs.ArtifactPath, err, fmt.Sprintf("%s leads outside the project folder", display))
+		}
+		return ArtifactView{}, err
+	}
+	f, err := os.Open(r.Host)
+	if errors.Is(err, os.ErrNotExist) {
+		return ArtifactView{}, errs.Errorf(errs.NotFound, "%s does not exist in the project (it may have been moved or deleted)", display)
+	}
+	if err != nil {
+		return ArtifactView{}, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return ArtifactView{}, err
+	}
+	if !st.Mode().IsRegular() {
+		return ArtifactView{}, errs.Errorf(errs.ArtifactPath, "%s is not a file", display)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxArtifactBytes+1))
+	if err != nil {
+		return ArtifactView{}, err
+	}
+	out := ArtifactView{Path: display, Size: st.Size(), ModifiedAt: st.ModTime().UTC().Format(time.RFC3339)}
+	if len(data) > maxArtifactBytes {
+		data, out.Truncated = trimPartialRune(data[:maxArtifactBytes]), true
+	}
+	if bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data) {
+		out.Binary = true
+		return out, nil
+	}
+	out.Content = string(data)
+	return out, nil
+}
+
+// trimPartialRune drops an incomplete UTF-8 sequence at the end of b (where
+// a cut fell inside a character).
+func trimPartialRune(b []byte) []byte {
+	for i := 0; i < utf8.UTFMax-1 && len(b) > 0; i++ {
+		if r, size := utf8.DecodeLastRune(b); r != utf8.RuneError || size != 1 {
+			return b
+		}
+		b = b[:len(b)-1]
+	}
+	return b
+}

@@ -1,0 +1,206 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"crewagent/backend/conversation"
+	"crewagent/backend/engine"
+	"crewagent/backend/events"
+	"crewagent/backend/packages"
+	"crewagent/backend/settings"
+	"crewagent/backend/tokens"
+)
+
+// Version is the product version; wails.json info.productVersion says the
+// same (a test checks).
+const Version = "0.1.0"
+
+// DemoPolicy says how the bundled demo package is provided.
+type DemoPolicy int
+
+const (
+	// DemoOnDemand installs the demo when a run needs a package and none is
+	// installed (the command line), unless the user removed it.
+	DemoOnDemand DemoPolicy = iota
+	// DemoAtStartup installs the demo in the background once (StartDemo, the
+	// window) and uses that installation; nothing is installed on demand.
+	DemoAtStartup
+)
+
+// Options configure a Runtime.
+type Options struct {
+	// Emitter receives every event (nil: dropped).
+	Emitter events.Emitter
+	// Logger receives warnings (nil: slog.Default()).
+	Logger *slog.Logger
+	// LLM builds the model client (nil: the engine's default).
+	LLM engine.LLMFactory
+	// Demo says how the bundled demo package is provided.
+	Demo DemoPolicy
+}
+
+// Runtime is a runtime home: its settings, installed packages and token
+// counter, shared by the projects opened from it.
+type Runtime struct {
+	home     string
+	opts     Options
+	emitter  events.Emitter
+	log      *slog.Logger
+	counter  *tokens.Counter
+	packages *packages.Manager
+
+	// lifetime is cancelled by Shutdown; every task runs under it.
+	lifetime context.Context
+	stop     context.CancelFunc
+
+	settingsMu sync.Mutex
+	settings   *settings.Store // loaded on first use
+
+	demoMu sync.Mutex
+	demo   *demoInstall // the background installation (DemoAtStartup)
+}
+
+// New returns the runtime of home.
+func New(home string, opts Options) *Runtime {
+	em := opts.Emitter
+	if em == nil {
+		em = events.Nop{}
+	}
+	lg := opts.Logger
+	if lg == nil {
+		lg = slog.Default()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Runtime{
+		home:     home,
+		opts:     opts,
+		emitter:  em,
+		log:      lg.With("component", "app"),
+		counter:  tokens.New(),
+		packages: packages.NewManager(home),
+		lifetime: ctx,
+		stop:     cancel,
+	}
+}
+
+// Home returns the runtime home.
+func (rt *Runtime) Home() string { return rt.home }
+
+// Packages returns the installed packages of the home.
+func (rt *Runtime) Packages() *packages.Manager { return rt.packages }
+
+// Shutdown stops every task of the runtime's projects and waits for the
+// demo installation started by StartDemo.
+func (rt *Runtime) Shutdown() {
+	rt.stop()
+	rt.waitDemo()
+}
+
+// Settings loads <home>/settings.json on first use. A file that cannot be
+// read is reported each time until it is fixed.
+func (rt *Runtime) Settings() (*settings.Store, error) {
+	rt.settingsMu.Lock()
+	defer rt.settingsMu.Unlock()
+	if rt.settings != nil {
+		return rt.settings, nil
+	}
+	st, err := settings.Load(rt.home)
+	if err != nil {
+		return nil, err
+	}
+	rt.settings = st
+	return st, nil
+}
+
+// Effective returns the settings in effect now: defaults when settings.json
+// cannot be read (sends then fail on RequireLLM with a clear message unless
+// the environment configures the LLM). It implements engine.SettingsProvider.
+func (rt *Runtime) Effective() settings.Settings {
+	if st, err := rt.Settings(); err == nil {
+		return st.Effective()
+	}
+	return settings.Defaults()
+}
+
+// CountEntry counts an appended entry for the model in effect when it is
+// appended, so a model changed in Settings applies without reopening a
+// project (the store's counter).
+func (rt *Runtime) CountEntry(e *conversation.Entry) (int, string) {
+	return rt.counter.ForModel(rt.Effective().LLM.Model).CountEntry(e)
+}
+
+// ---- the bundled demo package ----
+
+// demoWait bounds how long a caller waits for the background installation
+// (it takes well under a second; a stuck disk must not hang the window).
+const demoWait = 20 * time.Second
+
+// demoInstall is the background installation of the bundled demo package.
+type demoInstall struct {
+	done      chan struct{}
+	installed *packages.Installed
+	err       error
+}
+
+// errDemoNotStarted: no installation of the demo was started (DemoAtStartup
+// without StartDemo, as in tests).
+var errDemoNotStarted = errors.New("the bundled demo package is not installed by this process")
+
+// StartDemo installs the bundled demo package in the background unless a
+// package of its name is installed (packages.Manager.EnsureDemo). Calling it
+// again does nothing.
+func (rt *Runtime) StartDemo() {
+	rt.demoMu.Lock()
+	defer rt.demoMu.Unlock()
+	if rt.demo != nil {
+		return
+	}
+	d := &demoInstall{done: make(chan struct{})}
+	rt.demo = d
+	go func() {
+		defer close(d.done)
+		d.installed, d.err = rt.packages.EnsureDemo()
+		if d.err != nil {
+			rt.log.Warn("installing the bundled demo package", "error", d.err)
+		}
+	}()
+}
+
+func (rt *Runtime) waitDemo() {
+	rt.demoMu.Lock()
+	d := rt.demo
+	rt.demoMu.Unlock()
+	if d != nil {
+		<-d.done
+	}
+}
+
+// backgroundDemo waits for the background installation and returns its outcome.
+func (rt *Runtime) backgroundDemo() (*packages.Installed, error) {
+	rt.demoMu.Lock()
+	d := rt.demo
+	rt.demoMu.Unlock()
+	if d == nil {
+		return nil, errDemoNotStarted
+	}
+	select {
+	case <-d.done:
+		return d.installed, d.err
+	case <-time.After(demoWait):
+		return nil, errors.New("the bundled demo package is still being installed; try again in a moment")
+	}
+}
+
+// Demo returns the bundled demo package as the runtime provides it: the
+// background installation (DemoAtStartup) or one made now (DemoOnDemand).
+// packages.ErrDemoRemoved when the user removed it.
+func (rt *Runtime) Demo() (*packages.Installed, error) {
+	if rt.opts.Demo == DemoAtStartup {
+		return rt.backgroundDemo()
+	}
+	return rt.packages.EnsureDemo()
+}

@@ -1,0 +1,107 @@
+package app
+
+import (
+	"context"
+	"time"
+
+	"crewagent/backend/engine"
+	"crewagent/backend/errs"
+	"crewagent/backend/llm"
+	"crewagent/backend/settings"
+)
+
+// testConnectionTimeout bounds a Test Connection click.
+const testConnectionTimeout = 30 * time.Second
+
+// SettingsView is what the settings screen shows: the effective settings with
+// the API key masked, the fields the environment overrides (read-only in the
+// UI) and whether an LLM endpoint is configured.
+type SettingsView struct {
+	Settings  settings.Settings   `json:"settings"`
+	Overrides []settings.Override `json:"overrides"`
+	// LLMConfigured is false while the base URL or the model is missing.
+	LLMConfigured bool `json:"llmConfigured"`
+	// HasAPIKey is true when a key is stored or set in the environment.
+	HasAPIKey bool   `json:"hasApiKey"`
+	Path      string `json:"path"`
+}
+
+func (rt *Runtime) settingsView(st *settings.Store) SettingsView {
+	eff := st.Effective()
+	ov := st.Overrides()
+	if ov == nil {
+		ov = []settings.Override{}
+	}
+	return SettingsView{
+		Settings:      eff.Masked(),
+		Overrides:     ov,
+		LLMConfigured: eff.RequireLLM() == nil,
+		HasAPIKey:     eff.LLM.APIKey != "",
+		Path:          settings.Path(rt.home),
+	}
+}
+
+// GetSettings returns the settings for the settings screen.
+func (rt *Runtime) GetSettings() (SettingsView, error) {
+	st, err := rt.Settings()
+	if err != nil {
+		return SettingsView{}, err
+	}
+	return rt.settingsView(st), nil
+}
+
+// SaveSettings validates and saves settings edited in the UI. A still-masked
+// API key keeps the stored key; fields the environment overrides keep their
+// file values. Invalid values fail with E_SETTINGS_INVALID naming each field.
+func (rt *Runtime) SaveSettings(in settings.Settings) (SettingsView, error) {
+	st, err := rt.Settings()
+	if err != nil {
+		return SettingsView{}, err
+	}
+	if err := in.Validate(); err != nil {
+		return SettingsView{}, err
+	}
+	if err := st.Update(in); err != nil {
+		return SettingsView{}, err
+	}
+	return rt.settingsView(st), nil
+}
+
+// ConnectionResult is the outcome of TestConnection.
+type ConnectionResult struct {
+	OK        bool   `json:"ok"`
+	Code      string `json:"code,omitempty"` // an errs code when OK is false
+	Message   string `json:"message"`
+	Model     string `json:"model"`
+	BaseURL   string `json:"baseUrl"`
+	LatencyMs int64  `json:"latencyMs"`
+}
+
+// TestConnection sends one tiny request with the LLM settings as edited in
+// the UI (not yet saved), as the runtime would use them once saved
+// (settings.Store.EffectiveFor). It reports success or the exact error; the
+// call itself fails only when settings cannot be read.
+func (rt *Runtime) TestConnection(in settings.Settings) (ConnectionResult, error) {
+	st, err := rt.Settings()
+	if err != nil {
+		return ConnectionResult{}, err
+	}
+	cfg := st.EffectiveFor(in)
+	res := ConnectionResult{Model: cfg.LLM.Model, BaseURL: cfg.LLM.BaseURL}
+	if err := cfg.RequireLLM(); err != nil {
+		res.Code, res.Message = errs.LLMNotConfigured, err.Error()
+		return res, nil
+	}
+	ctx, cancel := context.WithTimeout(rt.lifetime, testConnectionTimeout)
+	defer cancel()
+	t0 := time.Now()
+	err = llm.New(engine.LLMConfig(cfg.LLM)).TestConnection(ctx)
+	res.LatencyMs = time.Since(t0).Milliseconds()
+	if err != nil {
+		e := llm.AsError(err)
+		res.Code, res.Message = e.Code, e.Error()
+		return res, nil
+	}
+	res.OK, res.Message = true, "Connected: "+cfg.LLM.Model+" answered in "+time.Duration(res.LatencyMs*int64(time.Millisecond)).String()
+	return res, nil
+}

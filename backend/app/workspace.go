@@ -1,0 +1,229 @@
+package app
+
+import (
+	"errors"
+	"path/filepath"
+	"strconv"
+	"sync"
+
+	"crewagent/backend/convlog"
+	"crewagent/backend/engine"
+	"crewagent/backend/errs"
+	"crewagent/backend/events"
+	"crewagent/backend/project"
+	"crewagent/backend/tasks"
+	"crewagent/backend/tools"
+	"crewagent/backend/watcher"
+	"crewagent/backend/workflow"
+)
+
+// OpenOptions choose how a project is opened.
+type OpenOptions struct {
+	// ReadOnly opens the conversation store without the writer lock: for
+	// commands that only read (everything that writes then fails).
+	ReadOnly bool
+	// Watch reports changes made on disk by others (conversations and run
+	// states) as events.
+	Watch bool
+	// Emitter receives the events of this project instead of the runtime's.
+	Emitter events.Emitter
+}
+
+// Workspace is an open project: its conversation store, engine, workflow
+// runs and task scheduler, wired once, the same way for the window and the
+// command line.
+type Workspace struct {
+	rt      *Runtime
+	emitter events.Emitter
+	own     bool // Close also shuts the runtime down (Open)
+
+	mu      sync.Mutex // guards project.ActivePackageID
+	project *project.Project
+
+	store   *convlog.Publishing
+	engine  *engine.ChatService
+	runs    *workflow.Service
+	tasks   *tasks.Scheduler
+	sandbox *tools.Sandbox // reads the user's files for the window (artifacts, tool outputs)
+	watcher *watcher.Watcher
+	roots   tools.Roots
+}
+
+// Open opens the project folder root of the runtime home home with a
+// runtime of its own (the command line: one project per process); Close
+// ends both.
+func Open(home, root string, opts Options, o OpenOptions) (*Workspace, error) {
+	rt := New(home, opts)
+	ws, err := rt.Open(root, o)
+	if err != nil {
+		rt.Shutdown()
+		return nil, err
+	}
+	ws.own = true
+	return ws, nil
+}
+
+// Open opens the project folder root (writing its identity file the first
+// time) and everything that works on it.
+func (rt *Runtime) Open(root string, o OpenOptions) (*Workspace, error) {
+	p, err := project.Open(rt.home, root)
+	if err != nil {
+		return nil, err
+	}
+	return rt.OpenProject(p, o)
+}
+
+// OpenProject is Open for a project already identified. It is the one place
+// where the runtime of a project is put together.
+func (rt *Runtime) OpenProject(p *project.Project, o OpenOptions) (*Workspace, error) {
+	ws := &Workspace{rt: rt, project: p, emitter: o.Emitter}
+	if ws.emitter == nil {
+		ws.emitter = rt.emitter
+	}
+	opts := convlog.Options{Counter: rt, Logger: rt.opts.Logger}
+	var (
+		st  *convlog.Store
+		err error
+	)
+	if o.ReadOnly {
+		st, err = convlog.OpenReadOnly(p.DataDir, opts)
+	} else {
+		st, err = convlog.Open(p.DataDir, opts)
+	}
+	if err != nil {
+		return nil, lockedError(err)
+	}
+	ws.store = convlog.NewPublishing(st, ws.storeChanged)
+	ws.tasks = tasks.New(rt.lifetime, tasks.Options{OnEvent: ws.taskEvent})
+	ws.roots = tools.Roots{
+		Project:     p.Root,
+		ToolResults: filepath.Join(p.DataDir, filepath.FromSlash(convlog.ToolResultsDir)),
+	}
+	ws.sandbox = tools.NewSandbox(ws.roots)
+	ws.engine, err = engine.New(engine.Options{
+		Store:    ws.store,
+		Settings: rt,
+		LLM:      rt.opts.LLM,
+		Tools:    ws.toolHost,
+		Counter:  rt.counter,
+		Emitter:  ws.emitter,
+		Agents:   ws.agents(),
+		Tasks:    ws.tasks,
+	})
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	ws.runs, err = workflow.New(workflow.Config{
+		Project:  p,
+		Packages: rt.packages,
+		Store:    ws.store,
+		Settings: rt,
+		Counter:  rt.counter,
+		Emitter:  ws.emitter,
+		// Run turns use the same engine: one reply or turn at a time per
+		// conversation, the same streaming, context and compression.
+		Engine: ws.engine,
+		Tasks:  ws.tasks,
+	})
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	if o.Watch {
+		ws.watch()
+	}
+	return ws, nil
+}
+
+// watch reports changes made on disk by others. Watching is a convenience:
+// the project works without it.
+func (ws *Workspace) watch() {
+	if err := ws.runs.Watch(); err != nil {
+		// Runs still report their progress themselves; only edits made on
+		// disk by others go unnoticed.
+		ws.rt.log.Warn("cannot watch the run states for changes", "error", err)
+	}
+	w, err := watcher.New(ws.project.DataDir, func(c watcher.Change) {
+		ws.emitter.Emit(events.ConversationChanged, events.ChangeEvent{ConversationID: c.ConversationID, Kind: c.Kind, External: true})
+	}, watcher.Options{Ignore: ws.store.IsOwnWrite, Logger: ws.rt.opts.Logger})
+	if err != nil {
+		ws.rt.log.Warn("cannot watch the project data for changes", "error", err)
+		return
+	}
+	ws.watcher = w
+}
+
+// Close stops the tasks, the watchers and the store of the project.
+func (ws *Workspace) Close() error {
+	ws.tasks.Close()
+	if ws.watcher != nil {
+		_ = ws.watcher.Close()
+	}
+	if err := ws.runs.Close(); err != nil {
+		ws.rt.log.Warn("stopping the run state watcher", "error", err)
+	}
+	err := ws.store.Close()
+	if ws.own {
+		ws.rt.Shutdown()
+	}
+	return err
+}
+
+// Project returns the project (a copy: the active package may change).
+func (ws *Workspace) Project() project.Project {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	return *ws.project
+}
+
+// Runtime returns the runtime the project was opened from.
+func (ws *Workspace) Runtime() *Runtime { return ws.rt }
+
+// Store returns the project's conversation store (it announces its changes).
+func (ws *Workspace) Store() *convlog.Publishing { return ws.store }
+
+// Runs returns the project's workflow runs.
+func (ws *Workspace) Runs() *workflow.Service { return ws.runs }
+
+// Tasks returns the project's task scheduler.
+func (ws *Workspace) Tasks() *tasks.Scheduler { return ws.tasks }
+
+// activePackageID returns the project's active package ("" when none).
+func (ws *Workspace) activePackageID() string {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	return ws.project.ActivePackageID
+}
+
+// storeChanged announces a change of the store.
+func (ws *Workspace) storeChanged(id, kind string) {
+	ws.emitter.Emit(events.ConversationChanged, events.ChangeEvent{ConversationID: id, Kind: kind})
+}
+
+// taskEvent announces that a reply or run turn started or ended in a
+// conversation: conversation:changed with streaming true, then false with
+// the failure the conversation does not show, if any.
+func (ws *Workspace) taskEvent(ev tasks.Event) {
+	ch := events.ChangeEvent{ConversationID: ev.Task.ConversationID, Kind: events.Updated, Streaming: boolPtr(ev.Phase == tasks.Started)}
+	if ev.Phase == tasks.Ended && ev.Err != nil {
+		e := errs.From(ev.Err)
+		ch.Error = &events.Error{Code: e.Code, Message: e.Message}
+	}
+	ws.emitter.Emit(events.ConversationChanged, ch)
+}
+
+func boolPtr(b bool) *bool { return &b }
+
+// lockedError says that another process holds the project, and which.
+func lockedError(err error) error {
+	var le *convlog.LockedError
+	if !errors.As(err, &le) {
+		return err
+	}
+	who := "another CrewAgent window or command"
+	if le.PID > 0 {
+		who += " (process " + strconv.Itoa(le.PID) + ")"
+	}
+	return errs.Wrap(errs.ProjectLocked, err, "This project is already open in "+who+". Close it there, then open the project again.")
+}

@@ -1,7 +1,0 @@
-//go:build windows
-
-package atomicfile
-
-// SyncDir is a no-op on Windows: directories cannot be opened for flushing and
-// NTFS journals renames itself.
-func SyncDir(string) error { return nil }

@@ -1,0 +1,27 @@
+package cli
+
+// commands is the table of every command, in the order help lists them.
+func commands() []command {
+	return []command{
+		{words: []string{"conversations", "list"}, usage: "conversations list", args: 0, access: Read, run: cmdConversationsList},
+		{words: []string{"conversations", "show"}, usage: "conversations show ID", args: 1, access: Read, run: cmdConversationsShow},
+		{words: []string{"conversations", "delete"}, usage: "conversations delete ID", args: 1, access: Write, run: cmdConversationsDelete},
+		{words: []string{"conversations", "fork"}, usage: "conversations fork ID [--at MESSAGE_ID | --checkpoint NAME]",
+			flags: []string{"at", "checkpoint"}, args: 1, access: Write, run: cmdConversationsFork},
+		{words: []string{"conversations", "checkpoint"}, usage: "conversations checkpoint ID NAME", args: 2, access: Write, run: cmdConversationsCheckpoint},
+		{words: []string{"conversations", "compact"}, usage: "conversations compact ID [--focus TEXT]", flags: []string{"focus"}, args: 1, access: Write, run: cmdConversationsCompact},
+		{words: []string{"conversations", "pin"}, usage: "conversations pin ID MESSAGE_ID", args: 2, access: Write, run: cmdConversationsPin},
+		{words: []string{"conversations", "unpin"}, usage: "conversations unpin ID MESSAGE_ID", args: 2, access: Write, run: cmdConversationsUnpin},
+		{words: []string{"chat"}, usage: chatUsage, flags: []string{"conversation", "mode", "agent", "retry"}, args: anyArgs, access: Write, run: cmdChat},
+		{words: []string{"context"}, usage: "context ID [--mode chat|agent|run] [--agent ID] [--all]", flags: []string{"mode", "agent", "all"}, args: 1, access: Read, run: cmdContext},
+		{words: []string{"package", "import"}, usage: "package import FILE", args: 1, access: None, run: cmdPackageImport},
+		{words: []string{"package", "list"}, usage: "package list", args: 0, access: None, run: cmdPackageList},
+		{words: []string{"package", "remove"}, usage: "package remove ID", args: 1, access: None, run: cmdPackageRemove},
+		// package install-demo puts the bundled demo package back after a removal.
+		{words: []string{"package", "install-demo"}, usage: "package install-demo", args: 0, access: None, run: cmdPackageInstallDemo},
+		{words: []string{"run", "start"}, usage: runStartUsage, flags: []string{"workflow", "package", "agent"}, args: anyArgs, access: Write, run: cmdRunStart},
+		{words: []string{"run", "continue"}, usage: runContinueUsage, args: anyArgs, access: Write, run: cmdRunContinue},
+		{words: []string{"run", "status"}, usage: "run status RUN_ID", args: 1, access: Read, run: cmdRunStatus},
+		{words: []string{"run", "list"}, usage: "run list", args: 0, access: Read, run: cmdRunList},
+	}
+}

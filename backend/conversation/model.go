@@ -1,0 +1,205 @@
+// Package conversation is the message model of the runtime and its protocol
+// encodings, without I/O: the entries of a conversation log and its index
+// record, the USER_INPUT header of a run's input, the LLM_ERROR block of a
+// failed reply, the preview of a large tool result, the pending-question rule,
+// and the view of each entry the conversation screen shows.
+package conversation
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// Entry types as written in the "type" field of each log line.
+const (
+	TypeMsg = "msg"
+	TypeEvt = "evt"
+)
+
+// Roles of message entries (a superset of the OpenAI chat roles).
+const (
+	RoleSystem    = "system"
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+	RoleTool      = "tool"
+	RoleDeveloper = "developer"
+)
+
+// Modes a message can be produced in.
+const (
+	ModeChat  = "chat"
+	ModeAgent = "agent"
+	ModeRun   = "run"
+)
+
+// Part types used by the UI and the context builder.
+const (
+	PartContent    = "content"
+	PartThinking   = "thinking"
+	PartToolStart  = "tool_start"
+	PartToolResult = "tool_result"
+	PartError      = "error"
+)
+
+// Active types of a conversation (ConversationMeta.ActiveType): the mode its
+// next request is built for (run mode is recorded as "workflow").
+const (
+	ActiveChat     = "chat"
+	ActiveAgent    = "agent"
+	ActiveWorkflow = "workflow"
+)
+
+// Event names recorded as "evt" entries.
+const (
+	EventCompaction = "compaction"
+	EventCheckpoint = "checkpoint"
+	EventModeSwitch = "mode_switch"
+	EventForkOrigin = "fork_origin"
+	EventRunStarted = "run_started"
+)
+
+// ToolCall has the OpenAI shape: {"id","type":"function","function":{"name","arguments"}}.
+type ToolCall struct {
+	ID       string       `json:"id"`
+	Type     string       `json:"type"`
+	Function FunctionCall `json:"function"`
+}
+
+// FunctionCall is the function part of a tool call.
+type FunctionCall struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// Entry is one line of messages.jsonl: a message ("msg") or an event ("evt").
+// Message fields and event fields share one struct so a line decodes in one pass.
+type Entry struct {
+	Type      string `json:"type"`
+	ID        string `json:"id"`
+	CreatedAt string `json:"createdAt"`
+
+	// message fields
+	Role             string          `json:"role,omitempty"`
+	Content          *string         `json:"content,omitempty"`
+	ToolCalls        []ToolCall      `json:"tool_calls,omitempty"`
+	ToolCallID       string          `json:"tool_call_id,omitempty"`
+	ToolName         string          `json:"tool_name,omitempty"`
+	Mode             string          `json:"mode,omitempty"`
+	RunID            string          `json:"runId,omitempty"`
+	AgentID          string          `json:"agentId,omitempty"`
+	WorkflowID       string          `json:"workflowId,omitempty"`
+	IncludeInContext *bool           `json:"includeInContext,omitempty"`
+	PartType         string          `json:"partType,omitempty"`
+	IsError          bool            `json:"is_error,omitempty"`
+	IsMeta           bool            `json:"is_meta,omitempty"`
+	Compacted        bool            `json:"compacted,omitempty"`
+	Tokens           int             `json:"tokens,omitempty"`
+	TokenEncoding    string          `json:"tokenEncoding,omitempty"`
+	DurationMs       int64           `json:"duration,omitempty"`
+	FullOutputPath   string          `json:"fullOutputPath,omitempty"`
+	IsCollapsed      bool            `json:"isCollapsed,omitempty"`
+	Widget           json.RawMessage `json:"widget,omitempty"`
+
+	// event fields
+	Event    string          `json:"event,omitempty"`
+	Data     json.RawMessage `json:"data,omitempty"`
+	RefMsgID string          `json:"ref_msg_id,omitempty"`
+
+	// UpdatedAt is set on the lines that update an earlier entry (Store.Update,
+	// Store.MarkCompacted). A line without it introduces its id; readers that
+	// scan the log backwards rely on this to place updated entries correctly.
+	UpdatedAt string `json:"updatedAt,omitempty"`
+}
+
+// IsMessage reports whether the entry is a message line.
+func (e *Entry) IsMessage() bool { return e.Type == TypeMsg }
+
+// IsEvent reports whether the entry is an event line.
+func (e *Entry) IsEvent() bool { return e.Type == TypeEvt }
+
+// Text returns the content or "" when it is null.
+func (e *Entry) Text() string {
+	if e.Content == nil {
+		return ""
+	}
+	return *e.Content
+}
+
+// InContext reports whether the message may enter an LLM request (default true).
+func (e *Entry) InContext() bool { return e.IncludeInContext == nil || *e.IncludeInContext }
+
+// Summary-class prefixes: a system message whose content starts with one of
+// these (after leading blanks) is a summary, kept by the context builder
+// wherever it lies in the log.
+const (
+	SummaryPrefix             = "SUMMARY"
+	ConversationSummaryPrefix = "CONVERSATION_SUMMARY"
+)
+
+// IsSummaryText reports whether a system message content is summary-class.
+func IsSummaryText(content string) bool {
+	s := strings.TrimLeft(content, " \t\r\n")
+	return strings.HasPrefix(s, ConversationSummaryPrefix) || strings.HasPrefix(s, SummaryPrefix)
+}
+
+// IsSummary reports whether e may be a summary-class message: a system or
+// developer message with summary-class content. ConversationMeta.HasSummary
+// records whether a log holds one.
+func (e *Entry) IsSummary() bool {
+	return e.Type == TypeMsg && (e.Role == RoleSystem || e.Role == RoleDeveloper) && IsSummaryText(e.Text())
+}
+
+// Str returns a pointer to s, for Content.
+func Str(s string) *string { return &s }
+
+// Bool returns a pointer to b, for IncludeInContext.
+func Bool(b bool) *bool { return &b }
+
+// ConversationMeta is one record of conversations/index.json.
+type ConversationMeta struct {
+	ID                   string       `json:"id"`
+	Title                string       `json:"title"`
+	EntryType            string       `json:"entryType,omitempty"`
+	ActiveType           string       `json:"activeType"` // chat | agent | workflow
+	CreatedAt            string       `json:"createdAt"`
+	LastActiveAt         string       `json:"lastActiveAt"`
+	MessageCount         int          `json:"messageCount"`
+	ParentID             string       `json:"parentId,omitempty"`
+	ForkedFromMsgID      string       `json:"forkedFromMessageId,omitempty"`
+	ForkedFromCheckpoint string       `json:"forkedFromCheckpoint,omitempty"`
+	SelectedAgentID      string       `json:"selectedAgentId,omitempty"`
+	SelectedWorkflowID   string       `json:"selectedWorkflowId,omitempty"`
+	Runs                 []RunRef     `json:"runs,omitempty"`
+	Checkpoints          []Checkpoint `json:"checkpoints,omitempty"`
+	// LogSize is the size of messages.jsonl that MessageCount and
+	// LastActiveAt account for; a log of another size was written after the
+	// record (the store then recomputes them from the log).
+	LogSize int64 `json:"logSize,omitempty"`
+	// HasSummary is set when the log holds a summary-class message
+	// (Entry.IsSummary); readers that stop short of the start of the log
+	// must then read back to the last compaction event.
+	HasSummary bool `json:"hasSummary,omitempty"`
+}
+
+// RunRef links a workflow run to the conversation that holds its messages.
+type RunRef struct {
+	RunID         string `json:"runId"`
+	WorkflowID    string `json:"workflowId"`
+	Phase         string `json:"phase"`
+	StartedAt     string `json:"startedAt"`
+	LastUpdatedAt string `json:"lastUpdatedAt"`
+}
+
+// Checkpoint is a named position in a conversation log.
+type Checkpoint struct {
+	Name      string `json:"name"`
+	MessageID string `json:"messageId"` // the last entry id at the time of the checkpoint
+	CreatedAt string `json:"createdAt"`
+}
+
+// Usage is the token usage a server reported for a request.
+type Usage struct {
+	PromptTokens     int `json:"promptTokens"`
+	CompletionTokens int `json:"completionTokens"`
+	TotalTokens      int `json:"totalTokens"`
+}

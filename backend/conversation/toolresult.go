@@ -1,0 +1,58 @@
+package conversation
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Large tool output. A role=tool message whose output is too large for the
+// log keeps only a preview of it as its content:
+//
+//	TOOL_RESULT_PREVIEW (<N> bytes; truncated)
+//	<the first characters of the output>
+//	…
+//	Full output: @state/logs/tool-results/<conversationId>/<messageId>.json
+//
+// and the full output goes to a file, a ToolResultFile, named by that alias.
+
+// PreviewPrefix starts the content of a message whose output was moved to a file.
+const PreviewPrefix = "TOOL_RESULT_PREVIEW "
+
+// ToolResultFile is the file that holds the full output of a large tool result.
+type ToolResultFile struct {
+	ConversationID string `json:"conversationId"`
+	MessageID      string `json:"messageId"`
+	ToolCallID     string `json:"toolCallId"`
+	ToolName       string `json:"toolName"`
+	Content        string `json:"content"`
+}
+
+// IsToolResultPreview reports whether content is such a preview.
+func IsToolResultPreview(content string) bool { return strings.HasPrefix(content, PreviewPrefix) }
+
+// ToolResultPreview builds the content that replaces a large output full: its
+// first chars characters (invalid UTF-8 replaced) and the alias of its file.
+func ToolResultPreview(full string, chars int, alias string) string {
+	cut := len(full)
+	n := 0
+	for i := range full {
+		if n == chars {
+			cut = i
+			break
+		}
+		n++
+	}
+	head := strings.ToValidUTF8(full[:cut], string(utf8.RuneError))
+	var b strings.Builder
+	b.Grow(len(head) + len(alias) + 64)
+	b.WriteString(PreviewPrefix)
+	b.WriteString("(" + strconv.Itoa(len(full)) + " bytes; truncated)\n")
+	b.WriteString(head)
+	if !strings.HasSuffix(head, "\n") {
+		b.WriteByte('\n')
+	}
+	b.WriteString("…\nFull output: ")
+	b.WriteString(alias)
+	return b.String()
+}

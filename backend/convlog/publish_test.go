@@ -1,0 +1,115 @@
+package convlog
+
+import (
+	"errors"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// readMethods are the exported methods of Store that change nothing.
+var readMethods = []string{"Close", "DataDir", "ReadOnly", "IsOwnWrite", "List", "Get", "Load", "LoadTail",
+	"LoadSinceCompaction", "LoadBackTo", "SidecarPath", "Search", "Page", "PageBefore"}
+
+// besideLogMethods write files beside a conversation's log (the recall index,
+// tool outputs kept for reading back) and leave the conversation unchanged.
+var besideLogMethods = []string{"AppendSidecar", "SaveToolOutput"}
+
+// Every method of Store that writes is published: a new one must be added to
+// Publishing (or, when it only reads, to readMethods).
+func TestPublishingCoversEveryWrite(t *testing.T) {
+	files, err := os.ReadDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, published := map[string]bool{}, map[string]bool{}
+	for _, f := range files {
+		if !strings.HasSuffix(f.Name(), ".go") || strings.HasSuffix(f.Name(), "_test.go") {
+			continue
+		}
+		file, err := parser.ParseFile(token.NewFileSet(), f.Name(), nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range file.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Recv == nil || !fd.Name.IsExported() {
+				continue
+			}
+			star, ok := fd.Recv.List[0].Type.(*ast.StarExpr)
+			if !ok {
+				continue
+			}
+			switch star.X.(*ast.Ident).Name {
+			case "Store":
+				store[fd.Name.Name] = true
+			case "Publishing":
+				published[fd.Name.Name] = true
+			}
+		}
+	}
+	for name := range store {
+		if !published[name] && !slices.Contains(readMethods, name) && !slices.Contains(besideLogMethods, name) {
+			t.Errorf("Store.%s is neither published by Publishing nor listed as a read", name)
+		}
+	}
+}
+
+func TestPublishingAnnouncesChanges(t *testing.T) {
+	st, err := Open(t.TempDir(), Options{IndexFlushDelay: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var mu sync.Mutex
+	var got []string
+	p := NewPublishing(st, func(id, kind string) {
+		mu.Lock()
+		got = append(got, kind)
+		mu.Unlock()
+	})
+	m, err := p.Create("", ActiveChat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &Entry{Type: TypeMsg, ID: "u1", Role: RoleUser, Content: Str("hi")}
+	steps := []func() error{
+		func() error { return p.Append(m.ID, e) },
+		func() error { return p.Rename(m.ID, "Hello") },
+		func() error { _, err := p.Checkpoint(m.ID, "cp"); return err },
+		func() error { _, err := p.Fork(m.ID, ForkOptions{}); return err },
+		func() error { return p.Delete(m.ID) },
+		func() error { return p.Rename(m.ID, "gone") }, // fails: nothing announced
+	}
+	for i, step := range steps {
+		if err := step(); err != nil && i < len(steps)-1 {
+			t.Fatalf("step %d: %v", i, err)
+		}
+	}
+	want := "created updated updated updated created deleted"
+	if strings.Join(got, " ") != want {
+		t.Fatalf("announced %v, want %s", got, want)
+	}
+}
+
+func TestLockedErrorCarriesThePID(t *testing.T) {
+	dir := t.TempDir()
+	first, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	_, err = Open(dir, Options{})
+	var le *LockedError
+	if !errors.As(err, &le) || le.PID != os.Getpid() || !errors.Is(err, ErrProjectLocked) || ErrorCode(err) != ErrProjectLocked.Code {
+		t.Fatalf("second Open = %#v", err)
+	}
+	if le := lockedError(dir, []byte("not a pid\n")); le.PID != 0 || !strings.Contains(le.Error(), "pid unknown") {
+		t.Fatalf("unreadable pid: %+v %v", le, le)
+	}
+}

@@ -1,0 +1,99 @@
+// Package desktop is what the window binds: one small struct per domain,
+// mirroring frontend/src/bridge/* (System, Projects, Conversations, Chat,
+// Runs, Packages, Settings), each method a call into backend/app. It is the
+// only package that imports the Wails runtime (platform.go, run.go).
+package desktop
+
+import (
+	"context"
+
+	"crewagent/backend/app"
+	"crewagent/backend/errs"
+	"crewagent/backend/events"
+)
+
+// Dialogs opens native dialogs (the Wails platform in the window, a fake in tests).
+type Dialogs interface {
+	// ChooseFolder returns the chosen folder, or "" when the user cancelled.
+	ChooseFolder(title, defaultDir string) (string, error)
+	// ChooseFile returns the chosen file, or "" when the user cancelled. The
+	// filters limit what the dialog lists (all files when empty).
+	ChooseFile(title, defaultDir string, filters []FileFilter) (string, error)
+}
+
+// FileFilter is one choice of a file dialog's filter: a name and patterns
+// separated by semicolons ("*.bmad;*.zip").
+type FileFilter struct {
+	Name    string
+	Pattern string
+}
+
+// App is the window's application: the session over the runtime home and
+// the bound structs.
+type App struct {
+	session *app.Session
+	dialogs Dialogs
+
+	System        *System
+	Projects      *Projects
+	Conversations *Conversations
+	Chat          *Chat
+	Runs          *Runs
+	Packages      *Packages
+	Settings      *Settings
+}
+
+// NewApp returns the window's application for the runtime home home; events
+// go to emitter.
+func NewApp(home string, dialogs Dialogs, emitter events.Emitter) *App {
+	s := app.NewSession(app.New(home, app.Options{Emitter: emitter, Demo: app.DemoAtStartup}))
+	a := &App{session: s, dialogs: dialogs}
+	a.System = &System{s}
+	a.Projects = &Projects{s, dialogs}
+	a.Conversations = &Conversations{s}
+	a.Chat = &Chat{s}
+	a.Runs = &Runs{s}
+	a.Packages = &Packages{s, dialogs}
+	a.Settings = &Settings{s}
+	return a
+}
+
+// Bind lists the structs the window binds.
+func (a *App) Bind() []any {
+	return []any{a.System, a.Projects, a.Conversations, a.Chat, a.Runs, a.Packages, a.Settings}
+}
+
+// startup installs the bundled demo package in the background (Wails
+// OnStartup, after the platform's): the window never waits for it.
+func (a *App) startup(context.Context) { a.session.Runtime().StartDemo() }
+
+// shutdown stops every task, waits for the demo installation and closes the
+// open project (Wails OnShutdown).
+func (a *App) shutdown(context.Context) { a.session.Shutdown() }
+
+// formatError is the Wails ErrorFormatter. The desktop runtime rejects a call
+// with new Error(value), so the value must be a string: "CODE: message",
+// which src/bridge/errors.ts parses.
+func formatError(err error) any {
+	e := errs.From(err)
+	return e.Code + ": " + e.Message
+}
+
+// current calls fn with the open project's workspace (E_NO_PROJECT without one).
+func current[T any](s *app.Session, fn func(ws *app.Workspace) (T, error)) (T, error) {
+	ws, err := s.Current()
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return fn(ws)
+}
+
+// currentDo is current for calls that return only an error.
+func currentDo(s *app.Session, fn func(ws *app.Workspace) error) error {
+	ws, err := s.Current()
+	if err != nil {
+		return err
+	}
+	return fn(ws)
+}

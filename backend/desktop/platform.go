@@ -1,0 +1,83 @@
+package desktop
+
+import (
+	"context"
+	"os"
+	"sync/atomic"
+
+	"github.com/wailsapp/wails/v2/pkg/runtime"
+
+	"crewagent/backend/errs"
+	"crewagent/backend/events"
+)
+
+var (
+	_ Dialogs        = (*wailsPlatform)(nil)
+	_ events.Emitter = (*wailsPlatform)(nil)
+)
+
+// wailsPlatform adapts the Wails runtime (native dialogs, events) to the small
+// interfaces the application uses. With run.go it is the only code that
+// imports the Wails runtime. It works once Wails calls startup with its context.
+type wailsPlatform struct {
+	ctx atomic.Pointer[context.Context]
+}
+
+func (p *wailsPlatform) startup(ctx context.Context) { p.ctx.Store(&ctx) }
+
+func (p *wailsPlatform) context() (context.Context, bool) {
+	c := p.ctx.Load()
+	if c == nil {
+		return nil, false
+	}
+	return *c, true
+}
+
+// ChooseFolder implements Dialogs with the native folder picker, starting in
+// defaultDir (the user's home folder when empty). A cancelled dialog returns "".
+func (p *wailsPlatform) ChooseFolder(title, defaultDir string) (string, error) {
+	ctx, ok := p.context()
+	if !ok {
+		return "", errs.New(errs.Dialog, "the window is not ready yet")
+	}
+	if defaultDir == "" {
+		defaultDir, _ = os.UserHomeDir()
+	}
+	dir, err := runtime.OpenDirectoryDialog(ctx, runtime.OpenDialogOptions{
+		Title:                title,
+		DefaultDirectory:     defaultDir,
+		CanCreateDirectories: true,
+	})
+	if err != nil {
+		return "", errs.Wrap(errs.Dialog, err, "the folder dialog failed: "+err.Error())
+	}
+	return dir, nil
+}
+
+// ChooseFile implements Dialogs with the native open-file dialog, starting in
+// defaultDir (the user's home folder when empty). A cancelled dialog returns "".
+func (p *wailsPlatform) ChooseFile(title, defaultDir string, filters []FileFilter) (string, error) {
+	ctx, ok := p.context()
+	if !ok {
+		return "", errs.New(errs.Dialog, "the window is not ready yet")
+	}
+	if defaultDir == "" {
+		defaultDir, _ = os.UserHomeDir()
+	}
+	opts := runtime.OpenDialogOptions{Title: title, DefaultDirectory: defaultDir}
+	for _, f := range filters {
+		opts.Filters = append(opts.Filters, runtime.FileFilter{DisplayName: f.Name, Pattern: f.Pattern})
+	}
+	path, err := runtime.OpenFileDialog(ctx, opts)
+	if err != nil {
+		return "", errs.Wrap(errs.Dialog, err, "the file dialog failed: "+err.Error())
+	}
+	return path, nil
+}
+
+// Emit implements events.Emitter; events before startup are dropped.
+func (p *wailsPlatform) Emit(name string, payload any) {
+	if ctx, ok := p.context(); ok {
+		runtime.EventsEmit(ctx, name, payload)
+	}
+}

@@ -1,0 +1,141 @@
+package events
+
+import "crewagent/backend/conversation"
+
+// The payload of every event, defined once; frontend/src/bridge/events.ts
+// mirrors them.
+
+// Error is a failure carried by an event (and a run's last error).
+type Error struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// UsageEvent is the payload of context:usage.
+type UsageEvent struct {
+	ConversationID string  `json:"conversationId"`
+	UsedTokens     int     `json:"usedTokens"`
+	TotalBudget    int     `json:"totalBudget"`
+	UsagePercent   float64 `json:"usagePercent"`
+	Remaining      int     `json:"remaining"`
+	Status         string  `json:"status"` // normal | warning | critical | compressing
+}
+
+// StreamStartEvent is the payload of llm:stream-start: one LLM call begins.
+// MessageID is the id the assistant message of this call is persisted under.
+type StreamStartEvent struct {
+	ConversationID string `json:"conversationId"`
+	MessageID      string `json:"messageId"`
+	Mode           string `json:"mode"`
+	AgentID        string `json:"agentId,omitempty"`
+	Turn           int    `json:"turn"` // 0-based LLM call of the send
+}
+
+// StreamChunkEvent is the payload of llm:stream-chunk: answer text, several
+// deltas coalesced.
+type StreamChunkEvent struct {
+	ConversationID string `json:"conversationId"`
+	MessageID      string `json:"messageId"`
+	Delta          string `json:"delta"`
+}
+
+// StreamEndEvent is the payload of llm:stream-end: the LLM call is over. Error is
+// set when it failed; Retrying when the call is sent again (after a
+// context-length error and a forced compression) under a new message id.
+type StreamEndEvent struct {
+	ConversationID string              `json:"conversationId"`
+	MessageID      string              `json:"messageId"`
+	FinishReason   string              `json:"finishReason,omitempty"`
+	Usage          *conversation.Usage `json:"usage,omitempty"`
+	ToolCalls      int                 `json:"toolCalls"`
+	Error          *Error              `json:"error,omitempty"`
+	Retrying       bool                `json:"retrying,omitempty"`
+}
+
+// ToolStartEvent is the payload of llm:stream-tool-start: the model announced a
+// tool call (its arguments are still streaming).
+type ToolStartEvent struct {
+	ConversationID string `json:"conversationId"`
+	MessageID      string `json:"messageId"` // the assistant message holding the call
+	ToolCallID     string `json:"toolCallId"`
+	ToolName       string `json:"toolName"`
+	Index          int    `json:"index"`
+}
+
+// ToolEndEvent is the payload of llm:stream-tool-end: the tool has run
+// (ResultMessageID is its persisted tool message), or the call was abandoned
+// (Interrupted, when the stream or the send stopped before it ran).
+type ToolEndEvent struct {
+	ConversationID  string `json:"conversationId"`
+	MessageID       string `json:"messageId"`
+	ToolCallID      string `json:"toolCallId"`
+	ToolName        string `json:"toolName"`
+	OK              bool   `json:"ok"`
+	DurationMs      int64  `json:"durationMs"`
+	ResultMessageID string `json:"resultMessageId,omitempty"`
+	Pending         bool   `json:"pending,omitempty"` // ui.ask_user waits for the user
+	Interrupted     bool   `json:"interrupted,omitempty"`
+	Error           *Error `json:"error,omitempty"`
+}
+
+// Kinds of ChangeEvent.
+const (
+	Created = "created"
+	Updated = "updated"
+	Deleted = "deleted"
+)
+
+// ChangeEvent is the payload of conversation:changed: a conversation
+// was created, updated or deleted, by the app or on disk by someone else
+// (External).
+type ChangeEvent struct {
+	ConversationID string `json:"conversationId"`
+	Kind           string `json:"kind"` // created | updated | deleted
+	// External is true when the change was made on disk by someone else.
+	External bool `json:"external,omitempty"`
+	// Streaming is set when a reply or run turn starts (true) and when it has
+	// ended (false); Error says why it ended when the conversation does not
+	// show the failure.
+	Streaming *bool  `json:"streaming,omitempty"`
+	Error     *Error `json:"error,omitempty"`
+}
+
+// NodeProgress is one node of a run's graph as the run panel shows it.
+type NodeProgress struct {
+	ID     string `json:"id"`
+	Title  string `json:"title,omitempty"`
+	Type   string `json:"type"`
+	Status string `json:"status"` // completed | current | pending
+}
+
+// ProgressEvent is the payload of runs:progressUpdated and the body of a run's status.
+type ProgressEvent struct {
+	RunID          string         `json:"runId"`
+	ConversationID string         `json:"conversationId"`
+	PackageID      string         `json:"packageId"`
+	WorkflowID     string         `json:"workflowId"`
+	ActiveAgentID  string         `json:"activeAgentId"`
+	Phase          string         `json:"phase"`
+	CurrentNodeID  string         `json:"currentNodeId"`
+	EffectiveAgent string         `json:"effectiveAgentId,omitempty"`
+	StepsCompleted []string       `json:"stepsCompleted"`
+	Artifacts      []string       `json:"artifacts"`
+	Complete       bool           `json:"complete"`
+	Nodes          []NodeProgress `json:"nodes,omitempty"`
+	LastError      *Error         `json:"lastError,omitempty"`
+	UpdatedAt      string         `json:"updatedAt"`
+}
+
+// Payloads names the payload of every event, by event. It is the return type
+// of a bound method so that the window's TypeScript types of the payloads are
+// generated with the bindings (frontend/wailsjs/go/models.ts).
+type Payloads struct {
+	ContextUsage        UsageEvent       `json:"context:usage"`
+	StreamStart         StreamStartEvent `json:"llm:stream-start"`
+	StreamChunk         StreamChunkEvent `json:"llm:stream-chunk"`
+	StreamEnd           StreamEndEvent   `json:"llm:stream-end"`
+	StreamToolStart     ToolStartEvent   `json:"llm:stream-tool-start"`
+	StreamToolEnd       ToolEndEvent     `json:"llm:stream-tool-end"`
+	ConversationChanged ChangeEvent      `json:"conversation:changed"`
+	RunsProgressUpdated ProgressEvent    `json:"runs:progressUpdated"`
+}

@@ -1,0 +1,4 @@
+package llm
+
+// ErrorCode returns the code (errs.Coder).
+func (e *Error) ErrorCode() string { return e.Code }

@@ -1,0 +1,481 @@
+package mcp
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Source says where a server's configuration comes from.
+type Source string
+
+const (
+	// SourceSettings is the mcpServers table of settings.json: written by the user, trusted.
+	SourceSettings Source = "settings"
+	// SourceProject is a project's .mcp.json: untrusted until approved for that project.
+	SourceProject Source = "project"
+)
+
+// Transport kinds.
+const (
+	TransportStdio = "stdio"
+	TransportHTTP  = "http"
+)
+
+// ServerConfig is one entry of an mcpServers table, in the shape Claude Desktop and Cursor
+// use: {command, args, env, cwd} for a local (stdio) server, {url, headers} for a
+// streamable HTTP one, and disabled for either. Env and Headers may hold secrets.
+type ServerConfig struct {
+	Name     string            `json:"-"`
+	Source   Source            `json:"-"`
+	Command  string            `json:"command,omitempty"`
+	Args     []string          `json:"args,omitempty"`
+	Env      map[string]string `json:"env,omitempty"`
+	Cwd      string            `json:"cwd,omitempty"`
+	URL      string            `json:"url,omitempty"`
+	Headers  map[string]string `json:"headers,omitempty"`
+	Disabled bool              `json:"disabled,omitempty"`
+}
+
+// Transport returns TransportStdio or TransportHTTP.
+func (c ServerConfig) Transport() string {
+	if c.URL != "" {
+		return TransportHTTP
+	}
+	return TransportStdio
+}
+
+// MarshalJSON writes the entry as it is stored in an mcpServers table (without the name).
+func (c ServerConfig) MarshalJSON() ([]byte, error) {
+	type plain ServerConfig
+	return json.Marshal(plain(c))
+}
+
+// Clone returns a deep copy.
+func (c ServerConfig) Clone() ServerConfig {
+	c.Args = slices.Clone(c.Args)
+	c.Env = cloneMap(c.Env)
+	c.Headers = cloneMap(c.Headers)
+	return c
+}
+
+func cloneMap(m map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// Hash identifies what the entry runs: transport, command, args, env, cwd, url and headers
+// (not the name, the source or disabled). An approval holds the hash of the configuration
+// it approved, so an edited entry needs a new approval. The form is "sha256:<hex>".
+func (c ServerConfig) Hash() string {
+	canon := struct {
+		Transport string            `json:"transport"`
+		Command   string            `json:"command"`
+		Args      []string          `json:"args"`
+		Env       map[string]string `json:"env"`
+		Cwd       string            `json:"cwd"`
+		URL       string            `json:"url"`
+		Headers   map[string]string `json:"headers"`
+	}{c.Transport(), c.Command, nilIfEmpty(c.Args), nilIfEmptyMap(c.Env), c.Cwd, c.URL, nilIfEmptyMap(c.Headers)}
+	b, _ := json.Marshal(canon) // maps marshal with sorted keys: the form is canonical
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+func nilIfEmpty(s []string) []string {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
+}
+
+func nilIfEmptyMap(m map[string]string) map[string]string {
+	if len(m) == 0 {
+		return nil
+	}
+	return m
+}
+
+// Problem is one thing wrong with a configuration. Server is the entry's name ("" for the
+// document as a whole) and Field the entry's field ("" for the entry itself). Messages never
+// contain env or header values.
+type Problem struct {
+	Server  string `json:"server,omitempty"`
+	Field   string `json:"field,omitempty"`
+	Message string `json:"message"`
+}
+
+func (p Problem) String() string {
+	var b strings.Builder
+	if p.Server != "" {
+		b.WriteString("server " + strconvQuote(p.Server))
+		if p.Field != "" {
+			b.WriteString(" " + p.Field)
+		}
+		b.WriteString(": ")
+	}
+	b.WriteString(p.Message)
+	return b.String()
+}
+
+func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+// ParseServers parses an mcpServers table: a JSON object of name → entry. Each entry is
+// checked on its own; a bad entry is reported in the problems and left out, the others are
+// returned, sorted by name. Unknown fields of an entry are ignored. An empty or null table
+// has no servers.
+func ParseServers(table []byte, src Source) ([]ServerConfig, []Problem) {
+	table = bytes.TrimSpace(table)
+	if len(table) == 0 || string(table) == "null" {
+		return nil, nil
+	}
+	entries, err := objectEntries(table)
+	if err != nil {
+		return nil, []Problem{{Message: "mcpServers must be a JSON object of name → server: " + err.Error()}}
+	}
+	var out []ServerConfig
+	var problems []Problem
+	names := map[string]bool{}
+	wires := map[string]string{} // tool-name form -> name
+	for _, e := range entries {
+		if names[e.key] {
+			problems = append(problems, Problem{Server: e.key, Message: "is defined more than once; the first definition is kept"})
+			continue
+		}
+		names[e.key] = true
+		if err := CheckServerName(e.key); err != nil {
+			problems = append(problems, Problem{Server: e.key, Message: err.Error()})
+			continue
+		}
+		wire := ServerWireName(e.key)
+		if other, clash := wires[wire]; clash {
+			problems = append(problems, Problem{Server: e.key, Message: fmt.Sprintf("has the same tool-name form %q as server %q; rename one of them", wire, other)})
+			continue
+		}
+		cfg, ps := parseEntry(e.key, e.value)
+		if len(ps) > 0 {
+			problems = append(problems, ps...)
+			continue
+		}
+		wires[wire] = e.key
+		cfg.Source = src
+		out = append(out, cfg)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, problems
+}
+
+// ParseProjectFile parses the content of a project's .mcp.json: {"mcpServers": {...}}. Its
+// servers have SourceProject.
+func ParseProjectFile(data []byte) ([]ServerConfig, []Problem) {
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 {
+		return nil, nil
+	}
+	entries, err := objectEntries(data)
+	if err != nil {
+		return nil, []Problem{{Message: ProjectFileName + " is not a JSON object: " + err.Error()}}
+	}
+	for _, e := range entries {
+		if e.key == "mcpServers" {
+			return ParseServers(e.value, SourceProject)
+		}
+	}
+	return nil, []Problem{{Message: ProjectFileName + ` has no "mcpServers" object`}}
+}
+
+// ParseBlock parses configuration text a user pasted: a whole Claude Desktop / Cursor file
+// ({"mcpServers": {...}}), the table itself ({"name": {...}, ...}), or one or more
+// `"name": {...}` members without the enclosing braces (a trailing comma is fine). The
+// servers are returned with src as their source.
+func ParseBlock(text string, src Source) ([]ServerConfig, []Problem) {
+	t := strings.TrimSpace(text)
+	if t == "" {
+		return nil, []Problem{{Message: "nothing to parse: paste a JSON object such as {\"mcpServers\": {\"name\": {\"command\": \"…\"}}}"}}
+	}
+	if !strings.HasPrefix(t, "{") {
+		t = "{" + strings.TrimSuffix(t, ",") + "}"
+	}
+	entries, err := objectEntries([]byte(t))
+	if err != nil {
+		return nil, []Problem{{Message: "not a JSON object: " + err.Error()}}
+	}
+	for _, e := range entries {
+		if e.key == "mcpServers" {
+			return ParseServers(e.value, src)
+		}
+	}
+	return ParseServers([]byte(t), src)
+}
+
+type member struct {
+	key   string
+	value json.RawMessage
+}
+
+// objectEntries returns the members of a JSON object in order (duplicates included).
+func objectEntries(data []byte) ([]member, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, jsonErr(data, err)
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, fmt.Errorf("found %s instead of an object", jsonKindOf(tok))
+	}
+	var out []member
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, jsonErr(data, err)
+		}
+		key, _ := tok.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, jsonErr(data, err)
+		}
+		out = append(out, member{key, v})
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, jsonErr(data, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("unexpected data after the object")
+	}
+	return out, nil
+}
+
+func jsonErr(data []byte, err error) error {
+	var syn *json.SyntaxError
+	if errors.As(err, &syn) {
+		line := bytes.Count(data[:min(int(syn.Offset), len(data))], []byte("\n")) + 1
+		return fmt.Errorf("%v (line %d)", syn, line)
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return errors.New("the JSON ends too early")
+	}
+	return err
+}
+
+func jsonKindOf(v any) string {
+	switch t := v.(type) {
+	case json.Delim:
+		if t == '[' {
+			return "an array"
+		}
+		return "an object"
+	case string:
+		return "a string"
+	case float64, json.Number:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case nil:
+		return "null"
+	}
+	return "a value"
+}
+
+// parseEntry checks one entry. Problems name the field; values of env and headers never
+// appear in them.
+func parseEntry(name string, raw json.RawMessage) (ServerConfig, []Problem) {
+	cfg := ServerConfig{Name: name}
+	var ps []Problem
+	bad := func(field, format string, args ...any) {
+		ps = append(ps, Problem{Server: name, Field: field, Message: fmt.Sprintf(format, args...)})
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
+		var v any
+		_ = json.Unmarshal(raw, &v)
+		bad("", "must be an object such as {\"command\": \"npx\", \"args\": [\"-y\", \"…\"]} or {\"url\": \"https://…\"}, found %s", jsonValueKind(v))
+		return cfg, ps
+	}
+	str := func(field string, dst *string) bool {
+		v, ok := fields[field]
+		if !ok || string(v) == "null" {
+			return false
+		}
+		if err := json.Unmarshal(v, dst); err != nil {
+			bad(field, "must be a string")
+			return false
+		}
+		return true
+	}
+	strMap := func(field string) map[string]string {
+		v, ok := fields[field]
+		if !ok || string(v) == "null" {
+			return nil
+		}
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(v, &m); err != nil {
+			bad(field, "must be an object of name → string")
+			return nil
+		}
+		out := make(map[string]string, len(m))
+		for k, rv := range m {
+			var s string
+			if err := json.Unmarshal(rv, &s); err != nil {
+				var x any
+				_ = json.Unmarshal(rv, &x)
+				bad(field+"."+k, "must be a string, found %s", jsonValueKind(x))
+				continue
+			}
+			out[k] = s
+		}
+		return out
+	}
+
+	hasCommand := str("command", &cfg.Command)
+	hasURL := str("url", &cfg.URL)
+	str("cwd", &cfg.Cwd)
+	var typ string
+	str("type", &typ)
+	if v, ok := fields["args"]; ok && string(v) != "null" {
+		var arr []json.RawMessage
+		if err := json.Unmarshal(v, &arr); err != nil {
+			bad("args", "must be an array of strings")
+		} else {
+			cfg.Args = make([]string, 0, len(arr))
+			for i, a := range arr {
+				var s string
+				if err := json.Unmarshal(a, &s); err != nil {
+					bad(fmt.Sprintf("args[%d]", i), "must be a string")
+					continue
+				}
+				cfg.Args = append(cfg.Args, s)
+			}
+		}
+	}
+	cfg.Env = strMap("env")
+	cfg.Headers = strMap("headers")
+	if v, ok := fields["disabled"]; ok && string(v) != "null" {
+		if err := json.Unmarshal(v, &cfg.Disabled); err != nil {
+			bad("disabled", "must be true or false")
+		}
+	}
+
+	switch typ {
+	case "", "stdio", "http", "streamable-http", "streamableHttp", "streamable_http":
+	case "sse":
+		bad("type", "the legacy SSE transport is not supported; use the server's streamable HTTP endpoint")
+	default:
+		bad("type", "must be \"stdio\" or \"http\", got %q", typ)
+	}
+	switch {
+	case hasCommand && hasURL:
+		bad("", "gives both command and url; give command (a local server) or url (a remote one)")
+	case !hasCommand && !hasURL:
+		bad("", "needs a command (a local server started by the app) or a url (a streamable HTTP server)")
+	case hasCommand:
+		if strings.TrimSpace(cfg.Command) == "" {
+			bad("command", "must not be empty")
+		}
+		if typ != "" && typ != "stdio" {
+			bad("type", "is %q but the server has a command; use \"stdio\" or leave type out", typ)
+		}
+		if len(cfg.Headers) > 0 {
+			bad("headers", "only apply to url servers")
+		}
+		if strings.ContainsRune(cfg.Command, 0) {
+			bad("command", "contains a NUL character")
+		}
+		for k := range cfg.Env {
+			if k == "" || strings.ContainsAny(k, "=\x00") {
+				bad("env", "has an invalid variable name %q", k)
+			}
+		}
+		cfg.Headers = nil
+	case hasURL:
+		if err := checkServerURL(cfg.URL); err != nil {
+			bad("url", "%v", err)
+		}
+		if typ == "stdio" {
+			bad("type", "is \"stdio\" but the server has a url")
+		}
+		if len(cfg.Args) > 0 {
+			bad("args", "only apply to command servers")
+		}
+		if len(cfg.Env) > 0 {
+			bad("env", "only applies to command servers")
+		}
+		if cfg.Cwd != "" {
+			bad("cwd", "only applies to command servers")
+		}
+		for k, v := range cfg.Headers {
+			if !validHeaderName(k) {
+				bad("headers", "has an invalid header name %q", k)
+			}
+			if strings.ContainsAny(v, "\r\n\x00") {
+				bad("headers."+k, "must not contain line breaks")
+			}
+		}
+		cfg.Args, cfg.Env = nil, nil
+	}
+	return cfg, ps
+}
+
+func jsonValueKind(v any) string {
+	switch v.(type) {
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case float64:
+		return "a number"
+	case bool:
+		return "a boolean"
+	}
+	return "null"
+}
+
+// checkServerURL accepts absolute http and https URLs. Its message does not repeat the URL
+// (a query may hold a token).
+func checkServerURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return errors.New("must be an http:// or https:// URL such as https://example.com/mcp")
+	}
+	return nil
+}
+
+func validHeaderName(k string) bool {
+	if k == "" {
+		return false
+	}
+	for _, r := range k {
+		if r > 126 || r <= 32 || strings.ContainsRune("\"(),/:;<=>?@[\\]{}", r) {
+			return false
+		}
+	}
+	return true
+}
+
+// Validate checks one configuration as ParseServers would and returns its problems.
+func (c ServerConfig) Validate() []Problem {
+	if err := CheckServerName(c.Name); err != nil {
+		return []Problem{{Server: c.Name, Message: err.Error()}}
+	}
+	b, err := c.MarshalJSON()
+	if err != nil {
+		return []Problem{{Server: c.Name, Message: err.Error()}}
+	}
+	_, ps := parseEntry(c.Name, b)
+	return ps
+}

@@ -1,0 +1,137 @@
+package mcp
+
+import (
+	"net/url"
+	"sort"
+	"strings"
+
+	"crewagent/backend/settings"
+)
+
+// Secrets. Env values, header values, a URL's password and its query values are treated
+// like API keys: they stay in settings.json (or .mcp.json) and in the server's process; the
+// statuses, errors and stderr tails this package builds have them replaced by "••••", and
+// the configuration shown to the UI has them masked (Redacted).
+
+// Redacted returns a copy safe to show: each env and header value masked with
+// settings.MaskKey, the URL's password and query values masked too. MergeSecrets undoes it
+// for values the user did not change.
+func (c ServerConfig) Redacted() ServerConfig {
+	r := c.Clone()
+	for k, v := range r.Env {
+		r.Env[k] = settings.MaskKey(v)
+	}
+	for k, v := range r.Headers {
+		r.Headers[k] = settings.MaskKey(v)
+	}
+	r.URL = redactURL(r.URL)
+	return r
+}
+
+// MergeSecrets returns edited with every value still masked (settings.IsMasked) replaced by
+// the value stored for the same key, and the URL restored when it is still the redacted
+// stored URL: the UI edits Redacted() and sends it back.
+func MergeSecrets(edited, stored ServerConfig) ServerConfig {
+	out := edited.Clone()
+	for k, v := range out.Env {
+		if old, ok := stored.Env[k]; ok && settings.IsMasked(v) {
+			out.Env[k] = old
+		}
+	}
+	for k, v := range out.Headers {
+		if old, ok := stored.Headers[k]; ok && settings.IsMasked(v) {
+			out.Headers[k] = old
+		}
+	}
+	if stored.URL != "" && out.URL == redactURL(stored.URL) {
+		out.URL = stored.URL
+	}
+	return out
+}
+
+const mask = "••••"
+
+func redactURL(raw string) string {
+	if raw == "" {
+		return ""
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return mask
+	}
+	userinfo := ""
+	if u.User != nil {
+		userinfo = u.User.Username()
+		if _, has := u.User.Password(); has {
+			userinfo = url.User(userinfo).String() + ":" + mask
+		}
+		u.User = nil
+	}
+	if u.RawQuery != "" {
+		var parts []string
+		for _, kv := range strings.Split(u.RawQuery, "&") {
+			k, _, _ := strings.Cut(kv, "=")
+			parts = append(parts, k+"="+mask)
+		}
+		u.RawQuery = strings.Join(parts, "&")
+	}
+	s := u.String()
+	if userinfo != "" {
+		s = strings.Replace(s, "://", "://"+userinfo+"@", 1)
+	}
+	return s
+}
+
+// redactor removes a server's secret values from text.
+type redactor struct{ secrets []string }
+
+// minSecretLen: shorter values ("1", "true", "debug") are not hidden in text, or common
+// words of every message would be. Keys and tokens are longer.
+const minSecretLen = 8
+
+func newRedactor(c ServerConfig) redactor {
+	var ss []string
+	add := func(v string) {
+		if len(v) >= minSecretLen {
+			ss = append(ss, v)
+			if e := url.QueryEscape(v); e != v {
+				ss = append(ss, e)
+			}
+		}
+	}
+	for _, v := range c.Env {
+		add(v)
+	}
+	for _, v := range c.Headers {
+		add(v)
+		// "Bearer <token>": hide the token on its own as well.
+		if _, tok, ok := strings.Cut(v, " "); ok {
+			add(tok)
+		}
+	}
+	if u, err := url.Parse(c.URL); err == nil && c.URL != "" {
+		if p, has := u.User.Password(); has {
+			add(p)
+		}
+		for _, vs := range u.Query() {
+			for _, v := range vs {
+				add(v)
+			}
+		}
+		if u.RawQuery != "" {
+			add(u.RawQuery)
+		}
+	}
+	// Longest first, so a secret containing another is replaced whole.
+	sort.Slice(ss, func(i, j int) bool { return len(ss[i]) > len(ss[j]) })
+	return redactor{ss}
+}
+
+func (r redactor) scrub(s string) string {
+	for _, v := range r.secrets {
+		if strings.Contains(s, v) {
+			s = strings.ReplaceAll(s, v, mask)
+		}
+	}
+	return s
+}

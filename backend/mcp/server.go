@@ -1,0 +1,743 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// server is one configured server and its current connection, if any.
+type server struct {
+	m   *Manager
+	cfg ServerConfig
+	red redactor
+	log *logSink // local servers only
+
+	mu          sync.Mutex
+	state       State // StateStopped, StateStarting, StateReady or StateFailed
+	conn        *conn
+	starting    chan struct{} // closed when the start under way ends
+	cancelStart context.CancelFunc
+	gen         int  // bumped by stop: a start that began before it must not finish it
+	removed     bool // shut down for good (Close, or replaced by Reload)
+	lastErr     string
+	tail        string // stderr tail of the failed run, secrets removed
+	failures    int
+	failedAt    time.Time
+	retryAt     time.Time
+	tools       []Tool
+	byWire      map[string]string // wire name -> tool name
+	info        *sdk.Implementation
+}
+
+// conn is one connection to a server (one process for a local server).
+type conn struct {
+	s       *server
+	cs      *sdk.ClientSession
+	proc    *process
+	http    *http.Client
+	ctx     context.Context // cancelled when the connection is closed or lost: ends its calls
+	cancel  context.CancelFunc
+	closing atomic.Bool   // we are closing it: its end is not a failure
+	ended   chan struct{} // closed once the connection is over and its process gone
+	// stderrDone is closed when the server's stderr has been read to its end.
+	stderrDone chan struct{}
+	// A tool-list refresh is running / another one is due.
+	refreshing, refreshDirty atomic.Bool
+	started                  chan struct{} // closed when the start has finished (tool refreshes wait for it)
+}
+
+func newServer(m *Manager, c ServerConfig) *server {
+	s := &server{m: m, cfg: c.Clone(), red: newRedactor(c), state: StateStopped}
+	if c.Transport() == TransportStdio {
+		s.log = newLogSink(s.logPath(), m.opts.MaxLogBytes)
+	}
+	return s
+}
+
+func (s *server) logPath() string { return LogPath(s.m.opts.LogDir, s.cfg.Name) }
+
+// runError is why a server may not run.
+type runError struct{ code, msg string }
+
+func (e *runError) Error() string { return e.msg }
+
+// runnable returns nil when the server may run, else a *runError.
+func (s *server) runnable() error {
+	if s.cfg.Disabled {
+		return &runError{CodeDisabled, fmt.Sprintf("the MCP server %q is disabled in its configuration", s.cfg.Name)}
+	}
+	if s.cfg.Source == SourceProject {
+		ok := false
+		if s.m.opts.Approvals != nil {
+			ok, _ = s.m.opts.Approvals.IsApproved(s.cfg)
+		}
+		if !ok {
+			return &runError{CodeNotApproved, fmt.Sprintf("the MCP server %q comes from the project's %s and has not been approved for this project (approve it in Settings → MCP or with: crewagent mcp approve %s)", s.cfg.Name, ProjectFileName, s.cfg.Name)}
+		}
+	}
+	return nil
+}
+
+func (s *server) status() Status {
+	st := Status{
+		Name:      s.cfg.Name,
+		Source:    s.cfg.Source,
+		Transport: s.cfg.Transport(),
+		Config:    s.cfg.Redacted(),
+	}
+	if s.log != nil {
+		st.LogPath = s.logPath()
+	}
+	s.mu.Lock()
+	st.State = s.state
+	st.ToolCount = len(s.tools)
+	st.Failures = s.failures
+	if s.state == StateFailed {
+		st.Error = s.lastErr
+		st.StderrTail = s.tail
+		st.GaveUp = s.failures > s.m.opts.MaxRestarts
+		f := s.failedAt
+		st.FailedAt = &f
+		if !st.GaveUp && !s.retryAt.IsZero() {
+			t := s.retryAt
+			st.RetryAt = &t
+		}
+	}
+	if s.state == StateReady && s.conn != nil && s.conn.proc != nil {
+		st.PID = s.conn.proc.pid
+	}
+	if s.info != nil {
+		st.ServerName, st.ServerVersion = s.info.Name, s.info.Version
+	}
+	s.mu.Unlock()
+	if s.cfg.Disabled {
+		st.State = StateDisabled
+	} else if s.cfg.Source == SourceProject {
+		approved := false
+		if s.m.opts.Approvals != nil {
+			approved, _ = s.m.opts.Approvals.IsApproved(s.cfg)
+			if !approved {
+				all, _ := s.m.opts.Approvals.All()
+				_, st.ApprovalChanged = all[s.cfg.Name]
+			}
+		}
+		if !approved {
+			st.State = StatePendingApproval
+		}
+	}
+	return st
+}
+
+func (s *server) notify() { s.m.notify(s.status()) }
+
+// offeredTools are the tools to offer: those of a ready server, and those of a server that
+// failed but will be restarted on its next use.
+func (s *server) offeredTools() []Tool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.state == StateReady:
+	case s.state == StateFailed && s.failures <= s.m.opts.MaxRestarts:
+	default:
+		return nil
+	}
+	return append([]Tool(nil), s.tools...)
+}
+
+func (s *server) toolName(wire string) (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, ok := s.byWire[wire]
+	return t, ok
+}
+
+// ensure returns the ready connection, starting the server when it is not running. A
+// failed server is started again once its backoff has passed: with waitBackoff ensure
+// waits for that (within ctx), without it ensure fails at once. After too many failures in
+// a row it fails until Restart.
+func (s *server) ensure(ctx context.Context, waitBackoff bool) (*conn, error) {
+	for {
+		if err := s.runnable(); err != nil {
+			return nil, err
+		}
+		s.mu.Lock()
+		if s.removed || s.m.isClosed() {
+			s.mu.Unlock()
+			return nil, fmt.Errorf("the MCP server %q has been stopped", s.cfg.Name)
+		}
+		switch s.state {
+		case StateReady:
+			c := s.conn
+			s.mu.Unlock()
+			return c, nil
+		case StateStarting:
+			ch := s.starting
+			s.mu.Unlock()
+			select {
+			case <-ch:
+				continue
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		case StateFailed:
+			if s.failures > s.m.opts.MaxRestarts {
+				err := fmt.Errorf("the MCP server %q failed %d times in a row and is not restarted any more (%s); restart it from Settings → MCP", s.cfg.Name, s.failures, s.lastErr)
+				s.mu.Unlock()
+				return nil, err
+			}
+			if wait := time.Until(s.retryAt); wait > 0 {
+				err := fmt.Errorf("the MCP server %q failed (%s); it will be restarted in %s", s.cfg.Name, s.lastErr, wait.Round(time.Millisecond))
+				s.mu.Unlock()
+				if !waitBackoff {
+					return nil, err
+				}
+				t := time.NewTimer(wait)
+				select {
+				case <-t.C:
+					continue
+				case <-ctx.Done():
+					t.Stop()
+					return nil, ctx.Err()
+				}
+			}
+		}
+		// Stopped, or failed and due for a restart: start it.
+		if !s.m.track() {
+			s.mu.Unlock()
+			return nil, fmt.Errorf("the MCP server %q has been stopped", s.cfg.Name)
+		}
+		s.state = StateStarting
+		starting := make(chan struct{}) // this start's own: a later one replaces s.starting
+		s.starting = starting
+		startCtx, cancelStart := context.WithCancel(s.m.ctx)
+		s.cancelStart = cancelStart
+		gen := s.gen
+		s.mu.Unlock()
+		s.notify()
+		c, tools, info, err := s.start(startCtx)
+		cancelStart()
+		s.m.wg.Done()
+		s.mu.Lock()
+		if s.gen != gen || s.removed {
+			// Stopped while starting: this connection is not wanted any more.
+			close(starting)
+			s.mu.Unlock()
+			if c != nil {
+				go c.watch()
+				c.close(0)
+			}
+			return nil, fmt.Errorf("the MCP server %q was stopped while it started", s.cfg.Name)
+		}
+		if err != nil {
+			s.setFailedLocked(err.Error())
+			close(starting)
+			s.mu.Unlock()
+			s.notify()
+			return nil, fmt.Errorf("the MCP server %q could not start: %s", s.cfg.Name, s.lastErr)
+		}
+		s.conn, s.state, s.info, s.lastErr, s.tail = c, StateReady, info, "", ""
+		s.setToolsLocked(tools)
+		close(starting)
+		close(c.started)
+		s.mu.Unlock()
+		// Watched only now that it is s.conn: an end at any moment from here is seen.
+		go c.watch()
+		s.notify()
+		return c, nil
+	}
+}
+
+// setFailedLocked records a failure (msg has secrets removed here).
+func (s *server) setFailedLocked(msg string) {
+	s.state = StateFailed
+	s.conn = nil
+	s.failures++
+	s.lastErr = s.red.scrub(msg)
+	if s.log != nil {
+		s.tail = s.red.scrub(s.log.Tail())
+	}
+	s.failedAt = time.Now()
+	s.retryAt = s.failedAt.Add(s.m.backoff(s.failures))
+}
+
+func (s *server) setToolsLocked(tools []Tool) {
+	s.tools = tools
+	s.byWire = make(map[string]string, len(tools))
+	for _, t := range tools {
+		s.byWire[t.WireName] = t.Name
+	}
+}
+
+// stop closes the connection (if any); the server starts again when next needed.
+func (s *server) stop() {
+	s.mu.Lock()
+	s.gen++
+	c := s.conn
+	s.conn = nil
+	if s.state == StateReady || s.state == StateStarting {
+		s.state = StateStopped
+	}
+	starting := s.starting
+	if s.cancelStart != nil {
+		s.cancelStart()
+	}
+	s.mu.Unlock()
+	if c != nil {
+		c.close(s.m.opts.StopGrace)
+	}
+	if starting != nil {
+		<-starting // a start under way ends soon: its handshake is bounded
+	}
+	s.notify()
+}
+
+// shutdown stops the server for good.
+func (s *server) shutdown() {
+	s.mu.Lock()
+	s.removed = true
+	s.mu.Unlock()
+	s.stop()
+	if s.log != nil {
+		s.log.Close()
+	}
+}
+
+// start starts the server and completes the handshake and the tool list within the
+// handshake timeout (or until the manager closes).
+func (s *server) start(startCtx context.Context) (*conn, []Tool, *sdk.Implementation, error) {
+	opts := s.m.opts
+	ctx, cancel := context.WithTimeout(startCtx, opts.HandshakeTimeout)
+	defer cancel()
+	c := &conn{s: s, ended: make(chan struct{}), started: make(chan struct{}), stderrDone: make(chan struct{})}
+	c.ctx, c.cancel = context.WithCancel(s.m.ctx)
+	var transport sdk.Transport
+	if s.cfg.Transport() == TransportStdio {
+		spec, err := s.procSpec()
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		s.log.begin("starting " + s.cfg.Name)
+		p, err := startProcess(spec)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("cannot start %s: %v", s.cfg.Command, err)
+		}
+		c.proc = p
+		go func() {
+			_, _ = io.Copy(s.log, p.stderr)
+			p.stderr.Close()
+			close(c.stderrDone)
+		}()
+		transport = &sdk.IOTransport{
+			Reader:        &jsonLineFilter{r: p.stdout, divert: s.log},
+			Writer:        p.stdin,
+			MaxLineLength: opts.MaxMessageBytes,
+		}
+	} else {
+		c.http = newHTTPClient(s.cfg.Headers)
+		transport = &sdk.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: c.http, MaxRetries: 2}
+	}
+	client := sdk.NewClient(&sdk.Implementation{Name: opts.ClientName, Version: opts.ClientVersion}, &sdk.ClientOptions{
+		// No roots: a server such as the filesystem one would replace the folders it was
+		// configured with by the roots it is given.
+		Capabilities:           &sdk.ClientCapabilities{},
+		Logger:                 slog.New(slog.DiscardHandler),
+		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { s.toolsChanged(c) },
+	})
+	cs, err := client.Connect(ctx, transport, nil)
+	if err != nil {
+		return nil, nil, nil, c.abort(ctx, "the handshake failed", err)
+	}
+	c.cs = cs
+	tools, err := listTools(ctx, s.cfg.Name, cs)
+	if err != nil {
+		return nil, nil, nil, c.abort(ctx, "listing the tools failed", err)
+	}
+	return c, tools, cs.InitializeResult().ServerInfo, nil // the caller starts c.watch
+}
+
+// abort ends a connection that failed to start and says why.
+func (c *conn) abort(ctx context.Context, what string, err error) error {
+	c.closing.Store(true)
+	c.cancel()
+	var msg string
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		msg = fmt.Sprintf("did not complete the handshake within %s", c.s.m.opts.HandshakeTimeout)
+	case ctx.Err() != nil:
+		msg = "stopped while starting"
+	default:
+		msg = what + ": " + describeErr(err)
+	}
+	if c.cs != nil {
+		go c.cs.Close()
+	}
+	if p := c.proc; p != nil {
+		// A server that exited on its own says more than the broken pipe.
+		select {
+		case <-p.exited:
+		case <-time.After(300 * time.Millisecond):
+		}
+		if d := p.exitDescription(); d != "" {
+			msg = d + " during the handshake"
+		}
+		p.kill()
+		p.stdin.Close()
+		<-p.exited
+		c.awaitStderr()
+	}
+	if c.http != nil {
+		c.http.CloseIdleConnections()
+	}
+	close(c.ended)
+	return errors.New(msg)
+}
+
+// watch waits for the end of the connection; an end we did not ask for is a failure.
+func (c *conn) watch() {
+	werr := c.cs.Wait()
+	c.cancel()
+	var msg string
+	if p := c.proc; p != nil {
+		if !c.closing.Load() {
+			// The server closed its side: give it a moment to exit, then make sure it did.
+			select {
+			case <-p.exited:
+			case <-time.After(500 * time.Millisecond):
+				p.kill()
+			}
+		}
+		p.stdin.Close()
+		<-p.exited
+		c.awaitStderr()
+		msg = p.exitDescription()
+	}
+	if werr != nil && !errors.Is(werr, io.EOF) && !errors.Is(werr, os.ErrClosed) {
+		if msg != "" {
+			msg += "; "
+		}
+		msg += "connection lost: " + describeErr(werr)
+	}
+	if msg == "" {
+		msg = "the connection ended"
+	}
+	if c.http != nil {
+		c.http.CloseIdleConnections()
+	}
+	if !c.closing.Load() {
+		c.s.connLost(c, msg) // before ended: a call waiting on it then finds the reason
+	}
+	close(c.ended)
+}
+
+// awaitStderr waits (briefly: a process that escaped the group may hold it open) until
+// the last of stderr is in the log, so that the tail shows why the server ended.
+func (c *conn) awaitStderr() {
+	select {
+	case <-c.stderrDone:
+	case <-time.After(time.Second):
+	}
+}
+
+// connLost records that c ended without being asked to.
+func (s *server) connLost(c *conn, msg string) {
+	s.mu.Lock()
+	if s.conn != c {
+		s.mu.Unlock()
+		return
+	}
+	s.setFailedLocked("stopped unexpectedly: " + msg)
+	s.mu.Unlock()
+	s.notify()
+}
+
+// fail marks c as failed with msg and kills it (a server that stopped answering).
+func (s *server) fail(c *conn, msg string) {
+	s.mu.Lock()
+	if s.conn != c {
+		s.mu.Unlock()
+		return
+	}
+	s.setFailedLocked(msg)
+	s.mu.Unlock()
+	c.close(0)
+	s.notify()
+}
+
+// close ends the connection: stdin is closed (the server should exit), then the process
+// group gets SIGTERM after grace and SIGKILL a second later. It returns when the process
+// is gone.
+func (c *conn) close(grace time.Duration) {
+	c.closing.Store(true)
+	c.cancel() // ends the calls under way, so that the session can close
+	if c.cs != nil {
+		go c.cs.Close()
+	}
+	if c.proc != nil {
+		c.proc.stop(grace)
+	}
+	if c.http != nil {
+		c.http.CloseIdleConnections()
+	}
+	select {
+	case <-c.ended:
+	case <-time.After(10 * time.Second):
+	}
+}
+
+func (s *server) procSpec() (procSpec, error) {
+	dir := s.m.opts.ProjectRoot
+	if s.cfg.Cwd != "" {
+		dir = s.cfg.Cwd
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(s.m.opts.ProjectRoot, dir)
+		}
+	}
+	if dir != "" {
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return procSpec{}, fmt.Errorf("the working folder %s does not exist", dir)
+		}
+	}
+	env := serverEnv(os.Environ(), s.cfg.Env)
+	path, err := resolveCommand(s.cfg.Command, dir, env)
+	if err != nil {
+		return procSpec{}, err
+	}
+	return procSpec{path: path, args: s.cfg.Args, env: env, dir: dir}, nil
+}
+
+// listTools lists every tool of the server (all pages).
+func listTools(ctx context.Context, server string, cs *sdk.ClientSession) ([]Tool, error) {
+	var raw []*sdk.Tool
+	for t, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return nil, err
+		}
+		raw = append(raw, t)
+	}
+	names := make([]string, len(raw))
+	for i, t := range raw {
+		names[i] = t.Name
+	}
+	wires := toolWireNames(server, names)
+	out := make([]Tool, 0, len(raw))
+	for i, t := range raw {
+		title := t.Title
+		if title == "" && t.Annotations != nil {
+			title = t.Annotations.Title
+		}
+		desc, _ := cutText(t.Description, maxDescriptionBytes)
+		out = append(out, Tool{Server: server, Name: t.Name, WireName: wires[i], Title: title, Description: desc, InputSchema: objectSchema(t.InputSchema)})
+	}
+	return out, nil
+}
+
+const maxDescriptionBytes = 8 << 10
+
+// objectSchema returns the schema as JSON, with "type":"object" added when it is missing
+// (the model's API requires an object schema for the arguments).
+func objectSchema(schema any) json.RawMessage {
+	b, err := json.Marshal(schema)
+	var m map[string]any
+	if err != nil || json.Unmarshal(b, &m) != nil || m == nil {
+		return []byte(`{"type":"object","properties":{}}`)
+	}
+	if _, ok := m["type"]; !ok {
+		m["type"] = "object"
+		if _, ok := m["properties"]; !ok {
+			m["properties"] = map[string]any{}
+		}
+		b, _ = json.Marshal(m)
+	}
+	return b
+}
+
+// toolsChanged refreshes the tool list after the server said it changed. Notifications
+// that arrive during a refresh are folded into one more refresh, so a server repeating
+// them cannot pile up work.
+func (s *server) toolsChanged(c *conn) {
+	c.refreshDirty.Store(true)
+	if !c.refreshing.CompareAndSwap(false, true) {
+		return // the refresher under way sees the flag
+	}
+	if !s.m.track() {
+		c.refreshing.Store(false)
+		return
+	}
+	go func() {
+		defer s.m.wg.Done()
+		select {
+		case <-c.started:
+		case <-c.ctx.Done():
+			c.refreshing.Store(false)
+			return
+		}
+		for {
+			for c.refreshDirty.Swap(false) {
+				if !s.refreshTools(c) {
+					c.refreshing.Store(false)
+					return
+				}
+			}
+			c.refreshing.Store(false)
+			// A notification that came between the last check and now found the flag
+			// still set and left the refresh to us.
+			if !c.refreshDirty.Load() || !c.refreshing.CompareAndSwap(false, true) {
+				return
+			}
+		}
+	}()
+}
+
+// refreshTools lists the tools again; false when the connection is no longer current or
+// the listing failed (the old list stays; a lost connection is handled by watch).
+func (s *server) refreshTools(c *conn) bool {
+	ctx, cancel := context.WithTimeout(c.ctx, s.m.opts.HandshakeTimeout)
+	tools, err := listTools(ctx, s.cfg.Name, c.cs)
+	cancel()
+	if err != nil {
+		return false
+	}
+	s.mu.Lock()
+	if s.conn != c {
+		s.mu.Unlock()
+		return false
+	}
+	s.setToolsLocked(tools)
+	s.mu.Unlock()
+	s.notify()
+	return true
+}
+
+// call runs one tool call on c.
+func (s *server) call(ctx context.Context, c *conn, tool string, args []byte, timeout time.Duration, save SaveFunc) Result {
+	name := s.cfg.Name
+	callCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	stopOnEnd := context.AfterFunc(c.ctx, cancel) // a closed or lost connection ends the call
+	defer stopOnEnd()
+	res, err := c.cs.CallTool(callCtx, &sdk.CallToolParams{Name: tool, Arguments: json.RawMessage(args)})
+	if err == nil {
+		s.mu.Lock()
+		s.failures = 0 // it answered: it works
+		s.mu.Unlock()
+		return convertResult(res, name, tool, s.m.opts.MaxResultBytes, save)
+	}
+	switch {
+	case ctx.Err() != nil:
+		return failed(CodeCancelled, "the call was cancelled; the server was told to stop it", name, tool)
+	case c.ctx.Err() == nil && errors.Is(callCtx.Err(), context.DeadlineExceeded):
+		s.checkHealth(c)
+		return failed(CodeTimeout, fmt.Sprintf("no answer within %s; the call was cancelled", timeout), name, tool)
+	}
+	var rpcErr *jsonrpc.Error
+	if errors.As(err, &rpcErr) && c.ctx.Err() == nil && !transportCode(rpcErr.Code) {
+		code := CodeProtocol
+		if rpcErr.Code == jsonrpc.CodeInvalidParams {
+			code = CodeBadArguments
+		}
+		return failed(code, s.red.scrub(rpcErr.Message), name, tool)
+	}
+	// The connection ended during the call: wait (briefly) for the reason.
+	select {
+	case <-c.ended:
+	case <-time.After(2 * time.Second):
+	}
+	s.mu.Lock()
+	msg := s.lastErr
+	tail := s.tail
+	s.mu.Unlock()
+	switch {
+	case c.closing.Load() && s.m.isClosed():
+		msg, tail = "the project was closed", ""
+	case c.closing.Load() && msg == "":
+		msg, tail = "the server was stopped", ""
+	case msg == "":
+		msg = describeErr(err)
+	}
+	text := fmt.Sprintf("the MCP server %q stopped during the call: %s", name, msg)
+	if tail = strings.TrimSpace(tail); tail != "" {
+		if len(tail) > 600 {
+			tail = "…" + tail[len(tail)-600:]
+		}
+		text += "\nstderr: " + tail
+	}
+	return failed(CodeServerFailed, s.red.scrub(text), name, tool)
+}
+
+// transportCode reports whether a JSON-RPC error code is one the SDK uses for its own
+// connection failures (client or server closing, a request the transport could not
+// deliver) rather than an answer of the server.
+func transportCode(code int64) bool { return code == -32003 || code == -32004 || code == -32005 }
+
+// checkHealth pings a server after a call timed out; one that does not answer is killed
+// and marked failed (it is restarted on its next use).
+func (s *server) checkHealth(c *conn) {
+	if !s.m.track() {
+		return
+	}
+	go func() {
+		defer s.m.wg.Done()
+		ctx, cancel := context.WithTimeout(c.ctx, s.m.opts.PingTimeout)
+		defer cancel()
+		err := c.cs.Ping(ctx, nil)
+		if err != nil && c.ctx.Err() == nil {
+			s.fail(c, fmt.Sprintf("stopped answering: a call timed out and a ping got no answer within %s", s.m.opts.PingTimeout))
+		}
+	}()
+}
+
+// describeErr shortens SDK errors for people.
+func describeErr(err error) string {
+	msg := err.Error()
+	msg = strings.TrimPrefix(msg, "calling \"initialize\": ")
+	return msg
+}
+
+// newHTTPClient is the client of a remote server: its headers on every request, the
+// environment's proxy, bounded connection set-up.
+func newHTTPClient(headers map[string]string) *http.Client {
+	base := &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           (&net.Dialer{Timeout: 15 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		TLSHandshakeTimeout:   15 * time.Second,
+		IdleConnTimeout:       90 * time.Second,
+		ExpectContinueTimeout: time.Second,
+		MaxIdleConnsPerHost:   4,
+		ForceAttemptHTTP2:     true,
+	}
+	return &http.Client{Transport: &headerTransport{base: base, headers: cloneMap(headers)}}
+}
+
+type headerTransport struct {
+	base    *http.Transport
+	headers map[string]string
+}
+
+func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if len(t.headers) > 0 {
+		req = req.Clone(req.Context())
+		for k, v := range t.headers {
+			req.Header.Set(k, v)
+		}
+	}
+	return t.base.RoundTrip(req)
+}
+
+func (t *headerTransport) CloseIdleConnections() { t.base.CloseIdleConnections() }
+
+func jsonValid(s string) bool { return json.Valid([]byte(s)) }

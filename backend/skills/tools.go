@@ -1,0 +1,209 @@
+package skills
+
+import (
+	"slices"
+	"strings"
+)
+
+// Tool names the skills integration defines.
+const (
+	ActivateTool   = "skill.activate"
+	DeactivateTool = "skill.deactivate"
+)
+
+// AlwaysKept are tools NarrowTools never removes: the skill tools (a skill
+// must stay deactivatable) and ui.ask_user (asking the user widens nothing).
+var AlwaysKept = []string{ActivateTool, DeactivateTool, "ui.ask_user"}
+
+// claudeTools maps the tool names of Claude Code (compared ignoring case) to
+// this runtime's tools. Edit maps to fs.write as well as fs.apply_patch:
+// fs.apply_patch only updates frontmatter, and fs.write is how a file's text
+// is changed here.
+var claudeTools = map[string][]string{
+	"read":            {"fs.read"},
+	"write":           {"fs.write"},
+	"edit":            {"fs.apply_patch", "fs.write"},
+	"multiedit":       {"fs.apply_patch", "fs.write"},
+	"grep":            {"fs.search"},
+	"glob":            {"fs.list"},
+	"ls":              {"fs.list"},
+	"askuserquestion": {"ui.ask_user"},
+	"skill":           {ActivateTool, DeactivateTool},
+}
+
+// unavailableTools are Claude Code tools without an equivalent here.
+var unavailableTools = map[string]bool{
+	"bash": true, "bashoutput": true, "killshell": true, "killbash": true,
+	"webfetch": true, "websearch": true, "task": true, "agent": true,
+	"todowrite": true, "todoread": true, "notebookedit": true, "notebookread": true,
+	"slashcommand": true, "exitplanmode": true, "powershell": true,
+}
+
+// ourTools are this runtime's tool names, accepted as they are (dotted) or in
+// their wire form ("fs_read").
+var ourTools = []string{"fs.read", "fs.write", "fs.apply_patch", "fs.search", "fs.list", "ui.ask_user", ActivateTool, DeactivateTool}
+
+// AllowedTools is a skill's allowed-tools field mapped to this runtime's tool
+// names.
+type AllowedTools struct {
+	// Declared is true when the skill has a non-empty allowed-tools field;
+	// only then does it narrow the tools (to Tools, which may be empty when
+	// nothing it names exists here).
+	Declared bool `json:"declared"`
+	// Tools are the tool names to keep: mapped names, this runtime's own
+	// names, and unknown names kept as written (MCP tools such as
+	// mcp__server__tool, or a trailing * matching a prefix).
+	Tools []string `json:"tools"`
+	// Unknown are the entries that are neither Claude Code tools, MCP
+	// tools (mcp__server__tool) nor tools of this runtime (kept in Tools:
+	// a tool of that name may appear later).
+	Unknown []string `json:"unknown,omitempty"`
+	// Unavailable are Claude Code tools with no equivalent here (Bash,
+	// Bash(git:*), WebFetch, ...): they grant nothing.
+	Unavailable []string `json:"unavailable,omitempty"`
+	// Notes explain entries that were mapped loosely, e.g. Read(src/**):
+	// path patterns are not enforced.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// splitToolList splits an allowed-tools string at commas and white space
+// outside parentheses ("Read, Grep Bash(git add:*)" is three entries).
+func splitToolList(s string) []string {
+	var out []string
+	depth, start := 0, -1
+	flush := func(end int) {
+		if start >= 0 {
+			if t := strings.TrimSpace(s[start:end]); t != "" {
+				out = append(out, t)
+			}
+			start = -1
+		}
+	}
+	for i, r := range s {
+		switch {
+		case r == '(':
+			depth++
+		case r == ')':
+			if depth > 0 {
+				depth--
+			}
+		case depth == 0 && (r == ',' || r == ' ' || r == '\t' || r == '\n' || r == '\r'):
+			flush(i)
+			continue
+		}
+		if start < 0 {
+			start = i
+		}
+	}
+	flush(len(s))
+	return out
+}
+
+// ParseAllowedTools maps allowed-tools entries to this runtime's tool names.
+// declared is whether the skill has the field at all; a field with no
+// entries does not narrow.
+func ParseAllowedTools(entries []string, declared bool) AllowedTools {
+	a := AllowedTools{Declared: declared && len(entries) > 0, Tools: []string{}}
+	add := func(names ...string) {
+		for _, n := range names {
+			if !slices.Contains(a.Tools, n) {
+				a.Tools = append(a.Tools, n)
+			}
+		}
+	}
+	for _, raw := range entries {
+		e := strings.TrimSpace(raw)
+		if e == "" {
+			continue
+		}
+		base, pattern, hasPattern := strings.Cut(e, "(")
+		base = strings.TrimSpace(base)
+		key := strings.ToLower(base)
+		switch {
+		case unavailableTools[key]:
+			a.Unavailable = append(a.Unavailable, e)
+		case claudeTools[key] != nil:
+			add(claudeTools[key]...)
+			if hasPattern && strings.TrimSuffix(strings.TrimSpace(pattern), ")") != "" {
+				a.Notes = append(a.Notes, e+": the pattern is not enforced; "+strings.Join(claudeTools[key], " and ")+" may be used on any path the sandbox allows")
+			}
+		case ourName(e) != "":
+			add(ourName(e))
+		case strings.HasPrefix(e, "mcp__") && strings.Count(e, "__") == 1:
+			// Claude Code's "mcp__server" allows every tool of that server.
+			add(e + "__*")
+		case strings.HasPrefix(e, "mcp__"):
+			add(e) // an MCP tool: the same naming as here
+		default:
+			a.Unknown = append(a.Unknown, e)
+			add(e)
+		}
+	}
+	return a
+}
+
+// ourName returns the dotted name of one of this runtime's tools written
+// dotted or in wire form ("fs_read"), or "".
+func ourName(s string) string {
+	for _, n := range ourTools {
+		if s == n || s == wireName(n) {
+			return n
+		}
+	}
+	return ""
+}
+
+// wireName is a tool name as sent in requests: every character outside
+// [A-Za-z0-9_-] becomes "_".
+func wireName(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			b[i] = '_'
+		}
+	}
+	return string(b)
+}
+
+// allows reports whether an allowed-tools name admits tool: equal, equal in
+// wire form, or a prefix match when name ends with "*".
+func allows(name, tool string) bool {
+	if prefix, ok := strings.CutSuffix(name, "*"); ok {
+		return strings.HasPrefix(tool, prefix) || strings.HasPrefix(wireName(tool), wireName(prefix))
+	}
+	return name == tool || wireName(name) == wireName(tool)
+}
+
+// NarrowTools returns the tools of current (in their order) that stay
+// available while skills with these allowed-tools lists are active. A nil
+// list is a skill without allowed-tools: it does not narrow. When no list
+// narrows, current is returned unchanged. Otherwise a tool stays when any
+// list allows it (the union of the lists), and AlwaysKept tools always stay
+// — so the result is always a subset of current: skills only narrow.
+func NarrowTools(current []string, lists ...[]string) []string {
+	narrowing := false
+	for _, l := range lists {
+		if l != nil {
+			narrowing = true
+		}
+	}
+	if !narrowing {
+		return slices.Clone(current)
+	}
+	out := []string{}
+	for _, tool := range current {
+		keep := slices.Contains(AlwaysKept, tool)
+		for _, l := range lists {
+			for _, name := range l {
+				if keep {
+					break
+				}
+				keep = allows(name, tool)
+			}
+		}
+		if keep {
+			out = append(out, tool)
+		}
+	}
+	return out
+}

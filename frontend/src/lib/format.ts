@@ -1,0 +1,52 @@
+/** Text helpers of tool calls and durations, shared by the conversation and
+ * the run panel. */
+
+/** A short one-line preview of tool-call arguments. */
+export function argsPreview(args: string, max = 120): string {
+  let s = args
+  try {
+    const v = JSON.parse(args)
+    if (v && typeof v === 'object') {
+      s = Object.entries(v as Record<string, unknown>)
+        .map(([k, val]) => `${k}: ${typeof val === 'string' ? val : JSON.stringify(val)}`)
+        .join(', ')
+    }
+  } catch {
+    // partial or invalid JSON: shown as it is
+  }
+  s = s.replace(/\s+/g, ' ').trim()
+  return s.length > max ? `${s.slice(0, max - 1)}…` : s
+}
+
+/** Pretty JSON for the expanded card (the raw text when it is not JSON). */
+export function prettyArgs(args: string): string {
+  try {
+    return JSON.stringify(JSON.parse(args), null, 2)
+  } catch {
+    return args
+  }
+}
+
+export function formatDuration(ms: number | undefined): string {
+  if (ms === undefined || !Number.isFinite(ms)) return ''
+  if (ms < 1000) return `${Math.round(ms)} ms`
+  if (ms < 60000) return `${(ms / 1000).toFixed(1)} s`
+  return `${Math.floor(ms / 60000)} min ${Math.round((ms % 60000) / 1000)} s`
+}
+
+/** Tool output for reading: a JSON object is pretty-printed, and a long text
+ * field ("content", as fs.read returns) is shown as the text it is, after the
+ * other fields. Anything else is returned unchanged. */
+export function readableOutput(text: string): string {
+  const t = text.trimStart()
+  if (!t.startsWith('{')) return text
+  try {
+    const v = JSON.parse(t) as Record<string, unknown>
+    if (!v || typeof v !== 'object' || Array.isArray(v)) return text
+    const { content, ...rest } = v
+    if (typeof content === 'string') return `${JSON.stringify(rest, null, 2)}\n\ncontent:\n${content}`
+    return JSON.stringify(v, null, 2)
+  } catch {
+    return text
+  }
+}
