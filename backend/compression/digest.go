@@ -62,18 +62,29 @@ const shapePenalty = 1.0
 // template (progress logs, repeated boilerplate whose middle words vary)
 // share it; a line of fewer than three unmasked units has none.
 func shapeKey(s string) string {
-	var units []string
-	words := 0
+	// Only the first four and the last three units are kept (the last three
+	// in a ring), so a long line costs no more than its scan.
+	var head [4]string
+	var tail [3]string
+	n, words := 0, 0
+	add := func(u string) {
+		if n < len(head) {
+			head[n] = u
+		} else {
+			tail[(n-len(head))%len(tail)] = u
+		}
+		n++
+	}
 	flush := func(tok string) {
 		t := trimPunct(tok)
 		if t == "" {
 			return
 		}
-		if strings.ContainsAny(t, "0123456789/_.@") || (len(units) > 0 && t[0] >= 'A' && t[0] <= 'Z') {
-			units = append(units, "*")
+		if strings.ContainsAny(t, "0123456789/_.@") || (n > 0 && t[0] >= 'A' && t[0] <= 'Z') {
+			add("*")
 			return
 		}
-		units = append(units, strings.ToLower(t))
+		add(lowerASCII(t))
 		words++
 	}
 	start := -1
@@ -84,7 +95,7 @@ func shapeKey(s string) string {
 				flush(s[start:i])
 				start = -1
 			}
-			units = append(units, string(r))
+			add(s[i : i+utf8.RuneLen(r)])
 			words++
 		case r == ' ' || r == '\t' || isPunct(r) && r >= utf8.RuneSelf:
 			if start >= 0 {
@@ -103,10 +114,39 @@ func shapeKey(s string) string {
 	if words < 3 {
 		return ""
 	}
-	if len(units) > 7 {
-		units = append(units[:4:4], append([]string{"…"}, units[len(units)-3:]...)...)
+	var b strings.Builder
+	if n <= len(head)+len(tail) {
+		// All units are in order: the head, then the tail from its start.
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				b.WriteByte(' ')
+			}
+			if i < len(head) {
+				b.WriteString(head[i])
+			} else {
+				b.WriteString(tail[i-len(head)])
+			}
+		}
+		return b.String()
 	}
-	return strings.Join(units, " ")
+	b.WriteString(strings.Join(head[:], " "))
+	b.WriteString(" …")
+	for k := n - len(tail); k < n; k++ {
+		b.WriteByte(' ')
+		b.WriteString(tail[(k-len(head))%len(tail)])
+	}
+	return b.String()
+}
+
+// lowerASCII is strings.ToLower without an allocation for a word that is
+// already in lower case.
+func lowerASCII(t string) string {
+	for i := 0; i < len(t); i++ {
+		if c := t[i]; c >= 'A' && c <= 'Z' || c >= utf8.RuneSelf {
+			return strings.ToLower(t)
+		}
+	}
+	return t
 }
 
 // keyTokens returns the names and figures of a line: numbers of three or

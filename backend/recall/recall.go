@@ -251,7 +251,7 @@ func (c *Cache) Add(files Files, convID string, docs []Doc) error {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	n := 0
+	kept := make([]Doc, 0, len(docs))
 	for _, d := range docs {
 		if d.ID == "" || strings.TrimSpace(d.Text) == "" {
 			continue
@@ -259,9 +259,9 @@ func (c *Cache) Add(files Files, convID string, docs []Doc) error {
 		if err := enc.Encode(d); err != nil {
 			return err
 		}
-		n++
+		kept = append(kept, d)
 	}
-	if n == 0 {
+	if len(kept) == 0 {
 		return nil
 	}
 	// Take in what is on disk first, so the new lines are read as new.
@@ -269,14 +269,41 @@ func (c *Cache) Add(files Files, convID string, docs []Doc) error {
 	if err != nil {
 		return err
 	}
-	if err := files.AppendSidecar(convID, convlog.RecallFile, buf.Bytes()); err != nil {
-		return err
-	}
 	path, err := files.SidecarPath(convID, convlog.RecallFile)
 	if err != nil {
 		return err
 	}
+	x.mu.Lock()
+	before := fileSize(path)
+	if err := files.AppendSidecar(convID, convlog.RecallFile, buf.Bytes()); err != nil {
+		x.mu.Unlock()
+		return err
+	}
+	// When the index held the whole file and the file grew by exactly these
+	// lines, the documents go in as they are; otherwise the file is read
+	// from where the index stopped.
+	if before == x.read && fileSize(path) == before+int64(buf.Len()) {
+		for _, d := range kept {
+			x.add(d)
+		}
+		x.read += int64(buf.Len())
+		x.mu.Unlock()
+		return nil
+	}
+	x.mu.Unlock()
 	return x.refresh(path)
+}
+
+// fileSize returns the size of the file at path, -1 when it cannot be read.
+func fileSize(path string) int64 {
+	fi, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0
+	}
+	if err != nil {
+		return -1
+	}
+	return fi.Size()
 }
 
 // Hit is one recalled document.

@@ -121,8 +121,25 @@ func TestIndexFileAndRefresh(t *testing.T) {
 	if x, _ = b.Get(f, "c"); x.Len() != 5 {
 		t.Fatal("the completed line was not read")
 	}
+	// The writing cache took its own documents in as they were, and reads
+	// what another writer appended before its next append.
+	if err := a.Add(f, "c", []Doc{{ID: "d10", Role: "user", Text: "another line"}}); err != nil {
+		t.Fatal(err)
+	}
+	if xa, _ := a.Get(f, "c"); xa.Len() != 6 {
+		t.Fatalf("the writer's index holds %d docs, want 6", xa.Len())
+	}
+	var fresh Cache
+	xa, _ := a.Get(f, "c")
+	xf, _ := fresh.Get(f, "c")
+	ha, _ := xa.Search("another line", Options{})
+	hf, _ := xf.Search("another line", Options{})
+	if xa.Len() != xf.Len() || len(ha) == 0 || fmt.Sprint(ha) != fmt.Sprint(hf) {
+		t.Fatalf("the writer's index differs from a fresh read: %v vs %v", ha, hf)
+	}
+	x, _ = b.Get(f, "c")
 	y := x.With([]Doc{{ID: "p1", Role: "user", Text: "a previewed compaction"}})
-	if y.Len() != 6 || x.Len() != 5 {
+	if y.Len() != 7 || x.Len() != 6 {
 		t.Fatal("With changed the index")
 	}
 }
