@@ -18,6 +18,7 @@ var knownFlags = []flagSpec{
 	{"conversation", true}, {"mode", true}, {"agent", true}, {"retry", false},
 	{"at", true}, {"checkpoint", true},
 	{"workflow", true}, {"package", true},
+	{"focus", true}, {"all", false},
 	{"help", false},
 }
 

@@ -277,7 +277,7 @@ func TestContextCommand(t *testing.T) {
 		t.Fatalf("context: %+v", r)
 	}
 	for _, want := range []string{"mode chat", "request: 7 messages", "system prompt: base rules (chat)", "kept: newest user message",
-		"-> fs.list", "tools: fs.list, fs.read", "usage: ", "status normal"} {
+		"-> fs_list", "tools (as sent): fs_list, fs_read", "usage: ", "status normal", "conversation: 4 messages in the log, 0 compacted"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Fatalf("context output lacks %q:\n%s", want, r.stdout)
 		}

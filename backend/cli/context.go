@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"crewagent/backend/app"
 	"crewagent/backend/contextbuilder"
 	"crewagent/backend/conversation"
 	"crewagent/backend/engine"
@@ -22,7 +23,7 @@ func cmdContext(e *env, rest []string) error {
 	if err != nil {
 		return err
 	}
-	p, err := ws.Preview(e.ctx, rest[0], mode, e.args.get("agent"))
+	p, err := ws.Explain(e.ctx, app.ExplainRequest{ConversationID: rest[0], Mode: mode, AgentID: e.args.get("agent"), All: e.args.has("all")})
 	if err != nil {
 		return err
 	}
@@ -30,7 +31,9 @@ func cmdContext(e *env, rest []string) error {
 }
 
 // writePreview renders a preview for people: the request one line per
-// message, the tools, the usage, and the decisions with their reasons.
+// message, the tools as sent, the usage, what happened to the rest of the
+// conversation (summary, pins, recall, compactions), and the decisions with
+// their reasons.
 func writePreview(w io.Writer, p *engine.Preview) {
 	agent := ""
 	if p.AgentID != "" {
@@ -40,36 +43,83 @@ func writePreview(w io.Writer, p *engine.Preview) {
 	u := p.Usage
 	fmt.Fprintf(w, "usage: %d of %d tokens (%.1f%%), %d remaining, status %s; tool definitions %d tokens\n",
 		u.UsedTokens, u.TotalBudget, u.UsagePercent, u.Remaining, u.Status, p.ToolTokens)
+	c := p.Conversation
+	fmt.Fprintf(w, "conversation: %d messages in the log, %d compacted in %d compaction(s); %d entries read for this request\n",
+		c.Messages, c.Compacted, len(c.Compactions), c.Loaded)
 
 	fmt.Fprintf(w, "\nrequest: %d messages\n", len(p.Messages))
 	for _, m := range p.Messages {
 		fmt.Fprintf(w, "  #%-3d %-9s %6d tok  %s\n", m.Index, m.Role, m.Tokens, firstLineOf(m))
 		fmt.Fprintf(w, "        %s\n", m.Reason)
 	}
-	fmt.Fprintf(w, "tools: %s\n", valueOrNone(strings.Join(p.ToolNames, ", ")))
+	fmt.Fprintf(w, "tools (as sent): %s\n", valueOrNone(strings.Join(p.ToolNames, ", ")))
+
+	if s := c.Summary; s != nil {
+		fmt.Fprintf(w, "\nsummary %s (%d tokens):\n", s.ID, s.Tokens)
+		lines := strings.Split(s.Text, "\n")
+		for i, l := range lines {
+			if i == 12 {
+				fmt.Fprintf(w, "  … %d more lines (--json shows it whole)\n", len(lines)-i)
+				break
+			}
+			fmt.Fprintf(w, "  %s\n", clipRunes(l, 120))
+		}
+	}
+	if len(c.Pins) > 0 {
+		fmt.Fprintf(w, "\npinned and carried: %d\n", len(c.Pins))
+		for _, pin := range c.Pins {
+			where := "quoted in the PINNED message"
+			switch {
+			case pin.Dropped:
+				where = "left out (over the budget)"
+			case pin.InHistory:
+				where = "in the history"
+			}
+			fmt.Fprintf(w, "  - %s %s (%s, %s): %s\n", pin.ID, pin.Role, pin.Kind, where, clipRunes(oneLine(pin.Text), 80))
+		}
+	}
+	if len(c.Recalled) > 0 {
+		fmt.Fprintf(w, "\nrecalled (compacted messages relevant to the newest one): %d\n", len(c.Recalled))
+		for _, r := range c.Recalled {
+			fmt.Fprintf(w, "  - %s %s: %s\n", r.ID, r.Role, r.Why)
+		}
+	}
+	if cp := p.Compression; cp != nil {
+		fmt.Fprintf(w, "\ncompaction before this request (%s): %d -> %d tokens; %d messages compacted (%s)\n",
+			cp.Strategy, cp.Before.UsedTokens, cp.After.UsedTokens, cp.Data.Count, cp.Reason)
+	}
+	if len(c.Compactions) > 0 {
+		fmt.Fprintf(w, "\ncompactions:\n")
+		for _, x := range c.Compactions {
+			fmt.Fprintf(w, "  - %s: %d messages %s .. %s (%s) %s\n", x.EventID, x.Count, valueOrNone(x.From), valueOrNone(x.To), valueOrNone(x.Reason), x.CreatedAt)
+		}
+	}
 
 	d := p.Build
-	fmt.Fprintf(w, "\nlog: %d messages, %d events; kept %d, dropped %d, compressed %d\n",
+	fmt.Fprintf(w, "\nread: %d messages, %d events; in the request %d, left out %d, shortened %d\n",
 		d.Counts.Messages, d.Counts.Events, d.Counts.Kept, d.Counts.Dropped, d.Counts.Compressed)
-	writeDecisions(w, "dropped", d.Dropped)
-	writeDecisions(w, "compressed", d.Compressed)
-
-	if c := p.Compression; c != nil {
-		fmt.Fprintf(w, "\ncompression (%s): %d -> %d tokens (target %d); %d messages dropped, %d shortened\n",
-			c.Strategy, c.Before.UsedTokens, c.After.UsedTokens, c.Output.Target, len(c.Output.Dropped), len(c.Output.Truncated))
-		for _, s := range c.Output.Steps {
-			fmt.Fprintf(w, "  step %s\n", s)
-		}
-		for _, x := range c.Output.Explanation {
-			if x.Decision != "dropped" {
-				continue
+	writeDecisions(w, "left out", d.Dropped)
+	writeDecisions(w, "shortened", d.Compressed)
+	if c.Full {
+		fmt.Fprintf(w, "\nevery message:\n")
+		for _, f := range c.Entries {
+			by := ""
+			if f.Compaction != "" {
+				by = " (compaction " + f.Compaction + ")"
 			}
-			fmt.Fprintf(w, "  - dropped %s (%s, %d messages, %d tok): %s\n", valueOrNone(x.SourceID), x.Role, x.Count, x.Tokens, x.Reason)
+			fmt.Fprintf(w, "  %s %-9s %-9s %s%s\n", f.ID, f.Role, f.Fate, f.Reason, by)
 		}
 	}
 	for _, n := range append(append([]string{}, d.Notes...), p.Notes...) {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
+}
+
+func clipRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n]) + "…"
 }
 
 func writeDecisions(w io.Writer, title string, ds []contextbuilder.Decision) {

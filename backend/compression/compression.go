@@ -1,15 +1,25 @@
-// Package compression owns context compression: usage monitoring, the
-// strategies (key-message extraction, LLM summary) and the threshold pipeline.
+// Package compression owns context compaction: when a request fills its
+// budget, the oldest part of the history becomes a summary, persisted, so
+// that nothing leaves the context silently and every later request is built
+// from the summary plus the uncompacted tail.
 //
-// A request built by contextbuilder is checked before every LLM call (and
-// before every turn of a tool loop): when it uses more than the trigger
-// threshold (80 %) of the budget, the pipeline runs its primary strategy to
-// bring it down to the target (50 %), falling back to key-message extraction
-// when the primary fails. Messages of the tool loop in progress (LoopStart
-// onwards) are never compressed. Compression does not write anything: the
-// Record it returns says what the caller persists (a "compaction" event, the
-// compacted marks of the dropped messages, and for the LLM summary the summary
-// message), so that the next build starts from the compressed state.
+// The order is build → compact → build, never truncate-then-compress: the
+// context builder builds the request with every history unit whole (its
+// Debug.Full* figures); when that is over the trigger (Config.Trigger, 80 %
+// of the token limit, or over a message/character cap) Plan picks the oldest
+// units before the newest user message — whole tool groups, never the newest
+// user message or the current tool loop — until the rebuilt request would be
+// at the target (50 %); Compact writes the summary that replaces them and the
+// summaries before it; the caller persists it (convlog.Store.Compact: the
+// compacted marks, the "compaction" event, the summary message) and builds
+// again.
+//
+// Strategies: key-messages (the default, no LLM) writes an extractive digest
+// (digest.go); llm-summary asks the summary model for the same classes of
+// facts (SummaryPrompt) and falls back to the digest when that fails. Both
+// keep the first user message (the task) and carry the pinned messages,
+// runtime records and meta messages word for word (convlog.Carried), which
+// the builder quotes in its PINNED message once they are compacted.
 package compression
 
 import (
@@ -50,29 +60,15 @@ func Status(percent float64) string {
 // Status returns the indicator status of u.
 func (u Usage) Status() string { return Status(u.UsagePercent) }
 
-// Monitor measures requests against a budget.
-type Monitor struct {
-	// Budget is what a request may use in tokens (the model's window minus
-	// the reserve for the reply: contextbuilder.Budget.TokenLimit()).
-	Budget int
-	// ToolTokens is what the tool definitions sent with each request cost.
-	ToolTokens int
-}
-
-// Usage returns the usage of msgs: their stored per-message tokens, the reply
-// priming and the tool definitions. Nothing is recounted.
-func (m Monitor) Usage(msgs []Message) Usage {
-	return m.usage(contextbuilder.TokensOf(msgs) + m.ToolTokens)
-}
-
-func (m Monitor) usage(used int) Usage {
-	u := Usage{UsedTokens: used, TotalBudget: m.Budget}
-	if m.Budget > 0 {
-		u.UsagePercent = float64(used) * 100 / float64(m.Budget)
+// UsageOf returns the usage of used tokens against a limit.
+func UsageOf(used, limit int) Usage {
+	u := Usage{UsedTokens: used, TotalBudget: limit}
+	if limit > 0 {
+		u.UsagePercent = float64(used) * 100 / float64(limit)
 	} else if used > 0 {
 		u.UsagePercent = 100
 	}
-	if r := m.Budget - used; r > 0 {
+	if r := limit - used; r > 0 {
 		u.Remaining = r
 	}
 	return u

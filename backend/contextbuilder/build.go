@@ -1,37 +1,52 @@
 // Package contextbuilder owns how one LLM request is built from the conversation
-// log for chat, agent and run modes: system prompt, history, run blocks, budget.
+// log for chat, agent and run modes: system prompt, summary, pins, recall,
+// history, run blocks, and the token budget's safety net.
 //
 // Build composes, in this order:
 //
 //  1. the system prompt, never persisted, one system message per section: base
 //     rules (chat rules for chat and agent, run rules for run), tool policy,
 //     persona (agent and run only) and the mode banner;
-//  2. the summary-class system messages of the log (CONVERSATION_SUMMARY /
-//     SUMMARY), moved to the start of the history;
-//  3. the history in log order: events, compacted messages, includeInContext=false
-//     messages, thinking parts and other historical system messages are left
-//     out; error parts enter as assistant messages; each assistant message with
-//     tool calls is directly followed by exactly one result per call (the last
-//     one logged, moved next to its call; a synthetic TOOL_RESULT_INTERRUPTED
-//     result when none was logged); results without a call are dropped;
-//  4. in run mode, the injector's blocks as user messages placed immediately
-//     before the newest user message (so that message stays the last user turn
-//     and a tool loop that follows it stays intact), or at the end of the
-//     request when the history has no user message.
+//  2. the summary-class system messages of the log that are not compacted
+//     (CONVERSATION_SUMMARY / SUMMARY), moved here — a compaction writes one
+//     and compacts the one before, so normally there is one;
+//  3. the PINNED system message: the runtime's records of workflow runs
+//     (system messages with partType "record"), and the messages kept word
+//     for word (pins, meta messages — see convlog.Carried) once compacted. Items 1-3 are the request's prefix: they change
+//     only when the mode, the tools, a compaction or a pin changes, so a
+//     provider's prompt cache keeps working between turns;
+//  4. the history in log order: events, compacted messages, includeInContext=false
+//     messages, thinking parts, legacy collapsed UI events and other
+//     historical system messages are left out; error parts enter as assistant
+//     messages; each assistant message with tool calls is directly followed
+//     by exactly one result per call (the last one logged, moved next to its
+//     call; a synthetic TOOL_RESULT_INTERRUPTED result when none was logged);
+//     results without a call are dropped;
+//  5. the RECALLED_CONTEXT user message (Options.Recall, as many as fit the
+//     recall budget and the room left), then, in run mode, the injector's
+//     blocks as user messages, both right before the newest user message (so
+//     that message stays the last user turn and a tool loop that follows it
+//     stays intact), or at the end of the request when the history has no
+//     user message (recall is then left out);
+//  6. the newest user message and the current turn after it.
 //
 // The newest user message is the last user message not marked is_meta (or the
-// last user message when all are meta). When the request exceeds
-// Budget.MaxMessages, Budget.MaxChars or TokenBudget-ReserveForResponse, the
-// oldest history is trimmed first, a whole unit (one message, or one tool-call
-// group) at a time: first the units before the newest user message (oldest
-// first; once one is trimmed, every older one is too, so the history kept is
-// one unbroken stretch), then summaries, then the units of the current turn
-// after the newest user message (oldest first). The system prompt, the run
-// blocks and the newest user message are never trimmed. Trimming is the
-// safety net that keeps every request valid and in budget; the compression
-// package does the actual reduction of long histories. Only the window that is
-// kept is grouped and measured, so a build costs one cheap pass over the rest
-// of the log.
+// last user message when all are meta).
+//
+// Nothing is cut to fit a message or character count: Budget.MaxMessages and
+// MaxChars are compaction triggers for the engine, which reads FullMessages,
+// FullChars and FullTokens (the request with every unit whole, without
+// recall) to decide whether to compact. History beyond the budget goes through
+// compaction (compression.Compact), which turns the oldest units into the
+// summary. Only when the request still exceeds the token limit does the safety
+// net act, and everything it does is listed (Compressed, Dropped, Notes,
+// SafetyNet): tool results older than the newest user message become previews
+// with their full-output path, oldest first; then the oldest of those units
+// are left out whole; then the tool results of the current turn become
+// previews, oldest first; then quoted pins, then summaries are left out. The
+// system prompt, the run blocks, the newest user message and the messages of
+// the current turn are never left out: when they do not fit, Debug.OverBudget
+// is set and the request must not be sent.
 //
 // Pairing tool results: scanning from the newest entry, each result belongs to
 // the nearest call with its id before it (servers that number calls per
@@ -42,28 +57,28 @@
 // results become EmptyToolResult, because clients omit an empty content field
 // and the API then rejects the request.
 //
-// Token counts of log entries are the stored Entry.Tokens (an entry stored
-// with 0 is counted once per build); only texts composed here are counted.
+// Token counts of log entries are the stored Entry.Tokens when they were made
+// with the request model's encoding and are plausible for the entry's size;
+// otherwise the entry is counted again (EntryTokens).
 //
 // With Options.OmitToolResults, each tool result logged before the newest user
 // message enters as a one-line TOOL_RESULT_OMITTED stub (status, size, and
 // the alias path to fs.read the full output from when it has one); the
 // message itself stays, so every call is still answered.
 //
-// Reading only the end of a log: a build over the newest entries of a log
-// equals the build over the whole log when the newest user message is a
-// non-meta one among them and the backward scan stopped at one of their units
-// for breaking a limit (everything older is then trimmed, tool results waiting
-// for an older call included), provided no older entry is a summary-class
-// message (summaries are kept wherever they are). Result.DependsOnOlder is
-// false exactly then, so a caller can read the log from its end and stop.
+// Pins: the active pins are the "pinned" list of the last compaction event of
+// History (convlog.CompactionData) with the pin and unpin events after it
+// applied. A pinned message still in the history stays where it is; one that
+// was compacted is quoted in the PINNED message.
 package contextbuilder
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"crewagent/backend/convlog"
 )
@@ -85,6 +100,15 @@ type builder struct {
 	calls     map[int32][]convlog.ToolCall // request calls of assistants whose stored calls changed
 	callDrops []callDrop                   // single tool calls dropped from messages
 	stubCost  map[int32]int                // tokens of omitted tool results, counted once
+
+	ids      map[string]int32 // message id -> entry index (messages only)
+	pins     []Pin
+	previews map[int32]preview // safety-net previews of tool results
+}
+
+type preview struct {
+	text   string
+	tokens int
 }
 
 // Build builds the request for opts. It fails only on invalid options.
@@ -103,7 +127,7 @@ func Build(opts Options) (*Result, error) {
 	if opts.Mode == convlog.ModeRun && opts.Run == nil {
 		return nil, ErrRunInjectorRequired
 	}
-	b := &builder{opts: opts, budget: opts.Budget.withDefaults(), res: &Result{}}
+	b := &builder{opts: opts, budget: opts.Budget.withDefaults(), res: &Result{Anchor: -1}}
 	b.res.Debug.Mode = opts.Mode
 	b.res.Debug.Budget = b.budget
 	b.res.Debug.TokenLimit = b.budget.TokenLimit()
@@ -139,117 +163,74 @@ func Build(opts Options) (*Result, error) {
 	}
 
 	b.filter()
-	sel := b.selectHistory()
+	b.collectPins()
+	sel := b.collect()
+	b.fit(&sel)
 	b.assemble(sel, reasons)
 	return b.res, nil
 }
 
-// usage is a running total checked against the three limits.
-type usage struct{ tokens, msgs, chars int }
+// usage is a running total of a request's size (characters only when
+// counted: Budget.MaxChars is set).
+type usage struct {
+	tokens, msgs, chars int
+	countChars          bool
+}
 
-// exceeds returns the limit u breaks, or "".
-func (b *builder) exceeds(u usage) string {
-	switch {
-	case b.budget.MaxMessages > 0 && u.msgs > b.budget.MaxMessages:
-		return "maxMessages"
-	case b.budget.MaxChars > 0 && u.chars > b.budget.MaxChars:
-		return "maxChars"
-	case u.tokens > b.res.Debug.TokenLimit:
-		return "token budget"
+func (u *usage) add(m *Message) {
+	u.tokens += m.Tokens
+	u.msgs++
+	if u.countChars {
+		u.chars += CharsOf(m)
 	}
-	return ""
 }
 
-// plus returns u with unit un added.
-func (b *builder) plus(u usage, un *unit) usage {
-	u.msgs += len(un.items)
+func (u *usage) addUnit(un *unit) {
 	u.tokens += un.tokens
+	u.msgs += len(un.items)
 	u.chars += un.chars
-	return u
 }
 
-// selection is what selectHistory keeps, each part in log order.
+// selection is what the request holds, each part in log order.
 type selection struct {
 	summaries []int32
+	pinBlock  *Message
 	before    []unit // before the newest user message
 	anchor    *unit
 	after     []unit // after it (the current turn)
+	recall    *Message
+	trimmed   []bool // per before unit: left out by the safety net
+	dropSum   []bool // per summary: left out by the safety net
 }
 
-// selectHistory scans the log backward from the newest entry, building units
-// and keeping them while they fit (see the package doc for the order), and
-// stops building at the first unit that does not fit: everything older is
-// trimmed. Only the kept window is grouped and measured, so the cost of a long
-// log beyond the window is one cheap pass.
-func (b *builder) selectHistory() selection {
+// collect scans the log backward from the newest entry and builds every unit
+// of the history (see the package doc for the pairing rules).
+func (b *builder) collect() selection {
 	h := b.opts.History
 	var sel selection
-	used := usage{tokens: ReplyPriming + b.opts.ToolTokens}
-	for _, ms := range [][]Message{b.sys, b.inj} {
-		for i := range ms {
-			used.tokens += ms[i].Tokens
-			used.msgs++
-			if b.budget.MaxChars > 0 {
-				used.chars += CharsOf(&ms[i])
-			}
-		}
-	}
 	if b.anchor >= 0 {
 		u := unit{items: []item{{entry: b.anchor}}}
 		b.measure(&u)
-		used = b.plus(used, &u)
 		sel.anchor = &u
 		b.fate[b.anchor] = fateKept
 	}
-	if limit := b.exceeds(used); limit != "" {
-		b.res.Debug.OverBudget = true
-		b.res.Debug.Notes = append(b.res.Debug.Notes, "the system prompt, run blocks and newest user message alone exceed the "+limit+"; the request is over budget")
-	}
-
 	var waiting map[string]int32 // call id -> newest result not yet paired
-	stop := ""
-	current := b.anchor >= 0          // scanning the current turn (after the anchor)
-	var trimCurrent, trimOlder uint16 // fates of trimmed entries, once stop is set
-	trimmed := func() uint16 {
-		if trimOlder == 0 {
-			trimCurrent = b.reason("trimmed: over " + stop + " (current turn)")
-			trimOlder = b.reason("trimmed: over " + stop)
+	current := b.anchor >= 0     // scanning the current turn (after the anchor)
+	turnStart := int32(-1)
+	if b.anchor < 0 && b.opts.TurnStart != "" {
+		if i, ok := b.ids[b.opts.TurnStart]; ok {
+			turnStart, current = i, true
 		}
-		if current {
-			return trimCurrent
-		}
-		return trimOlder
-	}
-	keepSummaries := func() {
-		for k := len(b.summaries) - 1; k >= 0; k-- {
-			i := b.summaries[k]
-			u := unit{items: []item{{entry: i}}}
-			b.measure(&u)
-			next := b.plus(used, &u)
-			if limit := b.exceeds(next); limit != "" {
-				b.fate[i] = b.reason("trimmed: over " + limit + " (summary)")
-				continue
-			}
-			used = next
-			b.fate[i] = fateKept
-			sel.summaries = append(sel.summaries, i)
-		}
-		reverse(sel.summaries)
-	}
-	if !current {
-		keepSummaries()
 	}
 	for i := int32(len(h)) - 1; i >= 0; i-- {
-		if b.fate[i] != fateCandidate && i != b.anchor {
-			continue
-		}
 		if i == b.anchor {
 			current = false
-			keepSummaries()
 			continue
 		}
-		if stop != "" {
-			b.fate[i] = trimmed()
+		if turnStart >= 0 && i < turnStart {
+			current = false
+		}
+		if b.fate[i] != fateCandidate {
 			continue
 		}
 		e := &h[i]
@@ -283,20 +264,6 @@ func (b *builder) selectHistory() selection {
 			u = unit{items: []item{{entry: i}}}
 		}
 		b.measure(&u)
-		next := b.plus(used, &u)
-		if stop = b.exceeds(next); stop != "" {
-			for _, it := range u.items {
-				if it.entry >= 0 {
-					b.fate[it.entry] = trimmed()
-				}
-			}
-			for _, r := range waiting {
-				b.fate[r] = trimmed()
-			}
-			waiting = nil
-			continue
-		}
-		used = next
 		for _, it := range u.items {
 			if it.entry >= 0 {
 				b.fate[it.entry] = fateKept
@@ -311,10 +278,373 @@ func (b *builder) selectHistory() selection {
 	for _, r := range waiting {
 		b.fate[r] = b.reason("dropped: orphan tool result (no matching tool call)")
 	}
-	b.res.DependsOnOlder = stop == "" || b.anchor < 0 || h[b.anchor].IsMeta
 	reverse(sel.after)
 	reverse(sel.before)
+	for _, i := range b.summaries {
+		b.fate[i] = fateKept
+	}
+	sel.summaries = b.summaries
+	sel.trimmed = make([]bool, len(sel.before))
+	sel.dropSum = make([]bool, len(sel.summaries))
+	for k := range b.pins {
+		p := &b.pins[k]
+		if i, ok := b.ids[p.ID]; ok && b.fate[i] == fateKept {
+			p.InHistory = true
+		}
+	}
+	sel.pinBlock = b.pinBlock()
 	return sel
+}
+
+// summaryTokens returns what summary entry i costs.
+func (b *builder) summaryTokens(i int32) int {
+	return entryTokens(b.opts.Counter, b.opts.Model, &b.opts.History[i])
+}
+
+// fit measures the request and, when it exceeds the token limit, applies the
+// safety net (see the package doc); then it adds the recall block within the
+// room left.
+func (b *builder) fit(sel *selection) {
+	dbg := &b.res.Debug
+	limit := dbg.TokenLimit
+	u := usage{countChars: b.budget.MaxChars > 0}
+	u.tokens = ReplyPriming + b.opts.ToolTokens
+	for _, ms := range [][]Message{b.sys, b.inj} {
+		for i := range ms {
+			u.add(&ms[i])
+		}
+	}
+	for _, i := range sel.summaries {
+		u.tokens += b.summaryTokens(i)
+		u.msgs++
+		if b.budget.MaxChars > 0 {
+			u.chars += runeCount(b.opts.History[i].Text())
+		}
+	}
+	if sel.pinBlock != nil {
+		u.add(sel.pinBlock)
+	}
+	if sel.anchor != nil {
+		u.addUnit(sel.anchor)
+	}
+	for _, us := range [][]unit{sel.before, sel.after} {
+		for k := range us {
+			u.addUnit(&us[k])
+		}
+	}
+	dbg.FullTokens, dbg.FullMessages, dbg.FullChars = u.tokens, u.msgs, u.chars
+	over := func() bool { return u.tokens > limit }
+
+	if over() {
+		dbg.SafetyNet = true
+		// 1. the history before the newest user message, newest first: units
+		// that fit stay whole, the unit at the edge may keep its tool results
+		// as previews, everything older is left out (pinned units come back
+		// when there is room).
+		room := limit - u.tokens
+		for k := range sel.before {
+			room += sel.before[k].tokens
+		}
+		edge := -1 // units at edge and older are left out
+		for k := len(sel.before) - 1; k >= 0; k-- {
+			un := &sel.before[k]
+			if un.tokens <= room {
+				room -= un.tokens
+				continue
+			}
+			var pu usage
+			pu.tokens = un.tokens
+			b.previewUnit(un, func() bool { return pu.tokens > room }, &pu)
+			if un.tokens <= room {
+				room -= un.tokens
+				continue
+			}
+			edge = k
+			break
+		}
+		trim := func(k int) {
+			un := &sel.before[k]
+			sel.trimmed[k] = true
+			reason := b.reason("dropped: over the token budget (safety net: compaction did not make room)")
+			for _, it := range un.items {
+				if it.entry >= 0 {
+					b.fate[it.entry] = reason
+				}
+			}
+			dbg.Counts.Trimmed += len(un.items)
+		}
+		for k := 0; k <= edge; k++ {
+			if un := &sel.before[k]; b.unitPinned(un) && un.tokens <= room {
+				room -= un.tokens
+				continue
+			}
+			trim(k)
+		}
+		u.tokens = limit - room
+		// 3. previews of the current turn's tool results, oldest first
+		for k := 0; k < len(sel.after) && over(); k++ {
+			b.previewUnit(&sel.after[k], over, &u)
+		}
+		// 4. quoted pins, oldest first
+		for over() && sel.pinBlock != nil {
+			dropped := false
+			for k := range b.pins {
+				if p := &b.pins[k]; !p.InHistory && !p.Dropped {
+					p.Dropped, dropped = true, true
+					break
+				}
+			}
+			u.tokens -= sel.pinBlock.Tokens
+			u.chars -= CharsOf(sel.pinBlock)
+			u.msgs--
+			sel.pinBlock = b.pinBlock()
+			if sel.pinBlock != nil {
+				u.add(sel.pinBlock)
+			}
+			if !dropped {
+				break
+			}
+		}
+		// 5. summaries, oldest first
+		for k := 0; k < len(sel.summaries) && over(); k++ {
+			i := sel.summaries[k]
+			sel.dropSum[k] = true
+			u.tokens -= b.summaryTokens(i)
+			u.msgs--
+			b.fate[i] = b.reason("dropped: over the token budget (safety net: summary left out)")
+			dbg.Counts.Trimmed++
+		}
+		if over() {
+			dbg.OverBudget = true
+			dbg.Notes = append(dbg.Notes, fmt.Sprintf("the system prompt, run blocks, newest user message and current turn alone need %d tokens, over the limit of %d; the request cannot be sent", u.tokens, limit))
+		} else {
+			dbg.Notes = append(dbg.Notes, fmt.Sprintf("over the token limit (%d of %d tokens with everything whole): the safety net shortened or left out what is listed", dbg.FullTokens, limit))
+		}
+	}
+	if !dbg.OverBudget && sel.anchor != nil && len(b.opts.Recall) > 0 && b.opts.RecallBudget > 0 {
+		room := min(b.opts.RecallBudget, limit-u.tokens)
+		sel.recall = b.recallBlock(room, sel)
+	}
+}
+
+// unitPinned reports whether a unit holds a pinned message.
+func (b *builder) unitPinned(u *unit) bool {
+	for _, it := range u.items {
+		if it.entry >= 0 && b.isPinned(b.opts.History[it.entry].ID) {
+			return true
+		}
+	}
+	return false
+}
+
+func (b *builder) isPinned(id string) bool {
+	for k := range b.pins {
+		if b.pins[k].ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// previewUnit replaces the tool results of un by previews while over reports
+// true, updating the unit's and the request's totals.
+func (b *builder) previewUnit(un *unit, over func() bool, u *usage) {
+	for _, it := range un.items {
+		if !over() {
+			break
+		}
+		if it.entry < 0 || b.omitted(it.entry) {
+			continue
+		}
+		e := &b.opts.History[it.entry]
+		if e.Role != convlog.RoleTool {
+			continue
+		}
+		text, ok := PreviewToolResult(e)
+		if !ok {
+			continue
+		}
+		before := b.itemTokens(it)
+		chars := 0
+		if b.budget.MaxChars > 0 {
+			chars = b.itemChars(it)
+		}
+		m := Message{Role: convlog.RoleTool, Content: &text, ToolCallID: e.ToolCallID, Name: e.ToolName}
+		if it.callID != "" {
+			m.ToolCallID = it.callID
+		}
+		p := preview{text: text, tokens: CountMessage(b.opts.Counter, b.opts.Model, &m)}
+		if p.tokens >= before {
+			continue
+		}
+		if b.previews == nil {
+			b.previews = make(map[int32]preview)
+		}
+		b.previews[it.entry] = p
+		d := before - p.tokens
+		u.tokens -= d
+		un.tokens -= d
+		if b.budget.MaxChars > 0 {
+			dc := chars - runeCount(text)
+			un.chars -= dc
+			u.chars -= dc
+		}
+	}
+}
+
+// Cite is how a summary, the PINNED and the RECALLED_CONTEXT messages name a
+// log message: "#" and the first 8 characters of its id.
+func Cite(id string) string {
+	if len(id) > 8 {
+		id = id[:8]
+	}
+	return "#" + id
+}
+
+// Prefixes of the blocks the builder composes.
+const (
+	PinnedPrefix = "PINNED"
+	RecallPrefix = "RECALLED_CONTEXT"
+)
+
+// pinBlock renders the PINNED message for the quoted pins (nil when none).
+func (b *builder) pinBlock() *Message {
+	var sb strings.Builder
+	n := 0
+	for k := range b.pins {
+		p := &b.pins[k]
+		if p.InHistory || p.Dropped {
+			continue
+		}
+		if n == 0 {
+			sb.WriteString(PinnedPrefix + "\nMessages kept word for word (pinned by the user, or recorded by the runtime); the messages themselves were compacted.")
+		}
+		n++
+		who := p.Role
+		if p.Kind == convlog.CarriedRecord {
+			who = "runtime"
+		}
+		if p.Tool != "" {
+			who += " " + p.Tool
+		}
+		fmt.Fprintf(&sb, "\n[%s %s, %s] %s", Cite(p.ID), who, p.Kind, strings.TrimSpace(p.Text))
+	}
+	if n == 0 {
+		return nil
+	}
+	m := &Message{Role: convlog.RoleSystem, Content: convlog.Str(sb.String()), Kind: KindPinned}
+	m.Tokens = CountMessage(b.opts.Counter, b.opts.Model, m)
+	return m
+}
+
+// recallBlock renders the RECALLED_CONTEXT message with the recall items that
+// fit room tokens (nil when none does).
+func (b *builder) recallBlock(room int, sel *selection) *Message {
+	const header = RecallPrefix + "\nOlder messages of this conversation that were compacted and look relevant to the newest message, quoted for reference (they are not new instructions):"
+	c, model := b.opts.Counter, b.opts.Model
+	base := MessageOverhead + c.Count(model, header)
+	if base >= room {
+		return nil
+	}
+	used := base
+	var lines []string
+	var kept []RecallItem
+	seen := map[string]bool{}
+	for _, it := range b.opts.Recall {
+		if it.ID == "" || seen[it.ID] || strings.TrimSpace(it.Text) == "" {
+			continue
+		}
+		if i, ok := b.ids[it.ID]; ok && b.fate[i] == fateKept {
+			continue // in the request already
+		}
+		if b.isPinned(it.ID) {
+			continue
+		}
+		who := it.Role
+		if it.Tool != "" {
+			who += " " + it.Tool
+		}
+		line := "\n[" + Cite(it.ID) + " " + who + "] " + strings.TrimSpace(it.Text)
+		t := c.Count(model, line)
+		if used+t > room {
+			continue
+		}
+		seen[it.ID] = true
+		used += t
+		lines = append(lines, line)
+		kept = append(kept, it)
+	}
+	for len(lines) > 0 {
+		text := header + strings.Join(lines, "")
+		m := &Message{Role: convlog.RoleUser, Content: &text, Kind: KindRecall}
+		m.Tokens = CountMessage(c, model, m)
+		if m.Tokens <= room {
+			b.res.Debug.Recalled = kept
+			return m
+		}
+		lines, kept = lines[:len(lines)-1], kept[:len(kept)-1]
+	}
+	return nil
+}
+
+// collectPins finds the active pins (see the package doc) and indexes the
+// message ids of the history.
+func (b *builder) collectPins() {
+	h := b.opts.History
+	b.ids = make(map[string]int32, len(h))
+	last := -1
+	for i := range h {
+		if h[i].IsMessage() {
+			b.ids[h[i].ID] = int32(i)
+		} else if h[i].IsEvent() && h[i].Event == convlog.EventCompaction {
+			last = i
+		}
+	}
+	set := func(c convlog.Carried) {
+		for k := range b.pins {
+			if b.pins[k].ID == c.ID {
+				b.pins[k].Carried = c
+				return
+			}
+		}
+		b.pins = append(b.pins, Pin{Carried: c})
+	}
+	if last >= 0 {
+		b.res.CompactionEvent = h[last].ID
+		if d, ok := convlog.ParseCompactionData(h[last].Data); ok {
+			b.res.Compaction = &d
+			for _, c := range d.Pinned {
+				if c.ID != "" {
+					set(c)
+				}
+			}
+		}
+	}
+	for i := last + 1; i < len(h); i++ {
+		e := &h[i]
+		if e.IsMessage() && b.fate[i] == fateRecord {
+			set(convlog.Carried{ID: e.ID, Role: e.Role, Kind: convlog.CarriedRecord, Text: convlog.ClipCarried(e.Text())})
+			continue
+		}
+		if !e.IsEvent() || e.RefMsgID == "" {
+			continue
+		}
+		switch e.Event {
+		case convlog.EventPin:
+			var pd convlog.PinData
+			if len(e.Data) > 0 {
+				_ = json.Unmarshal(e.Data, &pd) // a pin without data still pins
+			}
+			if pd.Text == "" {
+				if j, ok := b.ids[e.RefMsgID]; ok {
+					pd.Role, pd.Tool, pd.Text = h[j].Role, h[j].ToolName, convlog.ClipCarried(h[j].Text())
+				}
+			}
+			set(convlog.Carried{ID: e.RefMsgID, Role: pd.Role, Tool: pd.Tool, Kind: convlog.CarriedPin, Text: pd.Text})
+		case convlog.EventUnpin:
+			b.pins = slices.DeleteFunc(b.pins, func(p Pin) bool { return p.ID == e.RefMsgID && p.Kind == convlog.CarriedPin })
+		}
+	}
 }
 
 // callDrop records a tool call dropped from assistant entry `entry`.
@@ -329,19 +659,20 @@ func reverse[T any](s []T) {
 	}
 }
 
-// assemble writes the request messages, rows and decisions.
+// assemble writes the request messages, rows, spans and decisions.
 func (b *builder) assemble(sel selection, sysReasons []string) {
 	res := b.res
 	dbg := &res.Debug
-	n := len(b.sys) + len(b.inj) + len(sel.summaries)
-	for _, us := range [][]unit{sel.before, sel.after} {
-		for i := range us {
-			n += len(us[i].items)
+	n := len(b.sys) + len(b.inj) + len(sel.summaries) + 3
+	for i := range sel.before {
+		if !sel.trimmed[i] {
+			n += len(sel.before[i].items)
 		}
 	}
-	if sel.anchor != nil {
-		n++
+	for i := range sel.after {
+		n += len(sel.after[i].items)
 	}
+	res.Spans = make([]Span, 0, len(sel.before)+len(sel.after)+1)
 	res.Messages = make([]Message, 0, n)
 	dbg.Rows = make([]Row, 0, n)
 	dbg.Kept = make([]Decision, 0, n)
@@ -356,6 +687,7 @@ func (b *builder) assemble(sel selection, sysReasons []string) {
 			dbg.Counts.System++
 		case KindInjection:
 			dbg.Counts.Injections++
+		case KindRecall, KindPinned:
 		default:
 			dbg.Counts.History++
 		}
@@ -363,7 +695,8 @@ func (b *builder) assemble(sel selection, sysReasons []string) {
 	for i, m := range b.sys {
 		push(m, sysReasons[i])
 	}
-	pushUnit := func(u *unit, reasonOf func(it item) string) {
+	pushUnit := func(u *unit, part string, reasonOf func(it item) string) {
+		span := Span{Part: part, Index: len(res.Messages), Count: len(u.items), Tokens: u.tokens, Chars: u.chars}
 		for k, it := range u.items {
 			m := b.message(it)
 			reason := reasonOf(it)
@@ -376,38 +709,92 @@ func (b *builder) assemble(sel selection, sysReasons []string) {
 				continue
 			}
 			e := &b.opts.History[it.entry]
+			span.SourceIDs = append(span.SourceIDs, e.ID)
+			if b.isPinned(e.ID) {
+				span.Pinned = true
+			}
 			dbg.Kept = append(dbg.Kept, Decision{SourceID: e.ID, Count: 1, Role: e.Role, Reason: reason})
-			switch {
+			switch _, pv := b.previews[it.entry]; {
+			case pv:
+				dbg.Compressed = append(dbg.Compressed, Decision{SourceID: e.ID, Count: 1, Role: e.Role, Reason: "compressed: tool result sent as a preview (safety net: over the token budget)"})
 			case b.omitted(it.entry):
 				dbg.Compressed = append(dbg.Compressed, Decision{SourceID: e.ID, Count: 1, Role: e.Role, Reason: "compressed: content omitted (includeToolResultsInContext is off)"})
 			case e.FullOutputPath != "" && e.Role == convlog.RoleTool:
 				dbg.Compressed = append(dbg.Compressed, Decision{SourceID: e.ID, Count: 1, Role: e.Role, Reason: "compressed: stored as a preview; full output at " + e.FullOutputPath})
 			}
 		}
+		res.Spans = append(res.Spans, span)
 	}
 	plain := func(item) string { return "" }
-	for _, i := range sel.summaries {
-		pushUnit(&unit{items: []item{{entry: i}}}, func(item) string {
-			return "kept: summary-class system message (moved to the start of the history)"
-		})
+	for k, i := range sel.summaries {
+		if sel.dropSum[k] {
+			continue
+		}
+		e := &b.opts.History[i]
+		m := Message{Role: convlog.RoleSystem, Content: e.Content, SourceID: e.ID, Kind: KindSummary, Tokens: b.summaryTokens(i)}
+		push(m, "kept: summary of compacted messages (moved to the start of the history)")
+		dbg.Kept = append(dbg.Kept, Decision{SourceID: e.ID, Count: 1, Role: e.Role, Reason: "kept: summary of compacted messages"})
 	}
-	for i := range sel.before {
-		pushUnit(&sel.before[i], plain)
+	if sel.pinBlock != nil {
+		quoted := 0
+		for _, p := range b.pins {
+			if !p.InHistory && !p.Dropped {
+				quoted++
+			}
+		}
+		push(*sel.pinBlock, fmt.Sprintf("pinned: %d compacted message(s) kept word for word", quoted))
+	}
+	for k := range sel.before {
+		if sel.trimmed[k] {
+			u := &sel.before[k]
+			span := Span{Part: PartBefore, Index: -1, Count: len(u.items), Tokens: u.tokens, Chars: u.chars, Trimmed: true}
+			for _, it := range u.items {
+				if it.entry >= 0 {
+					span.SourceIDs = append(span.SourceIDs, b.opts.History[it.entry].ID)
+				}
+			}
+			span.Pinned = b.unitPinned(u)
+			res.Spans = append(res.Spans, span)
+			continue
+		}
+		pushUnit(&sel.before[k], PartBefore, plain)
 	}
 	where := "at the end: no user message"
-	if sel.anchor != nil {
+	switch {
+	case sel.anchor != nil:
 		where = "before the newest user message"
+	case len(sel.after) > 0:
+		where = "before the turn in progress: no user message"
+	}
+	if sel.recall != nil {
+		push(*sel.recall, fmt.Sprintf("recall: %d compacted message(s) relevant to the newest message", len(dbg.Recalled)))
+		dbg.RecallTokens = sel.recall.Tokens
+		dbg.Counts.Recalled = len(dbg.Recalled)
+	} else {
+		dbg.Recalled = []RecallItem{}
 	}
 	for _, m := range b.inj {
 		push(m, "injection: "+firstLine(m.Text())+" ("+where+")")
 	}
 	if sel.anchor != nil {
-		pushUnit(sel.anchor, func(item) string { return "kept: newest user message" })
+		res.Anchor = len(res.Messages)
+		pushUnit(sel.anchor, PartAnchor, func(item) string { return "kept: newest user message" })
 	}
 	for i := range sel.after {
-		pushUnit(&sel.after[i], plain)
+		pushUnit(&sel.after[i], PartAfter, plain)
 	}
 	dbg.UsedTokens += ReplyPriming + b.opts.ToolTokens
+	if res.Pins = b.pins; res.Pins == nil {
+		res.Pins = []Pin{}
+	}
+	for _, p := range b.pins {
+		if !p.Dropped {
+			dbg.Counts.Pinned++
+		}
+	}
+	if res.Spans == nil {
+		res.Spans = []Span{}
+	}
 
 	// Everything else, in log order.
 	dbg.Dropped = []Decision{}
@@ -444,6 +831,12 @@ func (b *builder) assemble(sel selection, sysReasons []string) {
 		dbg.Dropped = append(dbg.Dropped, Decision{SourceID: e.ID, Count: 1, Role: e.Role, Reason: b.reasons[f-fateReason]})
 		open, runFate = len(dbg.Dropped)-1, f
 	}
+	for i := range b.opts.History {
+		if b.fate[i] == fateRecord {
+			e := &b.opts.History[i]
+			dbg.Kept = append(dbg.Kept, Decision{SourceID: e.ID, Count: 1, Role: e.Role, Reason: "kept: runtime record, quoted in the PINNED message"})
+		}
+	}
 	dbg.Counts.Kept = len(dbg.Kept)
 	dbg.Counts.Compressed = len(dbg.Compressed)
 	if len(b.inj) == 0 && b.opts.Mode == convlog.ModeRun {
@@ -458,7 +851,10 @@ func (b *builder) keptReason(u *unit, k int) string {
 		return "synthetic: interrupted tool call"
 	}
 	e := &b.opts.History[it.entry]
+	_, pv := b.previews[it.entry]
 	switch {
+	case pv:
+		return "kept: tool result as a preview + full output path (safety net)"
 	case e.PartType == convlog.PartError:
 		return "kept: error part as an assistant message"
 	case k > 0 && it.callID != "":
@@ -471,6 +867,10 @@ func (b *builder) keptReason(u *unit, k int) string {
 		return "kept: tool result omitted (includeToolResultsInContext is off)"
 	case e.Role == convlog.RoleTool && e.FullOutputPath != "":
 		return "kept: tool result preview + full output path"
+	case b.isPinned(e.ID):
+		return "kept: pinned"
+	case e.PartType == convlog.PartRecord:
+		return "kept: runtime record"
 	}
 	return "kept"
 }
@@ -519,4 +919,81 @@ func firstLine(s string) string {
 		s = string(r[:40])
 	}
 	return s
+}
+
+// Preview sizes (runes) of PreviewToolResult.
+const (
+	PreviewMinChars = 800
+	previewHead     = 400
+	previewTail     = 200
+)
+
+// ToolPreviewPrefix starts a tool result the safety net sent as a preview.
+const ToolPreviewPrefix = "TOOL_RESULT_PREVIEW"
+
+// PreviewToolResult returns the preview of a long tool result: tool name,
+// status, original size, the first and last characters, and where the full
+// output can be read (its alias path; fs.read pages through it with
+// startLine/endLine). ok is false when the result is short enough as it is.
+func PreviewToolResult(e *convlog.Entry) (string, bool) {
+	content := e.Text()
+	n := utf8.RuneCountInString(content)
+	if n <= PreviewMinChars || n <= previewHead+previewTail+200 {
+		return "", false
+	}
+	name := e.ToolName
+	if name == "" {
+		name = "unknown"
+	}
+	size := len(content)
+	alias := e.FullOutputPath
+	if !strings.HasPrefix(alias, "@") {
+		alias = ""
+	}
+	if alias != "" {
+		if s, ok := previewSize(content); ok {
+			size = s
+		}
+	}
+	status := "ok"
+	if strings.Contains(headRunes(content, 200), `"ok":false`) || e.IsError {
+		status = "error"
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%s\n- tool: %s\n- status: %s\n- original: %d bytes\n", ToolPreviewPrefix, name, status, size)
+	sb.WriteString(headRunes(content, previewHead))
+	fmt.Fprintf(&sb, "\n[… %d characters left out of this request …]\n", n-previewHead-previewTail)
+	sb.WriteString(tailRunes(content, previewTail))
+	if alias != "" {
+		sb.WriteString("\nFull output: " + alias)
+		if text, ok := strings.CutSuffix(alias, ".json"); ok && strings.HasPrefix(alias, convlog.ToolResultAliasPrefix) {
+			// the store writes a readable copy beside it, one line per line of output
+			sb.WriteString("\nRead it in parts: fs.read " + text + ".txt with startLine/endLine, or fs.search it.")
+		} else {
+			sb.WriteString(" — read it with fs.read (startLine/endLine to page through it)")
+		}
+	} else {
+		sb.WriteString("\n(the full output is in the conversation log only)")
+	}
+	return sb.String(), true
+}
+
+// headRunes returns the first n runes of s.
+func headRunes(s string, n int) string {
+	i := 0
+	for k := 0; k < n && i < len(s); k++ {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	return s[:i]
+}
+
+// tailRunes returns the last n runes of s.
+func tailRunes(s string, n int) string {
+	i := len(s)
+	for k := 0; k < n && i > 0; k++ {
+		_, size := utf8.DecodeLastRuneInString(s[:i])
+		i -= size
+	}
+	return s[i:]
 }

@@ -138,55 +138,74 @@ func TestChatIgnoresPersonaAndInjector(t *testing.T) {
 	}
 }
 
-func TestKeepsLatestUserMessageAndTrimsOlderFirst(t *testing.T) {
+// Message and character caps never cut a request: they only report the
+// full size, which the engine reads as a compaction trigger.
+func TestCapsNeverCut(t *testing.T) {
+	var l logBuilder
+	for i := 0; i < 30; i++ {
+		l.user(strings.Repeat("question ", 20))
+		l.assistant(strings.Repeat("answer ", 20))
+	}
+	l.user("the newest question")
+	for _, b := range []Budget{{MaxMessages: 10}, {MaxChars: 5000}} {
+		o := opts(convlog.ModeChat, l.entries)
+		o.Budget = b
+		res := mustBuild(t, o)
+		if n := res.Debug.Counts.History; n != len(l.entries) {
+			t.Fatalf("%+v: %d of %d messages kept", b, n, len(l.entries))
+		}
+		d := res.Debug
+		if d.FullMessages != len(res.Messages) || d.SafetyNet || len(d.Dropped) != 0 {
+			t.Fatalf("%+v: %+v", b, d)
+		}
+		if b.MaxChars > 0 && d.FullChars != d.UsedChars {
+			t.Fatalf("chars %d / %d", d.FullChars, d.UsedChars)
+		}
+	}
+}
+
+// Over the token limit, the safety net leaves out the oldest history first,
+// whole units, and says so; the newest user message stays last.
+func TestSafetyNetTrimsOlderFirst(t *testing.T) {
 	var l logBuilder
 	for i := 0; i < 30; i++ {
 		l.user(strings.Repeat("question ", 20))
 		l.assistant(strings.Repeat("answer ", 20))
 	}
 	last := l.user("the newest question")
-	tests := []struct {
-		name   string
-		budget Budget
-		reason string
-	}{
-		{"maxMessages", Budget{MaxMessages: 10}, "trimmed: over maxMessages"},
-		{"maxChars", Budget{MaxChars: 5000}, "trimmed: over maxChars"},
-		{"tokens", Budget{TokenBudget: 3000, ReserveForResponse: 1000}, "trimmed: over token budget"},
+	o := opts(convlog.ModeChat, l.entries)
+	o.Budget = Budget{TokenBudget: 2000}
+	res := mustBuild(t, o)
+	got := ids(res.Messages)
+	if len(got) == 0 || got[len(got)-1] != last.ID {
+		t.Fatalf("newest user message not last: %v", got)
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			o := opts(convlog.ModeChat, l.entries)
-			o.Budget = tt.budget
-			res := mustBuild(t, o)
-			got := ids(res.Messages)
-			if len(got) == 0 || got[len(got)-1] != last.ID {
-				t.Fatalf("newest user message not last: %v", got)
-			}
-			// The kept history is the newest contiguous stretch of the log.
-			all := make([]string, 0, len(l.entries))
-			for _, e := range l.entries {
-				all = append(all, e.ID)
-			}
-			if !slices.Equal(got, all[len(all)-len(got):]) {
-				t.Fatalf("kept %v is not the newest suffix of the log", got)
-			}
-			if len(got) == len(all) {
-				t.Fatalf("nothing trimmed")
-			}
-			if r := reasonOf(res.Debug.Dropped, all[0]); r != tt.reason {
-				t.Fatalf("oldest message reason = %q, want %q", r, tt.reason)
-			}
-			d := res.Debug
-			if d.OverBudget || len(res.Messages) > d.Budget.MaxMessages && d.Budget.MaxMessages > 0 ||
-				d.Budget.MaxChars > 0 && d.UsedChars > d.Budget.MaxChars || d.UsedTokens > d.TokenLimit {
-				t.Fatalf("over budget: %+v", d)
-			}
-			// One more history message would have broken the limit: trimming is not too eager.
-			if len(got)+d.Counts.System < 10 && tt.name == "maxMessages" {
-				t.Fatalf("trimmed too much: %d messages", len(res.Messages))
-			}
-		})
+	all := make([]string, 0, len(l.entries))
+	for _, e := range l.entries {
+		all = append(all, e.ID)
+	}
+	if !slices.Equal(got, all[len(all)-len(got):]) {
+		t.Fatalf("kept %v is not the newest suffix of the log", got)
+	}
+	if len(got) == len(all) {
+		t.Fatalf("nothing trimmed")
+	}
+	d := res.Debug
+	if r := reasonOf(d.Dropped, all[0]); !strings.Contains(r, "safety net") {
+		t.Fatalf("oldest message reason = %q", r)
+	}
+	if d.OverBudget || d.UsedTokens > d.TokenLimit || !d.SafetyNet || d.FullTokens <= d.TokenLimit || len(d.Notes) == 0 {
+		t.Fatalf("debug: %+v", d)
+	}
+	// The units left out are still spans (for compaction), marked trimmed.
+	trimmed := 0
+	for _, sp := range res.Spans {
+		if sp.Trimmed {
+			trimmed += sp.Count
+		}
+	}
+	if trimmed != d.Counts.Trimmed || trimmed != len(all)-len(got) {
+		t.Fatalf("trimmed spans %d, counts %d, left out %d", trimmed, d.Counts.Trimmed, len(all)-len(got))
 	}
 }
 
@@ -200,18 +219,19 @@ func TestToolGroupsStayWholeWhenTrimmed(t *testing.T) {
 		l.result("c"+string(rune('a'+i))+"3", "r3")
 	}
 	l.user("now")
-	for max := 5; max < 30; max++ {
+	full := mustBuild(t, opts(convlog.ModeChat, l.entries)).Debug.UsedTokens
+	for limit := full - 300; limit < full; limit += 20 {
 		o := opts(convlog.ModeChat, l.entries)
-		o.Budget = Budget{MaxMessages: max}
+		o.Budget = Budget{TokenBudget: limit}
 		res := mustBuild(t, o) // Validate fails on a split group
-		if len(res.Messages) > max {
-			t.Fatalf("max %d: %d messages", max, len(res.Messages))
+		if res.Debug.UsedTokens > limit {
+			t.Fatalf("limit %d: %d tokens", limit, res.Debug.UsedTokens)
 		}
 		// Groups are 4 messages: everything kept after the system prompt and
 		// before the newest user message is a whole number of groups.
 		hist := res.Debug.Counts.History - 1
-		if hist%4 != 0 {
-			t.Fatalf("max %d: %d history messages is not whole groups\n%s", max, hist, dump(res.Messages))
+		if hist%4 != 0 && hist%4 != 1 {
+			t.Fatalf("limit %d: %d history messages is not whole groups\n%s", limit, hist, dump(res.Messages))
 		}
 	}
 }
@@ -257,7 +277,7 @@ func TestHistoryFilters(t *testing.T) {
 	if sum.Role != convlog.RoleSystem || sum.SourceID != summary.ID {
 		t.Errorf("summary not first in history: %+v", sum)
 	}
-	if r := reasonOf(res.Debug.Kept, summary2.ID); !strings.Contains(r, "summary-class") {
+	if r := reasonOf(res.Debug.Kept, summary2.ID); !strings.Contains(r, "summary") {
 		t.Errorf("summary reason %q", r)
 	}
 	if res.Messages[res.Debug.Counts.System+1].Role != convlog.RoleSystem {
@@ -447,7 +467,7 @@ func TestExternalisedToolOutput(t *testing.T) {
 func TestStoredTokensAreUsed(t *testing.T) {
 	var l logBuilder
 	stored := l.user("short")
-	stored.Tokens = 777 // whatever the store recorded is trusted
+	stored.Tokens = 9 // a plausible count the store recorded is trusted
 	zero := l.assistant("no stored count")
 	zero.Tokens = 0
 	res := mustBuild(t, opts(convlog.ModeChat, l.entries))
@@ -456,7 +476,7 @@ func TestStoredTokensAreUsed(t *testing.T) {
 		sum += m.Tokens
 		switch m.SourceID {
 		case stored.ID:
-			if m.Tokens != 777 {
+			if m.Tokens != 9 {
 				t.Errorf("stored count not used: %d", m.Tokens)
 			}
 		case zero.ID:
@@ -558,9 +578,10 @@ func TestRunInjectionPlacement(t *testing.T) {
 		u := l.user("last")
 		o := opts(convlog.ModeRun, l.entries)
 		o.Run = fakeRun{directive, brief}
-		o.Budget = Budget{MaxMessages: 12}
+		full := mustBuild(t, o).Debug.UsedTokens
+		o.Budget = Budget{TokenBudget: full - 100}
 		res := mustBuild(t, o)
-		if len(res.Messages) != 12 || res.Messages[len(res.Messages)-1].SourceID != u.ID || res.Debug.Counts.Injections != 2 {
+		if res.Debug.Counts.Trimmed == 0 || res.Messages[len(res.Messages)-1].SourceID != u.ID || res.Debug.Counts.Injections != 2 {
 			t.Fatalf("trimmed run request:\n%s", dump(res.Messages))
 		}
 	})
@@ -582,32 +603,51 @@ func TestMandatoryPartsOverBudget(t *testing.T) {
 	}
 }
 
-func TestCurrentTurnTrimmedAfterOlderHistory(t *testing.T) {
+// The current turn is never left out: older history goes first, then the
+// turn's tool results become previews with their full-output path.
+func TestCurrentTurnPreviewsAfterOlderHistory(t *testing.T) {
 	var l logBuilder
 	old := l.user("old question")
 	l.assistant("old answer")
 	u := l.user("do it")
 	g1 := l.calls("a")
-	l.result("a", strings.Repeat("data ", 400))
+	r1 := l.result("a", strings.Repeat("data line\n", 400))
+	r1.FullOutputPath = "@state/logs/tool-results/conv/" + r1.ID + ".json"
 	g2 := l.calls("b")
 	r2 := l.result("b", "small")
 	o := opts(convlog.ModeChat, l.entries)
 	base := mustBuild(t, o)
-	// Room for the system prompt, the user message and the second group only.
 	var sys int
 	for _, m := range base.Messages[:base.Debug.Counts.System] {
 		sys += m.Tokens
 	}
-	o.Budget = Budget{TokenBudget: sys + ReplyPriming + u.Tokens + g2.Tokens + r2.Tokens + 20}
+	o.Budget = Budget{TokenBudget: sys + ReplyPriming + u.Tokens + g1.Tokens + g2.Tokens + r2.Tokens + 300}
 	res := mustBuild(t, o)
-	if got, want := ids(res.Messages), []string{u.ID, g2.ID, r2.ID}; !slices.Equal(got, want) {
+	if got, want := ids(res.Messages), []string{u.ID, g1.ID, r1.ID, g2.ID, r2.ID}; !slices.Equal(got, want) {
 		t.Fatalf("kept %v, want %v", got, want)
 	}
-	if r := reasonOf(res.Debug.Dropped, g1.ID); r != "trimmed: over token budget (current turn)" {
+	if res.Debug.OverBudget || res.Debug.UsedTokens > res.Debug.TokenLimit {
+		t.Fatalf("over budget: %+v", res.Debug)
+	}
+	var preview string
+	for _, m := range res.Messages {
+		if m.SourceID == r1.ID {
+			preview = m.Text()
+		}
+	}
+	if !strings.HasPrefix(preview, ToolPreviewPrefix) || !strings.Contains(preview, r1.FullOutputPath) || !strings.Contains(preview, "startLine/endLine") {
+		t.Fatalf("preview: %q", preview)
+	}
+	if r := reasonOf(res.Debug.Compressed, r1.ID); !strings.Contains(r, "preview") {
+		t.Errorf("compressed reason %q", r)
+	}
+	if r := reasonOf(res.Debug.Dropped, old.ID); !strings.Contains(r, "safety net") {
 		t.Errorf("reason %q", r)
 	}
-	if r := reasonOf(res.Debug.Dropped, old.ID); r != "trimmed: over token budget" {
-		t.Errorf("reason %q", r)
+	// Even tighter: nothing more can go, so the request is flagged, not cut.
+	o.Budget = Budget{TokenBudget: sys + ReplyPriming + u.Tokens + 10}
+	if res := mustBuild(t, o); !res.Debug.OverBudget {
+		t.Fatal("a current turn that cannot fit must be flagged")
 	}
 }
 
@@ -620,9 +660,19 @@ func TestSummaryTrimmedLast(t *testing.T) {
 	sum := l.system("CONVERSATION_SUMMARY\nearlier work")
 	u := l.user("next")
 	o := opts(convlog.ModeChat, l.entries)
-	o.Budget = Budget{MaxMessages: 5} // 3 system + summary + newest user
+	base := mustBuild(t, o)
+	var fixed int
+	for _, m := range base.Messages[:base.Debug.Counts.System] {
+		fixed += m.Tokens
+	}
+	o.Budget = Budget{TokenBudget: fixed + ReplyPriming + sum.Tokens + u.Tokens + 1}
 	res := mustBuild(t, o)
 	if got := ids(res.Messages); !slices.Equal(got, []string{sum.ID, u.ID}) {
+		t.Fatalf("kept %v", got)
+	}
+	o.Budget.TokenBudget -= sum.Tokens
+	res = mustBuild(t, o)
+	if got := ids(res.Messages); !slices.Equal(got, []string{u.ID}) || !strings.Contains(reasonOf(res.Debug.Dropped, sum.ID), "summary left out") {
 		t.Fatalf("kept %v", got)
 	}
 }

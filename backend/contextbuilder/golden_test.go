@@ -70,7 +70,7 @@ func TestGolden(t *testing.T) {
 	}{
 		{"chat", "conversation.jsonl", convlog.ModeChat, nil, Budget{}, false},
 		{"agent", "conversation.jsonl", convlog.ModeAgent, nil, Budget{}, false},
-		{"agent-trimmed", "conversation.jsonl", convlog.ModeAgent, nil, Budget{MaxMessages: 9}, false},
+		{"agent-trimmed", "conversation.jsonl", convlog.ModeAgent, nil, Budget{TokenBudget: 1380}, false},
 		{"agent-summary", "summary.jsonl", convlog.ModeAgent, nil, Budget{}, false},
 		{"run", "run.jsonl", convlog.ModeRun, fakeRun{runDirective, nodeBrief}, Budget{}, false},
 		{"run-post-completion", "run.jsonl", convlog.ModeRun, fakeRun{postRunDirective}, Budget{}, false},

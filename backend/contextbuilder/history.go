@@ -39,11 +39,22 @@ func requestRole(e *convlog.Entry) string {
 	return e.Role
 }
 
+// IsUIEvent reports whether e is a legacy UI entry for tool activity: an
+// assistant message with partType tool_start or tool_result and no tool calls
+// (the old messages.json format stored a tool's start and result that way,
+// collapsed in the chat). Sent as is, the model would read them as its own
+// plain-text answers.
+func IsUIEvent(e *convlog.Entry) bool {
+	return e.Role == convlog.RoleAssistant && len(e.ToolCalls) == 0 &&
+		(e.PartType == convlog.PartToolStart || e.PartType == convlog.PartToolResult)
+}
+
 // Fates of log entries. Values from fateReason on index builder.reasons.
 const (
 	fateNone      uint16 = iota // events: counted, not listed
 	fateCandidate               // may enter the request
 	fateSummary                 // summary-class system message, decided on its own
+	fateRecord                  // runtime record: quoted in the PINNED message
 	fateKept
 	fateReason
 )
@@ -95,13 +106,19 @@ func (b *builder) filter() {
 		case e.PartType == convlog.PartThinking:
 			b.fate[i] = b.reason("excluded: thinking part")
 			continue
+		case !b.opts.IncludeCollapsedUIEvents && IsUIEvent(e):
+			b.fate[i] = b.reason("excluded: collapsed UI event (includeCollapsedUiEventsInContext is off)")
+			continue
 		}
 		switch requestRole(e) {
 		case convlog.RoleSystem:
-			if IsSummary(e.Text()) {
+			switch {
+			case e.PartType == convlog.PartRecord:
+				b.fate[i] = fateRecord // quoted in the PINNED message (collectPins)
+			case IsSummary(e.Text()):
 				b.fate[i] = fateSummary
 				b.summaries = append(b.summaries, int32(i))
-			} else {
+			default:
 				b.fate[i] = b.reason("dropped: historical system message")
 			}
 		case convlog.RoleUser:
@@ -277,7 +294,9 @@ func (b *builder) message(it item) Message {
 			m.ToolCallID = it.callID
 		}
 		m.Name = e.ToolName
-		if b.omitted(it.entry) {
+		if p, ok := b.previews[it.entry]; ok {
+			m.Content = convlog.Str(p.text)
+		} else if b.omitted(it.entry) {
 			m.Content = convlog.Str(omittedResult(e))
 		} else if l := aliasLine(e); l != "" {
 			text := e.Text() + l
@@ -301,6 +320,9 @@ func (b *builder) itemTokens(it item) int {
 		return CountMessage(c, model, &m)
 	}
 	e := &b.opts.History[it.entry]
+	if p, ok := b.previews[it.entry]; ok {
+		return p.tokens
+	}
 	if b.omitted(it.entry) {
 		return b.omittedTokens(it)
 	}
@@ -323,6 +345,9 @@ func (b *builder) itemChars(it item) int {
 		return len(SyntheticToolResult)
 	}
 	e := &b.opts.History[it.entry]
+	if p, ok := b.previews[it.entry]; ok {
+		return runeCount(p.text)
+	}
 	if b.omitted(it.entry) {
 		return runeCount(omittedResult(e))
 	}
@@ -338,8 +363,10 @@ func (b *builder) itemChars(it item) int {
 	return n
 }
 
-// measure fills the tokens (and characters when they are limited) of u.
+// measure fills the tokens of u, and its characters when MaxChars is set
+// (counting runes is the one cost proportional to the text of the history).
 func (b *builder) measure(u *unit) {
+	u.tokens, u.chars = 0, 0
 	for _, it := range u.items {
 		u.tokens += b.itemTokens(it)
 		if b.budget.MaxChars > 0 {

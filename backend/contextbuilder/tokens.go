@@ -53,11 +53,25 @@ func CharsOf(m *Message) int {
 
 func runeCount(s string) int { return utf8.RuneCountInString(s) }
 
-// entryTokens returns the stored count of e, counting it once when the store
-// left it at 0.
-func entryTokens(c Counter, model string, e *convlog.Entry) int {
-	if e.Tokens > 0 {
-		return e.Tokens
+// entryTokens is EntryTokens.
+func entryTokens(c Counter, model string, e *convlog.Entry) int { return EntryTokens(c, model, e) }
+
+// EntryTokens returns what log entry e costs in a request for model. The
+// count stored at append time is used when it was made with the model's
+// encoding (or the entry does not say, or the counter cannot tell) and is
+// plausible for the entry's size; otherwise the entry is counted again, with
+// the counter's EntryCounter when it has one (the engine's caches the
+// recount). Implausible: a count below one token per 32 bytes, or above one
+// token per byte (plus framing) — "tokens":1 on 100 KB is not believed.
+func EntryTokens(c Counter, model string, e *convlog.Entry) int {
+	if e.Tokens > 0 && plausible(e) {
+		enc := ""
+		if en, ok := c.(EncodingNamer); ok {
+			enc = en.EncodingFor(model)
+		}
+		if e.TokenEncoding == "" || enc == "" || e.TokenEncoding == enc {
+			return e.Tokens
+		}
 	}
 	if ec, ok := c.(EntryCounter); ok {
 		return ec.CountMessage(model, e)
@@ -67,4 +81,18 @@ func entryTokens(c Counter, model string, e *convlog.Entry) int {
 		n += c.Count(model, tc.Function.Name) + c.Count(model, tc.Function.Arguments)
 	}
 	return n + c.Count(model, e.ToolCallID) + c.Count(model, e.ToolName)
+}
+
+// plausible reports whether e's stored count fits its size.
+func plausible(e *convlog.Entry) bool {
+	size := len(e.Text()) + len(e.ToolCallID) + len(e.ToolName)
+	parts := 2
+	for _, tc := range e.ToolCalls {
+		size += len(tc.Function.Name) + len(tc.Function.Arguments)
+		parts += 2
+	}
+	if e.Tokens > size+MessageOverhead+parts {
+		return false
+	}
+	return size < 256 || e.Tokens*32 >= size
 }

@@ -16,6 +16,15 @@ const (
 	KindHistory Kind = "history"
 	// KindInjection is a run-only user block (RUN_DIRECTIVE, NODE_BRIEF, ...).
 	KindInjection Kind = "injection"
+	// KindSummary is a summary-class system message of the log
+	// (CONVERSATION_SUMMARY), placed right after the system prompt.
+	KindSummary Kind = "summary"
+	// KindPinned is the PINNED system message: pinned messages, runtime
+	// records and meta messages that were compacted, word for word.
+	KindPinned Kind = "pinned"
+	// KindRecall is the RECALLED_CONTEXT user message: compacted messages
+	// relevant to the newest user message, quoted.
+	KindRecall Kind = "recall"
 )
 
 // Message is one chat message of the request, in the OpenAI shape. Only the
@@ -47,9 +56,9 @@ func (m *Message) Text() string {
 }
 
 // Counter counts the tokens of a text for a model. *tokens.Counter implements it.
-// The builder uses it only for texts it composes itself (system prompt, run
-// blocks, synthetic results, appended alias lines) and for log entries whose
-// stored count is 0; stored counts are never recomputed.
+// The builder uses it for texts it composes itself (system prompt, run blocks,
+// synthetic results, previews, the pinned and recall blocks) and for log
+// entries whose stored count cannot be used (see EntryTokens).
 type Counter interface {
 	Count(model, text string) int
 }
@@ -58,6 +67,13 @@ type Counter interface {
 // to count a whole log entry the way the store does at append time.
 type EntryCounter interface {
 	CountMessage(model string, e *convlog.Entry) int
+}
+
+// EncodingNamer is optionally implemented by a Counter (as *tokens.Counter
+// does): the tokenizer encoding of a model. With it, a stored count made
+// with another encoding is not trusted (see EntryTokens).
+type EncodingNamer interface {
+	EncodingFor(model string) string
 }
 
 // RunInjector supplies the run-only user-role blocks of mode run. While a
@@ -104,28 +120,37 @@ const (
 	DefaultMaxWriteBytes = 2097152
 )
 
-// Budget limits the request. Zero fields take the defaults; MaxMessages or
-// MaxChars below zero disable that limit.
+// Budget limits the request. Zero fields take the defaults.
+//
+// Only the token limit bounds a request. MaxMessages and MaxChars (seed
+// settings contextMaxMessages / contextMaxChars) never cut anything here:
+// the engine reads them as compaction triggers (a request over either is
+// compacted like one over the token trigger). Below zero (or zero after
+// withDefaults for callers that pass -1) they are off.
 type Budget struct {
 	// TokenBudget is the model's context window in tokens (default 128000).
 	TokenBudget int `json:"tokenBudget"`
-	// ReserveForResponse is kept free for the reply; the request may use
-	// TokenBudget - ReserveForResponse tokens.
+	// ReserveForResponse is kept free for the reply, at most a quarter of
+	// the budget (see Reserve); the request may use TokenBudget - Reserve().
 	ReserveForResponse int `json:"reserveForResponse"`
-	// MaxMessages caps the number of request messages, system prompt
-	// included (default 80).
+	// MaxMessages is a compaction trigger on the number of request messages.
 	MaxMessages int `json:"maxMessages"`
-	// MaxChars caps the characters (runes) of all contents and tool-call
-	// arguments of the request (default 120000).
+	// MaxChars is a compaction trigger on the characters (runes) of all
+	// contents and tool-call arguments of the request.
 	MaxChars int `json:"maxChars"`
 }
 
 // Budget defaults.
 const (
 	DefaultTokenBudget = 128000
-	DefaultMaxMessages = 80
-	DefaultMaxChars    = 120000
+	DefaultMaxMessages = 0 // off
+	DefaultMaxChars    = 0 // off
 )
+
+// MaxReserveShare is the largest share of the budget the reply reserve may
+// take: a reserve set for a big window (8192 of 128000) must not swallow a
+// small one (8192 of 9000).
+const MaxReserveShare = 4 // 1/4
 
 // withDefaults fills zero fields.
 func (b Budget) withDefaults() Budget {
@@ -135,22 +160,27 @@ func (b Budget) withDefaults() Budget {
 	if b.ReserveForResponse < 0 {
 		b.ReserveForResponse = 0
 	}
-	if b.MaxMessages == 0 {
-		b.MaxMessages = DefaultMaxMessages
+	if b.MaxMessages < 0 {
+		b.MaxMessages = 0
 	}
-	if b.MaxChars == 0 {
-		b.MaxChars = DefaultMaxChars
+	if b.MaxChars < 0 {
+		b.MaxChars = 0
 	}
 	return b
 }
 
-// TokenLimit is the number of tokens the request itself may use.
+// Reserve is the reply reserve in effect: ReserveForResponse, capped at a
+// quarter of the budget.
+func (b Budget) Reserve() int {
+	b = b.withDefaults()
+	return min(b.ReserveForResponse, b.TokenBudget/MaxReserveShare)
+}
+
+// TokenLimit is the number of tokens the request itself may use:
+// TokenBudget - Reserve(). It never shrinks when TokenBudget grows.
 func (b Budget) TokenLimit() int {
 	b = b.withDefaults()
-	if l := b.TokenBudget - b.ReserveForResponse; l > 0 {
-		return l
-	}
-	return 0
+	return b.TokenBudget - b.Reserve()
 }
 
 // Options are the inputs of Build.
@@ -178,6 +208,24 @@ type Options struct {
 	Counter Counter
 	// Model is the model the request is for (selects the tokenizer).
 	Model string
+	// Recall are compacted messages relevant to the newest user message, best
+	// first (the recall package ranks them). They enter as one
+	// RECALLED_CONTEXT user message right before the run blocks and the newest
+	// user message, as many as fit RecallBudget tokens and the room the rest of
+	// the request leaves. Items whose message is in the request are skipped.
+	Recall       []RecallItem
+	RecallBudget int
+	// TurnStart is the id of the first entry of the turn in progress when the
+	// history has no user message (a run turn started without input): the
+	// entries from there on are the current turn, kept out of compaction, and
+	// the run blocks go right before them instead of at the end.
+	TurnStart string
+	// IncludeCollapsedUIEvents sends legacy collapsed UI entries (assistant
+	// messages with partType tool_start/tool_result and no tool calls, as the
+	// old messages.json format stored tool activity) as assistant text; by
+	// default they are left out (settings
+	// context.includeCollapsedUiEventsInContext).
+	IncludeCollapsedUIEvents bool
 	// OmitToolResults sends a one-line stub (OmittedToolResultPrefix, the
 	// result's status and size, and its full-output alias path when it has
 	// one) instead of the content of each tool result logged before the newest
@@ -188,21 +236,68 @@ type Options struct {
 	OmitToolResults bool
 }
 
+// RecallItem is one compacted message brought back into a request.
+type RecallItem struct {
+	ID   string `json:"id"`
+	Role string `json:"role"`
+	Tool string `json:"tool,omitempty"`
+	// Text is what is quoted: the message, or the excerpt that matters.
+	Text  string  `json:"text"`
+	Score float64 `json:"score"`
+	// Why says why it was recalled (matched terms, ranks).
+	Why string `json:"why"`
+}
+
 // Result is the built request and its explanation.
 type Result struct {
 	Messages  []Message `json:"messages"`
 	ToolNames []string  `json:"toolNames"`
 	Debug     Debug     `json:"debug"`
-	// DependsOnOlder is false when no entry older than Options.History could
-	// change the request, provided none of them is a summary-class system
-	// message: the newest user message is a non-meta one of History, and the
-	// backward scan of the history stopped at a unit of History that broke a
-	// limit, so everything older is trimmed whatever it holds. Build over any
-	// longer history that ends with these entries then returns the same
-	// messages, tool names, rows, kept and compressed decisions and usage;
-	// only Debug's accounting of the older entries (Dropped, Counts) differs.
-	// A caller reading the log from its end can stop once it is false.
-	DependsOnOlder bool `json:"-"`
+	// Spans are the history units of the request in order: what compaction
+	// picks from (the "before" ones, oldest first) and what it must keep.
+	Spans []Span `json:"spans"`
+	// Pins are the active pins and carried messages (see convlog.Carried).
+	Pins []Pin `json:"pins"`
+	// Compaction is the data of the last compaction event of History (nil
+	// when it has none).
+	Compaction *convlog.CompactionData `json:"-"`
+	// CompactionEvent is that event's id.
+	CompactionEvent string `json:"-"`
+	// Anchor is the newest user message's index in Messages (-1: none).
+	Anchor int `json:"anchor"`
+}
+
+// Span parts.
+const (
+	PartBefore = "before" // older than the newest user message: compactable
+	PartAnchor = "anchor" // the newest user message
+	PartAfter  = "after"  // the current turn (the tool loop in progress)
+)
+
+// Span is one history unit of the request: a message, or an assistant
+// message with its tool results.
+type Span struct {
+	Part      string   `json:"part"`
+	Index     int      `json:"index"` // of its first message in Messages
+	Count     int      `json:"count"`
+	SourceIDs []string `json:"sourceIds"`
+	Tokens    int      `json:"tokens"`
+	Chars     int      `json:"chars"`
+	// Pinned is true when one of its messages is pinned.
+	Pinned bool `json:"pinned,omitempty"`
+	// Trimmed is true when the safety net left the unit out of the request
+	// (Index is then -1): it is listed so that compaction sees every unit.
+	Trimmed bool `json:"trimmed,omitempty"`
+}
+
+// Pin is one message kept word for word through compaction.
+type Pin struct {
+	convlog.Carried
+	// InHistory is true when the message itself is in the request (not yet
+	// compacted); otherwise the PINNED block quotes it.
+	InHistory bool `json:"inHistory"`
+	// Dropped is true when the safety net left it out of the request.
+	Dropped bool `json:"dropped,omitempty"`
 }
 
 // Row describes one request message.
@@ -238,6 +333,9 @@ type Counts struct {
 	Dropped    int `json:"dropped"` // entries (Debug.Dropped may group them)
 	Compressed int `json:"compressed"`
 	Synthetic  int `json:"synthetic"`
+	Recalled   int `json:"recalled"`
+	Pinned     int `json:"pinned"`
+	Trimmed    int `json:"trimmed"` // left out by the safety net
 }
 
 // Debug explains a build: one row per request message, every log message's
@@ -251,13 +349,30 @@ type Debug struct {
 	Counts     Counts     `json:"counts"`
 	// UsedTokens = sum of message tokens + ReplyPriming + Options.ToolTokens.
 	UsedTokens int `json:"usedTokens"`
+	// FullTokens, FullMessages and FullChars are what the request would use
+	// with every history unit whole and without recall: the figures
+	// compaction triggers on.
+	FullTokens   int `json:"fullTokens"`
+	FullMessages int `json:"fullMessages"`
+	FullChars    int `json:"fullChars"`
+	// RecallTokens is what the RECALLED_CONTEXT message costs (part of
+	// UsedTokens).
+	RecallTokens int `json:"recallTokens"`
+	// Recalled lists the recalled messages in the request, with why.
+	Recalled []RecallItem `json:"recalled"`
 	// TokenLimit = TokenBudget - ReserveForResponse.
 	TokenLimit int    `json:"tokenLimit"`
 	Budget     Budget `json:"budget"`
 	// UsedChars counts runes of contents and tool-call arguments.
 	UsedChars int `json:"usedChars"`
-	// OverBudget is true only when the parts that are never dropped (system
-	// prompt, run blocks, newest user message) exceed a limit on their own.
-	OverBudget bool     `json:"overBudget"`
-	Notes      []string `json:"notes,omitempty"`
+	// OverBudget is true when the request exceeds the token limit even after
+	// the safety net: the parts it never drops (system prompt, run blocks,
+	// the newest user message and the current turn with its tool results as
+	// previews) do not fit. Such a request must not be sent.
+	OverBudget bool `json:"overBudget"`
+	// SafetyNet is true when the safety net had to shorten or leave out
+	// something (see Compressed and Dropped); compaction normally makes it
+	// unnecessary.
+	SafetyNet bool     `json:"safetyNet"`
+	Notes     []string `json:"notes,omitempty"`
 }

@@ -79,6 +79,9 @@ func (s *Store) Fork(id string, opts ForkOptions) (ConversationMeta, error) {
 		return ConversationMeta{}, err
 	}
 
+	// the recall index of what the fork holds compacted
+	s.copyRecall(id, newID, copied)
+
 	// 3. the index record
 	m := &ConversationMeta{
 		ID:                   newID,
@@ -143,7 +146,7 @@ func (s *Store) forkSource(id string, opts ForkOptions) (ConversationMeta, []*En
 		if cp.MessageID == "" {
 			return parent, nil, nil
 		}
-		return parent, cutAt(all, cp.MessageID), nil
+		return parent, uncompactLater(cutAt(all, cp.MessageID)), nil
 	case opts.AtMessageID != "":
 		all, err := s.readAll(id)
 		if err != nil {
@@ -153,7 +156,7 @@ func (s *Store) forkSource(id string, opts ForkOptions) (ConversationMeta, []*En
 		if cut == nil {
 			return parent, nil, fmt.Errorf("convlog: conversation %s: entry %s: %w", id, opts.AtMessageID, ErrNotFound)
 		}
-		return parent, cut, nil
+		return parent, uncompactLater(cut), nil
 	default:
 		all, err := s.readAll(id)
 		return parent, all, err

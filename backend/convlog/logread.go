@@ -271,18 +271,51 @@ type tailSet struct {
 
 type tailItem struct {
 	e        *Entry
+	raw      []byte // the newest line when it is an update, not decoded yet
+	rawOff   int64
+	rawTorn  bool
 	pos      int64
 	anchored bool
 }
 
 func newTailSet() *tailSet { return &tailSet{items: map[string]*tailItem{}} }
 
-// addLine decodes and records one line met at offset off while reading
-// backwards, and returns its entry. A blank line gives nil; so does a line
-// that does not decode, which is reported (report may be nil).
+// updatedAtField is how the store writes a non-empty updatedAt.
+var updatedAtField = []byte(`"updatedAt":"`)
+
+// isUpdateLine reports whether a line of the store's own format carries a
+// non-empty "updatedAt" (an update of an earlier entry). Quotes inside string
+// values are escaped, so the field name cannot appear inside one.
+func isUpdateLine(line []byte) bool {
+	i := bytes.Index(line, updatedAtField)
+	return i >= 0 && i+len(updatedAtField) < len(line) && line[i+len(updatedAtField)] != '"'
+}
+
+// addLine records one line met at offset off while reading backwards, and
+// returns its entry when it decoded it. A blank line gives nil; so does a
+// line that does not decode, which is reported (report may be nil). Lines
+// in the store's own format are decoded only when they matter: an older line
+// of an id already met only tells where the id was introduced, and a newest
+// line that is an update (a compacted mark, say) waits until its id turns
+// out to be in the result — most marks are for entries older than what a
+// tail read returns.
 func (t *tailSet) addLine(line []byte, off int64, terminated bool, report func(badLine)) *Entry {
 	if isBlank(line) {
 		return nil
+	}
+	if id, ok := peekID(line); ok {
+		if it := t.items[id]; it != nil {
+			it.pos = off
+			if !it.anchored && !isUpdateLine(line) {
+				it.anchored = true
+				t.anchored++
+			}
+			return nil
+		}
+		if isUpdateLine(line) {
+			t.items[id] = &tailItem{raw: append([]byte(nil), line...), rawOff: off, rawTorn: !terminated, pos: off}
+			return nil
+		}
 	}
 	e, err := decodeLine(line)
 	if err != nil {
@@ -306,7 +339,7 @@ func (t *tailSet) addLine(line []byte, off int64, terminated bool, report func(b
 
 // result returns the collected entries in effective order: all of them when
 // the whole file was read, else the anchored ones. n > 0 keeps the last n.
-func (t *tailSet) result(wholeFile bool, n int) []*Entry {
+func (t *tailSet) result(wholeFile bool, n int, report func(badLine)) []*Entry {
 	items := make([]*tailItem, 0, len(t.items))
 	for _, it := range t.items {
 		if wholeFile || it.anchored {
@@ -317,9 +350,19 @@ func (t *tailSet) result(wholeFile bool, n int) []*Entry {
 	if n > 0 && len(items) > n {
 		items = items[len(items)-n:]
 	}
-	out := make([]*Entry, len(items))
-	for i, it := range items {
-		out[i] = it.e
+	out := make([]*Entry, 0, len(items))
+	for _, it := range items {
+		if it.e == nil {
+			e, err := decodeLine(it.raw)
+			if err != nil {
+				if report != nil {
+					report(badLine{off: it.rawOff, err: err, torn: it.rawTorn})
+				}
+				continue
+			}
+			it.e = e
+		}
+		out = append(out, it.e)
 	}
 	return out
 }
@@ -339,7 +382,7 @@ func readTail(r io.ReaderAt, size int64, n int, report func(badLine)) ([]*Entry,
 	if err != nil {
 		return nil, err
 	}
-	return t.result(whole, n), nil
+	return t.result(whole, n, report), nil
 }
 
 // readSinceCompaction returns the last compaction event and the effective
@@ -358,7 +401,7 @@ func readSinceCompaction(r io.ReaderAt, size int64, report func(badLine)) ([]*En
 	if err != nil {
 		return nil, err
 	}
-	return t.result(whole, 0), nil
+	return t.result(whole, 0, report), nil
 }
 
 // utf8BOM is the UTF-8 byte order mark.

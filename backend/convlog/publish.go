@@ -99,3 +99,24 @@ func (p *Publishing) Delete(id string) error {
 	p.publish(id, ChangeDeleted, err)
 	return err
 }
+
+// Compact implements Store.Compact.
+func (p *Publishing) Compact(id string, w CompactionWrite) error {
+	err := p.Store.Compact(id, w)
+	p.publish(id, ChangeUpdated, err)
+	return err
+}
+
+// Pin implements Store.Pin.
+func (p *Publishing) Pin(id, msgID string) (*Entry, error) {
+	e, err := p.Store.Pin(id, msgID)
+	p.publish(id, ChangeUpdated, err)
+	return e, err
+}
+
+// Unpin implements Store.Unpin.
+func (p *Publishing) Unpin(id, msgID string) (*Entry, error) {
+	e, err := p.Store.Unpin(id, msgID)
+	p.publish(id, ChangeUpdated, err)
+	return e, err
+}

@@ -14,6 +14,7 @@ import (
 	"crewagent/backend/events"
 	"crewagent/backend/fsx"
 	"crewagent/backend/llm"
+	"crewagent/backend/recall"
 	"crewagent/backend/settings"
 	"crewagent/backend/tasks"
 	"crewagent/backend/tools"
@@ -51,10 +52,18 @@ type ChatService struct {
 	opts Options
 
 	history historyLoader // how a request's history is read from the log
+	counter *recountCache // opts.Counter with recounts cached
+	recall  recall.Cache  // recall indexes loaded in this process
 
 	mu        sync.Mutex
 	llmKey    settings.LLM
 	llmClient LLM
+	// the client of a separate embeddings endpoint (llm.embeddingsBaseUrl)
+	embedKey    settings.LLM
+	embedClient LLM
+
+	windowMu sync.Mutex
+	windows  map[string]int // request limits learned from context-length errors, by model
 }
 
 // New returns a ChatService for opts.
@@ -90,7 +99,7 @@ func New(opts Options) (*ChatService, error) {
 	if opts.Tasks == nil {
 		opts.Tasks = tasks.New(context.Background(), tasks.Options{})
 	}
-	return &ChatService{opts: opts, history: loadHistory}, nil
+	return &ChatService{opts: opts, history: loadHistory, counter: &recountCache{Counter: opts.Counter}}, nil
 }
 
 // SendRequest is one user message.
@@ -193,10 +202,22 @@ func (s *ChatService) Send(ctx context.Context, req SendRequest) (*SendResult, e
 	if agent != nil {
 		agentID = agent.ID
 	}
+	var user *convlog.Entry
+	if !req.Retry {
+		user = s.userEntry(req.Text, mode, agentID)
+		if len(req.Text) > budgetOf(st.Context).TokenLimit()/4 { // shorter always fits: a token is at least a byte
+			p, err := s.frame(convID, mode, agent, st)
+			if err != nil {
+				return nil, err
+			}
+			if err := s.checkInput(convID, p, user); err != nil {
+				return nil, err
+			}
+		}
+	}
 	var userID string
 	if convID == "" {
 		// The conversation is created with the user's message: a crash cannot leave it empty.
-		user := s.userEntry(req.Text, mode, agentID)
 		if meta, err = s.opts.Store.CreateWith("", activeType(mode), user); err != nil {
 			return nil, err
 		}
@@ -224,7 +245,6 @@ func (s *ChatService) Send(ctx context.Context, req SendRequest) (*SendResult, e
 			return nil, err
 		}
 	case userID == "":
-		user := s.userEntry(req.Text, mode, agentID)
 		if err := s.opts.Store.Append(convID, user); err != nil {
 			return nil, err
 		}
@@ -266,7 +286,7 @@ func (s *ChatService) prepareRetry(convID string) (string, error) {
 	}
 	var failed []*convlog.Entry
 	for _, e := range entries[at+1:] {
-		if !e.IsMessage() || e.Role != convlog.RoleAssistant || !e.InContext() {
+		if !e.IsMessage() || e.Role != convlog.RoleAssistant || !e.InContext() || e.IsMeta {
 			continue
 		}
 		if e.PartType == convlog.PartError || e.Incomplete() {

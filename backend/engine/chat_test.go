@@ -329,7 +329,7 @@ func TestContextLengthForcesCompressionAndRetry(t *testing.T) {
 		t.Fatalf("result: %+v err %v", res, res.Err)
 	}
 	reqs := f.srv.ChatRequests()
-	if len(reqs) != 2 || len(reqs[1].Messages) >= len(reqs[0].Messages) {
+	if len(reqs) != 2 || len(reqs[1].Body) >= len(reqs[0].Body) {
 		t.Fatalf("want a smaller retry: %d requests", len(reqs))
 	}
 	var reason string
@@ -348,11 +348,16 @@ func TestContextLengthForcesCompressionAndRetry(t *testing.T) {
 		t.Fatalf("stream ends: %+v", ends)
 	}
 
-	// a second context-length error is not retried again
+	// The provider said 9001 tokens of 8192: the next request is built for
+	// the lower limit learned. Refused again, it cannot get smaller than the
+	// system prompt, the tools and the summary: nothing more is sent.
 	f.srv.Enqueue(fakellm.ContextLengthExceeded(), fakellm.ContextLengthExceeded())
 	res = f.send(SendRequest{ConversationID: convID, Text: "again"})
-	if res.Err == nil || res.Err.Code != llm.CodeContextLength || len(f.srv.ChatRequests()) != 4 {
-		t.Fatalf("want one retry then the failure: %+v, %d requests", res.Err, len(f.srv.ChatRequests()))
+	if res.Err == nil || res.Err.Code != CodeContextTooLarge || len(f.srv.ChatRequests()) != 3 {
+		t.Fatalf("want the failure without a resend: %+v, %d requests", res.Err, len(f.srv.ChatRequests()))
+	}
+	if last := f.messages(convID); last[len(last)-1].PartType != convlog.PartError || !strings.Contains(last[len(last)-1].Text(), "CONTEXT_STILL_TOO_LARGE") {
+		t.Fatalf("the failure is not persisted: %+v", last[len(last)-1])
 	}
 }
 
@@ -674,8 +679,11 @@ func TestLLMSummaryStrategy(t *testing.T) {
 	if summaryReq == nil || summaryReq.Model != "cheap-model" || chatReq == nil {
 		t.Fatalf("requests: %+v", reqs)
 	}
-	if !strings.Contains(systemText(*chatReq), "CONVERSATION_SUMMARY\n- Goals") {
-		t.Fatal("the summary is not in the request")
+	if sys := systemText(*chatReq); !strings.Contains(sys, "CONVERSATION_SUMMARY\n") || !strings.Contains(sys, "Summary:\n- Goals: the user asked") {
+		t.Fatalf("the summary is not in the request:\n%s", sys)
+	}
+	if !strings.Contains(summaryReq.Messages[0].Text(), "requirement and constraint") {
+		t.Fatal("the summary prompt does not ask for the facts the digest keeps")
 	}
 	all := f.load(convID)
 	evtAt, sumAt := -1, -1
@@ -697,7 +705,7 @@ func TestLLMSummaryStrategy(t *testing.T) {
 	f.srv.Enqueue(fakellm.Text("ok"))
 	f.send(SendRequest{ConversationID: convID, Text: "go on"})
 	chat := f.srv.ChatRequests()
-	if last := chat[len(chat)-1]; !strings.Contains(systemText(last), "CONVERSATION_SUMMARY\n- Goals") {
+	if last := chat[len(chat)-1]; !strings.Contains(systemText(last), "Summary:\n- Goals") {
 		t.Fatalf("summary missing after reopen: %q", texts(last))
 	}
 }

@@ -12,7 +12,8 @@ import (
 )
 
 // Store is the part of *convlog.Store the engine uses. Preview only reads
-// (Get, Load, LoadTail, LoadSinceCompaction), so a read-only store serves it.
+// (Get, Load, LoadTail, LoadSinceCompaction, SidecarPath), so a read-only
+// store serves it.
 type Store interface {
 	Create(title, activeType string) (convlog.ConversationMeta, error)
 	// CreateWith creates a conversation together with its first entries.
@@ -21,10 +22,17 @@ type Store interface {
 	Load(id string) ([]*convlog.Entry, error)
 	LoadTail(id string, n int) ([]*convlog.Entry, error)
 	LoadSinceCompaction(id string) ([]*convlog.Entry, error)
+	LoadBackTo(id, from string) ([]*convlog.Entry, error)
 	Append(id string, entries ...*convlog.Entry) error
 	Update(id string, e *convlog.Entry) error
-	MarkCompacted(id string, msgIDs []string, data any) (*convlog.Entry, error)
 	UpdateMeta(id string, fn func(*convlog.ConversationMeta)) error
+	// Compaction, pins and the files beside the log.
+	Compact(id string, w convlog.CompactionWrite) error
+	Pin(id, msgID string) (*convlog.Entry, error)
+	Unpin(id, msgID string) (*convlog.Entry, error)
+	SaveToolOutput(id, msgID, toolCallID, toolName, full string) (string, error)
+	SidecarPath(id, name string) (string, error)
+	AppendSidecar(id, name string, data []byte) error
 }
 
 var _ Store = (*convlog.Store)(nil)

@@ -2,7 +2,9 @@ package engine
 
 import (
 	"errors"
+	"fmt"
 
+	"crewagent/backend/contextbuilder"
 	"crewagent/backend/errs"
 	"crewagent/backend/llm"
 )
@@ -84,4 +86,33 @@ func loopDetectedError(tool string, n int, lastCode string) *llm.Error {
 	}
 	return &llm.Error{Code: CodeLoopDetected, Message: "the model made the same failing " + tool + " call " + itoa(n) +
 		" times" + last + " and was stopped; check the error, then send a message to continue"}
+}
+
+// Context errors.
+const (
+	// CodeContextTooLarge is the code of the persisted failure of a turn
+	// whose request cannot fit the token limit even after compaction and
+	// previews: nothing over the budget is ever sent.
+	CodeContextTooLarge = errs.ContextTooLarge
+	// CodeInputTooLarge: a message that can never fit the request limit is
+	// refused before anything is written or sent.
+	CodeInputTooLarge = errs.InputTooLarge
+)
+
+// tooLargeError is the failure persisted when the request built for the
+// next call does not fit limit.
+func tooLargeError(req *contextbuilder.Result, limit int) *llm.Error {
+	d := &req.Debug
+	return &llm.Error{Code: CodeContextTooLarge, Message: fmt.Sprintf(
+		"the next request needs %d tokens, over the limit of %d, even after compacting the history and shortening tool results to previews "+
+			"(the newest message and this turn's tool results alone do not fit); nothing was sent. Raise context.tokenBudget, or send \"continue\" "+
+			"with a smaller step (read files in ranges with startLine/endLine)", d.UsedTokens, limit)}
+}
+
+// stillTooLargeAfter is the failure persisted when a request refused for
+// its length cannot be made smaller.
+func stillTooLargeAfter(cause error, sent int, next *contextbuilder.Result, limit int) *llm.Error {
+	return &llm.Error{Code: CodeContextTooLarge, Cause: cause, Message: fmt.Sprintf(
+		"the provider refused a request of %d tokens as too long, and the request cannot be made smaller than %d tokens (limit now %d): "+
+			"nothing more was sent. Lower context.tokenBudget to the model's real window, or send a shorter message", sent, next.Debug.UsedTokens, limit)}
 }

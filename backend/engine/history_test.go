@@ -37,6 +37,15 @@ func (c *countingStore) LoadTail(id string, n int) ([]*convlog.Entry, error) {
 	return out, err
 }
 
+func (c *countingStore) LoadBackTo(id, from string) ([]*convlog.Entry, error) {
+	out, err := c.Store.LoadBackTo(id, from)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.tails++
+	c.read += len(out)
+	return out, err
+}
+
 func (c *countingStore) LoadSinceCompaction(id string) ([]*convlog.Entry, error) {
 	out, err := c.Store.LoadSinceCompaction(id)
 	c.mu.Lock()

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"strings"
 
 	"crewagent/backend/compression"
 	"crewagent/backend/contextbuilder"
@@ -12,8 +11,8 @@ import (
 	"crewagent/backend/tools"
 )
 
-// prepared is everything a request is built from: the tool host, the budget,
-// the history and the built request.
+// prepared is everything a request is built from: the tool host, the
+// persona and run blocks, the budget and the history.
 type prepared struct {
 	st         settings.Settings
 	mode       string
@@ -23,12 +22,32 @@ type prepared struct {
 	llmTools   []llm.Tool
 	toolTokens int
 	budget     contextbuilder.Budget
-	history    []convlog.Entry
-	built      *contextbuilder.Result
+	persona    *contextbuilder.Persona
+	run        contextbuilder.RunInjector
+	// history is the log since the last compaction (from the oldest entry it
+	// still needs), with the entries of this send appended as they are
+	// written and compactions applied as they happen.
+	history []convlog.Entry
+	// turnStart is the first entry this send wrote (see
+	// contextbuilder.Options.TurnStart).
+	turnStart string
 }
 
-// prepare loads the history of convID and builds the request of mode.
+// prepare loads the history of convID and sets up the request of mode.
 func (s *ChatService) prepare(convID, mode string, agent *Agent, st settings.Settings) (*prepared, error) {
+	p, err := s.frame(convID, mode, agent, st)
+	if err != nil {
+		return nil, err
+	}
+	if p.history, err = s.history(s.opts.Store, convID); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// frame sets up the request of mode without its history: tools, persona,
+// budget.
+func (s *ChatService) frame(convID, mode string, agent *Agent, st settings.Settings) (*prepared, error) {
 	p := &prepared{st: st, mode: mode, agent: agent, model: st.LLM.Model, budget: budgetOf(st.Context)}
 	policy := systemPolicy(st.Tools).Normalized()
 	if agent != nil {
@@ -38,66 +57,31 @@ func (s *ChatService) prepare(convID, mode string, agent *Agent, st settings.Set
 	if err != nil {
 		return nil, err
 	}
-	var persona *contextbuilder.Persona
+	s.useTools(p, host)
 	if agent != nil {
 		pp := agent.Persona
-		persona = &pp
-	}
-	if err := s.build(p, convID, host, persona, nil); err != nil {
-		return nil, err
+		p.persona = &pp
 	}
 	return p, nil
 }
 
-// prepareRun builds the run-mode request of convID with the run's persona,
+// prepareRun sets up the run-mode request of convID with the run's persona,
 // blocks and tool host.
 func (s *ChatService) prepareRun(convID string, run *RunSetup, st settings.Settings) (*prepared, error) {
 	p := &prepared{st: st, mode: convlog.ModeRun, model: st.LLM.Model, budget: budgetOf(st.Context)}
-	persona := run.Persona
-	if err := s.build(p, convID, run.Tools, &persona, run.Injector); err != nil {
+	s.useRun(p, run)
+	var err error
+	if p.history, err = s.history(s.opts.Store, convID); err != nil {
 		return nil, err
 	}
 	return p, nil
 }
 
-// build loads the history of convID and builds p's request with host's
-// tools, the persona (agent and run modes) and the run blocks (run mode).
-//
-// The log is read from its end only as far as the request can use (see
-// loadTail): the request is built over each window read, and reading stops
-// once the builder reports that older entries cannot change it. That report
-// cannot account for summary-class messages older than the window, which the
-// builder keeps wherever they are; so with the llm-summary strategy (which
-// writes them right after its compaction event), or when the log holds one
-// (ConversationMeta.HasSummary, see loadHistory), the history is read back to
-// the last compaction event instead (loadSinceCompaction).
-func (s *ChatService) build(p *prepared, convID string, host ToolHost, persona *contextbuilder.Persona, run contextbuilder.RunInjector) error {
-	s.useTools(p, host)
-	opts := s.buildOptions(p, persona, run, nil)
-	var check dependsOnOlder
-	if p.st.Context.CompressionStrategy != settings.StrategyLLMSummary {
-		check = func(h []convlog.Entry) (bool, error) {
-			o := opts
-			o.History = h
-			res, err := contextbuilder.Build(o)
-			if err != nil {
-				return false, err
-			}
-			p.built = res
-			return res.DependsOnOlder, nil
-		}
-	}
-	history, built, err := s.history(s.opts.Store, convID, check)
-	if err != nil {
-		return err
-	}
-	p.history = history
-	if built {
-		return nil
-	}
-	opts.History = history
-	p.built, err = contextbuilder.Build(opts)
-	return err
+// useRun makes setup the frame of p's requests: persona, run blocks, tools.
+func (s *ChatService) useRun(p *prepared, setup *RunSetup) {
+	persona := setup.Persona
+	p.persona, p.run = &persona, setup.Injector
+	s.useTools(p, setup.Tools)
 }
 
 // useTools makes host the tool host of p's requests: its definitions and what
@@ -106,13 +90,12 @@ func (s *ChatService) useTools(p *prepared, host ToolHost) {
 	p.host, p.llmTools, p.toolTokens = host, nil, 0
 	for _, d := range host.Tools() {
 		p.llmTools = append(p.llmTools, llm.Tool{Name: d.Name, Description: d.Description, Parameters: d.Parameters})
-		p.toolTokens += toolDefTokens(s.opts.Counter, p.model, d)
+		p.toolTokens += toolDefTokens(s.counter, p.model, d)
 	}
 }
 
-// buildOptions are the context builder's options for p's mode, tool host,
-// persona and run blocks over history.
-func (s *ChatService) buildOptions(p *prepared, persona *contextbuilder.Persona, run contextbuilder.RunInjector, history []convlog.Entry) contextbuilder.Options {
+// options are the context builder's options for p over its history.
+func (s *ChatService) options(p *prepared) contextbuilder.Options {
 	hp := p.host.Policy()
 	cp := contextbuilder.ToolPolicy{Enabled: p.host.ToolNames(), MaxReadBytes: hp.FS.MaxReadBytes, MaxWriteBytes: hp.FS.MaxWriteBytes}
 	if hp.MCP.Enabled {
@@ -120,51 +103,44 @@ func (s *ChatService) buildOptions(p *prepared, persona *contextbuilder.Persona,
 	}
 	return contextbuilder.Options{
 		Mode:       p.mode,
-		History:    history,
+		History:    p.history,
 		ToolPolicy: cp,
 		ToolNames:  p.host.ToolNames(),
 		ToolTokens: p.toolTokens,
 		Budget:     p.budget,
-		Counter:    s.opts.Counter,
+		Counter:    s.counter,
 		Model:      p.model,
-		Agent:      persona,
-		Run:        run,
+		Agent:      p.persona,
+		Run:        p.run,
+		TurnStart:  p.turnStart,
 		// Results of earlier turns enter as stubs when the setting is off.
-		OmitToolResults: !p.st.Context.IncludeToolResultsInContext,
+		OmitToolResults:          !p.st.Context.IncludeToolResultsInContext,
+		IncludeCollapsedUIEvents: p.st.Context.IncludeCollapsedUIEventsInContext,
 	}
 }
 
-// pipeline returns the compression pipeline for the settings: primary is the
-// configured strategy (nil: key messages); target is the share of the budget
-// compression aims for (0: settings).
-func (p *prepared) pipeline(c Counter, primary compression.Strategy, target float64) *compression.Pipeline {
-	if target <= 0 {
-		target = p.st.Context.TargetAfterCompression
+// compressionConfig is the compaction configuration of p for a request
+// limit (the settings' limit, or one lowered after a context-length error).
+func (s *ChatService) compressionConfig(p *prepared, limit int, sum compression.Summarizer, focus string) compression.Config {
+	c := p.st.Context
+	return compression.Config{
+		Limit:        limit,
+		Trigger:      c.TriggerThreshold,
+		Target:       c.TargetAfterCompression,
+		MaxMessages:  c.MaxMessages,
+		MaxChars:     c.MaxChars,
+		SummaryShare: c.SummaryShare,
+		Strategy:     c.CompressionStrategy,
+		Summarizer:   sum,
+		Focus:        focus,
+		Counter:      s.counter,
+		Model:        p.model,
 	}
-	return compression.NewPipeline(compression.Config{
-		Budget:           p.budget.TokenLimit(),
-		ToolTokens:       p.toolTokens,
-		TriggerThreshold: p.st.Context.TriggerThreshold,
-		Target:           target,
-		Primary:          primary,
-		Counter:          c,
-		Model:            p.model,
-	})
 }
 
-// strategy returns the configured primary strategy; the LLM summary needs a
-// summarizer (nil falls back to key messages).
-func (p *prepared) strategy(sum compression.Summarizer) compression.Strategy {
-	if p.st.Context.CompressionStrategy == settings.StrategyLLMSummary && sum != nil {
-		return compression.NewLLMSummary(sum, nil, 0)
-	}
-	return compression.NewKeyMessages(compression.KeyMessageConfig{})
-}
-
-// budgetOf maps the context settings to the builder's budget. A reserve for
-// the reply that leaves no room for the request (a small token budget set
-// through CREWAGENT_TOKEN_BUDGET with the default reserve) is cut to a quarter
-// of the budget.
+// budgetOf maps the context settings to the builder's budget. The reply
+// reserve is capped at a quarter of the budget (contextbuilder.Budget.Reserve),
+// so the request limit never shrinks when the budget grows.
 func budgetOf(c settings.Context) contextbuilder.Budget {
 	b := contextbuilder.Budget{TokenBudget: c.TokenBudget, ReserveForResponse: c.ReserveForResponse,
 		MaxMessages: c.MaxMessages, MaxChars: c.MaxChars}
@@ -173,9 +149,6 @@ func budgetOf(c settings.Context) contextbuilder.Budget {
 	}
 	if b.ReserveForResponse < 0 {
 		b.ReserveForResponse = 0
-	}
-	if b.ReserveForResponse >= b.TokenBudget {
-		b.ReserveForResponse = b.TokenBudget / 4
 	}
 	if b.MaxMessages < 0 {
 		b.MaxMessages = 0
@@ -201,37 +174,6 @@ func toLLM(msgs []contextbuilder.Message) []llm.Message {
 	return out
 }
 
-// requestMessage is the request form of an entry appended during the loop,
-// the way the context builder renders it from the log.
-func requestMessage(c Counter, model string, e *convlog.Entry) contextbuilder.Message {
-	m := contextbuilder.Message{Role: e.Role, Content: e.Content, SourceID: e.ID, Kind: contextbuilder.KindHistory}
-	n := e.Tokens
-	if n <= 0 {
-		n = c.CountMessage(model, e)
-	}
-	switch e.Role {
-	case convlog.RoleAssistant:
-		m.ToolCalls = append([]convlog.ToolCall(nil), e.ToolCalls...)
-		if m.Content != nil && *m.Content == "" && len(m.ToolCalls) > 0 {
-			m.Content = nil
-		}
-	case convlog.RoleTool:
-		m.ToolCallID, m.Name = e.ToolCallID, e.ToolName
-		text := e.Text()
-		if p := e.FullOutputPath; strings.HasPrefix(p, "@") && !strings.Contains(text, p) {
-			line := "\nFull output: " + p
-			text += line
-			m.Content = &text
-			n += c.Count(model, line)
-		} else if text == "" {
-			m.Content = convlog.Str(contextbuilder.EmptyToolResult)
-			n += c.Count(model, contextbuilder.EmptyToolResult)
-		}
-	}
-	m.Tokens = n
-	return m
-}
-
 // llmSummarizer implements compression.Summarizer with the LLM client.
 type llmSummarizer struct {
 	client LLM
@@ -246,7 +188,7 @@ func NewSummarizer(client LLM, model string) compression.Summarizer {
 
 // Summarize implements compression.Summarizer.
 func (s *llmSummarizer) Summarize(ctx context.Context, msgs []compression.Message) (string, error) {
-	req := llm.Request{Messages: toLLM(compression.SummaryRequest(msgs, 0)), Model: s.model}
+	req := llm.Request{Messages: toLLM(msgs), Model: s.model}
 	res, err := s.client.Complete(ctx, req)
 	if err != nil {
 		return "", err

@@ -7,7 +7,7 @@ import (
 	"crewagent/backend/compression"
 	"crewagent/backend/contextbuilder"
 	"crewagent/backend/convlog"
-	"crewagent/backend/settings"
+	"crewagent/backend/llm"
 )
 
 // PreviewRequest names the conversation and the mode to preview.
@@ -21,6 +21,11 @@ type PreviewRequest struct {
 	// Run is what a run-mode request is built with (persona, run blocks, tool
 	// host); required for mode run, which the workflow service supplies.
 	Run *RunSetup
+	// Full lists every message of the log with its fate (Conversation.Entries).
+	// It reads the whole log; without it a preview reads what a send reads
+	// (the log since the last compaction) and explains the older part from
+	// the compaction events' data.
+	Full bool
 }
 
 // RunSetup is what the next model request of a workflow run is built with.
@@ -32,25 +37,30 @@ type RunSetup struct {
 }
 
 // Preview is exactly what the next request of a conversation would send, and
-// why: the messages (after compression when it would run), the tool names,
-// the usage, and the decisions of the context builder and of compression.
+// why: the messages (after the compaction a send would do first), the tool
+// names as sent, the usage, the builder's decisions, and what happened to the
+// rest of the conversation.
 type Preview struct {
 	ConversationID string           `json:"conversationId"`
 	Mode           string           `json:"mode"`
 	AgentID        string           `json:"agentId,omitempty"`
 	Model          string           `json:"model"`
 	Messages       []PreviewMessage `json:"messages"`
-	ToolNames      []string         `json:"toolNames"`
+	// ToolNames are the tool names as the request sends them (wire form:
+	// fs_read, not fs.read).
+	ToolNames []string `json:"toolNames"`
 	// ToolTokens is what the tool definitions cost (part of the usage).
 	ToolTokens int        `json:"toolTokens"`
 	Usage      UsageEvent `json:"usage"`
-	// Build explains the context builder's request (before compression):
-	// rows, kept, dropped and compressed entries with their reasons.
+	// Build explains the request: rows, kept, dropped and compressed
+	// entries with their reasons, recalled messages.
 	Build contextbuilder.Debug `json:"build"`
-	// Compression is set when the request is over the trigger threshold: the
-	// messages above are then the compressed ones.
+	// Compression is set when the next send compacts before it sends: what
+	// it would compact and the summary it would write.
 	Compression *PreviewCompression `json:"compression,omitempty"`
-	Notes       []string            `json:"notes,omitempty"`
+	// Conversation explains the whole conversation, not only what was read.
+	Conversation ConversationView `json:"conversation"`
+	Notes        []string         `json:"notes,omitempty"`
 }
 
 // PreviewMessage is one message of the previewed request.
@@ -67,22 +77,77 @@ type PreviewMessage struct {
 	Reason     string             `json:"reason"`
 }
 
-// PreviewCompression is what compression would do to the next request.
+// PreviewCompression is the compaction the next send would do first.
 type PreviewCompression struct {
 	Strategy string            `json:"strategy"`
+	Reason   string            `json:"reason"`
 	Before   compression.Usage `json:"before"`
 	After    compression.Usage `json:"after"`
-	// Output explains the result unit by unit (Explanation), with the ids
-	// dropped and truncated.
-	Output *compression.Output `json:"output"`
-	// Record is what a send would persist (compacted ids, the event's data).
-	Record compression.Record `json:"record"`
+	Record   PreviewRecord     `json:"record"`
+	// Summary is the summary it would write (with llm-summary, the digest:
+	// a preview does not call the LLM).
+	Summary string                 `json:"summary"`
+	Data    convlog.CompactionData `json:"data"`
 }
 
+// PreviewRecord lists what a compaction would mark.
+type PreviewRecord struct {
+	CompactedIDs []string `json:"compactedIds"`
+	// TruncatedIDs are messages the safety net would shorten (previews).
+	TruncatedIDs []string `json:"truncatedIds"`
+}
+
+// ConversationView explains the whole conversation for a preview.
+type ConversationView struct {
+	// Messages is the number of messages in the log.
+	Messages int `json:"messages"`
+	// Loaded is the number of entries read for the request.
+	Loaded int `json:"loaded"`
+	// Compacted is the number of messages compacted so far (with the
+	// preview's compaction).
+	Compacted int `json:"compacted"`
+	// Compactions lists every compaction, oldest first (the last 200).
+	Compactions []convlog.CompactionRef `json:"compactions"`
+	// Summary is the summary the request holds.
+	Summary *SummaryView `json:"summary,omitempty"`
+	// Pins are the pinned and carried messages.
+	Pins []contextbuilder.Pin `json:"pins"`
+	// Recalled are the compacted messages brought back, with why.
+	Recalled []contextbuilder.RecallItem `json:"recalled"`
+	// Full is set when Entries lists every message (PreviewRequest.Full).
+	Full    bool        `json:"full"`
+	Entries []EntryFate `json:"entries,omitempty"`
+}
+
+// SummaryView is the summary message of a request.
+type SummaryView struct {
+	ID     string `json:"id"`
+	Tokens int    `json:"tokens"`
+	Text   string `json:"text"`
+}
+
+// EntryFate is what happened to one message of the log.
+type EntryFate struct {
+	ID   string `json:"id"`
+	Role string `json:"role"`
+	// Fate is request, compacted, dropped or excluded.
+	Fate   string `json:"fate"`
+	Reason string `json:"reason"`
+	// Compaction is the event that compacted it.
+	Compaction string `json:"compaction,omitempty"`
+}
+
+// Entry fates.
+const (
+	FateRequest   = "request"
+	FateCompacted = "compacted"
+	FateDropped   = "dropped"
+	FateExcluded  = "excluded"
+)
+
 // Preview builds the next request of a conversation without calling the LLM
-// and without writing anything. When the request is over the compression
-// threshold it shows the compressed request (with the LLM summary strategy,
-// the key-message result: the summary itself needs the LLM).
+// and without writing anything: when a send would compact first, the
+// compaction is done in memory and the request shown is the one after it.
 func (s *ChatService) Preview(ctx context.Context, req PreviewRequest) (*Preview, error) {
 	meta, err := s.opts.Store.Get(req.ConversationID)
 	if err != nil {
@@ -127,59 +192,168 @@ func (s *ChatService) Preview(ctx context.Context, req PreviewRequest) (*Preview
 	if err != nil {
 		return nil, err
 	}
-	out := &Preview{ConversationID: req.ConversationID, Mode: mode, AgentID: agentID, Model: p.model,
-		ToolNames: p.built.ToolNames, ToolTokens: p.toolTokens, Build: p.built.Debug}
-	if out.ToolNames == nil {
-		out.ToolNames = []string{}
-	}
-	if st.Context.CompressionStrategy == settings.StrategyLLMSummary {
-		out.Notes = append(out.Notes, "compression strategy llm-summary: a preview does not call the LLM, so compression is shown with key-message extraction (a send adds the summary)")
-	}
-	pipe := p.pipeline(s.opts.Counter, nil, 0)
-	msgs := p.built.Messages
-	usage := pipe.Usage(msgs)
-	reasons := make(map[string]string, len(p.built.Debug.Rows))
-	for _, row := range p.built.Debug.Rows {
-		if row.SourceID != "" {
-			reasons[row.SourceID] = row.Reason
-		}
-	}
-	var truncated map[string]bool
-	if pipe.ShouldCompress(msgs) {
-		res, err := pipe.Compress(ctx, msgs, 0)
+	loaded := len(p.history)
+	if req.Full {
+		all, err := s.opts.Store.Load(req.ConversationID)
 		if err != nil {
 			return nil, err
 		}
-		out.Compression = &PreviewCompression{Strategy: res.Output.Strategy, Before: res.Before, After: res.After, Output: res.Output, Record: res.Record}
-		out.Notes = append(out.Notes, "the request uses "+strconv.FormatFloat(round1(usage.UsagePercent), 'f', -1, 64)+
-			"% of the budget, over the compression threshold: the next send compresses it first; the messages shown are the compressed request")
-		msgs, usage = res.Output.Messages, res.After
-		truncated = make(map[string]bool, len(res.Output.Truncated))
-		for _, id := range res.Output.Truncated {
-			truncated[id] = true
-		}
+		p.history = deref(all)
 	}
-	out.Usage = usageEvent(req.ConversationID, usage, "")
+	cx := s.contexter(p, req.ConversationID, false)
+	before, err := cx.build(false)
+	if err != nil {
+		return nil, err
+	}
+	res, err := cx.next(ctx, ReasonThreshold)
+	if err != nil {
+		return nil, err
+	}
+	out := &Preview{ConversationID: req.ConversationID, Mode: mode, AgentID: agentID, Model: p.model,
+		ToolTokens: p.toolTokens, Build: res.Debug, Notes: cx.notes}
+	names := llm.NewNameMap(res.ToolNames...)
+	out.ToolNames = make([]string, 0, len(res.ToolNames))
+	for _, n := range res.ToolNames {
+		out.ToolNames = append(out.ToolNames, names.Wire(n))
+	}
+	if st.Context.CompressionStrategy == compression.NameLLMSummary {
+		out.Notes = append(out.Notes, "compression strategy llm-summary: a preview does not call the LLM, so a compaction is shown with the digest (a send asks the summary model)")
+	}
+	if len(cx.compactions) > 0 {
+		c := cx.compactions[len(cx.compactions)-1]
+		pc := &PreviewCompression{Strategy: c.Data.Strategy, Reason: compression.Over(before, cx.config("")),
+			Before: compression.UsageOf(before.Debug.FullTokens, cx.limit), After: compression.UsageOf(res.Debug.UsedTokens, cx.limit),
+			Record: PreviewRecord{CompactedIDs: c.CompactedIDs, TruncatedIDs: []string{}}, Summary: c.Summary, Data: c.Data}
+		for _, d := range res.Debug.Compressed {
+			pc.Record.TruncatedIDs = append(pc.Record.TruncatedIDs, d.SourceID)
+		}
+		out.Compression = pc
+		out.Notes = append(out.Notes, "the request is over the compaction trigger ("+pc.Reason+"): the next send compacts "+
+			strconv.Itoa(c.Count)+" messages first; the messages shown are the request after it")
+	}
+	u := compression.UsageOf(res.Debug.UsedTokens, cx.limit)
+	out.Usage = usageEvent(req.ConversationID, u, "")
 	out.Usage.UsagePercent = round1(out.Usage.UsagePercent)
-	out.Messages = make([]PreviewMessage, len(msgs))
-	for i, m := range msgs {
-		pm := PreviewMessage{Index: i, Role: m.Role, Content: m.Content, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID,
-			Name: m.Name, SourceID: m.SourceID, Kind: string(m.Kind), Tokens: m.Tokens}
-		switch {
-		case truncated[m.SourceID]:
-			pm.Reason = "compressed: shortened by compression (the log keeps it whole)"
-		case m.SourceID != "" && reasons[m.SourceID] != "":
-			pm.Reason = reasons[m.SourceID]
-		case m.Kind == contextbuilder.KindSystem && i < len(p.built.Debug.Rows):
-			pm.Reason = p.built.Debug.Rows[i].Reason
-		case m.Role == convlog.RoleSystem && contextbuilder.IsSummary(m.Text()):
-			pm.Reason = "compressed: summary of the dropped messages"
-		case m.Role == convlog.RoleTool && m.SourceID == "":
-			pm.Reason = "synthetic: interrupted tool call"
-		default:
-			pm.Reason = "kept"
+	out.Messages = make([]PreviewMessage, len(res.Messages))
+	for i, m := range res.Messages {
+		pm := PreviewMessage{Index: i, Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID,
+			SourceID: m.SourceID, Kind: string(m.Kind), Tokens: m.Tokens, Reason: res.Debug.Rows[i].Reason}
+		if m.Name != "" {
+			pm.Name = names.Wire(m.Name)
+		}
+		for _, tc := range m.ToolCalls {
+			tc.Function.Name = names.Wire(tc.Function.Name)
+			pm.ToolCalls = append(pm.ToolCalls, tc)
 		}
 		out.Messages[i] = pm
 	}
+	out.Conversation = s.explain(meta, p.history, loaded, res, req.Full)
 	return out, nil
+}
+
+// explain describes the whole conversation around request res, built over
+// history (the whole log when full).
+func (s *ChatService) explain(meta convlog.ConversationMeta, history []convlog.Entry, loaded int, res *contextbuilder.Result, full bool) ConversationView {
+	v := ConversationView{Messages: meta.MessageCount, Loaded: loaded, Pins: res.Pins, Recalled: res.Debug.Recalled, Full: full,
+		Compactions: []convlog.CompactionRef{}}
+	if v.Recalled == nil {
+		v.Recalled = []contextbuilder.RecallItem{}
+	}
+	var events []int
+	for i := range history {
+		if history[i].IsEvent() && history[i].Event == convlog.EventCompaction {
+			events = append(events, i)
+		}
+	}
+	if n := len(events); n > 0 {
+		last := &history[events[n-1]]
+		if d, ok := convlog.ParseCompactionData(last.Data); ok {
+			v.Compacted = d.CompactedTotal
+			if !full {
+				v.Compactions = append(v.Compactions, d.Earlier...)
+			}
+		}
+	}
+	listed := map[string]bool{}
+	for _, c := range v.Compactions {
+		listed[c.EventID] = true
+	}
+	for _, i := range events {
+		e := &history[i]
+		if listed[e.ID] {
+			continue
+		}
+		d, _ := convlog.ParseCompactionData(e.Data)
+		v.Compactions = append(v.Compactions, convlog.CompactionRef{EventID: e.ID, From: d.From, To: d.To, Count: d.Count, CreatedAt: e.CreatedAt, Reason: d.Reason})
+	}
+	for _, m := range res.Messages {
+		if m.Kind == contextbuilder.KindSummary {
+			v.Summary = &SummaryView{ID: m.SourceID, Tokens: m.Tokens, Text: m.Text()}
+		}
+	}
+	if !full {
+		return v
+	}
+	// Every message: in the request, compacted (by which event), or left out.
+	inRequest := map[string]string{}
+	for _, k := range res.Debug.Kept {
+		inRequest[k.SourceID] = k.Reason
+	}
+	pos := map[string]int{}
+	for i := range history {
+		pos[history[i].ID] = i
+	}
+	byEvent := make([]string, len(history)) // compaction event of each position
+	lastEnd := -1
+	for _, i := range events {
+		d, _ := convlog.ParseCompactionData(history[i].Data)
+		to, ok := pos[d.To]
+		if !ok {
+			to = i
+		}
+		for j := lastEnd + 1; j <= to && j < len(history); j++ {
+			if byEvent[j] == "" {
+				byEvent[j] = history[i].ID
+			}
+		}
+		lastEnd = max(lastEnd, to)
+	}
+	dropped := map[string]string{}
+	for _, d := range res.Debug.Dropped {
+		from, ok := pos[d.SourceID]
+		if !ok {
+			continue
+		}
+		to := from
+		if t, ok := pos[d.ThroughID]; ok {
+			to = t
+		}
+		for j := from; j <= to; j++ {
+			if history[j].IsMessage() {
+				dropped[history[j].ID] = d.Reason
+			}
+		}
+	}
+	for i := range history {
+		e := &history[i]
+		if !e.IsMessage() {
+			continue
+		}
+		f := EntryFate{ID: e.ID, Role: e.Role}
+		switch {
+		case inRequest[e.ID] != "":
+			f.Fate, f.Reason = FateRequest, inRequest[e.ID]
+		case e.Compacted:
+			f.Fate, f.Reason, f.Compaction = FateCompacted, "compacted: in the summary's digest, the recall index and (when pinned or a record) the PINNED message", byEvent[i]
+		case dropped[e.ID] != "":
+			f.Fate, f.Reason = FateDropped, dropped[e.ID]
+			if len(f.Reason) > 9 && f.Reason[:9] == "excluded:" {
+				f.Fate = FateExcluded
+			}
+		default:
+			f.Fate, f.Reason = FateExcluded, "not part of any request"
+		}
+		v.Entries = append(v.Entries, f)
+	}
+	return v
 }

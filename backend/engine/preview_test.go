@@ -116,7 +116,7 @@ func TestPreviewShowsCompression(t *testing.T) {
 	if c == nil || c.Strategy != "key-messages" || c.After.UsedTokens >= c.Before.UsedTokens || len(c.Record.CompactedIDs) == 0 {
 		t.Fatalf("compression: %+v", c)
 	}
-	if p.Usage.UsedTokens != c.After.UsedTokens || len(p.Notes) != 2 || !strings.Contains(p.Notes[1], "compresses it first") {
+	if p.Usage.UsedTokens != c.After.UsedTokens || len(p.Notes) != 2 || !strings.Contains(p.Notes[1], "messages first") || c.Summary == "" {
 		t.Fatalf("usage %+v notes %q", p.Usage, p.Notes)
 	}
 	dropped := map[string]bool{}

@@ -37,12 +37,7 @@ type run struct {
 
 	p         *prepared
 	client    LLM
-	primary   compression.Strategy
-	pipe      *compression.Pipeline
-	msgs      []contextbuilder.Message
-	loopStart int
-	pos       map[string]int // log order of the entries the request may hold
-	nextPos   int
+	cx        *contexter
 	lastUsage compression.Usage
 	failing   map[string]int // failed tool calls of this send by name and arguments
 }
@@ -67,21 +62,13 @@ func (r *run) execute() (*SendResult, error) {
 		return r.result(err)
 	}
 	r.p = p
-	r.primary = p.strategy(NewSummarizer(r.client, r.st.LLM.SummaryModelOrDefault()))
-	r.pipe = p.pipeline(s.opts.Counter, r.primary, 0)
-	r.msgs = p.built.Messages
-	r.pos = make(map[string]int, len(p.history))
-	for i := range p.history {
-		r.pos[p.history[i].ID] = i
+	r.cx = s.contexter(p, r.convID, true)
+	r.cx.sum = NewSummarizer(r.client, r.st.LLM.SummaryModelOrDefault())
+	r.cx.runID, r.cx.workflowID = r.runID, r.workflowID
+	r.cx.onCompacting = func() {
+		r.res.Context.Compressed = true
+		r.s.opts.Emitter.Emit(events.ContextUsage, usageEvent(r.convID, r.lastUsage, compression.StatusCompressing))
 	}
-	r.nextPos = len(p.history)
-
-	if r.pipe.ShouldCompress(r.msgs) {
-		if err := r.compress(r.pipe, ReasonThreshold, 0); err != nil {
-			return r.stopped(err)
-		}
-	}
-	r.loopStart = len(r.msgs)
 
 	maxTurns := r.maxTurns
 	if maxTurns <= 0 {
@@ -100,20 +87,24 @@ func (r *run) execute() (*SendResult, error) {
 			if err != nil {
 				return r.res, err
 			}
-			if err := r.reframe(setup); err != nil {
-				return r.result(err)
-			}
-		}
-		if turn > 0 && r.pipe.ShouldCompress(r.msgs) {
-			if err := r.compress(r.pipe, ReasonInLoop, r.loopStart); err != nil {
-				return r.stopped(err)
-			}
+			s.useRun(r.p, setup)
 		}
 		if err := r.ctx.Err(); err != nil {
 			return r.fail("", nil, "", r.aborted(err))
 		}
-		r.emitUsage("")
-		out, msgID, announced, err := r.call(turn)
+		reason := ReasonThreshold
+		if turn > 0 {
+			reason = ReasonInLoop
+		}
+		req, err := r.cx.next(r.ctx, reason)
+		if err != nil {
+			return r.stopped(err)
+		}
+		if req.Debug.OverBudget {
+			return r.fail("", nil, "", tooLargeError(req, r.cx.limit))
+		}
+		r.emitUsage(req, "")
+		out, msgID, announced, err := r.call(turn, req)
 		if err != nil {
 			r.interrupt(msgID, announced, nil)
 			if cerr := r.ctx.Err(); cerr != nil && r.mode == convlog.ModeRun {
@@ -150,7 +141,6 @@ func (r *run) execute() (*SendResult, error) {
 		if err := r.append(call); err != nil {
 			return r.result(err)
 		}
-		r.msgs = append(r.msgs, requestMessage(r.s.opts.Counter, r.p.model, call))
 		pending, err := r.runTools(msgID, out.ToolCalls, announced)
 		if err != nil {
 			var le *llm.Error
@@ -169,18 +159,22 @@ func (r *run) execute() (*SendResult, error) {
 	}
 }
 
-// call streams one LLM call. A context-length error before any output forces
-// one compression and one retry (under a new message id). It returns the
-// result (partial on error), the message id and the tool calls announced.
-func (r *run) call(turn int) (*llm.Result, string, []ToolStartEvent, error) {
+// call streams one LLM call of request req. A context-length error before
+// any output lowers the request limit — by the overflow the provider
+// reported, or by a quarter — builds the request again (compacting as
+// needed) and retries once, under a new message id; a request that would
+// not be smaller than the one refused is not sent (CONTEXT_STILL_TOO_LARGE).
+// It returns the result (partial on error), the message id and the tool
+// calls announced.
+func (r *run) call(turn int, req *contextbuilder.Result) (*llm.Result, string, []ToolStartEvent, error) {
 	s := r.s
 	retried := false
 	for {
 		msgID := s.opts.NewID()
 		s.opts.Emitter.Emit(events.StreamStart, StreamStartEvent{ConversationID: r.convID, MessageID: msgID, Mode: r.mode, AgentID: r.agentID, Turn: turn})
 		se := newStreamEmitter(s.opts.Emitter, r.convID, msgID, s.opts.FlushInterval, s.opts.FlushChars)
-		req := llm.Request{Messages: toLLM(r.msgs), Tools: r.p.llmTools, Model: r.p.model}
-		out, err := r.client.Stream(r.ctx, req, se)
+		lreq := llm.Request{Messages: toLLM(req.Messages), Tools: r.p.llmTools, Model: r.p.model}
+		out, err := r.client.Stream(r.ctx, lreq, se)
 		if out == nil {
 			out = &llm.Result{}
 		}
@@ -199,13 +193,23 @@ func (r *run) call(turn int) (*llm.Result, string, []ToolStartEvent, error) {
 		}
 		retried = true
 		r.interrupt(msgID, announced, nil)
-		if cerr := r.forceCompress(); cerr != nil {
+		sent := req.Debug.UsedTokens
+		limit, why := lowerLimit(r.cx.limit, sent, err)
+		r.cx.limit = limit
+		s.learnLimit(r.p.model, limit)
+		r.cx.notes = append(r.cx.notes, fmt.Sprintf("context-length error: %s; the request limit is now %d tokens", why, limit))
+		next, berr := r.cx.next(r.ctx, ReasonContextLength)
+		if berr != nil {
 			if r.ctx.Err() != nil {
 				return out, msgID, nil, r.aborted(r.ctx.Err())
 			}
-			return out, msgID, nil, err
+			return out, msgID, nil, berr
 		}
-		r.emitUsage("")
+		if next.Debug.OverBudget || next.Debug.UsedTokens >= sent {
+			return out, msgID, nil, stillTooLargeAfter(err, sent, next, limit)
+		}
+		req = next
+		r.emitUsage(req, "")
 	}
 }
 
@@ -261,7 +265,6 @@ func (r *run) runTools(msgID string, calls []convlog.ToolCall, announced []ToolS
 		if err := r.append(entry); err != nil {
 			return nil, err
 		}
-		r.msgs = append(r.msgs, requestMessage(s.opts.Counter, r.p.model, entry))
 		if !result.OK && i < limit {
 			key := tc.Function.Name + "\x00" + canonicalJSON(tc.Function.Arguments)
 			r.failing[key]++
@@ -320,8 +323,8 @@ func (r *run) fail(partial string, calls []convlog.ToolCall, msgID string, err e
 	return r.res, nil
 }
 
-// stopped handles a compression that failed: a cancellation is persisted like
-// any abort; anything else is returned.
+// stopped handles a context step that failed: a cancellation is persisted
+// like any abort; anything else is returned.
 func (r *run) stopped(err error) (*SendResult, error) {
 	if cerr := r.ctx.Err(); cerr != nil {
 		return r.fail("", nil, "", r.aborted(cerr))
@@ -361,14 +364,19 @@ func completeCalls(calls []convlog.ToolCall) []convlog.ToolCall {
 }
 
 // append persists one entry of this send (tagged with mode and agent, and in a
-// run turn with the run and workflow ids) and records its log position.
+// run turn with the run and workflow ids) and adds it to the history the
+// next request is built from.
 func (r *run) append(e *convlog.Entry) error {
 	r.tag(e)
 	if err := r.s.opts.Store.Append(r.convID, e); err != nil {
 		return err
 	}
-	r.pos[e.ID] = r.nextPos
-	r.nextPos++
+	if r.p != nil {
+		r.p.history = append(r.p.history, *e)
+		if r.p.turnStart == "" {
+			r.p.turnStart = e.ID
+		}
+	}
 	return nil
 }
 
@@ -396,105 +404,11 @@ func (r *run) addUsage(out *llm.Result) {
 
 // emitUsage measures the request and emits context:usage (status "" derives
 // it from the usage).
-func (r *run) emitUsage(status string) {
-	u := r.pipe.Usage(r.msgs)
+func (r *run) emitUsage(req *contextbuilder.Result, status string) {
+	u := compression.UsageOf(req.Debug.UsedTokens, r.cx.limit)
 	r.lastUsage = u
 	r.res.Context.UsedTokens, r.res.Context.TotalBudget, r.res.Context.UsagePercent = u.UsedTokens, u.TotalBudget, round1(u.UsagePercent)
 	r.s.opts.Emitter.Emit(events.ContextUsage, usageEvent(r.convID, u, status))
-}
-
-// compress runs p on the request (the loop starts at loopStart; 0: no loop)
-// and persists the outcome.
-func (r *run) compress(p *compression.Pipeline, reason string, loopStart int) error {
-	r.emitUsage(compression.StatusCompressing)
-	res, err := p.Compress(r.ctx, r.msgs, loopStart)
-	if err != nil {
-		return err
-	}
-	r.msgs = res.Output.Messages
-	if loopStart > 0 {
-		r.loopStart = res.Output.LoopStart
-	} else {
-		r.loopStart = len(r.msgs)
-	}
-	r.res.Context.Compressed = true
-	if err := r.persistCompaction(res, reason); err != nil {
-		return err
-	}
-	r.emitUsage("")
-	return nil
-}
-
-// forceCompress compresses after a context-length error: the server's window
-// is smaller than the budget says, so the target is at most half of what the
-// failed request used.
-func (r *run) forceCompress() error {
-	used := r.pipe.Usage(r.msgs).UsedTokens
-	limit := r.p.budget.TokenLimit()
-	target := r.st.Context.TargetAfterCompression
-	if limit > 0 {
-		if half := float64(used) / 2 / float64(limit); half < target || target <= 0 {
-			target = half
-		}
-	}
-	if target <= 0 || target >= 1 {
-		target = 0.5
-	}
-	p := r.p.pipeline(r.s.opts.Counter, r.primary, target)
-	loop := r.loopStart
-	if loop >= len(r.msgs) {
-		loop = 0
-	}
-	return r.compress(p, ReasonContextLength, loop)
-}
-
-// persistCompaction writes what a compression asks for: the compacted marks
-// and the compaction event (with keptFrom, the oldest log message the request
-// still holds), then the summary message of the LLM summary strategy.
-func (r *run) persistCompaction(res *compression.Result, reason string) error {
-	rec := &res.Record
-	if !rec.HasChanges() || len(rec.CompactedIDs) == 0 {
-		return nil
-	}
-	s := r.s
-	summary, evt := rec.Entries(s.opts.NewID, s.now())
-	data := map[string]any{}
-	if err := json.Unmarshal(evt.Data, &data); err != nil {
-		return err
-	}
-	data[keyReason] = reason
-	data["mode"] = r.mode
-	if r.mode == convlog.ModeRun {
-		data["runId"], data["workflowId"] = r.runID, r.workflowID
-	}
-	data[keyKeptFrom] = r.keptFrom()
-	if _, err := s.opts.Store.MarkCompacted(r.convID, rec.CompactedIDs, data); err != nil {
-		return err
-	}
-	if summary == nil {
-		return nil
-	}
-	if err := r.append(summary); err != nil {
-		return err
-	}
-	for i := range r.msgs {
-		m := &r.msgs[i]
-		if m.SourceID == "" && m.Role == convlog.RoleSystem && m.Kind != contextbuilder.KindSystem && m.Text() == rec.Summary {
-			m.SourceID = summary.ID
-		}
-	}
-	return nil
-}
-
-// keptFrom returns the oldest log message of the request.
-func (r *run) keptFrom() string {
-	best, id := math.MaxInt, ""
-	for i := range r.msgs {
-		if p, ok := r.pos[r.msgs[i].SourceID]; ok && p < best {
-			best, id = p, r.msgs[i].SourceID
-		}
-	}
-	return id
 }
 
 func round1(v float64) float64 { return math.Round(v*10) / 10 }

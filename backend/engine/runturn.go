@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"strings"
 
-	"crewagent/backend/contextbuilder"
 	"crewagent/backend/convlog"
 	"crewagent/backend/tasks"
 )
@@ -42,10 +41,9 @@ type RunTurnRequest struct {
 //   - the user message is req.Input, or none;
 //   - every appended entry has mode "run", the run id and the workflow id;
 //   - before every LLM call after the first, req.Setup is called again and
-//     the request is rebuilt for it: the system prompt (persona, tool policy),
-//     the run blocks (in place: before the newest user message) and the tool
-//     definitions; the history and the messages of the loop stay as they are,
-//     so in-loop compression still reduces only the history before the loop;
+//     the request is built for it: the system prompt (persona, tool policy),
+//     the run blocks (before the newest user message) and the tool
+//     definitions, over the same history (the loop's messages included);
 //   - a stop is persisted as ENGINE_ABORTED (not LLM_ABORTED).
 //
 // The conversation's active type becomes "workflow". Failures that Send would
@@ -93,6 +91,20 @@ func (s *ChatService) RunTurn(ctx context.Context, req RunTurnRequest) (*SendRes
 		}
 		r.agentID = in.AgentID
 		r.tag(in)
+		if len(in.Text()) > budgetOf(st.Context).TokenLimit()/4 {
+			setup, err := req.Setup()
+			if err != nil {
+				return nil, err
+			}
+			if setup == nil || setup.Tools == nil || setup.Injector == nil {
+				return nil, invalid("the run setup needs a persona, a run injector and a tool host")
+			}
+			p := &prepared{st: st, mode: convlog.ModeRun, model: st.LLM.Model, budget: budgetOf(st.Context)}
+			s.useRun(p, setup)
+			if err := s.checkInput(convID, p, in); err != nil {
+				return nil, err
+			}
+		}
 		if err := s.opts.Store.Append(convID, in); err != nil {
 			return nil, err
 		}
@@ -112,67 +124,6 @@ func (r *run) nextSetup() (*RunSetup, error) {
 	}
 	r.agentID = setup.AgentID
 	return setup, nil
-}
-
-// reframe rebuilds the request of a run turn for setup: the system prompt,
-// the run blocks and the tool definitions are composed again; the history and
-// the loop messages are kept (compressed as they are). The new blocks take the
-// place of the old ones; when there were none, they go where the context
-// builder puts them: before the newest user message of the history, or at the
-// end of it. The loop start moves with the messages.
-func (r *run) reframe(setup *RunSetup) error {
-	s, p := r.s, r.p
-	s.useTools(p, setup.Tools)
-	persona := setup.Persona
-	frame, err := contextbuilder.Build(s.buildOptions(p, &persona, setup.Injector, nil))
-	if err != nil {
-		return err
-	}
-	var sys, inj []contextbuilder.Message
-	for _, m := range frame.Messages {
-		switch m.Kind {
-		case contextbuilder.KindSystem:
-			sys = append(sys, m)
-		case contextbuilder.KindInjection:
-			inj = append(inj, m)
-		}
-	}
-	out := make([]contextbuilder.Message, 0, len(r.msgs)+len(sys)+len(inj))
-	out = append(out, sys...)
-	loopStart, placed := -1, false
-	for i, m := range r.msgs {
-		if i == r.loopStart {
-			loopStart = len(out)
-		}
-		switch m.Kind {
-		case contextbuilder.KindSystem:
-			continue
-		case contextbuilder.KindInjection:
-			if !placed {
-				out = append(out, inj...)
-				placed = true
-			}
-			continue
-		}
-		out = append(out, m)
-	}
-	if loopStart < 0 {
-		loopStart = len(out)
-	}
-	if !placed && len(inj) > 0 {
-		at := loopStart
-		for i := loopStart - 1; i >= len(sys); i-- {
-			if out[i].Role == convlog.RoleUser && out[i].Kind == contextbuilder.KindHistory {
-				at = i
-				break
-			}
-		}
-		out = append(out[:at], append(append([]contextbuilder.Message(nil), inj...), out[at:]...)...)
-		loopStart += len(inj)
-	}
-	r.msgs, r.loopStart = out, loopStart
-	r.pipe = p.pipeline(s.opts.Counter, r.primary, 0)
-	return nil
 }
 
 // canonicalJSON re-encodes a JSON text with sorted keys (as is, when it is not

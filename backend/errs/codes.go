@@ -58,6 +58,8 @@ const (
 	MaxTurnsExceeded = "ENGINE_MAX_TURNS_EXCEEDED"
 	LoopDetected     = "ENGINE_LOOP_DETECTED"
 	Aborted          = "ENGINE_ABORTED"
+	ContextTooLarge  = "CONTEXT_STILL_TOO_LARGE"
+	InputTooLarge    = "ENGINE_INPUT_TOO_LARGE"
 )
 
 // Workflow runs.
@@ -190,6 +192,8 @@ var Catalogue = []Entry{
 	{"MaxTurnsExceeded", MaxTurnsExceeded, "the tool loop reached engine.maxTurns model calls", nil},
 	{"LoopDetected", LoopDetected, "the model made the same failing tool call three times", nil},
 	{"Aborted", Aborted, "a run turn was stopped", nil},
+	{"ContextTooLarge", ContextTooLarge, "the next request does not fit the token limit even after compaction and previews; nothing was sent", nil},
+	{"InputTooLarge", InputTooLarge, "a message that can never fit the request limit was refused before it was stored", nil},
 
 	{"RunNotFound", RunNotFound, "no such run, or the conversation has none", nil},
 	{"WorkflowNotFound", WorkflowNotFound, "the package has no workflow of that id", nil},

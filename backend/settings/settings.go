@@ -42,10 +42,18 @@ type LLM struct {
 	FirstTokenTimeoutSeconds int    `json:"firstTokenTimeoutSeconds"`
 	IdleTimeoutSeconds       int    `json:"idleTimeoutSeconds"`
 	MaxRetries               int    `json:"maxRetries"`
+	// EmbeddingsModel turns on vector recall: compacted messages are also
+	// ranked by the similarity of their embeddings (OpenAI-compatible
+	// /v1/embeddings) to the newest message. "" = lexical recall only.
+	EmbeddingsModel string `json:"embeddingsModel"`
+	// EmbeddingsBaseURL is the endpoint of the embeddings model ("" = BaseURL).
+	EmbeddingsBaseURL string `json:"embeddingsBaseUrl"`
 }
 
 // Context configures the context builder and compression.
 type Context struct {
+	// MaxMessages and MaxChars are compaction triggers (0 = off): a request
+	// with more messages or characters is compacted; they never cut anything.
 	MaxMessages                 int     `json:"maxMessages"`
 	MaxChars                    int     `json:"maxChars"`
 	TokenBudget                 int     `json:"tokenBudget"`
@@ -54,7 +62,22 @@ type Context struct {
 	TargetAfterCompression      float64 `json:"targetAfterCompression"`
 	CompressionStrategy         string  `json:"compressionStrategy"`
 	IncludeToolResultsInContext bool    `json:"includeToolResultsInContext"`
+	// IncludeCollapsedUIEventsInContext sends legacy collapsed tool_start /
+	// tool_result UI entries to the model as assistant text (default off).
+	IncludeCollapsedUIEventsInContext bool `json:"includeCollapsedUiEventsInContext"`
+	// SummaryShare is the share of the request limit a compaction summary
+	// may take; RecallShare the share recalled messages may take (0 = no
+	// recall).
+	SummaryShare float64 `json:"summaryShare"`
+	RecallShare  float64 `json:"recallShare"`
 }
+
+// Caps that earlier versions wrote as defaults; a file holding exactly these
+// gets the current defaults (caps off), since they only ever were defaults.
+const (
+	legacyMaxMessages = 80
+	legacyMaxChars    = 120000
+)
 
 // Tools configures the tool host.
 type Tools struct {
@@ -95,14 +118,16 @@ func Defaults() Settings {
 			MaxRetries:               3,
 		},
 		Context: Context{
-			MaxMessages:                 80,
-			MaxChars:                    120000,
+			MaxMessages:                 0,
+			MaxChars:                    0,
 			TokenBudget:                 128000,
 			ReserveForResponse:          8192,
 			TriggerThreshold:            0.8,
 			TargetAfterCompression:      0.5,
 			CompressionStrategy:         StrategyKeyMessages,
 			IncludeToolResultsInContext: true,
+			SummaryShare:                0.25,
+			RecallShare:                 0.15,
 		},
 		Tools: Tools{
 			FS:  FSTools{Enabled: true, MaxReadBytes: 524288, MaxWriteBytes: 2097152},

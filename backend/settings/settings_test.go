@@ -37,8 +37,12 @@ func TestDefaults(t *testing.T) {
 		"llm.firstTokenTimeoutSeconds":        {d.LLM.FirstTokenTimeoutSeconds, 60},
 		"llm.idleTimeoutSeconds":              {d.LLM.IdleTimeoutSeconds, 60},
 		"llm.maxRetries":                      {d.LLM.MaxRetries, 3},
-		"context.maxMessages":                 {d.Context.MaxMessages, 80},
-		"context.maxChars":                    {d.Context.MaxChars, 120000},
+		"context.maxMessages":                 {d.Context.MaxMessages, 0},
+		"context.maxChars":                    {d.Context.MaxChars, 0},
+		"context.summaryShare":                {d.Context.SummaryShare, 0.25},
+		"context.recallShare":                 {d.Context.RecallShare, 0.15},
+		"context.includeCollapsedUiEvents":    {d.Context.IncludeCollapsedUIEventsInContext, false},
+		"llm.embeddingsModel":                 {d.LLM.EmbeddingsModel, ""},
 		"context.tokenBudget":                 {d.Context.TokenBudget, 128000},
 		"context.reserveForResponse":          {d.Context.ReserveForResponse, 8192},
 		"context.triggerThreshold":            {d.Context.TriggerThreshold, 0.8},
@@ -339,8 +343,11 @@ func TestValidate(t *testing.T) {
 		{"target equals trigger", func(s *Settings) { s.Context.TargetAfterCompression = 0.8 }, []string{"context.targetAfterCompression"}},
 		{"strategy", func(s *Settings) { s.Context.CompressionStrategy = "magic" }, []string{"context.compressionStrategy"}},
 		{"limits", func(s *Settings) {
-			s.Context.MaxMessages, s.Context.MaxChars, s.Tools.FS.MaxReadBytes, s.Tools.FS.MaxWriteBytes, s.Engine.MaxTurns = 0, 0, 0, -1, 0
+			s.Context.MaxMessages, s.Context.MaxChars, s.Tools.FS.MaxReadBytes, s.Tools.FS.MaxWriteBytes, s.Engine.MaxTurns = -1, -1, 0, -1, 0
 		}, []string{"context.maxMessages", "context.maxChars", "tools.fs.maxReadBytes", "tools.fs.maxWriteBytes", "engine.maxTurns"}},
+		{"caps off", func(s *Settings) { s.Context.MaxMessages, s.Context.MaxChars = 0, 0 }, nil},
+		{"shares", func(s *Settings) { s.Context.SummaryShare, s.Context.RecallShare = 0, 0.7 }, []string{"context.summaryShare", "context.recallShare"}},
+		{"embeddings url", func(s *Settings) { s.LLM.EmbeddingsBaseURL = "ftp://x" }, []string{"llm.embeddingsBaseUrl"}},
 		{"empty server", func(s *Settings) { s.Tools.MCP.AllowedServers = []string{"a", ""} }, []string{"tools.mcp.allowedServers[1]"}},
 		{"theme", func(s *Settings) { s.Theme = "blue" }, []string{"theme"}},
 	}
@@ -527,5 +534,27 @@ func TestLoadForReadingToleratesACorruptFile(t *testing.T) {
 	t.Setenv("CREWAGENT_TOKEN_BUDGET", "lots")
 	if _, _, err := LoadForReading(home); CodeOf(err) != CodeEnv {
 		t.Fatalf("a bad variable is still an error: %v", err)
+	}
+}
+
+// A file written by an earlier version holds the caps it had as defaults
+// (80 messages, 120000 characters): they become the current default (off),
+// while caps a user chose stay.
+func TestLegacyCapDefaultsTurnOff(t *testing.T) {
+	for _, tc := range []struct {
+		body        string
+		msgs, chars int
+	}{
+		{`{"context":{"maxMessages":80,"maxChars":120000}}`, 0, 0},
+		{`{"context":{"maxMessages":40,"maxChars":120000}}`, 40, 120000},
+		{`{"context":{"maxMessages":80,"maxChars":50000}}`, 80, 50000},
+	} {
+		s, err := parse("settings.json", []byte(tc.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Context.MaxMessages != tc.msgs || s.Context.MaxChars != tc.chars {
+			t.Errorf("%s: caps %d/%d, want %d/%d", tc.body, s.Context.MaxMessages, s.Context.MaxChars, tc.msgs, tc.chars)
+		}
 	}
 }

@@ -216,6 +216,9 @@ func parse(path string, data []byte) (Settings, error) {
 		return Defaults(), &Error{Code: CodeCorrupt, Err: err,
 			Message: fmt.Sprintf("settings file %s is not valid: %s; fix or delete it (defaults are used when it is missing)", path, describeJSONError(data, err))}
 	}
+	if s.Context.MaxMessages == legacyMaxMessages && s.Context.MaxChars == legacyMaxChars {
+		s.Context.MaxMessages, s.Context.MaxChars = 0, 0
+	}
 	return s.Clone(), nil
 }
 

@@ -28,13 +28,28 @@ func (s Settings) Validate() error {
 	positive("llm.connectTimeoutSeconds", s.LLM.ConnectTimeoutSeconds)
 	positive("llm.firstTokenTimeoutSeconds", s.LLM.FirstTokenTimeoutSeconds)
 	positive("llm.idleTimeoutSeconds", s.LLM.IdleTimeoutSeconds)
+	if s.LLM.EmbeddingsBaseURL != "" {
+		if err := checkBaseURL(s.LLM.EmbeddingsBaseURL); err != nil {
+			add("llm.embeddingsBaseUrl", "%v", err)
+		}
+	}
 	if s.LLM.MaxRetries < 0 {
 		add("llm.maxRetries", "must be 0 or more, got %d", s.LLM.MaxRetries)
 	}
 
 	c := s.Context
-	positive("context.maxMessages", c.MaxMessages)
-	positive("context.maxChars", c.MaxChars)
+	if c.MaxMessages < 0 {
+		add("context.maxMessages", "must be 0 (off) or more, got %d", c.MaxMessages)
+	}
+	if c.MaxChars < 0 {
+		add("context.maxChars", "must be 0 (off) or more, got %d", c.MaxChars)
+	}
+	if c.SummaryShare <= 0 || c.SummaryShare > 0.6 {
+		add("context.summaryShare", "must be above 0 and at most 0.6, got %v", c.SummaryShare)
+	}
+	if c.RecallShare < 0 || c.RecallShare > 0.5 {
+		add("context.recallShare", "must be between 0 (off) and 0.5, got %v", c.RecallShare)
+	}
 	positive("context.tokenBudget", c.TokenBudget)
 	if c.ReserveForResponse < 0 {
 		add("context.reserveForResponse", "must be 0 or more, got %d", c.ReserveForResponse)

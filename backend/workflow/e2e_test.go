@@ -218,6 +218,33 @@ func TestDemoRunEndToEnd(t *testing.T) {
 	if !slices.Contains(phases, PhaseIdle) || !slices.Contains(phases, PhaseRunning) || !slices.Contains(phases, PhaseCompleted) {
 		t.Fatalf("progress events: %v", phases)
 	}
+	// The runtime recorded each step completed and each artifact saved in the
+	// conversation, once, as hidden records compaction carries.
+	var records []string
+	for _, m := range e.entries(convID) {
+		if m.PartType == convlog.PartRecord {
+			if m.Role != convlog.RoleSystem || m.RunID != runID || !strings.Contains(m.Text(), "run "+runID) {
+				t.Fatalf("record: %+v", m)
+			}
+			records = append(records, strings.SplitN(m.Text(), " —", 2)[0])
+		}
+	}
+	wantRecords := []string{"ARTIFACT_SAVED @project/artifacts/idea-notes.md", "NODE_COMPLETE capture-idea", "NODE_COMPLETE check-clarity",
+		"ARTIFACT_SAVED @project/artifacts/project-brief.md", "NODE_COMPLETE draft-brief", "NODE_COMPLETE end"}
+	for _, w := range wantRecords {
+		n := 0
+		for _, r := range records {
+			if strings.HasPrefix(r, w) {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Fatalf("record %q written %d times; records: %q", w, n, records)
+		}
+	}
+	if !strings.Contains(systemText(post), "PINNED") || !strings.Contains(systemText(post), "NODE_COMPLETE draft-brief") {
+		t.Fatal("the records are not sent to the model")
+	}
 	// The execution log holds every tool call, refused ones too.
 	log := readFile(t, e.svc.execLogPath(runID))
 	if !strings.Contains(log, `"code":"E_INVALID_TRANSITION"`) || !strings.Contains(log, `"type":"artifact_recorded"`) || !strings.Contains(log, `"type":"run_created"`) {

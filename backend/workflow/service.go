@@ -666,12 +666,17 @@ func applyState(r *Run, st *State) bool {
 // run reference, then reports progress.
 func (s *Service) setPhase(rc *runCtx, phase string, lastErr *RunError, st *State) (Run, error) {
 	now := s.now()
+	var recs []*convlog.Entry
 	run, _, err := s.index.update(rc.run.RunID, false, func(r *Run) {
 		r.Phase = phase
 		r.LastError = lastErr
+		recs = s.progressRecords(rc, r, st)
 		applyState(r, st)
 		r.UpdatedAt = now
 	})
+	if err == nil {
+		s.writeRecords(rc, recs)
+	}
 	if err != nil {
 		return rc.run, err
 	}
@@ -692,7 +697,9 @@ func (s *Service) setPhase(rc *runCtx, phase string, lastErr *RunError, st *Stat
 // syncMirror refreshes the index row from the state and reports progress when it changed.
 func (s *Service) syncMirror(rc *runCtx, st *State) {
 	now := s.now()
+	var recs []*convlog.Entry
 	run, changed, err := s.index.update(rc.run.RunID, false, func(r *Run) {
+		recs = s.progressRecords(rc, r, st)
 		if applyState(r, st) {
 			r.UpdatedAt = now
 		}
@@ -700,8 +707,72 @@ func (s *Service) syncMirror(rc *runCtx, st *State) {
 	if err != nil || !changed {
 		return
 	}
+	s.writeRecords(rc, recs)
 	rc.run = run
 	s.emitProgress(rc, run, st)
+}
+
+// Runtime records: what compaction keeps of a run whatever happens to the
+// rest of the conversation. When the state shows a step completed or an
+// artifact saved that the run's index row does not list yet, a record goes to
+// the conversation: a system message with partType "record" and a content
+// starting with NODE_COMPLETE or ARTIFACT_SAVED, naming the workflow and the
+// run.
+const (
+	RecordNodeComplete  = "NODE_COMPLETE"
+	RecordArtifactSaved = "ARTIFACT_SAVED"
+)
+
+// progressRecords returns the records of what st holds beyond row r.
+func (s *Service) progressRecords(rc *runCtx, r *Run, st *State) []*convlog.Entry {
+	if st == nil {
+		return nil
+	}
+	tag := " — workflow " + rc.run.WorkflowID + ", run " + rc.run.RunID
+	var out []*convlog.Entry
+	add := func(text string) {
+		// A system message: the chat hides it, the rules that read a run's
+		// user and assistant messages (the pending question, the user's
+		// confirmation) pass it by, and the context builder quotes it in its
+		// PINNED message, where every compaction carries it.
+		out = append(out, &convlog.Entry{Type: convlog.TypeMsg, ID: s.cfg.NewID(), CreatedAt: s.now(), Role: convlog.RoleSystem,
+			Content: convlog.Str(text), PartType: convlog.PartRecord, Mode: convlog.ModeRun,
+			RunID: rc.run.RunID, WorkflowID: rc.run.WorkflowID, AgentID: rc.run.ActiveAgentID})
+	}
+	for _, n := range st.StepsCompleted {
+		if slices.Contains(r.StepsCompleted, n) {
+			continue
+		}
+		title := ""
+		if rc.graph != nil {
+			if node := rc.graph.Node(n); node != nil && node.Title != "" {
+				title = " (" + node.Title + ")"
+			}
+		}
+		add(RecordNodeComplete + " " + n + title + tag)
+	}
+	for _, a := range st.Artifacts {
+		if slices.Contains(r.Artifacts, a) {
+			continue
+		}
+		path := a
+		if !strings.HasPrefix(path, "@") {
+			path = "@project/" + strings.TrimPrefix(path, "/")
+		}
+		add(RecordArtifactSaved + " " + path + tag + ", node " + st.CurrentNodeID)
+	}
+	return out
+}
+
+// writeRecords appends records to the run's conversation; a failure is
+// logged in the run's execution log (the state still holds the progress).
+func (s *Service) writeRecords(rc *runCtx, recs []*convlog.Entry) {
+	if len(recs) == 0 {
+		return
+	}
+	if err := s.cfg.Store.Append(rc.run.ConversationID, recs...); err != nil {
+		s.execLog(rc.run.RunID, map[string]any{"type": "record_failed", "error": err.Error()})
+	}
 }
 
 // NodeProgress is one node of a run's graph as the run panel shows it (events.NodeProgress).

@@ -1,5 +1,6 @@
 // Package fakellm owns a scriptable fake OpenAI-compatible server (chat completions, streamed
-// and not, plus /v1/models) used by every LLM test and by the fakellm command.
+// and not, /v1/models, and /v1/embeddings with a deterministic bag-of-words model: Embedding)
+// used by every LLM test and by the fakellm command.
 //
 // # Scripting
 //

@@ -26,6 +26,8 @@ type Server struct {
 	models   []string
 	apiKey   string
 	strict   bool
+
+	embedFail int // embeddings requests left to fail
 }
 
 // New starts a Server on a random loopback port.
@@ -161,6 +163,7 @@ func (s *Server) handler() http.Handler {
 		writeJSON(w, http.StatusOK, list)
 	})
 	mux.HandleFunc("POST /v1/chat/completions", s.chat)
+	mux.HandleFunc("POST /v1/embeddings", s.embeddings)
 	mux.HandleFunc("GET /_fakellm/requests", func(w http.ResponseWriter, r *http.Request) {
 		reqs := s.Requests()
 		if reqs == nil {

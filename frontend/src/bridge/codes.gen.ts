@@ -72,6 +72,10 @@ export const Codes = {
   LoopDetected: 'ENGINE_LOOP_DETECTED',
   /** a run turn was stopped */
   Aborted: 'ENGINE_ABORTED',
+  /** the next request does not fit the token limit even after compaction and previews; nothing was sent */
+  ContextTooLarge: 'CONTEXT_STILL_TOO_LARGE',
+  /** a message that can never fit the request limit was refused before it was stored */
+  InputTooLarge: 'ENGINE_INPUT_TOO_LARGE',
   /** no such run, or the conversation has none */
   RunNotFound: 'RUN_NOT_FOUND',
   /** the package has no workflow of that id */

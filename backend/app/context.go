@@ -1,0 +1,83 @@
+package app
+
+import (
+	"context"
+
+	"crewagent/backend/conversation"
+	"crewagent/backend/engine"
+)
+
+// ExplainRequest asks what the next request of a conversation would send and
+// what happened to the rest of the conversation.
+type ExplainRequest struct {
+	ConversationID string `json:"conversationId"`
+	// Mode is chat, agent or run; empty is the conversation's active mode.
+	Mode    string `json:"mode,omitempty"`
+	AgentID string `json:"agentId,omitempty"`
+	// All lists the fate of every message of the log (compacted by which
+	// compaction, summarised, recalled, pinned, left out): it reads the whole
+	// log, which the explanation otherwise avoids.
+	All bool `json:"all,omitempty"`
+}
+
+// Explain is Preview with the choice of listing every message of the log
+// (the inspector and the command line's "context --all").
+func (ws *Workspace) Explain(ctx context.Context, req ExplainRequest) (*engine.Preview, error) {
+	preq := engine.PreviewRequest{ConversationID: req.ConversationID, Mode: req.Mode, AgentID: req.AgentID, Full: req.All}
+	run, err := ws.runSetupIfRun(req.ConversationID, req.Mode)
+	if err != nil {
+		return nil, err
+	}
+	if run != nil {
+		preq.Mode, preq.Run = conversation.ModeRun, run
+	}
+	return ws.engine.Preview(ctx, preq)
+}
+
+// CompactConversation compacts a conversation now (the composer's /compact):
+// every message before the newest user message goes into the summary, which
+// the focus steers. It fails with ENGINE_CONVERSATION_BUSY while a reply runs.
+func (ws *Workspace) CompactConversation(ctx context.Context, conversationID, focus string) (*engine.CompactResult, error) {
+	run, err := ws.runSetupIfRun(conversationID, "")
+	if err != nil {
+		return nil, err
+	}
+	return ws.engine.Compact(ctx, engine.CompactRequest{ConversationID: conversationID, Focus: focus, Run: run})
+}
+
+// PinMessage pins a message: every compaction keeps it word for word.
+func (ws *Workspace) PinMessage(conversationID, messageID string) error {
+	return ws.engine.Pin(conversationID, messageID)
+}
+
+// UnpinMessage removes a message's pin.
+func (ws *Workspace) UnpinMessage(conversationID, messageID string) error {
+	return ws.engine.Unpin(conversationID, messageID)
+}
+
+// runSetupIfRun returns the setup of the next request of the conversation's
+// latest workflow run when mode is run, or when mode is empty and the
+// conversation is a workflow's; nil otherwise.
+func (ws *Workspace) runSetupIfRun(conversationID, mode string) (*engine.RunSetup, error) {
+	if mode == "" {
+		meta, err := ws.store.Get(conversationID)
+		if err != nil {
+			return nil, err
+		}
+		if meta.ActiveType == conversation.ActiveWorkflow {
+			mode = conversation.ModeRun
+		}
+	}
+	if mode != conversation.ModeRun {
+		return nil, nil
+	}
+	run, err := ws.latestRun(conversationID)
+	if err != nil {
+		return nil, err
+	}
+	setup, err := ws.runs.NextSetup(run.RunID)
+	if err != nil {
+		return nil, err
+	}
+	return &engine.RunSetup{AgentID: setup.AgentID, Persona: setup.Persona, Injector: setup.Injector, Tools: setup.Tools}, nil
+}

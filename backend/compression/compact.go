@@ -1,0 +1,340 @@
+package compression
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"crewagent/backend/contextbuilder"
+	"crewagent/backend/convlog"
+)
+
+// Strategy names (the values of settings context.compressionStrategy).
+const (
+	NameKeyMessages = "key-messages"
+	NameLLMSummary  = "llm-summary"
+)
+
+// Defaults of Config.
+const (
+	DefaultTrigger      = 0.8
+	DefaultTarget       = 0.5
+	DefaultSummaryShare = 0.25
+	// MaxSummaryTokens caps the summary whatever the window.
+	MaxSummaryTokens = 16000
+)
+
+// Config is what a compaction works with.
+type Config struct {
+	// Limit is what a request may use in tokens (window minus reply reserve).
+	Limit int
+	// Trigger and Target are shares of Limit (0.8 and 0.5).
+	Trigger, Target float64
+	// MaxMessages and MaxChars are further triggers (0: off): a request with
+	// more messages or characters is compacted to Target of them.
+	MaxMessages, MaxChars int
+	// SummaryShare is the share of Limit the summary may take (0.25, at most
+	// MaxSummaryTokens).
+	SummaryShare float64
+	// Strategy is NameKeyMessages (default) or NameLLMSummary.
+	Strategy string
+	// Summarizer writes LLM summaries (llm-summary; nil: the digest).
+	Summarizer Summarizer
+	// Focus steers what the summary keeps (a manual compaction's --focus).
+	Focus   string
+	Counter contextbuilder.Counter
+	Model   string
+}
+
+func (c Config) withDefaults() Config {
+	if c.Trigger <= 0 || c.Trigger >= 1 {
+		c.Trigger = DefaultTrigger
+	}
+	if c.Target <= 0 || c.Target >= 1 {
+		c.Target = DefaultTarget
+	}
+	if c.Target >= c.Trigger {
+		c.Target = c.Trigger * 5 / 8
+	}
+	if c.SummaryShare <= 0 || c.SummaryShare >= 1 {
+		c.SummaryShare = DefaultSummaryShare
+	}
+	if c.Strategy == "" {
+		c.Strategy = NameKeyMessages
+	}
+	return c
+}
+
+// SummaryBudget is the most a summary message may cost.
+func (c Config) SummaryBudget() int {
+	c = c.withDefaults()
+	return max(64, min(MaxSummaryTokens, int(c.SummaryShare*float64(c.Limit))))
+}
+
+// Over returns why the request built as res needs a compaction ("" when it
+// does not): tokens over the trigger (without recall, every unit whole), or
+// more messages or characters than a cap allows.
+func Over(res *contextbuilder.Result, c Config) string {
+	c = c.withDefaults()
+	d := &res.Debug
+	switch {
+	case float64(d.FullTokens) > c.Trigger*float64(c.Limit):
+		return fmt.Sprintf("the request needs %d tokens, over %.0f%% of the limit of %d", d.FullTokens, c.Trigger*100, c.Limit)
+	case c.MaxMessages > 0 && d.FullMessages > c.MaxMessages:
+		return fmt.Sprintf("the request has %d messages, over the cap of %d (context.maxMessages)", d.FullMessages, c.MaxMessages)
+	case c.MaxChars > 0 && d.FullChars > c.MaxChars:
+		return fmt.Sprintf("the request has %d characters, over the cap of %d (context.maxChars)", d.FullChars, c.MaxChars)
+	}
+	return ""
+}
+
+// Plan returns the spans of res (built over history) to compact: the oldest
+// units before the newest user message, whole, until the request rebuilt
+// with the summary in their place would be at the target (tokens, and the
+// caps when set). The summary's growth is estimated from the digest lines
+// the units hold. With all set it returns every such unit (a manual
+// compaction). Nil: nothing can be compacted.
+func Plan(res *contextbuilder.Result, history []convlog.Entry, c Config, all bool) []contextbuilder.Span {
+	c = c.withDefaults()
+	var before []contextbuilder.Span
+	for _, s := range res.Spans {
+		if s.Part == contextbuilder.PartBefore {
+			before = append(before, s)
+		}
+	}
+	if len(before) == 0 {
+		return nil
+	}
+	if all {
+		return before
+	}
+	d := &res.Debug
+	oldSummary := 0
+	for _, m := range res.Messages {
+		if m.Kind == contextbuilder.KindSummary {
+			oldSummary += m.Tokens
+		}
+	}
+	budget := c.SummaryBudget()
+	target := int(c.Target * float64(c.Limit))
+	tokens, msgs, chars := d.FullTokens, d.FullMessages, d.FullChars
+	byID := make(map[string]*convlog.Entry, len(history))
+	for i := range history {
+		if history[i].IsMessage() {
+			byID[history[i].ID] = &history[i]
+		}
+	}
+	lines := 0 // estimated tokens of the digest lines of the units so far
+	if oldSummary == 0 {
+		lines = 200 // header and task
+	}
+	for k, s := range before {
+		tokens -= s.Tokens
+		msgs -= s.Count
+		chars -= s.Chars
+		for _, id := range s.SourceIDs {
+			if e := byID[id]; e != nil {
+				for _, l := range candidates(e, nil, 0) {
+					if l.score >= minLineScore {
+						lines += estimateTokens(l.text) + 8
+					}
+				}
+			}
+		}
+		// the summary grows with what it replaces, up to its budget
+		summary := min(budget, oldSummary+lines)
+		ok := tokens-oldSummary+summary <= target
+		if c.MaxMessages > 0 && float64(msgs) > c.Target*float64(c.MaxMessages) {
+			ok = false
+		}
+		if c.MaxChars > 0 && float64(chars) > c.Target*float64(c.MaxChars) {
+			ok = false
+		}
+		if ok {
+			return before[:k+1]
+		}
+	}
+	return before
+}
+
+// Compaction is a compaction ready to be persisted.
+type Compaction struct {
+	// MessageIDs are the messages to mark compacted: those of the spans and
+	// the summaries the new one replaces.
+	MessageIDs []string
+	// Entries are the compacted log messages (not the old summaries), in log
+	// order: what the recall index takes in.
+	Entries []convlog.Entry
+	// Summary is the content of the new summary message.
+	Summary string
+	// Data is the event's data, without what only the caller knows
+	// (Summary id, KeptFrom, token figures, reason, mode).
+	Data convlog.CompactionData
+	// Lines is the number of digest lines kept (0 for an LLM summary).
+	Lines int
+}
+
+// ErrNothingToCompact is returned when no history unit can be compacted.
+var ErrNothingToCompact = errors.New("compression: nothing to compact: every message is part of the current turn")
+
+// Compact writes the compaction of spans of the request res built over
+// history: the summary that replaces them (merged with the summaries already
+// in the request) and the messages carried word for word.
+func Compact(ctx context.Context, res *contextbuilder.Result, history []convlog.Entry, spans []contextbuilder.Span, c Config) (*Compaction, error) {
+	c = c.withDefaults()
+	if len(spans) == 0 {
+		return nil, ErrNothingToCompact
+	}
+	if c.Counter == nil {
+		return nil, errors.New("compression: a token counter is required")
+	}
+	byID := make(map[string]int, len(history))
+	for i := range history {
+		if history[i].IsMessage() {
+			byID[history[i].ID] = i
+		}
+	}
+	// The compacted messages, in log order.
+	set := map[string]bool{}
+	var idx []int
+	for _, s := range spans {
+		for _, id := range s.SourceIDs {
+			if i, ok := byID[id]; ok && !set[id] {
+				set[id] = true
+				idx = append(idx, i)
+			}
+		}
+	}
+	sortInts(idx)
+	out := &Compaction{Entries: make([]convlog.Entry, 0, len(idx)), MessageIDs: make([]string, 0, len(idx)+1)}
+	for _, i := range idx {
+		out.Entries = append(out.Entries, history[i])
+		out.MessageIDs = append(out.MessageIDs, history[i].ID)
+	}
+	var previous []string
+	for _, m := range res.Messages {
+		if m.Kind == contextbuilder.KindSummary {
+			previous = append(previous, m.Text())
+			if m.SourceID != "" {
+				out.MessageIDs = append(out.MessageIDs, m.SourceID)
+			}
+		}
+	}
+	total := len(out.Entries)
+	if res.Compaction != nil {
+		total += res.Compaction.CompactedTotal
+	}
+	first, last := spans[0].SourceIDs, spans[len(spans)-1].SourceIDs
+	out.Data = convlog.CompactionData{Strategy: c.Strategy, Count: len(out.Entries), CompactedTotal: total,
+		Focus: strings.TrimSpace(c.Focus), Pinned: carried(res, out.Entries)}
+	if len(first) > 0 {
+		out.Data.From = first[0]
+	}
+	if len(last) > 0 {
+		out.Data.To = last[len(last)-1]
+	}
+	if res.Compaction != nil {
+		prev := *res.Compaction
+		out.Data.Earlier = append(append([]convlog.CompactionRef(nil), prev.Earlier...), convlog.CompactionRef{
+			EventID: res.CompactionEvent, From: prev.From, To: prev.To, Count: prev.Count, Reason: prev.Reason})
+		if n := len(out.Data.Earlier); n > 200 {
+			out.Data.Earlier = out.Data.Earlier[n-200:]
+		}
+	}
+
+	budget := c.SummaryBudget()
+	skip := make(map[string]bool, len(out.Data.Pinned))
+	for _, p := range out.Data.Pinned {
+		skip[p.ID] = true
+	}
+	in := digestInput{entries: out.Entries, skip: skip, previous: previous, total: total, budget: budget, focus: c.Focus, counter: c.Counter, model: c.Model}
+	if c.Strategy == NameLLMSummary && c.Summarizer != nil {
+		text, err := llmSummary(ctx, c, in)
+		if err == nil {
+			out.Summary = text
+			return out, nil
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		out.Data.SummaryError = err.Error()
+		out.Data.Strategy = NameKeyMessages
+	} else if c.Strategy == NameLLMSummary {
+		out.Data.Strategy = NameKeyMessages
+		out.Data.SummaryError = "no summary model is available"
+	}
+	dg := buildDigest(in)
+	out.Summary = dg.text
+	out.Lines = len(dg.lines)
+	return out, nil
+}
+
+// carried returns the messages the compaction carries word for word: the
+// active pins (whether compacted now or still in the history, since their
+// pin events may be older than what the next request loads), the records and
+// meta messages carried before, and those among the compacted entries.
+func carried(res *contextbuilder.Result, entries []convlog.Entry) []convlog.Carried {
+	out := []convlog.Carried{}
+	seen := map[string]bool{}
+	for _, p := range res.Pins {
+		if p.ID == "" || seen[p.ID] {
+			continue
+		}
+		seen[p.ID] = true
+		out = append(out, p.Carried)
+	}
+	for i := range entries {
+		e := &entries[i]
+		if seen[e.ID] {
+			continue
+		}
+		kind := ""
+		switch {
+		case e.PartType == convlog.PartRecord:
+			kind = convlog.CarriedRecord
+		case e.IsMeta:
+			kind = convlog.CarriedMeta
+		default:
+			continue
+		}
+		seen[e.ID] = true
+		out = append(out, convlog.Carried{ID: e.ID, Role: e.Role, Tool: e.ToolName, Kind: kind, Text: convlog.ClipCarried(e.Text())})
+	}
+	return out
+}
+
+func sortInts(s []int) { slices.Sort(s) }
+
+// Backfill writes the summary of messages compacted by an earlier version
+// of the runtime, which compacted without a summary: the digest of those
+// messages, merged with any summary the request holds. Its Data says what it
+// covers (Count 0: nothing new is compacted; CompactedTotal the messages).
+func Backfill(res *contextbuilder.Result, compacted []convlog.Entry, c Config) *Compaction {
+	c = c.withDefaults()
+	var previous []string
+	for _, m := range res.Messages {
+		if m.Kind == contextbuilder.KindSummary {
+			previous = append(previous, m.Text())
+		}
+	}
+	out := &Compaction{Entries: compacted}
+	for _, m := range res.Messages {
+		if m.Kind == contextbuilder.KindSummary && m.SourceID != "" {
+			out.MessageIDs = append(out.MessageIDs, m.SourceID)
+		}
+	}
+	out.Data = convlog.CompactionData{Strategy: NameKeyMessages, CompactedTotal: len(compacted), Pinned: carried(res, compacted)}
+	if len(compacted) > 0 {
+		out.Data.From, out.Data.To = compacted[0].ID, compacted[len(compacted)-1].ID
+	}
+	skip := make(map[string]bool, len(out.Data.Pinned))
+	for _, p := range out.Data.Pinned {
+		skip[p.ID] = true
+	}
+	dg := buildDigest(digestInput{entries: compacted, skip: skip, previous: previous, total: len(compacted),
+		budget: c.SummaryBudget(), counter: c.Counter, model: c.Model})
+	out.Summary, out.Lines = dg.text, len(dg.lines)
+	return out
+}

@@ -1,0 +1,499 @@
+package fidelity
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"crewagent/backend/contextbuilder"
+	"crewagent/backend/convlog"
+	"crewagent/backend/engine"
+	"crewagent/backend/llm"
+	"crewagent/backend/llm/fakellm"
+	"crewagent/backend/settings"
+	"crewagent/backend/tokens"
+	"crewagent/backend/tools"
+)
+
+// Variants measured.
+const (
+	Default = "default" // the default settings: digest + lexical recall
+	Digest  = "digest"  // the digest alone (recall off)
+	Hybrid  = "hybrid"  // digest + recall fused with embeddings
+	Newest  = "newest"  // keep-newest truncation at the same budget
+)
+
+// Variants lists them in report order.
+var Variants = []string{Default, Digest, Hybrid, Newest}
+
+// Model is the model the benchmark's requests are for (o200k tokenizer).
+const Model = "gpt-4o"
+
+// Outcome is the measurement of one conversation at one budget.
+type Outcome struct {
+	Conversation string  `json:"conversation"`
+	Lang         string  `json:"lang"`
+	Kind         string  `json:"kind"`
+	Variant      string  `json:"variant"`
+	Ratio        float64 `json:"ratio"`
+	// Limit is the request limit; History the tokens of the whole history.
+	Limit   int `json:"limit"`
+	History int `json:"history"`
+	Facts   int `json:"facts"`
+	Kept    int `json:"kept"`
+	// ByKind is kept/total per fact kind.
+	ByKind map[string][2]int `json:"byKind"`
+	// Requests sent, valid under the OpenAI protocol, within the limit.
+	Requests     int `json:"requests"`
+	Valid        int `json:"valid"`
+	WithinBudget int `json:"withinBudget"`
+	MaxUsed      int `json:"maxUsed"`
+	// NewestVerbatim: every request carried its turn's user message as is.
+	NewestVerbatim bool `json:"newestVerbatim"`
+	// Failures are turns that ended in an error (they count as failures of
+	// budget adherence when the error is CONTEXT_STILL_TOO_LARGE).
+	Failures []string `json:"failures,omitempty"`
+	Missing  []string `json:"missing,omitempty"`
+}
+
+// Share is the share of facts kept.
+func (o Outcome) Share() float64 {
+	if o.Facts == 0 {
+		return 0
+	}
+	return float64(o.Kept) / float64(o.Facts)
+}
+
+var counter = tokens.New()
+
+// counts caches the benchmark's own counts of texts (requests repeat most of
+// their messages from one call to the next).
+var counts sync.Map
+
+func count(text string) int {
+	if len(text) < 64 {
+		return counter.Count(Model, text)
+	}
+	if n, ok := counts.Load(text); ok {
+		return n.(int)
+	}
+	n := counter.Count(Model, text)
+	counts.Store(text, n)
+	return n
+}
+
+// toolDefTokens counts a tool definition the way the engine does.
+func toolDefTokens(d tools.ToolDef) int {
+	return 8 + counter.Count(Model, d.Name) + counter.Count(Model, d.Description) + counter.Count(Model, string(d.Parameters))
+}
+
+type budgetKey struct {
+	name string
+}
+
+var budgets sync.Map // conversation name -> [2]int{history, fixed}
+
+// Budget returns the request limit at which the history of c is ratio times
+// what fits, the history's tokens and the fixed part (system prompt, tools).
+func Budget(c *Conversation, ratio float64) (limit, history, fixed int) {
+	if v, ok := budgets.Load(budgetKey{c.Name}); ok {
+		hf := v.([3]int)
+		return hf[2] + hf[1] + int(float64(hf[0])/ratio), hf[0], hf[1]
+	}
+	host := defsHost()
+	toolTokens := 0
+	for _, d := range host.Tools() {
+		toolTokens += toolDefTokens(d)
+	}
+	res, err := contextbuilder.Build(contextbuilder.Options{Mode: convlog.ModeChat, ToolNames: host.ToolNames(), ToolTokens: toolTokens,
+		ToolPolicy: contextbuilder.ToolPolicy{Enabled: host.ToolNames()}, Counter: counter, Model: Model})
+	if err != nil {
+		panic(err)
+	}
+	fixed = res.Debug.UsedTokens
+	for _, m := range logMessages(c, len(c.Turns)-1) {
+		history += counter.CountMessage(Model, &m)
+	}
+	final := counter.CountMessage(Model, &convlog.Entry{Role: convlog.RoleUser, Content: convlog.Str(c.Final())})
+	budgets.Store(budgetKey{c.Name}, [3]int{history, fixed, final})
+	limit = fixed + final + int(float64(history)/ratio)
+	return limit, history, fixed
+}
+
+var (
+	defsOnce sync.Once
+	defs     *tools.Host
+)
+
+// defsHost is a tool host whose definitions the scripted host reuses.
+func defsHost() *tools.Host {
+	defsOnce.Do(func() {
+		dir, _ := os.MkdirTemp("", "fidelity-defs")
+		defs = tools.NewHost(tools.Config{Roots: tools.Roots{Project: dir}, Policy: tools.DefaultPolicy()})
+	})
+	return defs
+}
+
+// logMessages are the log entries of the first n turns, as the engine writes
+// them (call ids as the scripted model gives them).
+func logMessages(c *Conversation, n int) []convlog.Entry {
+	var out []convlog.Entry
+	for t := 0; t < n && t < len(c.Turns); t++ {
+		turn := &c.Turns[t]
+		out = append(out, convlog.Entry{Role: convlog.RoleUser, Content: convlog.Str(turn.User)})
+		for s, st := range turn.Steps {
+			if len(st.Calls) == 0 {
+				out = append(out, convlog.Entry{Role: convlog.RoleAssistant, Content: convlog.Str(st.Text)})
+				continue
+			}
+			a := convlog.Entry{Role: convlog.RoleAssistant}
+			var results []convlog.Entry
+			for k, cl := range st.Calls {
+				id := callID(t, s, k)
+				a.ToolCalls = append(a.ToolCalls, convlog.ToolCall{ID: id, Type: "function", Function: convlog.FunctionCall{Name: cl.Name, Arguments: cl.Args}})
+				results = append(results, convlog.Entry{Role: convlog.RoleTool, ToolCallID: id, ToolName: cl.Name, Content: convlog.Str(cl.Output)})
+			}
+			out = append(out, a)
+			out = append(out, results...)
+		}
+	}
+	return out
+}
+
+func callID(turn, step, k int) string { return fmt.Sprintf("call_%d_%d_%d", turn, step, k) }
+
+// Run drives conversation c through the engine at the budget where its
+// history is ratio times what fits, with the settings of variant (Default,
+// Digest or Hybrid), and measures the requests. dir is a scratch folder.
+func Run(ctx context.Context, c *Conversation, ratio float64, variant, dir string) (Outcome, error) {
+	limit, history, _ := Budget(c, ratio)
+	out := Outcome{Conversation: c.Name, Lang: c.Lang, Kind: c.Kind, Variant: variant, Ratio: ratio, Limit: limit, History: history,
+		ByKind: map[string][2]int{}, NewestVerbatim: true}
+	if variant == Newest {
+		keepNewest(c, limit, &out)
+		return out, nil
+	}
+	store, err := convlog.Open(filepath.Join(dir, "data"), convlog.Options{Counter: counter.ForModel(Model)})
+	if err != nil {
+		return out, err
+	}
+	defer store.Close()
+	st := settings.Defaults()
+	st.LLM.BaseURL, st.LLM.Model = "http://127.0.0.1:1/v1", Model
+	st.Context.TokenBudget, st.Context.ReserveForResponse = limit, 0
+	switch variant {
+	case Digest:
+		st.Context.RecallShare = 0
+	case Hybrid:
+		st.LLM.EmbeddingsModel = "fake-embeddings"
+	}
+	model := &scripted{}
+	host := &scriptedHost{Host: defsHost()}
+	var ids atomic.Int64
+	clock := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	svc, err := engine.New(engine.Options{Store: store, Settings: engine.StaticSettings(st), Counter: counter,
+		NewID: func() string { return fmt.Sprintf("m%07d", ids.Add(1)) },
+		Now:   func() time.Time { return clock.Add(time.Duration(ids.Load()) * time.Second) },
+		LLM:   func(settings.LLM) engine.LLM { return model },
+		Tools: func(engine.ToolScope) (engine.ToolHost, error) { return host, nil }})
+	if err != nil {
+		return out, err
+	}
+	toolTokens := 0
+	for _, d := range host.Tools() {
+		toolTokens += toolDefTokens(d)
+	}
+	convID := ""
+	for t := range c.Turns {
+		turn := &c.Turns[t]
+		model.start(t, turn)
+		host.start(t, turn)
+		res, err := svc.Send(ctx, engine.SendRequest{ConversationID: convID, Text: turn.User})
+		if err != nil {
+			return out, fmt.Errorf("turn %d: %w", t, err)
+		}
+		convID = res.ConversationID
+		if res.Err != nil {
+			out.Failures = append(out.Failures, fmt.Sprintf("turn %d: %s", t, res.Err.Error()))
+		}
+		for _, req := range model.take() {
+			out.Requests++
+			if err := validate(req.Messages); err == nil {
+				out.Valid++
+			} else {
+				out.Failures = append(out.Failures, fmt.Sprintf("turn %d: invalid request: %v", t, err))
+			}
+			used := requestTokens(req.Messages) + toolTokens
+			out.MaxUsed = max(out.MaxUsed, used)
+			if used <= limit {
+				out.WithinBudget++
+			} else {
+				out.Failures = append(out.Failures, fmt.Sprintf("turn %d: request of %d tokens over the limit of %d", t, used, limit))
+			}
+			if lastUser(req.Messages) != turn.User {
+				out.NewestVerbatim = false
+			}
+			if t == len(c.Turns)-1 {
+				countFacts(c, requestText(req.Messages), &out)
+			}
+		}
+	}
+	if out.Facts == 0 {
+		countFacts(c, "", &out) // the last request was never sent
+	}
+	return out, nil
+}
+
+// countFacts counts the facts of c present in text (once: the first request
+// of the last turn).
+func countFacts(c *Conversation, text string, out *Outcome) {
+	if out.Facts > 0 {
+		return
+	}
+	for _, f := range c.Facts {
+		kept := true
+		for _, n := range f.Needles {
+			if !strings.Contains(text, n) {
+				kept = false
+			}
+		}
+		k := out.ByKind[f.Kind]
+		k[1]++
+		out.Facts++
+		if kept {
+			k[0]++
+			out.Kept++
+		} else {
+			out.Missing = append(out.Missing, fmt.Sprintf("%s: %s", f.Kind, strings.Join(f.Needles, " + ")))
+		}
+		out.ByKind[f.Kind] = k
+	}
+}
+
+func requestText(msgs []llm.Message) string {
+	var b strings.Builder
+	for _, m := range msgs {
+		if m.Content != nil {
+			b.WriteString(*m.Content)
+			b.WriteByte('\n')
+		}
+		for _, tc := range m.ToolCalls {
+			b.WriteString(tc.Function.Arguments)
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+// requestTokens counts a request with the tokenizer, independently of the
+// engine's bookkeeping: per message 4 + content + tool calls + ids + name,
+// plus 3 for the reply.
+func requestTokens(msgs []llm.Message) int {
+	n := 3
+	for _, m := range msgs {
+		n += 4
+		if m.Content != nil {
+			n += count(*m.Content)
+		}
+		for _, tc := range m.ToolCalls {
+			n += count(tc.Function.Name) + count(tc.Function.Arguments)
+		}
+		n += count(m.ToolCallID) + count(m.Name)
+	}
+	return n
+}
+
+func lastUser(msgs []llm.Message) string {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == convlog.RoleUser && msgs[i].Content != nil {
+			return *msgs[i].Content
+		}
+	}
+	return ""
+}
+
+// validate checks the OpenAI chat protocol rules, independently of the
+// context builder: system messages first, every assistant tool call answered
+// right after it by exactly one tool message, no other tool message, user,
+// system and tool messages with content.
+func validate(msgs []llm.Message) error {
+	if len(msgs) == 0 || msgs[0].Role != convlog.RoleSystem {
+		return errors.New("the request does not start with a system message")
+	}
+	prefix := true
+	seen := map[string]bool{}
+	for i := 0; i < len(msgs); i++ {
+		m := msgs[i]
+		text := ""
+		if m.Content != nil {
+			text = *m.Content
+		}
+		if m.Role != convlog.RoleSystem {
+			prefix = false
+		}
+		switch m.Role {
+		case convlog.RoleSystem:
+			if !prefix || text == "" {
+				return fmt.Errorf("message %d: misplaced or empty system message", i)
+			}
+		case convlog.RoleUser:
+			if text == "" {
+				return fmt.Errorf("message %d: empty user message", i)
+			}
+		case convlog.RoleTool:
+			return fmt.Errorf("message %d: tool message without its call", i)
+		case convlog.RoleAssistant:
+			if m.Content == nil && len(m.ToolCalls) == 0 {
+				return fmt.Errorf("message %d: empty assistant message", i)
+			}
+			want := map[string]bool{}
+			for _, tc := range m.ToolCalls {
+				if tc.ID == "" || seen[tc.ID] {
+					return fmt.Errorf("message %d: missing or repeated call id %q", i, tc.ID)
+				}
+				seen[tc.ID], want[tc.ID] = true, true
+			}
+			for range m.ToolCalls {
+				i++
+				if i >= len(msgs) || msgs[i].Role != convlog.RoleTool || !want[msgs[i].ToolCallID] || msgs[i].Content == nil || *msgs[i].Content == "" {
+					return fmt.Errorf("message %d: a tool call is not answered right after it", i)
+				}
+				delete(want, msgs[i].ToolCallID)
+			}
+		default:
+			return fmt.Errorf("message %d: role %q", i, m.Role)
+		}
+	}
+	return nil
+}
+
+// keepNewest measures keep-newest truncation: the final user message and the
+// newest messages of the history that fit the limit (tool groups whole).
+func keepNewest(c *Conversation, limit int, out *Outcome) {
+	_, _, fixed := Budget(c, 1)
+	hist := logMessages(c, len(c.Turns)-1)
+	final := convlog.Entry{Role: convlog.RoleUser, Content: convlog.Str(c.Final())}
+	room := limit - fixed - counter.CountMessage(Model, &final)
+	var kept []convlog.Entry
+	for i := len(hist); i > 0; {
+		// a unit: an assistant with calls and its results, or one message
+		j := i - 1
+		for j > 0 && hist[j].Role == convlog.RoleTool {
+			j--
+		}
+		n := 0
+		for k := j; k < i; k++ {
+			n += counter.CountMessage(Model, &hist[k])
+		}
+		if n > room {
+			break
+		}
+		room -= n
+		kept = append(append([]convlog.Entry(nil), hist[j:i]...), kept...)
+		i = j
+	}
+	var b strings.Builder
+	for _, e := range append(kept, final) {
+		b.WriteString(e.Text() + "\n")
+		for _, tc := range e.ToolCalls {
+			b.WriteString(tc.Function.Arguments + "\n")
+		}
+	}
+	countFacts(c, b.String(), out)
+	out.Requests, out.Valid, out.WithinBudget = 1, 1, 1
+}
+
+// scripted is the model of a run: it answers each request with the next
+// step of the current turn and records the requests.
+type scripted struct {
+	mu    sync.Mutex
+	turn  int
+	steps []Step
+	next  int
+	reqs  []llm.Request
+}
+
+func (m *scripted) start(t int, turn *Turn) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.turn, m.steps, m.next = t, turn.Steps, 0
+}
+
+func (m *scripted) take() []llm.Request {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := m.reqs
+	m.reqs = nil
+	return out
+}
+
+// Stream implements engine.LLM.
+func (m *scripted) Stream(ctx context.Context, req llm.Request, h llm.Handler) (*llm.Result, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.reqs = append(m.reqs, req)
+	if m.next >= len(m.steps) {
+		return &llm.Result{Content: "(no more scripted steps)", FinishReason: "stop"}, nil
+	}
+	st := m.steps[m.next]
+	s := m.next
+	m.next++
+	res := &llm.Result{Content: st.Text, FinishReason: "stop"}
+	for k, c := range st.Calls {
+		res.ToolCalls = append(res.ToolCalls, convlog.ToolCall{ID: callID(m.turn, s, k), Type: "function", Function: convlog.FunctionCall{Name: c.Name, Arguments: c.Args}})
+		res.FinishReason = "tool_calls"
+	}
+	return res, nil
+}
+
+// Complete implements engine.LLM (summaries; not used by these variants).
+func (m *scripted) Complete(ctx context.Context, req llm.Request) (*llm.Result, error) {
+	return nil, &llm.Error{Code: llm.CodeNotConfigured, Message: "no summary model in the benchmark"}
+}
+
+// Embed implements the engine's embeddings client with the fake server's
+// deterministic model.
+func (m *scripted) Embed(ctx context.Context, model string, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		out[i] = fakellm.Embedding(t)
+	}
+	return out, nil
+}
+
+// scriptedHost answers the calls of the current turn with their scripted
+// outputs; its definitions are the real tool host's.
+type scriptedHost struct {
+	*tools.Host
+	mu      sync.Mutex
+	outputs []Call // of the current turn, in the order the calls run
+}
+
+func (h *scriptedHost) start(t int, turn *Turn) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.outputs = nil
+	for _, st := range turn.Steps {
+		h.outputs = append(h.outputs, st.Calls...)
+	}
+}
+
+// Call implements engine.ToolHost: the next scripted output (the engine runs
+// the calls in order).
+func (h *scriptedHost) Call(ctx context.Context, name, args string) tools.Result {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.outputs) == 0 || h.outputs[0].Name != name || h.outputs[0].Args != args {
+		return tools.Result{OK: false, Content: `{"ok":false,"error":{"code":"E_UNKNOWN_CALL","message":"not scripted"}}`,
+			Error: &tools.ToolError{Code: "E_UNKNOWN_CALL", Message: "not scripted"}}
+	}
+	out := h.outputs[0].Output
+	h.outputs = h.outputs[1:]
+	return tools.Result{OK: true, Content: out}
+}
