@@ -175,7 +175,15 @@ func (ws *Workspace) toolHost(scope engine.ToolScope) (engine.ToolHost, error) {
 	if scope.Agent != nil && scope.Agent.PackageRoot != "" {
 		r.Package = scope.Agent.PackageRoot
 	}
-	return tools.NewHost(tools.Config{Roots: r, Policy: scope.Policy}), nil
+	cfg := tools.Config{Roots: r, Policy: scope.Policy}
+	if ws.providers != nil {
+		ts := tools.Scope{ConversationID: scope.ConversationID, Mode: scope.Mode, Policy: scope.Policy}
+		if scope.Agent != nil {
+			ts.AgentID = scope.Agent.ID
+		}
+		cfg.Providers = ws.providers(ts)
+	}
+	return tools.NewHost(cfg), nil
 }
 
 // ToolRoots returns the folders the tools of a send in this project see

@@ -47,6 +47,9 @@ type Workspace struct {
 	sandbox *tools.Sandbox // reads the user's files for the window (artifacts)
 	watcher *watcher.Watcher
 	roots   tools.Roots
+	// providers builds the tools beyond the built-in ones of every tool host
+	// of the project, in chat, agent and run modes alike.
+	providers tools.ProviderFactory
 }
 
 // Open opens the project folder root of the runtime home home with a

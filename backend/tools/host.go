@@ -79,6 +79,10 @@ type Config struct {
 	ExecLogPath string
 	// AskUser receives the widgets of ui.ask_user (optional).
 	AskUser AskUserHandler
+	// Providers offer more tools, listed after the built-in ones (see Provider).
+	// A provider tool whose name a built-in tool or an earlier provider already
+	// uses is left out.
+	Providers []Provider
 	// Now and NewID default to time.Now and uuid.NewString.
 	Now   func() time.Time
 	NewID func() string
@@ -91,9 +95,14 @@ type toolSpec struct {
 	description string
 	schema      string
 	run         func(ctx context.Context, h *Host, args json.RawMessage) Result
+	// def, for a provider's tool, is its definition as the provider gave it.
+	provided *ToolDef
 }
 
 func (t toolSpec) def() ToolDef {
+	if t.provided != nil {
+		return *t.provided
+	}
 	return ToolDef{Name: t.name, Description: t.description, Parameters: json.RawMessage(t.schema)}
 }
 
@@ -138,6 +147,22 @@ func NewHost(cfg Config) *Host {
 			continue
 		}
 		h.visible = append(h.visible, t)
+	}
+	for _, p := range cfg.Providers {
+		for _, d := range p.Tools() {
+			if d.Name == "" || slices.ContainsFunc(h.visible, func(t toolSpec) bool { return t.name == d.Name }) {
+				continue
+			}
+			d, p := d, p
+			h.visible = append(h.visible, toolSpec{name: d.Name, family: "provider", description: d.Description, provided: &d,
+				run: func(ctx context.Context, _ *Host, args json.RawMessage) Result {
+					res, ok := p.Call(ctx, d.Name, args)
+					if !ok {
+						return failure(errf(CodeToolNotAvailable, "%s is no longer available", d.Name))
+					}
+					return res
+				}})
+		}
 	}
 	return h
 }

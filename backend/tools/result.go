@@ -70,6 +70,11 @@ type Result struct {
 	Content string
 	// Pending is set by ui.ask_user: the run must wait for the user's answer.
 	Pending *Widget
+	// Effect is what a provider's tool asks of the tool loop beyond its
+	// result (nil for ordinary tools): entries to append after the results of
+	// the message, another task to run first… The engine defines the effects
+	// it knows and ignores any other.
+	Effect any
 }
 
 // Code returns the error code, or "" for a successful result.

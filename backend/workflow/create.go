@@ -158,9 +158,16 @@ func (s *Service) toolHost(rc *runCtx, agent *packages.Agent, ss *session, set s
 	runID := rc.run.RunID
 	roots := s.cfg.Roots
 	roots.Package, roots.State, roots.Conversation = rc.pkg.Root, s.stateDir(runID), rc.run.ConversationID
+	policy := tools.Merge(systemPolicy(set.Tools), agentPolicy(agent))
+	var providers []tools.Provider
+	if s.cfg.Providers != nil {
+		providers = s.cfg.Providers(tools.Scope{ConversationID: rc.run.ConversationID, Mode: convlog.ModeRun, AgentID: agent.ID,
+			RunID: runID, WorkflowID: rc.wf.ID, Policy: policy})
+	}
 	return tools.NewHost(tools.Config{
 		Roots:             roots,
-		Policy:            tools.Merge(systemPolicy(set.Tools), agentPolicy(agent)),
+		Policy:            policy,
+		Providers:         providers,
 		StateGuard:        &Guard{Schema: s.schema, Graph: rc.graph, Confirm: ss.useGrant, ProjectRoot: s.cfg.Project.Root},
 		ArtifactsDir:      s.artifactsDir(),
 		OnArtifactWritten: func(rel string) error { return s.recordArtifact(rc, rel) },

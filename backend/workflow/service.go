@@ -81,6 +81,8 @@ type Config struct {
 	// the project folder, its data's tool results, the runtime home of its data denied
 	// (project.RuntimePaths) and its .crewagent.json read-only.
 	Roots tools.Roots
+	// Providers builds the tools beyond the built-in ones of each request of a run (nil: none).
+	Providers tools.ProviderFactory
 	// WatchDebounce is the quiet time Watch waits after a state file event (default 100ms).
 	WatchDebounce time.Duration
 	Now           func() time.Time
