@@ -49,7 +49,8 @@ const (
 	ActiveWorkflow = "workflow"
 )
 
-// Event names recorded as "evt" entries.
+// Event names recorded as "evt" entries (also EventBranch and
+// EventBranchSwitch, branch.go).
 const (
 	EventCompaction = "compaction"
 	EventCheckpoint = "checkpoint"
@@ -99,6 +100,9 @@ type Entry struct {
 	FullOutputPath   string          `json:"fullOutputPath,omitempty"`
 	IsCollapsed      bool            `json:"isCollapsed,omitempty"`
 	Widget           json.RawMessage `json:"widget,omitempty"`
+	// EditOf names the user message this one replaces (an edit sent again:
+	// see the branches in branch.go).
+	EditOf string `json:"editOf,omitempty"`
 
 	// event fields
 	Event    string          `json:"event,omitempty"`

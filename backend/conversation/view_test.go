@@ -128,32 +128,123 @@ func TestViews(t *testing.T) {
 	}
 }
 
-func TestEndsUnfinished(t *testing.T) {
+func TestEnding(t *testing.T) {
 	tools := []*Entry{msg("a1", RoleAssistant, "", calls("c1"))}
 	tests := []struct {
-		name    string
-		entries []*Entry
-		want    bool
+		name        string
+		entries     []*Entry
+		cutAt       string
+		want        string
+		canContinue bool
 	}{
-		{"a user message without a reply", []*Entry{msg("u1", RoleUser, "hi")}, true},
-		{"a user message, then only a checkpoint", []*Entry{msg("u1", RoleUser, "hi"), evt("e1", EventCheckpoint)}, true},
-		{"a tool call without its result", append([]*Entry{msg("u1", RoleUser, "list")}, tools...), true},
-		{"a tool result without the answer after it", append(append([]*Entry{msg("u1", RoleUser, "list")}, tools...), msg("t1", RoleTool, "{}", result("c1"))), true},
-		{"a tool result whose call is not loaded", []*Entry{msg("t1", RoleTool, "{}", result("gone"))}, true},
-		{"reasoning without the answer", []*Entry{msg("u1", RoleUser, "why"), msg("r1", RoleAssistant, "hmm", part(PartThinking))}, true},
-		{"an answered question without what followed", append(ask("w1", "k1", "r1"), answer("u3", "w1", "r1")), true},
-		{"an answer", []*Entry{msg("u1", RoleUser, "hi"), msg("a9", RoleAssistant, "hello")}, false},
-		{"an answer, then an empty reply", []*Entry{msg("u1", RoleUser, "hi"), msg("a9", RoleAssistant, "hello"), msg("a10", RoleAssistant, " ")}, false},
-		{"a persisted failure", []*Entry{msg("u1", RoleUser, "hi"), msg("x", RoleAssistant, "LLM_ERROR\n- code: LLM_TIMEOUT", part(PartError))}, false},
-		{"a question waiting for its answer", ask("w1", "k1", "r1"), false},
-		{"nothing", nil, false},
+		{"a user message without a reply", []*Entry{msg("u1", RoleUser, "hi")}, "", EndUnfinished, false},
+		{"a user message, then only a checkpoint", []*Entry{msg("u1", RoleUser, "hi"), evt("e1", EventCheckpoint)}, "", EndUnfinished, false},
+		{"a tool call without its result", append([]*Entry{msg("u1", RoleUser, "list")}, tools...), "", EndUnfinished, true},
+		{"a tool result without the answer after it", append(append([]*Entry{msg("u1", RoleUser, "list")}, tools...), msg("t1", RoleTool, "{}", result("c1"))), "", EndUnfinished, true},
+		{"a tool result whose call is not loaded", []*Entry{msg("t1", RoleTool, "{}", result("gone"))}, "", EndUnfinished, true},
+		{"reasoning without the answer", []*Entry{msg("u1", RoleUser, "why"), msg("r1", RoleAssistant, "hmm", part(PartThinking))}, "", EndUnfinished, false},
+		{"reasoning after a tool step", append(append([]*Entry{msg("u1", RoleUser, "list")}, tools...), msg("t1", RoleTool, "{}", result("c1")), msg("r1", RoleAssistant, "hmm", part(PartThinking))), "", EndUnfinished, true},
+		{"an answered question without what followed", append(ask("w1", "k1", "r1"), answer("u3", "w1", "r1")), "", EndUnfinished, true},
+		{"an answer", []*Entry{msg("u1", RoleUser, "hi"), msg("a9", RoleAssistant, "hello")}, "", EndSettled, false},
+		{"an answer, then an empty reply", []*Entry{msg("u1", RoleUser, "hi"), msg("a9", RoleAssistant, "hello"), msg("a10", RoleAssistant, " ")}, "", EndSettled, false},
+		{"a persisted failure", []*Entry{msg("u1", RoleUser, "hi"), msg("x", RoleAssistant, "LLM_ERROR\n- code: LLM_TIMEOUT", part(PartError))}, "", EndSettled, false},
+		{"a question waiting for its answer", ask("w1", "k1", "r1"), "", EndSettled, false},
+		{"nothing", nil, "", EndSettled, false},
+		// A fork cut at a message was cut on purpose: nothing was interrupted.
+		{"a fork cut at a user message", []*Entry{evt("f", EventForkOrigin), msg("u1", RoleUser, "hi")}, "u1", EndAwaiting, false},
+		{"a fork cut at a tool call", append([]*Entry{evt("f", EventForkOrigin), msg("u1", RoleUser, "list")}, tools...), "a1", EndSettled, false},
+		{"a fork cut at a user message, sent again and cut off", []*Entry{evt("f", EventForkOrigin), msg("u1", RoleUser, "hi"), msg("u2", RoleUser, "again")}, "u1", EndUnfinished, false},
+		{"a fork cut at a message, answered", []*Entry{msg("u1", RoleUser, "hi"), msg("a2", RoleAssistant, "hello")}, "u1", EndSettled, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := EndsUnfinished(Views(tt.entries)); got != tt.want {
-				t.Fatalf("EndsUnfinished = %v, want %v (%s)", got, tt.want, kinds(Views(tt.entries)))
+			got, canContinue := Ending(Views(tt.entries), tt.cutAt)
+			if got != tt.want || canContinue != tt.canContinue {
+				t.Fatalf("Ending = %q, %v; want %q, %v (%s)", got, canContinue, tt.want, tt.canContinue, kinds(Views(tt.entries)))
 			}
 		})
+	}
+}
+
+// A reply the user stopped is not a failure; what a failed or stopped reply
+// offers depends on what there is to continue from.
+func TestFailureActions(t *testing.T) {
+	block := func(code string) string { return "LLM_ERROR\n- code: " + code + "\n- message: m\n- retryable: true" }
+	tests := []struct {
+		name    string
+		entries []*Entry
+		want    string // kind/latest/continue of the last entry
+	}{
+		{"stopped before any text", []*Entry{msg("u", RoleUser, "q"), msg("x", RoleAssistant, block("LLM_ABORTED"), part(PartError))}, "stopped latest"},
+		{"stopped with text", []*Entry{msg("u", RoleUser, "q"), msg("x", RoleAssistant, "half\n\n"+block("LLM_ABORTED"), part(PartError))}, "stopped latest continue"},
+		{"a run stopped", []*Entry{msg("u", RoleUser, "q", run("r")), msg("x", RoleAssistant, block("ENGINE_ABORTED"), run("r"), part(PartError))}, "stopped latest"},
+		{"failed before any text", []*Entry{msg("u", RoleUser, "q"), msg("x", RoleAssistant, block("LLM_NETWORK"), part(PartError))}, "error latest"},
+		{"failed after a tool step", []*Entry{msg("u", RoleUser, "q"), msg("a", RoleAssistant, "", calls("c")), msg("t", RoleTool, "{}", result("c")),
+			msg("x", RoleAssistant, block("LLM_NETWORK"), part(PartError))}, "error latest continue"},
+		{"a failure answered since", []*Entry{msg("u", RoleUser, "q"), msg("x", RoleAssistant, "half\n\n"+block("LLM_NETWORK"), part(PartError)), msg("u2", RoleUser, "go on")}, "user"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			vs := Views(tt.entries)
+			v := vs[len(vs)-1].View
+			got := v.Kind
+			if v.Latest {
+				got += " latest"
+			}
+			if v.Continue {
+				got += " continue"
+			}
+			if got != tt.want {
+				t.Fatalf("got %q, want %q", got, tt.want)
+			}
+			if (v.Kind == ViewStopped) != (v.Problem == nil && v.Error != nil) && v.Kind != ViewUser {
+				t.Fatalf("a stop has no problem, a failure has one: %+v", v)
+			}
+		})
+	}
+}
+
+func TestDescribe(t *testing.T) {
+	tests := []struct {
+		name     string
+		block    ErrorBlock
+		title    string
+		settings bool
+	}{
+		{"server down", ErrorBlock{Code: "LLM_NETWORK", Provider: "127.0.0.1:11434",
+			Message: `Post "http://127.0.0.1:11434/v1/chat/completions": dial tcp 127.0.0.1:11434: connect: connection refused`}, "Can't reach the model server", true},
+		{"unknown host", ErrorBlock{Code: "LLM_NETWORK", Message: `Post "http://llm.invalid/v1/chat/completions": dial tcp: lookup llm.invalid: no such host`}, "Can't reach the model server", true},
+		{"stream cut", ErrorBlock{Code: "LLM_NETWORK", Message: "the connection closed before the answer was complete"}, "The connection broke off in the middle of the answer", false},
+		{"wrong key", ErrorBlock{Code: "LLM_AUTH", Status: 401, Message: "Incorrect API key provided"}, "The server refused the API key", true},
+		{"unknown model (Ollama)", ErrorBlock{Code: "LLM_BAD_RESPONSE", Status: 404, Message: `model "llama9" not found, try pulling it first`}, "The server doesn't have this model", true},
+		{"unknown model (OpenAI)", ErrorBlock{Code: "LLM_BAD_RESPONSE", Status: 404, Message: "The model `gpt-9` does not exist or you do not have access to it."}, "The server doesn't have this model", true},
+		{"wrong path", ErrorBlock{Code: "LLM_BAD_RESPONSE", Status: 404, Message: "HTTP 404 Not Found (check the base URL, which usually ends in /v1, and the model name)"}, "Nothing answers at this address", true},
+		{"rate limited", ErrorBlock{Code: "LLM_RATE_LIMIT", Status: 429, RetryAfter: 20e9, Message: "Rate limit reached"}, "Too many requests for now", false},
+		{"quota", ErrorBlock{Code: "LLM_RATE_LIMIT", Status: 429, Message: "You exceeded your current quota"}, "The API key's quota is used up", true},
+		{"first token", ErrorBlock{Code: "LLM_TIMEOUT", Message: "no answer within 1m0s of sending the request (first-token timeout)"}, "The model took too long to answer", true},
+		{"stalled", ErrorBlock{Code: "LLM_TIMEOUT", Message: "the stream stalled: no data for 30s (idle timeout)"}, "The answer stalled", true},
+		{"server error", ErrorBlock{Code: "LLM_SERVER", Status: 502}, "The model server had an internal error (HTTP 502)", false},
+		{"too long", ErrorBlock{Code: "LLM_CONTEXT_LENGTH"}, "The conversation is too long for the model", true},
+		{"unknown", ErrorBlock{Code: "SOMETHING_NEW", Message: "odd"}, "The answer failed", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := Describe(tt.block)
+			if p.Title != tt.title || p.Settings != tt.settings {
+				t.Fatalf("Describe = %+v, want %q (settings %v)", p, tt.title, tt.settings)
+			}
+			for _, s := range []string{p.Title, p.Advice} {
+				if strings.Contains(s, tt.block.Code) || strings.Contains(s, "dial tcp") {
+					t.Errorf("internal words leak: %q", s)
+				}
+			}
+		})
+	}
+	if p := Describe(ErrorBlock{Code: "LLM_RATE_LIMIT", RetryAfter: 20e9}); !strings.Contains(p.Advice, "20 seconds") {
+		t.Errorf("retry after: %q", p.Advice)
+	}
+	if p := Describe(ErrorBlock{Code: "LLM_NETWORK", Provider: "127.0.0.1:11434", Message: "connect: connection refused"}); !strings.Contains(p.Advice, "127.0.0.1:11434") {
+		t.Errorf("where: %q", p.Advice)
 	}
 }
 
