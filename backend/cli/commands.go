@@ -9,6 +9,7 @@ func commands() []command {
 		{words: []string{"conversations", "fork"}, usage: "conversations fork ID [--at MESSAGE_ID | --checkpoint NAME]",
 			flags: []string{"at", "checkpoint"}, args: 1, access: Write, run: cmdConversationsFork},
 		{words: []string{"conversations", "checkpoint"}, usage: "conversations checkpoint ID NAME", args: 2, access: Write, run: cmdConversationsCheckpoint},
+		{words: []string{"conversations", "export"}, usage: "conversations export ID [--format md|json]", flags: []string{"format"}, args: 1, access: Read, run: cmdConversationsExport},
 		{words: []string{"chat"}, usage: chatUsage, flags: []string{"conversation", "mode", "agent", "retry"}, args: anyArgs, access: Write, run: cmdChat},
 		{words: []string{"context"}, usage: "context ID [--mode chat|agent|run] [--agent ID]", flags: []string{"mode", "agent"}, args: 1, access: Read, run: cmdContext},
 		{words: []string{"package", "import"}, usage: "package import FILE", args: 1, access: None, run: cmdPackageImport},

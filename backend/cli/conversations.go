@@ -2,9 +2,11 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"crewagent/backend/conversation"
+	"crewagent/backend/export"
 )
 
 func cmdConversationsList(e *env, _ []string) error {
@@ -131,4 +133,23 @@ func cmdConversationsCheckpoint(e *env, rest []string) error {
 		return err
 	}
 	return e.print(cp, func() { fmt.Fprintf(e.stdout, "checkpoint %q recorded at %s\n", cp.Name, cp.MessageID) })
+}
+
+// cmdConversationsExport prints a conversation as Markdown (the default) or
+// JSON (--format json, or --json without --format).
+func cmdConversationsExport(e *env, rest []string) error {
+	format := e.args.get("format")
+	if format == "" && e.asJSON() {
+		format = export.JSON
+	}
+	ws, err := e.workspace()
+	if err != nil {
+		return err
+	}
+	x, err := ws.ExportConversation(rest[0], format)
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(e.stdout, x.Content)
+	return err
 }

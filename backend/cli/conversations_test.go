@@ -184,3 +184,32 @@ func TestHelp(t *testing.T) {
 		t.Fatalf("help: %+v", r)
 	}
 }
+
+func TestConversationsExport(t *testing.T) {
+	home, root, id, ids := fixture(t)
+	g := []string{"--home", home, "--project", root}
+
+	r := run(t, "", append([]string{"conversations", "export", id}, g...)...)
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "# list the files\n") || !strings.Contains(r.stdout, "<summary>Tool call: fs.list (done)</summary>") ||
+		!strings.Contains(r.stdout, "The folder is empty.") || r.stderr != "" {
+		t.Fatalf("export: %+v", r)
+	}
+	for _, args := range [][]string{{"--format", "json"}, {"--json"}} {
+		r = run(t, "", append(append([]string{"conversations", "export", id}, args...), g...)...)
+		var doc struct {
+			Conversation convlog.ConversationMeta `json:"conversation"`
+			Entries      []convlog.Entry          `json:"entries"`
+		}
+		if r.code != 0 || json.Unmarshal([]byte(r.stdout), &doc) != nil || doc.Conversation.ID != id || len(doc.Entries) != len(ids) || doc.Entries[3].ID != ids[3] {
+			t.Fatalf("export %v: %+v", args, r)
+		}
+	}
+	r = run(t, "", append([]string{"conversations", "export", id, "--format", "pdf"}, g...)...)
+	if r.code != 1 || !strings.Contains(r.stderr, "md or json") || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+		t.Fatalf("unknown format: %+v", r)
+	}
+	r = run(t, "", append([]string{"conversations", "export", "0d9f0c5e-0000-4000-8000-000000000000"}, g...)...)
+	if r.code != 1 || r.stdout != "" {
+		t.Fatalf("unknown conversation: %+v", r)
+	}
+}

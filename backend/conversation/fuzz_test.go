@@ -68,3 +68,18 @@ func FuzzBranchEvents(f *testing.F) {
 		}
 	})
 }
+
+func FuzzParseToolResultPreview(f *testing.F) {
+	f.Add("full output text\nwith lines", 5)
+	f.Add("", 0)
+	f.Fuzz(func(t *testing.T, full string, chars int) {
+		if chars < 0 || chars > 1<<16 {
+			return
+		}
+		head, size, alias, ok := ParseToolResultPreview(ToolResultPreview(full, chars, "@state/x.json"))
+		if !ok || size != len(full) || alias != "@state/x.json" || len(head) > len(full)+3*chars {
+			t.Fatalf("round trip of %q/%d: %q %d %q %v", full, chars, head, size, alias, ok)
+		}
+		ParseToolResultPreview(full)
+	})
+}

@@ -1,8 +1,11 @@
 // Package conversation is the message model of the runtime and its protocol
 // encodings, without I/O: the entries of a conversation log and its index
 // record, the USER_INPUT header of a run's input, the LLM_ERROR block of a
-// failed reply, the preview of a large tool result, the pending-question rule,
-// and the view of each entry the conversation screen shows.
+// failed reply and what it means in words (problem.go), the preview of a
+// large tool result, the pending-question rule, the branches that edits and
+// regenerations make (branch.go: how the log records versions of a
+// conversation and which one is shown), and the view of each entry the
+// conversation screen shows.
 package conversation
 
 import (

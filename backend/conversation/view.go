@@ -65,10 +65,20 @@ type View struct {
 	// Branch is the switcher of a branch point, on the first message of the
 	// chosen variant.
 	Branch *BranchView `json:"branch,omitempty"`
+	// Large is set on a tool result whose output is too large for the log:
+	// the log keeps its beginning, a file the whole of it.
+	Large *LargeResult `json:"large,omitempty"`
 	// Question is the state of a ViewQuestion entry.
 	Question *QuestionView `json:"question,omitempty"`
 	// AnswerTo is the widget a ViewAnswer entry answers.
 	AnswerTo string `json:"answerTo,omitempty"`
+}
+
+// LargeResult is a tool result kept as a preview: Size is the length of the
+// whole output in bytes, Head its beginning.
+type LargeResult struct {
+	Size int    `json:"size"`
+	Head string `json:"head"`
 }
 
 // QuestionView is a question (its widget, as a JSON object however the log
@@ -189,7 +199,11 @@ func viewOf(e *Entry, answers map[string]json.RawMessage, questions, pending map
 			}
 			return View{Kind: ViewQuestion, Question: q}
 		}
-		return View{Kind: ViewToolResult}
+		v := View{Kind: ViewToolResult}
+		if head, size, _, ok := ParseToolResultPreview(e.Text()); ok {
+			v.Large = &LargeResult{Size: size, Head: head}
+		}
+		return v
 	}
 	return View{Kind: ViewHidden}
 }

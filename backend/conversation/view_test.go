@@ -338,3 +338,21 @@ func TestViewsGolden(t *testing.T) {
 		t.Fatalf("views differ from %s (run with -update to accept):\n%s", golden, got)
 	}
 }
+
+func TestToolResultPreview(t *testing.T) {
+	full := strings.Repeat("line of output\n", 400)
+	content := ToolResultPreview(full, 30, "@state/logs/tool-results/c/m.json")
+	head, size, alias, ok := ParseToolResultPreview(content)
+	if !ok || size != len(full) || alias != "@state/logs/tool-results/c/m.json" || head != strings.TrimSuffix(full[:30], "\n") {
+		t.Fatalf("ParseToolResultPreview = %q, %d, %q, %v", head, size, alias, ok)
+	}
+	v := Views([]*Entry{msg("t", RoleTool, content, result("c"))})[0].View
+	if v.Large == nil || v.Large.Size != len(full) || strings.Contains(v.Large.Head, "TOOL_RESULT_PREVIEW") || strings.Contains(v.Large.Head, "@state") {
+		t.Fatalf("view %+v", v.Large)
+	}
+	for _, c := range []string{"plain", "TOOL_RESULT_PREVIEW (x bytes; truncated)\nabc", "TOOL_RESULT_PREVIEW (12 bytes"} {
+		if _, _, _, ok := ParseToolResultPreview(c); ok {
+			t.Errorf("%q read as a preview", c)
+		}
+	}
+}

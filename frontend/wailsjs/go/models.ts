@@ -51,6 +51,16 @@ export namespace app {
 	    hasMore: boolean;
 	    streaming: boolean;
 	    unfinished: boolean;
+	    awaiting: boolean;
+	    canContinue: boolean;
+	    agents: Record<string, AgentInfo>;
+	}
+	export interface EditRequest {
+	    conversationId: string;
+	    messageId: string;
+	    text: string;
+	    mode: string;
+	    agentId: string;
 	}
 	export interface ExecLogLine {
 	    ts: string;
@@ -62,6 +72,10 @@ export namespace app {
 	    code?: string;
 	    durationMs?: number;
 	    raw: string;
+	}
+	export interface Export {
+	    fileName: string;
+	    content: string;
 	}
 	export interface PackageImport {
 	    ok: boolean;
@@ -83,6 +97,12 @@ export namespace app {
 	    root: string;
 	    dataDir: string;
 	    activePackageId: string;
+	}
+	export interface RegenerateRequest {
+	    conversationId: string;
+	    messageId: string;
+	    mode: string;
+	    agentId: string;
 	}
 	export interface RunLogView {
 	    runId: string;
@@ -245,6 +265,13 @@ export namespace contextbuilder {
 
 export namespace conversation {
 	
+	export interface BranchView {
+	    after: string;
+	    index: number;
+	    count: number;
+	    reason?: string;
+	    frozen?: boolean;
+	}
 	export interface Checkpoint {
 	    name: string;
 	    messageId: string;
@@ -281,6 +308,15 @@ export namespace conversation {
 	    widget: number[];
 	    answer?: number[];
 	}
+	export interface LargeResult {
+	    size: number;
+	    head: string;
+	}
+	export interface Problem {
+	    title: string;
+	    advice?: string;
+	    settings?: boolean;
+	}
 	export interface ErrorBlock {
 	    code: string;
 	    message: string;
@@ -294,7 +330,12 @@ export namespace conversation {
 	    text?: string;
 	    forNode?: string;
 	    error?: ErrorBlock;
+	    problem?: Problem;
 	    latest?: boolean;
+	    continue?: boolean;
+	    inactive?: boolean;
+	    branch?: BranchView;
+	    large?: LargeResult;
 	    question?: QuestionView;
 	    answerTo?: string;
 	}
@@ -331,12 +372,15 @@ export namespace conversation {
 	    fullOutputPath?: string;
 	    isCollapsed?: boolean;
 	    widget?: number[];
+	    editOf?: string;
 	    event?: string;
 	    data?: number[];
 	    ref_msg_id?: string;
 	    updatedAt?: string;
 	    view: View;
 	}
+	
+	
 	
 	
 	
