@@ -356,3 +356,50 @@ func TestToolResultPreview(t *testing.T) {
 		}
 	}
 }
+
+// The views of a chat conversation with versions, a stopped reply, a
+// failure and a large tool result, as the conversation screen receives them
+// (frontend/src/features/chat/messageRows.test.ts reads this file too).
+func TestChatViewsGolden(t *testing.T) {
+	l := &memLog{t: t}
+	l.add(msg("u1", RoleUser, "Capital of France?"), msg("a1", RoleAssistant, "Paris."))
+	l.regenerate("a1")
+	l.add(msg("a1b", RoleAssistant, "Paris, on the Seine."))
+	l.apply(PlanEdit(l.entries, "u1", msg("u1b", RoleUser, "Capital of Italy?")))
+	l.add(msg("a2", RoleAssistant, "", calls("c1")),
+		msg("t2", RoleTool, ToolResultPreview(strings.Repeat("row\n", 20000), 12, "@state/logs/tool-results/c/t2.json"), result("c1")),
+		msg("a3", RoleAssistant, "Rome."),
+		msg("u3", RoleUser, "Tell me more"),
+		msg("x1", RoleAssistant, ErrorContent("", ErrorBlock{Code: "LLM_NETWORK", Provider: "127.0.0.1:1", Retryable: true,
+			Message: `Post "http://127.0.0.1:1/v1/chat/completions": dial tcp 127.0.0.1:1: connect: connection refused`}), part(PartError)),
+		msg("u4", RoleUser, "A poem, then"),
+		msg("s1", RoleAssistant, ErrorContent("Roses are", ErrorBlock{Code: "LLM_ABORTED", Message: "stopped before the answer was complete", Retryable: true}), part(PartError)))
+	for i, e := range l.entries {
+		if e.IsEvent() {
+			e.ID = "evt-" + string(rune('a'+i))
+		}
+	}
+	views := Views(l.entries)
+	state, canContinue := Ending(views, "")
+	got, err := json.MarshalIndent(struct {
+		Entries     []EntryView `json:"entries"`
+		Unfinished  bool        `json:"unfinished"`
+		CanContinue bool        `json:"canContinue"`
+	}{views, state == EndUnfinished, canContinue}, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join("testdata", "chat-views.golden.json")
+	if *update {
+		if err := os.WriteFile(golden, append(got, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(want) != string(got)+"\n" {
+		t.Fatalf("views differ from %s (run with -update to accept):\n%s", golden, got)
+	}
+}

@@ -1,0 +1,30 @@
+/** Puts text on the system clipboard with the browser's API; where the
+ * page may not use it (the webview's custom scheme is not always a secure
+ * context), through a hidden text area and the copy command, which WebKit
+ * honours during a click. Resolves to whether the text was copied. */
+export async function copyText(text: string, doc: Document = document): Promise<boolean> {
+  try {
+    if (doc.defaultView?.navigator.clipboard?.writeText) {
+      await doc.defaultView.navigator.clipboard.writeText(text)
+      return true
+    }
+  } catch {
+    // refused: try the copy command
+  }
+  const area = doc.createElement('textarea')
+  area.value = text
+  area.setAttribute('readonly', '')
+  area.style.cssText = 'position:fixed;left:-10000px;top:0;opacity:0'
+  const focused = doc.activeElement as HTMLElement | null
+  doc.body.appendChild(area)
+  area.select()
+  let ok = false
+  try {
+    ok = doc.execCommand('copy')
+  } catch {
+    ok = false
+  }
+  area.remove()
+  focused?.focus?.({ preventScroll: true })
+  return ok
+}
