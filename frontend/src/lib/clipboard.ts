@@ -2,11 +2,17 @@
  * page may not use it (the webview's custom scheme is not always a secure
  * context), through a hidden text area and the copy command, which WebKit
  * honours during a click. Resolves to whether the text was copied. */
-export async function copyText(text: string, doc: Document = document): Promise<boolean> {
+export async function copyText(text: string, doc: Document = document, waitMs = 1500): Promise<boolean> {
   try {
-    if (doc.defaultView?.navigator.clipboard?.writeText) {
-      await doc.defaultView.navigator.clipboard.writeText(text)
-      return true
+    const clip = doc.defaultView?.navigator.clipboard
+    if (clip?.writeText) {
+      // A webview may leave the request pending (waiting for a permission it
+      // never asks for): give it a moment, then use the copy command.
+      let timer: ReturnType<typeof setTimeout> | undefined
+      const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), waitMs)))
+      const ok = await Promise.race([clip.writeText(text).then(() => true), late])
+      clearTimeout(timer)
+      if (ok) return true
     }
   } catch {
     // refused: try the copy command

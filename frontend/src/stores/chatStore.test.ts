@@ -234,3 +234,34 @@ describe('chatStore: versions, export, and how a conversation ends', () => {
     expect(lastUserText(entries)).toBe('first')
   })
 })
+
+describe('chatStore: streamed text', () => {
+  afterEach(() => vi.useRealTimers())
+
+  it('updates the text at most once per interval, however fast the deltas come', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] })
+    const fake = createFakeBridge({ conversations: [{ meta: { id: 'c1', title: 'Chat' }, entries: [] }] })
+    const f = frames()
+    const store = createChatStore(fake.bridge, f.schedule, 50)
+    const stop = store.actions.start()
+    await store.actions.open('c1')
+    await store.actions.send('hi')
+    fake.emit('llm:stream-start', { conversationId: 'c1', messageId: 'a1', mode: 'chat', turn: 0 })
+    const chunk = (delta: string) => fake.emit('llm:stream-chunk', { conversationId: 'c1', messageId: 'a1', delta })
+    chunk('one ')
+    f.flush()
+    expect(store.getState().live[0].text).toBe('one ')
+    chunk('two ')
+    chunk('three ')
+    f.flush() // too soon: nothing is drawn yet
+    expect(store.getState().live[0].text).toBe('one ')
+    vi.advanceTimersByTime(50)
+    f.flush()
+    expect(store.getState().live[0].text).toBe('one two three ')
+    // the end of the stream draws what is left at once
+    chunk('four')
+    fake.emit('llm:stream-end', { conversationId: 'c1', messageId: 'a1', toolCalls: 0 })
+    expect(store.getState().live[0].text).toBe('one two three four')
+    stop()
+  })
+})

@@ -197,10 +197,21 @@ type Schedule = (fn: () => void) => void
 const nextFrame: Schedule =
   typeof requestAnimationFrame === 'function' ? (fn) => void requestAnimationFrame(() => fn()) : (fn) => void setTimeout(fn, 16)
 
+/** The least time between two updates of the text being streamed (ms): a
+ * few words at a time read as smoothly as one frame at a time, and every
+ * update redraws the answer (its layout and the list around it), so a fast
+ * stream draws at most 20 times a second instead of at every frame. */
+export const streamTextInterval = 50
+
 /** The open conversation: its entries (paged from the end), the reply in
- * progress (stream events, text deltas coalesced per frame), the context
- * usage, the mode and the agent. */
-export function createChatStore(bridge: Pick<Bridge, 'conversations' | 'chat' | 'events'>, schedule: Schedule = nextFrame): ChatStore {
+ * progress (stream events, text deltas coalesced per frame and at most one
+ * update per streamTextInterval), the context usage, the mode and the
+ * agent. */
+export function createChatStore(
+  bridge: Pick<Bridge, 'conversations' | 'chat' | 'events'>,
+  schedule: Schedule = nextFrame,
+  textInterval = streamTextInterval,
+): ChatStore {
   const store = createStore<ChatState>(initial())
   const usageByConversation = new Map<string, ContextUsage>()
   const fail = (e: unknown) => store.setState({ error: toBridgeError(e) })
@@ -209,9 +220,20 @@ export function createChatStore(bridge: Pick<Bridge, 'conversations' | 'chat' | 
   // Text deltas wait here until the next frame.
   const pendingText = new Map<string, string>()
   let flushQueued = false
+  let lastFlush = -Infinity
+  let flushTimer: ReturnType<typeof setTimeout> | undefined
+  const queueFlush = () => {
+    if (flushQueued) return
+    flushQueued = true
+    const wait = lastFlush + textInterval - performance.now()
+    if (wait > 0) flushTimer = setTimeout(() => schedule(flushText), wait)
+    else schedule(flushText)
+  }
   const flushText = () => {
     flushQueued = false
+    clearTimeout(flushTimer)
     if (pendingText.size === 0) return
+    lastFlush = performance.now()
     const deltas = new Map(pendingText)
     pendingText.clear()
     store.setState((s) => ({
@@ -268,10 +290,7 @@ export function createChatStore(bridge: Pick<Bridge, 'conversations' | 'chat' | 
         'llm:stream-chunk': (p) => {
           if (!isCurrent(p.conversationId) || !p.delta) return
           pendingText.set(p.messageId, (pendingText.get(p.messageId) ?? '') + p.delta)
-          if (!flushQueued) {
-            flushQueued = true
-            schedule(flushText)
-          }
+          queueFlush()
         },
         'llm:stream-tool-start': (p) => {
           if (!isCurrent(p.conversationId)) return

@@ -32,7 +32,10 @@ export function WithCodeCopy({ children }: { children: ReactNode }) {
     if (!box || !pre) return setAt(null)
     const a = box.getBoundingClientRect()
     const b = pre.getBoundingClientRect()
-    setAt((cur) => (cur?.pre === pre ? cur : { pre, top: b.top - a.top + 4, right: a.right - b.right + 4 }))
+    // Beside the block's language label, not over it.
+    const label = pre.querySelector('.md-code-lang')?.getBoundingClientRect()
+    const inset = label && label.width > 0 ? b.right - label.left + 6 : 4
+    setAt((cur) => (cur?.pre === pre ? cur : { pre, top: b.top - a.top + 4, right: a.right - b.right + inset }))
   }, [])
   const onOver = (e: MouseEvent<HTMLDivElement>) => {
     const t = e.target as HTMLElement

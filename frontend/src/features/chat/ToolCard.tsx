@@ -17,7 +17,7 @@ const statusText: Record<ToolStatus, string> = {
 const previewChars = 4000
 /** Lines of a section shown before "Show all" (the card grows in place: no
  * scroll area inside the conversation's). */
-const clampLines = 14
+const clampLines = 30
 
 /** Text in a block that shows its first lines and grows to all of them. */
 function Clamped({ text, testId }: { text: string; testId?: string }) {
