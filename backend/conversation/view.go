@@ -209,19 +209,19 @@ func viewOf(e *Entry, answers map[string]json.RawMessage, questions, pending map
 }
 
 // latestFailure is the index of the newest failed or stopped reply on the
-// active path when no message of the user follows it (-1 when there is none).
+// active path when nothing the user or the model said follows it (-1 when
+// there is none): an answer after it (a retry) or a message of the user
+// settle it.
 func latestFailure(views []EntryView) int {
 	for i := len(views) - 1; i >= 0; i-- {
 		v := views[i]
-		if !v.IsMessage() || v.View.Inactive {
+		if !v.IsMessage() || v.View.Inactive || v.View.Kind == ViewHidden {
 			continue
-		}
-		if v.Role == RoleUser && !v.IsMeta {
-			return -1
 		}
 		if v.View.Kind == ViewError || v.View.Kind == ViewStopped {
 			return i
 		}
+		return -1
 	}
 	return -1
 }

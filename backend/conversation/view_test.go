@@ -169,6 +169,14 @@ func TestEnding(t *testing.T) {
 // A reply the user stopped is not a failure; what a failed or stopped reply
 // offers depends on what there is to continue from.
 func TestFailureActions(t *testing.T) {
+	// A failure that a retry answered is settled.
+	retried := msg("x", RoleAssistant, "LLM_ERROR\n- code: LLM_NETWORK", part(PartError))
+	retried.IncludeInContext = Bool(false)
+	vs := Views([]*Entry{msg("u", RoleUser, "q"), retried, msg("a", RoleAssistant, "the answer")})
+	if vs[1].View.Latest {
+		t.Fatal("a failure answered by a retry is still the latest")
+	}
+
 	block := func(code string) string { return "LLM_ERROR\n- code: " + code + "\n- message: m\n- retryable: true" }
 	tests := []struct {
 		name    string
@@ -182,6 +190,7 @@ func TestFailureActions(t *testing.T) {
 		{"failed after a tool step", []*Entry{msg("u", RoleUser, "q"), msg("a", RoleAssistant, "", calls("c")), msg("t", RoleTool, "{}", result("c")),
 			msg("x", RoleAssistant, block("LLM_NETWORK"), part(PartError))}, "error latest continue"},
 		{"a failure answered since", []*Entry{msg("u", RoleUser, "q"), msg("x", RoleAssistant, "half\n\n"+block("LLM_NETWORK"), part(PartError)), msg("u2", RoleUser, "go on")}, "user"},
+		{"a failure, then a meta message", []*Entry{msg("u", RoleUser, "q"), msg("x", RoleAssistant, block("LLM_NETWORK"), part(PartError)), msg("m", RoleUser, "skill", meta())}, "hidden"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -512,6 +512,8 @@ export default async function chat({ app, step, tmp, home, repo, prepared }) {
     await app.evaluate(`${lastOf('msg-error')}.querySelector('[data-testid="error-retry"]').click()`)
     await waitIdle('the retried reply')
     await app.waitFor(`${lastOf('msg-assistant')}?.textContent.includes('You said: Are you there?')`, { what: 'the answer once the server is back' })
+    // answered since: the failure keeps its words and offers nothing more
+    await app.waitFor(`!${lastOf('msg-error')}.querySelector('[data-testid="error-retry"], [data-testid="error-open-settings"]')`, { what: 'the settled failure without actions' })
   })
 
   await step('export from the ⋯ menu through the native save dialog, and on the command line', async () => {

@@ -317,3 +317,20 @@ describe('noise', () => {
     expect(sameRow(a[1], changed[1])).toBe(false)
   })
 })
+
+describe('a failure that was answered since', () => {
+  it('keeps its words but offers nothing more', async () => {
+    renderChat([
+      msg('u1', 'user', 'hi'),
+      msg('x1', 'assistant', 'LLM_ERROR', {
+        partType: 'error',
+        includeInContext: false,
+        view: errorView('LLM_NETWORK', 'connection refused', { title: "Can't reach the model server", settings: true }, { latest: false }),
+      }),
+      msg('a1', 'assistant', 'Hello.'),
+    ])
+    const row = await screen.findByTestId('msg-error')
+    expect(within(row).getByTestId('problem-title')).toHaveTextContent("Can't reach the model server")
+    for (const id of ['error-retry', 'error-continue', 'error-open-settings']) expect(within(row).queryByTestId(id)).toBeNull()
+  })
+})

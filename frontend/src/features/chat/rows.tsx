@@ -217,24 +217,22 @@ export const MessageRow = memo(
                 <div className="problem-message mono">{error.message}</div>
                 <div className="problem-facts">{facts}</div>
               </details>
-              {(row.latest || problem.settings) && (
+              {row.latest && (
                 <div className="error-actions">
-                  {row.latest && row.canContinue && (
+                  {row.canContinue && (
                     <button type="button" className="btn btn-small btn-primary" disabled={actions.streaming} onClick={actions.continueReply} data-testid="error-continue">
                       Continue
                     </button>
                   )}
-                  {row.latest && (
-                    <button
-                      type="button"
-                      className={`btn btn-small ${row.canContinue ? '' : 'btn-primary'}`}
-                      disabled={actions.streaming}
-                      onClick={actions.retry}
-                      data-testid="error-retry"
-                    >
-                      Retry
-                    </button>
-                  )}
+                  <button
+                    type="button"
+                    className={`btn btn-small ${row.canContinue ? '' : 'btn-primary'}`}
+                    disabled={actions.streaming}
+                    onClick={actions.retry}
+                    data-testid="error-retry"
+                  >
+                    Retry
+                  </button>
                   {problem.settings && (
                     <button type="button" className="btn btn-small" onClick={actions.openSettings} data-testid="error-open-settings">
                       Open settings
