@@ -1,13 +1,35 @@
 import { useVirtualizer } from '@tanstack/react-virtual'
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
 import { useStore, useStores } from '../../stores'
-import { buildEntryRows, buildLiveRows, type RowsEnd } from './messageRows'
+import { buildEntryRows, buildLiveRows, type Row, type RowsEnd } from './messageRows'
 import { MessageRow, type RowActions } from './rows'
 
 /** Distance from the bottom (px) within which the list follows new content. */
 const stickThreshold = 48
 /** Distance from the top (px) at which older entries are loaded. */
 const loadOlderThreshold = 400
+
+/** A first guess of a row's height before it is measured: the closer it is,
+ * the less the list moves when rows above the screen are measured while
+ * scrolling up. */
+export function estimateRow(row: Row | undefined): number {
+  if (!row) return 88
+  const lines = (text: string, perLine: number) => text.split('\n').reduce((n, l) => n + Math.max(1, Math.ceil(l.length / perLine)), 0)
+  switch (row.kind) {
+    case 'user':
+      return 48 + 21 * Math.min(lines(row.text, 70), 40)
+    case 'assistant':
+      return 60 + 21 * Math.min(lines(row.text, 100), 200)
+    case 'tool':
+    case 'live-tool':
+      return 62
+    case 'event':
+    case 'switcher':
+      return 34
+    default:
+      return 88
+  }
+}
 
 /** The messages of the open conversation, virtualised (only the rows on
  * screen are in the DOM; heights are measured as rows render). It follows
@@ -41,7 +63,7 @@ export function MessageList({ onFork }: { onFork: (messageId: string) => void })
   const virtualizer = useVirtualizer({
     count: rows.length,
     getScrollElement: () => scrollRef.current,
-    estimateSize: () => 88,
+    estimateSize: (i) => estimateRow(rows[i]),
     overscan: 8,
     getItemKey: (i) => rows[i]?.key ?? i,
   })
