@@ -41,7 +41,8 @@ async function main() {
   // Screenshots of this run only.
   mkdirSync(screenshotsDir, { recursive: true })
   for (const f of readdirSync(screenshotsDir)) if (f.endsWith('.png')) rmSync(join(screenshotsDir, f))
-  const xvfb = await startXvfb({ width: 1280, height: 800 })
+  // Room for the widest screenshots (1440x900); the window opens at 1280x800.
+  const xvfb = await startXvfb({ width: 1440, height: 900 })
   let failed = 0
   try {
     for (const spec of specs) failed += (await runSpec(spec, xvfb.display)) ? 0 : 1
@@ -87,8 +88,10 @@ async function runSpec(file, display) {
       console.log(`  ${green('ok')}  ${label} (${Date.now() - s0} ms)`)
     }
     let timer
+    // A spec may need longer than the default (export const timeoutMs).
+    const limit = mod.timeoutMs ?? specTimeoutMs
     const timeout = new Promise((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`spec took longer than ${specTimeoutMs} ms`)), specTimeoutMs)
+      timer = setTimeout(() => reject(new Error(`spec took longer than ${limit} ms`)), limit)
     })
     try {
       await Promise.race([mod.default({ app, step, tmp, repo, home, screenshotsDir, prepared }), timeout])

@@ -32,20 +32,8 @@ func (ws *Workspace) Send(req SendRequest) error {
 	if !req.Retry && strings.TrimSpace(req.Text) == "" {
 		return errs.New(errs.InvalidRequest, "the message is empty")
 	}
-	mode := req.Mode
-	if mode == "" {
-		mode = conversation.ModeChat
-	}
-	if mode != conversation.ModeChat && mode != conversation.ModeAgent && mode != conversation.ModeRun {
-		return errs.Errorf(errs.InvalidMode, "unknown mode %q: messages are sent in chat, agent or run mode", mode)
-	}
-	if mode == conversation.ModeAgent && req.AgentID == "" {
-		return errs.New(errs.InvalidRequest, "agent mode needs an agent: choose one first")
-	}
-	if err := ws.rt.Effective().RequireLLM(); err != nil {
-		return err
-	}
-	if _, err := ws.store.Get(req.ConversationID); err != nil {
+	mode, err := ws.replyMode(req.ConversationID, req.Mode, req.AgentID)
+	if err != nil {
 		return err
 	}
 	if mode == conversation.ModeRun {
@@ -55,8 +43,41 @@ func (ws *Workspace) Send(req SendRequest) error {
 		return ws.continueInBackground(req.ConversationID, req.Text)
 	}
 	ereq := engine.SendRequest{ConversationID: req.ConversationID, Mode: mode, AgentID: req.AgentID, Text: req.Text, Retry: req.Retry}
-	_, err := ws.tasks.Start(tasks.Task{ConversationID: req.ConversationID, Kind: mode}, func(ctx context.Context) error {
-		if _, err := ws.engine.Send(ctx, ereq); err != nil {
+	return ws.reply(ereq, nil)
+}
+
+// replyMode checks what every reply needs (a known mode, an agent in agent
+// mode, an LLM, the conversation) and returns the mode (chat when empty).
+func (ws *Workspace) replyMode(conversationID, mode, agentID string) (string, error) {
+	if mode == "" {
+		mode = conversation.ModeChat
+	}
+	if mode != conversation.ModeChat && mode != conversation.ModeAgent && mode != conversation.ModeRun {
+		return "", errs.Errorf(errs.InvalidMode, "unknown mode %q: messages are sent in chat, agent or run mode", mode)
+	}
+	if mode == conversation.ModeAgent && agentID == "" {
+		return "", errs.New(errs.InvalidRequest, "agent mode needs an agent: choose one first")
+	}
+	if err := ws.rt.Effective().RequireLLM(); err != nil {
+		return "", err
+	}
+	if _, err := ws.store.Get(conversationID); err != nil {
+		return "", err
+	}
+	return mode, nil
+}
+
+// reply runs an engine send as the conversation's task in the background;
+// prepare, when given, runs first within the task (so no other reply can
+// start in between) and ends it when it fails.
+func (ws *Workspace) reply(req engine.SendRequest, prepare func() error) error {
+	_, err := ws.tasks.Start(tasks.Task{ConversationID: req.ConversationID, Kind: req.Mode}, func(ctx context.Context) error {
+		if prepare != nil {
+			if err := prepare(); err != nil {
+				return err
+			}
+		}
+		if _, err := ws.engine.Send(ctx, req); err != nil {
 			ws.rt.log.Warn("send failed", "conversation", req.ConversationID, "error", err)
 			return err
 		}

@@ -1,15 +1,21 @@
 package app
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
+	"time"
 
 	"crewagent/backend/conversation"
 	"crewagent/backend/convlog"
 	"crewagent/backend/errs"
+	"crewagent/backend/export"
+	"crewagent/backend/fsx"
+	"crewagent/backend/packages"
 	"crewagent/backend/tools"
 )
 
@@ -90,8 +96,17 @@ type ConversationPage struct {
 	// Streaming is true while a reply or run turn runs in the conversation.
 	Streaming bool `json:"streaming"`
 	// Unfinished is true when the conversation ends waiting for a reply that
-	// will not come (conversation.EndsUnfinished); only set when no reply runs.
+	// will not come (conversation.Ending); only set when no reply runs.
 	Unfinished bool `json:"unfinished"`
+	// Awaiting is true when it ends with a message of the user that no reply
+	// was started for (a fork cut there): Retry answers it.
+	Awaiting bool `json:"awaiting"`
+	// CanContinue is true when the unfinished reply left something to
+	// continue from (a tool step).
+	CanContinue bool `json:"canContinue"`
+	// Agents are the agents whose replies are among Entries, by id: who
+	// answered, with the name and icon their package gives them.
+	Agents map[string]AgentInfo `json:"agents"`
 }
 
 // LoadConversation returns the newest limit entries of a conversation
@@ -112,8 +127,14 @@ func (ws *Workspace) LoadConversation(id string, limit int) (ConversationPage, e
 	}
 	streaming = streaming || ws.tasks.Busy(id)
 	views := conversation.Views(page.Entries)
-	return ConversationPage{Conversation: meta, Entries: views, HasMore: page.HasMore, Streaming: streaming,
-		Unfinished: !streaming && conversation.EndsUnfinished(views)}, nil
+	out := ConversationPage{Conversation: meta, Entries: views, HasMore: page.HasMore, Streaming: streaming, Agents: ws.speakers(views)}
+	if !streaming {
+		// A fork cut at a message ends there on purpose.
+		ending, canContinue := conversation.Ending(views, meta.ForkedFromMsgID)
+		out.Unfinished, out.Awaiting = ending == conversation.EndUnfinished, ending == conversation.EndAwaiting
+		out.CanContinue = canContinue
+	}
+	return out, nil
 }
 
 // LoadOlderEntries returns up to limit entries that come before the entry
@@ -129,7 +150,53 @@ func (ws *Workspace) LoadOlderEntries(id, beforeID string, limit int) (Conversat
 	}
 	// The views are judged with the entries that follow the page.
 	views := conversation.Views(append(page.Entries, page.Newer...))[:len(page.Entries)]
-	return ConversationPage{Conversation: meta, Entries: views, HasMore: page.HasMore, Streaming: ws.tasks.Busy(id)}, nil
+	return ConversationPage{Conversation: meta, Entries: views, HasMore: page.HasMore, Streaming: ws.tasks.Busy(id), Agents: ws.speakers(views)}, nil
+}
+
+// speakers returns the agents whose replies are among views (agent and run
+// mode), by id, as the installed packages describe them (the project's
+// package first); an agent no package describes any more keeps its id as
+// its name.
+func (ws *Workspace) speakers(views []conversation.EntryView) map[string]AgentInfo {
+	out := map[string]AgentInfo{}
+	for _, v := range views {
+		if v.IsMessage() && v.Role == conversation.RoleAssistant && v.AgentID != "" &&
+			(v.Mode == conversation.ModeAgent || v.Mode == conversation.ModeRun) {
+			out[v.AgentID] = AgentInfo{ID: v.AgentID, Name: v.AgentID}
+		}
+	}
+	if len(out) == 0 {
+		return out
+	}
+	list, err := ws.rt.packages.List()
+	if err != nil {
+		return out
+	}
+	active := ws.activePackageID()
+	slices.SortStableFunc(list, func(a, b packages.Installed) int {
+		return cmp.Compare(boolInt(b.ID == active), boolInt(a.ID == active))
+	})
+	found := map[string]bool{}
+	for _, p := range list {
+		for _, a := range p.Agents {
+			if _, ok := out[a.ID]; ok && !found[a.ID] {
+				found[a.ID] = true
+				name := a.Name
+				if name == "" {
+					name = a.ID
+				}
+				out[a.ID] = AgentInfo{ID: a.ID, Name: name, Title: a.Title, Icon: a.Icon}
+			}
+		}
+	}
+	return out
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // maxToolResultBytes caps what ReadToolResult returns; the file itself is
@@ -192,4 +259,43 @@ func sandboxError(terr *tools.ToolError) error {
 		return errs.New(errs.ArtifactPath, terr.Message)
 	}
 	return errs.New(errs.Internal, terr.Message)
+}
+
+// Export is a conversation rendered for outside the app.
+type Export struct {
+	// FileName is a file name for it (the title and the format's extension).
+	FileName string `json:"fileName"`
+	Content  string `json:"content"`
+}
+
+// ExportConversation renders a conversation as Markdown ("md", the version
+// shown, for people) or JSON ("json": its record and every effective entry),
+// with times in the local zone.
+func (ws *Workspace) ExportConversation(id, format string) (Export, error) {
+	meta, err := ws.store.Get(id)
+	if err != nil {
+		return Export{}, err
+	}
+	entries, err := ws.store.Load(id)
+	if err != nil {
+		return Export{}, err
+	}
+	agents := map[string]export.Agent{}
+	for id, a := range ws.speakers(conversation.Views(entries)) {
+		agents[id] = export.Agent{Name: a.Name, Icon: a.Icon}
+	}
+	out, err := export.Render(format, meta, entries, export.Options{Agents: agents, Location: time.Local})
+	if err != nil {
+		return Export{}, err
+	}
+	return Export{FileName: export.FileName(meta, format), Content: string(out)}, nil
+}
+
+// WriteExport writes an export to the file path (atomically; the folder
+// must exist).
+func WriteExport(path string, x Export) error {
+	if err := fsx.WriteFile(path, []byte(x.Content), 0o644); err != nil {
+		return errs.Wrap(errs.Internal, err, "the export could not be written to "+path+": "+err.Error())
+	}
+	return nil
 }

@@ -16,7 +16,7 @@ type flagSpec struct {
 var knownFlags = []flagSpec{
 	{"home", true}, {"project", true}, {"json", false}, {"verbose", false},
 	{"conversation", true}, {"mode", true}, {"agent", true}, {"retry", false},
-	{"at", true}, {"checkpoint", true},
+	{"at", true}, {"checkpoint", true}, {"format", true},
 	{"workflow", true}, {"package", true},
 	{"focus", true}, {"all", false},
 	{"help", false},

@@ -12,6 +12,7 @@ func commands() []command {
 		{words: []string{"conversations", "compact"}, usage: "conversations compact ID [--focus TEXT]", flags: []string{"focus"}, args: 1, access: Write, run: cmdConversationsCompact},
 		{words: []string{"conversations", "pin"}, usage: "conversations pin ID MESSAGE_ID", args: 2, access: Write, run: cmdConversationsPin},
 		{words: []string{"conversations", "unpin"}, usage: "conversations unpin ID MESSAGE_ID", args: 2, access: Write, run: cmdConversationsUnpin},
+		{words: []string{"conversations", "export"}, usage: "conversations export ID [--format md|json]", flags: []string{"format"}, args: 1, access: Read, run: cmdConversationsExport},
 		{words: []string{"chat"}, usage: chatUsage, flags: []string{"conversation", "mode", "agent", "retry"}, args: anyArgs, access: Write, usesLLM: true, run: cmdChat},
 		{words: []string{"context"}, usage: "context ID [--mode chat|agent|run] [--agent ID] [--all]", flags: []string{"mode", "agent", "all"}, args: 1, access: Read, run: cmdContext},
 		{words: []string{"package", "import"}, usage: "package import FILE", args: 1, access: None, run: cmdPackageImport},

@@ -2,9 +2,11 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"crewagent/backend/conversation"
+	"crewagent/backend/export"
 )
 
 func cmdConversationsList(e *env, _ []string) error {
@@ -153,4 +155,41 @@ func cmdConversationsCheckpoint(e *env, rest []string) error {
 		return err
 	}
 	return e.print(cp, func() { fmt.Fprintf(e.stdout, "checkpoint %q recorded at %s\n", cp.Name, cp.MessageID) })
+}
+
+// cmdConversationsExport prints a conversation as Markdown (the default) or
+// JSON (--format json, or --json without --format). Both are terminal-safe
+// whatever --json says: JSON keeps every value exact (the C1 controls
+// escaped as well), Markdown shows control characters as symbols.
+func cmdConversationsExport(e *env, rest []string) error {
+	format := e.args.get("format")
+	if format == "" && e.asJSON() {
+		format = export.JSON
+	}
+	ws, err := e.workspace()
+	if err != nil {
+		return err
+	}
+	x, err := ws.ExportConversation(rest[0], format)
+	if err != nil {
+		return err
+	}
+	var out interface {
+		io.Writer
+		Flush() error
+	}
+	switch {
+	case format == export.JSON && !e.asJSON():
+		out = &jsonWriter{w: e.stdout}
+	case format != export.JSON && e.asJSON():
+		out = newTermWriter(e.stdout)
+	}
+	if out == nil {
+		_, err = io.WriteString(e.stdout, x.Content)
+		return err
+	}
+	if _, err := io.WriteString(out, x.Content); err != nil {
+		return err
+	}
+	return out.Flush()
 }

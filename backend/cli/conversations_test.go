@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -182,5 +183,78 @@ func TestHelp(t *testing.T) {
 	r := run(t, "", "help")
 	if r.code != 0 || !strings.Contains(r.stdout, "conversations list") {
 		t.Fatalf("help: %+v", r)
+	}
+}
+
+func TestConversationsExport(t *testing.T) {
+	home, root, id, ids := fixture(t)
+	g := []string{"--home", home, "--project", root}
+
+	r := run(t, "", append([]string{"conversations", "export", id}, g...)...)
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "# list the files\n") || !strings.Contains(r.stdout, "<summary>Tool call: fs.list (done)</summary>") ||
+		!strings.Contains(r.stdout, "The folder is empty.") || r.stderr != "" {
+		t.Fatalf("export: %+v", r)
+	}
+	for _, args := range [][]string{{"--format", "json"}, {"--json"}} {
+		r = run(t, "", append(append([]string{"conversations", "export", id}, args...), g...)...)
+		var doc struct {
+			Conversation convlog.ConversationMeta `json:"conversation"`
+			Entries      []convlog.Entry          `json:"entries"`
+		}
+		if r.code != 0 || json.Unmarshal([]byte(r.stdout), &doc) != nil || doc.Conversation.ID != id || len(doc.Entries) != len(ids) || doc.Entries[3].ID != ids[3] {
+			t.Fatalf("export %v: %+v", args, r)
+		}
+	}
+	r = run(t, "", append([]string{"conversations", "export", id, "--format", "pdf"}, g...)...)
+	if r.code != 1 || !strings.Contains(r.stderr, "md or json") || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+		t.Fatalf("unknown format: %+v", r)
+	}
+	r = run(t, "", append([]string{"conversations", "export", "0d9f0c5e-0000-4000-8000-000000000000"}, g...)...)
+	if r.code != 1 || r.stdout != "" {
+		t.Fatalf("unknown conversation: %+v", r)
+	}
+}
+
+// An export printed to a terminal cannot drive it, in either format, and a
+// JSON export keeps every value exact.
+func TestConversationsExportIsTerminalSafe(t *testing.T) {
+	home, root := t.TempDir(), t.TempDir()
+	t.Setenv("CREWAGENT_HOME", "")
+	p, err := project.Open(home, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := convlog.Open(p.DataDir, convlog.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta, err := st.Create("Hostile"+titleSet, "chat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostile := "look" + osc52 + clear + c1CSI + crOverride + backspaces
+	if err := st.Append(meta.ID, &convlog.Entry{Role: convlog.RoleUser, Content: convlog.Str("hi"), Mode: convlog.ModeChat},
+		&convlog.Entry{Role: convlog.RoleAssistant, Content: convlog.Str(hostile), Mode: convlog.ModeChat}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	g := []string{"--home", home, "--project", root}
+	for _, args := range [][]string{{}, {"--format", "md"}, {"--format", "md", "--json"}, {"--format", "json"}, {"--json"}} {
+		r := run(t, "", append(append([]string{"conversations", "export", meta.ID}, args...), g...)...)
+		if r.code != 0 || terminalActive(r.stdout) {
+			t.Fatalf("export %v: %+v", args, r)
+		}
+		if slices.Contains(args, "json") || (len(args) == 1 && args[0] == "--json") {
+			var doc struct {
+				Conversation convlog.ConversationMeta `json:"conversation"`
+				Entries      []convlog.Entry          `json:"entries"`
+			}
+			if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil || len(doc.Entries) != 2 || doc.Entries[1].Text() != hostile ||
+				doc.Conversation.Title != "Hostile"+titleSet {
+				t.Fatalf("export %v does not keep the values: %v\n%s", args, err, r.stdout)
+			}
+		} else if !strings.Contains(r.stdout, "look␛]52;") {
+			t.Fatalf("export %v: %s", args, r.stdout)
+		}
 	}
 }

@@ -1,8 +1,11 @@
 // Package conversation is the message model of the runtime and its protocol
 // encodings, without I/O: the entries of a conversation log and its index
 // record, the USER_INPUT header of a run's input, the LLM_ERROR block of a
-// failed reply, the preview of a large tool result, the pending-question rule,
-// and the view of each entry the conversation screen shows.
+// failed reply and what it means in words (problem.go), the preview of a
+// large tool result, the pending-question rule, the branches that edits and
+// regenerations make (branch.go: how the log records versions of a
+// conversation and which one is shown), and the view of each entry the
+// conversation screen shows.
 package conversation
 
 import (
@@ -49,7 +52,8 @@ const (
 	ActiveWorkflow = "workflow"
 )
 
-// Event names recorded as "evt" entries.
+// Event names recorded as "evt" entries (also EventBranch and
+// EventBranchSwitch, branch.go).
 const (
 	EventCompaction = "compaction"
 	EventCheckpoint = "checkpoint"
@@ -103,6 +107,9 @@ type Entry struct {
 	// "content_filter": the provider's filter). Such an answer is incomplete: its text is
 	// partial, its tool calls were never run, and it can be continued or retried.
 	FinishReason string `json:"finishReason,omitempty"`
+	// EditOf names the user message this one replaces (an edit sent again:
+	// see the branches in branch.go).
+	EditOf string `json:"editOf,omitempty"`
 
 	// event fields
 	Event    string          `json:"event,omitempty"`

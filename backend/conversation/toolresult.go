@@ -59,3 +59,33 @@ func ToolResultPreview(full string, chars int, alias string) string {
 	b.WriteString(alias)
 	return b.String()
 }
+
+// ParseToolResultPreview reads a preview ToolResultPreview wrote (with or
+// without the store's line about reading it in parts): the size of the full
+// output in bytes, its first characters, and the alias of the file that
+// holds it. ok is false for content that is not a preview.
+func ParseToolResultPreview(content string) (head string, size int, alias string, ok bool) {
+	rest, found := strings.CutPrefix(content, PreviewPrefix+"(")
+	if !found {
+		return "", 0, "", false
+	}
+	n, rest, found := strings.Cut(rest, " bytes")
+	if !found {
+		return "", 0, "", false
+	}
+	size, err := strconv.Atoi(n)
+	if err != nil || size < 0 {
+		return "", 0, "", false
+	}
+	_, body, found := strings.Cut(rest, "\n")
+	if !found {
+		return "", 0, "", false
+	}
+	if i := strings.LastIndex(body, "\nFull output: "); i >= 0 {
+		alias, _, _ = strings.Cut(body[i+len("\nFull output: "):], "\n")
+		alias = strings.TrimSpace(alias)
+		body = body[:i]
+	}
+	body = strings.TrimSuffix(strings.TrimSuffix(body, "…"), "\n")
+	return body, size, alias, true
+}

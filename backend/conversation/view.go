@@ -25,8 +25,12 @@ const (
 	ViewToolResult = "tool-result"
 	// ViewQuestion: a ui.ask_user question of a run (Question says its state).
 	ViewQuestion = "question"
-	// ViewError: a failed reply (Text is the partial answer, Error the block).
+	// ViewError: a failed reply (Text is the partial answer, Error the block,
+	// Problem what it means).
 	ViewError = "error"
+	// ViewStopped: a reply that was stopped (Text is what had arrived, Error
+	// the block).
+	ViewStopped = "stopped"
 	// ViewEvent: an event line (compaction, checkpoint, mode switch, ...).
 	ViewEvent = "event"
 	// ViewHidden: system, developer and meta messages.
@@ -46,19 +50,40 @@ type View struct {
 	Kind    string `json:"kind"`
 	Text    string `json:"text,omitempty"`
 	ForNode string `json:"forNode,omitempty"`
-	// Error is the failure of a ViewError entry.
-	Error *ErrorBlock `json:"error,omitempty"`
+	// Error is the failure of a ViewError or ViewStopped entry; Problem says
+	// what it means in words (ViewError only).
+	Error   *ErrorBlock `json:"error,omitempty"`
+	Problem *Problem    `json:"problem,omitempty"`
 	// Incomplete is the finish reason of an answer the server cut short
 	// ("length" or "content_filter"): its text is partial and its tool calls
 	// were not run.
 	Incomplete string `json:"incomplete,omitempty"`
-	// Latest marks the newest failed or incomplete reply when no message of
-	// the user follows it: Continue and Retry apply to it.
-	Latest bool `json:"latest,omitempty"`
+	// Latest marks the newest failed, stopped or incomplete reply when no
+	// message of the user follows it: Retry applies to it, and Continue when
+	// Continue is set (there is something to continue from: text that had
+	// arrived, or steps of the reply before it).
+	Latest   bool `json:"latest,omitempty"`
+	Continue bool `json:"continue,omitempty"`
+	// Inactive marks an entry of a branch variant that is not chosen: it is
+	// not shown, and not in the context.
+	Inactive bool `json:"inactive,omitempty"`
+	// Branch is the switcher of a branch point, on the first message of the
+	// chosen variant.
+	Branch *BranchView `json:"branch,omitempty"`
+	// Large is set on a tool result whose output is too large for the log:
+	// the log keeps its beginning, a file the whole of it.
+	Large *LargeResult `json:"large,omitempty"`
 	// Question is the state of a ViewQuestion entry.
 	Question *QuestionView `json:"question,omitempty"`
 	// AnswerTo is the widget a ViewAnswer entry answers.
 	AnswerTo string `json:"answerTo,omitempty"`
+}
+
+// LargeResult is a tool result kept as a preview: Size is the length of the
+// whole output in bytes, Head its beginning.
+type LargeResult struct {
+	Size int    `json:"size"`
+	Head string `json:"head"`
 }
 
 // QuestionView is a question (its widget, as a JSON object however the log
@@ -79,8 +104,8 @@ type EntryView struct {
 }
 
 // Views decodes what each entry of a stretch of a log is. Questions,
-// answers and the latest failure are judged within entries, so entries
-// should reach the end of the log.
+// answers, branches and the latest failure are judged within entries, so
+// entries should reach the end of the log.
 func Views(entries []*Entry) []EntryView {
 	answers := map[string]json.RawMessage{}
 	questions := map[string]bool{}
@@ -93,16 +118,50 @@ func Views(entries []*Entry) []EntryView {
 		}
 	}
 	pending := pendingQuestions(entries)
-	latest := latestFailure(entries)
+	branches := Branches(entries)
 
 	out := make([]EntryView, len(entries))
 	for i, e := range entries {
 		out[i] = EntryView{Entry: e, View: viewOf(e, answers, questions, pending)}
-		if e.ID == latest && (out[i].View.Kind == ViewError || out[i].View.Incomplete != "") {
-			out[i].View.Latest = true
-		}
+		out[i].View.Inactive = branches.Inactive(e.ID)
 	}
+	if i := latestFailure(out); i >= 0 {
+		out[i].View.Latest = true
+		out[i].View.Continue = partialText(out[i]) || replyStarted(out[:i])
+	}
+	placeSwitchers(out, entries, branches)
 	return out
+}
+
+// placeSwitchers puts the switcher of each branch point on the active path on
+// the first message of its chosen variant.
+func placeSwitchers(out []EntryView, entries []*Entry, s BranchState) {
+	if len(s.Points) == 0 {
+		return
+	}
+	at := make(map[string]int, len(entries))
+	for i, e := range entries {
+		at[e.ID] = i
+	}
+	for _, p := range s.Points {
+		if !s.Shown(p) {
+			continue
+		}
+		h, ok := at[s.head(p, entries)]
+		if !ok {
+			continue
+		}
+		// The entries of the chosen variant that were read: from the point
+		// on, or from the start of the stretch when the point lies before it.
+		var anchor *Entry
+		from := entries
+		if i, ok := at[p.After]; ok {
+			anchor, from = entries[i], entries[i+1:]
+		}
+		active, _ := s.ActiveAfter(from, "")
+		out[h].View.Branch = &BranchView{After: p.After, Index: p.Active + 1, Count: len(p.Variants),
+			Reason: p.Reason, Frozen: Frozen(anchor, active)}
+	}
 }
 
 func viewOf(e *Entry, answers map[string]json.RawMessage, questions, pending map[string]bool) View {
@@ -113,7 +172,11 @@ func viewOf(e *Entry, answers map[string]json.RawMessage, questions, pending map
 		return View{Kind: ViewHidden}
 	case e.PartType == PartError:
 		partial, b := ParseErrorContent(e.Text())
-		return View{Kind: ViewError, Text: partial, Error: &b}
+		if IsStop(b) {
+			return View{Kind: ViewStopped, Text: partial, Error: &b}
+		}
+		p := Describe(b)
+		return View{Kind: ViewError, Text: partial, Error: &b, Problem: &p}
 	}
 	switch e.Role {
 	case RoleUser:
@@ -144,80 +207,156 @@ func viewOf(e *Entry, answers map[string]json.RawMessage, questions, pending map
 			}
 			return View{Kind: ViewQuestion, Question: q}
 		}
-		return View{Kind: ViewToolResult}
+		v := View{Kind: ViewToolResult}
+		if head, size, _, ok := ParseToolResultPreview(e.Text()); ok {
+			v.Large = &LargeResult{Size: size, Head: head}
+		}
+		return v
 	}
 	return View{Kind: ViewHidden}
 }
 
-// latestFailure is the id of the newest failed or incomplete reply when no
-// message of the user follows it ("" when there is none).
-func latestFailure(entries []*Entry) string {
-	for i := len(entries) - 1; i >= 0; i-- {
-		e := entries[i]
-		if !e.IsMessage() {
+// latestFailure is the index of the newest failed, stopped or incomplete
+// reply on the active path when nothing the user or the model said follows
+// it (-1 when there is none): an answer after it (a retry) or a message of
+// the user settle it.
+func latestFailure(views []EntryView) int {
+	for i := len(views) - 1; i >= 0; i-- {
+		v := views[i]
+		if !v.IsMessage() || v.View.Inactive || v.View.Kind == ViewHidden {
 			continue
 		}
-		if e.Role == RoleUser && !e.IsMeta {
-			return ""
+		if v.View.Kind == ViewError || v.View.Kind == ViewStopped || v.View.Incomplete != "" {
+			return i
 		}
-		if e.PartType == PartError || e.Incomplete() {
-			return e.ID
-		}
+		return -1
 	}
-	return ""
+	return -1
 }
 
-// EndsUnfinished reports whether a log read while no reply was running ends
-// waiting for a reply that will not come: after what the user sent, a tool
-// call or its result, reasoning, or an answered question (the app was
-// closed or killed mid-reply, or the log could not be written). Events,
+// partialText reports whether a failed, stopped or incomplete reply holds
+// text that had arrived.
+func partialText(v EntryView) bool {
+	if v.View.Incomplete != "" {
+		return strings.TrimSpace(v.Text()) != ""
+	}
+	return v.View.Text != ""
+}
+
+// replyStarted reports whether the reply in progress at the end of views
+// (what follows the newest message of the user on the active path) made a
+// step that stays in the context: text or a tool call of the model, or a
+// tool's result. A failure at the end of such a reply can be continued.
+func replyStarted(views []EntryView) bool {
+	for i := len(views) - 1; i >= 0; i-- {
+		v := views[i]
+		if !v.IsMessage() || v.View.Inactive || !v.InContext() {
+			continue
+		}
+		switch {
+		case v.Role == RoleUser && !v.IsMeta:
+			return false
+		case v.View.Kind == ViewAssistant && (strings.TrimSpace(v.Text()) != "" || len(v.ToolCalls) > 0),
+			v.View.Kind == ViewToolResult:
+			return true
+		}
+	}
+	return false
+}
+
+// How a conversation read while no reply runs ends (Ending).
+const (
+	// EndSettled: an answer, a failure shown as such, a question waiting for
+	// its answer, or nothing.
+	EndSettled = ""
+	// EndUnfinished: it waits for a reply that will not come: after what the
+	// user sent, a tool call or its result, reasoning, or an answered
+	// question, the reply was cut off (the app was closed or killed, or the
+	// log could not be written).
+	EndUnfinished = "unfinished"
+	// EndAwaiting: it ends with a message of the user that no reply was ever
+	// started for: a fork cut there.
+	EndAwaiting = "awaiting"
+)
+
+// Ending says how a log read while no reply was running ends on its active
+// path (EndSettled, EndUnfinished, EndAwaiting), and whether something of
+// the cut-off reply is there to continue from. cutAt is the entry a fork was
+// cut at ("" for a conversation that is not a fork of part of another): a
+// log that still ends there was cut on purpose, not interrupted. Events,
 // hidden messages and empty replies do not count. views must reach the end
 // of the log.
-func EndsUnfinished(views []EntryView) bool {
+func Ending(views []EntryView, cutAt string) (state string, canContinue bool) {
 	calls := map[string]bool{}
+	results := map[string]EntryView{}
 	for _, v := range views {
-		if v.IsMessage() && v.Role == RoleAssistant {
+		if !v.IsMessage() || v.View.Inactive {
+			continue
+		}
+		if v.Role == RoleAssistant {
 			for _, c := range v.ToolCalls {
 				calls[c.ID] = true
 			}
 		}
-	}
-	results := map[string]EntryView{}
-	for _, v := range views {
-		if v.IsMessage() && v.Role == RoleTool && v.ToolCallID != "" {
+		if v.Role == RoleTool && v.ToolCallID != "" {
 			results[v.ToolCallID] = v
 		}
 	}
+	unfinished := func(v EntryView, partial bool) (string, bool) {
+		if cutAt != "" && v.ID == cutAt {
+			if v.View.Kind == ViewUser {
+				return EndAwaiting, false
+			}
+			return EndSettled, false
+		}
+		return EndUnfinished, partial
+	}
 	for i := len(views) - 1; i >= 0; i-- {
 		v := views[i]
+		if v.View.Inactive {
+			continue
+		}
 		switch v.View.Kind {
 		case ViewEvent, ViewHidden, ViewAnswer:
 			continue
-		case ViewUser, ViewRunInput, ViewThinking:
-			return true
-		case ViewError:
-			return false
+		case ViewUser, ViewRunInput:
+			return unfinished(v, false)
+		case ViewThinking:
+			return unfinished(v, replyStarted(views[:i]))
+		case ViewError, ViewStopped:
+			return EndSettled, false
 		case ViewToolResult, ViewQuestion:
 			if v.ToolCallID != "" && calls[v.ToolCallID] {
 				continue // shown with its call
 			}
-			return v.View.Kind == ViewToolResult || v.View.Question.State == QuestionAnswered
+			if v.View.Kind == ViewToolResult || v.View.Question.State == QuestionAnswered {
+				return unfinished(v, true)
+			}
+			return EndSettled, false
 		case ViewAssistant:
 			if v.View.Incomplete != "" {
-				return false // a reply that ended, cut short: it says so itself
+				return EndSettled, false // a reply that ended, cut short: it says so itself
 			}
 			if len(v.ToolCalls) == 0 {
 				if strings.TrimSpace(v.Text()) == "" {
 					continue
 				}
-				return false
+				return EndSettled, false
 			}
 			last := v.ToolCalls[len(v.ToolCalls)-1]
-			if r, ok := results[last.ID]; ok && r.View.Kind == ViewQuestion {
-				return r.View.Question.State == QuestionAnswered
+			if r, ok := results[last.ID]; ok && r.View.Kind == ViewQuestion && r.View.Question.State != QuestionAnswered {
+				return EndSettled, false
 			}
-			return true
+			return unfinished(v, true)
 		}
 	}
-	return false
+	return EndSettled, false
+}
+
+// EndsUnfinished reports whether a log read while no reply was running ends
+// waiting for a reply that will not come (Ending, for a log that is not a
+// fork cut at a message).
+func EndsUnfinished(views []EntryView) bool {
+	state, _ := Ending(views, "")
+	return state == EndUnfinished
 }

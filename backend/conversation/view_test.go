@@ -140,33 +140,143 @@ func TestViews(t *testing.T) {
 	}
 }
 
-func TestEndsUnfinished(t *testing.T) {
+func TestEnding(t *testing.T) {
 	tools := []*Entry{msg("a1", RoleAssistant, "", calls("c1"))}
 	tests := []struct {
-		name    string
-		entries []*Entry
-		want    bool
+		name        string
+		entries     []*Entry
+		cutAt       string
+		want        string
+		canContinue bool
 	}{
-		{"a user message without a reply", []*Entry{msg("u1", RoleUser, "hi")}, true},
-		{"a user message, then only a checkpoint", []*Entry{msg("u1", RoleUser, "hi"), evt("e1", EventCheckpoint)}, true},
-		{"a tool call without its result", append([]*Entry{msg("u1", RoleUser, "list")}, tools...), true},
-		{"a tool result without the answer after it", append(append([]*Entry{msg("u1", RoleUser, "list")}, tools...), msg("t1", RoleTool, "{}", result("c1"))), true},
-		{"a tool result whose call is not loaded", []*Entry{msg("t1", RoleTool, "{}", result("gone"))}, true},
-		{"reasoning without the answer", []*Entry{msg("u1", RoleUser, "why"), msg("r1", RoleAssistant, "hmm", part(PartThinking))}, true},
-		{"an answered question without what followed", append(ask("w1", "k1", "r1"), answer("u3", "w1", "r1")), true},
-		{"an answer", []*Entry{msg("u1", RoleUser, "hi"), msg("a9", RoleAssistant, "hello")}, false},
-		{"an answer, then an empty reply", []*Entry{msg("u1", RoleUser, "hi"), msg("a9", RoleAssistant, "hello"), msg("a10", RoleAssistant, " ")}, false},
-		{"an answer cut short, even an empty one", []*Entry{msg("u1", RoleUser, "hi"), msg("a9", RoleAssistant, "", finish(FinishContentFilter))}, false},
-		{"a persisted failure", []*Entry{msg("u1", RoleUser, "hi"), msg("x", RoleAssistant, "LLM_ERROR\n- code: LLM_TIMEOUT", part(PartError))}, false},
-		{"a question waiting for its answer", ask("w1", "k1", "r1"), false},
-		{"nothing", nil, false},
+		{"a user message without a reply", []*Entry{msg("u1", RoleUser, "hi")}, "", EndUnfinished, false},
+		{"a user message, then only a checkpoint", []*Entry{msg("u1", RoleUser, "hi"), evt("e1", EventCheckpoint)}, "", EndUnfinished, false},
+		{"a tool call without its result", append([]*Entry{msg("u1", RoleUser, "list")}, tools...), "", EndUnfinished, true},
+		{"a tool result without the answer after it", append(append([]*Entry{msg("u1", RoleUser, "list")}, tools...), msg("t1", RoleTool, "{}", result("c1"))), "", EndUnfinished, true},
+		{"a tool result whose call is not loaded", []*Entry{msg("t1", RoleTool, "{}", result("gone"))}, "", EndUnfinished, true},
+		{"reasoning without the answer", []*Entry{msg("u1", RoleUser, "why"), msg("r1", RoleAssistant, "hmm", part(PartThinking))}, "", EndUnfinished, false},
+		{"reasoning after a tool step", append(append([]*Entry{msg("u1", RoleUser, "list")}, tools...), msg("t1", RoleTool, "{}", result("c1")), msg("r1", RoleAssistant, "hmm", part(PartThinking))), "", EndUnfinished, true},
+		{"an answered question without what followed", append(ask("w1", "k1", "r1"), answer("u3", "w1", "r1")), "", EndUnfinished, true},
+		{"an answer", []*Entry{msg("u1", RoleUser, "hi"), msg("a9", RoleAssistant, "hello")}, "", EndSettled, false},
+		{"an answer, then an empty reply", []*Entry{msg("u1", RoleUser, "hi"), msg("a9", RoleAssistant, "hello"), msg("a10", RoleAssistant, " ")}, "", EndSettled, false},
+		{"a persisted failure", []*Entry{msg("u1", RoleUser, "hi"), msg("x", RoleAssistant, "LLM_ERROR\n- code: LLM_TIMEOUT", part(PartError))}, "", EndSettled, false},
+		{"a question waiting for its answer", ask("w1", "k1", "r1"), "", EndSettled, false},
+		{"nothing", nil, "", EndSettled, false},
+		// A fork cut at a message was cut on purpose: nothing was interrupted.
+		{"a fork cut at a user message", []*Entry{evt("f", EventForkOrigin), msg("u1", RoleUser, "hi")}, "u1", EndAwaiting, false},
+		{"a fork cut at a tool call", append([]*Entry{evt("f", EventForkOrigin), msg("u1", RoleUser, "list")}, tools...), "a1", EndSettled, false},
+		{"a fork cut at a user message, sent again and cut off", []*Entry{evt("f", EventForkOrigin), msg("u1", RoleUser, "hi"), msg("u2", RoleUser, "again")}, "u1", EndUnfinished, false},
+		{"a fork cut at a message, answered", []*Entry{msg("u1", RoleUser, "hi"), msg("a2", RoleAssistant, "hello")}, "u1", EndSettled, false},
+		{"an answer cut short, even an empty one", []*Entry{msg("u1", RoleUser, "hi"), msg("a9", RoleAssistant, "", finish(FinishContentFilter))}, "", EndSettled, false},
+		{"an answer cut short, at a fork cut", []*Entry{evt("f", EventForkOrigin), msg("u1", RoleUser, "hi"), msg("a9", RoleAssistant, "half", finish(FinishLength))}, "a9", EndSettled, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := EndsUnfinished(Views(tt.entries)); got != tt.want {
-				t.Fatalf("EndsUnfinished = %v, want %v (%s)", got, tt.want, kinds(Views(tt.entries)))
+			got, canContinue := Ending(Views(tt.entries), tt.cutAt)
+			if got != tt.want || canContinue != tt.canContinue {
+				t.Fatalf("Ending = %q, %v; want %q, %v (%s)", got, canContinue, tt.want, tt.canContinue, kinds(Views(tt.entries)))
 			}
 		})
+	}
+}
+
+// A reply the user stopped is not a failure; what a failed or stopped reply
+// offers depends on what there is to continue from.
+func TestFailureActions(t *testing.T) {
+	// A failure that a retry answered is settled.
+	retried := msg("x", RoleAssistant, "LLM_ERROR\n- code: LLM_NETWORK", part(PartError))
+	retried.IncludeInContext = Bool(false)
+	vs := Views([]*Entry{msg("u", RoleUser, "q"), retried, msg("a", RoleAssistant, "the answer")})
+	if vs[1].View.Latest {
+		t.Fatal("a failure answered by a retry is still the latest")
+	}
+
+	block := func(code string) string { return "LLM_ERROR\n- code: " + code + "\n- message: m\n- retryable: true" }
+	tests := []struct {
+		name    string
+		entries []*Entry
+		want    string // kind/latest/continue of the last entry
+	}{
+		{"stopped before any text", []*Entry{msg("u", RoleUser, "q"), msg("x", RoleAssistant, block("LLM_ABORTED"), part(PartError))}, "stopped latest"},
+		{"stopped with text", []*Entry{msg("u", RoleUser, "q"), msg("x", RoleAssistant, "half\n\n"+block("LLM_ABORTED"), part(PartError))}, "stopped latest continue"},
+		{"a run stopped", []*Entry{msg("u", RoleUser, "q", run("r")), msg("x", RoleAssistant, block("ENGINE_ABORTED"), run("r"), part(PartError))}, "stopped latest"},
+		{"failed before any text", []*Entry{msg("u", RoleUser, "q"), msg("x", RoleAssistant, block("LLM_NETWORK"), part(PartError))}, "error latest"},
+		{"failed after a tool step", []*Entry{msg("u", RoleUser, "q"), msg("a", RoleAssistant, "", calls("c")), msg("t", RoleTool, "{}", result("c")),
+			msg("x", RoleAssistant, block("LLM_NETWORK"), part(PartError))}, "error latest continue"},
+		{"a failure answered since", []*Entry{msg("u", RoleUser, "q"), msg("x", RoleAssistant, "half\n\n"+block("LLM_NETWORK"), part(PartError)), msg("u2", RoleUser, "go on")}, "user"},
+		{"an answer cut short with text", []*Entry{msg("u", RoleUser, "q"), msg("a", RoleAssistant, "The first half", finish(FinishLength))}, "assistant latest continue"},
+		{"an answer cut short before any text", []*Entry{msg("u", RoleUser, "q"), msg("a", RoleAssistant, "", finish(FinishContentFilter))}, "assistant latest"},
+		{"an empty answer cut short after a tool step", []*Entry{msg("u", RoleUser, "q"), msg("a", RoleAssistant, "", calls("c")), msg("t", RoleTool, "{}", result("c")),
+			msg("b", RoleAssistant, "", finish(FinishContentFilter))}, "assistant latest continue"},
+		{"an answer cut short, answered by a retry", []*Entry{msg("u", RoleUser, "q"), msg("a", RoleAssistant, "half", finish(FinishLength), func(e *Entry) { e.IncludeInContext = Bool(false) }),
+			msg("b", RoleAssistant, "whole")}, "assistant"},
+		{"a failure, then a meta message", []*Entry{msg("u", RoleUser, "q"), msg("x", RoleAssistant, block("LLM_NETWORK"), part(PartError)), msg("m", RoleUser, "skill", meta())}, "hidden"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			vs := Views(tt.entries)
+			v := vs[len(vs)-1].View
+			got := v.Kind
+			if v.Latest {
+				got += " latest"
+			}
+			if v.Continue {
+				got += " continue"
+			}
+			if got != tt.want {
+				t.Fatalf("got %q, want %q", got, tt.want)
+			}
+			if (v.Kind == ViewStopped) != (v.Problem == nil && v.Error != nil) && v.Kind != ViewUser {
+				t.Fatalf("a stop has no problem, a failure has one: %+v", v)
+			}
+		})
+	}
+}
+
+func TestDescribe(t *testing.T) {
+	tests := []struct {
+		name     string
+		block    ErrorBlock
+		title    string
+		settings bool
+	}{
+		{"server down", ErrorBlock{Code: "LLM_NETWORK", Provider: "127.0.0.1:11434",
+			Message: `Post "http://127.0.0.1:11434/v1/chat/completions": dial tcp 127.0.0.1:11434: connect: connection refused`}, "Can't reach the model server", true},
+		{"unknown host", ErrorBlock{Code: "LLM_NETWORK", Message: `Post "http://llm.invalid/v1/chat/completions": dial tcp: lookup llm.invalid: no such host`}, "Can't reach the model server", true},
+		{"stream cut", ErrorBlock{Code: "LLM_NETWORK", Message: "the connection closed before the answer was complete"}, "The connection broke off in the middle of the answer", false},
+		{"wrong key", ErrorBlock{Code: "LLM_AUTH", Status: 401, Message: "Incorrect API key provided"}, "The server refused the API key", true},
+		{"unknown model (Ollama)", ErrorBlock{Code: "LLM_BAD_RESPONSE", Status: 404, Message: `model "llama9" not found, try pulling it first`}, "The server doesn't have this model", true},
+		{"unknown model (OpenAI)", ErrorBlock{Code: "LLM_BAD_RESPONSE", Status: 404, Message: "The model `gpt-9` does not exist or you do not have access to it."}, "The server doesn't have this model", true},
+		{"wrong path", ErrorBlock{Code: "LLM_BAD_RESPONSE", Status: 404, Message: "HTTP 404 Not Found (check the base URL, which usually ends in /v1, and the model name)"}, "Nothing answers at this address", true},
+		{"rate limited", ErrorBlock{Code: "LLM_RATE_LIMIT", Status: 429, RetryAfter: 20e9, Message: "Rate limit reached"}, "Too many requests for now", false},
+		{"quota", ErrorBlock{Code: "LLM_RATE_LIMIT", Status: 429, Message: "You exceeded your current quota"}, "The API key's quota is used up", true},
+		{"first token", ErrorBlock{Code: "LLM_TIMEOUT", Message: "no answer within 1m0s of sending the request (first-token timeout)"}, "The model took too long to answer", true},
+		{"stalled", ErrorBlock{Code: "LLM_TIMEOUT", Message: "the stream stalled: no data for 30s (idle timeout)"}, "The answer stalled", true},
+		{"server error", ErrorBlock{Code: "LLM_SERVER", Status: 502}, "The model server had an internal error (HTTP 502)", false},
+		{"too long", ErrorBlock{Code: "LLM_CONTEXT_LENGTH"}, "The conversation is too long for the model", true},
+		{"stream ended early", ErrorBlock{Code: "LLM_STREAM_INCOMPLETE", Message: "the stream ended before the answer was finished (no finish_reason and no [DONE]: the server closed the connection)"},
+			"The connection broke off in the middle of the answer", false},
+		{"still too large after compaction", ErrorBlock{Code: "CONTEXT_STILL_TOO_LARGE", Message: "the next request needs 9000 tokens, over the limit of 8000"}, "This step does not fit in the model's context", true},
+		{"unknown", ErrorBlock{Code: "SOMETHING_NEW", Message: "odd"}, "The answer failed", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := Describe(tt.block)
+			if p.Title != tt.title || p.Settings != tt.settings {
+				t.Fatalf("Describe = %+v, want %q (settings %v)", p, tt.title, tt.settings)
+			}
+			for _, s := range []string{p.Title, p.Advice} {
+				if strings.Contains(s, tt.block.Code) || strings.Contains(s, "dial tcp") {
+					t.Errorf("internal words leak: %q", s)
+				}
+			}
+		})
+	}
+	if p := Describe(ErrorBlock{Code: "LLM_RATE_LIMIT", RetryAfter: 20e9}); !strings.Contains(p.Advice, "20 seconds") {
+		t.Errorf("retry after: %q", p.Advice)
+	}
+	if p := Describe(ErrorBlock{Code: "LLM_NETWORK", Provider: "127.0.0.1:11434", Message: "connect: connection refused"}); !strings.Contains(p.Advice, "127.0.0.1:11434") {
+		t.Errorf("where: %q", p.Advice)
 	}
 }
 
@@ -248,6 +358,76 @@ func TestViewsGolden(t *testing.T) {
 		if err := os.MkdirAll("testdata", 0o755); err != nil {
 			t.Fatal(err)
 		}
+		if err := os.WriteFile(golden, append(got, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(want) != string(got)+"\n" {
+		t.Fatalf("views differ from %s (run with -update to accept):\n%s", golden, got)
+	}
+}
+
+func TestToolResultPreview(t *testing.T) {
+	full := strings.Repeat("line of output\n", 400)
+	content := ToolResultPreview(full, 30, "@state/logs/tool-results/c/m.json")
+	head, size, alias, ok := ParseToolResultPreview(content)
+	if !ok || size != len(full) || alias != "@state/logs/tool-results/c/m.json" || head != strings.TrimSuffix(full[:30], "\n") {
+		t.Fatalf("ParseToolResultPreview = %q, %d, %q, %v", head, size, alias, ok)
+	}
+	v := Views([]*Entry{msg("t", RoleTool, content, result("c"))})[0].View
+	if v.Large == nil || v.Large.Size != len(full) || strings.Contains(v.Large.Head, "TOOL_RESULT_PREVIEW") || strings.Contains(v.Large.Head, "@state") {
+		t.Fatalf("view %+v", v.Large)
+	}
+	// The store adds a line about reading the output in parts.
+	paged := content + "\nRead it in parts: fs.read @state/logs/tool-results/c/m.txt with startLine/endLine (400 lines; about 200 lines per read), or fs.search it."
+	if h, n, a, ok := ParseToolResultPreview(paged); !ok || h != head || n != len(full) || a != "@state/logs/tool-results/c/m.json" {
+		t.Fatalf("ParseToolResultPreview of a paged preview = %q, %d, %q, %v", h, n, a, ok)
+	}
+	for _, c := range []string{"plain", "TOOL_RESULT_PREVIEW (x bytes; truncated)\nabc", "TOOL_RESULT_PREVIEW (12 bytes"} {
+		if _, _, _, ok := ParseToolResultPreview(c); ok {
+			t.Errorf("%q read as a preview", c)
+		}
+	}
+}
+
+// The views of a chat conversation with versions, a stopped reply, a
+// failure and a large tool result, as the conversation screen receives them
+// (frontend/src/features/chat/messageRows.test.ts reads this file too).
+func TestChatViewsGolden(t *testing.T) {
+	l := &memLog{t: t}
+	l.add(msg("u1", RoleUser, "Capital of France?"), msg("a1", RoleAssistant, "Paris."))
+	l.regenerate("a1")
+	l.add(msg("a1b", RoleAssistant, "Paris, on the Seine."))
+	l.apply(PlanEdit(l.entries, "u1", msg("u1b", RoleUser, "Capital of Italy?")))
+	l.add(msg("a2", RoleAssistant, "", calls("c1")),
+		msg("t2", RoleTool, ToolResultPreview(strings.Repeat("row\n", 20000), 12, "@state/logs/tool-results/c/t2.json"), result("c1")),
+		msg("a3", RoleAssistant, "Rome."),
+		msg("u3", RoleUser, "Tell me more"),
+		msg("x1", RoleAssistant, ErrorContent("", ErrorBlock{Code: "LLM_NETWORK", Provider: "127.0.0.1:1", Retryable: true,
+			Message: `Post "http://127.0.0.1:1/v1/chat/completions": dial tcp 127.0.0.1:1: connect: connection refused`}), part(PartError)),
+		msg("u4", RoleUser, "A poem, then"),
+		msg("s1", RoleAssistant, ErrorContent("Roses are", ErrorBlock{Code: "LLM_ABORTED", Message: "stopped before the answer was complete", Retryable: true}), part(PartError)))
+	for i, e := range l.entries {
+		if e.IsEvent() {
+			e.ID = "evt-" + string(rune('a'+i))
+		}
+	}
+	views := Views(l.entries)
+	state, canContinue := Ending(views, "")
+	got, err := json.MarshalIndent(struct {
+		Entries     []EntryView `json:"entries"`
+		Unfinished  bool        `json:"unfinished"`
+		CanContinue bool        `json:"canContinue"`
+	}{views, state == EndUnfinished, canContinue}, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join("testdata", "chat-views.golden.json")
+	if *update {
 		if err := os.WriteFile(golden, append(got, '\n'), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 
 	"github.com/google/uuid"
@@ -21,7 +22,9 @@ import (
 // has ParentID and ForkedFromMsgID/ForkedFromCheckpoint set, inherits the
 // parent's active type and selections, and the checkpoints whose events were
 // copied. Its title is the parent's with " (fork)" appended (or taken from
-// its first user message when the parent has the default title).
+// its first user message when the parent has the default title); a title
+// already in use gets a number instead ("Title (fork 2)"), and a fork of a
+// fork is numbered after the same title rather than "(fork) (fork)".
 func (s *Store) Fork(id string, opts ForkOptions) (ConversationMeta, error) {
 	if err := checkConvID(id); err != nil {
 		return ConversationMeta{}, err
@@ -66,7 +69,7 @@ func (s *Store) Fork(id string, opts ForkOptions) (ConversationMeta, error) {
 	now := Now()
 	title := ""
 	if !isDefaultTitle(parent.Title) {
-		title = parent.Title + " (fork)"
+		title = s.forkTitle(parent.Title)
 	}
 	raw, _ := json.Marshal(forkOriginData{ParentID: id, ParentTitle: parent.Title, Title: title, AtMessageID: opts.AtMessageID, Checkpoint: opts.Checkpoint})
 	origin := &Entry{Type: TypeEvt, ID: uuid.NewString(), CreatedAt: now, Event: EventForkOrigin, Data: raw}
@@ -171,4 +174,25 @@ func cutAt(all []*Entry, msgID string) []*Entry {
 		}
 	}
 	return nil
+}
+
+// forkSuffix is the end of a fork's title: " (fork)" or " (fork N)".
+var forkSuffix = regexp.MustCompile(` \(fork(?: [0-9]+)?\)$`)
+
+// forkTitle is the title of a new fork of a conversation titled parent: the
+// parent's title without its own fork suffix, then " (fork)", or " (fork N)"
+// with the smallest N from 2 that no conversation has.
+func (s *Store) forkTitle(parent string) string {
+	base := forkSuffix.ReplaceAllString(parent, "")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	used := make(map[string]bool, len(s.index))
+	for _, m := range s.index {
+		used[m.Title] = true
+	}
+	title := base + " (fork)"
+	for n := 2; used[title]; n++ {
+		title = fmt.Sprintf("%s (fork %d)", base, n)
+	}
+	return title
 }

@@ -65,6 +65,13 @@ func (p *Publishing) Update(id string, e *Entry) error {
 	return err
 }
 
+// UpdateAndAppend implements Store.UpdateAndAppend.
+func (p *Publishing) UpdateAndAppend(id string, updates []*Entry, added ...*Entry) error {
+	err := p.Store.UpdateAndAppend(id, updates, added...)
+	p.publish(id, ChangeUpdated, err)
+	return err
+}
+
 // MarkCompacted implements Store.MarkCompacted.
 func (p *Publishing) MarkCompacted(id string, msgIDs []string, data any) (*Entry, error) {
 	e, err := p.Store.MarkCompacted(id, msgIDs, data)

@@ -78,6 +78,7 @@ func TestPublishingAnnouncesChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := &Entry{Type: TypeMsg, ID: "u1", Role: RoleUser, Content: Str("hi")}
+	gone := m.ID
 	steps := []func() error{
 		func() error { return p.Append(m.ID, e) },
 		func() error { return p.Rename(m.ID, "Hello") },
@@ -88,14 +89,30 @@ func TestPublishingAnnouncesChanges(t *testing.T) {
 			_, err := p.CreateWith("", ActiveChat, &Entry{Type: TypeMsg, Role: RoleUser, Content: Str("first")})
 			return err
 		},
-		func() error { return p.Rename(m.ID, "gone") }, // fails: nothing announced
+		func() error {
+			c, err := p.CreateWith("", ActiveChat, &Entry{Type: TypeMsg, ID: "u2", Role: RoleUser, Content: Str("second")})
+			if err != nil {
+				return err
+			}
+			m = c
+			return nil
+		},
+		func() error {
+			out := &Entry{ID: "u2", Role: RoleUser, Content: Str("second"), IncludeInContext: Bool(false)}
+			return p.UpdateAndAppend(m.ID, []*Entry{out}, &Entry{Type: TypeEvt, Event: "branch", Data: []byte(`{}`)})
+		},
+		func() error { _, err := p.Pin(m.ID, "u2"); return err },
+		func() error { _, err := p.Unpin(m.ID, "u2"); return err },
+		func() error { return p.Compact(m.ID, CompactionWrite{MessageIDs: []string{"u2"}, Event: &Entry{Data: []byte(`{}`)}}) },
+		func() error { return p.UpdateAndAppend(m.ID, []*Entry{{ID: "missing", Role: RoleUser, Content: Str("x")}}) }, // fails: nothing announced
+		func() error { return p.Rename(gone, "gone") }, // fails: nothing announced
 	}
 	for i, step := range steps {
-		if err := step(); err != nil && i < len(steps)-1 {
+		if err := step(); err != nil && i < len(steps)-2 {
 			t.Fatalf("step %d: %v", i, err)
 		}
 	}
-	want := "created updated updated updated created deleted created"
+	want := "created updated updated updated created deleted created created updated updated updated updated"
 	if strings.Join(got, " ") != want {
 		t.Fatalf("announced %v, want %s", got, want)
 	}

@@ -763,6 +763,77 @@ func (s *Store) Update(id string, e *Entry) error {
 	return s.commit(id, []*Entry{e})
 }
 
+// UpdateAndAppend records new versions of existing entries (as Update does)
+// and adds new entries (as Append does) with one write: either all of them
+// are in the log or none. Branch points use it to take a variant out of the
+// context, record their event and add an edited message at once.
+func (s *Store) UpdateAndAppend(id string, updates []*Entry, added ...*Entry) error {
+	if err := checkConvID(id); err != nil {
+		return err
+	}
+	for _, e := range updates {
+		if e == nil {
+			return fmt.Errorf("%w: nil entry", ErrInvalidArgument)
+		}
+		if err := checkMsgID(e.ID); err != nil {
+			return err
+		}
+	}
+	if err := prepareNew(added); err != nil {
+		return err
+	}
+	seen := make(map[string]bool, len(updates)+len(added))
+	for _, e := range append(append([]*Entry{}, updates...), added...) {
+		if seen[e.ID] {
+			return fmt.Errorf("%w: entry id %q appears twice in one write", ErrInvalidArgument, e.ID)
+		}
+		seen[e.ID] = true
+	}
+	_, release, err := s.beginWrite(id)
+	if err != nil {
+		return err
+	}
+	defer release()
+	if err := s.migrate(id); err != nil {
+		return err
+	}
+	ids := make([]string, len(updates))
+	for i, e := range updates {
+		ids[i] = e.ID
+	}
+	cur, err := s.latest(id, ids)
+	if err != nil {
+		return err
+	}
+	for _, e := range updates {
+		prev := cur[e.ID]
+		if e.Type == "" {
+			e.Type = prev.Type
+		}
+		if e.CreatedAt == "" {
+			e.CreatedAt = prev.CreatedAt
+		}
+		if err := validateEntry(e); err != nil {
+			return err
+		}
+		e.UpdatedAt = Now()
+		if err := s.externalize(id, e); err != nil {
+			return err
+		}
+		if e.Text() != prev.Text() || e.Tokens == 0 {
+			e.Tokens, e.TokenEncoding = 0, ""
+			s.count(e)
+		}
+	}
+	for _, e := range added {
+		if err := s.externalize(id, e); err != nil {
+			return err
+		}
+		s.count(e)
+	}
+	return s.commit(id, append(append([]*Entry{}, updates...), added...))
+}
+
 // latest returns the current version of each id, or ErrNotFound naming the
 // missing ones. The log must exist (call migrate first).
 func (s *Store) latest(id string, ids []string) (map[string]*Entry, error) {

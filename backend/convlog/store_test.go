@@ -1,6 +1,7 @@
 package convlog
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -406,6 +407,31 @@ func TestMarkCompacted(t *testing.T) {
 	}
 }
 
+func TestForkTitles(t *testing.T) {
+	s, _, _ := openTest(t, Options{})
+	parent, _ := s.Create("Plan", "chat")
+	s.Append(parent.ID, msg(RoleUser, "hello"))
+	var titles []string
+	fork := func(id string) ConversationMeta {
+		m, err := s.Fork(id, ForkOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		titles = append(titles, m.Title)
+		return m
+	}
+	first := fork(parent.ID)
+	fork(parent.ID)
+	fork(first.ID) // a fork of a fork: numbered after the same title
+	s.Rename(first.ID, "Plan B")
+	fork(first.ID)
+	fork(parent.ID) // "Plan (fork)" is free again
+	want := []string{"Plan (fork)", "Plan (fork 2)", "Plan (fork 3)", "Plan B (fork)", "Plan (fork)"}
+	if !slices.Equal(titles, want) {
+		t.Errorf("titles = %q, want %q", titles, want)
+	}
+}
+
 func TestLoadSinceCompactionWithoutCompaction(t *testing.T) {
 	s, _, _ := openTest(t, Options{})
 	id := mustCreate(t, s)
@@ -438,10 +464,11 @@ func TestFork(t *testing.T) {
 		opts      ForkOptions
 		wantIDs   []string
 		wantFirst string
+		wantTitle string // each fork of the same conversation has a title of its own
 	}{
-		{"whole", ForkOptions{}, []string{u.ID, call.ID, big.ID, "<cp>", later.ID}, "question, edited after the checkpoint"},
-		{"at message", ForkOptions{AtMessageID: call.ID}, []string{u.ID, call.ID}, "question, edited after the checkpoint"},
-		{"at checkpoint", ForkOptions{Checkpoint: "cp1"}, []string{u.ID, call.ID, big.ID, "<cp>"}, "question"},
+		{"whole", ForkOptions{}, []string{u.ID, call.ID, big.ID, "<cp>", later.ID}, "question, edited after the checkpoint", "Design (fork)"},
+		{"at message", ForkOptions{AtMessageID: call.ID}, []string{u.ID, call.ID}, "question, edited after the checkpoint", "Design (fork 2)"},
+		{"at checkpoint", ForkOptions{Checkpoint: "cp1"}, []string{u.ID, call.ID, big.ID, "<cp>"}, "question", "Design (fork 3)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -450,7 +477,7 @@ func TestFork(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !IsValidID(m.ID) || m.ID == parent.ID || m.ParentID != parent.ID || m.ForkedFromMsgID != tt.opts.AtMessageID ||
-				m.ForkedFromCheckpoint != tt.opts.Checkpoint || m.ActiveType != ActiveAgent || m.SelectedAgentID != "architect" || m.Title != "Design (fork)" {
+				m.ForkedFromCheckpoint != tt.opts.Checkpoint || m.ActiveType != ActiveAgent || m.SelectedAgentID != "architect" || m.Title != tt.wantTitle {
 				t.Errorf("fork meta = %+v", m)
 			}
 			got, err := s.Load(m.ID)
@@ -840,5 +867,49 @@ func TestConcurrentUse(t *testing.T) {
 		if len(got) != want || m.MessageCount != want {
 			t.Errorf("%s: %d entries, count %d, want %d", id, len(got), m.MessageCount, want)
 		}
+	}
+}
+
+func TestUpdateAndAppend(t *testing.T) {
+	s, dir, _ := openTest(t, Options{IndexFlushDelay: -1})
+	id := mustCreate(t, s)
+	u, a := msg(RoleUser, "question"), msg(RoleAssistant, "answer")
+	if err := s.Append(id, u, a); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "conversations", id, "messages.jsonl")
+	before, _ := os.ReadFile(path)
+
+	// An update of an entry that does not exist writes nothing at all.
+	out := &Entry{ID: a.ID, Role: RoleAssistant, Content: Str("answer"), IncludeInContext: Bool(false)}
+	err := s.UpdateAndAppend(id, []*Entry{out, {ID: "missing", Role: RoleUser, Content: Str("x")}}, &Entry{Type: TypeEvt, Event: "branch", Data: []byte(`{}`)})
+	if !errors.Is(err, ErrNotFound) {
+		t.Fatalf("missing id: %v", err)
+	}
+	if after, _ := os.ReadFile(path); !bytes.Equal(after, before) {
+		t.Fatalf("a failed write changed the log:\n%s", after[len(before):])
+	}
+	// The same id twice is refused.
+	if err := s.UpdateAndAppend(id, []*Entry{out}, &Entry{ID: a.ID, Role: RoleUser, Content: Str("y")}); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("duplicate id: %v", err)
+	}
+
+	evt := &Entry{Type: TypeEvt, Event: "branch", Data: []byte(`{"after":"x"}`)}
+	edit := &Entry{Role: RoleUser, Content: Str("question, again"), EditOf: u.ID}
+	if err := s.UpdateAndAppend(id, []*Entry{out}, evt, edit); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := os.ReadFile(path)
+	lines := strings.Split(strings.TrimSpace(string(after[len(before):])), "\n")
+	if len(lines) != 3 || !strings.Contains(lines[0], `"includeInContext":false`) || !strings.Contains(lines[0], `"updatedAt"`) ||
+		!strings.Contains(lines[1], `"event":"branch"`) || !strings.Contains(lines[2], `"editOf":"`+u.ID+`"`) {
+		t.Fatalf("appended lines:\n%s", strings.Join(lines, "\n"))
+	}
+	got, _ := s.Load(id)
+	if !slices.Equal(ids(got), []string{u.ID, a.ID, evt.ID, edit.ID}) || got[1].InContext() || got[1].CreatedAt != a.CreatedAt {
+		t.Fatalf("entries = %v, %+v", ids(got), got[1])
+	}
+	if m, _ := s.Get(id); m.MessageCount != 3 {
+		t.Errorf("messageCount = %d, want 3 (updates are not new messages)", m.MessageCount)
 	}
 }

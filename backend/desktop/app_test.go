@@ -20,8 +20,10 @@ type fakeDialogs struct {
 	dir  string
 	file string
 	err  error
-	// filters receives the filters of each ChooseFile call when not nil.
+	// filters receives the filters of each ChooseFile and SaveFile call when not nil.
 	filters *[]FileFilter
+	// saveDir is where SaveFile saves (under the proposed name); "" cancels.
+	saveDir string
 }
 
 func (f fakeDialogs) ChooseFolder(title, defaultDir string) (string, error) { return f.dir, f.err }
@@ -31,6 +33,16 @@ func (f fakeDialogs) ChooseFile(title, defaultDir string, filters []FileFilter) 
 		*f.filters = filters
 	}
 	return f.file, f.err
+}
+
+func (f fakeDialogs) SaveFile(title, defaultName string, filters []FileFilter) (string, error) {
+	if f.filters != nil {
+		*f.filters = filters
+	}
+	if f.saveDir == "" || f.err != nil {
+		return "", f.err
+	}
+	return filepath.Join(f.saveDir, defaultName), nil
 }
 
 func newTestApp(t *testing.T) (*App, string) {

@@ -62,7 +62,10 @@ func (x *Projects) ChooseFolder() (string, error) {
 }
 
 // Conversations are the open project's conversations (bridge/conversations.ts).
-type Conversations struct{ s *app.Session }
+type Conversations struct {
+	s       *app.Session
+	dialogs Dialogs
+}
 
 // List returns the conversations, most recently active first.
 func (x *Conversations) List() ([]conversation.ConversationMeta, error) {
@@ -125,12 +128,39 @@ func (x *Conversations) ReadToolResult(conversationID, messageID string) (app.To
 	})
 }
 
+// SwitchBranch shows version index (from 0) of the branch point that follows
+// the entry after ("" for the start).
+func (x *Conversations) SwitchBranch(id, after string, index int) error {
+	return currentDo(x.s, func(ws *app.Workspace) error { return ws.SwitchBranch(id, after, index) })
+}
+
+// Export renders a conversation as Markdown ("md") or JSON ("json").
+func (x *Conversations) Export(id, format string) (app.Export, error) {
+	return current(x.s, func(ws *app.Workspace) (app.Export, error) { return ws.ExportConversation(id, format) })
+}
+
+// ExportToFile asks where to save an export of a conversation and writes it
+// there; it returns the file, or "" when the user cancelled.
+func (x *Conversations) ExportToFile(id, format string) (string, error) {
+	return current(x.s, func(ws *app.Workspace) (string, error) { return exportToFile(ws, x.dialogs, id, format) })
+}
+
 // Chat sends, stops and previews (bridge/chat.ts).
 type Chat struct{ s *app.Session }
 
 // Send starts answering a message in the background; progress arrives as events.
 func (x *Chat) Send(req app.SendRequest) error {
 	return currentDo(x.s, func(ws *app.Workspace) error { return ws.Send(req) })
+}
+
+// Edit replaces a sent message by new text and answers it, as a new version.
+func (x *Chat) Edit(req app.EditRequest) error {
+	return currentDo(x.s, func(ws *app.Workspace) error { return ws.Edit(req) })
+}
+
+// Regenerate answers a message again, as a new version.
+func (x *Chat) Regenerate(req app.RegenerateRequest) error {
+	return currentDo(x.s, func(ws *app.Workspace) error { return ws.Regenerate(req) })
 }
 
 // Stop cancels the reply or run turn of a conversation; false when none ran.

@@ -6,6 +6,7 @@ package desktop
 
 import (
 	"context"
+	"strings"
 
 	"crewagent/backend/app"
 	"crewagent/backend/errs"
@@ -19,6 +20,9 @@ type Dialogs interface {
 	// ChooseFile returns the chosen file, or "" when the user cancelled. The
 	// filters limit what the dialog lists (all files when empty).
 	ChooseFile(title, defaultDir string, filters []FileFilter) (string, error)
+	// SaveFile returns where to save a new file (proposed as defaultName),
+	// or "" when the user cancelled.
+	SaveFile(title, defaultName string, filters []FileFilter) (string, error)
 }
 
 // FileFilter is one choice of a file dialog's filter: a name and patterns
@@ -50,7 +54,7 @@ func NewApp(home string, dialogs Dialogs, emitter events.Emitter) *App {
 	a := &App{session: s, dialogs: dialogs}
 	a.System = &System{s}
 	a.Projects = &Projects{s, dialogs}
-	a.Conversations = &Conversations{s}
+	a.Conversations = &Conversations{s, dialogs}
 	a.Chat = &Chat{s}
 	a.Runs = &Runs{s}
 	a.Packages = &Packages{s, dialogs}
@@ -96,4 +100,22 @@ func currentDo(s *app.Session, fn func(ws *app.Workspace) error) error {
 		return err
 	}
 	return fn(ws)
+}
+
+// exportToFile asks where to save an export of a conversation (proposing a
+// name from its title) and writes it; "" when the user cancelled.
+func exportToFile(ws *app.Workspace, dialogs Dialogs, id, format string) (string, error) {
+	x, err := ws.ExportConversation(id, format)
+	if err != nil {
+		return "", err
+	}
+	filters := []FileFilter{{Name: "Markdown (*.md)", Pattern: "*.md"}}
+	if strings.HasSuffix(x.FileName, ".json") {
+		filters = []FileFilter{{Name: "JSON (*.json)", Pattern: "*.json"}}
+	}
+	path, err := dialogs.SaveFile("Export the conversation", x.FileName, filters)
+	if err != nil || path == "" {
+		return "", err
+	}
+	return path, app.WriteExport(path, x)
 }

@@ -75,6 +75,25 @@ func (p *wailsPlatform) ChooseFile(title, defaultDir string, filters []FileFilte
 	return path, nil
 }
 
+// SaveFile implements Dialogs with the native save dialog, in the user's
+// home folder, proposing defaultName. A cancelled dialog returns "".
+func (p *wailsPlatform) SaveFile(title, defaultName string, filters []FileFilter) (string, error) {
+	ctx, ok := p.context()
+	if !ok {
+		return "", errs.New(errs.Dialog, "the window is not ready yet")
+	}
+	home, _ := os.UserHomeDir()
+	opts := runtime.SaveDialogOptions{Title: title, DefaultDirectory: home, DefaultFilename: defaultName, CanCreateDirectories: true}
+	for _, f := range filters {
+		opts.Filters = append(opts.Filters, runtime.FileFilter{DisplayName: f.Name, Pattern: f.Pattern})
+	}
+	path, err := runtime.SaveFileDialog(ctx, opts)
+	if err != nil {
+		return "", errs.Wrap(errs.Dialog, err, "the save dialog failed: "+err.Error())
+	}
+	return path, nil
+}
+
 // Emit implements events.Emitter; events before startup are dropped.
 func (p *wailsPlatform) Emit(name string, payload any) {
 	if ctx, ok := p.context(); ok {

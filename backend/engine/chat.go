@@ -306,11 +306,13 @@ func (s *ChatService) prepareRetry(convID string) (string, error) {
 }
 
 // newestUserMessage is the index of the newest message the user wrote (not a
-// meta message), or -1.
+// meta message) that is in the context, or -1. Messages out of the context
+// belong to versions of the conversation that are not shown (branches): an
+// edit or a regeneration answers the message on the version shown.
 func newestUserMessage(entries []*convlog.Entry) int {
 	for i := len(entries) - 1; i >= 0; i-- {
 		e := entries[i]
-		if e.IsMessage() && e.Role == convlog.RoleUser && !e.IsMeta {
+		if e.IsMessage() && e.Role == convlog.RoleUser && !e.IsMeta && e.InContext() {
 			return i
 		}
 	}

@@ -39,6 +39,7 @@ const (
 	NotFound         = "E_NOT_FOUND"
 	CheckpointExists = "E_CHECKPOINT_EXISTS"
 	InvalidArgument  = "E_INVALID_ARGUMENT"
+	BranchFrozen     = "E_BRANCH_FROZEN"
 )
 
 // Settings.
@@ -179,6 +180,7 @@ var Catalogue = []Entry{
 	{"NotFound", NotFound, "the conversation, message, checkpoint or file does not exist", nil},
 	{"CheckpointExists", CheckpointExists, "a checkpoint of that name already exists", nil},
 	{"InvalidArgument", InvalidArgument, "a malformed entry, title, checkpoint name or option", nil},
+	{"BranchFrozen", BranchFrozen, "the versions of a part of a conversation cannot change: it was compressed since", nil},
 
 	{"SettingsCorrupt", SettingsCorrupt, "settings.json is not valid JSON of the right shape", nil},
 	{"SettingsInvalid", SettingsInvalid, "a setting is out of range", nil},

@@ -63,7 +63,7 @@ export async function launchApp({ binary, display, home, logFile, screenshotsDir
     },
   }
   try {
-    await waitForWindow(display, title, child, 20000)
+    app.windowId = await waitForWindow(display, title, child, 20000)
     app.windowShownMs = Date.now() - startedAt
     inspector = await Inspector.connect(await findPageSocket(port))
   } catch (err) {
@@ -178,13 +178,31 @@ export async function launchApp({ binary, display, home, logFile, screenshotsDir
       return stdout.trim()
     },
 
-    /** Saves the whole X screen (the window fills it) to <screenshotsDir>/<name>.png. */
+    /** Saves what the screen shows where the window is (with any native
+     * dialog over it) to <screenshotsDir>/<name>.png. */
     async screenshot(name) {
       mkdirSync(screenshotsDir, { recursive: true })
       const file = join(screenshotsDir, `${name}.png`)
       await sleep(150) // let the last frame paint
-      await run('import', ['-window', 'root', file], { env: { ...process.env, DISPLAY: display } })
+      const g = await app.geometry().catch(() => null)
+      const crop = g ? ['-crop', `${g.width}x${g.height}+${g.x}+${g.y}`, '+repage'] : []
+      await run('import', ['-window', 'root', ...crop, file], { env: { ...process.env, DISPLAY: display } })
       return file
+    },
+
+    /** The window's position and size on the screen. */
+    async geometry() {
+      const out = await app.xdotool('getwindowgeometry', '--shell', app.windowId)
+      const v = Object.fromEntries(out.split('\n').map((l) => l.split('=')))
+      return { x: Number(v.X), y: Number(v.Y), width: Number(v.WIDTH), height: Number(v.HEIGHT) }
+    },
+
+    /** Resizes the window and waits until the page has the new size. */
+    async resize(width, height) {
+      await app.xdotool('windowmove', app.windowId, '0', '0')
+      await app.xdotool('windowsize', app.windowId, String(width), String(height))
+      await app.waitFor(`window.innerWidth === ${width} && window.innerHeight === ${height}`, { what: `a ${width}x${height} window` })
+      await sleep(100)
     },
   })
   return app
@@ -206,7 +224,8 @@ async function waitForWindow(display, title, child, timeoutMs) {
     attempt.finally(() => clearInterval(check)).catch(() => {})
   })
   try {
-    await Promise.race([attempt, died])
+    const { stdout } = await Promise.race([attempt, died])
+    return stdout.trim().split('\n')[0]
   } catch (err) {
     if (err.killed) throw new Error(`no visible window titled "${title}" within ${timeoutMs} ms`)
     throw err

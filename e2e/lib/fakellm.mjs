@@ -4,10 +4,12 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { start, stop } from './proc.mjs'
 
-export async function startFakeLLM({ binary, rules, dir, timeoutMs = 10000 }) {
+// addr: where to listen (default: a free port); a server stopped and started
+// again on its address looks to the app like one that went away and came back.
+export async function startFakeLLM({ binary, rules, dir, timeoutMs = 10000, addr = '127.0.0.1:0' }) {
   const script = join(dir, 'fakellm-rules.json')
   writeFileSync(script, JSON.stringify(rules, null, 2))
-  const child = start(binary, ['-addr', '127.0.0.1:0', '-script', script, '-lenient'], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = start(binary, ['-addr', addr, '-script', script, '-lenient'], { stdio: ['ignore', 'pipe', 'pipe'] })
   let stderr = ''
   child.stderr.on('data', (d) => (stderr += d))
   const url = await new Promise((resolve, reject) => {

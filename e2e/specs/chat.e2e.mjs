@@ -2,10 +2,15 @@
 // markdown answer, tool calls as cards (with a full output kept on disk), the
 // context meter through a compression, an LLM failure and Continue, forks
 // from a message and from a checkpoint, search, the context inspector, a
-// reply cut off by a crash, settings (Test Connection, theme), and deletion
-// with its files.
+// reply cut off by a crash, edits and regenerations as versions switched in
+// place, copy buttons, who answered, an unreachable server said in words,
+// export (native save dialog and the command line), settings (Test
+// Connection, theme), and deletion with its files. The new screens are shot
+// at 900x650 and 1440x900 in both themes.
 import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
+import { promisify } from 'node:util'
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { startFakeLLM } from '../lib/fakellm.mjs'
@@ -27,8 +32,16 @@ const markdownAnswer = [
   '<script>window.__xss = 1</script> <img src=x onerror="window.__xss = 2">',
 ].join('\n')
 
+// Many steps and a matrix of screenshots: more than the default limit.
+export const timeoutMs = 420000
+
 export async function setup({ tmp, repo, home }) {
   const rules = [
+    { match: 'capital of france', times: 1, response: { text: 'Paris.' } },
+    { match: 'capital of france', response: { text: 'Paris, on the Seine.' } },
+    { match: 'capital of italy', response: { text: 'Rome.' } },
+    { match: 'bridges', response: { text: 'Thirty-seven bridges cross the Seine in Paris.' } },
+    { match: 'code please', response: { text: 'Like this:\n\n```go\nfunc main() {\n\tfmt.Println("hello")\n}\n```\n\nThat is all.' } },
     { match: 'show markdown', response: { text: markdownAnswer, chunks: 40, chunk_delay_ms: 60 } },
     { match: 'list the files', response: { tool_calls: [{ name: 'fs.list', arguments: '{"path":"@project"}', arg_chunks: 2 }] } },
     { match: 'read the big file', response: { tool_calls: [{ name: 'fs.read', arguments: '{"path":"@project/big.txt"}' }] } },
@@ -41,6 +54,19 @@ export async function setup({ tmp, repo, home }) {
     { match: '*', response: { text: 'You said: ', echo: true } },
   ]
   const llm = await startFakeLLM({ binary: join(repo, 'build/bin/fakellm'), rules, dir: tmp })
+  // The server can be stopped and started again on its address (an
+  // unreachable server, then one that is back).
+  const server = {
+    current: llm,
+    url: llm.url,
+    async stop() {
+      await server.current.stop()
+    },
+    async restart() {
+      server.current = await startFakeLLM({ binary: join(repo, 'build/bin/fakellm'), rules, dir: tmp, addr: new URL(llm.url).host })
+    },
+    requests: () => server.current.requests(),
+  }
   // A small window so that a few long answers fill it and compression runs.
   writeFileSync(
     join(home, 'settings.json'),
@@ -48,16 +74,17 @@ export async function setup({ tmp, repo, home }) {
     { mode: 0o600 },
   )
   return {
-    llm,
+    llm: server,
     env: { CREWAGENT_LLM_BASE_URL: llm.url, CREWAGENT_LLM_MODEL: 'gpt-4o-mini', CREWAGENT_TOKEN_BUDGET: '6000' },
-    cleanup: () => llm.stop(),
+    cleanup: () => server.stop(),
   }
 }
 
 const sel = (id) => `document.querySelector('[data-testid="${id}"]')`
 const all = (id) => `[...document.querySelectorAll('[data-testid="${id}"]')]`
 
-export default async function chat({ app, step, tmp, home }) {
+export default async function chat({ app, step, tmp, home, repo, prepared }) {
+  const llm = prepared.llm
   const workdir = join(tmp, 'work')
   mkdirSync(workdir, { recursive: true })
   let projectRoot, dataDir, firstConv
@@ -231,8 +258,15 @@ export default async function chat({ app, step, tmp, home }) {
     await app.waitFor(`(() => { const l = ${sel('message-list')}; return l.scrollHeight - l.scrollTop - l.clientHeight < 60 })()`, { what: 'the list back at the bottom' })
     await app.xdotool('key', 'Escape')
     await waitIdle('the stopped reply to end')
-    await app.waitFor(`${all('msg-error')}.pop()?.dataset.code === 'LLM_ABORTED'`, { what: 'the stopped reply kept as LLM_ABORTED' })
-    assert.match(await app.evaluate(`${all('msg-error')}.pop().textContent`), /Slow words/)
+    // a stop is a quiet note with what arrived, not a red error
+    await app.waitForTestId('msg-stopped', { what: 'the stopped reply' })
+    const stopped = await app.evaluate(`(() => { const el = ${all('msg-stopped')}.pop(); return {
+      text: el.textContent, alert: !!el.querySelector('[role="alert"]'), cont: !!el.querySelector('[data-testid="stopped-continue"]') } })()`)
+    assert.match(stopped.text, /Slow words/)
+    assert.match(stopped.text, /Stopped/)
+    assert.doesNotMatch(stopped.text, /LLM_ABORTED/)
+    assert.equal(stopped.alert, false, 'a stop shows as an alert')
+    assert.equal(stopped.cont, true, 'no Continue after a stop with text')
   })
 
   await step('fork from a message and from a checkpoint', async () => {
@@ -254,6 +288,12 @@ export default async function chat({ app, step, tmp, home }) {
     await app.waitFor(`${sel('chat-view')}?.dataset.conversation !== ${JSON.stringify(firstConv)}`, { what: 'the message fork to open' })
     await app.waitFor(`${all('msg-user')}.pop()?.dataset.id === ${JSON.stringify(at)}`, { what: 'the fork to end at the chosen message' })
     assert.equal(await app.evaluate(`${all('conv-item')}.length`), 3)
+    // cut on purpose: no crash notice, an offer to answer instead; a title of its own
+    await app.waitForTestId('msg-awaiting', { what: 'the fork to offer an answer' })
+    assert.equal(await app.exists('msg-unfinished'), false, 'a fork at a message ends with the crash notice')
+    const titles = await app.evaluate(`${all('conv-title')}.map((el) => el.textContent)`)
+    assert.equal(new Set(titles).size, titles.length, `forks share a title: ${titles}`)
+    assert.ok(titles.some((t) => /\(fork 2\)$/.test(t)), `no "(fork 2)" among ${titles}`)
     await app.screenshot('20-fork')
   })
 
@@ -327,6 +367,204 @@ export default async function chat({ app, step, tmp, home }) {
     assert.equal(await app.evaluate(`${all('msg-user')}.length`), 1, 'the message was sent again')
     const log = readFileSync(join(dir, 'messages.jsonl'), 'utf8')
     assert.equal(log.match(/"role":"user"/g).length, 1, 'the log holds the message twice')
+  })
+
+  // ---- versions, copy, who answered, failures in words, export ----
+
+  const sizes = [
+    { name: 'narrow', width: 900, height: 650 },
+    { name: 'wide', width: 1440, height: 900 },
+  ]
+  /** Shoots name at both sizes in both themes; prepare() puts the subject
+   * on screen (and the pointer over it) each time. */
+  const matrix = async (name, prepare) => {
+    for (const size of sizes) {
+      await app.resize(size.width, size.height)
+      for (const theme of ['light', 'dark']) {
+        await app.evaluate(`document.documentElement.dataset.theme = ${JSON.stringify(theme)}`)
+        await prepare()
+        await app.screenshot(`${name}-${size.name}-${theme}`)
+      }
+    }
+    await app.resize(1280, 800)
+    await app.evaluate(`document.documentElement.dataset.theme = 'light'`)
+  }
+  /** Moves the real pointer over an element (hover styles, hover handlers). */
+  const hover = async (expr) => {
+    const r = await app.evaluate(`(() => { const el = ${expr}; el.scrollIntoView({ block: 'center' }); const b = el.getBoundingClientRect(); return { x: Math.round(b.left + b.width / 2), y: Math.round(b.top + Math.min(b.height / 2, 20)) } })()`)
+    await new Promise((res) => setTimeout(res, 120)) // the list settles after scrolling
+    const r2 = await app.evaluate(`(() => { const b = (${expr}).getBoundingClientRect(); return { x: Math.round(b.left + b.width / 2), y: Math.round(b.top + Math.min(b.height / 2, 20)) } })()`)
+    const g = await app.geometry()
+    await app.xdotool('mousemove', String(g.x + (r2?.x ?? r.x)), String(g.y + (r2?.y ?? r.y)))
+    await new Promise((res) => setTimeout(res, 150))
+  }
+  /** Clicks an element with the real pointer (a trusted click, as the
+   * clipboard wants). */
+  const realClick = async (expr) => {
+    await hover(expr)
+    await app.xdotool('click', '1')
+  }
+  const lastOf = (id) => `${all(id)}.pop()`
+  const clipboard = () => app.call('window.runtime.ClipboardGetText()')
+  let showcase
+
+  await step('regenerate and edit make versions, switched in place; the log keeps them all', async () => {
+    await app.click('conv-new')
+    await app.waitForTestId('chat-empty')
+    showcase = await app.evaluate(`${sel('chat-view')}.dataset.conversation`)
+    await send('What is the capital of France?')
+    await waitIdle()
+    await app.waitFor(`${lastOf('msg-assistant')}?.textContent.includes('Paris.')`, { what: 'the first answer' })
+    // regenerate: a second version of the answer
+    await hover(lastOf('msg-assistant'))
+    await app.evaluate(`${lastOf('msg-assistant')}.querySelector('[data-testid="msg-regenerate"]').click()`)
+    await waitIdle('the new answer')
+    await app.waitFor(`${lastOf('msg-assistant')}?.textContent.includes('Paris, on the Seine.')`, { what: 'the regenerated answer' })
+    await app.waitFor(`${lastOf('msg-assistant')}?.querySelector('[data-testid="branch-switcher"]')?.textContent === '‹2/2›'`, { what: 'the answer switcher at 2/2' })
+    assert.equal(await app.evaluate(`${all('msg-assistant')}.length`), 1, 'both answers shown at once')
+    // back to the first version, in place, and forward again
+    await app.evaluate(`${lastOf('msg-assistant')}.querySelector('[data-testid="branch-prev"]').click()`)
+    await app.waitFor(`${lastOf('msg-assistant')}?.textContent.startsWith('Paris.') && ${lastOf('msg-assistant')}.querySelector('[data-testid="branch-switcher"]')?.dataset.index === '1'`, { what: 'version 1 of the answer' })
+    await app.evaluate(`${lastOf('msg-assistant')}.querySelector('[data-testid="branch-next"]').click()`)
+    await app.waitFor(`${lastOf('msg-assistant')}?.textContent.includes('on the Seine')`, { what: 'version 2 again' })
+    // edit the question: a new version of the conversation from there
+    await hover(lastOf('msg-user'))
+    await app.evaluate(`${lastOf('msg-user')}.querySelector('[data-testid="msg-edit"]').click()`)
+    await app.waitForTestId('edit-input')
+    await app.typeInto('edit-input', 'And the capital of Italy?')
+    await app.click('edit-send')
+    await waitIdle('the answer to the edit')
+    await app.waitFor(`${lastOf('msg-assistant')}?.textContent.includes('Rome.')`, { what: 'the answer to the edited message' })
+    await app.waitFor(`${lastOf('msg-user')}?.querySelector('[data-testid="branch-switcher"]')?.dataset.index === '2'`, { what: 'the message switcher at 2/2' })
+    assert.match(await app.evaluate(`${lastOf('msg-user')}.textContent`), /capital of Italy\?.*\(edited\)/)
+    // the original question comes back with the answer it had
+    await app.evaluate(`${lastOf('msg-user')}.querySelector('[data-testid="branch-prev"]').click()`)
+    await app.waitFor(`${lastOf('msg-user')}?.textContent.includes('capital of France') && ${lastOf('msg-assistant')}?.textContent.includes('on the Seine')`, { what: 'the first question with its chosen answer' })
+    // the next message continues the version shown, and only that one goes to the model
+    await send('How many bridges are there?')
+    await waitIdle()
+    const reqs = await llm.requests()
+    const last = JSON.stringify(reqs[reqs.length - 1].messages)
+    assert.match(last, /on the Seine/)
+    assert.doesNotMatch(last, /Rome|"Paris\."|Italy/)
+    // nothing was overwritten: the log holds every version and the branch events
+    const log = readFileSync(join(dataDir, 'conversations', showcase, 'messages.jsonl'), 'utf8')
+    for (const want of ['"Paris."', '"Rome."', '"event":"branch"', '"event":"branch_switch"', '"editOf":']) assert.ok(log.includes(want), `the log lacks ${want}`)
+    await matrix('60-versions', async () => {
+      await hover(`${all('msg-assistant')}[0]`)
+    })
+  })
+
+  await step('copy buttons on messages and code blocks', async () => {
+    await send('code please')
+    await waitIdle()
+    await app.waitFor(`${lastOf('msg-assistant')}?.querySelector('pre code')`, { what: 'an answer with a code block' })
+    await hover(lastOf('msg-assistant'))
+    await realClick(`${lastOf('msg-assistant')}.querySelector('[data-testid="msg-copy"]')`)
+    await app.waitFor(`${lastOf('msg-assistant')}.querySelector('[data-testid="msg-copy"]').dataset.state === 'copied'`, { what: 'Copied' })
+    assert.match(await clipboard(), /^Like this:\n\n```go\nfunc main\(\) \{/)
+    // the code block under the pointer gets its own button
+    await hover(`${lastOf('msg-assistant')}.querySelector('pre')`)
+    await app.waitFor(`!!${lastOf('msg-assistant')}.querySelector('[data-testid="code-copy"]')`, { what: 'the code block copy button' })
+    await realClick(`${lastOf('msg-assistant')}.querySelector('[data-testid="code-copy"]')`)
+    await app.waitFor(`${lastOf('msg-assistant')}.querySelector('[data-testid="code-copy"]')?.dataset.state === 'copied'`, { what: 'the code copied' })
+    assert.equal((await clipboard()).trim(), 'func main() {\n\tfmt.Println("hello")\n}')
+    await matrix('61-copy-buttons', async () => {
+      await hover(`${lastOf('msg-assistant')}.querySelector('pre')`)
+    })
+  })
+
+  await step('replies in Agent mode say who answered', async () => {
+    await app.click('mode-agent')
+    await app.waitForTestId('agent-picker')
+    await send('Who are you?')
+    await waitIdle()
+    await app.waitFor(`${lastOf('msg-speaker')}?.textContent.includes('Mara')`, { what: 'the agent name on the reply' })
+    assert.match(await app.evaluate(`${lastOf('msg-speaker')}.textContent`), /🔍\s*Mara/)
+    await matrix('62-agent-name', async () => {
+      await app.evaluate(`${lastOf('msg-speaker')}.scrollIntoView({ block: 'center' })`)
+    })
+    await app.click('mode-chat')
+  })
+
+  await step('a stop is a quiet note with Continue', async () => {
+    await send('a slow answer please')
+    await app.waitFor(`${sel('msg-live')}?.textContent.length > 60`, { what: 'the slow answer to start' })
+    await app.xdotool('key', 'Escape')
+    await waitIdle('the stop')
+    await app.waitFor(`!!${lastOf('msg-stopped')}?.querySelector('[data-testid="stopped-continue"]')`, { what: 'the stopped note with Continue' })
+    await matrix('63-stopped', async () => {
+      await app.evaluate(`${lastOf('msg-stopped')}.scrollIntoView({ block: 'end' })`)
+    })
+  })
+
+  await step('an unreachable server is said in words, with the details one click away and Settings', async () => {
+    await llm.stop()
+    await send('Are you there?')
+    await waitIdle('the failed reply')
+    await app.waitForTestId('msg-error')
+    const e = await app.evaluate(`(() => { const el = ${lastOf('msg-error')}; return {
+      title: el.querySelector('[data-testid="problem-title"]').textContent, advice: el.querySelector('[data-testid="problem-advice"]').textContent,
+      details: el.querySelector('[data-testid="problem-details"]').textContent, open: el.querySelector('[data-testid="problem-details"]').open,
+      visible: el.innerText, settings: !!el.querySelector('[data-testid="error-open-settings"]'),
+      cont: !!el.querySelector('[data-testid="error-continue"]'), retry: !!el.querySelector('[data-testid="error-retry"]') } })()`)
+    assert.equal(e.title, "Can't reach the model server")
+    assert.match(e.advice, /Nothing answered at 127\.0\.0\.1:\d+/)
+    assert.match(e.details, /connection refused/)
+    assert.equal(e.open, false, 'the details are open from the start')
+    assert.doesNotMatch(e.visible, /dial tcp|LLM_NETWORK/, 'the raw error shows')
+    assert.deepEqual([e.settings, e.cont, e.retry], [true, false, true])
+    await matrix('64-unreachable', async () => {
+      await app.evaluate(`${lastOf('msg-error')}.scrollIntoView({ block: 'end' })`)
+    })
+    // the server's own words and the code, one click away
+    await app.evaluate(`${lastOf('msg-error')}.querySelector('[data-testid="problem-details"] summary').click()`)
+    await app.waitFor(`${lastOf('msg-error')}.querySelector('[data-testid="problem-details"]').open`, { what: 'the details open' })
+    await app.evaluate(`${lastOf('msg-error')}.scrollIntoView({ block: 'end' })`)
+    await app.screenshot('64-unreachable-details')
+    await app.evaluate(`${lastOf('msg-error')}.querySelector('[data-testid="error-open-settings"]').click()`)
+    await app.waitForTestId('settings-form')
+    await app.click('settings-cancel')
+    // the server is back: Retry answers
+    await llm.restart()
+    await app.evaluate(`${lastOf('msg-error')}.querySelector('[data-testid="error-retry"]').click()`)
+    await waitIdle('the retried reply')
+    await app.waitFor(`${lastOf('msg-assistant')}?.textContent.includes('You said: Are you there?')`, { what: 'the answer once the server is back' })
+    // answered since: the failure keeps its words and offers nothing more
+    await app.waitFor(`!${lastOf('msg-error')}.querySelector('[data-testid="error-retry"], [data-testid="error-open-settings"]')`, { what: 'the settled failure without actions' })
+  })
+
+  await step('export from the ⋯ menu through the native save dialog, and on the command line', async () => {
+    await app.click('conv-menu-toggle')
+    await app.waitForTestId('conv-menu')
+    await matrix('65-export-menu', async () => {
+      if (!(await app.exists('conv-menu'))) await app.click('conv-menu-toggle')
+      await app.waitForTestId('conv-menu')
+    })
+    if (!(await app.exists('conv-menu'))) await app.click('conv-menu-toggle')
+    await app.click('export-md')
+    const dialog = (await app.xdotool('search', '--sync', '--onlyvisible', '--name', '^Export the conversation$')).split('\n')[0]
+    const target = join(tmp, 'exported.md')
+    await app.xdotool('windowfocus', '--sync', dialog)
+    await app.xdotool('key', 'ctrl+a')
+    await app.xdotool('type', '--delay', '10', target)
+    await app.screenshot('66-export-dialog')
+    await app.xdotool('key', 'Return')
+    await app.waitFor(`${sel('chat-notice')}?.textContent.includes(${JSON.stringify(target)})`, { timeoutMs: 15000, what: 'the saved notice' })
+    const md = readFileSync(target, 'utf8')
+    assert.match(md, /^# What is the capital of France\?/)
+    assert.match(md, /### You · /)
+    assert.match(md, /### 🔍 Mara/)
+    assert.match(md, /\*Version 2 of 2\*/)
+    assert.match(md, /> \*\*Failed: Can't reach the model server\*\*/)
+    assert.match(md, /Stopped before the answer was complete/)
+    assert.doesNotMatch(md, /Rome\./, 'a version not shown was exported')
+    // the same conversation on the command line, while the window has the project open
+    const run = promisify(execFile)
+    const { stdout } = await run(join(repo, 'build/bin/crewagent'), ['conversations', 'export', showcase, '--format', 'json', '--home', home, '--project', projectRoot])
+    const doc = JSON.parse(stdout)
+    assert.equal(doc.conversation.id, showcase)
+    assert.ok(doc.entries.some((e) => e.content === 'Rome.'), 'the JSON export lacks a version')
   })
 
   await step('settings: test connection and a live theme', async () => {

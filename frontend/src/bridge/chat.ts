@@ -17,6 +17,25 @@ export interface SendRequest {
   retry?: boolean
 }
 
+/** Replaces a sent message by new text and answers it, as a new version of
+ * the conversation (the old one stays, switchable). */
+export interface EditRequest {
+  conversationId: string
+  messageId: string
+  text: string
+  mode: Mode
+  agentId?: string
+}
+
+/** Answers a message again, as a new version (messageId: any message of the
+ * answer, or the user message). */
+export interface RegenerateRequest {
+  conversationId: string
+  messageId: string
+  mode: Mode
+  agentId?: string
+}
+
 /** Exactly what the next LLM request would contain, and why (the same data
  * as the `context` command): messages with tokens and reasons, tool names,
  * usage, the builder's kept/dropped/compressed decisions and, when the
@@ -29,6 +48,10 @@ export type PreviewDecision = contextbuilder.Decision
 export interface ChatApi {
   /** Starts a reply in the background; results arrive as events. */
   send(req: SendRequest): Promise<void>
+  /** Starts the answer to an edited message in the background. */
+  edit(req: EditRequest): Promise<void>
+  /** Starts a new answer to a message in the background. */
+  regenerate(req: RegenerateRequest): Promise<void>
   /** Cancels the reply being generated; false when none was running. */
   stop(conversationId: string): Promise<boolean>
   setMode(conversationId: string, mode: Mode, agentId?: string): Promise<ConversationMeta>
@@ -42,6 +65,8 @@ export function createWailsChat(): ChatApi {
   return {
     send: (req) =>
       call(() => Chat.Send({ conversationId: req.conversationId, text: req.text, mode: req.mode, agentId: req.agentId ?? '', retry: req.retry ?? false })),
+    edit: (req) => call(() => Chat.Edit({ ...req, agentId: req.agentId ?? '' })),
+    regenerate: (req) => call(() => Chat.Regenerate({ ...req, agentId: req.agentId ?? '' })),
     stop: (id) => call(() => Chat.Stop(id)),
     setMode: (id, mode, agentId = '') => call(() => Chat.SetMode(id, mode, agentId)),
     preview: (id, mode, agentId = '') => call(() => Chat.Preview(id, mode, agentId)),

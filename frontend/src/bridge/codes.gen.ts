@@ -50,6 +50,8 @@ export const Codes = {
   CheckpointExists: 'E_CHECKPOINT_EXISTS',
   /** a malformed entry, title, checkpoint name or option */
   InvalidArgument: 'E_INVALID_ARGUMENT',
+  /** the versions of a part of a conversation cannot change: it was compressed since */
+  BranchFrozen: 'E_BRANCH_FROZEN',
   /** settings.json is not valid JSON of the right shape */
   SettingsCorrupt: 'E_SETTINGS_CORRUPT',
   /** a setting is out of range */

@@ -8,10 +8,17 @@ export type ToolCall = conversation.ToolCall
 export type SearchHit = convlog.SearchHit
 export type ToolResultView = app.ToolResultView
 export type ErrorBlock = conversation.ErrorBlock
+/** A failure in words: what went wrong, what to do, whether the fix is in Settings. */
+export type Problem = conversation.Problem
+/** The switcher of a branch point: version index (from 1) of count. */
+export type BranchView = conversation.BranchView
+/** A conversation rendered for outside the app. */
+export type ConversationExport = app.Export
+export type ExportFormat = 'md' | 'json'
 
 /** What an entry is for the conversation screen, decoded by the backend
  * (backend/conversation): the screen never parses the log's encodings. */
-export type EntryKind = 'user' | 'run-input' | 'answer' | 'assistant' | 'thinking' | 'tool-result' | 'question' | 'error' | 'event' | 'hidden'
+export type EntryKind = 'user' | 'run-input' | 'answer' | 'assistant' | 'thinking' | 'tool-result' | 'question' | 'error' | 'stopped' | 'event' | 'hidden'
 
 /** A question's state: waiting for its answer, answered, or left behind. */
 export type QuestionState = 'pending' | 'answered' | 'unanswered'
@@ -40,6 +47,13 @@ export interface ConversationPage {
   /** The conversation ends waiting for a reply that will not come (only
    * when no reply runs). */
   unfinished?: boolean
+  /** It ends with a message of the user that no reply was started for (a
+   * fork cut there). */
+  awaiting?: boolean
+  /** The unfinished reply left something to continue from. */
+  canContinue?: boolean
+  /** The agents whose replies are among the entries, by id. */
+  agents?: Record<string, app.AgentInfo>
 }
 
 /** The open project's conversations: the list, search, and the log itself. */
@@ -60,6 +74,14 @@ export interface ConversationsApi {
   loadOlder(id: string, beforeId: string, limit?: number): Promise<ConversationPage>
   /** The full output of a tool result that the log keeps as a preview. */
   readToolResult(conversationId: string, messageId: string): Promise<ToolResultView>
+  /** Shows version index (from 0) of the branch point that follows the entry
+   * `after` ("" for the start of the conversation). */
+  switchBranch(id: string, after: string, index: number): Promise<void>
+  /** The conversation as Markdown or JSON. */
+  exportText(id: string, format: ExportFormat): Promise<ConversationExport>
+  /** Asks where to save an export (the native dialog) and writes it; the
+   * file, or "" when the user cancelled. */
+  exportToFile(id: string, format: ExportFormat): Promise<string>
 }
 
 const page = (p: app.ConversationPage): ConversationPage => ({ ...p, entries: (p.entries ?? []) as Entry[] })
@@ -77,5 +99,8 @@ export function createWailsConversations(): ConversationsApi {
     load: (id, limit = 0) => call(async () => page(await Conversations.Load(id, limit))),
     loadOlder: (id, beforeId, limit = 0) => call(async () => page(await Conversations.LoadOlder(id, beforeId, limit))),
     readToolResult: (conversationId, messageId) => call(() => Conversations.ReadToolResult(conversationId, messageId)),
+    switchBranch: (id, after, index) => call(() => Conversations.SwitchBranch(id, after, index)),
+    exportText: (id, format) => call(() => Conversations.Export(id, format)),
+    exportToFile: (id, format) => call(() => Conversations.ExportToFile(id, format)),
   }
 }

@@ -38,8 +38,25 @@ export { BridgeError, ErrorCodes, toBridgeError, type ErrorCode } from './errors
 export { Codes } from './codes.gen'
 export { EventNames, subscribeAll } from './events'
 export { safeExternalURL } from './system'
-export type { AgentInfo, AgentList, ChatApi, ContextPreview, Mode, PreviewDecision, PreviewMessage, SendRequest } from './chat'
-export type { Checkpoint, ConversationMeta, ConversationPage, ConversationsApi, Entry, EntryKind, EntryView, ErrorBlock, QuestionState, SearchHit, ToolCall, ToolResultView } from './conversations'
+export type { AgentInfo, AgentList, ChatApi, ContextPreview, EditRequest, Mode, PreviewDecision, PreviewMessage, RegenerateRequest, SendRequest } from './chat'
+export type {
+  BranchView,
+  Checkpoint,
+  ConversationExport,
+  ConversationMeta,
+  ConversationPage,
+  ConversationsApi,
+  Entry,
+  EntryKind,
+  EntryView,
+  ErrorBlock,
+  ExportFormat,
+  Problem,
+  QuestionState,
+  SearchHit,
+  ToolCall,
+  ToolResultView,
+} from './conversations'
 export type { ContextStatus, ContextUsage, ConversationChange, EventError, EventMap, EventName, EventsApi, RunProgress, StreamChunk, StreamEnd, StreamEvent, StreamStart, ToolEnd, ToolStart, Unsubscribe } from './events'
 export type { ActivePackageView, InstalledPackage, PackageImport, PackageProblem, PackagesApi, PackagesView, WorkflowInfo } from './packages'
 export type { ProjectInfo, ProjectsApi, RecentProject } from './projects'

@@ -1,4 +1,4 @@
-import { argsPreview, formatDuration, readableOutput } from './format'
+import { argsPreview, formatBytes, formatDuration, readableOutput } from './format'
 
 describe('helpers', () => {
   it('previews arguments on one line', () => {
@@ -21,5 +21,8 @@ describe('readableOutput', () => {
     expect(readableOutput('plain text')).toBe('plain text')
     expect(readableOutput('{broken')).toBe('{broken')
   })
-})
 
+  it('says byte counts in words', () => {
+    expect([1, 820, 78563, 2_500_000].map(formatBytes)).toEqual(['1 byte', '820 bytes', '77 KB', '2.4 MB'])
+  })
+})

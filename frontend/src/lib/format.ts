@@ -50,3 +50,11 @@ export function readableOutput(text: string): string {
     return text
   }
 }
+
+/** A byte count in words: "820 bytes", "77 KB", "2.4 MB". */
+export function formatBytes(n: number): string {
+  if (!Number.isFinite(n) || n < 0) return ''
+  if (n < 1024) return `${n} ${n === 1 ? 'byte' : 'bytes'}`
+  if (n < 1024 * 1024) return `${Math.round(n / 1024)} KB`
+  return `${(n / (1024 * 1024)).toFixed(1)} MB`
+}

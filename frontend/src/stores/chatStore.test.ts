@@ -172,3 +172,96 @@ describe('usageFromPreview', () => {
     expect(u).toEqual({ conversationId: 'c1', usedTokens: 4500, totalBudget: 5000, usagePercent: 90, remaining: 500, status: 'critical' })
   })
 })
+
+describe('chatStore: versions, export, and how a conversation ends', () => {
+  it('reads how the page says the conversation ends, and who answered', async () => {
+    const agents = { analyst: { id: 'analyst', name: 'Mara', title: 'Analyst', icon: '🔍', description: '' } }
+    const { store } = setup([], { conversations: [{ meta: { id: 'c1' }, entries: [msg('u1', 'user', 'hi')], awaiting: true, agents }] })
+    await store.actions.open('c1')
+    expect(store.getState()).toMatchObject({ awaiting: true, unfinished: false, canContinue: false, speakers: agents })
+  })
+
+  it('edits: the editor holds a draft; sending starts the reply of the new version', async () => {
+    const { fake, store } = setup([msg('u1', 'user', 'first'), msg('a1', 'assistant', 'one')])
+    await store.actions.open('c1')
+    store.actions.startEdit('u1', 'first')
+    store.actions.setEditDraft('first, better')
+    expect(await store.actions.submitEdit()).toBe(true)
+    expect(fake.branchOps).toEqual([{ op: 'edit', conversationId: 'c1', messageId: 'u1', text: 'first, better' }])
+    expect(store.getState()).toMatchObject({ editing: null, streaming: true })
+    // refused while a reply runs, and the draft stays
+    store.actions.startEdit('u1', 'again')
+    expect(await store.actions.submitEdit()).toBe(false)
+    expect(store.getState().editing).toEqual({ id: 'u1', text: 'again' })
+  })
+
+  it('after a new version is recorded, reads the whole window again instead of merging the tail', async () => {
+    const many = Array.from({ length: 200 }, (_, i) => msg(`m${i}`, i % 2 ? 'assistant' : 'user', `text ${i}`))
+    const { fake, store } = setup(many)
+    await store.actions.open('c1')
+    // a new answer to m0: m1 and everything after it leave the version
+    // shown, also entries older than the tail the store would merge
+    expect(await store.actions.regenerate('m1')).toBe(true)
+    fake.finish('c1')
+    await vi.waitFor(() => expect(store.getState().entries.filter((e) => !e.view?.inactive).map((e) => e.id)).toEqual(['m0', expect.stringMatching(/^evt-/)]))
+    expect(vi.mocked(fake.bridge.conversations.load).mock.lastCall?.[1]).toBeGreaterThanOrEqual(201)
+  })
+
+  it('switches versions and reloads; refused while a reply runs', async () => {
+    const { fake, store } = setup([msg('u1', 'user', 'q'), msg('a1', 'assistant', 'a')])
+    await store.actions.open('c1')
+    expect(await store.actions.switchBranch('u1', 0)).toBe(true)
+    expect(fake.branchOps.at(-1)).toEqual({ op: 'switch', conversationId: 'c1', after: 'u1', index: 0 })
+    expect(store.getState().entries.at(-1)).toMatchObject({ event: 'branch_switch' })
+    fake.streaming.add('c1')
+    await store.actions.reload()
+    expect(await store.actions.switchBranch('u1', 1)).toBe(false)
+  })
+
+  it('exports to a file and says where; a cancelled dialog says nothing', async () => {
+    const { fake, store } = setup([msg('u1', 'user', 'q')])
+    await store.actions.open('c1')
+    expect(await store.actions.exportToFile('json')).toBe('/home/test/export.json')
+    expect(store.getState().notice).toBe('Saved to /home/test/export.json')
+    store.actions.dismissNotice()
+    fake.setNextSave(null)
+    expect(await store.actions.exportToFile('md')).toBeNull()
+    expect(store.getState().notice).toBeNull()
+  })
+
+  it('Retry in run mode sends the newest message of the version shown', () => {
+    const entries = [runInput('u1', 'n', 'first'), { ...runInput('u2', 'n', 'hidden'), view: { kind: 'run-input', text: 'hidden', inactive: true } }]
+    expect(lastUserText(entries)).toBe('first')
+  })
+})
+
+describe('chatStore: streamed text', () => {
+  afterEach(() => vi.useRealTimers())
+
+  it('updates the text at most once per interval, however fast the deltas come', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] })
+    const fake = createFakeBridge({ conversations: [{ meta: { id: 'c1', title: 'Chat' }, entries: [] }] })
+    const f = frames()
+    const store = createChatStore(fake.bridge, f.schedule, 50)
+    const stop = store.actions.start()
+    await store.actions.open('c1')
+    await store.actions.send('hi')
+    fake.emit('llm:stream-start', { conversationId: 'c1', messageId: 'a1', mode: 'chat', turn: 0 })
+    const chunk = (delta: string) => fake.emit('llm:stream-chunk', { conversationId: 'c1', messageId: 'a1', delta })
+    chunk('one ')
+    f.flush()
+    expect(store.getState().live[0].text).toBe('one ')
+    chunk('two ')
+    chunk('three ')
+    f.flush() // too soon: nothing is drawn yet
+    expect(store.getState().live[0].text).toBe('one ')
+    vi.advanceTimersByTime(50)
+    f.flush()
+    expect(store.getState().live[0].text).toBe('one two three ')
+    // the end of the stream draws what is left at once
+    chunk('four')
+    fake.emit('llm:stream-end', { conversationId: 'c1', messageId: 'a1', toolCalls: 0 })
+    expect(store.getState().live[0].text).toBe('one two three four')
+    stop()
+  })
+})

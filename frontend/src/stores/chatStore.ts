@@ -1,4 +1,5 @@
 import type {
+  AgentInfo,
   AgentList,
   Bridge,
   BridgeError,
@@ -8,6 +9,7 @@ import type {
   ConversationMeta,
   Entry,
   EventError,
+  ExportFormat,
   Mode,
   SendRequest,
   ToolResultView,
@@ -52,6 +54,17 @@ export interface ChatState {
   /** The last read says the conversation ends waiting for a reply that will
    * not come (meaningful while settled). */
   unfinished: boolean
+  /** ... or with a message of the user no reply was started for (a fork cut
+   * there). */
+  awaiting: boolean
+  /** The unfinished reply left something to continue from. */
+  canContinue: boolean
+  /** The agents whose replies are loaded, by id (name and icon). */
+  speakers: Record<string, AgentInfo>
+  /** The user message being edited in place, and its draft. */
+  editing: { id: string; text: string } | null
+  /** A short confirmation to show (an export saved). */
+  notice: string | null
   live: LiveCall[]
   usage: ContextUsage | null
   mode: Mode
@@ -75,6 +88,21 @@ export interface ChatActions {
   continueReply(): Promise<boolean>
   /** Answers the last user message again (in run mode: sends it again). */
   retry(): Promise<boolean>
+  /** Opens (or, with null, closes) the in-place editor of a user message. */
+  startEdit(id: string | null, text?: string): void
+  setEditDraft(text: string): void
+  /** Sends the edited message as a new version of the conversation. */
+  submitEdit(): Promise<boolean>
+  /** Answers again the message that entry messageId belongs to, as a new version. */
+  regenerate(messageId: string): Promise<boolean>
+  /** Shows version index (from 0) of the branch point after the entry `after`. */
+  switchBranch(after: string, index: number): Promise<boolean>
+  /** Re-reads the whole loaded window (after a change of versions). */
+  reload(): Promise<void>
+  /** Saves the conversation as Markdown or JSON where the user chooses;
+   * the file, or null when cancelled or failed. */
+  exportToFile(format: ExportFormat): Promise<string | null>
+  dismissNotice(): void
   setMode(mode: Mode, agentId?: string): Promise<void>
   loadAgents(): Promise<void>
   loadPreview(): Promise<ContextPreview | null>
@@ -115,6 +143,11 @@ const initial = (): ChatState => ({
   streaming: false,
   settled: false,
   unfinished: false,
+  awaiting: false,
+  canContinue: false,
+  speakers: {},
+  editing: null,
+  notice: null,
   live: [],
   usage: null,
   mode: 'chat',
@@ -147,12 +180,15 @@ export function mergeTail(current: Entry[], tail: Entry[]): { entries: Entry[]; 
 
 const userKinds = new Set(['user', 'run-input', 'answer'])
 
+/** Whether an entry records a change of versions (a branch point). */
+export const isBranchEvent = (e: Entry) => e.type === 'evt' && (e.event === 'branch' || e.event === 'branch_switch')
+
 /** The text of the newest user message (what Retry sends again), without a
  * run's header. */
 export function lastUserText(entries: Entry[]): string | null {
   for (let i = entries.length - 1; i >= 0; i--) {
     const v = entries[i].view
-    if (v && userKinds.has(v.kind) && (v.text ?? '').trim()) return v.text!
+    if (v && !v.inactive && userKinds.has(v.kind) && (v.text ?? '').trim()) return v.text!
   }
   return null
 }
@@ -161,10 +197,21 @@ type Schedule = (fn: () => void) => void
 const nextFrame: Schedule =
   typeof requestAnimationFrame === 'function' ? (fn) => void requestAnimationFrame(() => fn()) : (fn) => void setTimeout(fn, 16)
 
+/** The least time between two updates of the text being streamed (ms): a
+ * few words at a time read as smoothly as one frame at a time, and every
+ * update redraws the answer (its layout and the list around it), so a fast
+ * stream draws at most 20 times a second instead of at every frame. */
+export const streamTextInterval = 50
+
 /** The open conversation: its entries (paged from the end), the reply in
- * progress (stream events, text deltas coalesced per frame), the context
- * usage, the mode and the agent. */
-export function createChatStore(bridge: Pick<Bridge, 'conversations' | 'chat' | 'events'>, schedule: Schedule = nextFrame): ChatStore {
+ * progress (stream events, text deltas coalesced per frame and at most one
+ * update per streamTextInterval), the context usage, the mode and the
+ * agent. */
+export function createChatStore(
+  bridge: Pick<Bridge, 'conversations' | 'chat' | 'events'>,
+  schedule: Schedule = nextFrame,
+  textInterval = streamTextInterval,
+): ChatStore {
   const store = createStore<ChatState>(initial())
   const usageByConversation = new Map<string, ContextUsage>()
   const fail = (e: unknown) => store.setState({ error: toBridgeError(e) })
@@ -173,9 +220,20 @@ export function createChatStore(bridge: Pick<Bridge, 'conversations' | 'chat' | 
   // Text deltas wait here until the next frame.
   const pendingText = new Map<string, string>()
   let flushQueued = false
+  let lastFlush = -Infinity
+  let flushTimer: ReturnType<typeof setTimeout> | undefined
+  const queueFlush = () => {
+    if (flushQueued) return
+    flushQueued = true
+    const wait = lastFlush + textInterval - performance.now()
+    if (wait > 0) flushTimer = setTimeout(() => schedule(flushText), wait)
+    else schedule(flushText)
+  }
   const flushText = () => {
     flushQueued = false
+    clearTimeout(flushTimer)
     if (pendingText.size === 0) return
+    lastFlush = performance.now()
     const deltas = new Map(pendingText)
     pendingText.clear()
     store.setState((s) => ({
@@ -202,11 +260,11 @@ export function createChatStore(bridge: Pick<Bridge, 'conversations' | 'chat' | 
   /** Starts a reply through the bridge; false (with the error shown) when it
    * was refused. */
   let replies = 0 // replies started here, so that a read begun before one is not taken as after it
-  const startReply = async (req: SendRequest) => {
+  const startReply = async (req: SendRequest, start: () => Promise<void> = () => bridge.chat.send(req)) => {
     replies++
     store.setState({ streaming: true, settled: false, error: null, live: [] })
     try {
-      await bridge.chat.send(req)
+      await start()
       scheduleTail()
       return true
     } catch (e) {
@@ -232,10 +290,7 @@ export function createChatStore(bridge: Pick<Bridge, 'conversations' | 'chat' | 
         'llm:stream-chunk': (p) => {
           if (!isCurrent(p.conversationId) || !p.delta) return
           pendingText.set(p.messageId, (pendingText.get(p.messageId) ?? '') + p.delta)
-          if (!flushQueued) {
-            flushQueued = true
-            schedule(flushText)
-          }
+          queueFlush()
         },
         'llm:stream-tool-start': (p) => {
           if (!isCurrent(p.conversationId)) return
@@ -297,6 +352,9 @@ export function createChatStore(bridge: Pick<Bridge, 'conversations' | 'chat' | 
           streaming: page.streaming,
           settled: !page.streaming,
           unfinished: !!page.unfinished,
+          awaiting: !!page.awaiting,
+          canContinue: !!page.canContinue,
+          speakers: page.agents ?? {},
           loading: false,
           mode: modeOf(page.conversation),
           agentId: page.conversation.selectedAgentId ?? '',
@@ -321,7 +379,7 @@ export function createChatStore(bridge: Pick<Bridge, 'conversations' | 'chat' | 
         if (!isCurrent(id)) return 0
         const known = new Set(store.getState().entries.map((e) => e.id))
         const older = page.entries.filter((e) => !known.has(e.id))
-        store.setState((st) => ({ entries: [...older, ...st.entries], hasMore: page.hasMore, loadingOlder: false }))
+        store.setState((st) => ({ entries: [...older, ...st.entries], hasMore: page.hasMore, loadingOlder: false, speakers: { ...page.agents, ...st.speakers } }))
         return older.length
       } catch (e) {
         store.setState({ loadingOlder: false })
@@ -338,6 +396,13 @@ export function createChatStore(bridge: Pick<Bridge, 'conversations' | 'chat' | 
         const page = await bridge.conversations.load(id, tailRefreshSize)
         if (!isCurrent(id)) return
         const s = store.getState()
+        // A new version was chosen or made: entries older than the tail may
+        // have left or joined the version shown, so read the whole window.
+        const known = new Set(s.entries.map((e) => e.id))
+        if (page.entries.some((e) => isBranchEvent(e) && !known.has(e.id))) {
+          if (started === replies) return actions.reload()
+          // (a reply started meanwhile: the next read sees the change too)
+        }
         const { entries, replaced } = mergeTail(s.entries, page.entries)
         // A reply started here after this read began: the page cannot say
         // whether it runs (the next read will).
@@ -349,6 +414,9 @@ export function createChatStore(bridge: Pick<Bridge, 'conversations' | 'chat' | 
           streaming,
           settled: started === replies && !page.streaming,
           unfinished: !!page.unfinished,
+          awaiting: !!page.awaiting,
+          canContinue: !!page.canContinue,
+          speakers: { ...s.speakers, ...page.agents },
           live: settleLive(entries, s.live, streaming),
         })
       } catch (e) {
@@ -373,7 +441,90 @@ export function createChatStore(bridge: Pick<Bridge, 'conversations' | 'chat' | 
       }
     },
 
+    async reload() {
+      const id = store.getState().conversationId
+      if (!id) return
+      const started = replies
+      try {
+        const page = await bridge.conversations.load(id, Math.max(pageSize, store.getState().entries.length))
+        if (!isCurrent(id)) return
+        const s = store.getState()
+        const streaming = started === replies ? page.streaming : s.streaming
+        store.setState({
+          meta: page.conversation,
+          entries: page.entries,
+          hasMore: page.hasMore,
+          streaming,
+          settled: started === replies && !page.streaming,
+          unfinished: !!page.unfinished,
+          awaiting: !!page.awaiting,
+          canContinue: !!page.canContinue,
+          speakers: page.agents ?? {},
+          live: settleLive(page.entries, s.live, streaming),
+        })
+      } catch (e) {
+        fail(e)
+      }
+    },
+
     continueReply: () => actions.send('continue'),
+
+    startEdit(id, text = '') {
+      store.setState({ editing: id ? { id, text } : null })
+    },
+
+    setEditDraft(text) {
+      const e = store.getState().editing
+      if (e) store.setState({ editing: { ...e, text } })
+    },
+
+    async submitEdit() {
+      const s = store.getState()
+      const text = s.editing?.text.trim() ?? ''
+      if (!s.conversationId || !s.editing || !text || s.streaming) return false
+      const req = { conversationId: s.conversationId, messageId: s.editing.id, text, mode: s.mode, agentId: s.mode === 'agent' ? s.agentId : '' }
+      const ok = await startReply({ ...req, text }, () => bridge.chat.edit(req))
+      if (ok) store.setState({ editing: null })
+      return ok
+    },
+
+    async regenerate(messageId) {
+      const s = store.getState()
+      if (!s.conversationId || s.streaming) return false
+      const req = { conversationId: s.conversationId, messageId, mode: s.mode, agentId: s.mode === 'agent' ? s.agentId : '' }
+      return startReply({ ...req, text: '' }, () => bridge.chat.regenerate(req))
+    },
+
+    async switchBranch(after, index) {
+      const s = store.getState()
+      if (!s.conversationId || s.streaming) return false
+      try {
+        await bridge.conversations.switchBranch(s.conversationId, after, index)
+      } catch (e) {
+        fail(e)
+        return false
+      }
+      await actions.reload()
+      return true
+    },
+
+    async exportToFile(format) {
+      const id = store.getState().conversationId
+      if (!id) return null
+      try {
+        const path = await bridge.conversations.exportToFile(id, format)
+        if (!path) return null
+        store.setState({ notice: `Saved to ${path}` })
+        return path
+      } catch (e) {
+        fail(e)
+        return null
+      }
+    },
+
+    dismissNotice() {
+      store.setState({ notice: null })
+    },
 
     async retry() {
       const s = store.getState()

@@ -2,6 +2,7 @@ import { vi } from 'vitest'
 import {
   BridgeError,
   type ActivePackageView,
+  type AgentInfo,
   type Bridge,
   type ContextPreview,
   type ConversationMeta,
@@ -57,7 +58,14 @@ export function createFakeBridge(
     version?: string
     /** Conversations: entries without a view get the view of their role
      * (test/entries.ts); unfinished is what the backend would say of the log. */
-    conversations?: { meta: Partial<ConversationMeta> & { id: string }; entries?: Entry[]; unfinished?: boolean }[]
+    conversations?: {
+      meta: Partial<ConversationMeta> & { id: string }
+      entries?: Entry[]
+      unfinished?: boolean
+      awaiting?: boolean
+      canContinue?: boolean
+      agents?: Record<string, AgentInfo>
+    }[]
     llmConfigured?: boolean
     /** Installed packages (default: the demo). */
     packages?: InstalledPackage[]
@@ -94,12 +102,15 @@ export function createFakeBridge(
   const stamp = () => new Date((clock += 1000)).toISOString()
   let seq = 0
   const newId = (p: string) => `${p}-${++seq}`
-  const convs = new Map<string, { meta: ConversationMeta; entries: Entry[]; unfinished?: boolean }>()
+  const convs = new Map<string, { meta: ConversationMeta; entries: Entry[]; unfinished?: boolean; awaiting?: boolean; canContinue?: boolean; agents?: Record<string, AgentInfo> }>()
   for (const c of opts.conversations ?? []) {
     convs.set(c.meta.id, {
       meta: { title: 'New conversation', activeType: 'chat', createdAt: stamp(), lastActiveAt: stamp(), messageCount: 0, ...c.meta },
       entries: (c.entries ?? []).map(withView),
       unfinished: c.unfinished,
+      awaiting: c.awaiting,
+      canContinue: c.canContinue,
+      agents: c.agents,
     })
   }
   const conv = (id: string) => {
@@ -112,11 +123,20 @@ export function createFakeBridge(
     messageCount: c.entries.filter((e) => e.type === 'msg').length,
   })
   const streaming = new Set<string>()
+  const branchOps: { op: 'edit' | 'regenerate' | 'switch'; conversationId: string; messageId?: string; text?: string; after?: string; index?: number }[] = []
+  const exports: { conversationId: string; format: string }[] = []
+  let nextSave: string | null = '/home/test/export.md'
+  /** Takes what follows entry i (exclusive) out of the version shown, as a
+   * branch does, and records the branch event. */
+  const branchAt = (c: { entries: Entry[] }, i: number, event: 'branch' | 'branch_switch', after: string) => {
+    c.entries = c.entries.map((e, j) => (j > i && e.type === 'msg' ? { ...e, includeInContext: false, view: { ...(e.view ?? { kind: 'hidden' }), inactive: true } } : e))
+    c.entries.push({ type: 'evt', id: newId('evt'), createdAt: stamp(), event, data: { after }, view: { kind: 'event' } })
+  }
   const sent: { conversationId: string; text: string; mode: string; agentId?: string; retry?: boolean }[] = []
   const settingsState: { settings: Settings; llmConfigured: boolean } = {
     settings: {
-      llm: { baseUrl: opts.llmConfigured === false ? '' : 'http://127.0.0.1:1/v1', model: opts.llmConfigured === false ? '' : 'fake-model', apiKey: '••••abcd', timeoutSeconds: 120, summaryModel: '', connectTimeoutSeconds: 10, firstTokenTimeoutSeconds: 60, idleTimeoutSeconds: 60, maxRetries: 3 },
-      context: { maxMessages: 80, maxChars: 120000, tokenBudget: 128000, reserveForResponse: 8192, triggerThreshold: 0.8, targetAfterCompression: 0.5, compressionStrategy: 'key-messages', includeToolResultsInContext: true },
+      llm: { baseUrl: opts.llmConfigured === false ? '' : 'http://127.0.0.1:1/v1', model: opts.llmConfigured === false ? '' : 'fake-model', apiKey: '••••abcd', timeoutSeconds: 120, summaryModel: '', connectTimeoutSeconds: 10, firstTokenTimeoutSeconds: 60, idleTimeoutSeconds: 60, maxRetries: 3, embeddingsModel: '', embeddingsBaseUrl: '' },
+      context: { maxMessages: 80, maxChars: 120000, tokenBudget: 128000, reserveForResponse: 8192, triggerThreshold: 0.8, targetAfterCompression: 0.5, compressionStrategy: 'key-messages', includeToolResultsInContext: true, includeCollapsedUiEventsInContext: false, summaryShare: 0.15, recallShare: 0.1 },
       tools: { fs: { enabled: true, maxReadBytes: 524288, maxWriteBytes: 2097152 }, mcp: { enabled: false, allowedServers: [] } },
       engine: { maxTurns: 30, maxToolCallsPerMessage: 64 },
       theme: 'light',
@@ -143,9 +163,10 @@ export function createFakeBridge(
         ...msgs.map((e, i) => ({ index: i + 1, role: e.role ?? '', content: e.content, sourceId: e.id, kind: 'history', tokens: e.tokens ?? 10, reason: 'kept: recent' })),
       ],
       toolNames: mode === 'agent' ? ['fs.read'] : [],
+      conversation: { messages: msgs.length, loaded: msgs.length, compacted: 0, compactions: [], pins: [], recalled: [], full: true },
       toolTokens: 0,
       usage: { conversationId: id, usedTokens: used, totalBudget: 1000, usagePercent: used / 10, remaining: 1000 - used, status: 'normal' },
-      build: { mode, rows: [], kept: [], dropped: [], compressed: [], counts: { entries: 0, events: 0, messages: 0, system: 1, history: 0, injections: 0, kept: 0, dropped: 0, compressed: 0, synthetic: 0 }, usedTokens: used, tokenLimit: 1000, budget: { tokenBudget: 1000, reserveForResponse: 0, maxMessages: 80, maxChars: 120000 }, usedChars: 0, overBudget: false },
+      build: { mode, rows: [], kept: [], dropped: [], compressed: [], counts: { entries: 0, events: 0, messages: 0, system: 1, history: 0, injections: 0, kept: 0, dropped: 0, compressed: 0, synthetic: 0, recalled: 0, pinned: 0, trimmed: 0 }, usedTokens: used, fullTokens: used, fullMessages: msgs.length, fullChars: 0, recallTokens: 0, recalled: [], tokenLimit: 1000, budget: { tokenBudget: 1000, reserveForResponse: 0, maxMessages: 80, maxChars: 120000 }, usedChars: 0, overBudget: false, safetyNet: false },
     }
   }
 
@@ -243,14 +264,41 @@ export function createFakeBridge(
       load: vi.fn(async (id: string, limit = 300) => {
         const c = conv(id)
         const n = limit || 300
-        return { conversation: metaOf(c), entries: c.entries.slice(-n), hasMore: c.entries.length > n, streaming: streaming.has(id), unfinished: !streaming.has(id) && !!c.unfinished }
+        const idle = !streaming.has(id)
+        return {
+          conversation: metaOf(c),
+          entries: c.entries.slice(-n),
+          hasMore: c.entries.length > n,
+          streaming: !idle,
+          unfinished: idle && !!c.unfinished,
+          awaiting: idle && !!c.awaiting,
+          canContinue: idle && !!c.canContinue,
+          agents: c.agents ?? {},
+        }
       }),
       loadOlder: vi.fn(async (id: string, beforeId: string, limit = 300) => {
         const c = conv(id)
         const i = c.entries.findIndex((e) => e.id === beforeId)
         if (i < 0) throw new BridgeError('E_NOT_FOUND', `entry ${beforeId} is not in conversation ${id}`)
         const start = Math.max(0, i - (limit || 300))
-        return { conversation: metaOf(c), entries: c.entries.slice(start, i), hasMore: start > 0, streaming: streaming.has(id) }
+        return { conversation: metaOf(c), entries: c.entries.slice(start, i), hasMore: start > 0, streaming: streaming.has(id), agents: c.agents ?? {} }
+      }),
+      switchBranch: vi.fn(async (id: string, after: string, index: number) => {
+        const c = conv(id)
+        if (streaming.has(id)) throw new BridgeError('E_BUSY', 'a reply is already being generated in this conversation')
+        branchOps.push({ op: 'switch', conversationId: id, after, index })
+        c.entries.push({ type: 'evt', id: newId('evt'), createdAt: stamp(), event: 'branch_switch', data: { after, active: index }, view: { kind: 'event' } })
+      }),
+      exportText: vi.fn(async (id: string, format: string) => {
+        const c = conv(id)
+        exports.push({ conversationId: id, format })
+        return { fileName: `${c.meta.title}.${format}`, content: format === 'json' ? JSON.stringify({ conversation: c.meta, entries: c.entries }) : `# ${c.meta.title}\n` }
+      }),
+      exportToFile: vi.fn(async (id: string, format: string) => {
+        conv(id)
+        if (!nextSave) return ''
+        exports.push({ conversationId: id, format })
+        return nextSave.replace(/\.\w+$/, `.${format}`)
       }),
       readToolResult: vi.fn(async (conversationId: string, messageId: string) => {
         const e = conv(conversationId).entries.find((x) => x.id === messageId)
@@ -269,7 +317,28 @@ export function createFakeBridge(
         if (req.retry) c.entries = c.entries.map((e) => (e.partType === 'error' ? { ...e, includeInContext: false } : e))
         else c.entries.push({ type: 'msg', id: newId('msg'), createdAt: stamp(), role: 'user', content: req.text, mode: req.mode, view: { kind: 'user', text: req.text } })
         c.unfinished = false
+        c.awaiting = false
         c.meta = { ...c.meta, lastActiveAt: stamp() }
+      }),
+      edit: vi.fn(async (req: { conversationId: string; messageId: string; text: string; mode: string; agentId?: string }) => {
+        if (streaming.has(req.conversationId)) throw new BridgeError('E_BUSY', 'a reply is already being generated in this conversation')
+        const c = conv(req.conversationId)
+        const i = c.entries.findIndex((e) => e.id === req.messageId)
+        if (i < 0 || c.entries[i].role !== 'user') throw new BridgeError('E_INVALID_ARGUMENT', 'only a message you wrote can be edited or answered again')
+        branchOps.push({ op: 'edit', conversationId: req.conversationId, messageId: req.messageId, text: req.text })
+        branchAt(c, i - 1, 'branch', c.entries[i - 1]?.id ?? '')
+        c.entries.push({ type: 'msg', id: newId('msg'), createdAt: stamp(), role: 'user', content: req.text, mode: req.mode, editOf: req.messageId, view: { kind: 'user', text: req.text } })
+        streaming.add(req.conversationId)
+      }),
+      regenerate: vi.fn(async (req: { conversationId: string; messageId: string; mode: string; agentId?: string }) => {
+        if (streaming.has(req.conversationId)) throw new BridgeError('E_BUSY', 'a reply is already being generated in this conversation')
+        const c = conv(req.conversationId)
+        let i = c.entries.findIndex((e) => e.id === req.messageId)
+        while (i >= 0 && c.entries[i].role !== 'user') i--
+        if (i < 0) throw new BridgeError('E_INVALID_ARGUMENT', 'there is no message of yours before this answer')
+        branchOps.push({ op: 'regenerate', conversationId: req.conversationId, messageId: req.messageId })
+        branchAt(c, i, 'branch', c.entries[i].id)
+        streaming.add(req.conversationId)
       }),
       stop: vi.fn(async (id: string) => streaming.delete(id)),
       setMode: vi.fn(async (id: string, mode: string, agentId = '') => {
@@ -441,6 +510,12 @@ export function createFakeBridge(
     folders,
     convs,
     sent,
+    branchOps,
+    exports,
+    /** Where the next save dialog saves (null: cancelled). */
+    setNextSave(path: string | null) {
+      nextSave = path
+    },
     streaming,
     installed,
     runs,

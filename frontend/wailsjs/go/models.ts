@@ -51,6 +51,16 @@ export namespace app {
 	    hasMore: boolean;
 	    streaming: boolean;
 	    unfinished: boolean;
+	    awaiting: boolean;
+	    canContinue: boolean;
+	    agents: Record<string, AgentInfo>;
+	}
+	export interface EditRequest {
+	    conversationId: string;
+	    messageId: string;
+	    text: string;
+	    mode: string;
+	    agentId: string;
 	}
 	export interface ExecLogLine {
 	    ts: string;
@@ -62,6 +72,10 @@ export namespace app {
 	    code?: string;
 	    durationMs?: number;
 	    raw: string;
+	}
+	export interface Export {
+	    fileName: string;
+	    content: string;
 	}
 	export interface PackageImport {
 	    ok: boolean;
@@ -83,6 +97,12 @@ export namespace app {
 	    root: string;
 	    dataDir: string;
 	    activePackageId: string;
+	}
+	export interface RegenerateRequest {
+	    conversationId: string;
+	    messageId: string;
+	    mode: string;
+	    agentId: string;
 	}
 	export interface RunLogView {
 	    runId: string;
@@ -124,56 +144,6 @@ export namespace app {
 
 export namespace compression {
 	
-	export interface Breakdown {
-	    keywords?: number;
-	    matched?: string;
-	    filePath?: number;
-	    codeBlock?: number;
-	    numbers?: number;
-	    recency: number;
-	    largeToolPenalty?: number;
-	}
-	export interface Explanation {
-	    index: number;
-	    count: number;
-	    sourceId?: string;
-	    role: string;
-	    tokens: number;
-	    tokensAfter: number;
-	    decision: string;
-	    reason: string;
-	    score: number;
-	    rank?: number;
-	    breakdown: Breakdown;
-	}
-	export interface Output {
-	    loopStart: number;
-	    dropped: string[];
-	    truncated: string[];
-	    summaryText?: string;
-	    summaryError?: string;
-	    tokensBefore: number;
-	    tokensAfter: number;
-	    target: number;
-	    strategy: string;
-	    steps?: string[];
-	    overTarget: boolean;
-	    notes?: string[];
-	    explanation: Explanation[];
-	}
-	export interface Record {
-	    strategy: string;
-	    from?: string;
-	    to?: string;
-	    compactedIds: string[];
-	    truncatedIds: string[];
-	    tokensBefore: number;
-	    tokensAfter: number;
-	    target: number;
-	    summary?: string;
-	    steps?: string[];
-	    fellBack?: boolean;
-	}
 	export interface Usage {
 	    usedTokens: number;
 	    totalBudget: number;
@@ -202,6 +172,17 @@ export namespace contextbuilder {
 	    dropped: number;
 	    compressed: number;
 	    synthetic: number;
+	    recalled: number;
+	    pinned: number;
+	    trimmed: number;
+	}
+	export interface RecallItem {
+	    id: string;
+	    role: string;
+	    tool?: string;
+	    text: string;
+	    score: number;
+	    why: string;
 	}
 	export interface Decision {
 	    sourceId: string;
@@ -226,25 +207,41 @@ export namespace contextbuilder {
 	    compressed: Decision[];
 	    counts: Counts;
 	    usedTokens: number;
+	    fullTokens: number;
+	    fullMessages: number;
+	    fullChars: number;
+	    recallTokens: number;
+	    recalled: RecallItem[];
 	    tokenLimit: number;
 	    budget: Budget;
 	    usedChars: number;
 	    overBudget: boolean;
+	    safetyNet: boolean;
 	    notes?: string[];
 	}
 	
-	export interface Message {
+	export interface Pin {
+	    id: string;
 	    role: string;
-	    content?: string;
-	    tool_calls?: conversation.ToolCall[];
-	    tool_call_id?: string;
-	    name?: string;
+	    tool?: string;
+	    kind: string;
+	    text: string;
+	    inHistory: boolean;
+	    dropped?: boolean;
 	}
+	
 
 }
 
 export namespace conversation {
 	
+	export interface BranchView {
+	    after: string;
+	    index: number;
+	    count: number;
+	    reason?: string;
+	    frozen?: boolean;
+	}
 	export interface Checkpoint {
 	    name: string;
 	    messageId: string;
@@ -281,6 +278,15 @@ export namespace conversation {
 	    widget: number[];
 	    answer?: number[];
 	}
+	export interface LargeResult {
+	    size: number;
+	    head: string;
+	}
+	export interface Problem {
+	    title: string;
+	    advice?: string;
+	    settings?: boolean;
+	}
 	export interface ErrorBlock {
 	    code: string;
 	    message: string;
@@ -294,8 +300,13 @@ export namespace conversation {
 	    text?: string;
 	    forNode?: string;
 	    error?: ErrorBlock;
+	    problem?: Problem;
 	    incomplete?: string;
 	    latest?: boolean;
+	    continue?: boolean;
+	    inactive?: boolean;
+	    branch?: BranchView;
+	    large?: LargeResult;
 	    question?: QuestionView;
 	    answerTo?: string;
 	}
@@ -333,12 +344,15 @@ export namespace conversation {
 	    isCollapsed?: boolean;
 	    widget?: number[];
 	    finishReason?: string;
+	    editOf?: string;
 	    event?: string;
 	    data?: number[];
 	    ref_msg_id?: string;
 	    updatedAt?: string;
 	    view: View;
 	}
+	
+	
 	
 	
 	
@@ -353,6 +367,43 @@ export namespace conversation {
 }
 
 export namespace convlog {
+	
+	export interface Carried {
+	    id: string;
+	    role: string;
+	    tool?: string;
+	    kind: string;
+	    text: string;
+	}
+	export interface CompactionRef {
+	    eventId: string;
+	    from: string;
+	    to: string;
+	    count: number;
+	    createdAt?: string;
+	    reason?: string;
+	}
+	export interface CompactionData {
+	    from: string;
+	    to: string;
+	    summary?: string;
+	    strategy: string;
+	    count: number;
+	    compactedTotal: number;
+	    keptFrom: string;
+	    reason?: string;
+	    focus?: string;
+	    tokensBefore: number;
+	    tokensAfter: number;
+	    target: number;
+	    mode?: string;
+	    runId?: string;
+	    workflowId?: string;
+	    summaryError?: string;
+	    pinned: Carried[];
+	    earlier?: CompactionRef[];
+	    recallDocs?: number;
+	}
 	
 	export interface SearchHit {
 	    conversationId: string;
@@ -369,12 +420,42 @@ export namespace convlog {
 
 export namespace engine {
 	
+	export interface EntryFate {
+	    id: string;
+	    role: string;
+	    fate: string;
+	    reason: string;
+	    compaction?: string;
+	}
+	export interface SummaryView {
+	    id: string;
+	    tokens: number;
+	    text: string;
+	}
+	export interface ConversationView {
+	    messages: number;
+	    loaded: number;
+	    compacted: number;
+	    compactions: convlog.CompactionRef[];
+	    summary?: SummaryView;
+	    pins: contextbuilder.Pin[];
+	    recalled: contextbuilder.RecallItem[];
+	    full: boolean;
+	    entries?: EntryFate[];
+	}
+	
+	export interface PreviewRecord {
+	    compactedIds: string[];
+	    truncatedIds: string[];
+	}
 	export interface PreviewCompression {
 	    strategy: string;
+	    reason: string;
 	    before: compression.Usage;
 	    after: compression.Usage;
-	    output?: compression.Output;
-	    record: compression.Record;
+	    record: PreviewRecord;
+	    summary: string;
+	    data: convlog.CompactionData;
 	}
 	export interface PreviewMessage {
 	    index: number;
@@ -399,8 +480,11 @@ export namespace engine {
 	    usage: events.UsageEvent;
 	    build: contextbuilder.Debug;
 	    compression?: PreviewCompression;
+	    conversation: ConversationView;
 	    notes?: string[];
 	}
+	
+	
 	
 
 }
@@ -565,6 +649,9 @@ export namespace settings {
 	    targetAfterCompression: number;
 	    compressionStrategy: string;
 	    includeToolResultsInContext: boolean;
+	    includeCollapsedUiEventsInContext: boolean;
+	    summaryShare: number;
+	    recallShare: number;
 	}
 	export interface Engine {
 	    maxTurns: number;
@@ -585,6 +672,8 @@ export namespace settings {
 	    firstTokenTimeoutSeconds: number;
 	    idleTimeoutSeconds: number;
 	    maxRetries: number;
+	    embeddingsModel: string;
+	    embeddingsBaseUrl: string;
 	}
 	export interface MCPTools {
 	    enabled: boolean;

@@ -1,5 +1,5 @@
-import { useState } from 'react'
-import type { Mode } from '../../bridge'
+import { useEffect, useRef, useState } from 'react'
+import type { ExportFormat, Mode } from '../../bridge'
 import { timeAgo } from '../../lib/time'
 import { useStore, useStores } from '../../stores'
 import { count } from '../../lib/count'
@@ -75,7 +75,60 @@ export function ChatHeader() {
         </button>
         {cpOpen && <CheckpointsPanel onClose={() => setCpOpen(false)} conversationId={meta.id} onFork={(name) => void conversations.actions.fork(meta.id, { checkpoint: name })} />}
       </div>
+      <ConversationMenu />
     </header>
+  )
+}
+
+/** The ⋯ menu of the conversation: export it as Markdown or JSON (saved
+ * where the user chooses, in the native save dialog). */
+function ConversationMenu() {
+  const { chat } = useStores()
+  const [open, setOpen] = useState(false)
+  const ref = useRef<HTMLDivElement>(null)
+  useEffect(() => {
+    if (!open) return
+    const close = (e: MouseEvent | KeyboardEvent) => {
+      if (e instanceof KeyboardEvent ? e.key === 'Escape' : !ref.current?.contains(e.target as Node)) setOpen(false)
+    }
+    window.addEventListener('mousedown', close)
+    window.addEventListener('keydown', close)
+    return () => {
+      window.removeEventListener('mousedown', close)
+      window.removeEventListener('keydown', close)
+    }
+  }, [open])
+  const exportAs = (format: ExportFormat) => {
+    setOpen(false)
+    void chat.actions.exportToFile(format)
+  }
+  return (
+    <div className="conv-menu-wrap" ref={ref}>
+      <button
+        type="button"
+        className="btn btn-small btn-ghost conv-menu-toggle"
+        onClick={() => setOpen((o) => !o)}
+        aria-haspopup="menu"
+        aria-expanded={open}
+        aria-label="More actions for this conversation"
+        title="More actions"
+        data-testid="conv-menu-toggle"
+      >
+        ⋯
+      </button>
+      {open && (
+        <div className="conv-menu" role="menu" data-testid="conv-menu">
+          <button type="button" role="menuitem" className="conv-menu-item" onClick={() => exportAs('md')} data-testid="export-md">
+            <span>Export as Markdown…</span>
+            <span className="hint">.md</span>
+          </button>
+          <button type="button" role="menuitem" className="conv-menu-item" onClick={() => exportAs('json')} data-testid="export-json">
+            <span>Export as JSON…</span>
+            <span className="hint">.json</span>
+          </button>
+        </div>
+      )}
+    </div>
   )
 }
 

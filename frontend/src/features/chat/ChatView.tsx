@@ -24,7 +24,15 @@ export function ChatView({ conversationId }: { conversationId: string }) {
   const llmConfigured = useStore(settings, (s) => s.view?.llmConfigured ?? true)
   const hasRun = useStore(runs, (s) => !!s.run)
   const packageProblem = useStore(packages, (s) => s.active?.problem ?? '')
+  const notice = useStore(chat, (s) => s.notice)
   const [inspecting, setInspecting] = useState(false)
+
+  // A confirmation (an export saved) goes away by itself.
+  useEffect(() => {
+    if (!notice) return
+    const t = setTimeout(() => chat.actions.dismissNotice(), 8000)
+    return () => clearTimeout(t)
+  }, [chat, notice])
 
   useEffect(() => {
     void chat.actions.open(conversationId)
@@ -53,6 +61,14 @@ export function ChatView({ conversationId }: { conversationId: string }) {
       <div className="chat-body">
         <div className="chat-main">
           {mode === 'run' && <RunBar />}
+          {notice && (
+            <div className="chat-notice" role="status" data-testid="chat-notice">
+              <span>{notice}</span>
+              <button type="button" className="btn btn-ghost btn-small" onClick={chat.actions.dismissNotice} aria-label="Dismiss">
+                ✕
+              </button>
+            </div>
+          )}
           {error && (
             <div className="chat-error">
               <ErrorBanner error={error} onDismiss={chat.actions.dismissError} />

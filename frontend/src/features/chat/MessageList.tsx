@@ -1,7 +1,7 @@
 import { useVirtualizer } from '@tanstack/react-virtual'
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
 import { useStore, useStores } from '../../stores'
-import { buildRows } from './messageRows'
+import { buildEntryRows, buildLiveRows, type Row, type RowsEnd } from './messageRows'
 import { MessageRow, type RowActions } from './rows'
 
 /** Distance from the bottom (px) within which the list follows new content. */
@@ -9,12 +9,34 @@ const stickThreshold = 48
 /** Distance from the top (px) at which older entries are loaded. */
 const loadOlderThreshold = 400
 
+/** A first guess of a row's height before it is measured: the closer it is,
+ * the less the list moves when rows above the screen are measured while
+ * scrolling up. */
+export function estimateRow(row: Row | undefined): number {
+  if (!row) return 88
+  const lines = (text: string, perLine: number) => text.split('\n').reduce((n, l) => n + Math.max(1, Math.ceil(l.length / perLine)), 0)
+  switch (row.kind) {
+    case 'user':
+      return 48 + 21 * Math.min(lines(row.text, 70), 40)
+    case 'assistant':
+      return 60 + 21 * Math.min(lines(row.text, 100), 200)
+    case 'tool':
+    case 'live-tool':
+      return 62
+    case 'event':
+    case 'switcher':
+      return 34
+    default:
+      return 88
+  }
+}
+
 /** The messages of the open conversation, virtualised (only the rows on
  * screen are in the DOM; heights are measured as rows render). It follows
  * new content while the user is at the bottom, pauses when they scroll up
  * (with a "Jump to latest" button), and loads older entries at the top. */
 export function MessageList({ onFork }: { onFork: (messageId: string) => void }) {
-  const { chat } = useStores()
+  const { chat, settings } = useStores()
   const conversationId = useStore(chat, (s) => s.conversationId)
   const entries = useStore(chat, (s) => s.entries)
   const live = useStore(chat, (s) => s.live)
@@ -23,7 +45,15 @@ export function MessageList({ onFork }: { onFork: (messageId: string) => void })
   const loadingOlder = useStore(chat, (s) => s.loadingOlder)
   const settled = useStore(chat, (s) => s.settled)
   const unfinished = useStore(chat, (s) => s.unfinished)
-  const rows = useMemo(() => buildRows(entries, live, streaming, settled && unfinished), [entries, live, streaming, settled, unfinished])
+  const awaiting = useStore(chat, (s) => s.awaiting)
+  const canContinue = useStore(chat, (s) => s.canContinue)
+  const speakers = useStore(chat, (s) => s.speakers)
+  // The rows of the log change only when entries do; while a reply streams
+  // only the rows of the reply in progress are built again.
+  const end: RowsEnd = useMemo(() => (settled && live.length === 0 ? { unfinished, awaiting, canContinue } : {}), [settled, live.length, unfinished, awaiting, canContinue])
+  const entryRows = useMemo(() => buildEntryRows(entries, streaming, end, speakers), [entries, streaming, end, speakers])
+  const liveRows = useMemo(() => buildLiveRows(entries, live), [entries, live])
+  const rows = useMemo(() => (liveRows.length ? [...entryRows, ...liveRows] : entryRows), [entryRows, liveRows])
 
   const scrollRef = useRef<HTMLDivElement>(null)
   const stick = useRef(true)
@@ -33,7 +63,7 @@ export function MessageList({ onFork }: { onFork: (messageId: string) => void })
   const virtualizer = useVirtualizer({
     count: rows.length,
     getScrollElement: () => scrollRef.current,
-    estimateSize: () => 88,
+    estimateSize: (i) => estimateRow(rows[i]),
     overscan: 8,
     getItemKey: (i) => rows[i]?.key ?? i,
   })
@@ -99,9 +129,13 @@ export function MessageList({ onFork }: { onFork: (messageId: string) => void })
       fork: onFork,
       continueReply: () => void chat.actions.continueReply(),
       retry: () => void chat.actions.retry(),
+      regenerate: (id) => void chat.actions.regenerate(id),
+      edit: (id, text) => chat.actions.startEdit(id, text),
+      switchBranch: (after, index) => void chat.actions.switchBranch(after, index),
+      openSettings: () => settings.actions.show(),
       streaming,
     }),
-    [chat, onFork, streaming],
+    [chat, settings, onFork, streaming],
   )
 
   const jump = () => {
@@ -138,9 +172,12 @@ export function MessageList({ onFork }: { onFork: (messageId: string) => void })
         </div>
       )}
       {!atBottom && rows.length > 0 && (
-        <button type="button" className="btn btn-small jump-latest" onClick={jump} data-testid="jump-latest">
-          ↓ Jump to latest
-        </button>
+        // A strip of its own under the list, so that it never covers text.
+        <div className="jump-strip">
+          <button type="button" className="btn btn-small jump-latest" onClick={jump} data-testid="jump-latest">
+            ↓ Jump to latest
+          </button>
+        </div>
       )}
     </div>
   )

@@ -2,7 +2,7 @@ import { useState } from 'react'
 import type { Entry, ToolCall, ToolResultView } from '../../bridge'
 import { Modal } from '../../components/Modal'
 import { useStores } from '../../stores'
-import { argsPreview, formatDuration, prettyArgs, readableOutput } from '../../lib/format'
+import { argsPreview, formatBytes, formatDuration, prettyArgs, readableOutput } from '../../lib/format'
 import type { ToolStatus } from './messageRows'
 
 const statusText: Record<ToolStatus, string> = {
@@ -15,10 +15,32 @@ const statusText: Record<ToolStatus, string> = {
 }
 
 const previewChars = 4000
+/** Lines of a section shown before "Show all" (the card grows in place: no
+ * scroll area inside the conversation's). */
+const clampLines = 30
+
+/** Text in a block that shows its first lines and grows to all of them. */
+function Clamped({ text, testId }: { text: string; testId?: string }) {
+  const [all, setAll] = useState(false)
+  const lines = text.split('\n')
+  const long = lines.length > clampLines
+  return (
+    <>
+      <pre className="tool-pre mono" data-testid={testId}>
+        {long && !all ? `${lines.slice(0, clampLines).join('\n')}\n…` : text}
+      </pre>
+      {long && (
+        <button type="button" className="msg-action tool-more" onClick={() => setAll((a) => !a)} data-testid="tool-more">
+          {all ? 'Show less' : `Show all ${lines.length} lines`}
+        </button>
+      )}
+    </>
+  )
+}
 
 /** A tool call as a compact card: name, arguments, status, duration and a
- * result preview; expands for the full arguments and result, and opens the
- * full output when the log keeps only a preview of it. */
+ * result preview; expands in place for the full arguments and result, and
+ * opens the whole output when the log keeps only its beginning. */
 export function ToolCard({
   call,
   result,
@@ -38,9 +60,11 @@ export function ToolCard({
   const { chat } = useStores()
   const name = call.function.name || result?.tool_name || 'tool'
   const args = call.function.arguments ?? ''
-  const output = result?.content ?? ''
+  const large = result?.view?.large
+  // A large result: its beginning, without the log's preview header and path.
+  const output = large ? large.head : (result?.content ?? '')
   const duration = formatDuration(durationMs ?? result?.duration)
-  const externalised = !!result?.fullOutputPath
+  const externalised = !!result?.fullOutputPath || !!large
 
   const showFull = async () => {
     if (!result) return
@@ -73,26 +97,35 @@ export function ToolCard({
       {open && (
         <div className="tool-body" data-testid="tool-body">
           <div className="tool-section-title">Arguments</div>
-          <pre className="tool-pre mono">{prettyArgs(args) || '(none)'}</pre>
+          <Clamped text={prettyArgs(args) || '(none)'} />
           {errorText && <div className="tool-error">{errorText}</div>}
-          <div className="tool-section-title">Result{result?.is_error ? ' (error)' : ''}</div>
-          <pre className="tool-pre mono">{result ? readableOutput(output).slice(0, previewChars) + (output.length > previewChars ? '\n…' : '') : status === 'running' ? 'Running…' : '(no result)'}</pre>
+          <div className="tool-section-title">
+            {large ? `Result — the beginning of ${formatBytes(large.size)}` : 'Result'}
+            {result?.is_error ? ' (error)' : ''}
+          </div>
+          <Clamped
+            testId="tool-result-text"
+            text={result ? readableOutput(output).slice(0, previewChars) + (output.length > previewChars ? '\n…' : '') : status === 'running' ? 'Running…' : '(no result)'}
+          />
         </div>
       )}
-      {externalised && (
+      {externalised && result && (
         <div className="tool-foot">
+          <span className="tool-large" data-testid="tool-large" title={result.fullOutputPath}>
+            Large result{large ? ` (${formatBytes(large.size)})` : ''}
+          </span>
           <button type="button" className="btn btn-small" onClick={() => void showFull()} disabled={loadingFull} data-testid="tool-full-output">
-            {loadingFull ? 'Loading…' : 'View full output'}
+            {loadingFull ? 'Loading…' : 'Show full output'}
           </button>
-          <span className="hint mono">{result?.fullOutputPath}</span>
         </div>
       )}
       {full && (
         <Modal title={`Full output of ${full.toolName || name}`} onClose={() => setFull(null)} wide testId="tool-output-dialog">
           <p className="hint">
-            {full.size.toLocaleString()} bytes{full.truncated ? ' (the first 2 MB are shown)' : ''}
+            {formatBytes(full.size)}
+            {full.truncated ? ' (the first 2 MB are shown)' : ''}
           </p>
-          <pre className="tool-pre tool-pre-full mono" data-testid="tool-output-text">
+          <pre className="tool-pre mono" data-testid="tool-output-text">
             {readableOutput(full.content)}
           </pre>
         </Modal>

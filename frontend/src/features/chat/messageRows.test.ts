@@ -80,15 +80,21 @@ describe('buildRows (tool calls and results are never bubbles)', () => {
 describe('buildRows: a reply that never finished', () => {
   it('ends in an unfinished row when the page says so and nothing runs', () => {
     const entries = [msg('u1', 'user', 'hi')]
-    const rows = buildRows(entries, [], false, true)
-    expect(rows[rows.length - 1].kind).toBe('unfinished')
-    expect(buildRows(entries, [], false, false).some((r) => r.kind === 'unfinished')).toBe(false)
+    const rows = buildRows(entries, [], false, { unfinished: true })
+    expect(rows[rows.length - 1]).toMatchObject({ kind: 'unfinished', canContinue: false })
+    expect(buildRows(entries, [], false, {}).some((r) => r.kind === 'unfinished')).toBe(false)
+    expect(buildRows(entries, [], false, { unfinished: true, canContinue: true }).pop()).toMatchObject({ kind: 'unfinished', canContinue: true })
   })
 
   it('says nothing while a reply runs or while its live calls show', () => {
     const entries = [msg('u1', 'user', 'hi')]
-    expect(buildRows(entries, [], true, true).some((r) => r.kind === 'unfinished')).toBe(false)
-    expect(buildRows(entries, [{ messageId: 'l1', turn: 0, text: 'He', tools: [], ended: true }], false, true).some((r) => r.kind === 'unfinished')).toBe(false)
+    expect(buildRows(entries, [], true, { unfinished: true }).some((r) => r.kind === 'unfinished')).toBe(false)
+    expect(buildRows(entries, [{ messageId: 'l1', turn: 0, text: 'He', tools: [], ended: true }], false, { unfinished: true }).some((r) => r.kind === 'unfinished')).toBe(false)
+  })
+
+  it('ends a fork cut at a message with a quiet "awaiting" row, not the crash notice', () => {
+    const rows = buildRows([evt('f', 'fork_origin', { parentTitle: 'Main' }), msg('u1', 'user', 'hi')], [], false, { awaiting: true })
+    expect(rows.map((r) => r.kind)).toEqual(['event', 'user', 'awaiting'])
   })
 })
 
@@ -132,10 +138,94 @@ describe('buildRows over the backend views', () => {
   }
 
   it('renders every entry as the backend decoded it', () => {
-    const rows = buildRows(golden.entries, [], false, golden.unfinished)
+    const rows = buildRows(golden.entries, [], false, { unfinished: golden.unfinished })
     expect(rows.map((r) => `${r.kind}:${r.key}`)).toEqual(['event:e0', 'user:u1', 'assistant:a1', 'tool:a1:c1', 'widget:a-w1:k1', 'error:x1'])
     expect(rows[1]).toMatchObject({ text: 'A grocery list for roommates.', forNode: 'capture-idea' })
     expect(rows[4]).toMatchObject({ state: 'answered', widget: { prompt: 'Which format?' }, answer: { answer: { selected: 'one' } } })
     expect(rows[5]).toMatchObject({ partial: 'Half', latest: true, error: { code: 'LLM_AUTH', message: 'bad key', retryable: false } })
+  })
+})
+
+// The rows of a chat conversation with versions, a failure, a stop and a
+// large result, as backend/conversation writes its views
+// (testdata/chat-views.golden.json, from its Go test).
+describe('buildRows over the backend views of a chat with versions', () => {
+  const golden = JSON.parse(readFileSync(resolve(process.cwd(), '../backend/conversation/testdata/chat-views.golden.json'), 'utf8')) as {
+    entries: Entry[]
+    unfinished: boolean
+    canContinue: boolean
+  }
+  const rows = buildRows(golden.entries, [], false, { unfinished: golden.unfinished, canContinue: golden.canContinue })
+
+  it('leaves out the versions not shown and puts the switcher on the first message of the one shown', () => {
+    expect(rows.map((r) => `${r.kind}:${r.key}`)).toEqual(['user:u1b', 'tool:a2:c1', 'assistant:a3', 'user:u3', 'error:x1', 'user:u4', 'stopped:s1'])
+    expect(rows[0]).toMatchObject({ kind: 'user', editable: true, branch: { after: '', index: 2, count: 2 } })
+    expect(rows.some((r) => 'text' in r && /Paris/.test(String(r.text)))).toBe(false)
+  })
+
+  it('says a failure in words and offers what applies', () => {
+    const err = rows.find((r) => r.kind === 'error')!
+    expect(err).toMatchObject({ problem: { title: "Can't reach the model server", settings: true }, latest: false, canContinue: false })
+    const stop = rows.find((r) => r.kind === 'stopped')!
+    expect(stop).toMatchObject({ partial: 'Roses are', latest: true, canContinue: true })
+  })
+
+  it('hands the tool card the size of a large result', () => {
+    const tool = rows.find((r) => r.kind === 'tool')!
+    expect(tool.kind === 'tool' && tool.result?.view?.large).toEqual({ size: 80000, head: 'row\nrow\nrow' })
+  })
+})
+
+describe('buildRows: who answered, and what can be edited or regenerated', () => {
+  const speakers = { analyst: { id: 'analyst', name: 'Mara', icon: '🔍', title: 'Product Analyst' } }
+  const agent = { mode: 'agent', agentId: 'analyst' }
+
+  it('names the agent once per reply, not on every message of it', () => {
+    const rows = buildRows(
+      [
+        msg('u1', 'user', 'hi', { mode: 'agent' }),
+        msg('a1', 'assistant', undefined, { ...agent, tool_calls: [call('c1', 'fs.list')] }),
+        msg('t1', 'tool', '{}', { ...agent, tool_call_id: 'c1' }),
+        msg('a2', 'assistant', 'Found it.', agent),
+        msg('u2', 'user', 'and?', { mode: 'agent' }),
+        msg('a3', 'assistant', 'More.', agent),
+        msg('u3', 'user', 'chat now'),
+        msg('a4', 'assistant', 'Plain.', { mode: 'chat' }),
+        msg('a5', 'assistant', 'Unknown agent.', { mode: 'run', agentId: 'ghost', runId: 'r1' }),
+      ],
+      [],
+      false,
+      {},
+      speakers,
+    )
+    const said = rows.map((r) => ('speaker' in r && r.speaker ? `${r.key}:${r.speaker.name}` : r.key))
+    expect(said).toEqual(['u1', 'a1:c1:Mara', 'a2', 'u2', 'a3:Mara', 'u3', 'a4', 'a5:ghost'])
+    expect(rows.find((r) => r.key === 'a4')).toMatchObject({ regenerable: true })
+    expect(rows.find((r) => r.key === 'a5')).toMatchObject({ regenerable: false })
+  })
+
+  it('offers editing only for messages the user typed outside a run', () => {
+    const rows = buildRows([msg('u1', 'user', 'hi'), runInput('u2', 'capture-idea', 'idea', { runId: 'r1' }), msg('u3', 'user', 'in a run', { mode: 'run', runId: 'r1' })])
+    expect(rows.map((r) => r.kind === 'user' && r.editable)).toEqual([true, false, false])
+  })
+
+  it('puts a switcher row before a version that starts with a tool call', () => {
+    const rows = buildRows([
+      msg('u1', 'user', 'list'),
+      msg('a1', 'assistant', undefined, { tool_calls: [call('c1', 'fs.list')], view: { kind: 'assistant', branch: { after: 'u1', index: 2, count: 2 } } }),
+      msg('t1', 'tool', '{}', { tool_call_id: 'c1' }),
+    ])
+    expect(rows.map((r) => r.kind)).toEqual(['user', 'switcher', 'tool'])
+    expect(rows[1]).toMatchObject({ branch: { index: 2, count: 2 } })
+  })
+
+  it('shows a stop as a stop, not as an error', () => {
+    const stop = msg('s1', 'assistant', 'Half\n\nLLM_ERROR\n- code: LLM_ABORTED', {
+      partType: 'error',
+      view: { kind: 'stopped', text: 'Half', latest: true, continue: true, error: { code: 'LLM_ABORTED', message: 'stopped', retryable: true } },
+    })
+    const rows = buildRows([msg('u', 'user', 'q'), stop])
+    expect(rows.map((r) => r.kind)).toEqual(['user', 'stopped'])
+    expect(rows[1]).toMatchObject({ partial: 'Half', latest: true, canContinue: true })
   })
 })

@@ -8,10 +8,17 @@
  *    is a tool card (its text, if any, is a bubble before the cards);
  *  - role=tool messages are never bubbles: they fill the card of their call
  *    (a result whose call is not loaded gets a card of its own);
- *  - a failed reply is an error row (partial text + the failure);
+ *  - a failed reply is an error row (partial text + the failure in words);
+ *    a stopped one is the text that arrived and a quiet "Stopped" note;
  *  - an answer the server cut short (view.incomplete: "length" or
- *    "content_filter") is a bubble that says it is incomplete, with Continue
- *    and Retry while it is the latest reply;
+ *    "content_filter") is a bubble that says it is incomplete, with Retry
+ *    while it is the latest reply, and Continue when there is something to
+ *    continue from;
+ *  - entries of versions of the conversation that are not shown (branches)
+ *    are left out; the first message of a version shown carries its
+ *    switcher (a row of its own before a tool card or reasoning);
+ *  - the first reply of an agent after a message of the user says who
+ *    answered (Agent and Run mode);
  *  - hidden entries (system, developer, meta) are not shown;
  *  - events (compaction, checkpoint, mode switch, fork origin, run start) are
  *    thin dividers;
@@ -19,9 +26,11 @@
  *    its answer, or left unanswered), and the user message that carries the
  *    answer is not repeated as a bubble;
  *  - a conversation that ends waiting for a reply that will not come (the
- *    page says so) ends in an "unfinished" row.
+ *    page says so) ends in an "unfinished" row; one that ends with a
+ *    message no reply was started for (a fork cut there) in an "awaiting"
+ *    row.
  * The reply in progress (live calls) follows the log rows. */
-import type { Entry, QuestionState, ToolCall, Widget, WidgetAnswerRecord } from '../../bridge'
+import type { AgentInfo, BranchView, Entry, Problem, QuestionState, ToolCall, Widget, WidgetAnswerRecord } from '../../bridge'
 import type { LiveCall, LiveTool } from '../../stores'
 import { count as countOf } from '../../lib/count'
 
@@ -41,17 +50,42 @@ export type WidgetState = QuestionState
 /** Why the server cut an answer short (its tool calls were not run). */
 export type IncompleteReason = 'length' | 'content_filter'
 
+/** Who answered: the agent's name and icon, on the first reply after a
+ * message of the user. */
+export type Speaker = Pick<AgentInfo, 'id' | 'name' | 'icon' | 'title'>
+
 export type Row =
-  | { kind: 'user'; key: string; entry: Entry; text: string; forNode?: string }
-  | { kind: 'assistant'; key: string; entry: Entry; text: string; incomplete?: IncompleteReason; latest?: boolean }
-  | { kind: 'thinking'; key: string; entry: Entry }
-  | { kind: 'tool'; key: string; call: ToolCall; callEntry?: Entry; result?: Entry; status: ToolStatus }
-  | { kind: 'error'; key: string; entry: Entry; partial: string; error: ErrorBlock; latest: boolean }
+  | { kind: 'user'; key: string; entry: Entry; text: string; forNode?: string; editable: boolean; branch?: BranchView }
+  | {
+      kind: 'assistant'
+      key: string
+      entry: Entry
+      text: string
+      speaker?: Speaker
+      regenerable: boolean
+      branch?: BranchView
+      incomplete?: IncompleteReason
+      latest?: boolean
+      canContinue?: boolean
+    }
+  | { kind: 'thinking'; key: string; entry: Entry; speaker?: Speaker }
+  | { kind: 'tool'; key: string; call: ToolCall; callEntry?: Entry; result?: Entry; status: ToolStatus; speaker?: Speaker }
+  | { kind: 'error'; key: string; entry: Entry; partial: string; error: ErrorBlock; problem: Problem; latest: boolean; canContinue: boolean; speaker?: Speaker; branch?: BranchView }
+  | { kind: 'stopped'; key: string; entry: Entry; partial: string; latest: boolean; canContinue: boolean; speaker?: Speaker; branch?: BranchView }
+  | { kind: 'switcher'; key: string; entry: Entry; branch: BranchView }
   | { kind: 'event'; key: string; entry: Entry; label: string; detail: string }
   | { kind: 'live'; key: string; call: LiveCall }
   | { kind: 'live-tool'; key: string; call: LiveCall; tool: LiveTool }
   | { kind: 'widget'; key: string; entry: Entry; widget: Widget; runId: string; state: WidgetState; answer?: WidgetAnswerRecord }
-  | { kind: 'unfinished'; key: string }
+  | { kind: 'unfinished'; key: string; canContinue: boolean }
+  | { kind: 'awaiting'; key: string }
+
+/** How the loaded conversation ends, as the page says (only while no reply runs). */
+export interface RowsEnd {
+  unfinished?: boolean
+  awaiting?: boolean
+  canContinue?: boolean
+}
 
 function str(v: unknown): string {
   return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : ''
@@ -120,58 +154,94 @@ function toolStatus(result: Entry | undefined, streaming: boolean): ToolStatus {
 
 const shownEvents = new Set(['checkpoint', 'compaction', 'mode_switch', 'fork_origin', 'run_started'])
 
-/** Builds the rows of a conversation. unfinished: the log ends waiting for a
- * reply that will not come (as read while no reply was running). */
-export function buildRows(entries: Entry[], live: LiveCall[] = [], streaming = false, unfinished = false): Row[] {
+/** A failure the view did not describe (an older backend): its message. */
+const fallbackProblem = (b: ErrorBlock): Problem => ({ title: 'The answer failed', advice: b.message })
+
+/** Whether a message can be edited or answered again: not in a run (its
+ * state cannot go back). */
+const outsideRun = (e: Entry) => !e.runId && e.mode !== 'run'
+
+/** Builds the rows of a conversation's log entries (without the reply in
+ * progress). end: how it ends (as read while no reply was running);
+ * speakers: the agents that answer, by id. */
+export function buildEntryRows(entries: Entry[], streaming = false, end: RowsEnd = {}, speakers: Record<string, Speaker> = {}): Row[] {
   const results = new Map<string, Entry>()
   const calls = new Set<string>()
   const questions = new Set<string>()
   for (const e of entries) {
-    if (e.type !== 'msg') continue
+    if (e.type !== 'msg' || e.view?.inactive) continue
     if (e.role === 'tool' && e.tool_call_id) results.set(e.tool_call_id, e)
     if (e.role === 'assistant') for (const c of e.tool_calls ?? []) calls.add(c.id)
     if (e.view?.kind === 'question' && e.view.question) questions.add(e.view.question.widgetId)
   }
 
   const rows: Row[] = []
+  // The agent who spoke last since the last message of the user: a reply
+  // says who answered once.
+  let lastSpeaker = ''
+  const speakerOf = (e: Entry): Speaker | undefined => {
+    if (!e.agentId || (e.mode !== 'agent' && e.mode !== 'run') || e.agentId === lastSpeaker) return undefined
+    lastSpeaker = e.agentId
+    return speakers[e.agentId] ?? { id: e.agentId, name: e.agentId, icon: '', title: '' }
+  }
   for (const e of entries) {
     const v = e.view
-    switch (v?.kind ?? (e.type === 'evt' ? 'event' : 'hidden')) {
+    if (v?.inactive) continue
+    const kind = v?.kind ?? (e.type === 'evt' ? 'event' : 'hidden')
+    // A version's switcher sits on its first bubble; before anything else.
+    const branch = v?.branch ?? undefined
+    if (branch && !['user', 'run-input', 'answer', 'error', 'stopped'].includes(kind) && !(kind === 'assistant' && ((e.content ?? '').trim() || incompleteReason(e)))) {
+      rows.push({ kind: 'switcher', key: `switcher:${e.id}`, entry: e, branch })
+    }
+    const rowBranch = (k: string) => (branch && k === kind ? branch : undefined)
+    switch (kind) {
       case 'event':
         if (shownEvents.has(e.event ?? '')) rows.push({ kind: 'event', key: e.id, entry: e, ...describeEvent(e) })
         break
       case 'error': {
         const b = v?.error
+        const error = { code: b?.code ?? '', message: b?.message ?? '', retryable: !!b?.retryable, fields: b?.fields ?? {} }
         rows.push({
           kind: 'error',
           key: e.id,
           entry: e,
           partial: v?.text ?? '',
-          error: { code: b?.code ?? '', message: b?.message ?? '', retryable: !!b?.retryable, fields: b?.fields ?? {} },
+          error,
+          problem: v?.problem ?? fallbackProblem(error),
           latest: !!v?.latest,
+          canContinue: !!v?.continue,
+          speaker: speakerOf(e),
+          branch: rowBranch('error'),
         })
         break
       }
+      case 'stopped':
+        rows.push({ kind: 'stopped', key: e.id, entry: e, partial: v?.text ?? '', latest: !!v?.latest, canContinue: !!v?.continue, speaker: speakerOf(e), branch: rowBranch('stopped') })
+        break
       case 'answer':
+        lastSpeaker = ''
         if (v?.answerTo && questions.has(v.answerTo)) break // the question shows its answer
-        rows.push({ kind: 'user', key: e.id, entry: e, text: v?.text ?? '', forNode: v?.forNode || undefined })
+        rows.push({ kind: 'user', key: e.id, entry: e, text: v?.text ?? '', forNode: v?.forNode || undefined, editable: false, branch })
         break
       case 'user':
       case 'run-input':
-        rows.push({ kind: 'user', key: e.id, entry: e, text: v?.text ?? '', forNode: v?.forNode || undefined })
+        lastSpeaker = ''
+        rows.push({ kind: 'user', key: e.id, entry: e, text: v?.text ?? '', forNode: v?.forNode || undefined, editable: kind === 'user' && outsideRun(e), branch })
         break
       case 'thinking':
-        rows.push({ kind: 'thinking', key: e.id, entry: e })
+        rows.push({ kind: 'thinking', key: e.id, entry: e, speaker: speakerOf(e) })
         break
       case 'assistant': {
         const text = e.content ?? ''
+        const speaker = speakerOf(e)
         const incomplete = incompleteReason(e)
-        if (incomplete) rows.push({ kind: 'assistant', key: e.id, entry: e, text, incomplete, latest: !!v?.latest })
-        else if (text.trim()) rows.push({ kind: 'assistant', key: e.id, entry: e, text })
+        if (incomplete) {
+          rows.push({ kind: 'assistant', key: e.id, entry: e, text, speaker, regenerable: outsideRun(e), branch, incomplete, latest: !!v?.latest, canContinue: !!v?.continue })
+        } else if (text.trim()) rows.push({ kind: 'assistant', key: e.id, entry: e, text, speaker, regenerable: outsideRun(e), branch })
         for (const c of e.tool_calls ?? []) {
           const result = results.get(c.id)
           const w = result?.view?.kind === 'question' ? widgetRow(`${e.id}:${c.id}`, result) : null
-          rows.push(w ?? { kind: 'tool', key: `${e.id}:${c.id}`, call: c, callEntry: e, result, status: toolStatus(result, streaming) })
+          rows.push(w ?? { kind: 'tool', key: `${e.id}:${c.id}`, call: c, callEntry: e, result, status: toolStatus(result, streaming), speaker: text.trim() || incomplete ? undefined : speaker })
         }
         break
       }
@@ -190,10 +260,18 @@ export function buildRows(entries: Entry[], live: LiveCall[] = [], streaming = f
     }
   }
 
-  if (unfinished && !streaming && live.length === 0 && rows.length > 0) {
-    rows.push({ kind: 'unfinished', key: `unfinished:${rows[rows.length - 1].key}` })
+  if (!streaming && rows.length > 0) {
+    const last = rows[rows.length - 1].key
+    if (end.unfinished) rows.push({ kind: 'unfinished', key: `unfinished:${last}`, canContinue: !!end.canContinue })
+    else if (end.awaiting) rows.push({ kind: 'awaiting', key: `awaiting:${last}` })
   }
+  return rows
+}
 
+/** The rows of the reply in progress: the calls not yet in the log. */
+export function buildLiveRows(entries: Entry[], live: LiveCall[]): Row[] {
+  const rows: Row[] = []
+  if (live.length === 0) return rows
   const persisted = new Set(entries.map((e) => e.id))
   for (const c of live) {
     if (persisted.has(c.messageId)) continue
@@ -201,4 +279,15 @@ export function buildRows(entries: Entry[], live: LiveCall[] = [], streaming = f
     for (const t of c.tools) rows.push({ kind: 'live-tool', key: `live:${c.messageId}:${t.toolCallId}`, call: c, tool: t })
   }
   return rows
+}
+
+/** Builds the rows of a conversation: its log, how it ends, then the reply
+ * in progress. */
+export function buildRows(entries: Entry[], live: LiveCall[] = [], streaming = false, end: RowsEnd = {}, speakers: Record<string, Speaker> = {}): Row[] {
+  const rows = buildEntryRows(entries, streaming, end, speakers)
+  if (live.length > 0 && (end.unfinished || end.awaiting)) {
+    const i = rows.findIndex((r) => r.kind === 'unfinished' || r.kind === 'awaiting')
+    if (i >= 0) rows.splice(i, 1)
+  }
+  return [...rows, ...buildLiveRows(entries, live)]
 }

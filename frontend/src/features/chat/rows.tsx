@@ -1,6 +1,8 @@
-import { memo } from 'react'
+import { memo, useEffect, useRef, type KeyboardEvent } from 'react'
 import { LiveMarkdown, Markdown } from '../../components/Markdown'
+import { useStore, useStores } from '../../stores'
 import { WidgetCard } from '../runs/WidgetCard'
+import { BranchSwitcher, CopyButton, SpeakerBadge, WithCodeCopy } from './MessageParts'
 import type { Row } from './messageRows'
 import { ToolCard } from './ToolCard'
 
@@ -8,13 +10,17 @@ export interface RowActions {
   fork(messageId: string): void
   continueReply(): void
   retry(): void
+  regenerate(messageId: string): void
+  edit(messageId: string, text: string): void
+  switchBranch(after: string, index: number): void
+  openSettings(): void
   streaming: boolean
 }
 
 function ForkButton({ id, actions }: { id: string; actions: RowActions }) {
   return (
     <button type="button" className="msg-action" title="Fork a new conversation from here" onClick={() => actions.fork(id)} data-testid="msg-fork">
-      Fork from here
+      Fork
     </button>
   )
 }
@@ -27,147 +33,376 @@ function Compacted() {
   )
 }
 
-/** One row of the message list. */
-export const MessageRow = memo(function MessageRow({ row, actions }: { row: Row; actions: RowActions }) {
-  switch (row.kind) {
-    case 'user':
-      return (
-        <div className={`msg msg-user ${row.entry.compacted ? 'is-compacted' : ''}`} data-testid="msg-user" data-id={row.entry.id}>
-          {row.entry.compacted && <Compacted />}
-          {row.forNode && (
-            <span className="for-node" title="Sent to the workflow run for this step" data-testid="msg-for-node">
-              → {row.forNode}
+/** The line under a message: its version switcher (always shown) and its
+ * actions (shown on hover or focus). */
+function Foot({ row, actions, children }: { row: Extract<Row, { branch?: unknown }>; actions: RowActions; children: React.ReactNode }) {
+  return (
+    <div className="msg-foot">
+      {row.branch && <BranchSwitcher branch={row.branch} disabled={actions.streaming} onSwitch={actions.switchBranch} />}
+      <div className="msg-actions">{children}</div>
+    </div>
+  )
+}
+
+/** A sent message edited in place: Enter sends it as a new version,
+ * Shift+Enter adds a line, Escape cancels. */
+function EditBox({ id }: { id: string }) {
+  const { chat } = useStores()
+  const draft = useStore(chat, (s) => (s.editing?.id === id ? s.editing.text : ''))
+  const streaming = useStore(chat, (s) => s.streaming)
+  const ref = useRef<HTMLTextAreaElement>(null)
+  useEffect(() => {
+    const el = ref.current
+    if (!el) return
+    el.focus()
+    el.setSelectionRange(el.value.length, el.value.length)
+  }, [])
+  const onKey = (e: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (e.key === 'Escape') {
+      e.stopPropagation()
+      chat.actions.startEdit(null)
+    } else if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
+      e.preventDefault()
+      void chat.actions.submitEdit()
+    }
+  }
+  return (
+    <div className="edit-box" data-testid="edit-box">
+      <textarea
+        ref={ref}
+        className="edit-input"
+        value={draft}
+        rows={Math.min(10, Math.max(2, draft.split('\n').length))}
+        onChange={(e) => chat.actions.setEditDraft(e.target.value)}
+        onKeyDown={onKey}
+        aria-label="Edit your message"
+        data-testid="edit-input"
+      />
+      <div className="edit-bar">
+        <span className="hint">Sending makes a new version; the current one stays.</span>
+        <button type="button" className="btn btn-small" onClick={() => chat.actions.startEdit(null)} data-testid="edit-cancel">
+          Cancel
+        </button>
+        <button type="button" className="btn btn-small btn-primary" disabled={streaming || !draft.trim()} onClick={() => void chat.actions.submitEdit()} data-testid="edit-send">
+          Send
+        </button>
+      </div>
+    </div>
+  )
+}
+
+function UserRow({ row, actions }: { row: Extract<Row, { kind: 'user' }>; actions: RowActions }) {
+  const { chat, runs } = useStores()
+  const editing = useStore(chat, (s) => s.editing?.id === row.entry.id)
+  // The step a run's input was for, by its title (its id in the tooltip).
+  const step = useStore(runs, (s) => (row.forNode ? (s.run?.nodes?.find((n) => n.id === row.forNode)?.title ?? '') : ''))
+  return (
+    <div className={`msg msg-user ${row.entry.compacted ? 'is-compacted' : ''}`} data-testid="msg-user" data-id={row.entry.id}>
+      {row.entry.compacted && <Compacted />}
+      {row.forNode && (
+        <span className="for-node" title={`Sent to the workflow run for the step ${row.forNode}`} data-testid="msg-for-node">
+          {step ? `For the step “${step}”` : 'Sent to the run'}
+        </span>
+      )}
+      {editing ? (
+        <EditBox id={row.entry.id} />
+      ) : (
+        <div className="bubble bubble-user">
+          {row.text}
+          {row.entry.editOf && (
+            <span className="edited-tag" title="You edited this message; the earlier version is one click away">
+              {' '}
+              (edited)
             </span>
           )}
-          <div className="bubble bubble-user">{row.text}</div>
-          <div className="msg-actions">
-            <ForkButton id={row.entry.id} actions={actions} />
-          </div>
         </div>
-      )
-    case 'assistant':
-      return (
-        <div className={`msg msg-assistant ${row.entry.compacted ? 'is-compacted' : ''}`} data-testid="msg-assistant" data-id={row.entry.id}>
-          {row.entry.compacted && <Compacted />}
-          <div className="bubble bubble-assistant">
-            {row.text.trim() && <Markdown text={row.text} />}
-            {row.incomplete && (
-              <div className="incomplete-notice" role="status" data-testid="msg-incomplete" data-reason={row.incomplete}>
-                <strong>This answer is incomplete.</strong>
-                <span>
-                  {row.incomplete === 'length'
-                    ? 'The model reached its output limit before it finished; any tool calls it was making were not run.'
-                    : "The provider's content filter stopped the answer; any tool calls it was making were not run."}
-                </span>
-                {row.latest && (
-                  <div className="error-actions">
-                    <button type="button" className="btn btn-small btn-primary" disabled={actions.streaming} onClick={actions.continueReply} data-testid="incomplete-continue">
-                      Continue
-                    </button>
-                    <button type="button" className="btn btn-small" disabled={actions.streaming} onClick={actions.retry} data-testid="incomplete-retry">
-                      Retry
-                    </button>
-                  </div>
-                )}
+      )}
+      {!editing && (
+        <Foot row={row} actions={actions}>
+          <CopyButton text={row.text} />
+          {row.editable && (
+            <button type="button" className="msg-action" disabled={actions.streaming} onClick={() => actions.edit(row.entry.id, row.text)} data-testid="msg-edit">
+              Edit
+            </button>
+          )}
+          <ForkButton id={row.entry.id} actions={actions} />
+        </Foot>
+      )}
+    </div>
+  )
+}
+
+/** The note of an answer the server cut short: why, and Continue (when
+ * there is something to continue from) and Retry while it is the latest
+ * reply. */
+function IncompleteNotice({ row, actions }: { row: Extract<Row, { kind: 'assistant' }>; actions: RowActions }) {
+  return (
+    <div className="incomplete-notice" role="status" data-testid="msg-incomplete" data-reason={row.incomplete}>
+      <strong>This answer is incomplete.</strong>
+      <span>
+        {row.incomplete === 'length'
+          ? 'The model reached its output limit before it finished; any tool calls it was making were not run.'
+          : "The provider's content filter stopped the answer; any tool calls it was making were not run."}
+      </span>
+      {row.latest && (
+        <div className="error-actions">
+          {row.canContinue && (
+            <button type="button" className="btn btn-small btn-primary" disabled={actions.streaming} onClick={actions.continueReply} data-testid="incomplete-continue">
+              Continue
+            </button>
+          )}
+          <button type="button" className={`btn btn-small ${row.canContinue ? '' : 'btn-primary'}`} disabled={actions.streaming} onClick={actions.retry} data-testid="incomplete-retry">
+            Retry
+          </button>
+        </div>
+      )}
+    </div>
+  )
+}
+
+/** One row of the message list. Rows are rebuilt whenever the entries
+ * change; a row whose parts are the same objects is not drawn again. */
+export const MessageRow = memo(
+  function MessageRow({ row, actions }: { row: Row; actions: RowActions }) {
+    switch (row.kind) {
+      case 'user':
+        return <UserRow row={row} actions={actions} />
+      case 'assistant':
+        return (
+          <div className={`msg msg-assistant ${row.entry.compacted ? 'is-compacted' : ''}`} data-testid="msg-assistant" data-id={row.entry.id}>
+            {row.entry.compacted && <Compacted />}
+            {row.speaker && <SpeakerBadge speaker={row.speaker} />}
+            <div className="bubble bubble-assistant">
+              {row.text.trim() && (
+                <WithCodeCopy>
+                  <Markdown text={row.text} />
+                </WithCodeCopy>
+              )}
+              {row.incomplete && <IncompleteNotice row={row} actions={actions} />}
+            </div>
+            <Foot row={row} actions={actions}>
+              {row.text.trim() && <CopyButton text={row.text} />}
+              {row.regenerable && (
+                <button
+                  type="button"
+                  className="msg-action"
+                  disabled={actions.streaming}
+                  title="Answer again; this answer stays as another version"
+                  onClick={() => actions.regenerate(row.entry.id)}
+                  data-testid="msg-regenerate"
+                >
+                  Regenerate
+                </button>
+              )}
+              <ForkButton id={row.entry.id} actions={actions} />
+            </Foot>
+          </div>
+        )
+      case 'thinking':
+        return (
+          <div className="msg msg-thinking-row" data-id={row.entry.id}>
+            {row.speaker && <SpeakerBadge speaker={row.speaker} />}
+            <details className="msg-thinking">
+              <summary>Thinking</summary>
+              <div className="thinking-text">{row.entry.content}</div>
+            </details>
+          </div>
+        )
+      case 'tool':
+        return (
+          <div className="msg msg-tool" data-id={row.result?.id ?? row.callEntry?.id}>
+            {row.speaker && <SpeakerBadge speaker={row.speaker} />}
+            <ToolCard call={row.call} result={row.result} status={row.status} />
+          </div>
+        )
+      case 'switcher':
+        return (
+          <div className="msg msg-switcher" data-id={row.entry.id}>
+            <BranchSwitcher branch={row.branch} disabled={actions.streaming} onSwitch={actions.switchBranch} />
+          </div>
+        )
+      case 'error': {
+        const { problem, error } = row
+        const facts = [error.fields?.status && `HTTP ${error.fields.status}`, error.fields?.provider, `code ${error.code}`].filter(Boolean).join(' · ')
+        return (
+          <div className="msg msg-assistant msg-error" data-testid="msg-error" data-id={row.entry.id} data-code={error.code}>
+            {row.speaker && <SpeakerBadge speaker={row.speaker} />}
+            {row.partial && (
+              <div className="bubble bubble-assistant">
+                <WithCodeCopy>
+                  <Markdown text={row.partial} />
+                </WithCodeCopy>
               </div>
             )}
-          </div>
-          <div className="msg-actions">
-            <ForkButton id={row.entry.id} actions={actions} />
-          </div>
-        </div>
-      )
-    case 'thinking':
-      return (
-        <details className="msg msg-thinking" data-id={row.entry.id}>
-          <summary>Thinking</summary>
-          <div className="thinking-text">{row.entry.content}</div>
-        </details>
-      )
-    case 'tool':
-      return (
-        <div className="msg msg-tool" data-id={row.result?.id ?? row.callEntry?.id}>
-          <ToolCard call={row.call} result={row.result} status={row.status} />
-        </div>
-      )
-    case 'error':
-      return (
-        <div className="msg msg-assistant msg-error" data-testid="msg-error" data-id={row.entry.id} data-code={row.error.code}>
-          <div className="bubble bubble-error">
-            {row.partial && <Markdown text={row.partial} />}
-            <div className="error-block" role="alert">
-              <strong className="mono">{row.error.code}</strong>
-              <span>{row.error.message}</span>
+            <div className="problem" role="alert">
+              <div className="problem-title" data-testid="problem-title">
+                {problem.title}
+              </div>
+              {problem.advice && (
+                <div className="problem-advice" data-testid="problem-advice">
+                  {problem.advice}
+                </div>
+              )}
+              <details className="problem-details" data-testid="problem-details">
+                <summary>Details</summary>
+                <div className="problem-message mono">{error.message}</div>
+                <div className="problem-facts">{facts}</div>
+              </details>
+              {row.latest && (
+                <div className="error-actions">
+                  {row.canContinue && (
+                    <button type="button" className="btn btn-small btn-primary" disabled={actions.streaming} onClick={actions.continueReply} data-testid="error-continue">
+                      Continue
+                    </button>
+                  )}
+                  <button
+                    type="button"
+                    className={`btn btn-small ${row.canContinue ? '' : 'btn-primary'}`}
+                    disabled={actions.streaming}
+                    onClick={actions.retry}
+                    data-testid="error-retry"
+                  >
+                    Retry
+                  </button>
+                  {problem.settings && (
+                    <button type="button" className="btn btn-small" onClick={actions.openSettings} data-testid="error-open-settings">
+                      Open settings
+                    </button>
+                  )}
+                </div>
+              )}
             </div>
-            {row.latest && (
-              <div className="error-actions">
-                <button type="button" className="btn btn-small btn-primary" disabled={actions.streaming} onClick={actions.continueReply} data-testid="error-continue">
+            <Foot row={row} actions={actions}>
+              {row.partial && <CopyButton text={row.partial} />}
+              <ForkButton id={row.entry.id} actions={actions} />
+            </Foot>
+          </div>
+        )
+      }
+      case 'stopped':
+        return (
+          <div className="msg msg-assistant msg-stopped" data-testid="msg-stopped" data-id={row.entry.id}>
+            {row.speaker && <SpeakerBadge speaker={row.speaker} />}
+            {row.partial && (
+              <div className="bubble bubble-assistant">
+                <WithCodeCopy>
+                  <Markdown text={row.partial} />
+                </WithCodeCopy>
+              </div>
+            )}
+            <div className="stopped-note" role="status" title={`${row.entry.view?.error?.message ?? ''} (${row.entry.view?.error?.code ?? ''})`}>
+              <span className="stopped-label" data-testid="stopped-label">
+                {row.partial ? 'Stopped' : 'Stopped before any answer'}
+              </span>
+              {row.latest && row.canContinue && (
+                <button type="button" className="btn btn-small" disabled={actions.streaming} onClick={actions.continueReply} data-testid="stopped-continue">
                   Continue
                 </button>
-                <button type="button" className="btn btn-small" disabled={actions.streaming} onClick={actions.retry} data-testid="error-retry">
+              )}
+              {row.latest && (
+                <button type="button" className="btn btn-small btn-ghost" disabled={actions.streaming} onClick={actions.retry} data-testid="stopped-retry">
+                  Retry
+                </button>
+              )}
+            </div>
+            <Foot row={row} actions={actions}>
+              {row.partial && <CopyButton text={row.partial} />}
+              <ForkButton id={row.entry.id} actions={actions} />
+            </Foot>
+          </div>
+        )
+      case 'unfinished':
+        return (
+          <div className="msg msg-unfinished" data-testid="msg-unfinished">
+            <div className="unfinished-notice" role="status">
+              <strong>This reply did not finish.</strong>
+              <span>Nothing after this point was saved: the app may have closed, or the log could not be written, while the model was answering.</span>
+              <div className="error-actions">
+                {row.canContinue && (
+                  <button type="button" className="btn btn-small btn-primary" disabled={actions.streaming} onClick={actions.continueReply} data-testid="unfinished-continue">
+                    Continue
+                  </button>
+                )}
+                <button type="button" className={`btn btn-small ${row.canContinue ? '' : 'btn-primary'}`} disabled={actions.streaming} onClick={actions.retry} data-testid="unfinished-retry">
                   Retry
                 </button>
               </div>
-            )}
+            </div>
           </div>
-          <div className="msg-actions">
-            <ForkButton id={row.entry.id} actions={actions} />
-          </div>
-        </div>
-      )
-    case 'unfinished':
-      return (
-        <div className="msg msg-unfinished" data-testid="msg-unfinished">
-          <div className="unfinished-notice" role="status">
-            <strong>This reply did not finish.</strong>
-            <span>Nothing after this point was saved: the app may have closed, or the log could not be written, while the model was answering.</span>
-            <div className="error-actions">
-              <button type="button" className="btn btn-small btn-primary" disabled={actions.streaming} onClick={actions.continueReply} data-testid="unfinished-continue">
-                Continue
-              </button>
-              <button type="button" className="btn btn-small" disabled={actions.streaming} onClick={actions.retry} data-testid="unfinished-retry">
-                Retry
+        )
+      case 'awaiting':
+        return (
+          <div className="msg msg-awaiting" data-testid="msg-awaiting">
+            <div className="awaiting-note" role="status">
+              <span>No answer to this message yet.</span>
+              <button type="button" className="btn btn-small" disabled={actions.streaming} onClick={actions.retry} data-testid="awaiting-answer">
+                Answer it
               </button>
             </div>
           </div>
-        </div>
-      )
-    case 'event':
-      return (
-        <div className={`msg-event event-${row.entry.event}`} data-testid={`event-${row.entry.event}`} data-id={row.entry.id}>
-          <span className="event-line" />
-          <span className="event-label">
-            {row.label}
-            {row.detail && <span className="event-detail"> · {row.detail}</span>}
-          </span>
-          <span className="event-line" />
-        </div>
-      )
-    case 'live':
-      return (
-        <div className="msg msg-assistant is-live" data-testid="msg-live" data-id={row.call.messageId}>
-          <div className="bubble bubble-assistant">
-            {row.call.text ? <LiveMarkdown text={row.call.text} /> : <span className="typing" aria-label="Waiting for the answer" />}
-            {!row.call.ended && row.call.text && <span className="cursor" aria-hidden="true" />}
+        )
+      case 'event':
+        return (
+          <div className={`msg-event event-${row.entry.event}`} data-testid={`event-${row.entry.event}`} data-id={row.entry.id}>
+            <span className="event-line" />
+            <span className="event-label">
+              {row.label}
+              {row.detail && <span className="event-detail"> · {row.detail}</span>}
+            </span>
+            <span className="event-line" />
           </div>
-        </div>
-      )
-    case 'widget':
-      return (
-        <div className="msg msg-widget" data-id={row.entry.id}>
-          <WidgetCard widget={row.widget} state={row.state} answer={row.answer} runId={row.runId} />
-        </div>
-      )
-    case 'live-tool':
-      return (
-        <div className="msg msg-tool" data-testid="live-tool">
-          <ToolCard
-            call={{ id: row.tool.toolCallId, type: 'function', function: { name: row.tool.toolName, arguments: '' } }}
-            status={row.tool.status}
-            durationMs={row.tool.durationMs}
-            errorText={row.tool.error?.message}
-          />
-        </div>
-      )
-  }
-})
+        )
+      case 'live':
+        return (
+          <div className="msg msg-assistant is-live" data-testid="msg-live" data-id={row.call.messageId}>
+            <div className="bubble bubble-assistant">
+              {row.call.text ? <LiveMarkdown text={row.call.text} /> : <span className="typing" aria-label="Waiting for the answer" />}
+              {!row.call.ended && row.call.text && <span className="cursor" aria-hidden="true" />}
+            </div>
+          </div>
+        )
+      case 'widget':
+        return (
+          <div className="msg msg-widget" data-id={row.entry.id}>
+            <WidgetCard widget={row.widget} state={row.state} answer={row.answer} runId={row.runId} />
+          </div>
+        )
+      case 'live-tool':
+        return (
+          <div className="msg msg-tool" data-testid="live-tool">
+            <ToolCard
+              call={{ id: row.tool.toolCallId, type: 'function', function: { name: row.tool.toolName, arguments: '' } }}
+              status={row.tool.status}
+              durationMs={row.tool.durationMs}
+              errorText={row.tool.error?.message}
+            />
+          </div>
+        )
+    }
+  },
+  (a, b) => a.actions === b.actions && sameRow(a.row, b.row),
+)
+
+/** Whether two rows show the same thing: the same kind and key, and every
+ * part the same value or object (rows are rebuilt from entries that keep
+ * their identity while unchanged). */
+export function sameRow(a: Row, b: Row): boolean {
+  if (a === b) return true
+  if (a.kind !== b.kind || a.key !== b.key) return false
+  return shallowEqual(a, b, 1)
+}
+
+function shallowEqual(a: object, b: object, depth: number): boolean {
+  const ka = Object.keys(a)
+  if (ka.length !== Object.keys(b).length) return false
+  return ka.every((k) => {
+    const x = (a as Record<string, unknown>)[k]
+    const y = (b as Record<string, unknown>)[k]
+    if (x === y) return true
+    // Parts built afresh with each row (a failure's block, who answered)
+    // compare by their own parts.
+    return depth > 0 && isPlain(x) && isPlain(y) && shallowEqual(x, y, depth - 1)
+  })
+}
+
+const isPlain = (v: unknown): v is object => !!v && typeof v === 'object' && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype

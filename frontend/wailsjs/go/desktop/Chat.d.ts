@@ -6,7 +6,11 @@ import {conversation} from '../models';
 
 export function Agents():Promise<app.AgentList>;
 
+export function Edit(arg1:app.EditRequest):Promise<void>;
+
 export function Preview(arg1:string,arg2:string,arg3:string):Promise<engine.Preview>;
+
+export function Regenerate(arg1:app.RegenerateRequest):Promise<void>;
 
 export function Send(arg1:app.SendRequest):Promise<void>;
 

@@ -6,8 +6,16 @@ export function Agents() {
   return window['go']['desktop']['Chat']['Agents']();
 }
 
+export function Edit(arg1) {
+  return window['go']['desktop']['Chat']['Edit'](arg1);
+}
+
 export function Preview(arg1, arg2, arg3) {
   return window['go']['desktop']['Chat']['Preview'](arg1, arg2, arg3);
+}
+
+export function Regenerate(arg1) {
+  return window['go']['desktop']['Chat']['Regenerate'](arg1);
 }
 
 export function Send(arg1) {

@@ -10,6 +10,10 @@ export function Create(arg1:string):Promise<conversation.ConversationMeta>;
 
 export function Delete(arg1:string):Promise<void>;
 
+export function Export(arg1:string,arg2:string):Promise<app.Export>;
+
+export function ExportToFile(arg1:string,arg2:string):Promise<string>;
+
 export function Fork(arg1:string,arg2:string,arg3:string):Promise<conversation.ConversationMeta>;
 
 export function Get(arg1:string):Promise<conversation.ConversationMeta>;
@@ -25,3 +29,5 @@ export function ReadToolResult(arg1:string,arg2:string):Promise<app.ToolResultVi
 export function Rename(arg1:string,arg2:string):Promise<conversation.ConversationMeta>;
 
 export function Search(arg1:string):Promise<Array<convlog.SearchHit>>;
+
+export function SwitchBranch(arg1:string,arg2:string,arg3:number):Promise<void>;

@@ -14,6 +14,14 @@ export function Delete(arg1) {
   return window['go']['desktop']['Conversations']['Delete'](arg1);
 }
 
+export function Export(arg1, arg2) {
+  return window['go']['desktop']['Conversations']['Export'](arg1, arg2);
+}
+
+export function ExportToFile(arg1, arg2) {
+  return window['go']['desktop']['Conversations']['ExportToFile'](arg1, arg2);
+}
+
 export function Fork(arg1, arg2, arg3) {
   return window['go']['desktop']['Conversations']['Fork'](arg1, arg2, arg3);
 }
@@ -44,4 +52,8 @@ export function Rename(arg1, arg2) {
 
 export function Search(arg1) {
   return window['go']['desktop']['Conversations']['Search'](arg1);
+}
+
+export function SwitchBranch(arg1, arg2, arg3) {
+  return window['go']['desktop']['Conversations']['SwitchBranch'](arg1, arg2, arg3);
 }

@@ -1,0 +1,107 @@
+import { useCallback, useEffect, useRef, useState, type MouseEvent, type ReactNode } from 'react'
+import type { BranchView } from '../../bridge'
+import { copyText } from '../../lib/clipboard'
+import type { Speaker } from './messageRows'
+
+/** A small button that copies text and says so for a moment. */
+export function CopyButton({ text, label = 'Copy', testId = 'msg-copy', className = 'msg-action' }: { text: string; label?: string; testId?: string; className?: string }) {
+  const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle')
+  const timer = useRef<ReturnType<typeof setTimeout>>(undefined)
+  useEffect(() => () => clearTimeout(timer.current), [])
+  const copy = async () => {
+    const ok = await copyText(text)
+    setState(ok ? 'copied' : 'failed')
+    clearTimeout(timer.current)
+    timer.current = setTimeout(() => setState('idle'), 1500)
+  }
+  return (
+    <button type="button" className={className} onClick={() => void copy()} data-testid={testId} data-state={state} aria-live="polite">
+      {state === 'copied' ? 'Copied' : state === 'failed' ? 'Copy failed' : label}
+    </button>
+  )
+}
+
+/** Model text with a Copy button on the code block under the pointer: one
+ * button, placed over the block's corner, so the markdown itself is left as
+ * the renderer made it. */
+export function WithCodeCopy({ children }: { children: ReactNode }) {
+  const ref = useRef<HTMLDivElement>(null)
+  const [at, setAt] = useState<{ pre: HTMLElement; top: number; right: number } | null>(null)
+  const place = useCallback((pre: HTMLElement | null) => {
+    const box = ref.current
+    if (!box || !pre) return setAt(null)
+    const a = box.getBoundingClientRect()
+    const b = pre.getBoundingClientRect()
+    // Beside the block's language label, not over it.
+    const label = pre.querySelector('.md-code-lang')?.getBoundingClientRect()
+    const inset = label && label.width > 0 ? b.right - label.left + 6 : 4
+    setAt((cur) => (cur?.pre === pre ? cur : { pre, top: b.top - a.top + 4, right: a.right - b.right + inset }))
+  }, [])
+  const onOver = (e: MouseEvent<HTMLDivElement>) => {
+    const t = e.target as HTMLElement
+    if (t.closest('.code-copy')) return
+    place(t.closest('pre'))
+  }
+  const text = () => {
+    const pre = at?.pre
+    return (pre?.querySelector('code') ?? pre)?.textContent ?? ''
+  }
+  return (
+    <div className="code-copy-host" ref={ref} onMouseOver={onOver} onMouseLeave={() => setAt(null)}>
+      {children}
+      {at && (
+        <span className="code-copy" style={{ top: at.top, right: at.right }}>
+          <CopyButton text={text()} label="Copy code" testId="code-copy" className="btn btn-small code-copy-btn" />
+        </span>
+      )}
+    </div>
+  )
+}
+
+/** "‹ 2/3 ›": the versions of the conversation at a branch point. */
+export function BranchSwitcher({ branch, disabled, onSwitch }: { branch: BranchView; disabled: boolean; onSwitch: (after: string, index: number) => void }) {
+  const what = branch.reason === 'regenerate' ? 'answer' : 'message'
+  const frozen = !!branch.frozen
+  const title = frozen
+    ? 'These versions can no longer be switched: the conversation was compressed since. Fork it to go back.'
+    : `Version ${branch.index} of ${branch.count} of this ${what}`
+  return (
+    <span className="branch-switcher" data-testid="branch-switcher" data-index={branch.index} data-count={branch.count} title={title}>
+      <button
+        type="button"
+        className="branch-step"
+        aria-label={`Previous version of this ${what}`}
+        disabled={disabled || frozen || branch.index <= 1}
+        onClick={() => onSwitch(branch.after, branch.index - 2)}
+        data-testid="branch-prev"
+      >
+        ‹
+      </button>
+      <span className="branch-count">
+        {branch.index}/{branch.count}
+      </span>
+      <button
+        type="button"
+        className="branch-step"
+        aria-label={`Next version of this ${what}`}
+        disabled={disabled || frozen || branch.index >= branch.count}
+        onClick={() => onSwitch(branch.after, branch.index)}
+        data-testid="branch-next"
+      >
+        ›
+      </button>
+    </span>
+  )
+}
+
+/** Who answered: the agent's icon and name (its id and title in the tooltip). */
+export function SpeakerBadge({ speaker }: { speaker: Speaker }) {
+  return (
+    <div className="msg-speaker" data-testid="msg-speaker" data-agent={speaker.id} title={speaker.title ? `${speaker.title} (${speaker.id})` : speaker.id}>
+      <span className="speaker-icon" aria-hidden="true">
+        {speaker.icon || speaker.name.slice(0, 1).toUpperCase()}
+      </span>
+      <span className="speaker-name">{speaker.name}</span>
+    </div>
+  )
+}
