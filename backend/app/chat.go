@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 
 	"crewagent/backend/conversation"
@@ -70,33 +72,121 @@ func (ws *Workspace) replyMode(conversationID, mode, agentID string) (string, er
 // reply runs an engine send as the conversation's task in the background;
 // prepare, when given, runs first within the task (so no other reply can
 // start in between) and ends it when it fails.
+//
+// The reply is the first task of a chain: when the conversation tools hand
+// its turn to other conversations, their answers and the continuation run
+// after it, in the background too.
 func (ws *Workspace) reply(req engine.SendRequest, prepare func() error) error {
-	_, err := ws.tasks.Start(tasks.Task{ConversationID: req.ConversationID, Kind: req.Mode}, func(ctx context.Context) error {
+	c := ws.chains.start(req.ConversationID)
+	_, err := ws.tasks.Start(tasks.Task{ConversationID: req.ConversationID, Kind: req.Mode, Chain: c.id}, func(ctx context.Context) error {
 		if prepare != nil {
 			if err := prepare(); err != nil {
 				return err
 			}
 		}
-		if _, err := ws.engine.Send(ctx, req); err != nil {
+		res, err := ws.engine.Send(withChain(ctx, c), req)
+		ws.report(c, req.ConversationID, "", false, 0, res, err)
+		if err != nil {
 			ws.rt.log.Warn("send failed", "conversation", req.ConversationID, "error", err)
 			return err
 		}
 		return nil
 	})
-	return err
+	if err != nil {
+		ws.chains.end(c)
+		return ws.busy(err, req.ConversationID)
+	}
+	return nil
 }
 
 // Chat answers a message in the foreground and returns when the answer is
 // complete (the command line). An empty conversation id creates one. LLM
-// failures are persisted and come back in the result's Err.
+// failures are persisted and come back in the result's Err. When the
+// conversation tools hand the turn to other conversations, Chat returns
+// once their answers and the continuation are done: the result is the
+// conversation's final one.
 func (ws *Workspace) Chat(ctx context.Context, req engine.SendRequest) (*engine.SendResult, error) {
-	return ws.engine.Send(ctx, req)
+	res, err := ws.ChatChain(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return res.Result, nil
+}
+
+// ChatChain is Chat with every task the message led to.
+func (ws *Workspace) ChatChain(ctx context.Context, req engine.SendRequest) (*ChainResult, error) {
+	c := ws.chains.start(req.ConversationID)
+	res, err := ws.engine.Send(withChain(ctx, c), req)
+	if err != nil {
+		ws.chains.end(c)
+		return nil, ws.busy(err, req.ConversationID)
+	}
+	c.setRoot(res.ConversationID)
+	ws.report(c, res.ConversationID, "", false, 0, res, nil)
+	ws.chains.end(c) // the first task has ended
+	select {
+	case <-c.done:
+	case <-ctx.Done():
+		// Ctrl-C: the work handed over stops with the command.
+		ws.stopChain(c)
+		<-c.done
+	}
+	return c.result(), nil
 }
 
 // Stop cancels the reply or run turn running in a conversation; the partial
-// answer is kept with an LLM_ABORTED (ENGINE_ABORTED for a run) block. It
+// answer is kept with an LLM_ABORTED (ENGINE_ABORTED for a run) block. When
+// the conversation takes part in work handed from conversation to
+// conversation (it answers for another one, or waits for one), all of that
+// work stops: the conversations that wait get a result that says so. It
 // reports whether something was running.
-func (ws *Workspace) Stop(conversationID string) bool { return ws.tasks.Stop(conversationID) }
+func (ws *Workspace) Stop(conversationID string) bool {
+	if c := ws.chainOf(conversationID); c != nil {
+		return ws.stopChain(c)
+	}
+	return ws.tasks.Stop(conversationID)
+}
+
+// chainOf returns the chain a conversation answers or waits in, or nil.
+func (ws *Workspace) chainOf(conversationID string) *chain {
+	if t, ok := ws.tasks.Running(conversationID); ok && t.Chain != "" {
+		if c := ws.chains.get(t.Chain); c != nil {
+			return c
+		}
+	}
+	return ws.chains.waitingIn(conversationID)
+}
+
+// stopChain stops the work of a chain: the queued tasks are dropped (the
+// waiting calls get their results), then the running task is cancelled.
+func (ws *Workspace) stopChain(c *chain) bool {
+	ws.tasks.Drop(func(p tasks.Plan) bool { return p.Task.Chain == c.id })
+	stopped := false
+	for _, t := range ws.tasks.All() {
+		if t.Chain == c.id || (t.Chain == "" && t.ConversationID == c.rootID()) {
+			c.markStopped(t.ConversationID)
+			stopped = ws.tasks.Stop(t.ConversationID) || stopped
+		}
+	}
+	return stopped
+}
+
+// busy says which conversation keeps a new reply from starting: one task
+// runs at a time in a project.
+func (ws *Workspace) busy(err error, conversationID string) error {
+	if !errors.Is(err, tasks.ErrBusy) && !errors.Is(err, engine.ErrConversationBusy) {
+		return err
+	}
+	for _, t := range append(ws.tasks.All(), ws.tasks.Queued()...) {
+		if t.ConversationID == conversationID {
+			break
+		}
+		if m, gerr := ws.store.Get(t.ConversationID); gerr == nil {
+			return errs.Wrap(errs.Busy, err, fmt.Sprintf("%q is being answered: one reply runs at a time in a project; wait for it or stop it", m.Title))
+		}
+	}
+	return err
+}
 
 // Streaming lists the conversations with a reply or run turn in progress.
 func (ws *Workspace) Streaming() []string {

@@ -107,6 +107,30 @@ type ConversationPage struct {
 	// Agents are the agents whose replies are among Entries, by id: who
 	// answered, with the name and icon their package gives them.
 	Agents map[string]AgentInfo `json:"agents"`
+	// WaitingFor is set while a tool call of the conversation waits for
+	// another conversation's answer (conv.create, conv.send).
+	WaitingFor *WaitingView `json:"waitingFor,omitempty"`
+}
+
+// WaitingView is the conversation another one waits for.
+type WaitingView struct {
+	ConversationID string `json:"conversationId"`
+	Title          string `json:"title"`
+	Tool           string `json:"tool"`
+	// Answering is true while it answers (false: queued, or stopped).
+	Answering bool `json:"answering"`
+}
+
+// waitingView says what a conversation waits for (nil when nothing).
+func (ws *Workspace) waitingView(meta conversation.ConversationMeta) *WaitingView {
+	if meta.Waiting == nil {
+		return nil
+	}
+	v := &WaitingView{ConversationID: meta.Waiting.ConversationID, Tool: meta.Waiting.Tool, Answering: ws.tasks.Busy(meta.Waiting.ConversationID)}
+	if m, err := ws.store.Get(meta.Waiting.ConversationID); err == nil {
+		v.Title = m.Title
+	}
+	return v
 }
 
 // LoadConversation returns the newest limit entries of a conversation
@@ -127,8 +151,9 @@ func (ws *Workspace) LoadConversation(id string, limit int) (ConversationPage, e
 	}
 	streaming = streaming || ws.tasks.Busy(id)
 	views := conversation.Views(page.Entries)
-	out := ConversationPage{Conversation: meta, Entries: views, HasMore: page.HasMore, Streaming: streaming, Agents: ws.speakers(views)}
-	if !streaming {
+	out := ConversationPage{Conversation: meta, Entries: views, HasMore: page.HasMore, Streaming: streaming, Agents: ws.speakers(views),
+		WaitingFor: ws.waitingView(meta)}
+	if !streaming && out.WaitingFor == nil {
 		// A fork cut at a message ends there on purpose.
 		ending, canContinue := conversation.Ending(views, meta.ForkedFromMsgID)
 		out.Unfinished, out.Awaiting = ending == conversation.EndUnfinished, ending == conversation.EndAwaiting

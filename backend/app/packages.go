@@ -175,7 +175,7 @@ func (ws *Workspace) toolHost(scope engine.ToolScope) (engine.ToolHost, error) {
 	if scope.Agent != nil && scope.Agent.PackageRoot != "" {
 		r.Package = scope.Agent.PackageRoot
 	}
-	cfg := tools.Config{Roots: r, Policy: scope.Policy}
+	cfg := tools.Config{Roots: r, Policy: scope.Policy, Allow: scope.Allow}
 	if ws.providers != nil {
 		ts := tools.Scope{ConversationID: scope.ConversationID, Mode: scope.Mode, Policy: scope.Policy}
 		if scope.Agent != nil {

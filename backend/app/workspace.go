@@ -50,6 +50,9 @@ type Workspace struct {
 	// providers builds the tools beyond the built-in ones of every tool host
 	// of the project, in chat, agent and run modes alike.
 	providers tools.ProviderFactory
+	// chains are the pieces of work in progress that the conversation tools
+	// hand from conversation to conversation.
+	chains chains
 }
 
 // Open opens the project folder root of the runtime home home with a
@@ -97,7 +100,10 @@ func (rt *Runtime) OpenProject(p *project.Project, o OpenOptions) (*Workspace, e
 		return nil, lockedError(err)
 	}
 	ws.store = convlog.NewPublishing(st, ws.storeChanged)
-	ws.tasks = tasks.New(rt.lifetime, tasks.Options{OnEvent: ws.taskEvent})
+	// One task at a time in the whole project: the conversation tools hand
+	// turns from conversation to conversation, which needs a single line.
+	ws.tasks = tasks.New(rt.lifetime, tasks.Options{Serial: true, OnEvent: ws.taskEvent})
+	ws.providers = tools.Providers(ws.convToolsFor)
 	// The one sandbox of the project's tools, for chat, agent and run turns
 	// alike: the runtime's own data (settings, packages, every project's data)
 	// is out of reach whatever the project folder is, and the project's
@@ -140,6 +146,9 @@ func (rt *Runtime) OpenProject(p *project.Project, o OpenOptions) (*Workspace, e
 	if err != nil {
 		st.Close()
 		return nil, err
+	}
+	if !o.ReadOnly {
+		ws.recoverWaits()
 	}
 	if o.Watch {
 		ws.watch()
@@ -217,11 +226,30 @@ func (ws *Workspace) storeChanged(id, kind string) {
 // the failure the conversation does not show, if any.
 func (ws *Workspace) taskEvent(ev tasks.Event) {
 	ch := events.ChangeEvent{ConversationID: ev.Task.ConversationID, Kind: events.Updated, Streaming: boolPtr(ev.Phase == tasks.Started)}
-	if ev.Phase == tasks.Ended && ev.Err != nil {
-		e := errs.From(ev.Err)
-		ch.Error = &events.Error{Code: e.Code, Message: e.Message}
+	te := events.TaskEvent{ConversationID: ev.Task.ConversationID, TaskID: ev.Task.ID, Kind: ev.Task.Kind, Chain: ev.Task.Chain,
+		Depth: ev.Task.Depth, Tool: ev.Task.Tool, Continues: ev.Task.Continues, ParentID: ev.Task.For}
+	if m, err := ws.store.Get(ev.Task.ConversationID); err == nil {
+		te.Title = m.Title
+	}
+	name := events.TaskStarted
+	if ev.Phase == tasks.Ended {
+		name = events.TaskComplete
+		if ev.Reason != tasks.Completed {
+			name, te.Reason = events.TaskAborted, ev.Reason
+		}
+		if ev.Err != nil {
+			e := errs.From(ev.Err)
+			ch.Error = &events.Error{Code: e.Code, Message: e.Message}
+			te.Error = ch.Error
+		}
 	}
 	ws.emitter.Emit(events.ConversationChanged, ch)
+	ws.emitter.Emit(name, te)
+	if ev.Phase == tasks.Ended && ev.Task.Chain != "" {
+		if c := ws.chains.get(ev.Task.Chain); c != nil {
+			ws.chains.end(c)
+		}
+	}
 }
 
 func boolPtr(b bool) *bool { return &b }

@@ -140,7 +140,7 @@ func Build(opts Options) (*Result, error) {
 		b.res.ToolNames = []string{}
 	}
 
-	parts, err := composeSystem(opts.Mode, opts.Agent, opts.ToolPolicy, b.res.ToolNames)
+	parts, err := composeSystem(opts.Mode, opts.Agent, opts.Instructions, opts.ToolPolicy, b.res.ToolNames)
 	if err != nil {
 		return nil, err
 	}

@@ -27,10 +27,11 @@ type systemPart struct {
 }
 
 // composeSystem renders the system prompt of mode: base rules, tool policy,
-// persona (agent and run only) and the mode banner, one system message each.
+// persona (agent and run only), the instructions of a conversation created
+// by another one, and the mode banner, one system message each.
 // The run directive protocol is deliberately absent: it travels in the
 // RUN_DIRECTIVE user block of the run injector.
-func composeSystem(mode string, persona *Persona, policy ToolPolicy, toolNames []string) ([]systemPart, error) {
+func composeSystem(mode string, persona *Persona, instructions string, policy ToolPolicy, toolNames []string) ([]systemPart, error) {
 	base := "system-base-rules-chat.md"
 	if mode == convlog.ModeRun {
 		base = "system-base-rules-run.md"
@@ -55,6 +56,11 @@ func composeSystem(mode string, persona *Persona, policy ToolPolicy, toolNames [
 			return nil, err
 		}
 	}
+	if in := strings.TrimSpace(instructions); in != "" {
+		if err := add("system prompt: conversation instructions", "conversation-instructions.md", in); err != nil {
+			return nil, err
+		}
+	}
 	if err := add("system prompt: mode banner", "mode-banner.md", struct{ Mode string }{mode}); err != nil {
 		return nil, err
 	}
@@ -64,6 +70,7 @@ func composeSystem(mode string, persona *Persona, policy ToolPolicy, toolNames [
 type policyData struct {
 	Tools                            []string
 	HasFS, HasRead, HasWrite, HasAsk bool
+	HasConv                          bool
 	ReadLimit, WriteLimit            string
 	MCPServers                       []string
 }
@@ -82,6 +89,7 @@ func policyView(p ToolPolicy, toolNames []string) policyData {
 	d.HasRead = slices.Contains(tools, "fs.read")
 	d.HasWrite = slices.Contains(tools, "fs.write")
 	d.HasAsk = slices.Contains(tools, "ui.ask_user")
+	d.HasConv = slices.Contains(tools, "conv.create") || slices.Contains(tools, "conv.send")
 	r, w := p.MaxReadBytes, p.MaxWriteBytes
 	if r <= 0 {
 		r = DefaultMaxReadBytes

@@ -192,6 +192,9 @@ type Options struct {
 	History []convlog.Entry
 	// Agent is the persona of agent and run modes (required there, ignored in chat).
 	Agent *Persona
+	// Instructions are the base instructions of a conversation created by
+	// another one (conv.create), sent as a section of the system prompt.
+	Instructions string
 	// ToolPolicy describes the enabled tools and limits.
 	ToolPolicy ToolPolicy
 	// ToolNames are the tool definitions sent with the request; when empty,

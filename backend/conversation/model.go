@@ -202,6 +202,12 @@ type ConversationMeta struct {
 	// (Entry.IsSummary); readers that stop short of the start of the log
 	// must then read back to the last compaction event.
 	HasSummary bool `json:"hasSummary,omitempty"`
+	// Origin, Instructions: a child conversation (conv.create; ParentID is
+	// then its parent). Waiting: a tool call of it waits for another
+	// conversation (children.go).
+	Origin       *Origin       `json:"origin,omitempty"`
+	Instructions *Instructions `json:"instructions,omitempty"`
+	Waiting      *Waiting      `json:"waiting,omitempty"`
 }
 
 // RunRef links a workflow run to the conversation that holds its messages.

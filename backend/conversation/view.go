@@ -77,6 +77,9 @@ type View struct {
 	Question *QuestionView `json:"question,omitempty"`
 	// AnswerTo is the widget a ViewAnswer entry answers.
 	AnswerTo string `json:"answerTo,omitempty"`
+	// Handover is set on the result of a conv.create or conv.send call: the
+	// conversation the turn went to and how that went.
+	Handover *HandoverView `json:"handover,omitempty"`
 }
 
 // LargeResult is a tool result kept as a preview: Size is the length of the
@@ -210,6 +213,11 @@ func viewOf(e *Entry, answers map[string]json.RawMessage, questions, pending map
 		v := View{Kind: ViewToolResult}
 		if head, size, _, ok := ParseToolResultPreview(e.Text()); ok {
 			v.Large = &LargeResult{Size: size, Head: head}
+		}
+		if IsHandoverTool(e.ToolName) {
+			if h, ok := ParseHandover(e.Text()); ok {
+				v.Handover = &h
+			}
 		}
 		return v
 	}

@@ -97,6 +97,8 @@ func (s *Store) Fork(id string, opts ForkOptions) (ConversationMeta, error) {
 		ForkedFromCheckpoint: opts.Checkpoint,
 		SelectedAgentID:      parent.SelectedAgentID,
 		SelectedWorkflowID:   parent.SelectedWorkflowID,
+		// A fork of a child works as its parent did, as a conversation of its own.
+		Instructions: parent.Instructions.Clone(),
 	}
 	deriveMeta(m, append([]*Entry{origin}, copied...), false)
 	m.LogSize = int64(buf.Len())

@@ -44,6 +44,13 @@ func (p *Publishing) CreateWith(title, activeType string, entries ...*Entry) (Co
 	return m, err
 }
 
+// CreateRecord implements Store.CreateRecord and announces the new conversation.
+func (p *Publishing) CreateRecord(tmpl ConversationMeta, entries ...*Entry) (ConversationMeta, error) {
+	m, err := p.Store.CreateRecord(tmpl, entries...)
+	p.publish(m.ID, ChangeCreated, err)
+	return m, err
+}
+
 // Fork implements Store.Fork and announces the new conversation.
 func (p *Publishing) Fork(id string, opts ForkOptions) (ConversationMeta, error) {
 	m, err := p.Store.Fork(id, opts)

@@ -559,15 +559,27 @@ func (s *Store) CreateWith(title, activeType string, entries ...*Entry) (Convers
 	if len(entries) == 0 {
 		return s.Create(title, activeType)
 	}
+	return s.CreateRecord(ConversationMeta{Title: title, ActiveType: activeType}, entries...)
+}
+
+// CreateRecord is CreateWith for a record that says more from the start:
+// besides Title and ActiveType, it takes SelectedAgentID, ParentID, Origin
+// and Instructions from tmpl (a child conversation's record is whole from
+// the moment it exists). At least one entry is required.
+func (s *Store) CreateRecord(tmpl ConversationMeta, entries ...*Entry) (ConversationMeta, error) {
+	if len(entries) == 0 {
+		return ConversationMeta{}, fmt.Errorf("%w: a conversation is created with its first entry", ErrInvalidArgument)
+	}
 	release, err := s.begin(true)
 	if err != nil {
 		return ConversationMeta{}, err
 	}
 	defer release()
-	title = strings.TrimSpace(title)
+	title := strings.TrimSpace(tmpl.Title)
 	if title == "" {
 		title = DefaultTitle
 	}
+	activeType := tmpl.ActiveType
 	if activeType == "" {
 		activeType = ActiveChat
 	}
@@ -594,7 +606,9 @@ func (s *Store) CreateWith(title, activeType string, entries ...*Entry) (Convers
 		return ConversationMeta{}, err
 	}
 	now := Now()
-	m := &ConversationMeta{ID: id, Title: title, ActiveType: activeType, CreatedAt: now, LastActiveAt: now}
+	c := cloneMeta(&tmpl)
+	m := &ConversationMeta{ID: id, Title: title, ActiveType: activeType, CreatedAt: now, LastActiveAt: now,
+		SelectedAgentID: c.SelectedAgentID, ParentID: c.ParentID, Origin: c.Origin, Instructions: c.Instructions}
 	deriveMeta(m, entries, false)
 	m.LogSize = int64(buf.Len())
 	m.LastActiveAt = now
@@ -1485,5 +1499,14 @@ func cloneMeta(m *ConversationMeta) ConversationMeta {
 	c := *m
 	c.Runs = append([]RunRef(nil), m.Runs...)
 	c.Checkpoints = append([]Checkpoint(nil), m.Checkpoints...)
+	if m.Origin != nil {
+		o := *m.Origin
+		c.Origin = &o
+	}
+	c.Instructions = m.Instructions.Clone()
+	if m.Waiting != nil {
+		w := *m.Waiting
+		c.Waiting = &w
+	}
 	return c
 }

@@ -116,6 +116,16 @@ type SendRequest struct {
 	AgentID string
 	Agent   *Agent
 	Text    string
+	// Resume goes on from where the log stands, without a new message (Text
+	// empty): the continuation of a send that handed over to another
+	// conversation, once that conversation's answer is the result of its
+	// call.
+	Resume bool
+	// TurnsUsed are the LLM calls the conversation already made in the work
+	// a continuation goes on with (the sends before it handed over): they
+	// count against settings engine.maxTurns, so handing over again and
+	// again cannot go on without end.
+	TurnsUsed int
 	// Retry answers the conversation's newest user message again instead of
 	// sending a new one (Text must then be empty): its failed answers leave
 	// the context (they stay in the log, includeInContext false) and the
@@ -152,8 +162,11 @@ type SendResult struct {
 	// FinishReason is set when the server cut the final answer short ("length" or
 	// "content_filter"): it is persisted as an incomplete answer (Text is partial, its
 	// tool calls did not run) that "continue" or a retry picks up.
-	FinishReason string     `json:"finishReason,omitempty"`
-	Err          *llm.Error `json:"-"`
+	FinishReason string `json:"finishReason,omitempty"`
+	// HandedOff is set when a tool call handed the send over to another
+	// conversation (see Handoff): the send goes on later, in a continuation.
+	HandedOff bool       `json:"handedOff,omitempty"`
+	Err       *llm.Error `json:"-"`
 }
 
 // Send persists the user message and answers it (see the package doc). The
@@ -163,11 +176,13 @@ type SendResult struct {
 // after they are persisted.
 func (s *ChatService) Send(ctx context.Context, req SendRequest) (*SendResult, error) {
 	switch {
-	case req.Retry && req.ConversationID == "":
-		return nil, invalid("a retry needs the conversation")
-	case req.Retry && req.Text != "":
-		return nil, invalid("a retry sends no new text")
-	case !req.Retry && strings.TrimSpace(req.Text) == "":
+	case req.Retry && req.Resume:
+		return nil, invalid("a send is a retry or a continuation, not both")
+	case (req.Retry || req.Resume) && req.ConversationID == "":
+		return nil, invalid("a retry or a continuation needs the conversation")
+	case (req.Retry || req.Resume) && req.Text != "":
+		return nil, invalid("a retry or a continuation sends no new text")
+	case !req.Retry && !req.Resume && strings.TrimSpace(req.Text) == "":
 		return nil, invalid("the message is empty")
 	}
 	st := s.opts.Settings.Effective()
@@ -203,7 +218,7 @@ func (s *ChatService) Send(ctx context.Context, req SendRequest) (*SendResult, e
 		agentID = agent.ID
 	}
 	var user *convlog.Entry
-	if !req.Retry {
+	if !req.Retry && !req.Resume {
 		user = s.userEntry(req.Text, mode, agentID)
 		if len(req.Text) > budgetOf(st.Context).TokenLimit()/4 { // shorter always fits: a token is at least a byte
 			p, err := s.frame(convID, mode, agent, st)
@@ -240,6 +255,7 @@ func (s *ChatService) Send(ctx context.Context, req SendRequest) (*SendResult, e
 		}
 	}
 	switch {
+	case req.Resume:
 	case req.Retry:
 		if userID, err = s.prepareRetry(convID); err != nil {
 			return nil, err
@@ -251,7 +267,7 @@ func (s *ChatService) Send(ctx context.Context, req SendRequest) (*SendResult, e
 		userID = user.ID
 	}
 
-	r := &run{s: s, ctx: ctx, convID: convID, mode: mode, agent: agent, agentID: agentID, st: st,
+	r := &run{s: s, ctx: ctx, convID: convID, mode: mode, agent: agent, agentID: agentID, st: st, turnsUsed: req.TurnsUsed,
 		res: &SendResult{ConversationID: convID, UserMessageID: userID}}
 	return r.execute()
 }

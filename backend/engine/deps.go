@@ -114,6 +114,10 @@ type ToolScope struct {
 	// Policy is the effective policy: settings.tools, merged with the agent's
 	// tools block in agent mode (an agent can only tighten).
 	Policy tools.Policy
+	// Allow and MCPServers narrow the tools of a conversation created with
+	// lists of them (conv.create): nil does not narrow.
+	Allow      []string
+	MCPServers []string
 }
 
 // ToolHostFactory builds the tool host of one send.
@@ -129,7 +133,7 @@ func NewToolHosts(roots tools.Roots) ToolHostFactory {
 		if scope.Agent != nil && scope.Agent.PackageRoot != "" {
 			r.Package = scope.Agent.PackageRoot
 		}
-		return tools.NewHost(tools.Config{Roots: r, Policy: scope.Policy}), nil
+		return tools.NewHost(tools.Config{Roots: r, Policy: scope.Policy, Allow: scope.Allow}), nil
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 
 	"crewagent/backend/compression"
 	"crewagent/backend/contextbuilder"
+	"crewagent/backend/conversation"
 	"crewagent/backend/convlog"
 	"crewagent/backend/llm"
 	"crewagent/backend/settings"
@@ -31,6 +32,8 @@ type prepared struct {
 	// turnStart is the first entry this send wrote (see
 	// contextbuilder.Options.TurnStart).
 	turnStart string
+	// instructions are those of a conversation created by another one.
+	instructions *conversation.Instructions
 }
 
 // prepare loads the history of convID and sets up the request of mode.
@@ -53,7 +56,16 @@ func (s *ChatService) frame(convID, mode string, agent *Agent, st settings.Setti
 	if agent != nil {
 		policy = tools.Merge(systemPolicy(st.Tools), agent.Tools)
 	}
-	host, err := s.opts.Tools(ToolScope{ConversationID: convID, Mode: mode, Agent: agent, Policy: policy})
+	scope := ToolScope{ConversationID: convID, Mode: mode, Agent: agent, Policy: policy}
+	if convID != "" {
+		// A conversation created by another one keeps what it was created
+		// with: its base instructions and its narrower tools.
+		if meta, err := s.opts.Store.Get(convID); err == nil && meta.Instructions != nil {
+			p.instructions = meta.Instructions
+			scope.Allow, scope.MCPServers = meta.Instructions.Tools, meta.Instructions.MCPServers
+		}
+	}
+	host, err := s.opts.Tools(scope)
 	if err != nil {
 		return nil, err
 	}
@@ -102,17 +114,18 @@ func (s *ChatService) options(p *prepared) contextbuilder.Options {
 		cp.MCPServers = hp.MCP.AllowedServers
 	}
 	return contextbuilder.Options{
-		Mode:       p.mode,
-		History:    p.history,
-		ToolPolicy: cp,
-		ToolNames:  p.host.ToolNames(),
-		ToolTokens: p.toolTokens,
-		Budget:     p.budget,
-		Counter:    s.counter,
-		Model:      p.model,
-		Agent:      p.persona,
-		Run:        p.run,
-		TurnStart:  p.turnStart,
+		Mode:         p.mode,
+		History:      p.history,
+		ToolPolicy:   cp,
+		ToolNames:    p.host.ToolNames(),
+		ToolTokens:   p.toolTokens,
+		Budget:       p.budget,
+		Counter:      s.counter,
+		Model:        p.model,
+		Agent:        p.persona,
+		Instructions: instructionsText(p.instructions),
+		Run:          p.run,
+		TurnStart:    p.turnStart,
 		// Results of earlier turns enter as stubs when the setting is off.
 		OmitToolResults:          !p.st.Context.IncludeToolResultsInContext,
 		IncludeCollapsedUIEvents: p.st.Context.IncludeCollapsedUIEventsInContext,
@@ -194,4 +207,12 @@ func (s *llmSummarizer) Summarize(ctx context.Context, msgs []compression.Messag
 		return "", err
 	}
 	return res.Content, nil
+}
+
+// instructionsText is the base instruction of a child conversation ("" for none).
+func instructionsText(in *conversation.Instructions) string {
+	if in == nil {
+		return ""
+	}
+	return in.Base
 }

@@ -34,6 +34,9 @@ type run struct {
 	workflowID string
 	setup      func() (*RunSetup, error)
 	maxTurns   int
+	// turnsUsed are LLM calls made earlier in the work a continuation goes
+	// on with: they count against the cap.
+	turnsUsed int
 
 	p         *prepared
 	client    LLM
@@ -78,6 +81,9 @@ func (r *run) execute() (*SendResult, error) {
 		maxTurns = settings.Defaults().Engine.MaxTurns
 	}
 	r.failing = map[string]int{}
+	if r.turnsUsed >= maxTurns {
+		return r.fail("", nil, "", maxTurnsError(maxTurns))
+	}
 	for turn := 0; ; turn++ {
 		if turn > 0 && r.setup != nil {
 			if err := r.ctx.Err(); err != nil {
@@ -142,6 +148,10 @@ func (r *run) execute() (*SendResult, error) {
 			return r.result(err)
 		}
 		pending, err := r.runTools(msgID, out.ToolCalls, announced)
+		if errors.As(err, new(handedOff)) {
+			r.res.MessageID, r.res.Text, r.res.HandedOff = msgID, out.Content, true
+			return r.res, nil
+		}
 		if err != nil {
 			var le *llm.Error
 			if errors.As(err, &le) {
@@ -153,7 +163,7 @@ func (r *run) execute() (*SendResult, error) {
 			r.res.MessageID, r.res.Text, r.res.Pending = msgID, out.Content, pending
 			return r.res, nil
 		}
-		if turn+1 >= maxTurns {
+		if r.turnsUsed+turn+1 >= maxTurns {
 			return r.fail("", nil, "", maxTurnsError(maxTurns))
 		}
 	}
@@ -278,6 +288,20 @@ func (r *run) runTools(msgID string, calls []convlog.ToolCall, announced []ToolS
 			end.Error = &EventError{Code: result.Error.Code, Message: result.Error.Message}
 		}
 		s.opts.Emitter.Emit(events.StreamToolEnd, end)
+		if h, ok := result.Effect.(*Handoff); ok && h != nil && h.Start != nil && result.OK {
+			started, err := r.startHandoff(h, entry)
+			if err != nil {
+				return nil, err
+			}
+			if started {
+				// The task ends here (the handover cancelled it on purpose):
+				// the calls after this one are answered, not run.
+				if err := r.skipAfterHandoff(msgID, tc.Function.Name, calls[i+1:]); err != nil {
+					return nil, err
+				}
+				return nil, handedOff{}
+			}
+		}
 	}
 	if err := r.ctx.Err(); err != nil {
 		return nil, r.aborted(err)

@@ -15,6 +15,12 @@ const (
 	StreamToolEnd       = "llm:stream-tool-end"
 	ConversationChanged = "conversation:changed"
 	RunsProgressUpdated = "runs:progressUpdated"
+	// A task (a reply, a run turn, the answer of a conversation the
+	// conversation tools handed a turn to, a continuation) started, ended by
+	// itself, or was ended (replaced by a handover, interrupted, shut down).
+	TaskStarted  = "task:started"
+	TaskComplete = "task:complete"
+	TaskAborted  = "task:aborted"
 )
 
 // Emitter pushes an event to the frontend.

@@ -126,6 +126,37 @@ type ProgressEvent struct {
 	UpdatedAt      string         `json:"updatedAt"`
 }
 
+// Reasons a task was aborted (TaskEvent.Reason).
+const (
+	TaskReplaced    = "replaced"
+	TaskInterrupted = "interrupted"
+	TaskShutdown    = "shutdown"
+)
+
+// TaskEvent is the payload of task:started, task:complete and task:aborted.
+type TaskEvent struct {
+	ConversationID string `json:"conversationId"`
+	TaskID         string `json:"taskId"`
+	Kind           string `json:"kind"` // chat | agent | run
+	// Title is the conversation's title.
+	Title string `json:"title"`
+	// Chain and Depth place a task of work handed from conversation to
+	// conversation: the chain's id, how many handovers deep (0: the user's).
+	Chain string `json:"chain,omitempty"`
+	Depth int    `json:"depth,omitempty"`
+	// Tool is the conversation tool (conv.create, conv.send) whose answer
+	// the task gives; Continues is set on the continuation of a conversation
+	// that waited for one. ParentID is the conversation that waits.
+	Tool      string `json:"tool,omitempty"`
+	Continues bool   `json:"continues,omitempty"`
+	ParentID  string `json:"parentId,omitempty"`
+	// Reason says why an aborted task ended: replaced (it handed its turn
+	// over), interrupted (stopped) or shutdown.
+	Reason string `json:"reason,omitempty"`
+	// Error is the failure a task ended with, when it did.
+	Error *Error `json:"error,omitempty"`
+}
+
 // Payloads names the payload of every event, by event. It is the return type
 // of a bound method so that the window's TypeScript types of the payloads are
 // generated with the bindings (frontend/wailsjs/go/models.ts).
@@ -138,4 +169,7 @@ type Payloads struct {
 	StreamToolEnd       ToolEndEvent     `json:"llm:stream-tool-end"`
 	ConversationChanged ChangeEvent      `json:"conversation:changed"`
 	RunsProgressUpdated ProgressEvent    `json:"runs:progressUpdated"`
+	TaskStarted         TaskEvent        `json:"task:started"`
+	TaskComplete        TaskEvent        `json:"task:complete"`
+	TaskAborted         TaskEvent        `json:"task:aborted"`
 }

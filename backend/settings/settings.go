@@ -104,6 +104,11 @@ type Engine struct {
 	// MaxToolCallsPerMessage caps the tool calls run for one model message; the calls
 	// beyond it are answered with an error result (E_TOO_MANY_TOOL_CALLS) without running.
 	MaxToolCallsPerMessage int `json:"maxToolCallsPerMessage"`
+	// MaxInterruptChainDepth caps how many conversations deep conv.create and
+	// conv.send may hand a turn over (a conversation handing over to one that
+	// hands over again, and so on); past it the call fails instead. 0 turns
+	// the handovers off.
+	MaxInterruptChainDepth int `json:"maxInterruptChainDepth"`
 }
 
 // Defaults returns the settings used for every field settings.json does not set.
@@ -133,7 +138,7 @@ func Defaults() Settings {
 			FS:  FSTools{Enabled: true, MaxReadBytes: 524288, MaxWriteBytes: 2097152},
 			MCP: MCPTools{Enabled: false, AllowedServers: []string{}},
 		},
-		Engine: Engine{MaxTurns: 30, MaxToolCallsPerMessage: 64},
+		Engine: Engine{MaxTurns: 30, MaxToolCallsPerMessage: 64, MaxInterruptChainDepth: 4},
 		Theme:  ThemeLight,
 	}
 }

@@ -82,6 +82,9 @@ func (s Settings) Validate() error {
 	}
 	positive("engine.maxTurns", s.Engine.MaxTurns)
 	positive("engine.maxToolCallsPerMessage", s.Engine.MaxToolCallsPerMessage)
+	if s.Engine.MaxInterruptChainDepth < 0 {
+		add("engine.maxInterruptChainDepth", "must be 0 or more, got %d", s.Engine.MaxInterruptChainDepth)
+	}
 	switch s.Theme {
 	case ThemeLight, ThemeDark:
 	default:

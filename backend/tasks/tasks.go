@@ -54,6 +54,17 @@ type Task struct {
 	ConversationID string `json:"conversationId"`
 	Kind           string `json:"kind"`            // chat | agent | run
 	RunID          string `json:"runId,omitempty"` // the run of a run turn
+	// Chain groups the tasks of one piece of work that the conversation
+	// tools handed from conversation to conversation (the id of its first
+	// task); Depth is how many handovers deep the task runs (0: the user's).
+	Chain string `json:"chain,omitempty"`
+	Depth int    `json:"depth,omitempty"`
+	// Tool names the conversation tool (conv.create, conv.send) whose answer
+	// the task gives to the conversation For; Continues marks the
+	// continuation of a conversation whose call was answered.
+	Tool      string `json:"tool,omitempty"`
+	For       string `json:"for,omitempty"`
+	Continues bool   `json:"continues,omitempty"`
 }
 
 // Phases of Event.
@@ -102,9 +113,13 @@ type entry struct {
 }
 
 // Plan is a task waiting in the queue with the function that runs it.
+// OnDrop, when set, is called (outside the scheduler's lock) when the plan
+// is dropped without running, with the reason: Interrupted (StopAndWait of
+// its conversation, Drop) or Shutdown (Close).
 type Plan struct {
-	Task Task
-	Run  func(ctx context.Context) error
+	Task   Task
+	Run    func(ctx context.Context) error
+	OnDrop func(reason string)
 }
 
 type ctxKey struct{ s *Scheduler }
@@ -140,6 +155,20 @@ func (s *Scheduler) free(t Task) bool {
 	return s.running[t.ConversationID] == nil
 }
 
+// freeForNew reports whether a task that is not queued may start now: where
+// t would run, nothing runs and no queued plan waits (s.mu held).
+func (s *Scheduler) freeForNew(t Task) bool {
+	if !s.free(t) {
+		return false
+	}
+	for _, p := range s.queue {
+		if s.opts.Serial || p.Task.ConversationID == t.ConversationID {
+			return false
+		}
+	}
+	return true
+}
+
 // admit registers t as running (s.mu held).
 func (s *Scheduler) admit(parent context.Context, t Task) (context.Context, *entry) {
 	if t.ID == "" {
@@ -150,6 +179,14 @@ func (s *Scheduler) admit(parent context.Context, t Task) (context.Context, *ent
 	e := &entry{task: t, cancel: cancel, done: make(chan struct{})}
 	s.running[t.ConversationID] = e
 	return context.WithValue(ctx, ctxKey{s}, e), e
+}
+
+// Current returns the task whose context ctx is (or derives from).
+func (s *Scheduler) Current(ctx context.Context) (Task, bool) {
+	if e, ok := ctx.Value(ctxKey{s}).(*entry); ok {
+		return e.task, true
+	}
+	return Task{}, false
 }
 
 // finish unregisters e and starts what the queue allows.
@@ -184,7 +221,7 @@ func (s *Scheduler) Start(t Task, fn func(ctx context.Context) error) (Task, err
 		s.mu.Unlock()
 		return t, ErrClosed
 	}
-	if !s.free(t) {
+	if !s.freeForNew(t) {
 		s.mu.Unlock()
 		return t, ErrBusy
 	}
@@ -219,8 +256,9 @@ func (s *Scheduler) Enqueue(plans ...Plan) error {
 }
 
 // Replace ends the task running in a conversation (its context is cancelled
-// with reason Replaced) and queues plans to run after it. It reports
-// whether a task was running there.
+// with reason Replaced) and queues plans to run after it, before the plans
+// queued earlier: the work a task hands over comes before the work that was
+// waiting for that task. It reports whether a task was running there.
 func (s *Scheduler) Replace(conversationID string, plans ...Plan) (bool, error) {
 	s.mu.Lock()
 	if s.closed {
@@ -228,7 +266,7 @@ func (s *Scheduler) Replace(conversationID string, plans ...Plan) (bool, error) 
 		return false, ErrClosed
 	}
 	e := s.running[conversationID]
-	s.queue = append(s.queue, plans...)
+	s.queue = append(slices.Clone(plans), s.queue...)
 	s.mu.Unlock()
 	if e != nil {
 		e.cancel(&reason{Replaced})
@@ -269,7 +307,7 @@ func (s *Scheduler) Enter(ctx context.Context, t Task) (context.Context, func(),
 		s.mu.Unlock()
 		return nil, nil, ErrClosed
 	}
-	if !s.free(t) {
+	if !s.freeForNew(t) {
 		s.mu.Unlock()
 		return nil, nil, ErrBusy
 	}
@@ -308,13 +346,51 @@ func (s *Scheduler) StopIf(conversationID string, match func(Task) bool) bool {
 // has ended (its last writes are done). Queued plans for the conversation
 // are dropped.
 func (s *Scheduler) StopAndWait(conversationID string) {
+	s.Drop(func(p Plan) bool { return p.Task.ConversationID == conversationID })
 	s.mu.Lock()
 	e := s.running[conversationID]
-	s.queue = slices.DeleteFunc(s.queue, func(p Plan) bool { return p.Task.ConversationID == conversationID })
 	s.mu.Unlock()
 	if e != nil {
 		e.cancel(&reason{Interrupted})
 		<-e.done
+	}
+}
+
+// Drop removes the queued plans that match accepts, calls their OnDrop with
+// Interrupted and returns them, in queue order.
+func (s *Scheduler) Drop(match func(Plan) bool) []Plan {
+	s.mu.Lock()
+	var dropped, kept []Plan
+	for _, p := range s.queue {
+		if match(p) {
+			dropped = append(dropped, p)
+		} else {
+			kept = append(kept, p)
+		}
+	}
+	s.queue = kept
+	s.mu.Unlock()
+	dropPlans(dropped, Interrupted)
+	s.drain()
+	return dropped
+}
+
+// Queued returns the tasks of the queued plans, in the order they will run.
+func (s *Scheduler) Queued() []Task {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Task, len(s.queue))
+	for i, p := range s.queue {
+		out[i] = p.Task
+	}
+	return out
+}
+
+func dropPlans(plans []Plan, why string) {
+	for _, p := range plans {
+		if p.OnDrop != nil {
+			p.OnDrop(why)
+		}
 	}
 }
 
@@ -360,6 +436,7 @@ func (s *Scheduler) All() []Task {
 func (s *Scheduler) Close() {
 	s.mu.Lock()
 	s.closed = true
+	dropped := s.queue
 	s.queue = nil
 	all := make([]*entry, 0, len(s.running))
 	for _, e := range s.running {
@@ -370,6 +447,7 @@ func (s *Scheduler) Close() {
 		e.cancel(&reason{Shutdown})
 	}
 	s.wg.Wait()
+	dropPlans(dropped, Shutdown)
 }
 
 func itoa(n uint64) string {

@@ -189,8 +189,8 @@ func TestSerialAndQueue(t *testing.T) {
 		}
 	}
 	replaced, err := s.Replace("A",
-		Plan{Task{ConversationID: "B"}, step("target", false)},
-		Plan{Task{ConversationID: "A"}, step("continuation", true)})
+		Plan{Task: Task{ConversationID: "B"}, Run: step("target", false)},
+		Plan{Task: Task{ConversationID: "A"}, Run: step("continuation", true)})
 	if err != nil || !replaced {
 		t.Fatalf("Replace = %v, %v", replaced, err)
 	}
@@ -238,5 +238,105 @@ func TestStopAndWaitAndClose(t *testing.T) {
 	}
 	if err := s.Enqueue(Plan{Task: Task{ConversationID: "C"}}); !errors.Is(err, ErrClosed) {
 		t.Fatalf("Enqueue after Close: %v", err)
+	}
+}
+
+// A handover within a handover runs before the work that waits for the
+// first one: Replace puts its plans first. While plans wait, nothing new
+// starts in their way, and Current tells a task who it is.
+func TestNestedReplaceRunsFirst(t *testing.T) {
+	s := New(context.Background(), Options{Serial: true})
+	defer s.Close()
+	var mu sync.Mutex
+	var order []string
+	done := make(chan struct{})
+	note := func(name string) {
+		mu.Lock()
+		order = append(order, name)
+		mu.Unlock()
+	}
+	gate := make(chan struct{})
+	cont := Plan{Task: Task{ConversationID: "A", Depth: 0}, Run: func(ctx context.Context) error {
+		note("A continues")
+		close(done)
+		return nil
+	}}
+	child := Plan{Task: Task{ConversationID: "B", Depth: 1}, Run: func(ctx context.Context) error {
+		tk, ok := s.Current(ctx)
+		if !ok || tk.ConversationID != "B" || tk.Depth != 1 {
+			t.Errorf("Current in B = %+v, %v", tk, ok)
+		}
+		note("B hands over")
+		<-gate
+		// B hands over to C: C, then B's continuation, before A's.
+		if _, err := s.Replace("B",
+			Plan{Task: Task{ConversationID: "C", Depth: 2}, Run: func(context.Context) error { note("C answers"); return nil }},
+			Plan{Task: Task{ConversationID: "B", Depth: 1}, Run: func(context.Context) error { note("B continues"); return nil }}); err != nil {
+			t.Error(err)
+		}
+		return nil
+	}}
+	if _, err := s.Start(Task{ConversationID: "A"}, func(ctx context.Context) error {
+		note("A hands over")
+		_, err := s.Replace("A", child, cont)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// While B runs and A's continuation waits, a new task is refused, in A
+	// and elsewhere alike.
+	for {
+		if s.Busy("B") {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	for _, c := range []string{"A", "D"} {
+		if _, err := s.Start(Task{ConversationID: c}, func(context.Context) error { return nil }); !errors.Is(err, ErrBusy) {
+			t.Fatalf("a new task in %s started while a handover was under way: %v", c, err)
+		}
+	}
+	if q := s.Queued(); len(q) != 1 || q[0].ConversationID != "A" {
+		t.Fatalf("queued = %+v", q)
+	}
+	close(gate)
+	wait(t, done, "the chain")
+	want := "A hands over,B hands over,C answers,B continues,A continues"
+	if got := strings.Join(order, ","); got != want {
+		t.Fatalf("order %s, want %s", got, want)
+	}
+}
+
+// Dropped plans are told why: Drop (a Stop of the chain) and Close alike.
+func TestDroppedPlansAreTold(t *testing.T) {
+	s := New(context.Background(), Options{Serial: true})
+	a := newBlocker()
+	if _, err := s.Start(Task{ConversationID: "A"}, a.run); err != nil {
+		t.Fatal(err)
+	}
+	wait(t, a.started, "A")
+	var mu sync.Mutex
+	told := map[string]string{}
+	plan := func(conv string) Plan {
+		return Plan{Task: Task{ConversationID: conv, Chain: "x"}, Run: func(context.Context) error {
+			t.Errorf("%s ran", conv)
+			return nil
+		}, OnDrop: func(why string) {
+			mu.Lock()
+			told[conv] = why
+			mu.Unlock()
+		}}
+	}
+	if err := s.Enqueue(plan("B"), plan("C")); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Drop(func(p Plan) bool { return p.Task.ConversationID == "B" }); len(got) != 1 {
+		t.Fatalf("dropped %d plans", len(got))
+	}
+	s.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	if told["B"] != Interrupted || told["C"] != Shutdown {
+		t.Fatalf("told %v", told)
 	}
 }

@@ -79,6 +79,10 @@ type Config struct {
 	ExecLogPath string
 	// AskUser receives the widgets of ui.ask_user (optional).
 	AskUser AskUserHandler
+	// Allow, when not nil, narrows the tools offered to these names (MCP
+	// tools, mcp__*, aside: their servers are narrowed by the MCP policy).
+	// A conversation created with a tool list (conv.create) gets it here.
+	Allow []string
 	// Providers offer more tools, listed after the built-in ones (see Provider).
 	// A provider tool whose name a built-in tool or an earlier provider already
 	// uses is left out.
@@ -164,6 +168,16 @@ func NewHost(cfg Config) *Host {
 				}})
 		}
 	}
+	if cfg.Allow != nil {
+		h.visible = slices.DeleteFunc(h.visible, func(t toolSpec) bool {
+			return !strings.HasPrefix(t.name, "mcp__") && !slices.Contains(cfg.Allow, t.name)
+		})
+	}
+	for _, p := range cfg.Providers {
+		if ha, ok := p.(HostAware); ok {
+			ha.HostTools(h.ToolNames())
+		}
+	}
 	return h
 }
 
@@ -222,6 +236,9 @@ func toolCallID(ctx context.Context) string {
 	return id
 }
 
+// ToolCallID returns the model's tool call id attached with WithToolCallID ("" when none).
+func ToolCallID(ctx context.Context) string { return toolCallID(ctx) }
+
 // Call runs one tool call. Tool failures come back as ok:false results, never as Go errors.
 // Every call, refused ones included, is appended to the execution log.
 func (h *Host) Call(ctx context.Context, name, argsJSON string) Result {
@@ -234,6 +251,10 @@ func (h *Host) Call(ctx context.Context, name, argsJSON string) Result {
 func (h *Host) call(ctx context.Context, name, argsJSON string) (res Result) {
 	idx := slices.IndexFunc(h.visible, func(t toolSpec) bool { return t.name == name })
 	if idx < 0 {
+		if h.cfg.Allow != nil && !slices.Contains(h.cfg.Allow, name) && !strings.HasPrefix(name, "mcp__") {
+			return failure(errf(CodeToolNotAvailable, "%s is not available in this conversation: it was created with a narrower list of tools", name).
+				withDetail("available", h.ToolNames()))
+		}
 		if slices.ContainsFunc(h.known, func(t toolSpec) bool { return t.name == name }) {
 			return failure(errf(CodeToolNotAvailable, "%s is not available: file tools are disabled by the tool policy", name).
 				withDetail("available", h.ToolNames()))

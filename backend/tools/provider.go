@@ -16,6 +16,13 @@ type Provider interface {
 	Call(ctx context.Context, name string, args []byte) (res Result, handled bool)
 }
 
+// HostAware is implemented by a provider that needs to know every tool its
+// host offers (its own included), e.g. to narrow what it passes on; the
+// host tells it once its list is complete.
+type HostAware interface {
+	HostTools(names []string)
+}
+
 // Scope is what the providers of one host serve: one send or one request
 // of a run.
 type Scope struct {

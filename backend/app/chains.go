@@ -1,0 +1,240 @@
+package app
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"crewagent/backend/engine"
+	"crewagent/backend/events"
+)
+
+// A chain is one piece of work that the conversation tools hand from
+// conversation to conversation: the user's message (or retry) and its
+// reply, the replies of the conversations it handed a turn to
+// (conv.create, conv.send), and the continuations of those that waited. Its
+// tasks run one at a time in the project's scheduler; the chain knows which
+// conversations wait for which, so that Stop ends all of it and the command
+// line can wait for its end.
+type chain struct {
+	id string
+
+	mu   sync.Mutex
+	root string // the conversation of the first task
+	// open counts the tasks of the chain that are queued or running (the
+	// first one included); done is closed when it reaches 0.
+	open    int
+	waiting []string // conversations whose call waits, outermost first
+	first   *TaskReport // the first task's report (recorded after the tasks it handed over may have started)
+	reports []TaskReport
+	turns   map[string]int     // LLM calls made, by conversation
+	final   *engine.SendResult // the root conversation's latest result
+	stopped string             // the conversation the user stopped, if any
+	done    chan struct{}
+}
+
+// TaskReport is one task of a chain as the command line lists it.
+type TaskReport struct {
+	ConversationID string `json:"conversationId"`
+	Title          string `json:"title"`
+	// Tool is the conversation tool whose answer the task gave (conv.create,
+	// conv.send); Continues marks a continuation; "" and false for the
+	// user's message.
+	Tool      string `json:"tool,omitempty"`
+	Continues bool   `json:"continues,omitempty"`
+	Depth     int    `json:"depth"`
+	// Outcome: answered, handed-over (it handed its turn to another
+	// conversation), failed, incomplete, question (it asks the user).
+	Outcome   string        `json:"outcome"`
+	MessageID string        `json:"messageId,omitempty"`
+	Text      string        `json:"text,omitempty"`
+	Error     *events.Error `json:"error,omitempty"`
+}
+
+// Outcomes of TaskReport.
+const (
+	OutcomeAnswered   = "answered"
+	OutcomeHandedOver = "handed-over"
+	OutcomeFailed     = "failed"
+	OutcomeIncomplete = "incomplete"
+	OutcomeQuestion   = "question"
+)
+
+type chainKey struct{}
+
+func withChain(ctx context.Context, c *chain) context.Context {
+	return context.WithValue(ctx, chainKey{}, c)
+}
+
+// chainOf returns the chain a task's context runs in (nil outside one).
+func chainOf(ctx context.Context) *chain {
+	c, _ := ctx.Value(chainKey{}).(*chain)
+	return c
+}
+
+// chains are the chains of a project that have not ended, by id.
+type chains struct {
+	next atomic.Uint64
+	mu   sync.Mutex
+	byID map[string]*chain
+}
+
+// start registers a new chain with its first task open.
+func (cs *chains) start(root string) *chain {
+	c := &chain{id: "chain-" + strconv.FormatUint(cs.next.Add(1), 10), root: root, open: 1, done: make(chan struct{})}
+	cs.mu.Lock()
+	if cs.byID == nil {
+		cs.byID = map[string]*chain{}
+	}
+	cs.byID[c.id] = c
+	cs.mu.Unlock()
+	return c
+}
+
+func (cs *chains) get(id string) *chain {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	return cs.byID[id]
+}
+
+// involving returns the chain in which the conversation waits for another
+// one, or nil.
+func (cs *chains) waitingIn(conversationID string) *chain {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	for _, c := range cs.byID {
+		if c.isWaiting(conversationID) {
+			return c
+		}
+	}
+	return nil
+}
+
+// end closes one task of the chain; the last one ends the chain.
+func (cs *chains) end(c *chain) {
+	c.mu.Lock()
+	c.open--
+	last := c.open == 0
+	c.mu.Unlock()
+	if !last {
+		return
+	}
+	cs.mu.Lock()
+	delete(cs.byID, c.id)
+	cs.mu.Unlock()
+	close(c.done)
+}
+
+func (c *chain) add(n int) {
+	c.mu.Lock()
+	c.open += n
+	c.mu.Unlock()
+}
+
+func (c *chain) setRoot(id string) {
+	c.mu.Lock()
+	if c.root == "" {
+		c.root = id
+	}
+	c.mu.Unlock()
+}
+
+func (c *chain) rootID() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.root
+}
+
+func (c *chain) push(conversationID string) {
+	c.mu.Lock()
+	c.waiting = append(c.waiting, conversationID)
+	c.mu.Unlock()
+}
+
+// pop ends the wait of a conversation.
+func (c *chain) pop(conversationID string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := len(c.waiting) - 1; i >= 0; i-- {
+		if c.waiting[i] == conversationID {
+			c.waiting = append(c.waiting[:i], c.waiting[i+1:]...)
+			return
+		}
+	}
+}
+
+func (c *chain) isWaiting(conversationID string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, w := range c.waiting {
+		if w == conversationID {
+			return true
+		}
+	}
+	return false
+}
+
+// depth is how many conversations wait in the chain.
+func (c *chain) depth() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.waiting)
+}
+
+// record adds a task's report; the root conversation's result is kept as
+// the chain's final one.
+func (c *chain) record(r TaskReport, res *engine.SendResult) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.first == nil && r.Depth == 0 && !r.Continues && r.Tool == "" {
+		c.first = &r
+	} else {
+		c.reports = append(c.reports, r)
+	}
+	if res != nil {
+		if c.turns == nil {
+			c.turns = map[string]int{}
+		}
+		c.turns[res.ConversationID] += res.Turns
+	}
+	if res != nil && res.ConversationID == c.root {
+		c.final = res
+	}
+}
+
+// turnsOf are the LLM calls a conversation made in the chain so far.
+func (c *chain) turnsOf(conversationID string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.turns[conversationID]
+}
+
+func (c *chain) markStopped(conversationID string) {
+	c.mu.Lock()
+	if c.stopped == "" {
+		c.stopped = conversationID
+	}
+	c.mu.Unlock()
+}
+
+// ChainResult is what a message answered through a chain did.
+type ChainResult struct {
+	// Result is the final result of the conversation the message was sent
+	// in (its latest task).
+	Result *engine.SendResult
+	// Tasks are the tasks that ran, in order.
+	Tasks []TaskReport
+	// Stopped names the conversation the user stopped, if any.
+	Stopped string
+}
+
+func (c *chain) result() *ChainResult {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var list []TaskReport
+	if c.first != nil {
+		list = append(list, *c.first)
+	}
+	return &ChainResult{Result: c.final, Tasks: append(list, c.reports...), Stopped: c.stopped}
+}
