@@ -25,7 +25,7 @@ type chain struct {
 	// open counts the tasks of the chain that are queued or running (the
 	// first one included); done is closed when it reaches 0.
 	open    int
-	waiting []string // conversations whose call waits, outermost first
+	waiting []string    // conversations whose call waits, outermost first
 	first   *TaskReport // the first task's report (recorded after the tasks it handed over may have started)
 	reports []TaskReport
 	turns   map[string]int     // LLM calls made, by conversation
