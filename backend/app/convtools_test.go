@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"crewagent/backend/app"
 	"crewagent/backend/conversation"
@@ -296,4 +297,377 @@ func TestConvCreateHandsOverAndContinues(t *testing.T) {
 		hv.Answer != "Hotel Bellecour, Hotel Fourviere, Hotel Part-Dieu." || page.Unfinished {
 		t.Fatalf("the screen's view of the call: %+v (unfinished %v)", hv, page.Unfinished)
 	}
+}
+
+// toolNames lists the tools a request declared.
+func toolNames(r fakellm.RecordedRequest) []string {
+	var out []string
+	for _, t := range r.Tools {
+		out = append(out, t.Name)
+	}
+	return out
+}
+
+// conv.send asks an existing conversation; the calls after it in the same
+// message are answered without running; a nested handover (the child asks
+// a grandchild) runs before the work that waits for it.
+func TestConvSendAndNestedHandovers(t *testing.T) {
+	w := newConvWorld(t, "")
+	// An existing conversation, answered once before.
+	w.on("Keep the budget", func(r fakellm.RecordedRequest) fakellm.Response {
+		if strings.Contains(r.LastUserText(), "How much is left") {
+			return fakellm.Response{Text: "412 EUR are left."}
+		}
+		return fakellm.Response{Text: "Noted."}
+	})
+	first, err := w.ws.ChatChain(context.Background(), engine.SendRequest{Text: "Keep the budget"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	budget := first.Result.ConversationID
+
+	w.on("Book the trip", func(r fakellm.RecordedRequest) fakellm.Response {
+		results := map[string]string{}
+		for _, m := range r.Messages {
+			if m.Role == "tool" {
+				results[m.ToolCallID] = m.Text()
+			}
+		}
+		if strings.Contains(results["c1"], "Hotel Fourviere") && strings.Contains(results["c2"], engine.CodeHandedOver) {
+			return fakellm.Response{Text: "Booked."}
+		}
+		if r.LastMessage().Role == "tool" {
+			return fakellm.Response{Text: "unexpected: " + r.LastMessage().Text()}
+		}
+		return fakellm.Response{ToolCalls: []fakellm.ToolCall{
+			call("c1", "conv.create", map[string]any{"user_instruction": "Pick a hotel within budget", "tools": []string{"fs.read", "conv.send", "fs.delete"}}),
+			call("c2", "fs.list", map[string]any{"path": "@project"}),
+		}}
+	})
+	var childTools []string
+	w.on("Pick a hotel within budget", func(r fakellm.RecordedRequest) fakellm.Response {
+		childTools = toolNames(r)
+		if last, ok := afterTool(r, "conv.send"); ok {
+			if !strings.Contains(last.Text(), "412 EUR") {
+				return fakellm.Response{Text: "no budget: " + last.Text()}
+			}
+			return fakellm.Response{Text: "Hotel Fourviere fits the 412 EUR left."}
+		}
+		return fakellm.Response{ToolCalls: []fakellm.ToolCall{call("c3", "conv.send", map[string]any{"conversation_id": budget, "text": "How much is left?"})}}
+	})
+	res, err := w.ws.ChatChain(context.Background(), engine.SendRequest{Text: "Book the trip"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Result.Text != "Booked." {
+		t.Fatalf("final %q (%v)", res.Result.Text, res.Result.Err)
+	}
+	var order []string
+	for _, r := range res.Tasks {
+		order = append(order, fmt.Sprintf("%s/%d/%s", r.Title, r.Depth, r.Outcome))
+	}
+	want := []string{"Book the trip/0/handed-over", "Pick a hotel within budget/1/handed-over", "Keep the budget/2/answered",
+		"Pick a hotel within budget/1/answered", "Book the trip/0/answered"}
+	if !slices.Equal(order, want) {
+		t.Fatalf("tasks %q\nwant %q", order, want)
+	}
+	// The child's tools are narrowed to those asked for that its parent has.
+	if !slices.Equal(childTools, []string{"fs_read", "conv_send"}) {
+		t.Fatalf("child tools %v", childTools)
+	}
+	pes := w.entries(t, res.Result.ConversationID)
+	protocolValid(t, pes)
+	h := resultOf(t, pes, "c1")
+	if !slices.ContainsFunc(h.Ignored, func(s string) bool { return strings.Contains(s, "fs.delete") }) {
+		t.Fatalf("fs.delete not reported as ignored: %v", h.Ignored)
+	}
+	for _, e := range pes {
+		if e.ToolCallID == "c2" && (!e.IsError || !strings.Contains(e.Text(), engine.CodeHandedOver)) {
+			t.Fatalf("fs.list after the handover: %s", e.Text())
+		}
+	}
+	bes := w.entries(t, budget)
+	protocolValid(t, bes)
+	if got := bes[len(bes)-1].Text(); got != "412 EUR are left." {
+		t.Fatalf("budget conversation ends with %q", got)
+	}
+}
+
+// conv.list, conv.history and conv.destroy answer within the task: nothing
+// is replaced. History holds messages only; destroy refuses the user's
+// conversations, missing ones and the work in progress, and deletes a
+// child with the conversations it created.
+func TestConvListHistoryDestroyDoNotInterrupt(t *testing.T) {
+	w := newConvWorld(t, "")
+	w.on("Root with a child", func(r fakellm.RecordedRequest) fakellm.Response {
+		if _, ok := afterTool(r, "conv.create"); ok {
+			return fakellm.Response{Text: "child made"}
+		}
+		return fakellm.Response{ToolCalls: []fakellm.ToolCall{call("k1", "conv.create", map[string]any{"user_instruction": "Child: read a file"})}}
+	})
+	w.on("Child: read a file", func(r fakellm.RecordedRequest) fakellm.Response {
+		if _, ok := afterTool(r, "fs.list"); ok {
+			return fakellm.Response{Text: "The folder is empty."}
+		}
+		return fakellm.Response{Text: "Looking.", ToolCalls: []fakellm.ToolCall{call("k2", "fs.list", map[string]any{"path": "@project"})}}
+	})
+	made, err := w.ws.ChatChain(context.Background(), engine.SendRequest{Text: "Root with a child"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := made.Result.ConversationID
+	var child string
+	for _, r := range made.Tasks {
+		if r.Tool == convtools.Create {
+			child = r.ConversationID
+		}
+	}
+
+	results := map[string]string{}
+	w.on("Tidy up", func(r fakellm.RecordedRequest) fakellm.Response {
+		if r.LastMessage().Role == "tool" {
+			for _, m := range r.Messages {
+				if m.Role == "tool" {
+					results[m.ToolCallID] = m.Text()
+				}
+			}
+			return fakellm.Response{Text: "tidied"}
+		}
+		return fakellm.Response{ToolCalls: []fakellm.ToolCall{
+			call("l", "conv.list", map[string]any{}),
+			call("h", "conv.history", map[string]any{"conversation_id": child, "limit": 10}),
+			call("d-root", "conv.destroy", map[string]any{"conversation_id": root}),
+			call("d-missing", "conv.destroy", map[string]any{"conversation_id": "4b1c0d4e-0000-4000-8000-000000000000"}),
+			call("d-child", "conv.destroy", map[string]any{"conversation_id": child}),
+			call("h-bad", "conv.history", map[string]any{"conversation_id": child, "limit": 0}),
+		}}
+	})
+	before := len(w.taskEvents())
+	res, err := w.ws.ChatChain(context.Background(), engine.SendRequest{Text: "Tidy up"})
+	if err != nil || res.Result.Text != "tidied" {
+		t.Fatalf("%v %+v", err, res)
+	}
+	if got := w.taskEvents()[before:]; !slices.Equal(got, []string{"started Tidy up", "complete Tidy up"}) {
+		t.Fatalf("events %q: something was interrupted", got)
+	}
+	var list struct {
+		OK            bool                  `json:"ok"`
+		Conversations []convtools.ListEntry `json:"conversations"`
+	}
+	mustOK(t, json.Unmarshal([]byte(results["l"]), &list))
+	if !list.OK || len(list.Conversations) != 3 {
+		t.Fatalf("list %s", results["l"])
+	}
+	for _, c := range list.Conversations {
+		if c.ID == child && (c.ParentID != root || c.MessageCount == 0 || c.LastActiveAt == "") {
+			t.Fatalf("child in the list: %+v", c)
+		}
+		if _, err := time.Parse(time.RFC3339, c.LastActiveAt); err != nil {
+			t.Fatalf("last_active_at %q is not RFC 3339", c.LastActiveAt)
+		}
+	}
+	var hist struct {
+		Entries []convtools.HistoryEntry `json:"entries"`
+	}
+	mustOK(t, json.Unmarshal([]byte(results["h"]), &hist))
+	var roles []string
+	for _, e := range hist.Entries {
+		roles = append(roles, e.Role+":"+e.Text)
+	}
+	if !slices.Equal(roles, []string{"user:Child: read a file", "assistant:Looking.", "assistant:The folder is empty."}) {
+		t.Fatalf("history %q (messages only)", roles)
+	}
+	for id, code := range map[string]string{"d-root": convtools.CodeRefused, "d-missing": convtools.CodeNotFound, "h-bad": "E_BAD_ARGUMENTS"} {
+		if !strings.Contains(results[id], `"ok":false`) || !strings.Contains(results[id], code) {
+			t.Fatalf("%s: %s", id, results[id])
+		}
+	}
+	if !strings.Contains(results["d-root"], `"reason":`) {
+		t.Fatalf("refusal without a reason: %s", results["d-root"])
+	}
+	if !strings.Contains(results["d-child"], `"ok":true`) {
+		t.Fatalf("destroy child: %s", results["d-child"])
+	}
+	if _, err := w.ws.GetConversation(child); err == nil {
+		t.Fatal("the child is still there")
+	}
+	if _, err := w.ws.GetConversation(root); err != nil {
+		t.Fatal("the root went with it")
+	}
+}
+
+// Past settings engine.maxInterruptChainDepth a handover is refused with an
+// error result, and the conversation goes on in its own task.
+func TestConvDepthLimit(t *testing.T) {
+	w := newConvWorld(t, `{"engine":{"maxInterruptChainDepth":1}}`)
+	w.on("Level 0", func(r fakellm.RecordedRequest) fakellm.Response {
+		if last, ok := afterTool(r, "conv.create"); ok {
+			return fakellm.Response{Text: "level 0 got: " + last.Text()}
+		}
+		return fakellm.Response{ToolCalls: []fakellm.ToolCall{call("a", "conv.create", map[string]any{"user_instruction": "Level 1"})}}
+	})
+	var refusal string
+	w.on("Level 1", func(r fakellm.RecordedRequest) fakellm.Response {
+		if last, ok := afterTool(r, "conv.create"); ok {
+			refusal = last.Text()
+			return fakellm.Response{Text: "did it myself"}
+		}
+		return fakellm.Response{ToolCalls: []fakellm.ToolCall{call("b", "conv.create", map[string]any{"user_instruction": "Level 2"})}}
+	})
+	res, err := w.ws.ChatChain(context.Background(), engine.SendRequest{Text: "Level 0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(refusal, convtools.CodeTooDeep) || !strings.Contains(res.Result.Text, "did it myself") {
+		t.Fatalf("refusal %s; final %q", refusal, res.Result.Text)
+	}
+	if len(res.Tasks) != 3 {
+		t.Fatalf("%d tasks", len(res.Tasks))
+	}
+	list, _ := w.ws.ListConversations()
+	if len(list) != 2 {
+		t.Fatalf("%d conversations: the refused one was created", len(list))
+	}
+}
+
+func mustOK(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitFor polls cond for up to 15 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// Stop in the conversation that waits stops the whole chain: the child's
+// reply is stopped, the waiting call gets a result that says so, and no
+// continuation runs.
+func TestConvStopStopsTheChain(t *testing.T) {
+	w := newConvWorld(t, "")
+	w.on("Delegate and wait", func(r fakellm.RecordedRequest) fakellm.Response {
+		if r.LastMessage().Role == "tool" {
+			t.Error("a continuation ran after Stop")
+			return fakellm.Response{Text: "continued"}
+		}
+		return fakellm.Response{ToolCalls: []fakellm.ToolCall{call("s1", "conv.create", map[string]any{"user_instruction": "A slow job", "title": "Slow job"})}}
+	})
+	w.on("A slow job", func(r fakellm.RecordedRequest) fakellm.Response {
+		return fakellm.Response{Text: "Working on it, step one, step two", Chunks: 4, StallAfter: 2, Stall: fakellm.StallForever}
+	})
+	type out struct {
+		res *app.ChainResult
+		err error
+	}
+	done := make(chan out, 1)
+	go func() {
+		res, err := w.ws.ChatChain(context.Background(), engine.SendRequest{Text: "Delegate and wait"})
+		done <- out{res, err}
+	}()
+	var root, child string
+	waitFor(t, "the child's reply to stream", func() bool {
+		for _, e := range w.rec.Named(events.StreamChunk) {
+			if ev := e.(events.StreamChunkEvent); ev.Delta != "" {
+				if m, err := w.ws.GetConversation(ev.ConversationID); err == nil && m.IsChild() {
+					root, child = m.ParentID, m.ID
+					return true
+				}
+			}
+		}
+		return false
+	})
+	page, err := w.ws.LoadConversation(root, 50)
+	if err != nil || page.WaitingFor == nil || page.WaitingFor.ConversationID != child || !page.WaitingFor.Answering || page.Unfinished {
+		t.Fatalf("the waiting parent's page: %+v, %v", page.WaitingFor, err)
+	}
+	if !w.ws.Stop(root) {
+		t.Fatal("Stop in the waiting conversation stopped nothing")
+	}
+	var o out
+	select {
+	case o = <-done:
+	case <-time.After(15 * time.Second):
+		t.Fatal("the chain did not end")
+	}
+	if o.err != nil || o.res.Stopped != child {
+		t.Fatalf("chain result %+v, %v", o.res, o.err)
+	}
+	ces := w.entries(t, child)
+	protocolValid(t, ces)
+	last := ces[len(ces)-1]
+	if last.PartType != conversation.PartError || !strings.Contains(last.Text(), "LLM_ABORTED") || !strings.HasPrefix(last.Text(), "Working") {
+		t.Fatalf("the child ends with %q", last.Text())
+	}
+	pes := w.entries(t, root)
+	protocolValid(t, pes)
+	h := resultOf(t, pes, "s1")
+	if h.OK || h.Status != convtools.StatusStopped || h.Error == nil || h.Error.Code != convtools.CodeStopped {
+		t.Fatalf("the waiting call's result: %+v", h)
+	}
+	if m, _ := w.ws.GetConversation(root); m.Waiting != nil {
+		t.Fatal("the parent still waits")
+	}
+	// The parent can be continued by the user (Continue sends a message).
+	page, _ = w.ws.LoadConversation(root, 50)
+	if !page.Unfinished {
+		t.Fatal("the stopped parent is not offered to continue")
+	}
+}
+
+// The window's path: Send starts the chain in the background; every task
+// of it runs and the conversation list follows.
+func TestConvThroughTheWindowPath(t *testing.T) {
+	w := newConvWorld(t, "")
+	w.on("Window: delegate", func(r fakellm.RecordedRequest) fakellm.Response {
+		if last, ok := afterTool(r, "conv.create"); ok {
+			return fakellm.Response{Text: "Summary: " + strings.Split(strings.Split(last.Text(), `"last_assistant_message":"`)[1], `"`)[0]}
+		}
+		return fakellm.Response{ToolCalls: []fakellm.ToolCall{call("w1", "conv.create", map[string]any{"user_instruction": "Window: the detail"})}}
+	})
+	w.on("Window: the detail", func(r fakellm.RecordedRequest) fakellm.Response { return fakellm.Response{Text: "forty-two"} })
+	meta, err := w.ws.CreateConversation("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.ws.Send(app.SendRequest{ConversationID: meta.ID, Text: "Window: delegate"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the continuation to complete", func() bool {
+		n := 0
+		for _, e := range w.rec.Named(events.TaskComplete) {
+			if e.(events.TaskEvent).ConversationID == meta.ID && e.(events.TaskEvent).Continues {
+				n++
+			}
+		}
+		return n == 1
+	})
+	es := w.entries(t, meta.ID)
+	protocolValid(t, es)
+	if got := es[len(es)-1].Text(); got != "Summary: forty-two" {
+		t.Fatalf("ends with %q", got)
+	}
+	// While one task runs, a reply elsewhere is refused with the name of the
+	// conversation that answers.
+	w.on("Busy", func(r fakellm.RecordedRequest) fakellm.Response {
+		return fakellm.Response{Text: "slow", Chunks: 2, StallAfter: 1, Stall: fakellm.StallForever}
+	})
+	busy, _ := w.ws.CreateConversation("Busy one")
+	other, _ := w.ws.CreateConversation("Other")
+	mustOK(t, w.ws.Send(app.SendRequest{ConversationID: busy.ID, Text: "Busy"}))
+	waitFor(t, "the busy reply", func() bool { return w.ws.Tasks().Busy(busy.ID) })
+	err = w.ws.Send(app.SendRequest{ConversationID: other.ID, Text: "hello"})
+	if err == nil || !strings.Contains(err.Error(), "Busy one") {
+		t.Fatalf("a second reply: %v", err)
+	}
+	w.ws.Stop(busy.ID)
+	waitFor(t, "the busy reply to stop", func() bool { return !w.ws.Tasks().Busy(busy.ID) })
 }

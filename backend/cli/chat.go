@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"crewagent/backend/app"
 	"crewagent/backend/conversation"
 	"crewagent/backend/engine"
 	"crewagent/backend/events"
@@ -27,6 +28,9 @@ type chatOutput struct {
 	Incomplete   bool       `json:"incomplete,omitempty"`
 	FinishReason string     `json:"finishReason,omitempty"`
 	Error        *chatError `json:"error,omitempty"`
+	// Tasks lists the tasks that ran when the conversation tools handed the
+	// turn to other conversations (absent otherwise).
+	Tasks []app.TaskReport `json:"tasks,omitempty"`
 }
 
 type chatError struct {
@@ -70,12 +74,16 @@ func cmdChat(e *env, rest []string) error {
 		return err
 	}
 	convID := e.args.get("conversation")
-	res, err := ws.Chat(e.ctx, engine.SendRequest{ConversationID: convID, Mode: mode, AgentID: e.args.get("agent"), Text: text, Retry: retry})
+	chain, err := ws.ChatChain(e.ctx, engine.SendRequest{ConversationID: convID, Mode: mode, AgentID: e.args.get("agent"), Text: text, Retry: retry})
 	if err != nil {
 		return err
 	}
+	res := chain.Result
 	if e.asJSON() {
 		o := chatOutput{ConversationID: res.ConversationID, MessageID: res.MessageID, Text: res.Text, Usage: res.Usage, Context: res.Context}
+		if len(chain.Tasks) > 1 {
+			o.Tasks = chain.Tasks
+		}
 		if res.Err != nil {
 			o.Error = &chatError{Code: res.Err.Code, Message: res.Err.Message}
 		}
@@ -145,8 +153,27 @@ func (p *streamPrinter) Emit(name string, payload any) {
 		if name == events.StreamChunk && ev.Delta != "" {
 			p.write(ev.Delta)
 		}
+	case events.TaskEvent:
+		// A turn handed to another conversation, and the way back, under
+		// headers that say whose words follow.
+		if name != events.TaskStarted || (ev.Tool == "" && !ev.Continues) {
+			return
+		}
+		if p.wrote && p.last != '\n' {
+			p.write("\n")
+		}
+		if p.wrote {
+			p.write("\n")
+		}
+		if ev.Continues {
+			p.write("── back in " + quoteTitle(ev.Title) + " ──\n")
+		} else {
+			p.write("── " + quoteTitle(ev.Title) + " (" + ev.Tool + ", conversation " + ev.ConversationID + ") ──\n")
+		}
 	}
 }
+
+func quoteTitle(t string) string { return "“" + t + "”" }
 
 func (p *streamPrinter) write(s string) {
 	_, _ = io.WriteString(p.w, s)
