@@ -15,6 +15,11 @@ export type BranchView = conversation.BranchView
 /** A conversation rendered for outside the app. */
 export type ConversationExport = app.Export
 export type ExportFormat = 'md' | 'json'
+/** The result of a conv.create or conv.send call: the conversation the turn
+ * went to (status waiting, completed, failed, stopped or interrupted) and its answer. */
+export type HandoverView = conversation.HandoverView
+/** The conversation another one waits for. */
+export type WaitingView = app.WaitingView
 
 /** What an entry is for the conversation screen, decoded by the backend
  * (backend/conversation): the screen never parses the log's encodings. */
@@ -54,6 +59,8 @@ export interface ConversationPage {
   canContinue?: boolean
   /** The agents whose replies are among the entries, by id. */
   agents?: Record<string, app.AgentInfo>
+  /** A tool call of the conversation waits for another conversation's answer. */
+  waitingFor?: WaitingView
 }
 
 /** The open project's conversations: the list, search, and the log itself. */

@@ -12,6 +12,9 @@ export const EventNames = {
   StreamToolEnd: 'llm:stream-tool-end',
   ConversationChanged: 'conversation:changed',
   RunsProgressUpdated: 'runs:progressUpdated',
+  TaskStarted: 'task:started',
+  TaskComplete: 'task:complete',
+  TaskAborted: 'task:aborted',
 } as const
 
 export type EventName = (typeof EventNames)[keyof typeof EventNames]
@@ -50,6 +53,11 @@ export type ConversationChange = Omit<events.ChangeEvent, 'kind'> & { kind: 'cre
 
 /** runs:progressUpdated: a run's phase or state changed. */
 export type RunProgress = events.ProgressEvent
+
+/** task:started, task:complete, task:aborted: a reply, a run turn, the
+ * answer of a conversation a turn was handed to (tool: conv.create or
+ * conv.send, parentId: the conversation that waits), or a continuation. */
+export type TaskEvent = events.TaskEvent
 
 export interface EventMap extends Omit<events.Payloads, 'context:usage' | 'conversation:changed'> {
   'context:usage': ContextUsage

@@ -51,13 +51,15 @@ export type {
   EntryView,
   ErrorBlock,
   ExportFormat,
+  HandoverView,
   Problem,
   QuestionState,
   SearchHit,
   ToolCall,
   ToolResultView,
+  WaitingView,
 } from './conversations'
-export type { ContextStatus, ContextUsage, ConversationChange, EventError, EventMap, EventName, EventsApi, RunProgress, StreamChunk, StreamEnd, StreamEvent, StreamStart, ToolEnd, ToolStart, Unsubscribe } from './events'
+export type { ContextStatus, ContextUsage, ConversationChange, EventError, EventMap, EventName, EventsApi, RunProgress, StreamChunk, StreamEnd, StreamEvent, StreamStart, TaskEvent, ToolEnd, ToolStart, Unsubscribe } from './events'
 export type { ActivePackageView, InstalledPackage, PackageImport, PackageProblem, PackagesApi, PackagesView, WorkflowInfo } from './packages'
 export type { ProjectInfo, ProjectsApi, RecentProject } from './projects'
 export type {

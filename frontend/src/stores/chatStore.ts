@@ -14,6 +14,7 @@ import type {
   SendRequest,
   ToolResultView,
   Unsubscribe,
+  WaitingView,
 } from '../bridge'
 import { ErrorCodes, subscribeAll, toBridgeError } from '../bridge'
 import { createStore, type Store } from './store'
@@ -61,6 +62,9 @@ export interface ChatState {
   canContinue: boolean
   /** The agents whose replies are loaded, by id (name and icon). */
   speakers: Record<string, AgentInfo>
+  /** A tool call of this conversation waits for another conversation's
+   * answer (conv.create, conv.send): the work goes on there. */
+  waitingFor: WaitingView | null
   /** The user message being edited in place, and its draft. */
   editing: { id: string; text: string } | null
   /** A short confirmation to show (an export saved). */
@@ -146,6 +150,7 @@ const initial = (): ChatState => ({
   awaiting: false,
   canContinue: false,
   speakers: {},
+  waitingFor: null,
   editing: null,
   notice: null,
   live: [],
@@ -320,6 +325,10 @@ export function createChatStore(
           usageByConversation.set(u.conversationId, u)
           if (isCurrent(u.conversationId)) store.setState({ usage: u })
         },
+        // The conversation this one waits for starts or ends its answer.
+        'task:started': (t) => isCurrent(t.parentId ?? '') && scheduleTail(),
+        'task:complete': (t) => isCurrent(t.parentId ?? '') && scheduleTail(),
+        'task:aborted': (t) => isCurrent(t.parentId ?? '') && scheduleTail(),
         'conversation:changed': (c) => {
           if (!isCurrent(c.conversationId)) return
           if (c.kind === 'deleted') {
@@ -355,6 +364,7 @@ export function createChatStore(
           awaiting: !!page.awaiting,
           canContinue: !!page.canContinue,
           speakers: page.agents ?? {},
+          waitingFor: page.waitingFor ?? null,
           loading: false,
           mode: modeOf(page.conversation),
           agentId: page.conversation.selectedAgentId ?? '',
@@ -417,6 +427,7 @@ export function createChatStore(
           awaiting: !!page.awaiting,
           canContinue: !!page.canContinue,
           speakers: { ...s.speakers, ...page.agents },
+          waitingFor: page.waitingFor ?? null,
           live: settleLive(entries, s.live, streaming),
         })
       } catch (e) {
@@ -427,7 +438,7 @@ export function createChatStore(
     async send(text) {
       const s = store.getState()
       const body = text.trim()
-      if (!s.conversationId || !body || s.streaming) return false
+      if (!s.conversationId || !body || s.streaming || s.waitingFor) return false
       return startReply({ conversationId: s.conversationId, text: body, mode: s.mode, agentId: s.mode === 'agent' ? s.agentId : '' })
     },
 
@@ -460,6 +471,7 @@ export function createChatStore(
           awaiting: !!page.awaiting,
           canContinue: !!page.canContinue,
           speakers: page.agents ?? {},
+          waitingFor: page.waitingFor ?? null,
           live: settleLive(page.entries, s.live, streaming),
         })
       } catch (e) {

@@ -1,5 +1,6 @@
 import type { Bridge, BridgeError, ConversationMeta, SearchHit } from '../bridge'
 import { toBridgeError } from '../bridge'
+import { ancestors } from '../lib/conversationTree'
 import { createStore, type Store } from './store'
 
 export interface ConversationsState {
@@ -11,6 +12,10 @@ export interface ConversationsState {
   /** Results for query (null while there is no query or no answer yet). */
   hits: SearchHit[] | null
   searching: boolean
+  /** Conversations whose created conversations are hidden in the tree. */
+  collapsed: string[]
+  /** Conversations answering right now (a task runs in them), by id. */
+  answering: Record<string, true>
   error: BridgeError | null
 }
 
@@ -26,6 +31,8 @@ export interface ConversationsActions {
   checkpoint(id: string, name: string): Promise<boolean>
   /** Sets the search text; the search runs after a short pause. */
   setQuery(q: string): void
+  /** Hides or shows the conversations one created. */
+  toggle(id: string): void
   dismissError(): void
 }
 
@@ -50,8 +57,18 @@ export function createConversationsStore(bridge: Pick<Bridge, 'conversations' | 
     query: '',
     hits: null,
     searching: false,
+    collapsed: [],
+    answering: {},
     error: null,
   })
+  const setAnswering = (id: string, on: boolean) =>
+    store.setState((s) => {
+      if (!!s.answering[id] === on) return {}
+      const answering = { ...s.answering }
+      if (on) answering[id] = true
+      else delete answering[id]
+      return { answering }
+    })
   const fail = (e: unknown) => store.setState({ error: toBridgeError(e) })
   let searchTimer: ReturnType<typeof setTimeout> | undefined
   let refreshTimer: ReturnType<typeof setTimeout> | undefined
@@ -85,10 +102,19 @@ export function createConversationsStore(bridge: Pick<Bridge, 'conversations' | 
       void actions.refresh()
       const off = bridge.events.on('conversation:changed', (c) => {
         if (c.kind === 'deleted' && store.getState().selectedId === c.conversationId) store.setState({ selectedId: null })
+        if (c.streaming !== undefined) setAnswering(c.conversationId, c.streaming)
         scheduleRefresh()
       })
+      const offStart = bridge.events.on('task:started', (t) => {
+        setAnswering(t.conversationId, true)
+        // A conversation that hands a turn over shows where it went.
+        if (t.parentId) store.setState((s) => ({ collapsed: s.collapsed.filter((id) => id !== t.parentId) }))
+      })
+      const offEnd = [bridge.events.on('task:complete', (t) => setAnswering(t.conversationId, false)), bridge.events.on('task:aborted', (t) => setAnswering(t.conversationId, false))]
       return () => {
         off()
+        offStart()
+        offEnd.forEach((f) => f())
         clearTimeout(refreshTimer)
         clearTimeout(searchTimer)
       }
@@ -108,7 +134,16 @@ export function createConversationsStore(bridge: Pick<Bridge, 'conversations' | 
     },
 
     select(id) {
-      store.setState({ selectedId: id })
+      store.setState((s) => {
+        // Opening a created conversation shows the branch it sits in.
+        if (!id) return { selectedId: id }
+        const up = new Set(ancestors(s.list, id))
+        return { selectedId: id, collapsed: s.collapsed.filter((c) => !up.has(c)) }
+      })
+    },
+
+    toggle(id) {
+      store.setState((s) => ({ collapsed: s.collapsed.includes(id) ? s.collapsed.filter((c) => c !== id) : [...s.collapsed, id] }))
     },
 
     async create() {

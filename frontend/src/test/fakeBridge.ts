@@ -17,6 +17,7 @@ import {
   type RunStatus,
   type Settings,
   type SettingsView,
+  type WaitingView,
   type WidgetAnswer,
 } from '../bridge'
 import { runInput, withView } from './entries'
@@ -65,6 +66,8 @@ export function createFakeBridge(
       awaiting?: boolean
       canContinue?: boolean
       agents?: Record<string, AgentInfo>
+      /** What a tool call of it waits for (conv.create, conv.send). */
+      waitingFor?: WaitingView
     }[]
     llmConfigured?: boolean
     /** Installed packages (default: the demo). */
@@ -102,7 +105,10 @@ export function createFakeBridge(
   const stamp = () => new Date((clock += 1000)).toISOString()
   let seq = 0
   const newId = (p: string) => `${p}-${++seq}`
-  const convs = new Map<string, { meta: ConversationMeta; entries: Entry[]; unfinished?: boolean; awaiting?: boolean; canContinue?: boolean; agents?: Record<string, AgentInfo> }>()
+  const convs = new Map<
+    string,
+    { meta: ConversationMeta; entries: Entry[]; unfinished?: boolean; awaiting?: boolean; canContinue?: boolean; agents?: Record<string, AgentInfo>; waitingFor?: WaitingView }
+  >()
   for (const c of opts.conversations ?? []) {
     convs.set(c.meta.id, {
       meta: { title: 'New conversation', activeType: 'chat', createdAt: stamp(), lastActiveAt: stamp(), messageCount: 0, ...c.meta },
@@ -111,6 +117,7 @@ export function createFakeBridge(
       awaiting: c.awaiting,
       canContinue: c.canContinue,
       agents: c.agents,
+      waitingFor: c.waitingFor,
     })
   }
   const conv = (id: string) => {
@@ -138,7 +145,7 @@ export function createFakeBridge(
       llm: { baseUrl: opts.llmConfigured === false ? '' : 'http://127.0.0.1:1/v1', model: opts.llmConfigured === false ? '' : 'fake-model', apiKey: '••••abcd', timeoutSeconds: 120, summaryModel: '', connectTimeoutSeconds: 10, firstTokenTimeoutSeconds: 60, idleTimeoutSeconds: 60, maxRetries: 3, embeddingsModel: '', embeddingsBaseUrl: '' },
       context: { maxMessages: 80, maxChars: 120000, tokenBudget: 128000, reserveForResponse: 8192, triggerThreshold: 0.8, targetAfterCompression: 0.5, compressionStrategy: 'key-messages', includeToolResultsInContext: true, includeCollapsedUiEventsInContext: false, summaryShare: 0.15, recallShare: 0.1 },
       tools: { fs: { enabled: true, maxReadBytes: 524288, maxWriteBytes: 2097152 }, mcp: { enabled: false, allowedServers: [] } },
-      engine: { maxTurns: 30, maxToolCallsPerMessage: 64 },
+      engine: { maxTurns: 30, maxToolCallsPerMessage: 64, maxInterruptChainDepth: 4 },
       theme: 'light',
     },
     llmConfigured: opts.llmConfigured !== false,
@@ -274,6 +281,7 @@ export function createFakeBridge(
           awaiting: idle && !!c.awaiting,
           canContinue: idle && !!c.canContinue,
           agents: c.agents ?? {},
+          waitingFor: c.waitingFor,
         }
       }),
       loadOlder: vi.fn(async (id: string, beforeId: string, limit = 300) => {

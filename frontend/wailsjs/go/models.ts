@@ -45,6 +45,12 @@ export namespace app {
 	    baseUrl: string;
 	    latencyMs: number;
 	}
+	export interface WaitingView {
+	    conversationId: string;
+	    title: string;
+	    tool: string;
+	    answering: boolean;
+	}
 	export interface ConversationPage {
 	    conversation: conversation.ConversationMeta;
 	    entries: conversation.EntryView[];
@@ -54,6 +60,7 @@ export namespace app {
 	    awaiting: boolean;
 	    canContinue: boolean;
 	    agents: Record<string, AgentInfo>;
+	    waitingFor?: WaitingView;
 	}
 	export interface EditRequest {
 	    conversationId: string;
@@ -139,6 +146,7 @@ export namespace app {
 	    size: number;
 	    truncated: boolean;
 	}
+	
 
 }
 
@@ -247,6 +255,25 @@ export namespace conversation {
 	    messageId: string;
 	    createdAt: string;
 	}
+	export interface Waiting {
+	    conversationId: string;
+	    toolCallId: string;
+	    resultId: string;
+	    inputId?: string;
+	    tool: string;
+	    since: string;
+	}
+	export interface Instructions {
+	    base?: string;
+	    baseFile?: string;
+	    tools: string[];
+	    mcpServers: string[];
+	    ignored?: string[];
+	}
+	export interface Origin {
+	    conversationId: string;
+	    toolCallId: string;
+	}
 	export interface RunRef {
 	    runId: string;
 	    workflowId: string;
@@ -271,6 +298,16 @@ export namespace conversation {
 	    checkpoints?: Checkpoint[];
 	    logSize?: number;
 	    hasSummary?: boolean;
+	    origin?: Origin;
+	    instructions?: Instructions;
+	    waiting?: Waiting;
+	}
+	export interface HandoverView {
+	    conversationId: string;
+	    title?: string;
+	    status: string;
+	    answer?: string;
+	    message?: string;
 	}
 	export interface QuestionView {
 	    widgetId: string;
@@ -309,6 +346,7 @@ export namespace conversation {
 	    large?: LargeResult;
 	    question?: QuestionView;
 	    answerTo?: string;
+	    handover?: HandoverView;
 	}
 	export interface FunctionCall {
 	    name: string;
@@ -358,11 +396,15 @@ export namespace conversation {
 	
 	
 	
+	
+	
+	
 	export interface Usage {
 	    promptTokens: number;
 	    completionTokens: number;
 	    totalTokens: number;
 	}
+	
 
 }
 
@@ -509,6 +551,19 @@ export namespace events {
 	    type: string;
 	    status: string;
 	}
+	export interface TaskEvent {
+	    conversationId: string;
+	    taskId: string;
+	    kind: string;
+	    title: string;
+	    chain?: string;
+	    depth?: number;
+	    tool?: string;
+	    continues?: boolean;
+	    parentId?: string;
+	    reason?: string;
+	    error?: Error;
+	}
 	export interface ProgressEvent {
 	    runId: string;
 	    conversationId: string;
@@ -582,7 +637,11 @@ export namespace events {
 	    "llm:stream-tool-end": ToolEndEvent;
 	    "conversation:changed": ChangeEvent;
 	    "runs:progressUpdated": ProgressEvent;
+	    "task:started": TaskEvent;
+	    "task:complete": TaskEvent;
+	    "task:aborted": TaskEvent;
 	}
+	
 	
 	
 	
@@ -656,6 +715,7 @@ export namespace settings {
 	export interface Engine {
 	    maxTurns: number;
 	    maxToolCallsPerMessage: number;
+	    maxInterruptChainDepth: number;
 	}
 	export interface FSTools {
 	    enabled: boolean;

@@ -32,6 +32,7 @@ export function ChatHeader() {
         </h2>
         <span className="chat-sub">
           {count(meta.messageCount, 'message')} · {timeAgo(meta.lastActiveAt)}
+          <CreatedBy />
         </span>
       </div>
       <div className="mode-switch" role="radiogroup" aria-label="Mode" data-testid="mode-switch">
@@ -77,6 +78,26 @@ export function ChatHeader() {
       </div>
       <ConversationMenu />
     </header>
+  )
+}
+
+/** Where a conversation the model created comes from, with a way back. */
+function CreatedBy() {
+  const { chat, conversations } = useStores()
+  const origin = useStore(chat, (s) => s.meta?.origin)
+  const parent = useStore(conversations, (s) => (origin ? s.list.find((c) => c.id === origin.conversationId) : undefined))
+  if (!origin) return null
+  return (
+    <>
+      {' · '}
+      {parent ? (
+        <button type="button" className="chat-origin" onClick={() => conversations.actions.select(parent.id)} title="Open the conversation that created this one" data-testid="chat-origin">
+          created by “{parent.title}”
+        </button>
+      ) : (
+        <span data-testid="chat-origin">created by a deleted conversation</span>
+      )}
+    </>
   )
 }
 

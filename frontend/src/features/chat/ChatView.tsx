@@ -9,6 +9,7 @@ import { useStore, useStores } from '../../stores'
 import { ChatHeader } from './ChatHeader'
 import { Composer } from './Composer'
 import { MessageList } from './MessageList'
+import { WaitingBar } from './WaitingBar'
 import './chat.css'
 
 /** The open conversation: header with the mode switch, the run bar in Run
@@ -98,6 +99,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
           ) : (
             <MessageList onFork={onFork} />
           )}
+          <WaitingBar />
           <Composer onOpenInspector={() => setInspecting(true)} disabledReason={disabledReason} />
         </div>
         <RunPanel />

@@ -9,7 +9,9 @@ import { useStore, useStores } from '../../stores'
  * completed. The context meter sits beside it. */
 export function Composer({ onOpenInspector, disabledReason }: { onOpenInspector: () => void; disabledReason: string | null }) {
   const { chat, runs } = useStores()
-  const streaming = useStore(chat, (s) => s.streaming)
+  // Waiting for another conversation's answer counts as answering: Stop ends that work.
+  const waitingFor = useStore(chat, (s) => s.waitingFor)
+  const streaming = useStore(chat, (s) => s.streaming) || !!waitingFor
   const usage = useStore(chat, (s) => s.usage)
   const conversationId = useStore(chat, (s) => s.conversationId)
   const mode = useStore(chat, (s) => s.mode)
@@ -37,7 +39,9 @@ export function Composer({ onOpenInspector, disabledReason }: { onOpenInspector:
     ref.current?.focus()
   }
 
-  const placeholder = streaming
+  const placeholder = waitingFor
+    ? `Waiting for “${waitingFor.title}” to answer… (Esc stops)`
+    : streaming
     ? 'Answering… (Esc stops)'
     : startMode
       ? 'First message for the run (optional) — Enter starts it'

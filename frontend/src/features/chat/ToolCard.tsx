@@ -3,6 +3,7 @@ import type { Entry, ToolCall, ToolResultView } from '../../bridge'
 import { Modal } from '../../components/Modal'
 import { useStores } from '../../stores'
 import { argsPreview, formatBytes, formatDuration, prettyArgs, readableOutput } from '../../lib/format'
+import { HandoverBox } from './HandoverBox'
 import type { ToolStatus } from './messageRows'
 
 const statusText: Record<ToolStatus, string> = {
@@ -65,6 +66,8 @@ export function ToolCard({
   const output = large ? large.head : (result?.content ?? '')
   const duration = formatDuration(durationMs ?? result?.duration)
   const externalised = !!result?.fullOutputPath || !!large
+  // conv.create, conv.send: the conversation the turn went to, in place of the JSON.
+  const handover = result?.view?.handover
 
   const showFull = async () => {
     if (!result) return
@@ -88,7 +91,8 @@ export function ToolCard({
           {open ? '▾' : '▸'}
         </span>
       </button>
-      {!open && output && status !== 'running' && (
+      {handover && <HandoverBox h={handover} tool={name} />}
+      {!open && !handover && output && status !== 'running' && (
         <div className="tool-preview mono" data-testid="tool-preview">
           {output.slice(0, 240).replace(/\s+/g, ' ')}
           {output.length > 240 ? '…' : ''}

@@ -1,13 +1,16 @@
-import { useState } from 'react'
+import { useMemo, useState } from 'react'
 import type { ConversationMeta, SearchHit } from '../../bridge'
 import { ConfirmDialog } from '../../components/ConfirmDialog'
+import { conversationTree, isChild, isFork, type TreeRow } from '../../lib/conversationTree'
 import { timeAgo } from '../../lib/time'
 import { useStore, useStores } from '../../stores'
 import { count } from '../../lib/count'
 import './conversations.css'
 
-/** The conversation list of the open project: newest activity first, search
- * over titles and message text, new, inline rename and delete. */
+/** The conversation list of the open project: newest activity first, the
+ * conversations the model created (conv.create) under the one that created
+ * them (a tree that folds), who is answering or waiting, search over titles
+ * and message text, new, inline rename and delete. */
 export function Sidebar() {
   const { conversations } = useStores()
   const list = useStore(conversations, (s) => s.list)
@@ -16,8 +19,12 @@ export function Sidebar() {
   const query = useStore(conversations, (s) => s.query)
   const hits = useStore(conversations, (s) => s.hits)
   const searching = useStore(conversations, (s) => s.searching)
+  const collapsed = useStore(conversations, (s) => s.collapsed)
+  const answering = useStore(conversations, (s) => s.answering)
   const [deleting, setDeleting] = useState<ConversationMeta | null>(null)
   const a = conversations.actions
+  const rows = useMemo(() => conversationTree(list, new Set(collapsed)), [list, collapsed])
+  const titles = useMemo(() => new Map(list.map((m) => [m.id, m.title])), [list])
 
   return (
     <aside className="sidebar" aria-label="Conversations" data-testid="sidebar">
@@ -50,9 +57,18 @@ export function Sidebar() {
             <p className="hint">Start one with “+ New” (Ctrl+N).</p>
           </div>
         ) : (
-          <ul className="conv-list" role="list">
-            {list.map((c) => (
-              <ConversationItem key={c.id} meta={c} selected={c.id === selectedId} onOpen={() => a.select(c.id)} onRename={(t) => a.rename(c.id, t)} onDelete={() => setDeleting(c)} />
+          <ul className="conv-list" role="tree" aria-label="Conversations">
+            {rows.map((r) => (
+              <ConversationItem
+                key={r.meta.id}
+                row={r}
+                status={answering[r.meta.id] ? 'answering' : r.meta.waiting ? `waiting for “${titles.get(r.meta.waiting.conversationId) ?? 'another conversation'}”` : ''}
+                selected={r.meta.id === selectedId}
+                onOpen={() => a.select(r.meta.id)}
+                onToggle={() => a.toggle(r.meta.id)}
+                onRename={(t) => a.rename(r.meta.id, t)}
+                onDelete={() => setDeleting(r.meta)}
+              />
             ))}
           </ul>
         )}
@@ -71,18 +87,24 @@ export function Sidebar() {
 }
 
 function ConversationItem({
-  meta,
+  row,
+  status,
   selected,
   onOpen,
+  onToggle,
   onRename,
   onDelete,
 }: {
-  meta: ConversationMeta
+  row: TreeRow
+  /** "answering", "waiting for …", or "". */
+  status: string
   selected: boolean
   onOpen: () => void
+  onToggle: () => void
   onRename: (title: string) => Promise<boolean>
   onDelete: () => void
 }) {
+  const meta = row.meta
   const [editing, setEditing] = useState(false)
   const [draft, setDraft] = useState(meta.title)
   const commit = async () => {
@@ -91,7 +113,33 @@ function ConversationItem({
     if (draft.trim() && draft.trim() !== meta.title) await onRename(draft)
   }
   return (
-    <li className={`conv-item ${selected ? 'is-selected' : ''}`} data-testid="conv-item" data-id={meta.id} aria-current={selected || undefined}>
+    <li
+      className={`conv-item ${selected ? 'is-selected' : ''} ${row.depth > 0 ? 'is-child' : ''}`}
+      style={row.depth > 0 ? { paddingLeft: `${Math.min(row.depth, 6) * 14}px` } : undefined}
+      role="treeitem"
+      aria-level={row.depth + 1}
+      aria-expanded={row.children > 0 ? !row.collapsed : undefined}
+      aria-selected={selected}
+      data-testid="conv-item"
+      data-id={meta.id}
+      data-depth={row.depth}
+      data-status={status ? status.split(' ')[0] : undefined}
+      aria-current={selected || undefined}
+    >
+      {row.children > 0 ? (
+        <button
+          type="button"
+          className="conv-twisty"
+          onClick={onToggle}
+          aria-label={`${row.collapsed ? 'Show' : 'Hide'} the ${count(row.children, 'conversation')} it created`}
+          title={`${row.collapsed ? 'Show' : 'Hide'} the ${count(row.children, 'conversation')} it created`}
+          data-testid="conv-twisty"
+        >
+          {row.collapsed ? '▸' : '▾'}
+        </button>
+      ) : (
+        row.depth > 0 && <span className="conv-twisty conv-branch" aria-hidden="true">↳</span>
+      )}
       {editing ? (
         <input
           className="input input-small conv-rename-input"
@@ -115,7 +163,16 @@ function ConversationItem({
             {meta.title}
           </span>
           <span className="conv-meta">
-            {timeAgo(meta.lastActiveAt)} · {meta.messageCount} msg{meta.parentId ? ' · fork' : ''}
+            {status ? (
+              <span className={`conv-status ${status === 'answering' ? 'is-answering' : 'is-waiting'}`} data-testid="conv-status">
+                {status}
+              </span>
+            ) : (
+              <>
+                {timeAgo(meta.lastActiveAt)} · {meta.messageCount} msg{isFork(meta) ? ' · fork' : ''}
+                {row.collapsed && row.children > 0 ? ` · ${count(row.children, 'sub-conversation')}` : ''}
+              </>
+            )}
           </span>
         </button>
       )}
@@ -190,12 +247,15 @@ function Highlight({ text, query }: { text: string; query: string }) {
 }
 
 function DeleteDialog({ meta, onCancel, onConfirm }: { meta: ConversationMeta; onCancel: () => void; onConfirm: () => Promise<void> }) {
+  const { conversations } = useStores()
+  const created = useStore(conversations, (s) => s.list.filter((c) => isChild(c) && c.parentId === meta.id).length)
   return (
     <ConfirmDialog title="Delete conversation?" confirmLabel="Delete" testId="delete" onCancel={onCancel} onConfirm={onConfirm}>
       <p>
         “<strong>{meta.title}</strong>” will be deleted with its whole chat history ({count(meta.messageCount, 'message')}), every tool output saved for it
         {meta.runs?.length ? <>, and its {count(meta.runs.length, 'workflow run')} (state and execution log)</> : ' and any workflow run in it'}.
       </p>
+      {created > 0 && <p>The {count(created, 'conversation')} it created stay, at the top of the list.</p>}
       <p className="hint">This removes the files from disk and cannot be undone.</p>
     </ConfirmDialog>
   )

@@ -51,7 +51,7 @@ export function WorkspaceScreen({ project }: { project: ProjectInfo }) {
       if ((e.ctrlKey || e.metaKey) && !e.shiftKey && !e.altKey && e.key.toLowerCase() === 'n') {
         e.preventDefault()
         void conversations.actions.create()
-      } else if (e.key === 'Escape' && chat.getState().streaming) {
+      } else if (e.key === 'Escape' && (chat.getState().streaming || chat.getState().waitingFor)) {
         e.preventDefault()
         void chat.actions.stop()
       }
