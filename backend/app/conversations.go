@@ -101,6 +101,9 @@ type ConversationPage struct {
 	// Awaiting is true when it ends with a message of the user that no reply
 	// was started for (a fork cut there): Retry answers it.
 	Awaiting bool `json:"awaiting"`
+	// Stopped is true when the user stopped the work while another
+	// conversation was answering for this one (conv.create, conv.send).
+	Stopped bool `json:"stopped,omitempty"`
 	// CanContinue is true when the unfinished reply left something to
 	// continue from (a tool step).
 	CanContinue bool `json:"canContinue"`
@@ -157,6 +160,7 @@ func (ws *Workspace) LoadConversation(id string, limit int) (ConversationPage, e
 		// A fork cut at a message ends there on purpose.
 		ending, canContinue := conversation.Ending(views, meta.ForkedFromMsgID)
 		out.Unfinished, out.Awaiting = ending == conversation.EndUnfinished, ending == conversation.EndAwaiting
+		out.Stopped = ending == conversation.EndStopped
 		out.CanContinue = canContinue
 	}
 	return out, nil

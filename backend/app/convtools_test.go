@@ -618,8 +618,8 @@ func TestConvStopStopsTheChain(t *testing.T) {
 	}
 	// The parent can be continued by the user (Continue sends a message).
 	page, _ = w.ws.LoadConversation(root, 50)
-	if !page.Unfinished {
-		t.Fatal("the stopped parent is not offered to continue")
+	if page.Unfinished || !page.Stopped || !page.CanContinue {
+		t.Fatalf("the stopped parent: unfinished %v, stopped %v, can continue %v", page.Unfinished, page.Stopped, page.CanContinue)
 	}
 }
 

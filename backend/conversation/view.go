@@ -285,6 +285,10 @@ const (
 	// EndAwaiting: it ends with a message of the user that no reply was ever
 	// started for: a fork cut there.
 	EndAwaiting = "awaiting"
+	// EndStopped: the user stopped the work while another conversation was
+	// answering for it (conv.create, conv.send): its call has a result that
+	// says so, and the reply can be continued.
+	EndStopped = "stopped"
 )
 
 // Ending says how a log read while no reply was running ends on its active
@@ -354,6 +358,11 @@ func Ending(views []EntryView, cutAt string) (state string, canContinue bool) {
 			last := v.ToolCalls[len(v.ToolCalls)-1]
 			if r, ok := results[last.ID]; ok && r.View.Kind == ViewQuestion && r.View.Question.State != QuestionAnswered {
 				return EndSettled, false
+			}
+			for _, c := range v.ToolCalls {
+				if r, ok := results[c.ID]; ok && r.View.Handover != nil && r.View.Handover.Status == HandoverStopped {
+					return EndStopped, true
+				}
 			}
 			return unfinished(v, true)
 		}

@@ -55,6 +55,9 @@ export interface ConversationPage {
   /** It ends with a message of the user that no reply was started for (a
    * fork cut there). */
   awaiting?: boolean
+  /** The user stopped the work while another conversation was answering for
+   * this one (conv.create, conv.send): its reply can be continued. */
+  stopped?: boolean
   /** The unfinished reply left something to continue from. */
   canContinue?: boolean
   /** The agents whose replies are among the entries, by id. */

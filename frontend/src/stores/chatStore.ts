@@ -58,6 +58,9 @@ export interface ChatState {
   /** ... or with a message of the user no reply was started for (a fork cut
    * there). */
   awaiting: boolean
+  /** The user stopped the work while another conversation answered for
+   * this one (meaningful while settled). */
+  stoppedEnd: boolean
   /** The unfinished reply left something to continue from. */
   canContinue: boolean
   /** The agents whose replies are loaded, by id (name and icon). */
@@ -147,6 +150,7 @@ const initial = (): ChatState => ({
   streaming: false,
   settled: false,
   unfinished: false,
+  stoppedEnd: false,
   awaiting: false,
   canContinue: false,
   speakers: {},
@@ -361,6 +365,7 @@ export function createChatStore(
           streaming: page.streaming,
           settled: !page.streaming,
           unfinished: !!page.unfinished,
+          stoppedEnd: !!page.stopped,
           awaiting: !!page.awaiting,
           canContinue: !!page.canContinue,
           speakers: page.agents ?? {},
@@ -424,6 +429,7 @@ export function createChatStore(
           streaming,
           settled: started === replies && !page.streaming,
           unfinished: !!page.unfinished,
+          stoppedEnd: !!page.stopped,
           awaiting: !!page.awaiting,
           canContinue: !!page.canContinue,
           speakers: { ...s.speakers, ...page.agents },
@@ -468,6 +474,7 @@ export function createChatStore(
           streaming,
           settled: started === replies && !page.streaming,
           unfinished: !!page.unfinished,
+          stoppedEnd: !!page.stopped,
           awaiting: !!page.awaiting,
           canContinue: !!page.canContinue,
           speakers: page.agents ?? {},

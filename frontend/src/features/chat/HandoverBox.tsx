@@ -1,4 +1,5 @@
 import type { HandoverView } from '../../bridge'
+import { Markdown } from '../../components/Markdown'
 import { useStore, useStores } from '../../stores'
 
 /** How a handed-over turn stands, in words. */
@@ -16,6 +17,17 @@ export function handoverStatus(h: HandoverView, answering: boolean): string {
       return 'interrupted'
   }
   return h.status
+}
+
+/** Why a handed-over turn has no answer, for the user. */
+function handoverNote(h: HandoverView): string {
+  switch (h.status) {
+    case 'stopped':
+      return 'Stopped before it finished.'
+    case 'interrupted':
+      return 'The app closed before it finished.'
+  }
+  return h.message ?? ''
 }
 
 const answerLines = 6
@@ -51,10 +63,10 @@ export function HandoverBox({ h, tool }: { h: HandoverView; tool: string }) {
       </div>
       {h.answer?.trim() ? (
         <div className="handover-answer" data-testid="handover-answer">
-          {shown}
+          <Markdown text={shown} />
         </div>
       ) : (
-        h.status !== 'waiting' && h.message && <div className="handover-note">{h.message}</div>
+        h.status !== 'waiting' && <div className="handover-note">{handoverNote(h)}</div>
       )}
     </div>
   )

@@ -45,12 +45,16 @@ export function MessageList({ onFork }: { onFork: (messageId: string) => void })
   const loadingOlder = useStore(chat, (s) => s.loadingOlder)
   const settled = useStore(chat, (s) => s.settled)
   const unfinished = useStore(chat, (s) => s.unfinished)
+  const stoppedEnd = useStore(chat, (s) => s.stoppedEnd)
   const awaiting = useStore(chat, (s) => s.awaiting)
   const canContinue = useStore(chat, (s) => s.canContinue)
   const speakers = useStore(chat, (s) => s.speakers)
   // The rows of the log change only when entries do; while a reply streams
   // only the rows of the reply in progress are built again.
-  const end: RowsEnd = useMemo(() => (settled && live.length === 0 ? { unfinished, awaiting, canContinue } : {}), [settled, live.length, unfinished, awaiting, canContinue])
+  const end: RowsEnd = useMemo(
+    () => (settled && live.length === 0 ? { unfinished, awaiting, canContinue, stopped: stoppedEnd } : {}),
+    [settled, live.length, unfinished, awaiting, canContinue, stoppedEnd],
+  )
   const entryRows = useMemo(() => buildEntryRows(entries, streaming, end, speakers), [entries, streaming, end, speakers])
   const liveRows = useMemo(() => buildLiveRows(entries, live), [entries, live])
   const rows = useMemo(() => (liveRows.length ? [...entryRows, ...liveRows] : entryRows), [entryRows, liveRows])

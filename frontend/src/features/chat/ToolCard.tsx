@@ -13,6 +13,7 @@ const statusText: Record<ToolStatus, string> = {
   interrupted: 'interrupted',
   pending: 'waiting for you',
   'no-result': 'no result',
+  waiting: 'waiting',
 }
 
 const previewChars = 4000

@@ -11,8 +11,8 @@ export function WaitingBar() {
   return (
     <div className="waiting-bar" role="status" data-testid="waiting-bar">
       <span className={`waiting-dot ${answering ? 'is-answering' : ''}`} aria-hidden="true" />
-      <span className="waiting-text">
-        Waiting for “<strong>{waiting.title}</strong>” {answering ? 'to answer' : 'to start answering'}; this conversation goes on with its answer.
+      <span className="waiting-text" title="This conversation goes on with its answer.">
+        Waiting for “<strong>{waiting.title}</strong>” {answering ? 'to answer' : 'to start answering'}.
       </span>
       <button type="button" className="btn btn-small" onClick={() => conversations.actions.select(waiting.conversationId)} data-testid="waiting-open">
         Open

@@ -34,7 +34,7 @@ import type { AgentInfo, BranchView, Entry, Problem, QuestionState, ToolCall, Wi
 import type { LiveCall, LiveTool } from '../../stores'
 import { count as countOf } from '../../lib/count'
 
-export type ToolStatus = 'running' | 'ok' | 'error' | 'interrupted' | 'pending' | 'no-result'
+export type ToolStatus = 'running' | 'ok' | 'error' | 'interrupted' | 'pending' | 'no-result' | 'waiting'
 
 export interface ErrorBlock {
   code: string
@@ -78,12 +78,15 @@ export type Row =
   | { kind: 'live-tool'; key: string; call: LiveCall; tool: LiveTool }
   | { kind: 'widget'; key: string; entry: Entry; widget: Widget; runId: string; state: WidgetState; answer?: WidgetAnswerRecord }
   | { kind: 'unfinished'; key: string; canContinue: boolean }
+  | { kind: 'stopped-end'; key: string; canContinue: boolean }
   | { kind: 'awaiting'; key: string }
 
 /** How the loaded conversation ends, as the page says (only while no reply runs). */
 export interface RowsEnd {
   unfinished?: boolean
   awaiting?: boolean
+  /** The user stopped the work while another conversation answered for this one. */
+  stopped?: boolean
   canContinue?: boolean
 }
 
@@ -148,6 +151,10 @@ function widgetRow(key: string, e: Entry): Row | null {
 }
 
 function toolStatus(result: Entry | undefined, streaming: boolean): ToolStatus {
+  // A turn handed to another conversation: waiting for it, or stopped.
+  const handover = result?.view?.handover?.status
+  if (handover === 'waiting') return 'waiting'
+  if (handover === 'stopped' || handover === 'interrupted') return 'interrupted'
   if (result) return result.is_error ? 'error' : 'ok'
   return streaming ? 'running' : 'no-result'
 }
@@ -263,6 +270,7 @@ export function buildEntryRows(entries: Entry[], streaming = false, end: RowsEnd
   if (!streaming && rows.length > 0) {
     const last = rows[rows.length - 1].key
     if (end.unfinished) rows.push({ kind: 'unfinished', key: `unfinished:${last}`, canContinue: !!end.canContinue })
+    else if (end.stopped) rows.push({ kind: 'stopped-end', key: `stopped:${last}`, canContinue: !!end.canContinue })
     else if (end.awaiting) rows.push({ kind: 'awaiting', key: `awaiting:${last}` })
   }
   return rows
@@ -285,8 +293,8 @@ export function buildLiveRows(entries: Entry[], live: LiveCall[]): Row[] {
  * in progress. */
 export function buildRows(entries: Entry[], live: LiveCall[] = [], streaming = false, end: RowsEnd = {}, speakers: Record<string, Speaker> = {}): Row[] {
   const rows = buildEntryRows(entries, streaming, end, speakers)
-  if (live.length > 0 && (end.unfinished || end.awaiting)) {
-    const i = rows.findIndex((r) => r.kind === 'unfinished' || r.kind === 'awaiting')
+  if (live.length > 0 && (end.unfinished || end.awaiting || end.stopped)) {
+    const i = rows.findIndex((r) => r.kind === 'unfinished' || r.kind === 'awaiting' || r.kind === 'stopped-end')
     if (i >= 0) rows.splice(i, 1)
   }
   return [...rows, ...buildLiveRows(entries, live)]

@@ -330,6 +330,19 @@ export const MessageRow = memo(
             </div>
           </div>
         )
+      case 'stopped-end':
+        return (
+          <div className="msg msg-assistant msg-stopped" data-testid="msg-stopped-end">
+            <div className="stopped-note" role="status">
+              <span className="stopped-label">Stopped</span>
+              {row.canContinue && (
+                <button type="button" className="btn btn-small" disabled={actions.streaming} onClick={actions.continueReply} data-testid="stopped-end-continue">
+                  Continue
+                </button>
+              )}
+            </div>
+          </div>
+        )
       case 'awaiting':
         return (
           <div className="msg msg-awaiting" data-testid="msg-awaiting">

@@ -25,6 +25,7 @@ export function Sidebar() {
   const a = conversations.actions
   const rows = useMemo(() => conversationTree(list, new Set(collapsed)), [list, collapsed])
   const titles = useMemo(() => new Map(list.map((m) => [m.id, m.title])), [list])
+  const branches = rows.some((r) => r.children > 0)
 
   return (
     <aside className="sidebar" aria-label="Conversations" data-testid="sidebar">
@@ -62,6 +63,7 @@ export function Sidebar() {
               <ConversationItem
                 key={r.meta.id}
                 row={r}
+                indent={branches}
                 status={answering[r.meta.id] ? 'answering' : r.meta.waiting ? `waiting for “${titles.get(r.meta.waiting.conversationId) ?? 'another conversation'}”` : ''}
                 selected={r.meta.id === selectedId}
                 onOpen={() => a.select(r.meta.id)}
@@ -88,6 +90,7 @@ export function Sidebar() {
 
 function ConversationItem({
   row,
+  indent,
   status,
   selected,
   onOpen,
@@ -96,6 +99,8 @@ function ConversationItem({
   onDelete,
 }: {
   row: TreeRow
+  /** Room for a fold button on every row (some rows have one). */
+  indent: boolean
   /** "answering", "waiting for …", or "". */
   status: string
   selected: boolean
@@ -137,8 +142,12 @@ function ConversationItem({
         >
           {row.collapsed ? '▸' : '▾'}
         </button>
+      ) : row.depth > 0 ? (
+        <span className="conv-twisty conv-branch" aria-hidden="true">
+          ↳
+        </span>
       ) : (
-        row.depth > 0 && <span className="conv-twisty conv-branch" aria-hidden="true">↳</span>
+        indent && <span className="conv-twisty" aria-hidden="true" />
       )}
       {editing ? (
         <input
