@@ -6,10 +6,12 @@
 // Scheduler per open project, so "one reply at a time" and Stop live here
 // only.
 //
-// The conversation tools (one task at a time in the whole project; a tool
-// call that ends the running task with TurnAborted(Replaced) and queues the
-// target conversation's task, then a continuation) grow from Options.Serial,
-// Enqueue and Replace.
+// The conversation tools run on it with Options.Serial (one task at a time
+// in the whole project): a tool call that hands a turn over ends the running
+// task with Replace (reason Replaced) and queues the other conversation's
+// task, then a continuation, before anything queued earlier; a new task is
+// refused while plans wait; Stop of the work drops its plans (Drop), whose
+// OnDrop closes what waited for them.
 package tasks
 
 import (
