@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"crewagent/backend/conversation"
+	"crewagent/backend/errs"
 	"crewagent/backend/tools"
 )
 
@@ -29,13 +30,13 @@ func Interrupting(name string) bool { return name == Create || name == Send }
 
 // Error codes of their results.
 const (
-	CodeNotFound    = "E_CONV_NOT_FOUND"
-	CodeRefused     = "E_CONV_REFUSED"
-	CodeTooDeep     = "E_CONV_TOO_DEEP"
-	CodeFailed      = "E_CONV_FAILED"
-	CodeStopped     = "E_CONV_STOPPED"
-	CodeInterrupted = "E_CONV_INTERRUPTED"
-	CodeBadFile     = "E_CONV_BAD_FILE"
+	CodeNotFound    = errs.ConvNotFound
+	CodeRefused     = errs.ConvRefused
+	CodeTooDeep     = errs.ConvTooDeep
+	CodeFailed      = errs.ConvFailed
+	CodeStopped     = errs.ConvStopped
+	CodeInterrupted = errs.ConvInterrupted
+	CodeBadFile     = errs.ConvBadFile
 )
 
 // Limits of conv.history.

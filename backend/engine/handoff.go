@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"crewagent/backend/convlog"
+	"crewagent/backend/errs"
 	"crewagent/backend/events"
 	"crewagent/backend/tools"
 )
@@ -24,7 +25,7 @@ type Handoff struct {
 
 // CodeHandedOver answers the tool calls of a message after one that handed
 // the send over: they were not run.
-const CodeHandedOver = "E_HANDED_OVER"
+const CodeHandedOver = errs.HandedOver
 
 // handedOff ends runTools when a call handed the send over.
 type handedOff struct{}

@@ -119,6 +119,21 @@ const (
 	ToolNotAvailable   = "TOOL_NOT_AVAILABLE"
 	BadArguments       = "E_BAD_ARGUMENTS"
 	TooManyToolCalls   = "E_TOO_MANY_TOOL_CALLS"
+	// HandedOver answers the calls of a model message that follow one that
+	// handed the turn to another conversation: not run.
+	HandedOver = "E_HANDED_OVER"
+)
+
+// The conversation tools (conv.create, conv.send, conv.list, conv.history,
+// conv.destroy).
+const (
+	ConvNotFound    = "E_CONV_NOT_FOUND"
+	ConvRefused     = "E_CONV_REFUSED"
+	ConvTooDeep     = "E_CONV_TOO_DEEP"
+	ConvFailed      = "E_CONV_FAILED"
+	ConvStopped     = "E_CONV_STOPPED"
+	ConvInterrupted = "E_CONV_INTERRUPTED"
+	ConvBadFile     = "E_CONV_BAD_FILE"
 )
 
 // Entry describes one code of the catalogue.
@@ -237,6 +252,15 @@ var Catalogue = []Entry{
 	{"ToolNotAvailable", ToolNotAvailable, "a tool that is off or unknown here", nil},
 	{"BadArguments", BadArguments, "a tool call with malformed arguments", nil},
 	{"TooManyToolCalls", TooManyToolCalls, "a tool call beyond engine.maxToolCallsPerMessage of one model message: answered, not run", nil},
+	{"HandedOver", HandedOver, "a tool call after one that handed the turn to another conversation: answered, not run", nil},
+
+	{"ConvNotFound", ConvNotFound, "a conversation tool named a conversation that does not exist", nil},
+	{"ConvRefused", ConvRefused, "a conversation tool call the rules refuse (destroying the user's conversation or the work in progress, asking a conversation that waits, …)", nil},
+	{"ConvTooDeep", ConvTooDeep, "a handover past engine.maxInterruptChainDepth conversations waiting for one another", nil},
+	{"ConvFailed", ConvFailed, "the conversation a turn was handed to could not answer", nil},
+	{"ConvStopped", ConvStopped, "the user stopped the work while the conversation a turn was handed to answered", nil},
+	{"ConvInterrupted", ConvInterrupted, "the app closed or stopped while the conversation a turn was handed to answered", nil},
+	{"ConvBadFile", ConvBadFile, "conv.create's base_instruction_file cannot be read", nil},
 
 	{"MCPToolError", MCPToolError, "an MCP tool ran and reported an error (isError)", nil},
 	{"MCPTimeout", MCPTimeout, "an MCP server did not answer a call in time; the call was cancelled", nil},

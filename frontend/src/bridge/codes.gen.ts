@@ -150,6 +150,22 @@ export const Codes = {
   BadArguments: 'E_BAD_ARGUMENTS',
   /** a tool call beyond engine.maxToolCallsPerMessage of one model message: answered, not run */
   TooManyToolCalls: 'E_TOO_MANY_TOOL_CALLS',
+  /** a tool call after one that handed the turn to another conversation: answered, not run */
+  HandedOver: 'E_HANDED_OVER',
+  /** a conversation tool named a conversation that does not exist */
+  ConvNotFound: 'E_CONV_NOT_FOUND',
+  /** a conversation tool call the rules refuse (destroying the user's conversation or the work in progress, asking a conversation that waits, …) */
+  ConvRefused: 'E_CONV_REFUSED',
+  /** a handover past engine.maxInterruptChainDepth conversations waiting for one another */
+  ConvTooDeep: 'E_CONV_TOO_DEEP',
+  /** the conversation a turn was handed to could not answer */
+  ConvFailed: 'E_CONV_FAILED',
+  /** the user stopped the work while the conversation a turn was handed to answered */
+  ConvStopped: 'E_CONV_STOPPED',
+  /** the app closed or stopped while the conversation a turn was handed to answered */
+  ConvInterrupted: 'E_CONV_INTERRUPTED',
+  /** conv.create's base_instruction_file cannot be read */
+  ConvBadFile: 'E_CONV_BAD_FILE',
   /** an MCP tool ran and reported an error (isError) */
   MCPToolError: 'E_MCP_TOOL_ERROR',
   /** an MCP server did not answer a call in time; the call was cancelled */
