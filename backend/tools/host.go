@@ -217,6 +217,9 @@ func WithToolCallID(ctx context.Context, id string) context.Context {
 	return context.WithValue(ctx, toolCallIDKey{}, id)
 }
 
+// ToolCallID returns the model's tool call id attached with WithToolCallID ("" when none).
+func ToolCallID(ctx context.Context) string { return toolCallID(ctx) }
+
 func toolCallID(ctx context.Context) string {
 	id, _ := ctx.Value(toolCallIDKey{}).(string)
 	return id
