@@ -15,6 +15,7 @@ const (
 	StreamToolEnd       = "llm:stream-tool-end"
 	ConversationChanged = "conversation:changed"
 	RunsProgressUpdated = "runs:progressUpdated"
+	MCPStatus           = "mcp:status"
 )
 
 // Emitter pushes an event to the frontend.

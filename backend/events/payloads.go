@@ -138,4 +138,5 @@ type Payloads struct {
 	StreamToolEnd       ToolEndEvent     `json:"llm:stream-tool-end"`
 	ConversationChanged ChangeEvent      `json:"conversation:changed"`
 	RunsProgressUpdated ProgressEvent    `json:"runs:progressUpdated"`
+	MCPStatus           MCPStatusEvent   `json:"mcp:status"`
 }
