@@ -203,7 +203,7 @@ type MCPToolView struct {
 	WireName    string          `json:"wireName"`
 	Title       string          `json:"title,omitempty"`
 	Description string          `json:"description"`
-	InputSchema json.RawMessage `json:"inputSchema"`
+	InputSchema json.RawMessage `json:"inputSchema" ts_type:"Record<string, unknown>"`
 }
 
 // MCPServerView is one server as Settings → MCP and `crewagent mcp list`

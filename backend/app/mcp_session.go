@@ -56,7 +56,8 @@ func (s *Session) ApproveMCPServer(name string) (MCPView, error) {
 	if err != nil {
 		return s.MCPView(), err
 	}
-	return s.MCPView(), ws.ApproveMCPServer(name)
+	err = ws.ApproveMCPServer(name)
+	return s.MCPView(), err
 }
 
 // RevokeMCPServer withdraws the approval of a project server and stops it.
@@ -65,7 +66,8 @@ func (s *Session) RevokeMCPServer(name string) (MCPView, error) {
 	if err != nil {
 		return s.MCPView(), err
 	}
-	return s.MCPView(), ws.RevokeMCPServer(name)
+	err = ws.RevokeMCPServer(name)
+	return s.MCPView(), err
 }
 
 // RestartMCPServer starts a server of the open project again and returns
@@ -75,7 +77,8 @@ func (s *Session) RestartMCPServer(name string) (MCPView, error) {
 	if err != nil {
 		return s.MCPView(), err
 	}
-	return s.MCPView(), ws.RestartMCPServer(s.rt.lifetime, name)
+	err = ws.RestartMCPServer(s.rt.lifetime, name)
+	return s.MCPView(), err
 }
 
 // MCPLog returns the end of a server's stderr log in the open project.
