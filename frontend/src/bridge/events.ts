@@ -12,6 +12,7 @@ export const EventNames = {
   StreamToolEnd: 'llm:stream-tool-end',
   ConversationChanged: 'conversation:changed',
   RunsProgressUpdated: 'runs:progressUpdated',
+  MCPStatus: 'mcp:status',
 } as const
 
 export type EventName = (typeof EventNames)[keyof typeof EventNames]
@@ -50,6 +51,10 @@ export type ConversationChange = Omit<events.ChangeEvent, 'kind'> & { kind: 'cre
 
 /** runs:progressUpdated: a run's phase or state changed. */
 export type RunProgress = events.ProgressEvent
+
+/** mcp:status: an MCP server changed state, or (server "") the list of
+ * servers changed. */
+export type McpStatusEvent = events.MCPStatusEvent
 
 export interface EventMap extends Omit<events.Payloads, 'context:usage' | 'conversation:changed'> {
   'context:usage': ContextUsage
