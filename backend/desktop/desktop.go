@@ -1,7 +1,7 @@
 // Package desktop is what the window binds: one small struct per domain,
 // mirroring frontend/src/bridge/* (System, Projects, Conversations, Chat,
 // Runs, Packages, Settings, MCP), each method a call into backend/app. It is the
-// only package that imports the Wails runtime (platform.go, run.go).
+// only package that imports the Wails runtime (platform.go, run.go, signals.go).
 package desktop
 
 import (
