@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react'
+import { useEffect, useRef, useState } from 'react'
 import type { McpServer, McpView } from '../../bridge'
 import { ConfirmDialog } from '../../components/ConfirmDialog'
 import { ErrorBanner } from '../../components/ErrorBanner'
@@ -69,14 +69,20 @@ export function McpPanel() {
             No MCP servers yet: add one, or paste a configuration below.
           </p>
         )}
+        {editing?.previous === '' && <ServerForm previous="" initial={editing.form} onDone={() => setEditing(null)} />}
         <ul className="mcp-list">
-          {servers.map((s) => (
-            <ServerCard key={s.name} server={s} hasProject={!!view?.project} onEdit={() => setEditing({ previous: s.name, form: formOf(s.config) })} onRemove={() => setRemoving(s)} />
-          ))}
+          {servers.map((s) =>
+            editing?.previous === s.name ? (
+              <li key={s.name}>
+                <ServerForm previous={s.name} initial={editing.form} onDone={() => setEditing(null)} />
+              </li>
+            ) : (
+              <ServerCard key={s.name} server={s} hasProject={!!view?.project} onEdit={() => setEditing({ previous: s.name, form: formOf(s.config) })} onRemove={() => setRemoving(s)} />
+            ),
+          )}
         </ul>
       </section>
 
-      {editing && <ServerForm previous={editing.previous} initial={editing.form} onDone={() => setEditing(null)} />}
       {removing && (
         <ConfirmDialog
           title={`Remove ${removing.name}?`}
@@ -268,7 +274,7 @@ function ServerCard({ server: s, hasProject, onEdit, onRemove }: { server: McpSe
           )}
         </div>
       )}
-      {s.logPath && hasProject && (
+      {s.logPath && hasProject && s.state !== 'pending-approval' && (
         <div className="mcp-log-row">
           <button
             type="button"
@@ -311,6 +317,11 @@ function ServerForm({ previous, initial, onDone }: { previous: string; initial: 
   const busy = useStore(mcp, (s) => !!s.busy[previous || initial.name])
   const [form, setForm] = useState(initial)
   const [problems, setProblems] = useState<string[]>([])
+  const ref = useRef<HTMLFormElement>(null)
+  useEffect(() => {
+    ref.current?.scrollIntoView?.({ block: 'nearest' })
+    ref.current?.querySelector<HTMLInputElement>('input')?.focus()
+  }, [])
   const set = (patch: Partial<McpForm>) => setForm((f) => ({ ...f, ...patch }))
   const submit = async () => {
     const { spec, problems } = specFromForm(form)
@@ -342,7 +353,8 @@ function ServerForm({ previous, initial, onDone }: { previous: string; initial: 
   )
   return (
     <form
-      className="mcp-form settings-section"
+      ref={ref}
+      className="mcp-form"
       onSubmit={(e) => {
         e.preventDefault()
         void submit()
@@ -350,18 +362,18 @@ function ServerForm({ previous, initial, onDone }: { previous: string; initial: 
       data-testid="mcp-form"
     >
       <h3>{previous ? `Edit ${previous}` : 'Add a server'}</h3>
-      <div className="settings-grid">
+      <div className="mcp-form-row">
         {text('name', 'Name', 'github')}
-        <div className="settings-field">
+        <div className="settings-field mcp-kind-field">
           <span className="mcp-label">Kind</span>
-          <div className="theme-choice" role="radiogroup" aria-label="Kind of server">
+          <div className="mcp-kind" role="radiogroup" aria-label="Kind of server">
             {(
               [
                 ['stdio', 'Local command'],
                 ['http', 'Remote URL'],
               ] as const
             ).map(([k, label]) => (
-              <label key={k} className={`theme-option ${form.kind === k ? 'is-active' : ''}`}>
+              <label key={k} className={`mcp-kind-option ${form.kind === k ? 'is-active' : ''}`}>
                 <input type="radio" name="mcp-kind" checked={form.kind === k} onChange={() => set({ kind: k })} data-testid={`mcp-form-kind-${k}`} />
                 {label}
               </label>
@@ -371,7 +383,7 @@ function ServerForm({ previous, initial, onDone }: { previous: string; initial: 
       </div>
       {form.kind === 'stdio' ? (
         <>
-          <div className="settings-grid">
+          <div className="mcp-form-row">
             {text('command', 'Command', 'npx')}
             {text('cwd', 'Folder (optional)', 'the project folder')}
           </div>
