@@ -3,13 +3,17 @@
 package cli
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -453,4 +457,77 @@ func TestMCPListApproveAndRevoke(t *testing.T) {
 	if len(mcptest.Marked("list-proj")) > 0 || len(mcptest.Marked("list-ev")) > 0 {
 		t.Fatalf("servers outlived mcp list: %v %v", mcptest.Marked("list-proj"), mcptest.Marked("list-ev"))
 	}
+}
+
+// A remote server over streamable HTTP (server-everything in its HTTP mode, behind a URL
+// with a header) is called in a chat like a local one.
+func TestChatCommandCallsAStreamableHTTPServer(t *testing.T) {
+	c := newMCPEnv(t)
+	url := startHTTPEverything(t, c.npm)
+	c.writeSettings(t, map[string]any{"enabled": true}, map[string]any{
+		"remote": map[string]any{"url": url, "headers": map[string]string{"X-Client": "crewagent-tests"}},
+	})
+	var w mcptest.Watch
+	script(c.srv, &w, nil,
+		fakellm.Tools(call("call_remote", "mcp__remote__get-sum", `{"a":40,"b":2}`)),
+		fakellm.Text("42."))
+	if r := c.runStdin(t, "", "chat", "add over http"); r.code != ExitOK {
+		t.Fatalf("chat: %+v", r)
+	}
+	reqs := c.srv.ChatRequests()
+	if findTool(reqs[0], "mcp__remote__echo") == nil {
+		t.Fatalf("tools %v", reqs[0].ToolNames())
+	}
+	if res := toolMessages(reqs[1])["call_remote"]; !strings.Contains(res, "The sum of 40 and 2 is 42") {
+		t.Fatalf("the next request carries %q", res)
+	}
+	r := c.runStdin(t, "", "mcp", "list", "--json")
+	var l listed
+	if r.code != ExitOK || json.Unmarshal([]byte(r.stdout), &l) != nil {
+		t.Fatalf("mcp list: %+v", r)
+	}
+	if s := l.server(t, "remote"); s.State != "ready" || s.Transport != "http" || s.Command != url {
+		t.Fatalf("remote: %+v", s)
+	}
+}
+
+// startHTTPEverything runs server-everything in its streamable HTTP mode on a free port
+// and returns its endpoint; it is killed (with its process group) when the test ends.
+func startHTTPEverything(t *testing.T, npm mcptest.NPM) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	cmd := exec.Command("node", npm.EverythingJS, "streamableHttp")
+	cmd.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+	})
+	ready := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), "listening on port") {
+				close(ready)
+				break
+			}
+		}
+		for sc.Scan() {
+		}
+	}()
+	select {
+	case <-ready:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the HTTP server did not start")
+	}
+	return fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
 }
