@@ -176,13 +176,11 @@ func (ws *Workspace) toolHost(scope engine.ToolScope) (engine.ToolHost, error) {
 		r.Package = scope.Agent.PackageRoot
 	}
 	cfg := tools.Config{Roots: r, Policy: scope.Policy, Allow: scope.Allow}
-	if ws.providers != nil {
-		ts := tools.Scope{ConversationID: scope.ConversationID, Mode: scope.Mode, Policy: scope.Policy}
-		if scope.Agent != nil {
-			ts.AgentID = scope.Agent.ID
-		}
-		cfg.Providers = ws.providers(ts)
+	ts := tools.Scope{ConversationID: scope.ConversationID, Mode: scope.Mode, Policy: scope.Policy, MCPAllowlist: scope.MCPServers}
+	if scope.Agent != nil {
+		ts.AgentID = scope.Agent.ID
 	}
+	cfg.Providers = ws.provide(ts)
 	return tools.NewHost(cfg), nil
 }
 

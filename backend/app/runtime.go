@@ -10,6 +10,7 @@ import (
 	"crewagent/backend/conversation"
 	"crewagent/backend/engine"
 	"crewagent/backend/events"
+	"crewagent/backend/mcp"
 	"crewagent/backend/packages"
 	"crewagent/backend/settings"
 	"crewagent/backend/tokens"
@@ -41,6 +42,10 @@ type Options struct {
 	LLM engine.LLMFactory
 	// Demo says how the bundled demo package is provided.
 	Demo DemoPolicy
+	// MCP sets the timing of the projects' MCP servers (handshake, call and
+	// ping timeouts, restarts, stop grace, log and result sizes); zero fields
+	// take the defaults, the other fields are ignored.
+	MCP mcp.Options
 }
 
 // Runtime is a runtime home: its settings, installed packages and token

@@ -101,7 +101,7 @@ func (s *Session) setCurrent(p *project.Project) (ProjectInfo, error) {
 			s.rt.log.Warn("closing the previous project", "error", err)
 		}
 		var err error
-		if ws, err = s.rt.OpenProject(p, OpenOptions{Watch: true}); err != nil {
+		if ws, err = s.rt.OpenProject(p, OpenOptions{Watch: true, StartMCP: true}); err != nil {
 			return ProjectInfo{}, err
 		}
 		s.mu.Lock()

@@ -27,6 +27,9 @@ type OpenOptions struct {
 	Watch bool
 	// Emitter receives the events of this project instead of the runtime's.
 	Emitter events.Emitter
+	// StartMCP lets the project's MCP servers start as soon as it is open
+	// when the settings ask for it (tools.mcp.startOnOpen; the window).
+	StartMCP bool
 }
 
 // Workspace is an open project: its conversation store, engine, workflow
@@ -47,9 +50,12 @@ type Workspace struct {
 	sandbox *tools.Sandbox // reads the user's files for the window (artifacts)
 	watcher *watcher.Watcher
 	roots   tools.Roots
-	// providers builds the tools beyond the built-in ones of every tool host
-	// of the project, in chat, agent and run modes alike.
-	providers tools.ProviderFactory
+	// providers build the tools beyond the built-in ones of every tool host
+	// of the project, in chat, agent and run modes alike, in this order
+	// (joined by provide).
+	providers []tools.ProviderFactory
+	// mcp runs the project's MCP servers.
+	mcp *mcpServers
 	// chains are the pieces of work in progress that the conversation tools
 	// hand from conversation to conversation.
 	chains chains
@@ -103,7 +109,7 @@ func (rt *Runtime) OpenProject(p *project.Project, o OpenOptions) (*Workspace, e
 	// One task at a time in the whole project: the conversation tools hand
 	// turns from conversation to conversation, which needs a single line.
 	ws.tasks = tasks.New(rt.lifetime, tasks.Options{Serial: true, OnEvent: ws.taskEvent})
-	ws.providers = tools.Providers(ws.convToolsFor)
+	ws.providers = append(ws.providers, ws.convToolsFor)
 	// The one sandbox of the project's tools, for chat, agent and run turns
 	// alike: the runtime's own data (settings, packages, every project's data)
 	// is out of reach whatever the project folder is, and the project's
@@ -116,6 +122,7 @@ func (rt *Runtime) OpenProject(p *project.Project, o OpenOptions) (*Workspace, e
 		ReadOnly:    []string{project.MetaPath(p.Root)},
 	}
 	ws.sandbox = tools.NewSandbox(ws.roots)
+	ws.openMCP(o)
 	ws.engine, err = engine.New(engine.Options{
 		Store:    ws.store,
 		Settings: rt,
@@ -127,6 +134,7 @@ func (rt *Runtime) OpenProject(p *project.Project, o OpenOptions) (*Workspace, e
 		Tasks:    ws.tasks,
 	})
 	if err != nil {
+		ws.mcp.close()
 		st.Close()
 		return nil, err
 	}
@@ -142,8 +150,11 @@ func (rt *Runtime) OpenProject(p *project.Project, o OpenOptions) (*Workspace, e
 		Engine: ws.engine,
 		Tasks:  ws.tasks,
 		Roots:  ws.roots,
+		// The same providers as every other tool host of the project.
+		Providers: ws.provide,
 	})
 	if err != nil {
+		ws.mcp.close()
 		st.Close()
 		return nil, err
 	}
@@ -183,11 +194,18 @@ func (ws *Workspace) Close() error {
 	if err := ws.runs.Close(); err != nil {
 		ws.rt.log.Warn("stopping the run state watcher", "error", err)
 	}
+	ws.mcp.close() // every server, and what they started, is gone when it returns
 	err := ws.store.Close()
 	if ws.own {
 		ws.rt.Shutdown()
 	}
 	return err
+}
+
+// provide builds the providers of one tool host: those of every factory, in
+// order.
+func (ws *Workspace) provide(s tools.Scope) []tools.Provider {
+	return tools.Providers(ws.providers...)(s)
 }
 
 // Project returns the project (a copy: the active package may change).

@@ -24,5 +24,8 @@ func commands() []command {
 		{words: []string{"run", "continue"}, usage: runContinueUsage, args: anyArgs, access: Write, usesLLM: true, run: cmdRunContinue},
 		{words: []string{"run", "status"}, usage: "run status RUN_ID", args: 1, access: Read, run: cmdRunStatus},
 		{words: []string{"run", "list"}, usage: "run list", args: 0, access: Read, run: cmdRunList},
+		{words: []string{"mcp", "list"}, usage: "mcp list", args: 0, access: Read, run: cmdMCPList},
+		{words: []string{"mcp", "approve"}, usage: "mcp approve NAME", args: 1, access: Read, run: cmdMCPApprove},
+		{words: []string{"mcp", "revoke"}, usage: "mcp revoke NAME", args: 1, access: Read, run: cmdMCPRevoke},
 	}
 }

@@ -86,7 +86,7 @@ func TestToolPolicyWithoutTools(t *testing.T) {
 	o.ToolPolicy.MaxReadBytes = 1000
 	res = mustBuild(t, o)
 	sys = systemText(res.Messages)
-	for _, want := range []string{"Enabled tools: fs.read.", "1000 bytes", "servers: docs"} {
+	for _, want := range []string{"Enabled tools: fs.read.", "1000 bytes", "MCP servers, programs the user added: docs."} {
 		if !strings.Contains(sys, want) {
 			t.Errorf("missing %q in\n%s", want, sys)
 		}

@@ -110,7 +110,8 @@ type ToolPolicy struct {
 	// defaults, 524288 and 2097152).
 	MaxReadBytes  int64 `json:"maxReadBytes,omitempty"`
 	MaxWriteBytes int64 `json:"maxWriteBytes,omitempty"`
-	// MCPServers lists the MCP servers whose tools are allowed.
+	// MCPServers lists the MCP servers whose tools the request offers (their
+	// wire names, as in mcp__<server>__<tool>).
 	MCPServers []string `json:"mcpServers,omitempty"`
 }
 

@@ -18,7 +18,7 @@ var readMethods = []string{"Close", "DataDir", "ReadOnly", "IsOwnWrite", "List",
 
 // besideLogMethods write files beside a conversation's log (the recall index,
 // tool outputs kept for reading back) and leave the conversation unchanged.
-var besideLogMethods = []string{"AppendSidecar", "SaveToolOutput"}
+var besideLogMethods = []string{"AppendSidecar", "SaveToolOutput", "SaveAttachment"}
 
 // Every method of Store that writes is published: a new one must be added to
 // Publishing (or, when it only reads, to readMethods).

@@ -33,6 +33,7 @@ func Run(assets fs.FS, icon []byte) error {
 		OnStartup: func(ctx context.Context) {
 			platform.startup(ctx)
 			a.startup(ctx)
+			go quitOnSignal(ctx)
 		},
 		OnShutdown:     a.shutdown,
 		Bind:           a.Bind(),

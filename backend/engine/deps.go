@@ -170,6 +170,6 @@ func (f AgentResolverFunc) ResolveAgent(agentID string) (*Agent, error) { return
 func systemPolicy(s settings.Tools) tools.Policy {
 	return tools.Policy{
 		FS:  tools.FSPolicy{Enabled: s.FS.Enabled, MaxReadBytes: int64(s.FS.MaxReadBytes), MaxWriteBytes: int64(s.FS.MaxWriteBytes)},
-		MCP: tools.MCPPolicy{Enabled: s.MCP.Enabled, AllowedServers: append([]string(nil), s.MCP.AllowedServers...)},
+		MCP: tools.SettingsMCP(s.MCP.Enabled, s.MCP.AllowedServers),
 	}
 }

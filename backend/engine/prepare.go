@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"slices"
+	"strings"
 
 	"crewagent/backend/compression"
 	"crewagent/backend/contextbuilder"
@@ -111,7 +113,7 @@ func (s *ChatService) options(p *prepared) contextbuilder.Options {
 	hp := p.host.Policy()
 	cp := contextbuilder.ToolPolicy{Enabled: p.host.ToolNames(), MaxReadBytes: hp.FS.MaxReadBytes, MaxWriteBytes: hp.FS.MaxWriteBytes}
 	if hp.MCP.Enabled {
-		cp.MCPServers = hp.MCP.AllowedServers
+		cp.MCPServers = mcpServers(cp.Enabled)
 	}
 	return contextbuilder.Options{
 		Mode:         p.mode,
@@ -130,6 +132,22 @@ func (s *ChatService) options(p *prepared) contextbuilder.Options {
 		OmitToolResults:          !p.st.Context.IncludeToolResultsInContext,
 		IncludeCollapsedUIEvents: p.st.Context.IncludeCollapsedUIEventsInContext,
 	}
+}
+
+// mcpServers lists, in order of appearance, the servers of the MCP tools
+// (mcp__<server>__<tool>) among names: those the policy text names.
+func mcpServers(names []string) []string {
+	var out []string
+	for _, n := range names {
+		rest, ok := strings.CutPrefix(n, "mcp__")
+		if !ok {
+			continue
+		}
+		if srv, _, ok := strings.Cut(rest, "__"); ok && srv != "" && !slices.Contains(out, srv) {
+			out = append(out, srv)
+		}
+	}
+	return out
 }
 
 // compressionConfig is the compaction configuration of p for a request

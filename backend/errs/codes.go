@@ -157,6 +157,9 @@ const (
 	MCPNotApproved  = "E_MCP_NOT_APPROVED"
 	MCPDisabled     = "E_MCP_DISABLED"
 	MCPProtocol     = "E_MCP_PROTOCOL"
+	// Managing the servers (settings, approvals, restarts).
+	MCPServerNotFound = "E_MCP_SERVER_NOT_FOUND"
+	MCPConfigInvalid  = "E_MCP_CONFIG_INVALID"
 )
 
 // Skills.
@@ -269,6 +272,8 @@ var Catalogue = []Entry{
 	{"MCPNotApproved", MCPNotApproved, "a project's MCP server is not approved for this project", nil},
 	{"MCPDisabled", MCPDisabled, "the MCP server is disabled in its configuration", nil},
 	{"MCPProtocol", MCPProtocol, "an MCP server answered with a protocol error", nil},
+	{"MCPServerNotFound", MCPServerNotFound, "no MCP server of that name is configured (in the settings, or the project's .mcp.json where it applies)", nil},
+	{"MCPConfigInvalid", MCPConfigInvalid, "an MCP server configuration (typed or pasted) has problems; each is listed", nil},
 
 	{"SkillNotFound", SkillNotFound, "no skill of that name is available", nil},
 	{"SkillUserOnly", SkillUserOnly, "the skill can only be activated by the user", nil},

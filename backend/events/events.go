@@ -21,6 +21,7 @@ const (
 	TaskStarted  = "task:started"
 	TaskComplete = "task:complete"
 	TaskAborted  = "task:aborted"
+	MCPStatus           = "mcp:status"
 )
 
 // Emitter pushes an event to the frontend.

@@ -172,4 +172,5 @@ type Payloads struct {
 	TaskStarted         TaskEvent        `json:"task:started"`
 	TaskComplete        TaskEvent        `json:"task:complete"`
 	TaskAborted         TaskEvent        `json:"task:aborted"`
+	MCPStatus           MCPStatusEvent   `json:"mcp:status"`
 }

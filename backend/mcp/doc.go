@@ -87,4 +87,10 @@
 // tools.mcp.allowedServers, child's mcp_allowlist) — a nil list does not narrow, every
 // other list can only take servers away. Tools and CallOptions.Servers take the result;
 // FilterTools and ToolAllowed apply it to tool lists and names.
+//
+// Manager.Provider turns the tools of the allowed servers into a tools.Provider for a tool
+// host: listed under their wire names with their schemas (starting the servers not
+// running yet), every call through Call and converted by ToolResult. Manager.StartAll
+// starts the runnable servers in the background (a window that opens a project with
+// tools.mcp.startOnOpen). backend/app keeps one Manager per open project.
 package mcp

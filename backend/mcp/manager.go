@@ -212,6 +212,11 @@ func NewManager(opts Options) *Manager {
 	return m
 }
 
+// StartAll starts, in the background, every enabled and approved server that is not
+// running yet (what Options.StartOnOpen does when the manager is created); a failed server
+// waiting for its backoff is left alone.
+func (m *Manager) StartAll() { m.startAllInBackground() }
+
 func (m *Manager) startAllInBackground() {
 	for _, s := range m.list() {
 		if !m.track() {

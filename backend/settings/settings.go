@@ -92,10 +92,21 @@ type FSTools struct {
 	MaxWriteBytes int  `json:"maxWriteBytes"`
 }
 
-// MCPTools configures MCP servers.
+// MCPTools configures MCP servers (the servers themselves are the mcpServers
+// table, see MCPServersKey).
 type MCPTools struct {
-	Enabled        bool     `json:"enabled"`
+	// Enabled offers the tools of MCP servers to the model (agents must also
+	// enable them in their tools.mcp block).
+	Enabled bool `json:"enabled"`
+	// AllowedServers limits which servers are offered; empty allows every
+	// configured server.
 	AllowedServers []string `json:"allowedServers"`
+	// StartOnOpen starts the servers when the window opens a project instead
+	// of when their tools are first needed.
+	StartOnOpen bool `json:"startOnOpen"`
+	// CallTimeoutSeconds bounds one tool call; a call that takes longer is
+	// cancelled on the server.
+	CallTimeoutSeconds int `json:"callTimeoutSeconds"`
 }
 
 // Engine configures the tool loop.
@@ -136,7 +147,7 @@ func Defaults() Settings {
 		},
 		Tools: Tools{
 			FS:  FSTools{Enabled: true, MaxReadBytes: 524288, MaxWriteBytes: 2097152},
-			MCP: MCPTools{Enabled: false, AllowedServers: []string{}},
+			MCP: MCPTools{Enabled: false, AllowedServers: []string{}, CallTimeoutSeconds: 120},
 		},
 		Engine: Engine{MaxTurns: 30, MaxToolCallsPerMessage: 64, MaxInterruptChainDepth: 4},
 		Theme:  ThemeLight,

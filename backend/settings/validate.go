@@ -80,6 +80,7 @@ func (s Settings) Validate() error {
 			add(fmt.Sprintf("tools.mcp.allowedServers[%d]", i), "must not be empty")
 		}
 	}
+	positive("tools.mcp.callTimeoutSeconds", s.Tools.MCP.CallTimeoutSeconds)
 	positive("engine.maxTurns", s.Engine.MaxTurns)
 	positive("engine.maxToolCallsPerMessage", s.Engine.MaxToolCallsPerMessage)
 	if s.Engine.MaxInterruptChainDepth < 0 {

@@ -19,11 +19,24 @@ type FSPolicy struct {
 	MaxWriteBytes int64 `json:"maxWriteBytes"`
 }
 
-// MCPPolicy controls MCP servers. The host lists no MCP tools itself; the policy is carried
-// so the same merged value drives every consumer.
+// MCPPolicy controls MCP servers. The host lists no MCP tools itself (a provider adds
+// them); the policy is carried so the same merged value drives every consumer.
+// AllowedServers nil allows every server; a non-nil list (even an empty one) allows only
+// the servers it names.
 type MCPPolicy struct {
 	Enabled        bool     `json:"enabled"`
 	AllowedServers []string `json:"allowedServers"`
+}
+
+// SettingsMCP is the MCP policy of the settings' tools.mcp block: enabled as set, and an
+// allowedServers list that is empty allows every configured server (the per-server
+// "disabled" flag turns one off).
+func SettingsMCP(enabled bool, allowedServers []string) MCPPolicy {
+	p := MCPPolicy{Enabled: enabled}
+	if len(allowedServers) > 0 {
+		p.AllowedServers = slices.Clone(allowedServers)
+	}
+	return p
 }
 
 // Policy is the effective tool policy. Its JSON form matches settings.json "tools".
@@ -73,7 +86,8 @@ type AgentMCP struct {
 // ANDed and limits take the minimum, so an agent can only tighten. A zero or absent agent
 // limit means no override. agent == nil is an agent without a tools block (fs on, mcp off);
 // for a conversation without an agent use system.Normalized() directly. The allowed MCP
-// servers are the system list, narrowed to the agent's list when the agent gives one.
+// servers are the system list, narrowed to the agent's list when the agent gives one (a
+// system list of nil, every server, becomes the agent's list).
 func Merge(system Policy, agent *AgentTools) Policy {
 	p := system.Normalized()
 	var afs AgentFS
@@ -90,8 +104,12 @@ func Merge(system Policy, agent *AgentTools) Policy {
 	p.FS.MaxReadBytes = minLimit(p.FS.MaxReadBytes, afs.MaxReadBytes)
 	p.FS.MaxWriteBytes = minLimit(p.FS.MaxWriteBytes, afs.MaxWriteBytes)
 	p.MCP.Enabled = p.MCP.Enabled && amcp.Enabled != nil && *amcp.Enabled
-	if amcp.AllowedServers != nil {
-		var kept []string
+	switch {
+	case amcp.AllowedServers == nil:
+	case p.MCP.AllowedServers == nil:
+		p.MCP.AllowedServers = append([]string{}, amcp.AllowedServers...)
+	default:
+		kept := []string{} // none left is not "every server"
 		for _, s := range p.MCP.AllowedServers {
 			if slices.Contains(amcp.AllowedServers, s) {
 				kept = append(kept, s)
@@ -121,7 +139,9 @@ func (p Policy) text(visible []string, roots Roots) string {
 		b.WriteString("- fs: disabled (no file access)\n")
 	}
 	if p.MCP.Enabled {
-		if len(p.MCP.AllowedServers) == 0 {
+		if p.MCP.AllowedServers == nil {
+			b.WriteString("- mcp: enabled; every configured server\n")
+		} else if len(p.MCP.AllowedServers) == 0 {
 			b.WriteString("- mcp: enabled; no servers allowed\n")
 		} else {
 			b.WriteString("- mcp: enabled; allowedServers=" + strings.Join(p.MCP.AllowedServers, ", ") + "\n")

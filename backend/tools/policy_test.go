@@ -38,7 +38,13 @@ func TestMerge(t *testing.T) {
 		{"agent narrows servers", sys, &AgentTools{MCP: &AgentMCP{Enabled: boolp(true), AllowedServers: []string{"web", "other"}}},
 			Policy{FS: FSPolicy{true, 1000, 5000}, MCP: MCPPolicy{true, []string{"web"}}}},
 		{"agent empty server list allows none", sys, &AgentTools{MCP: &AgentMCP{Enabled: boolp(true), AllowedServers: []string{}}},
-			Policy{FS: FSPolicy{true, 1000, 5000}, MCP: MCPPolicy{true, nil}}},
+			Policy{FS: FSPolicy{true, 1000, 5000}, MCP: MCPPolicy{true, []string{}}}},
+		{"no common server allows none", sys, &AgentTools{MCP: &AgentMCP{Enabled: boolp(true), AllowedServers: []string{"other"}}},
+			Policy{FS: FSPolicy{true, 1000, 5000}, MCP: MCPPolicy{true, []string{}}}},
+		{"every server narrowed by the agent", Policy{FS: FSPolicy{Enabled: true}, MCP: SettingsMCP(true, []string{})}, &AgentTools{MCP: &AgentMCP{Enabled: boolp(true), AllowedServers: []string{"web"}}},
+			Policy{FS: FSPolicy{true, DefaultMaxReadBytes, DefaultMaxWriteBytes}, MCP: MCPPolicy{true, []string{"web"}}}},
+		{"every server, no agent list", Policy{MCP: SettingsMCP(true, nil)}, &AgentTools{MCP: &AgentMCP{Enabled: boolp(true)}},
+			Policy{FS: FSPolicy{false, DefaultMaxReadBytes, DefaultMaxWriteBytes}, MCP: MCPPolicy{true, nil}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -35,6 +35,10 @@ type Scope struct {
 	WorkflowID string
 	// Policy is the effective tool policy of the host.
 	Policy Policy
+	// MCPAllowlist, when not nil, narrows the MCP servers further: a child
+	// conversation's mcp_allowlist. It can only take servers away from those
+	// Policy allows (an empty list allows none).
+	MCPAllowlist []string
 }
 
 // ProviderFactory builds the providers of one host (nil or empty: none).

@@ -645,7 +645,7 @@ func agentPolicy(a *packages.Agent) *tools.AgentTools {
 func systemPolicy(t settings.Tools) tools.Policy {
 	return tools.Policy{
 		FS:  tools.FSPolicy{Enabled: t.FS.Enabled, MaxReadBytes: int64(t.FS.MaxReadBytes), MaxWriteBytes: int64(t.FS.MaxWriteBytes)},
-		MCP: tools.MCPPolicy{Enabled: t.MCP.Enabled, AllowedServers: slices.Clone(t.MCP.AllowedServers)},
+		MCP: tools.SettingsMCP(t.MCP.Enabled, t.MCP.AllowedServers),
 	}
 }
 

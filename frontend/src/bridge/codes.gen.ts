@@ -180,6 +180,10 @@ export const Codes = {
   MCPDisabled: 'E_MCP_DISABLED',
   /** an MCP server answered with a protocol error */
   MCPProtocol: 'E_MCP_PROTOCOL',
+  /** no MCP server of that name is configured (in the settings, or the project's .mcp.json where it applies) */
+  MCPServerNotFound: 'E_MCP_SERVER_NOT_FOUND',
+  /** an MCP server configuration (typed or pasted) has problems; each is listed */
+  MCPConfigInvalid: 'E_MCP_CONFIG_INVALID',
   /** no skill of that name is available */
   SkillNotFound: 'E_SKILL_NOT_FOUND',
   /** the skill can only be activated by the user */

@@ -15,6 +15,7 @@ export const EventNames = {
   TaskStarted: 'task:started',
   TaskComplete: 'task:complete',
   TaskAborted: 'task:aborted',
+  MCPStatus: 'mcp:status',
 } as const
 
 export type EventName = (typeof EventNames)[keyof typeof EventNames]
@@ -58,6 +59,9 @@ export type RunProgress = events.ProgressEvent
  * answer of a conversation a turn was handed to (tool: conv.create or
  * conv.send, parentId: the conversation that waits), or a continuation. */
 export type TaskEvent = events.TaskEvent
+/** mcp:status: an MCP server changed state, or (server "") the list of
+ * servers changed. */
+export type McpStatusEvent = events.MCPStatusEvent
 
 export interface EventMap extends Omit<events.Payloads, 'context:usage' | 'conversation:changed'> {
   'context:usage': ContextUsage

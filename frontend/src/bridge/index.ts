@@ -4,6 +4,7 @@
 import { createWailsChat, type ChatApi } from './chat'
 import { createWailsConversations, type ConversationsApi } from './conversations'
 import { createWailsEvents, type EventsApi } from './events'
+import { createWailsMcp, type McpApi } from './mcp'
 import { createWailsPackages, type PackagesApi } from './packages'
 import { createWailsProjects, type ProjectsApi } from './projects'
 import { createWailsRuns, type RunsApi } from './runs'
@@ -18,6 +19,7 @@ export interface Bridge {
   packages: PackagesApi
   runs: RunsApi
   settings: SettingsApi
+  mcp: McpApi
   events: EventsApi
 }
 
@@ -30,6 +32,7 @@ export function createWailsBridge(): Bridge {
     packages: createWailsPackages(),
     runs: createWailsRuns(),
     settings: createWailsSettings(),
+    mcp: createWailsMcp(),
     events: createWailsEvents(),
   }
 }
@@ -59,7 +62,8 @@ export type {
   ToolResultView,
   WaitingView,
 } from './conversations'
-export type { ContextStatus, ContextUsage, ConversationChange, EventError, EventMap, EventName, EventsApi, RunProgress, StreamChunk, StreamEnd, StreamEvent, StreamStart, TaskEvent, ToolEnd, ToolStart, Unsubscribe } from './events'
+export type { ContextStatus, ContextUsage, ConversationChange, EventError, EventMap, EventName, EventsApi, McpStatusEvent, RunProgress, StreamChunk, StreamEnd, StreamEvent, StreamStart, TaskEvent, ToolEnd, ToolStart, Unsubscribe } from './events'
+export type { McpApi, McpImport, McpOptions, McpParsed, McpProblem, McpServer, McpServerSpec, McpState, McpTool, McpView } from './mcp'
 export type { ActivePackageView, InstalledPackage, PackageImport, PackageProblem, PackagesApi, PackagesView, WorkflowInfo } from './packages'
 export type { ProjectInfo, ProjectsApi, RecentProject } from './projects'
 export type {

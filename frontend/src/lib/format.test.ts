@@ -20,6 +20,7 @@ describe('readableOutput', () => {
     expect(readableOutput('{"entries":[1,2]}')).toBe('{\n  "entries": [\n    1,\n    2\n  ]\n}')
     expect(readableOutput('plain text')).toBe('plain text')
     expect(readableOutput('{broken')).toBe('{broken')
+    expect(readableOutput('{"ok":true,"text":"Echo: hi\\nthere"}')).toBe('{\n  "ok": true\n}\n\ntext:\nEcho: hi\nthere')
   })
 
   it('says byte counts in words', () => {

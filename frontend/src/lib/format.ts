@@ -35,16 +35,19 @@ export function formatDuration(ms: number | undefined): string {
 }
 
 /** Tool output for reading: a JSON object is pretty-printed, and a long text
- * field ("content", as fs.read returns) is shown as the text it is, after the
- * other fields. Anything else is returned unchanged. */
+ * field ("content", as fs.read returns, or "text", as MCP tools return) is
+ * shown as the text it is, after the other fields. Anything else is returned
+ * unchanged. */
 export function readableOutput(text: string): string {
   const t = text.trimStart()
   if (!t.startsWith('{')) return text
   try {
     const v = JSON.parse(t) as Record<string, unknown>
     if (!v || typeof v !== 'object' || Array.isArray(v)) return text
-    const { content, ...rest } = v
-    if (typeof content === 'string') return `${JSON.stringify(rest, null, 2)}\n\ncontent:\n${content}`
+    for (const key of ['content', 'text']) {
+      const { [key]: body, ...rest } = v
+      if (typeof body === 'string') return `${JSON.stringify(rest, null, 2)}\n\n${key}:\n${body}`
+    }
     return JSON.stringify(v, null, 2)
   } catch {
     return text

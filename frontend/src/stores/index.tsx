@@ -3,6 +3,7 @@ import type { Bridge } from '../bridge'
 import { createAppInfoStore, type AppInfoStore } from './appInfoStore'
 import { createChatStore, type ChatStore } from './chatStore'
 import { createConversationsStore, type ConversationsStore } from './conversationsStore'
+import { createMcpStore, type McpStore } from './mcpStore'
 import { createPackagesStore, type PackagesStore } from './packagesStore'
 import { createProjectStore, type ProjectStore } from './projectStore'
 import { createRunStore, type RunStore } from './runStore'
@@ -12,6 +13,7 @@ export { useStore } from './store'
 export type { AppInfoStore } from './appInfoStore'
 export type { ChatState, ChatStore, LiveCall, LiveTool } from './chatStore'
 export type { ConversationsState, ConversationsStore } from './conversationsStore'
+export type { McpPageState, McpStore } from './mcpStore'
 export type { PackagesState, PackagesStore } from './packagesStore'
 export type { ProjectBusy, ProjectState, ProjectStore } from './projectStore'
 export type { RunState, RunStore } from './runStore'
@@ -27,11 +29,13 @@ export interface Stores {
   runs: RunStore
   packages: PackagesStore
   settings: SettingsStore
+  mcp: McpStore
 }
 
 export function createStores(bridge: Bridge): Stores {
   const projects = createProjectStore(bridge)
   const chat = createChatStore(bridge)
+  const settings = createSettingsStore(bridge)
   return {
     appInfo: createAppInfoStore(bridge),
     projects,
@@ -39,7 +43,8 @@ export function createStores(bridge: Bridge): Stores {
     chat,
     runs: createRunStore(bridge, chat),
     packages: createPackagesStore(bridge, (info) => projects.setState({ current: info })),
-    settings: createSettingsStore(bridge),
+    settings,
+    mcp: createMcpStore(bridge, () => void settings.actions.load()),
   }
 }
 

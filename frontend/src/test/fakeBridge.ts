@@ -21,6 +21,7 @@ import {
   type WidgetAnswer,
 } from '../bridge'
 import { runInput, withView } from './entries'
+import { createFakeMcp, type FakeMcpServer } from './fakeMcp'
 
 /** The bundled demo package as packages.json records it. */
 export const demoPackage: InstalledPackage = {
@@ -80,6 +81,8 @@ export function createFakeBridge(
     runLogs?: Record<string, ExecLogLine[]>
     /** Project files by project-relative path. */
     files?: Record<string, string>
+    /** MCP servers (Settings → MCP). */
+    mcpServers?: FakeMcpServer[]
   } = {},
 ) {
   const folders = new Set(opts.folders ?? [])
@@ -144,7 +147,7 @@ export function createFakeBridge(
     settings: {
       llm: { baseUrl: opts.llmConfigured === false ? '' : 'http://127.0.0.1:1/v1', model: opts.llmConfigured === false ? '' : 'fake-model', apiKey: '••••abcd', timeoutSeconds: 120, summaryModel: '', connectTimeoutSeconds: 10, firstTokenTimeoutSeconds: 60, idleTimeoutSeconds: 60, maxRetries: 3, embeddingsModel: '', embeddingsBaseUrl: '' },
       context: { maxMessages: 80, maxChars: 120000, tokenBudget: 128000, reserveForResponse: 8192, triggerThreshold: 0.8, targetAfterCompression: 0.5, compressionStrategy: 'key-messages', includeToolResultsInContext: true, includeCollapsedUiEventsInContext: false, summaryShare: 0.15, recallShare: 0.1 },
-      tools: { fs: { enabled: true, maxReadBytes: 524288, maxWriteBytes: 2097152 }, mcp: { enabled: false, allowedServers: [] } },
+      tools: { fs: { enabled: true, maxReadBytes: 524288, maxWriteBytes: 2097152 }, mcp: { enabled: false, allowedServers: [], startOnOpen: false, callTimeoutSeconds: 120 } },
       engine: { maxTurns: 30, maxToolCallsPerMessage: 64, maxInterruptChainDepth: 4 },
       theme: 'light',
     },
@@ -203,7 +206,9 @@ export function createFakeBridge(
     }
   }
 
+  const mcp = createFakeMcp({ servers: opts.mcpServers })
   const bridge: Bridge = {
+    mcp: mcp.api,
     system: {
       version: vi.fn(async () => opts.version ?? '9.9.9'),
       homeDir: vi.fn(async () => '/home/test/.config/crewagent'),
@@ -528,6 +533,8 @@ export function createFakeBridge(
     installed,
     runs,
     runLogs,
+    /** The MCP servers of the fake, by name. */
+    mcpServers: mcp.servers,
     answers,
     /** Appends entries to a conversation as the engine would. */
     append(id: string, ...entries: Entry[]) {

@@ -58,6 +58,7 @@ export namespace app {
 	    streaming: boolean;
 	    unfinished: boolean;
 	    awaiting: boolean;
+	    stopped?: boolean;
 	    canContinue: boolean;
 	    agents: Record<string, AgentInfo>;
 	    waitingFor?: WaitingView;
@@ -83,6 +84,74 @@ export namespace app {
 	export interface Export {
 	    fileName: string;
 	    content: string;
+	}
+	export interface MCPImport {
+	    added: string[];
+	    replaced: string[];
+	    problems: mcp.Problem[];
+	}
+	export interface MCPOptions {
+	    enabled: boolean;
+	    startOnOpen: boolean;
+	    callTimeoutSeconds: number;
+	}
+	export interface MCPServerSpec {
+	    name: string;
+	    command?: string;
+	    args?: string[];
+	    env?: Record<string, string>;
+	    cwd?: string;
+	    url?: string;
+	    headers?: Record<string, string>;
+	    disabled?: boolean;
+	}
+	export interface MCPToolView {
+	    name: string;
+	    wireName: string;
+	    title?: string;
+	    description: string;
+	    inputSchema: Record<string, unknown>;
+	}
+	export interface MCPServerView {
+	    name: string;
+	    source: string;
+	    transport: string;
+	    state: string;
+	    summary: string;
+	    command: string;
+	    toolCount: number;
+	    tools: MCPToolView[];
+	    error?: string;
+	    stderrTail?: string;
+	    logPath?: string;
+	    pid?: number;
+	    failures?: number;
+	    retryAt?: string;
+	    gaveUp?: boolean;
+	    serverName?: string;
+	    serverVersion?: string;
+	    approvalChanged?: boolean;
+	    offered: boolean;
+	    config: MCPServerSpec;
+	}
+	export interface MCPParsed {
+	    servers: MCPServerView[];
+	    replaces: string[];
+	    problems: mcp.Problem[];
+	}
+	
+	
+	
+	export interface MCPView {
+	    enabled: boolean;
+	    allowedServers: string[];
+	    startOnOpen: boolean;
+	    callTimeoutSeconds: number;
+	    servers: MCPServerView[];
+	    problems: mcp.Problem[];
+	    project: string;
+	    projectFile?: string;
+	    settingsPath: string;
 	}
 	export interface PackageImport {
 	    ok: boolean;
@@ -545,6 +614,12 @@ export namespace events {
 	    error?: Error;
 	}
 	
+	export interface MCPStatusEvent {
+	    server: string;
+	    state?: string;
+	    toolCount: number;
+	    error?: string;
+	}
 	export interface NodeProgress {
 	    id: string;
 	    title?: string;
@@ -640,6 +715,7 @@ export namespace events {
 	    "task:started": TaskEvent;
 	    "task:complete": TaskEvent;
 	    "task:aborted": TaskEvent;
+	    "mcp:status": MCPStatusEvent;
 	}
 	
 	
@@ -648,6 +724,16 @@ export namespace events {
 	
 	
 	
+
+}
+
+export namespace mcp {
+	
+	export interface Problem {
+	    server?: string;
+	    field?: string;
+	    message: string;
+	}
 
 }
 
@@ -738,6 +824,8 @@ export namespace settings {
 	export interface MCPTools {
 	    enabled: boolean;
 	    allowedServers: string[];
+	    startOnOpen: boolean;
+	    callTimeoutSeconds: number;
 	}
 	export interface Override {
 	    field: string;

@@ -4,6 +4,7 @@ import { Modal } from '../../components/Modal'
 import { useStores } from '../../stores'
 import { argsPreview, formatBytes, formatDuration, prettyArgs, readableOutput } from '../../lib/format'
 import { HandoverBox } from './HandoverBox'
+import { mcpToolName } from '../../lib/mcp'
 import type { ToolStatus } from './messageRows'
 
 const statusText: Record<ToolStatus, string> = {
@@ -61,6 +62,7 @@ export function ToolCard({
   const [loadingFull, setLoadingFull] = useState(false)
   const { chat } = useStores()
   const name = call.function.name || result?.tool_name || 'tool'
+  const mcp = mcpToolName(name)
   const args = call.function.arguments ?? ''
   const large = result?.view?.large
   // A large result: its beginning, without the log's preview header and path.
@@ -82,7 +84,14 @@ export function ToolCard({
     <div className={`tool-card is-${status}`} data-testid="tool-card" data-tool={name} data-status={status}>
       <button type="button" className="tool-head" onClick={() => setOpen((o) => !o)} aria-expanded={open} data-testid="tool-toggle">
         <span className={`tool-dot dot-${status}`} aria-hidden="true" />
-        <span className="tool-name mono">{name}</span>
+        <span className="tool-name mono" title={mcp ? `${name}: the tool ${mcp.tool} of the MCP server ${mcp.server}` : undefined}>
+          {mcp ? `${mcp.server} › ${mcp.tool}` : name}
+        </span>
+        {mcp && (
+          <span className="badge" data-testid="tool-mcp">
+            MCP
+          </span>
+        )}
         <span className="tool-args">{argsPreview(args)}</span>
         <span className="tool-status" data-testid="tool-status">
           {statusText[status]}

@@ -3,6 +3,7 @@ import type { Settings, SettingsView } from '../../bridge'
 import { ErrorBanner } from '../../components/ErrorBanner'
 import { Modal } from '../../components/Modal'
 import { useStore, useStores, type Theme } from '../../stores'
+import { McpPanel } from '../mcp/McpPanel'
 import { PackagesPanel } from '../packages/PackagesPanel'
 import './settings.css'
 
@@ -25,6 +26,7 @@ export function SettingsScreen() {
           [
             ['general', 'General'],
             ['packages', 'Packages'],
+            ['mcp', 'MCP'],
           ] as const
         ).map(([id, label]) => (
           <button key={id} type="button" role="tab" aria-selected={tab === id} className={`settings-tab ${tab === id ? 'is-active' : ''}`} onClick={() => settings.actions.setTab(id)} data-testid={`settings-tab-${id}`}>
@@ -34,6 +36,8 @@ export function SettingsScreen() {
       </div>
       {tab === 'packages' ? (
         <PackagesPanel />
+      ) : tab === 'mcp' ? (
+        <McpPanel />
       ) : (
         <>
           {error && <ErrorBanner error={error} onDismiss={settings.actions.dismissError} />}

@@ -1,0 +1,117 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"crewagent/backend/app"
+	"crewagent/backend/mcp"
+)
+
+// mcp list starts the enabled, approved servers (each within the handshake
+// timeout) to list their tools; every server stops when the command ends.
+func cmdMCPList(e *env, _ []string) error {
+	ws, err := e.workspace()
+	if err != nil {
+		return err
+	}
+	v := ws.MCPView(e.ctx, true)
+	return e.print(v, func() { e.printMCP(v) })
+}
+
+func (e *env) printMCP(v app.MCPView) {
+	w := e.stdout
+	if !v.Enabled {
+		fmt.Fprintln(w, "MCP tools are off in the settings (tools.mcp.enabled): the model is offered none of these tools")
+	} else if len(v.AllowedServers) > 0 {
+		fmt.Fprintf(w, "the model is offered only the tools of: %s (tools.mcp.allowedServers)\n", strings.Join(v.AllowedServers, ", "))
+	}
+	for _, p := range v.Problems {
+		fmt.Fprintf(w, "problem: %s\n", p)
+	}
+	if len(v.Servers) == 0 {
+		fmt.Fprintf(w, "no MCP servers: add them to mcpServers in %s or to %s\n", v.SettingsPath, v.ProjectFile)
+		return
+	}
+	for _, s := range v.Servers {
+		src := "settings"
+		if s.Source == mcp.SourceProject {
+			src = mcp.ProjectFileName
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", s.Name, src, s.Transport, s.Summary)
+		switch s.State {
+		case mcp.StatePendingApproval:
+			fmt.Fprintf(w, "  would run: %s\n  approve it with: crewagent mcp approve %s\n", s.Command, s.Name)
+		case mcp.StateFailed:
+			fmt.Fprintf(w, "  runs: %s\n", s.Command)
+			for _, l := range tailLinesOf(s.StderrTail, 5) {
+				fmt.Fprintf(w, "  stderr: %s\n", l)
+			}
+			if s.LogPath != "" {
+				fmt.Fprintf(w, "  log: %s\n", s.LogPath)
+			}
+		}
+		for _, t := range s.Tools {
+			desc := oneLine(t.Description)
+			if len(desc) > 100 {
+				desc = desc[:97] + "..."
+			}
+			fmt.Fprintf(w, "  %s\t%s\n", t.WireName, desc)
+		}
+	}
+}
+
+// tailLinesOf returns the last n non-empty lines of s.
+func tailLinesOf(s string, n int) []string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimRight(l, "\r "); l != "" {
+			out = append(out, l)
+		}
+	}
+	if len(out) > n {
+		out = out[len(out)-n:]
+	}
+	return out
+}
+
+// mcpApproval is the --json output of mcp approve and mcp revoke.
+type mcpApproval struct {
+	Server   string `json:"server"`
+	Approved bool   `json:"approved"`
+	Command  string `json:"command"`
+	State    string `json:"state"`
+}
+
+func cmdMCPApprove(e *env, rest []string) error { return e.approveMCP(rest[0], true) }
+
+func cmdMCPRevoke(e *env, rest []string) error { return e.approveMCP(rest[0], false) }
+
+func (e *env) approveMCP(name string, approve bool) error {
+	ws, err := e.workspace()
+	if err != nil {
+		return err
+	}
+	if approve {
+		err = ws.ApproveMCPServer(name)
+	} else {
+		err = ws.RevokeMCPServer(name)
+	}
+	if err != nil {
+		return err
+	}
+	var s app.MCPServerView
+	for _, x := range ws.MCPView(e.ctx, false).Servers {
+		if x.Name == name {
+			s = x
+		}
+	}
+	out := mcpApproval{Server: name, Approved: approve, Command: s.Command, State: string(s.State)}
+	return e.print(out, func() {
+		if approve {
+			fmt.Fprintf(e.stdout, "approved %s for this project: it may run %s\n", name, s.Command)
+		} else {
+			fmt.Fprintf(e.stdout, "revoked the approval of %s for this project\n", name)
+		}
+	})
+}

@@ -1,0 +1,14 @@
+package events
+
+// MCPStatusEvent is the payload of mcp:status: an MCP server of the open
+// project changed state (starting, ready, failed, approved, stopped…), or the
+// configured servers changed (Server is "" then: read the whole list again).
+type MCPStatusEvent struct {
+	Server string `json:"server"`
+	// State is the server's state: disabled, pending-approval, stopped,
+	// starting, ready or failed.
+	State     string `json:"state,omitempty"`
+	ToolCount int    `json:"toolCount"`
+	// Error says why a failed server failed (secrets removed).
+	Error string `json:"error,omitempty"`
+}

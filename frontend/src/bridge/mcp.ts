@@ -1,0 +1,55 @@
+import * as MCP from '../../wailsjs/go/desktop/MCP'
+import type { app, mcp } from '../../wailsjs/go/models'
+import { call } from './errors'
+
+/** Settings → MCP: every configured server with its status and tools. */
+export type McpView = app.MCPView
+export type McpServer = app.MCPServerView
+export type McpTool = app.MCPToolView
+/** A server's configuration as the page edits it (secrets masked). */
+export type McpServerSpec = app.MCPServerSpec
+export type McpParsed = app.MCPParsed
+export type McpImport = app.MCPImport
+export type McpOptions = app.MCPOptions
+export type McpProblem = mcp.Problem
+export type McpState = 'disabled' | 'pending-approval' | 'stopped' | 'starting' | 'ready' | 'failed'
+
+/** The MCP servers: the settings' servers (edited with or without a
+ * project), the MCP switches, and for the open project the statuses,
+ * approvals of its .mcp.json servers, restarts and logs. Every call that
+ * changes something resolves with the page as it is afterwards. */
+export interface McpApi {
+  list(): Promise<McpView>
+  /** Adds a server (previous "") or replaces the one named previous; masked
+   * values keep what is stored. Problems reject with E_MCP_CONFIG_INVALID. */
+  save(previous: string, spec: McpServerSpec): Promise<McpView>
+  remove(name: string): Promise<McpView>
+  setEnabled(name: string, enabled: boolean): Promise<McpView>
+  /** Reads a pasted Claude Desktop / Cursor block without saving it. */
+  parseBlock(text: string): Promise<McpParsed>
+  /** Saves the servers of a pasted block (same names are replaced). */
+  importBlock(text: string): Promise<McpImport>
+  setOptions(o: McpOptions): Promise<McpView>
+  approve(name: string): Promise<McpView>
+  revoke(name: string): Promise<McpView>
+  /** Starts a server again; resolves once it is ready or has failed. */
+  restart(name: string): Promise<McpView>
+  /** The end of a server's stderr log. */
+  log(name: string): Promise<string>
+}
+
+export function createWailsMcp(): McpApi {
+  return {
+    list: () => call(() => MCP.List()),
+    save: (previous, spec) => call(() => MCP.Save(previous, spec)),
+    remove: (name) => call(() => MCP.Remove(name)),
+    setEnabled: (name, enabled) => call(() => MCP.SetEnabled(name, enabled)),
+    parseBlock: (text) => call(() => MCP.ParseBlock(text)),
+    importBlock: (text) => call(() => MCP.ImportBlock(text)),
+    setOptions: (o) => call(() => MCP.SetOptions(o)),
+    approve: (name) => call(() => MCP.Approve(name)),
+    revoke: (name) => call(() => MCP.Revoke(name)),
+    restart: (name) => call(() => MCP.Restart(name)),
+    log: (name) => call(() => MCP.Log(name)),
+  }
+}
