@@ -109,6 +109,10 @@ type CompactionData struct {
 	// RecallDocs is how many messages the recall index holds after this
 	// compaction.
 	RecallDocs int `json:"recallDocs,omitempty"`
+	// Skills is the state of the conversation's skills when it was compacted
+	// (skills.Snapshot): a reader that starts at this event knows which
+	// skills are active without the older entries.
+	Skills json.RawMessage `json:"skills,omitempty"`
 }
 
 // ParseCompactionData decodes the data of a compaction event. ok is false
