@@ -50,7 +50,8 @@ const (
 	CarriedMeta   = "meta"   // an is_meta message (a skill's body, say)
 )
 
-// MaxCarriedChars caps the text a pin or a carried message keeps (runes).
+// MaxCarriedChars caps the text a pin or a carried record keeps (runes); a
+// meta message (a skill's instructions) is carried whole.
 const MaxCarriedChars = 8000
 
 // Carried is a message a compaction keeps word for word: the request shows
