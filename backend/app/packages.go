@@ -131,7 +131,11 @@ func (ws *Workspace) SetActivePackage(packageID string) error {
 	if _, err := ws.rt.packages.Get(packageID); err != nil {
 		return err
 	}
-	return ws.setActivePackage(packageID)
+	if err := ws.setActivePackage(packageID); err != nil {
+		return err
+	}
+	ws.skills.refresh() // the package's skills/ folder
+	return nil
 }
 
 func (ws *Workspace) setActivePackage(id string) error {
@@ -176,13 +180,11 @@ func (ws *Workspace) toolHost(scope engine.ToolScope) (engine.ToolHost, error) {
 		r.Package = scope.Agent.PackageRoot
 	}
 	cfg := tools.Config{Roots: r, Policy: scope.Policy}
-	if ws.providers != nil {
-		ts := tools.Scope{ConversationID: scope.ConversationID, Mode: scope.Mode, Policy: scope.Policy}
-		if scope.Agent != nil {
-			ts.AgentID = scope.Agent.ID
-		}
-		cfg.Providers = ws.providers(ts)
+	ts := tools.Scope{ConversationID: scope.ConversationID, Mode: scope.Mode, Policy: scope.Policy}
+	if scope.Agent != nil {
+		ts.AgentID = scope.Agent.ID
 	}
+	cfg.Providers = ws.toolProviders(ts)
 	return tools.NewHost(cfg), nil
 }
 

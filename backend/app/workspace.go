@@ -47,9 +47,11 @@ type Workspace struct {
 	sandbox *tools.Sandbox // reads the user's files for the window (artifacts)
 	watcher *watcher.Watcher
 	roots   tools.Roots
-	// providers builds the tools beyond the built-in ones of every tool host
-	// of the project, in chat, agent and run modes alike.
-	providers tools.ProviderFactory
+	// providers build the tools beyond the built-in ones of every tool host
+	// of the project, in chat, agent and run modes alike (toolProviders
+	// joins them, in order).
+	providers []tools.ProviderFactory
+	skills    *skillSet
 }
 
 // Open opens the project folder root of the runtime home home with a
@@ -109,6 +111,9 @@ func (rt *Runtime) OpenProject(p *project.Project, o OpenOptions) (*Workspace, e
 		Deny:        project.RuntimePaths(rt.home),
 		ReadOnly:    []string{project.MetaPath(p.Root)},
 	}
+	ws.skills = newSkillSet(ws, o.Watch)
+	ws.roots.Skills = ws.skillDir
+	ws.providers = append(ws.providers, ws.skillProviders)
 	ws.sandbox = tools.NewSandbox(ws.roots)
 	ws.engine, err = engine.New(engine.Options{
 		Store:    ws.store,
@@ -119,6 +124,7 @@ func (rt *Runtime) OpenProject(p *project.Project, o OpenOptions) (*Workspace, e
 		Emitter:  ws.emitter,
 		Agents:   ws.agents(),
 		Tasks:    ws.tasks,
+		Skills:   ws.SkillCatalog,
 	})
 	if err != nil {
 		st.Close()
@@ -133,9 +139,10 @@ func (rt *Runtime) OpenProject(p *project.Project, o OpenOptions) (*Workspace, e
 		Emitter:  ws.emitter,
 		// Run turns use the same engine: one reply or turn at a time per
 		// conversation, the same streaming, context and compression.
-		Engine: ws.engine,
-		Tasks:  ws.tasks,
-		Roots:  ws.roots,
+		Engine:    ws.engine,
+		Tasks:     ws.tasks,
+		Roots:     ws.roots,
+		Providers: ws.toolProviders,
 	})
 	if err != nil {
 		st.Close()
@@ -174,11 +181,18 @@ func (ws *Workspace) Close() error {
 	if err := ws.runs.Close(); err != nil {
 		ws.rt.log.Warn("stopping the run state watcher", "error", err)
 	}
+	ws.skills.close()
 	err := ws.store.Close()
 	if ws.own {
 		ws.rt.Shutdown()
 	}
 	return err
+}
+
+// toolProviders builds the providers of one tool host: those of every
+// factory of the project, in order.
+func (ws *Workspace) toolProviders(s tools.Scope) []tools.Provider {
+	return tools.Providers(ws.providers...)(s)
 }
 
 // Project returns the project (a copy: the active package may change).

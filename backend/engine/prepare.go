@@ -28,9 +28,9 @@ type prepared struct {
 	toolCost  []int
 	toolNames []string
 	sk        *skillsState
-	budget     contextbuilder.Budget
-	persona    *contextbuilder.Persona
-	run        contextbuilder.RunInjector
+	budget    contextbuilder.Budget
+	persona   *contextbuilder.Persona
+	run       contextbuilder.RunInjector
 	// history is the log since the last compaction (from the oldest entry it
 	// still needs), with the entries of this send appended as they are
 	// written and compactions applied as they happen.

@@ -15,6 +15,9 @@ const (
 	StreamToolEnd       = "llm:stream-tool-end"
 	ConversationChanged = "conversation:changed"
 	RunsProgressUpdated = "runs:progressUpdated"
+	// SkillsChanged: the open project's skills changed on disk (or with its
+	// package); list them again.
+	SkillsChanged = "skills:changed"
 )
 
 // Emitter pushes an event to the frontend.
