@@ -3,8 +3,10 @@ package skills
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
+	"crewagent/backend/conversation"
 	"crewagent/backend/convlog"
 )
 
@@ -131,5 +133,21 @@ func TestSnapshotJSON(t *testing.T) {
 	want := `{"active":[{"skill":"lint","source":"user","path":"/s/lint/SKILL.md","by":"model","toolCallId":"call_1","allowedTools":[],"eventId":"e1","metaId":"m1"}]}`
 	if got := string(st.Snapshot().JSON()); got != want {
 		t.Errorf("snapshot\n got %s\nwant %s", got, want)
+	}
+}
+
+// The screen reads a body message back (conversation.ParseSkillBody): the
+// skill's name and source, and its instructions without the header.
+func TestRenderedBodyParsesBack(t *testing.T) {
+	cat, _ := treeCatalog(t)
+	for _, sk := range cat.Skills() {
+		body, err := loadBody(sk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name, source, got, ok := conversation.ParseSkillBody(RenderBody(sk, body))
+		if !ok || name != sk.Name || source != string(sk.Source) || got != strings.TrimSpace(body) {
+			t.Errorf("%s: parsed back as %q %q ok=%v\n got %q\nwant %q", sk.Name, name, source, ok, got, body)
+		}
 	}
 }

@@ -5,13 +5,14 @@ import (
 	"fmt"
 	"slices"
 
+	"crewagent/backend/conversation"
 	"crewagent/backend/convlog"
 )
 
 // Event names recorded in the conversation log.
 const (
-	EventActivated   = "skill_activated"
-	EventDeactivated = "skill_deactivated"
+	EventActivated   = conversation.EventSkillActivated
+	EventDeactivated = conversation.EventSkillDeactivated
 )
 
 // Actor says who activated a skill.
