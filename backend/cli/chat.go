@@ -13,7 +13,7 @@ import (
 	"crewagent/backend/llm"
 )
 
-const chatUsage = "chat [--conversation ID] [--mode chat|agent] [--agent ID] MESSAGE | chat --conversation ID --retry"
+const chatUsage = "chat [--conversation ID] [--mode chat|agent] [--agent ID] [--skill NAME[,NAME]] MESSAGE | chat --conversation ID --retry"
 
 // chatOutput is the --json output of chat.
 type chatOutput struct {
@@ -70,7 +70,11 @@ func cmdChat(e *env, rest []string) error {
 		return err
 	}
 	convID := e.args.get("conversation")
-	res, err := ws.Chat(e.ctx, engine.SendRequest{ConversationID: convID, Mode: mode, AgentID: e.args.get("agent"), Text: text, Retry: retry})
+	sendTo := convID
+	if sendTo, err = e.activateSkills(ws, convID, mode, retry); err != nil {
+		return err
+	}
+	res, err := ws.Chat(e.ctx, engine.SendRequest{ConversationID: sendTo, Mode: mode, AgentID: e.args.get("agent"), Text: text, Retry: retry})
 	if err != nil {
 		return err
 	}
