@@ -471,7 +471,9 @@ func TestSkillStateSurvives(t *testing.T) {
 	writeSkillFile(t, filepath.Join(e.root, ".crewagent", "skills"), "deck-rules", "name: deck-rules\ndescription: Rules for decks.", long+"\nEND-OF-RULES")
 	ws := e.open(t)
 	conv, _ := ws.CreateConversation("")
-	e.srv.SetDefault(func(fakellm.RecordedRequest) fakellm.Response { return fakellm.Text("Noted. " + strings.Repeat("More words in the answer. ", 60)) })
+	e.srv.SetDefault(func(fakellm.RecordedRequest) fakellm.Response {
+		return fakellm.Text("Noted. " + strings.Repeat("More words in the answer. ", 60))
+	})
 	chat(t, ws, conv.ID, "first message, before any skill")
 	firstID := entriesOf(t, ws, conv.ID)[0].ID
 	if _, err := ws.ActivateSkill(conv.ID, "deck-rules"); err != nil {
