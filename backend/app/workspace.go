@@ -157,6 +157,7 @@ func (rt *Runtime) OpenProject(p *project.Project, o OpenOptions) (*Workspace, e
 // watch reports changes made on disk by others. Watching is a convenience:
 // the project works without it.
 func (ws *Workspace) watch() {
+	ws.skills.refresh() // watched from now on
 	if err := ws.runs.Watch(); err != nil {
 		// Runs still report their progress themselves; only edits made on
 		// disk by others go unnoticed.

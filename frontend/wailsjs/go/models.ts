@@ -23,6 +23,15 @@ export namespace app {
 	    agents: AgentInfo[];
 	    problem?: string;
 	}
+	export interface ActiveSkill {
+	    name: string;
+	    source: string;
+	    path: string;
+	    by?: string;
+	    description?: string;
+	    missing?: boolean;
+	    messageId?: string;
+	}
 	
 	export interface AgentList {
 	    packageId: string;
@@ -123,6 +132,16 @@ export namespace app {
 	    hasApiKey: boolean;
 	    path: string;
 	}
+	export interface SkillChange {
+	    conversationId: string;
+	    skill: string;
+	    status: string;
+	    active: ActiveSkill[];
+	}
+	export interface SkillsView {
+	    skills: skills.ListItem[];
+	    locations: skills.Location[];
+	}
 	export interface StartRunRequest {
 	    conversationId: string;
 	    workflowId: string;
@@ -198,6 +217,7 @@ export namespace contextbuilder {
 	    tokens: number;
 	    kind: string;
 	    reason: string;
+	    skills?: string[];
 	}
 	export interface Debug {
 	    mode: string;
@@ -272,6 +292,14 @@ export namespace conversation {
 	    logSize?: number;
 	    hasSummary?: boolean;
 	}
+	export interface SkillView {
+	    name: string;
+	    source?: string;
+	    path?: string;
+	    by?: string;
+	    state?: string;
+	    body?: string;
+	}
 	export interface QuestionView {
 	    widgetId: string;
 	    state: string;
@@ -309,6 +337,7 @@ export namespace conversation {
 	    large?: LargeResult;
 	    question?: QuestionView;
 	    answerTo?: string;
+	    skill?: SkillView;
 	}
 	export interface FunctionCall {
 	    name: string;
@@ -351,6 +380,7 @@ export namespace conversation {
 	    updatedAt?: string;
 	    view: View;
 	}
+	
 	
 	
 	
@@ -403,6 +433,7 @@ export namespace convlog {
 	    pinned: Carried[];
 	    earlier?: CompactionRef[];
 	    recallDocs?: number;
+	    skills?: number[];
 	}
 	
 	export interface SearchHit {
@@ -468,6 +499,7 @@ export namespace engine {
 	    kind: string;
 	    tokens: number;
 	    reason: string;
+	    skills?: string[];
 	}
 	export interface Preview {
 	    conversationId: string;
@@ -508,6 +540,10 @@ export namespace events {
 	    title?: string;
 	    type: string;
 	    status: string;
+	}
+	export interface SkillsChangedEvent {
+	    skills: number;
+	    invalid: number;
 	}
 	export interface ProgressEvent {
 	    runId: string;
@@ -582,7 +618,9 @@ export namespace events {
 	    "llm:stream-tool-end": ToolEndEvent;
 	    "conversation:changed": ChangeEvent;
 	    "runs:progressUpdated": ProgressEvent;
+	    "skills:changed": SkillsChangedEvent;
 	}
+	
 	
 	
 	
@@ -693,6 +731,33 @@ export namespace settings {
 	    tools: Tools;
 	    engine: Engine;
 	    theme: string;
+	}
+
+}
+
+export namespace skills {
+	
+	export interface Problem {
+	    file: string;
+	    severity: string;
+	    message: string;
+	}
+	export interface ListItem {
+	    name: string;
+	    description: string;
+	    source: string;
+	    path: string;
+	    problems: Problem[];
+	    status: string;
+	    shadowedBy?: string;
+	    userOnly?: boolean;
+	    allowedTools?: string[];
+	    files: number;
+	}
+	export interface Location {
+	    source: string;
+	    dir: string;
+	    root?: string;
 	}
 
 }
