@@ -12,6 +12,7 @@ export const EventNames = {
   StreamToolEnd: 'llm:stream-tool-end',
   ConversationChanged: 'conversation:changed',
   RunsProgressUpdated: 'runs:progressUpdated',
+  SkillsChanged: 'skills:changed',
 } as const
 
 export type EventName = (typeof EventNames)[keyof typeof EventNames]

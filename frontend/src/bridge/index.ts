@@ -8,6 +8,7 @@ import { createWailsPackages, type PackagesApi } from './packages'
 import { createWailsProjects, type ProjectsApi } from './projects'
 import { createWailsRuns, type RunsApi } from './runs'
 import { createWailsSettings, type SettingsApi } from './settings'
+import { createWailsSkills, type SkillsApi } from './skills'
 import { createWailsSystem, type SystemApi } from './system'
 
 export interface Bridge {
@@ -18,6 +19,7 @@ export interface Bridge {
   packages: PackagesApi
   runs: RunsApi
   settings: SettingsApi
+  skills: SkillsApi
   events: EventsApi
 }
 
@@ -30,6 +32,7 @@ export function createWailsBridge(): Bridge {
     packages: createWailsPackages(),
     runs: createWailsRuns(),
     settings: createWailsSettings(),
+    skills: createWailsSkills(),
     events: createWailsEvents(),
   }
 }
@@ -79,3 +82,4 @@ export type {
 } from './runs'
 export type { ConnectionResult, Settings, SettingsApi, SettingsOverride, SettingsView } from './settings'
 export type { SystemApi } from './system'
+export type { ActiveSkill, SkillChange, SkillItem, SkillLocation, SkillProblem, SkillsApi, SkillsView, SkillView } from './skills'

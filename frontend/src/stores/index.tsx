@@ -7,6 +7,7 @@ import { createPackagesStore, type PackagesStore } from './packagesStore'
 import { createProjectStore, type ProjectStore } from './projectStore'
 import { createRunStore, type RunStore } from './runStore'
 import { createSettingsStore, type SettingsStore } from './settingsStore'
+import { createSkillsStore, type SkillsStore } from './skillsStore'
 
 export { useStore } from './store'
 export type { AppInfoStore } from './appInfoStore'
@@ -16,6 +17,7 @@ export type { PackagesState, PackagesStore } from './packagesStore'
 export type { ProjectBusy, ProjectState, ProjectStore } from './projectStore'
 export type { RunState, RunStore } from './runStore'
 export type { SettingsState, SettingsStore, SettingsTab, Theme } from './settingsStore'
+export type { SkillsState, SkillsStore } from './skillsStore'
 
 /** Every store of the app, built once from a Bridge. Components reach them
  * through useStores(); stores reach Go only through the bridge. */
@@ -27,6 +29,7 @@ export interface Stores {
   runs: RunStore
   packages: PackagesStore
   settings: SettingsStore
+  skills: SkillsStore
 }
 
 export function createStores(bridge: Bridge): Stores {
@@ -40,6 +43,7 @@ export function createStores(bridge: Bridge): Stores {
     runs: createRunStore(bridge, chat),
     packages: createPackagesStore(bridge, (info) => projects.setState({ current: info })),
     settings: createSettingsStore(bridge),
+    skills: createSkillsStore(bridge),
   }
 }
 

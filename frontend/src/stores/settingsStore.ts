@@ -4,7 +4,7 @@ import { createStore, type Store } from './store'
 
 export type Theme = 'light' | 'dark'
 /** The pages of the settings screen. */
-export type SettingsTab = 'general' | 'packages'
+export type SettingsTab = 'general' | 'packages' | 'skills'
 
 export interface SettingsState {
   view: SettingsView | null
@@ -66,7 +66,7 @@ export function createSettingsStore(bridge: Pick<Bridge, 'settings'>): SettingsS
       }
     },
     show(tab = 'general') {
-      store.setState({ open: true, tab: tab === 'packages' ? 'packages' : 'general', test: null, saved: false, error: null })
+      store.setState({ open: true, tab: tab === 'packages' || tab === 'skills' ? tab : 'general', test: null, saved: false, error: null })
       void actions.load()
     },
     setTab(tab) {

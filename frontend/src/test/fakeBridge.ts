@@ -20,6 +20,7 @@ import {
   type WidgetAnswer,
 } from '../bridge'
 import { runInput, withView } from './entries'
+import { createFakeSkills, type FakeSkill } from './fakeSkills'
 
 /** The bundled demo package as packages.json records it. */
 export const demoPackage: InstalledPackage = {
@@ -77,6 +78,8 @@ export function createFakeBridge(
     runLogs?: Record<string, ExecLogLine[]>
     /** Project files by project-relative path. */
     files?: Record<string, string>
+    /** Skills of the project (test/fakeSkills.ts). */
+    skills?: FakeSkill[]
   } = {},
 ) {
   const folders = new Set(opts.folders ?? [])
@@ -196,6 +199,11 @@ export function createFakeBridge(
     }
   }
 
+  const skills = createFakeSkills(
+    opts.skills ?? [],
+    (id, ...entries) => conv(id).entries.push(...entries.map(withView)),
+    (id) => handlers.get('conversation:changed')?.forEach((h) => h({ conversationId: id, kind: 'updated' })),
+  )
   const bridge: Bridge = {
     system: {
       version: vi.fn(async () => opts.version ?? '9.9.9'),
@@ -493,6 +501,7 @@ export function createFakeBridge(
         return { path, content, size: content.length, truncated: false, binary: false, modifiedAt: '2026-06-01T00:00:00Z' }
       }),
     },
+    skills: skills.api,
     events: {
       on: vi.fn(<K extends EventName>(name: K, handler: (payload: EventMap[K]) => void) => {
         const set = handlers.get(name) ?? new Set()
@@ -507,6 +516,7 @@ export function createFakeBridge(
 
   return {
     bridge,
+    skills,
     folders,
     convs,
     sent,

@@ -751,6 +751,7 @@ export namespace skills {
 	    status: string;
 	    shadowedBy?: string;
 	    userOnly?: boolean;
+	    modelOnly?: boolean;
 	    allowedTools?: string[];
 	    files: number;
 	}

@@ -4,6 +4,7 @@ import { ErrorBanner } from '../../components/ErrorBanner'
 import { Modal } from '../../components/Modal'
 import { useStore, useStores, type Theme } from '../../stores'
 import { PackagesPanel } from '../packages/PackagesPanel'
+import { SkillsPanel } from '../skills/SkillsPanel'
 import './settings.css'
 
 const clone = (s: Settings): Settings => JSON.parse(JSON.stringify(s)) as Settings
@@ -25,6 +26,7 @@ export function SettingsScreen() {
           [
             ['general', 'General'],
             ['packages', 'Packages'],
+            ['skills', 'Skills'],
           ] as const
         ).map(([id, label]) => (
           <button key={id} type="button" role="tab" aria-selected={tab === id} className={`settings-tab ${tab === id ? 'is-active' : ''}`} onClick={() => settings.actions.setTab(id)} data-testid={`settings-tab-${id}`}>
@@ -32,7 +34,9 @@ export function SettingsScreen() {
           </button>
         ))}
       </div>
-      {tab === 'packages' ? (
+      {tab === 'skills' ? (
+        <SkillsPanel />
+      ) : tab === 'packages' ? (
         <PackagesPanel />
       ) : (
         <>
