@@ -14,7 +14,10 @@ export interface SkillsState {
   changing: string | null
   /** The composer's skill picker is open. */
   picker: boolean
+  /** Why the listing failed. */
   error: BridgeError | null
+  /** Why the last activation or deactivation (or skill command) was refused. */
+  commandError: BridgeError | null
 }
 
 export interface SkillsActions {
@@ -29,7 +32,10 @@ export interface SkillsActions {
   activate(name: string): Promise<boolean>
   deactivate(name: string): Promise<boolean>
   setPicker(open: boolean): void
+  /** Shows why a skill command cannot be run. */
+  refuse(error: BridgeError): void
   dismissError(): void
+  dismissCommandError(): void
 }
 
 export type SkillsStore = Store<SkillsState> & { actions: SkillsActions }
@@ -38,7 +44,7 @@ export type SkillsStore = Store<SkillsState> & { actions: SkillsActions }
  * and those active in the open conversation (the composer's chips). */
 export function createSkillsStore(bridge: Pick<Bridge, 'skills' | 'events'>): SkillsStore {
   const api = bridge.skills
-  const store = createStore<SkillsState>({ view: null, loaded: false, conversationId: null, active: [], changing: null, picker: false, error: null })
+  const store = createStore<SkillsState>({ view: null, loaded: false, conversationId: null, active: [], changing: null, picker: false, error: null, commandError: null })
   const fail = (e: unknown) => store.setState({ error: toBridgeError(e) })
   const isCurrent = (id: string) => store.getState().conversationId === id
   let seq = 0
@@ -69,7 +75,7 @@ export function createSkillsStore(bridge: Pick<Bridge, 'skills' | 'events'>): Sk
 
     async open(conversationId) {
       if (store.getState().conversationId === conversationId) return
-      store.setState({ conversationId, active: [], changing: null, picker: false, error: null })
+      store.setState({ conversationId, active: [], changing: null, picker: false, commandError: null })
       await actions.refreshActive()
     },
 
@@ -97,15 +103,23 @@ export function createSkillsStore(bridge: Pick<Bridge, 'skills' | 'events'>): Sk
       store.setState({ picker: open })
     },
 
+    refuse(error) {
+      store.setState({ commandError: error })
+    },
+
     dismissError() {
       store.setState({ error: null })
+    },
+
+    dismissCommandError() {
+      store.setState({ commandError: null })
     },
   }
 
   async function change(name: string, on: boolean): Promise<boolean> {
     const id = store.getState().conversationId
     if (!id || store.getState().changing) return false
-    store.setState({ changing: name, error: null })
+    store.setState({ changing: name, commandError: null })
     try {
       const ch = on ? await api.activate(id, name) : await api.deactivate(id, name)
       if (isCurrent(id)) {
@@ -114,10 +128,7 @@ export function createSkillsStore(bridge: Pick<Bridge, 'skills' | 'events'>): Sk
       }
       return true
     } catch (e) {
-      if (isCurrent(id)) {
-        store.setState({ changing: null })
-        fail(e)
-      }
+      if (isCurrent(id)) store.setState({ changing: null, commandError: toBridgeError(e) })
       return false
     }
   }

@@ -26,7 +26,7 @@ export function useSkillCommand(): (text: string) => Promise<'done' | 'keep' | n
           skills.actions.setPicker(true)
           return 'done'
         case 'invalid':
-          skills.setState({ error: new BridgeError('E_USAGE', cmd.message) })
+          skills.actions.refuse(new BridgeError('E_USAGE', cmd.message))
           return 'keep'
         case 'activate':
           return (await skills.actions.activate(cmd.name)) ? 'done' : 'keep'
@@ -47,7 +47,7 @@ export function ComposerSkills({ conversationId, disabled }: { conversationId: s
   const view = useStore(skills, (s) => s.view)
   const picker = useStore(skills, (s) => s.picker)
   const changing = useStore(skills, (s) => s.changing)
-  const error = useStore(skills, (s) => s.error)
+  const error = useStore(skills, (s) => s.commandError)
 
   useEffect(() => skills.actions.start(), [skills])
   useEffect(() => {
@@ -61,7 +61,7 @@ export function ComposerSkills({ conversationId, disabled }: { conversationId: s
   if (!conversationId || (choices.length === 0 && active.length === 0 && !error)) return null
   return (
     <div className="composer-skills" data-testid="composer-skills">
-      {error && <ErrorBanner error={error} onDismiss={skills.actions.dismissError} />}
+      {error && <ErrorBanner error={error} onDismiss={skills.actions.dismissCommandError} />}
       <div className="composer-skills-row">
         <button
           type="button"
