@@ -614,3 +614,49 @@ func TestSkillsFollowTheDisk(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// Agent and run modes list the skills too and offer the skill tools; a
+// skill activated by the model in a run turn brings its body into the
+// run's next request.
+func TestSkillsInAgentAndRunModes(t *testing.T) {
+	e := newSkillsEnv(t)
+	if _, err := packages.NewManager(e.home).EnsureDemo(); err != nil {
+		t.Fatal(err)
+	}
+	ws := e.open(t)
+
+	e.srv.Enqueue(fakellm.Text("As the analyst: noted."))
+	res, err := ws.Chat(context.Background(), engine.SendRequest{Mode: "agent", AgentID: "analyst", Text: "hello"})
+	if err != nil || res.Err != nil {
+		t.Fatalf("%v %v", err, res.Err)
+	}
+	req := e.srv.ChatRequests()[0]
+	if !strings.Contains(systemText(req), "- pptx: Make slide decks") || !slices.Contains(req.ToolNames(), "skill_activate") {
+		t.Fatalf("agent mode: tools %v, system:\n%s", req.ToolNames(), systemText(req))
+	}
+
+	run, err := ws.CreateRun(app.StartRunRequest{WorkflowID: "write-brief"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.srv.Enqueue(fakellm.Tools(fakellm.ToolCall{ID: "call_1", Name: "skill.activate", Arguments: `{"name":"pptx"}`}), fakellm.Text("What is the idea?"))
+	if _, err := ws.RunTurn(context.Background(), run.RunID, "an app for deck templates"); err != nil {
+		t.Fatal(err)
+	}
+	reqs := e.srv.ChatRequests()
+	first, second := reqs[1], reqs[2]
+	if !strings.Contains(systemText(first), "SKILLS") || !slices.Contains(first.ToolNames(), "skill_activate") {
+		t.Fatalf("run mode: tools %v, system:\n%s", first.ToolNames(), systemText(first))
+	}
+	if !strings.Contains(requestText(second), pptxBody) {
+		t.Fatalf("the run's next request lacks the body:\n%s", requestText(second))
+	}
+	if got := activeNames(t, ws, run.ConversationID); !slices.Equal(got, []string{"pptx"}) {
+		t.Errorf("active in the run's conversation: %v", got)
+	}
+	for _, x := range entriesOf(t, ws, run.ConversationID) {
+		if x.IsMeta && x.RunID != run.RunID {
+			t.Errorf("the body of a run's activation is not tagged with the run: %+v", x)
+		}
+	}
+}
