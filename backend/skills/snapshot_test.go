@@ -151,3 +151,39 @@ func TestRenderedBodyParsesBack(t *testing.T) {
 		}
 	}
 }
+
+// FuzzDerive feeds the state events and compaction snapshots with any data:
+// nothing panics, every active skill has a valid name and is active once,
+// and no body is both pinned and ended.
+func FuzzDerive(f *testing.F) {
+	f.Add(`{"skill":"pptx","source":"project","path":"/p"}`, `{"skills":{"active":[{"skill":"pptx","eventId":"e1","metaId":"m1"}],"ended":[{"id":"m0","skill":"pptx"}]}}`, `{"skill":"pptx"}`)
+	f.Add(`{"skill":"a","allowedTools":[]}`, `{"skills":{"active":[{"skill":"a","metaId":"m1"},{"skill":"a","metaId":"m2"}]}}`, `{}`)
+	f.Add(`null`, `{"skills":null}`, `[]`)
+	f.Fuzz(func(t *testing.T, activated, compaction, deactivated string) {
+		log := []*convlog.Entry{
+			{Type: convlog.TypeEvt, ID: "e1", Event: EventActivated, Data: json.RawMessage(activated), RefMsgID: "m1"},
+			{Type: convlog.TypeMsg, ID: "m1", Role: convlog.RoleUser, IsMeta: true, Content: convlog.Str("<skill>")},
+			{Type: convlog.TypeEvt, ID: "c1", Event: convlog.EventCompaction, Data: json.RawMessage(compaction)},
+			{Type: convlog.TypeMsg, ID: "m2", Role: convlog.RoleUser, IsMeta: true, Content: convlog.Str("<skill>")},
+			{Type: convlog.TypeEvt, ID: "d1", Event: EventDeactivated, Data: json.RawMessage(deactivated)},
+		}
+		for _, from := range []int{0, 2} {
+			st := Derive(log[from:])
+			seen := map[string]bool{}
+			for _, n := range st.Names() {
+				if !ValidName(n) || seen[n] {
+					t.Fatalf("active %v", st.Names())
+				}
+				seen[n] = true
+			}
+			for _, id := range st.PinnedIDs() {
+				for _, s := range st.StaleIDs() {
+					if id == s {
+						t.Fatalf("%s is both pinned and ended", id)
+					}
+				}
+			}
+			_ = st.Snapshot().JSON()
+		}
+	})
+}
