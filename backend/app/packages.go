@@ -131,7 +131,11 @@ func (ws *Workspace) SetActivePackage(packageID string) error {
 	if _, err := ws.rt.packages.Get(packageID); err != nil {
 		return err
 	}
-	return ws.setActivePackage(packageID)
+	if err := ws.setActivePackage(packageID); err != nil {
+		return err
+	}
+	ws.skills.refresh() // the package's skills/ folder
+	return nil
 }
 
 func (ws *Workspace) setActivePackage(id string) error {

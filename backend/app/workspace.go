@@ -59,6 +59,8 @@ type Workspace struct {
 	// chains are the pieces of work in progress that the conversation tools
 	// hand from conversation to conversation.
 	chains chains
+	// skills are the project's skills (found, watched in the window).
+	skills *skillSet
 }
 
 // Open opens the project folder root of the runtime home home with a
@@ -121,6 +123,9 @@ func (rt *Runtime) OpenProject(p *project.Project, o OpenOptions) (*Workspace, e
 		Deny:        project.RuntimePaths(rt.home),
 		ReadOnly:    []string{project.MetaPath(p.Root)},
 	}
+	ws.skills = newSkillSet(ws, o.Watch)
+	ws.roots.Skills = ws.skillDir
+	ws.providers = append(ws.providers, ws.skillProviders)
 	ws.sandbox = tools.NewSandbox(ws.roots)
 	ws.openMCP(o)
 	ws.engine, err = engine.New(engine.Options{
@@ -132,6 +137,7 @@ func (rt *Runtime) OpenProject(p *project.Project, o OpenOptions) (*Workspace, e
 		Emitter:  ws.emitter,
 		Agents:   ws.agents(),
 		Tasks:    ws.tasks,
+		Skills:   ws.SkillCatalog,
 	})
 	if err != nil {
 		ws.mcp.close()
@@ -170,6 +176,7 @@ func (rt *Runtime) OpenProject(p *project.Project, o OpenOptions) (*Workspace, e
 // watch reports changes made on disk by others. Watching is a convenience:
 // the project works without it.
 func (ws *Workspace) watch() {
+	ws.skills.refresh() // watched from now on
 	if err := ws.runs.Watch(); err != nil {
 		// Runs still report their progress themselves; only edits made on
 		// disk by others go unnoticed.
@@ -195,6 +202,7 @@ func (ws *Workspace) Close() error {
 		ws.rt.log.Warn("stopping the run state watcher", "error", err)
 	}
 	ws.mcp.close() // every server, and what they started, is gone when it returns
+	ws.skills.close()
 	err := ws.store.Close()
 	if ws.own {
 		ws.rt.Shutdown()

@@ -14,7 +14,7 @@ import (
 	"crewagent/backend/llm"
 )
 
-const chatUsage = "chat [--conversation ID] [--mode chat|agent] [--agent ID] MESSAGE | chat --conversation ID --retry"
+const chatUsage = "chat [--conversation ID] [--mode chat|agent] [--agent ID] [--skill NAME[,NAME]] MESSAGE | chat --conversation ID --retry"
 
 // chatOutput is the --json output of chat.
 type chatOutput struct {
@@ -74,7 +74,11 @@ func cmdChat(e *env, rest []string) error {
 		return err
 	}
 	convID := e.args.get("conversation")
-	chain, err := ws.ChatChain(e.ctx, engine.SendRequest{ConversationID: convID, Mode: mode, AgentID: e.args.get("agent"), Text: text, Retry: retry})
+	sendTo := convID
+	if sendTo, err = e.activateSkills(ws, convID, mode, retry); err != nil {
+		return err
+	}
+	chain, err := ws.ChatChain(e.ctx, engine.SendRequest{ConversationID: sendTo, Mode: mode, AgentID: e.args.get("agent"), Text: text, Retry: retry})
 	if err != nil {
 		return err
 	}

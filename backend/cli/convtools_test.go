@@ -160,7 +160,9 @@ func TestChainSurvivesSIGKILL(t *testing.T) {
 		"Start the long job": func(r fakellm.RecordedRequest) fakellm.Response {
 			return fakellm.Response{Text: "Resumed after the crash."}
 		},
-		"The long job": func(r fakellm.RecordedRequest) fakellm.Response { return fakellm.Response{Text: "The long job is done."} },
+		"The long job": func(r fakellm.RecordedRequest) fakellm.Response {
+			return fakellm.Response{Text: "The long job is done."}
+		},
 	})
 	// The parent goes on when the user says so (opening the project for
 	// writing has closed the waiting call).

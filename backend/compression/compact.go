@@ -274,7 +274,8 @@ func Compact(ctx context.Context, res *contextbuilder.Result, history []convlog.
 // carried returns the messages the compaction carries word for word: the
 // active pins (whether compacted now or still in the history, since their
 // pin events may be older than what the next request loads), the records and
-// meta messages carried before, and those among the compacted entries.
+// meta messages carried before (less the bodies of skills that ended, which
+// the request left out), and those among the compacted entries.
 func carried(res *contextbuilder.Result, entries []convlog.Entry) []convlog.Carried {
 	out := []convlog.Carried{}
 	seen := map[string]bool{}
@@ -290,17 +291,20 @@ func carried(res *contextbuilder.Result, entries []convlog.Entry) []convlog.Carr
 		if seen[e.ID] {
 			continue
 		}
-		kind := ""
+		kind, text := "", convlog.ClipCarried(e.Text())
 		switch {
 		case e.PartType == convlog.PartRecord:
 			kind = convlog.CarriedRecord
 		case e.IsMeta:
-			kind = convlog.CarriedMeta
+			// The instructions of a skill: carried whole, since they apply
+			// for as long as the skill is active (a SKILL.md is at most
+			// 256 KiB).
+			kind, text = convlog.CarriedMeta, e.Text()
 		default:
 			continue
 		}
 		seen[e.ID] = true
-		out = append(out, convlog.Carried{ID: e.ID, Role: e.Role, Tool: e.ToolName, Kind: kind, Text: convlog.ClipCarried(e.Text())})
+		out = append(out, convlog.Carried{ID: e.ID, Role: e.Role, Tool: e.ToolName, Kind: kind, Text: text})
 	}
 	return out
 }

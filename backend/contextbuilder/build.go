@@ -104,6 +104,9 @@ type builder struct {
 	ids      map[string]int32 // message id -> entry index (messages only)
 	pins     []Pin
 	previews map[int32]preview // safety-net previews of tool results
+
+	skillBody map[string]string // body message id -> active skill (Options.Skills.Bodies)
+	ended     map[string]bool   // body messages of skills that ended
 }
 
 type preview struct {
@@ -140,7 +143,7 @@ func Build(opts Options) (*Result, error) {
 		b.res.ToolNames = []string{}
 	}
 
-	parts, err := composeSystem(opts.Mode, opts.Agent, opts.Instructions, opts.ToolPolicy, b.res.ToolNames)
+	parts, err := composeSystem(opts.Mode, opts.Agent, opts.Instructions, opts.ToolPolicy, b.res.ToolNames, opts.Skills.Registry)
 	if err != nil {
 		return nil, err
 	}
@@ -162,11 +165,13 @@ func Build(opts Options) (*Result, error) {
 		}
 	}
 
+	b.skillSets()
 	b.filter()
 	b.collectPins()
 	sel := b.collect()
 	b.fit(&sel)
 	b.assemble(sel, reasons)
+	b.markSkillRows()
 	return b.res, nil
 }
 
@@ -385,14 +390,11 @@ func (b *builder) fit(sel *selection) {
 		for k := 0; k < len(sel.after) && over(); k++ {
 			b.previewUnit(&sel.after[k], over, &u)
 		}
-		// 4. quoted pins, oldest first
+		// 4. quoted pins, oldest first (the bodies of active skills last)
 		for over() && sel.pinBlock != nil {
 			dropped := false
-			for k := range b.pins {
-				if p := &b.pins[k]; !p.InHistory && !p.Dropped {
-					p.Dropped, dropped = true, true
-					break
-				}
+			if k := b.nextPinToDrop(); k >= 0 {
+				b.pins[k].Dropped, dropped = true, true
 			}
 			u.tokens -= sel.pinBlock.Tokens
 			u.chars -= CharsOf(sel.pinBlock)
@@ -438,6 +440,9 @@ func (b *builder) unitPinned(u *unit) bool {
 }
 
 func (b *builder) isPinned(id string) bool {
+	if _, ok := b.skillBody[id]; ok {
+		return true
+	}
 	for k := range b.pins {
 		if b.pins[k].ID == id {
 			return true
@@ -523,6 +528,9 @@ func (b *builder) pinBlock() *Message {
 		who := p.Role
 		if p.Kind == convlog.CarriedRecord {
 			who = "runtime"
+		}
+		if name, ok := b.skillBody[p.ID]; ok {
+			who = "active skill " + name
 		}
 		if p.Tool != "" {
 			who += " " + p.Tool
@@ -645,6 +653,7 @@ func (b *builder) collectPins() {
 			b.pins = slices.DeleteFunc(b.pins, func(p Pin) bool { return p.ID == e.RefMsgID && p.Kind == convlog.CarriedPin })
 		}
 	}
+	b.dropEndedPins()
 }
 
 // callDrop records a tool call dropped from assistant entry `entry`.
@@ -867,6 +876,8 @@ func (b *builder) keptReason(u *unit, k int) string {
 		return "kept: tool result omitted (includeToolResultsInContext is off)"
 	case e.Role == convlog.RoleTool && e.FullOutputPath != "":
 		return "kept: tool result preview + full output path"
+	case b.skillBody[e.ID] != "":
+		return "kept: body of the active skill " + b.skillBody[e.ID] + " (pinned while it is active)"
 	case b.isPinned(e.ID):
 		return "kept: pinned"
 	case e.PartType == convlog.PartRecord:

@@ -103,6 +103,9 @@ func (b *builder) filter() {
 		case !e.InContext():
 			b.fate[i] = b.reason("excluded: includeInContext=false")
 			continue
+		case b.ended[e.ID]:
+			b.fate[i] = b.reason("excluded: body of a skill that is no longer active")
+			continue
 		case e.PartType == convlog.PartThinking:
 			b.fate[i] = b.reason("excluded: thinking part")
 			continue

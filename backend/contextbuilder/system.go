@@ -28,10 +28,11 @@ type systemPart struct {
 
 // composeSystem renders the system prompt of mode: base rules, tool policy,
 // persona (agent and run only), the instructions of a conversation created
-// by another one, and the mode banner, one system message each.
+// by another one, the skills registry (when there is one) and the mode
+// banner, one system message each.
 // The run directive protocol is deliberately absent: it travels in the
 // RUN_DIRECTIVE user block of the run injector.
-func composeSystem(mode string, persona *Persona, instructions string, policy ToolPolicy, toolNames []string) ([]systemPart, error) {
+func composeSystem(mode string, persona *Persona, instructions string, policy ToolPolicy, toolNames []string, skills string) ([]systemPart, error) {
 	base := "system-base-rules-chat.md"
 	if mode == convlog.ModeRun {
 		base = "system-base-rules-run.md"
@@ -60,6 +61,9 @@ func composeSystem(mode string, persona *Persona, instructions string, policy To
 		if err := add("system prompt: conversation instructions", "conversation-instructions.md", in); err != nil {
 			return nil, err
 		}
+	}
+	if skills = strings.TrimSpace(skills); skills != "" {
+		parts = append(parts, systemPart{name: "system prompt: skills", text: skills})
 	}
 	if err := add("system prompt: mode banner", "mode-banner.md", struct{ Mode string }{mode}); err != nil {
 		return nil, err

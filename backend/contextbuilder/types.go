@@ -238,6 +238,11 @@ type Options struct {
 	// history has no user message), are sent whole: the model is still
 	// working with them.
 	OmitToolResults bool
+	// Skills are what the conversation's skills add to the request: the
+	// registry section of the system prompt, the bodies of the active skills
+	// (pinned) and those of skills that ended (left out). See "Skills" in the
+	// package doc.
+	Skills Skills
 }
 
 // RecallItem is one compacted message brought back into a request.
@@ -312,6 +317,10 @@ type Row struct {
 	Tokens   int    `json:"tokens"`
 	Kind     Kind   `json:"kind"`
 	Reason   string `json:"reason"`
+	// Skills names the active skills whose bodies the message carries: a
+	// body message of the history, or the PINNED message quoting compacted
+	// ones.
+	Skills []string `json:"skills,omitempty"`
 }
 
 // Decision records what happened to a log entry and why. In Debug.Dropped,

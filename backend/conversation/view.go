@@ -33,7 +33,10 @@ const (
 	ViewStopped = "stopped"
 	// ViewEvent: an event line (compaction, checkpoint, mode switch, ...).
 	ViewEvent = "event"
-	// ViewHidden: system, developer and meta messages.
+	// ViewSkill: the is_meta message carrying a skill's instructions (Skill
+	// says which, whether it still applies, and the instructions).
+	ViewSkill = "skill"
+	// ViewHidden: system and developer messages, other meta messages.
 	ViewHidden = "hidden"
 )
 
@@ -80,6 +83,9 @@ type View struct {
 	// Handover is set on the result of a conv.create or conv.send call: the
 	// conversation the turn went to and how that went.
 	Handover *HandoverView `json:"handover,omitempty"`
+	// Skill is the skill of a ViewSkill entry, and of a skill_deactivated
+	// event (a ViewEvent).
+	Skill *SkillView `json:"skill,omitempty"`
 }
 
 // LargeResult is a tool result kept as a preview: Size is the length of the
@@ -122,11 +128,17 @@ func Views(entries []*Entry) []EntryView {
 	}
 	pending := pendingQuestions(entries)
 	branches := Branches(entries)
+	skills := newSkillRows(entries)
 
 	out := make([]EntryView, len(entries))
 	for i, e := range entries {
 		out[i] = EntryView{Entry: e, View: viewOf(e, answers, questions, pending)}
 		out[i].View.Inactive = branches.Inactive(e.ID)
+		if v := skills.bodies[e.ID]; v != nil && e.IsMessage() {
+			out[i].View.Kind, out[i].View.Skill = ViewSkill, v
+		} else if v := skills.ends[e.ID]; v != nil && e.IsEvent() {
+			out[i].View.Skill = v
+		}
 	}
 	if i := latestFailure(out); i >= 0 {
 		out[i].View.Latest = true
@@ -231,7 +243,7 @@ func viewOf(e *Entry, answers map[string]json.RawMessage, questions, pending map
 func latestFailure(views []EntryView) int {
 	for i := len(views) - 1; i >= 0; i-- {
 		v := views[i]
-		if !v.IsMessage() || v.View.Inactive || v.View.Kind == ViewHidden {
+		if !v.IsMessage() || v.View.Inactive || v.View.Kind == ViewHidden || v.View.Kind == ViewSkill {
 			continue
 		}
 		if v.View.Kind == ViewError || v.View.Kind == ViewStopped || v.View.Incomplete != "" {
@@ -329,7 +341,7 @@ func Ending(views []EntryView, cutAt string) (state string, canContinue bool) {
 			continue
 		}
 		switch v.View.Kind {
-		case ViewEvent, ViewHidden, ViewAnswer:
+		case ViewEvent, ViewHidden, ViewSkill, ViewAnswer:
 			continue
 		case ViewUser, ViewRunInput:
 			return unfinished(v, false)

@@ -50,7 +50,8 @@ const (
 	CarriedMeta   = "meta"   // an is_meta message (a skill's body, say)
 )
 
-// MaxCarriedChars caps the text a pin or a carried message keeps (runes).
+// MaxCarriedChars caps the text a pin or a carried record keeps (runes); a
+// meta message (a skill's instructions) is carried whole.
 const MaxCarriedChars = 8000
 
 // Carried is a message a compaction keeps word for word: the request shows
@@ -109,6 +110,10 @@ type CompactionData struct {
 	// RecallDocs is how many messages the recall index holds after this
 	// compaction.
 	RecallDocs int `json:"recallDocs,omitempty"`
+	// Skills is the state of the conversation's skills when it was compacted
+	// (skills.Snapshot): a reader that starts at this event knows which
+	// skills are active without the older entries.
+	Skills json.RawMessage `json:"skills,omitempty"`
 }
 
 // ParseCompactionData decodes the data of a compaction event. ok is false

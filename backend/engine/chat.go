@@ -16,6 +16,7 @@ import (
 	"crewagent/backend/llm"
 	"crewagent/backend/recall"
 	"crewagent/backend/settings"
+	"crewagent/backend/skills"
 	"crewagent/backend/tasks"
 	"crewagent/backend/tools"
 )
@@ -43,6 +44,10 @@ type Options struct {
 	// Tasks is the project's task registry: a send or run turn is a task of
 	// its conversation, Stop cancels it (default: a registry of its own).
 	Tasks *tasks.Scheduler
+	// Skills returns the project's skills as they are now (nil, or a nil
+	// catalog: none are listed to the model; the skills a log activated
+	// still apply). See skills.go.
+	Skills func() *skills.Catalog
 }
 
 // ChatService runs chat and agent mode sends and the turns of workflow runs

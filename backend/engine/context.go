@@ -167,6 +167,7 @@ func (c *contexter) compact(ctx context.Context, res *contextbuilder.Result, rea
 	data := comp.Data
 	data.Summary = summary.ID
 	data.Reason = reason
+	data.Skills = s.skillsSnapshot(c.p)
 	data.Mode, data.RunID, data.WorkflowID = c.mode, c.runID, c.workflowID
 	data.TokensBefore = res.Debug.FullTokens
 	data.Target = int(cfg.Target * float64(c.limit))
@@ -239,6 +240,7 @@ func (c *contexter) backfill(res *contextbuilder.Result) (*contextbuilder.Result
 	summary.TokenEncoding = s.counter.EncodingFor(c.p.model)
 	data := comp.Data
 	data.Summary, data.Reason, data.Mode = summary.ID, ReasonBackfill, c.mode
+	data.Skills = s.skillsSnapshot(c.p)
 	data.KeptFrom = res.Compaction.KeptFrom
 	if data.KeptFrom == "" {
 		data.KeptFrom = keptFromOf(c.p.history, res)

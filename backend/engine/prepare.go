@@ -24,9 +24,16 @@ type prepared struct {
 	host       ToolHost
 	llmTools   []llm.Tool
 	toolTokens int
-	budget     contextbuilder.Budget
-	persona    *contextbuilder.Persona
-	run        contextbuilder.RunInjector
+	// toolDefs are the host's tools and toolCost what each costs; the
+	// request offers toolNames of them (all, unless active skills narrow
+	// them: see skills.go), which llmTools and toolTokens describe.
+	toolDefs  []tools.ToolDef
+	toolCost  []int
+	toolNames []string
+	sk        *skillsState
+	budget    contextbuilder.Budget
+	persona   *contextbuilder.Persona
+	run       contextbuilder.RunInjector
 	// history is the log since the last compaction (from the oldest entry it
 	// still needs), with the entries of this send appended as they are
 	// written and compactions applied as they happen.
@@ -101,17 +108,18 @@ func (s *ChatService) useRun(p *prepared, setup *RunSetup) {
 // useTools makes host the tool host of p's requests: its definitions and what
 // they cost.
 func (s *ChatService) useTools(p *prepared, host ToolHost) {
-	p.host, p.llmTools, p.toolTokens = host, nil, 0
-	for _, d := range host.Tools() {
-		p.llmTools = append(p.llmTools, llm.Tool{Name: d.Name, Description: d.Description, Parameters: d.Parameters})
-		p.toolTokens += toolDefTokens(s.counter, p.model, d)
+	p.host, p.toolDefs, p.toolCost, p.sk = host, host.Tools(), nil, nil
+	for _, d := range p.toolDefs {
+		p.toolCost = append(p.toolCost, toolDefTokens(s.counter, p.model, d))
 	}
+	s.offerTools(p, nil)
 }
 
 // options are the context builder's options for p over its history.
 func (s *ChatService) options(p *prepared) contextbuilder.Options {
+	skillsPart := s.skillsOption(p) // narrows the tools first
 	hp := p.host.Policy()
-	cp := contextbuilder.ToolPolicy{Enabled: p.host.ToolNames(), MaxReadBytes: hp.FS.MaxReadBytes, MaxWriteBytes: hp.FS.MaxWriteBytes}
+	cp := contextbuilder.ToolPolicy{Enabled: p.toolNames, MaxReadBytes: hp.FS.MaxReadBytes, MaxWriteBytes: hp.FS.MaxWriteBytes}
 	if hp.MCP.Enabled {
 		cp.MCPServers = mcpServers(cp.Enabled)
 	}
@@ -119,8 +127,9 @@ func (s *ChatService) options(p *prepared) contextbuilder.Options {
 		Mode:         p.mode,
 		History:      p.history,
 		ToolPolicy:   cp,
-		ToolNames:    p.host.ToolNames(),
+		ToolNames:    p.toolNames,
 		ToolTokens:   p.toolTokens,
+		Skills:       skillsPart,
 		Budget:       p.budget,
 		Counter:      s.counter,
 		Model:        p.model,

@@ -75,6 +75,8 @@ type PreviewMessage struct {
 	Kind       string             `json:"kind"`
 	Tokens     int                `json:"tokens"`
 	Reason     string             `json:"reason"`
+	// Skills names the active skills whose bodies the message carries.
+	Skills []string `json:"skills,omitempty"`
 }
 
 // PreviewCompression is the compaction the next send would do first.
@@ -237,7 +239,7 @@ func (s *ChatService) Preview(ctx context.Context, req PreviewRequest) (*Preview
 	out.Messages = make([]PreviewMessage, len(res.Messages))
 	for i, m := range res.Messages {
 		pm := PreviewMessage{Index: i, Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID,
-			SourceID: m.SourceID, Kind: string(m.Kind), Tokens: m.Tokens, Reason: res.Debug.Rows[i].Reason}
+			SourceID: m.SourceID, Kind: string(m.Kind), Tokens: m.Tokens, Reason: res.Debug.Rows[i].Reason, Skills: res.Debug.Rows[i].Skills}
 		if m.Name != "" {
 			pm.Name = names.Wire(m.Name)
 		}

@@ -255,7 +255,9 @@ func (r *run) runTools(msgID string, calls []convlog.ToolCall, announced []ToolS
 		}
 		start := s.opts.Now()
 		var result tools.Result
-		if i < limit {
+		if refused, ok := r.refuseNarrowed(tc.Function.Name); ok && i < limit {
+			result = refused
+		} else if i < limit {
 			result = r.p.host.Call(tools.WithToolCallID(r.ctx, tc.ID), tc.Function.Name, tc.Function.Arguments)
 		} else {
 			// Over the cap: answered, never run, so every call still has its result.
@@ -274,6 +276,11 @@ func (r *run) runTools(msgID string, calls []convlog.ToolCall, announced []ToolS
 		}
 		if err := r.append(entry); err != nil {
 			return nil, err
+		}
+		if fx, ok := result.Effect.(EntriesAfterResult); ok {
+			if err := r.appendAfterResult(fx); err != nil {
+				return nil, err
+			}
 		}
 		if !result.OK && i < limit {
 			key := tc.Function.Name + "\x00" + canonicalJSON(tc.Function.Arguments)

@@ -21,7 +21,10 @@ const (
 	TaskStarted  = "task:started"
 	TaskComplete = "task:complete"
 	TaskAborted  = "task:aborted"
-	MCPStatus           = "mcp:status"
+	MCPStatus    = "mcp:status"
+	// SkillsChanged: the open project's skills changed on disk (or with its
+	// package); list them again.
+	SkillsChanged = "skills:changed"
 )
 
 // Emitter pushes an event to the frontend.

@@ -264,6 +264,14 @@ func (r *renderer) entry(v conversation.EntryView, results map[string]conversati
 		r.text(v.View.Text)
 		r.blank()
 		r.b.WriteString("> *Stopped before the answer was complete.*\n")
+	case conversation.ViewSkill:
+		s := v.View.Skill
+		r.blank()
+		fmt.Fprintf(&r.b, "<details>\n<summary>Skill activated: %s</summary>\n\n", htmlEscape(s.Name))
+		r.text(s.Body)
+		r.blank()
+		r.b.WriteString("</details>\n")
+		r.who = ""
 	case conversation.ViewEvent:
 		if line := eventLine(v); line != "" {
 			r.blank()
@@ -409,6 +417,10 @@ func eventLine(v conversation.EntryView) string {
 			return "Workflow run started: " + w
 		}
 		return "Workflow run started"
+	case conversation.EventSkillDeactivated:
+		if s := v.View.Skill; s != nil {
+			return "Skill deactivated: " + s.Name
+		}
 	}
 	return ""
 }

@@ -424,6 +424,9 @@ type ListItem struct {
 	ShadowedBy string `json:"shadowedBy,omitempty"`
 	// UserOnly is set for disable-model-invocation skills.
 	UserOnly bool `json:"userOnly,omitempty"`
+	// ModelOnly is set for skills that ask not to be offered to the user
+	// (user-invocable: false): pickers leave them out.
+	ModelOnly bool `json:"modelOnly,omitempty"`
 	// AllowedTools are the tool names the skill narrows to while active
 	// (absent when it does not narrow).
 	AllowedTools []string `json:"allowedTools,omitempty"`
@@ -440,7 +443,7 @@ func (c *Catalog) List() []ListItem {
 	item := func(s Skill, status string) ListItem {
 		it := ListItem{Name: s.Name, Description: s.Description, Source: s.Source, Path: s.Path,
 			Problems: append([]Problem{}, s.Problems...), Status: status, UserOnly: s.DisableModelInvocation,
-			Files: len(s.Files) + s.MoreFiles}
+			ModelOnly: !s.UserInvocable, Files: len(s.Files) + s.MoreFiles}
 		if t := s.Tools(); t.Declared {
 			it.AllowedTools = t.Tools
 		}

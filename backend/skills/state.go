@@ -5,13 +5,14 @@ import (
 	"fmt"
 	"slices"
 
+	"crewagent/backend/conversation"
 	"crewagent/backend/convlog"
 )
 
 // Event names recorded in the conversation log.
 const (
-	EventActivated   = "skill_activated"
-	EventDeactivated = "skill_deactivated"
+	EventActivated   = conversation.EventSkillActivated
+	EventDeactivated = conversation.EventSkillDeactivated
 )
 
 // Actor says who activated a skill.
@@ -87,7 +88,9 @@ type State struct {
 func NewState() *State { return &State{metas: map[string]string{}} }
 
 // Derive returns the state after the given entries (the effective entries
-// of a log, as convlog.Store.Load returns them).
+// of a log, as convlog.Store.Load returns them, or its end from a compaction
+// event on, as convlog.Store.LoadSinceCompaction returns it: a compaction
+// event records the state, see Snapshot).
 func Derive(entries []*convlog.Entry) *State {
 	s := NewState()
 	for _, e := range entries {
@@ -122,6 +125,10 @@ func (s *State) Apply(e *convlog.Entry) {
 		s.metas = map[string]string{}
 	}
 	switch {
+	case e.IsEvent() && e.Event == convlog.EventCompaction:
+		if sn, ok := compactionSkills(e); ok {
+			s.restore(sn)
+		}
 	case e.IsEvent() && e.Event == EventActivated:
 		var d ActivatedData
 		if json.Unmarshal(e.Data, &d) != nil || !ValidName(d.Skill) {

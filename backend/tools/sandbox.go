@@ -20,6 +20,9 @@ const (
 	AliasProject = "@project"
 	AliasPkg     = "@pkg"
 	AliasState   = "@state"
+	// AliasSkill is the folder of a skill active in the conversation,
+	// @skill/<name>/… (read-only; see Roots.Skills).
+	AliasSkill = "@skill"
 )
 
 // ToolResultsAlias is the alias form of the folder where large tool outputs are saved. It
@@ -60,6 +63,11 @@ type Roots struct {
 	// ReadOnly lists host files tools may read but never write (the project's
 	// .crewagent.json, whose projectId ties the project to its data).
 	ReadOnly []string
+	// Skills finds the folder of a skill active in a conversation, which
+	// tools read (never write) as @skill/<name>/…; ok is false when the
+	// skill is not active there. Asked at every @skill path, so a skill
+	// activated during a send is readable at once. nil: no skills.
+	Skills func(conversationID, name string) (dir string, ok bool)
 }
 
 // Access is what a tool wants to do with a path.
@@ -136,6 +144,7 @@ func NewSandbox(roots Roots) *Sandbox {
 		State:        abs(roots.State),
 		ToolResults:  abs(roots.ToolResults),
 		Conversation: roots.Conversation,
+		Skills:       roots.Skills,
 	}}
 	for _, p := range roots.Deny {
 		if p = abs(p); p != "" {
@@ -225,6 +234,23 @@ func (s *Sandbox) Resolve(p string, access Access) (Resolved, *ToolError) {
 			r.Base, root = AliasState, s.roots.State
 			r.ReadOnly = rel == "logs" || strings.HasPrefix(rel, "logs/")
 		}
+	case AliasSkill:
+		name, rest, _ := strings.Cut(rel, "/")
+		if name == "" {
+			return Resolved{}, violation("no_skill", "name the skill: %s/<skill>/<path>", AliasSkill)
+		}
+		var (
+			dir    string
+			active bool
+		)
+		if s.roots.Skills != nil && s.roots.Conversation != "" {
+			dir, active = s.roots.Skills(s.roots.Conversation, name)
+		}
+		if !active || dir == "" {
+			return Resolved{}, errf(CodeNotFound, "%s/%s is not available: the skill %q is not active in this conversation (activate it with skill.activate first)", AliasSkill, name, name).
+				withDetail("reason", "alias_unavailable").withDetail("alias", AliasSkill+"/"+name)
+		}
+		r.Base, root, r.ReadOnly, rel = AliasSkill+"/"+name, dir, true, rest
 	}
 	r.Rel = rel
 	if root == "" {
@@ -316,7 +342,7 @@ func splitAlias(p string) (alias, rest string, _ *ToolError) {
 		}
 		cur = next
 	}
-	for _, a := range [...]string{AliasProject, AliasPkg, AliasState} {
+	for _, a := range [...]string{AliasProject, AliasPkg, AliasState, AliasSkill} {
 		if p == a {
 			return a, "", nil
 		}

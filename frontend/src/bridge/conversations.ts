@@ -23,7 +23,7 @@ export type WaitingView = app.WaitingView
 
 /** What an entry is for the conversation screen, decoded by the backend
  * (backend/conversation): the screen never parses the log's encodings. */
-export type EntryKind = 'user' | 'run-input' | 'answer' | 'assistant' | 'thinking' | 'tool-result' | 'question' | 'error' | 'stopped' | 'event' | 'hidden'
+export type EntryKind = 'user' | 'run-input' | 'answer' | 'assistant' | 'thinking' | 'tool-result' | 'question' | 'error' | 'stopped' | 'event' | 'skill' | 'hidden'
 
 /** A question's state: waiting for its answer, answered, or left behind. */
 export type QuestionState = 'pending' | 'answered' | 'unanswered'

@@ -16,6 +16,7 @@ export const EventNames = {
   TaskComplete: 'task:complete',
   TaskAborted: 'task:aborted',
   MCPStatus: 'mcp:status',
+  SkillsChanged: 'skills:changed',
 } as const
 
 export type EventName = (typeof EventNames)[keyof typeof EventNames]

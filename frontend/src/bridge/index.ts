@@ -9,6 +9,7 @@ import { createWailsPackages, type PackagesApi } from './packages'
 import { createWailsProjects, type ProjectsApi } from './projects'
 import { createWailsRuns, type RunsApi } from './runs'
 import { createWailsSettings, type SettingsApi } from './settings'
+import { createWailsSkills, type SkillsApi } from './skills'
 import { createWailsSystem, type SystemApi } from './system'
 
 export interface Bridge {
@@ -20,6 +21,7 @@ export interface Bridge {
   runs: RunsApi
   settings: SettingsApi
   mcp: McpApi
+  skills: SkillsApi
   events: EventsApi
 }
 
@@ -33,6 +35,7 @@ export function createWailsBridge(): Bridge {
     runs: createWailsRuns(),
     settings: createWailsSettings(),
     mcp: createWailsMcp(),
+    skills: createWailsSkills(),
     events: createWailsEvents(),
   }
 }
@@ -85,3 +88,4 @@ export type {
 } from './runs'
 export type { ConnectionResult, Settings, SettingsApi, SettingsOverride, SettingsView } from './settings'
 export type { SystemApi } from './system'
+export type { ActiveSkill, SkillChange, SkillItem, SkillLocation, SkillProblem, SkillsApi, SkillsView, SkillView } from './skills'

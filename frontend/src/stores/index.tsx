@@ -8,6 +8,7 @@ import { createPackagesStore, type PackagesStore } from './packagesStore'
 import { createProjectStore, type ProjectStore } from './projectStore'
 import { createRunStore, type RunStore } from './runStore'
 import { createSettingsStore, type SettingsStore } from './settingsStore'
+import { createSkillsStore, type SkillsStore } from './skillsStore'
 
 export { useStore } from './store'
 export type { AppInfoStore } from './appInfoStore'
@@ -18,6 +19,7 @@ export type { PackagesState, PackagesStore } from './packagesStore'
 export type { ProjectBusy, ProjectState, ProjectStore } from './projectStore'
 export type { RunState, RunStore } from './runStore'
 export type { SettingsState, SettingsStore, SettingsTab, Theme } from './settingsStore'
+export type { SkillsState, SkillsStore } from './skillsStore'
 
 /** Every store of the app, built once from a Bridge. Components reach them
  * through useStores(); stores reach Go only through the bridge. */
@@ -30,6 +32,7 @@ export interface Stores {
   packages: PackagesStore
   settings: SettingsStore
   mcp: McpStore
+  skills: SkillsStore
 }
 
 export function createStores(bridge: Bridge): Stores {
@@ -45,6 +48,7 @@ export function createStores(bridge: Bridge): Stores {
     packages: createPackagesStore(bridge, (info) => projects.setState({ current: info })),
     settings,
     mcp: createMcpStore(bridge, () => void settings.actions.load()),
+    skills: createSkillsStore(bridge),
   }
 }
 

@@ -4,7 +4,7 @@ import { createStore, type Store } from './store'
 
 export type Theme = 'light' | 'dark'
 /** The pages of the settings screen. */
-export type SettingsTab = 'general' | 'packages' | 'mcp'
+export type SettingsTab = 'general' | 'packages' | 'mcp' | 'skills'
 
 export interface SettingsState {
   view: SettingsView | null
@@ -66,7 +66,7 @@ export function createSettingsStore(bridge: Pick<Bridge, 'settings'>): SettingsS
       }
     },
     show(tab = 'general') {
-      store.setState({ open: true, tab: tab === 'packages' || tab === 'mcp' ? tab : 'general', test: null, saved: false, error: null })
+      store.setState({ open: true, tab: tab === 'packages' || tab === 'mcp' || tab === 'skills' ? tab : 'general', test: null, saved: false, error: null })
       void actions.load()
     },
     setTab(tab) {

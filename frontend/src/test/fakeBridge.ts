@@ -22,6 +22,7 @@ import {
 } from '../bridge'
 import { runInput, withView } from './entries'
 import { createFakeMcp, type FakeMcpServer } from './fakeMcp'
+import { createFakeSkills, type FakeSkill } from './fakeSkills'
 
 /** The bundled demo package as packages.json records it. */
 export const demoPackage: InstalledPackage = {
@@ -83,6 +84,8 @@ export function createFakeBridge(
     files?: Record<string, string>
     /** MCP servers (Settings → MCP). */
     mcpServers?: FakeMcpServer[]
+    /** Skills of the project (test/fakeSkills.ts). */
+    skills?: FakeSkill[]
   } = {},
 ) {
   const folders = new Set(opts.folders ?? [])
@@ -207,6 +210,11 @@ export function createFakeBridge(
   }
 
   const mcp = createFakeMcp({ servers: opts.mcpServers })
+  const skills = createFakeSkills(
+    opts.skills ?? [],
+    (id, ...entries) => conv(id).entries.push(...entries.map(withView)),
+    (id) => handlers.get('conversation:changed')?.forEach((h) => h({ conversationId: id, kind: 'updated' })),
+  )
   const bridge: Bridge = {
     mcp: mcp.api,
     system: {
@@ -506,6 +514,7 @@ export function createFakeBridge(
         return { path, content, size: content.length, truncated: false, binary: false, modifiedAt: '2026-06-01T00:00:00Z' }
       }),
     },
+    skills: skills.api,
     events: {
       on: vi.fn(<K extends EventName>(name: K, handler: (payload: EventMap[K]) => void) => {
         const set = handlers.get(name) ?? new Set()
@@ -520,6 +529,7 @@ export function createFakeBridge(
 
   return {
     bridge,
+    skills,
     folders,
     convs,
     sent,

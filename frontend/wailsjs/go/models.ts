@@ -23,6 +23,15 @@ export namespace app {
 	    agents: AgentInfo[];
 	    problem?: string;
 	}
+	export interface ActiveSkill {
+	    name: string;
+	    source: string;
+	    path: string;
+	    by?: string;
+	    description?: string;
+	    missing?: boolean;
+	    messageId?: string;
+	}
 	
 	export interface AgentList {
 	    packageId: string;
@@ -199,6 +208,16 @@ export namespace app {
 	    hasApiKey: boolean;
 	    path: string;
 	}
+	export interface SkillChange {
+	    conversationId: string;
+	    skill: string;
+	    status: string;
+	    active: ActiveSkill[];
+	}
+	export interface SkillsView {
+	    skills: skills.ListItem[];
+	    locations: skills.Location[];
+	}
 	export interface StartRunRequest {
 	    conversationId: string;
 	    workflowId: string;
@@ -275,6 +294,7 @@ export namespace contextbuilder {
 	    tokens: number;
 	    kind: string;
 	    reason: string;
+	    skills?: string[];
 	}
 	export interface Debug {
 	    mode: string;
@@ -371,6 +391,14 @@ export namespace conversation {
 	    instructions?: Instructions;
 	    waiting?: Waiting;
 	}
+	export interface SkillView {
+	    name: string;
+	    source?: string;
+	    path?: string;
+	    by?: string;
+	    state?: string;
+	    body?: string;
+	}
 	export interface HandoverView {
 	    conversationId: string;
 	    title?: string;
@@ -416,6 +444,7 @@ export namespace conversation {
 	    question?: QuestionView;
 	    answerTo?: string;
 	    handover?: HandoverView;
+	    skill?: SkillView;
 	}
 	export interface FunctionCall {
 	    name: string;
@@ -458,6 +487,7 @@ export namespace conversation {
 	    updatedAt?: string;
 	    view: View;
 	}
+	
 	
 	
 	
@@ -514,6 +544,7 @@ export namespace convlog {
 	    pinned: Carried[];
 	    earlier?: CompactionRef[];
 	    recallDocs?: number;
+	    skills?: number[];
 	}
 	
 	export interface SearchHit {
@@ -579,6 +610,7 @@ export namespace engine {
 	    kind: string;
 	    tokens: number;
 	    reason: string;
+	    skills?: string[];
 	}
 	export interface Preview {
 	    conversationId: string;
@@ -625,6 +657,10 @@ export namespace events {
 	    title?: string;
 	    type: string;
 	    status: string;
+	}
+	export interface SkillsChangedEvent {
+	    skills: number;
+	    invalid: number;
 	}
 	export interface TaskEvent {
 	    conversationId: string;
@@ -716,7 +752,9 @@ export namespace events {
 	    "task:complete": TaskEvent;
 	    "task:aborted": TaskEvent;
 	    "mcp:status": MCPStatusEvent;
+	    "skills:changed": SkillsChangedEvent;
 	}
+	
 	
 	
 	
@@ -841,6 +879,34 @@ export namespace settings {
 	    tools: Tools;
 	    engine: Engine;
 	    theme: string;
+	}
+
+}
+
+export namespace skills {
+	
+	export interface Problem {
+	    file: string;
+	    severity: string;
+	    message: string;
+	}
+	export interface ListItem {
+	    name: string;
+	    description: string;
+	    source: string;
+	    path: string;
+	    problems: Problem[];
+	    status: string;
+	    shadowedBy?: string;
+	    userOnly?: boolean;
+	    modelOnly?: boolean;
+	    allowedTools?: string[];
+	    files: number;
+	}
+	export interface Location {
+	    source: string;
+	    dir: string;
+	    root?: string;
 	}
 
 }

@@ -1,5 +1,6 @@
 import { useRef, useState, type KeyboardEvent } from 'react'
 import { ContextMeter } from '../context/ContextMeter'
+import { ComposerSkills, useSkillCommand } from '../skills/ComposerSkills'
 import { useStore, useStores } from '../../stores'
 
 /** The message input: Enter sends, Shift+Enter starts a new line; the Send
@@ -21,9 +22,17 @@ export function Composer({ onOpenInspector, disabledReason }: { onOpenInspector:
   const canStart = useStore(runs, (s) => !!s.workflowId)
   const [text, setText] = useState('')
   const ref = useRef<HTMLTextAreaElement>(null)
+  const skillCommand = useSkillCommand()
 
   const send = async () => {
     if (streaming || starting || disabledReason) return
+    // "/skill NAME", "/skill off NAME", "/skill": handled here, never sent.
+    const handled = await skillCommand(text)
+    if (handled) {
+      if (handled === 'done') setText('')
+      ref.current?.focus()
+      return
+    }
     if (startMode) {
       if (!canStart) return
       const body = text
@@ -65,6 +74,7 @@ export function Composer({ onOpenInspector, disabledReason }: { onOpenInspector:
           {disabledReason}
         </div>
       )}
+      <ComposerSkills conversationId={conversationId} disabled={streaming} />
       <div className="composer-row">
         <textarea
           ref={ref}

@@ -25,6 +25,7 @@ export function estimateRow(row: Row | undefined): number {
       return 62
     case 'event':
     case 'switcher':
+    case 'skill':
       return 34
     default:
       return 88

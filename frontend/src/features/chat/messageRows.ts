@@ -19,7 +19,10 @@
  *    switcher (a row of its own before a tool card or reasoning);
  *  - the first reply of an agent after a message of the user says who
  *    answered (Agent and Run mode);
- *  - hidden entries (system, developer, meta) are not shown;
+ *  - a skill's instructions (an is_meta message, view.kind "skill") are one
+ *    compact "Skill activated" row that expands to them; a deactivation is
+ *    a thin divider;
+ *  - hidden entries (system, developer, other meta messages) are not shown;
  *  - events (compaction, checkpoint, mode switch, fork origin, run start) are
  *    thin dividers;
  *  - a question (ui.ask_user) is the widget itself (pending, answered with
@@ -30,7 +33,7 @@
  *    message no reply was started for (a fork cut there) in an "awaiting"
  *    row.
  * The reply in progress (live calls) follows the log rows. */
-import type { AgentInfo, BranchView, Entry, Problem, QuestionState, ToolCall, Widget, WidgetAnswerRecord } from '../../bridge'
+import type { AgentInfo, BranchView, Entry, Problem, QuestionState, SkillView, ToolCall, Widget, WidgetAnswerRecord } from '../../bridge'
 import type { LiveCall, LiveTool } from '../../stores'
 import { count as countOf } from '../../lib/count'
 
@@ -74,6 +77,7 @@ export type Row =
   | { kind: 'stopped'; key: string; entry: Entry; partial: string; latest: boolean; canContinue: boolean; speaker?: Speaker; branch?: BranchView }
   | { kind: 'switcher'; key: string; entry: Entry; branch: BranchView }
   | { kind: 'event'; key: string; entry: Entry; label: string; detail: string }
+  | { kind: 'skill'; key: string; entry: Entry; skill: SkillView }
   | { kind: 'live'; key: string; call: LiveCall }
   | { kind: 'live-tool'; key: string; call: LiveCall; tool: LiveTool }
   | { kind: 'widget'; key: string; entry: Entry; widget: Widget; runId: string; state: WidgetState; answer?: WidgetAnswerRecord }
@@ -124,6 +128,10 @@ export function describeEvent(e: Entry): { label: string; detail: string } {
     }
     case 'run_started':
       return { label: 'Workflow run started', detail: str(d.workflowId) }
+    case 'skill_deactivated': {
+      const s = e.view?.skill
+      return { label: `Skill deactivated: ${s?.name ?? str(d.skill)}`, detail: s?.by === 'model' ? 'by the model' : '' }
+    }
     default:
       return { label: e.event || 'Event', detail: '' }
   }
@@ -159,7 +167,7 @@ function toolStatus(result: Entry | undefined, streaming: boolean): ToolStatus {
   return streaming ? 'running' : 'no-result'
 }
 
-const shownEvents = new Set(['checkpoint', 'compaction', 'mode_switch', 'fork_origin', 'run_started'])
+const shownEvents = new Set(['checkpoint', 'compaction', 'mode_switch', 'fork_origin', 'run_started', 'skill_deactivated'])
 
 /** A failure the view did not describe (an older backend): its message. */
 const fallbackProblem = (b: ErrorBlock): Problem => ({ title: 'The answer failed', advice: b.message })
@@ -237,6 +245,9 @@ export function buildEntryRows(entries: Entry[], streaming = false, end: RowsEnd
         break
       case 'thinking':
         rows.push({ kind: 'thinking', key: e.id, entry: e, speaker: speakerOf(e) })
+        break
+      case 'skill':
+        if (v?.skill) rows.push({ kind: 'skill', key: e.id, entry: e, skill: v.skill })
         break
       case 'assistant': {
         const text = e.content ?? ''

@@ -2,6 +2,7 @@ import { memo, useEffect, useRef, type KeyboardEvent } from 'react'
 import { LiveMarkdown, Markdown } from '../../components/Markdown'
 import { useStore, useStores } from '../../stores'
 import { WidgetCard } from '../runs/WidgetCard'
+import { SkillRow } from '../skills/SkillRow'
 import { BranchSwitcher, CopyButton, SpeakerBadge, WithCodeCopy } from './MessageParts'
 import type { Row } from './messageRows'
 import { ToolCard } from './ToolCard'
@@ -365,6 +366,8 @@ export const MessageRow = memo(
             <span className="event-line" />
           </div>
         )
+      case 'skill':
+        return <SkillRow id={row.entry.id} skill={row.skill} />
       case 'live':
         return (
           <div className="msg msg-assistant is-live" data-testid="msg-live" data-id={row.call.messageId}>

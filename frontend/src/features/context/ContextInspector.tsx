@@ -123,7 +123,14 @@ function MessageRow({ m }: { m: PreviewMessage }) {
         {m.kind !== 'history' && <span className="badge">{m.kind}</span>}
       </td>
       <td className="num">{m.tokens.toLocaleString()}</td>
-      <td className="inspector-excerpt">{excerpt(m)}</td>
+      <td className="inspector-excerpt">
+        {(m.skills?.length ?? 0) > 0 && (
+          <span className="inspector-skill-pin" title="The instructions of an active skill: pinned, kept in every request while the skill is active (through any compaction)" data-testid="inspector-skill-pin">
+            📌 skill {m.skills?.join(', ')}
+          </span>
+        )}
+        {excerpt(m)}
+      </td>
       <td className="inspector-reason">{m.reason}</td>
     </tr>
   )

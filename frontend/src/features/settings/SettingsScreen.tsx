@@ -5,6 +5,7 @@ import { Modal } from '../../components/Modal'
 import { useStore, useStores, type Theme } from '../../stores'
 import { McpPanel } from '../mcp/McpPanel'
 import { PackagesPanel } from '../packages/PackagesPanel'
+import { SkillsPanel } from '../skills/SkillsPanel'
 import './settings.css'
 
 const clone = (s: Settings): Settings => JSON.parse(JSON.stringify(s)) as Settings
@@ -27,6 +28,7 @@ export function SettingsScreen() {
             ['general', 'General'],
             ['packages', 'Packages'],
             ['mcp', 'MCP'],
+            ['skills', 'Skills'],
           ] as const
         ).map(([id, label]) => (
           <button key={id} type="button" role="tab" aria-selected={tab === id} className={`settings-tab ${tab === id ? 'is-active' : ''}`} onClick={() => settings.actions.setTab(id)} data-testid={`settings-tab-${id}`}>
@@ -34,7 +36,9 @@ export function SettingsScreen() {
           </button>
         ))}
       </div>
-      {tab === 'packages' ? (
+      {tab === 'skills' ? (
+        <SkillsPanel />
+      ) : tab === 'packages' ? (
         <PackagesPanel />
       ) : tab === 'mcp' ? (
         <McpPanel />
