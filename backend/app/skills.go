@@ -205,7 +205,7 @@ func (p *skillTools) Call(ctx context.Context, name string, args []byte) (tools.
 	if err != nil {
 		return tools.Failure(tools.NewError(tools.CodeInternal, "the conversation's skills cannot be read: "+err.Error(), nil)), true
 	}
-	callID := tools.CallID(ctx)
+	callID := tools.ToolCallID(ctx)
 	if name == skills.DeactivateTool {
 		d, err := skills.Deactivate(st, skill, skills.ByModel, callID, nil)
 		if err != nil {

@@ -56,7 +56,3 @@ func Providers(factories ...ProviderFactory) ProviderFactory {
 		return out
 	}
 }
-
-// CallID returns the model's id of the tool call a provider runs (see
-// WithToolCallID; "" when the caller set none).
-func CallID(ctx context.Context) string { return toolCallID(ctx) }
