@@ -14,6 +14,7 @@ import (
 	"crewagent/backend/errs"
 	"crewagent/backend/events"
 	"crewagent/backend/fsx"
+	"crewagent/backend/mcp"
 	"crewagent/backend/tasks"
 	"crewagent/backend/tools"
 )
@@ -173,16 +174,22 @@ func (p *convProvider) instructions(parent conversation.ConversationMeta, args c
 	}
 	in.MCPServers = inherited.MCPServers
 	if args.MCPAllowlist != nil {
-		list := slices.Clone(*args.MCPAllowlist)
-		if inherited.MCPServers != nil {
-			list = slices.DeleteFunc(list, func(s string) bool {
-				if !slices.Contains(inherited.MCPServers, s) {
-					ignored = append(ignored, "mcp_allowlist: "+s+" (this conversation may not use it)")
-					return true
+		// The servers this conversation's tools come from.
+		var servers []string
+		for _, n := range have {
+			if rest, ok := strings.CutPrefix(n, "mcp__"); ok {
+				if srv, _, ok := strings.Cut(rest, "__"); ok && !slices.Contains(servers, srv) {
+					servers = append(servers, srv)
 				}
-				return false
-			})
+			}
 		}
+		list := slices.DeleteFunc(slices.Clone(*args.MCPAllowlist), func(srv string) bool {
+			if !slices.Contains(servers, mcpWireServer(srv)) {
+				ignored = append(ignored, "mcp_allowlist: "+srv+" (this conversation cannot use that server)")
+				return true
+			}
+			return false
+		})
 		if list == nil {
 			list = []string{}
 		}
@@ -196,6 +203,9 @@ func (p *convProvider) instructions(parent conversation.ConversationMeta, args c
 	}
 	return in, ignored, nil
 }
+
+// mcpWireServer is a server name as it appears in its tools' wire names.
+func mcpWireServer(name string) string { return mcp.ServerWireName(name) }
 
 // maxInstructionBytes bounds a base instruction file.
 const maxInstructionBytes = 256 << 10

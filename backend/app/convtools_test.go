@@ -18,6 +18,7 @@ import (
 	"crewagent/backend/engine"
 	"crewagent/backend/events"
 	"crewagent/backend/llm/fakellm"
+	"crewagent/backend/mcp/mcptest"
 )
 
 // convWorld is a project opened through the application layer against a
@@ -670,4 +671,78 @@ func TestConvThroughTheWindowPath(t *testing.T) {
 	}
 	w.ws.Stop(busy.ID)
 	waitFor(t, "the busy reply to stop", func() bool { return !w.ws.Tasks().Busy(busy.ID) })
+}
+
+// A created conversation keeps what it was created with after a restart:
+// its base instruction, its narrower tools and the MCP servers its creator
+// allowed it (mcp_allowlist), checked on the requests the server receives.
+func TestChildKeepsItsInstructionsAcrossARestart(t *testing.T) {
+	npm := mcptest.Servers(t)
+	doc, _ := json.Marshal(map[string]any{
+		"tools": map[string]any{"mcp": map[string]any{"enabled": true}},
+		"mcpServers": map[string]any{
+			"alpha": npm.Everything("conv-alpha", nil),
+			"beta":  npm.Everything("conv-beta", nil),
+		},
+	})
+	w := newConvWorld(t, string(doc))
+	mcpServersOf := func(r fakellm.RecordedRequest) []string {
+		var out []string
+		for _, name := range toolNames(r) {
+			if rest, ok := strings.CutPrefix(name, "mcp__"); ok {
+				srv, _, _ := strings.Cut(rest, "__")
+				if !slices.Contains(out, srv) {
+					out = append(out, srv)
+				}
+			}
+		}
+		return out
+	}
+	var rootServers []string
+	w.on("Research with a narrow helper", func(r fakellm.RecordedRequest) fakellm.Response {
+		if r.LastMessage().Role == "tool" {
+			return fakellm.Response{Text: "ok"}
+		}
+		rootServers = mcpServersOf(r)
+		return fakellm.Response{ToolCalls: []fakellm.ToolCall{call("n1", "conv.create", map[string]any{
+			"user_instruction": "Helper: look things up", "base_instruction_text": "Answer in one line.",
+			"tools": []string{"fs.read"}, "mcp_allowlist": []string{"beta", "gamma"}})}}
+	})
+	var childRequests []fakellm.RecordedRequest
+	w.on("Helper: look things up", func(r fakellm.RecordedRequest) fakellm.Response {
+		childRequests = append(childRequests, r)
+		return fakellm.Response{Text: "looked"}
+	})
+	res, err := w.ws.ChatChain(context.Background(), engine.SendRequest{Text: "Research with a narrow helper"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(rootServers, []string{"alpha", "beta"}) {
+		t.Fatalf("the root's MCP servers: %v", rootServers)
+	}
+	child := res.Tasks[1].ConversationID
+	if h := resultOf(t, w.entries(t, res.Result.ConversationID), "n1"); !slices.ContainsFunc(h.Ignored, func(s string) bool { return strings.Contains(s, "gamma") }) {
+		t.Fatalf("a server the creator does not have is not reported: %v", h.Ignored)
+	}
+	// After a restart, a message to the child is answered as before.
+	mustOK(t, w.ws.Close())
+	w.open(t)
+	if _, err := w.ws.ChatChain(context.Background(), engine.SendRequest{ConversationID: child, Text: "Helper: one more?"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(childRequests) != 2 {
+		t.Fatalf("%d child requests", len(childRequests))
+	}
+	for i, r := range childRequests {
+		sys := ""
+		for _, m := range r.Messages {
+			if m.Role == "system" {
+				sys += m.Text()
+			}
+		}
+		builtIn := slices.DeleteFunc(toolNames(r), func(n string) bool { return strings.HasPrefix(n, "mcp__") })
+		if !strings.Contains(sys, "Answer in one line.") || !slices.Equal(builtIn, []string{"fs_read"}) || !slices.Equal(mcpServersOf(r), []string{"beta"}) {
+			t.Fatalf("child request %d: instructions %v, tools %v, MCP servers %v", i, strings.Contains(sys, "Answer in one line."), builtIn, mcpServersOf(r))
+		}
+	}
 }
