@@ -53,9 +53,11 @@ func (ws *Workspace) CreateRun(req StartRunRequest) (workflow.Run, error) {
 		if _, err := ws.store.Get(req.ConversationID); err != nil {
 			return workflow.Run{}, err
 		}
-		if ws.tasks.Busy(req.ConversationID) {
-			return workflow.Run{}, tasks.ErrBusy
-		}
+	}
+	// One task at a time in a project: a run that could not start its first
+	// turn now is not created.
+	if len(ws.tasks.All()) > 0 || len(ws.tasks.Queued()) > 0 {
+		return workflow.Run{}, ws.busy(tasks.ErrBusy, req.ConversationID)
 	}
 	pkgID, err := ws.ChoosePackage(req.PackageID, req.WorkflowID)
 	if err != nil {
@@ -175,7 +177,7 @@ func (ws *Workspace) runInBackground(run workflow.Run, turn func(ctx context.Con
 		}
 		return nil
 	})
-	return err
+	return ws.busy(err, id)
 }
 
 // RunTurn runs one turn of a run in the foreground (the command line):
