@@ -210,24 +210,32 @@ export async function launchApp({ binary, display, home, logFile, screenshotsDir
 
 async function waitForWindow(display, title, child, timeoutMs) {
   const pattern = `^${title}$`
-  const attempt = run('xdotool', ['search', '--sync', '--onlyvisible', '--name', pattern], {
-    env: { ...process.env, DISPLAY: display },
-    timeout: timeoutMs,
-  })
-  const died = new Promise((_, reject) => {
-    const check = setInterval(() => {
-      if (exited(child)) {
-        clearInterval(check)
-        reject(new Error(`the app exited (code ${child.exitCode}, signal ${child.signalCode}) before its window appeared`))
-      }
-    }, 100)
-    attempt.finally(() => clearInterval(check)).catch(() => {})
-  })
-  try {
-    const { stdout } = await Promise.race([attempt, died])
-    return stdout.trim().split('\n')[0]
-  } catch (err) {
-    if (err.killed) throw new Error(`no visible window titled "${title}" within ${timeoutMs} ms`)
-    throw err
+  const deadline = Date.now() + timeoutMs
+  // xdotool fails with BadWindow when a window it lists goes away before it
+  // reads it (WebKit's short-lived windows while the app starts): try again.
+  for (;;) {
+    const left = deadline - Date.now()
+    if (left <= 0) throw new Error(`no visible window titled "${title}" within ${timeoutMs} ms`)
+    const attempt = run('xdotool', ['search', '--sync', '--onlyvisible', '--name', pattern], {
+      env: { ...process.env, DISPLAY: display },
+      timeout: left,
+    })
+    const died = new Promise((_, reject) => {
+      const check = setInterval(() => {
+        if (exited(child)) {
+          clearInterval(check)
+          reject(new Error(`the app exited (code ${child.exitCode}, signal ${child.signalCode}) before its window appeared`))
+        }
+      }, 100)
+      attempt.finally(() => clearInterval(check)).catch(() => {})
+    })
+    try {
+      const { stdout } = await Promise.race([attempt, died])
+      return stdout.trim().split('\n')[0]
+    } catch (err) {
+      if (err.killed) throw new Error(`no visible window titled "${title}" within ${timeoutMs} ms`)
+      if (exited(child) || !/BadWindow|X Error/.test(`${err.message}${err.stderr ?? ''}`)) throw err
+      await sleep(100)
+    }
   }
 }
