@@ -45,41 +45,36 @@ const (
 	MaxHistoryLimit     = 200
 )
 
-const itemsSchema = `{"type":"array","description":"Input items of the message, as another way to give it: {\"type\":\"text\",\"text\":\"...\"}; other item types are not supported here and are reported as ignored.","items":{"type":"object","properties":{"type":{"type":"string"},"text":{"type":"string"},"image_url":{"type":"string"}},"required":["type"]}}`
+const itemsSchema = `{"type":"array","description":"Message parts, e.g. [{\"type\":\"text\",\"text\":\"...\"}]; only text parts are sent.","items":{"type":"object","properties":{"type":{"type":"string"},"text":{"type":"string"}},"required":["type"]}}`
 
 // Defs returns the tool definitions, in the order they are offered.
 func Defs() []tools.ToolDef {
 	return []tools.ToolDef{
-		{Name: Create, Description: "Create a new conversation (a sub-conversation of this one) and let it answer a first message. " +
-			"Interrupting: your turn ends here, the new conversation answers first, then you go on with its last answer as this call's result " +
-			"(JSON: conversation_id, first_user_message, last_assistant_message). Use it to hand a self-contained piece of work to a fresh context. " +
-			"Instructions and tools not given are inherited from this conversation; tools can only be narrowed.",
+		{Name: Create, Description: "Start a sub-conversation with a fresh context and let it answer a first message. Interrupting: your turn ends, it answers, then you go on with its last answer as this call's result (JSON). Instructions and tools not given are inherited; tools can only be narrowed.",
 			Parameters: json.RawMessage(`{"type":"object","properties":{` +
-				`"user_instruction":{"type":"string","description":"The first message of the new conversation: the task, with everything it needs to know."},` +
+				`"user_instruction":{"type":"string","description":"Its first message: the task, with all it needs to know."},` +
 				`"items":` + itemsSchema + `,` +
-				`"base_instruction_text":{"type":"string","description":"Base instructions of the new conversation (its role and rules). Not with base_instruction_file."},` +
-				`"base_instruction_file":{"type":"string","description":"A project file holding the base instructions, e.g. @project/prompts/reviewer.md. Not with base_instruction_text."},` +
-				`"title":{"type":"string","description":"A short title for the new conversation (default: taken from the first message)."},` +
-				`"tools":{"type":"array","items":{"type":"string"},"description":"The tools the new conversation may call, e.g. [\"fs.read\",\"fs.search\"] (default: the same as this conversation)."},` +
-				`"mcp_allowlist":{"type":"array","items":{"type":"string"},"description":"The MCP servers whose tools it may call (default: the same as this conversation)."},` +
-				`"internal_tools":{"type":"object","description":"Built-in tool switches: include_apply_patch_tool maps to fs.apply_patch; include_plan_tool, web_search_request and use_streamable_shell_tool have no counterpart here and are reported as ignored.","properties":{"include_plan_tool":{"type":"boolean"},"include_apply_patch_tool":{"type":"boolean"},"web_search_request":{"type":"boolean"},"use_streamable_shell_tool":{"type":"boolean"}}}` +
+				`"base_instruction_text":{"type":"string","description":"Its base instructions (role, rules)."},` +
+				`"base_instruction_file":{"type":"string","description":"Or a project file holding them, e.g. @project/prompts/review.md."},` +
+				`"title":{"type":"string"},` +
+				`"tools":{"type":"array","items":{"type":"string"},"description":"Tools it may call, e.g. [\"fs.read\"]."},` +
+				`"mcp_allowlist":{"type":"array","items":{"type":"string"},"description":"MCP servers it may use."},` +
+				`"internal_tools":{"type":"object","description":"include_apply_patch_tool (false removes fs.apply_patch); others are ignored."}` +
 				`}}`)},
-		{Name: Send, Description: "Send a message to another conversation of the project and let it answer. " +
-			"Interrupting: your turn ends here, that conversation answers first, then you go on with its last answer as this call's result " +
-			"(JSON: conversation_id, last_assistant_message).",
-			Parameters: json.RawMessage(`{"type":"object","properties":{` +
-				`"conversation_id":{"type":"string","description":"The conversation to talk to (see conv.list)."},` +
-				`"text":{"type":"string","description":"The message."},` +
-				`"items":` + itemsSchema +
-				`},"required":["conversation_id"]}`)},
-		{Name: List, Description: "List the conversations of the project: id, title, parent, message count, last activity (RFC 3339) and whether one is answering or waiting. Does not interrupt.",
-			Parameters: json.RawMessage(`{"type":"object","properties":{}}`)},
-		{Name: History, Description: "Read the newest messages of a conversation (the user's and the assistant's texts; no tool calls or outputs). Does not interrupt.",
+		{Name: Send, Description: "Send a message to another conversation of the project. Interrupting: your turn ends, it answers, then you go on with its last answer as this call's result (JSON).",
 			Parameters: json.RawMessage(`{"type":"object","properties":{` +
 				`"conversation_id":{"type":"string"},` +
-				`"limit":{"type":"integer","minimum":1,"maximum":200,"description":"How many of the newest messages (default 20)."}` +
+				`"text":{"type":"string"},` +
+				`"items":` + itemsSchema +
 				`},"required":["conversation_id"]}`)},
-		{Name: Destroy, Description: "Delete a conversation this work created with conv.create (and the conversations it created), with its files. Refused for a conversation the user started and for the conversations taking part in the work in progress. Does not interrupt.",
+		{Name: List, Description: "List the project's conversations (id, title, parent, messages, last activity, status).",
+			Parameters: json.RawMessage(`{"type":"object","properties":{}}`)},
+		{Name: History, Description: "Read the newest messages of a conversation (texts only, no tool calls).",
+			Parameters: json.RawMessage(`{"type":"object","properties":{` +
+				`"conversation_id":{"type":"string"},` +
+				`"limit":{"type":"integer","minimum":1,"maximum":200,"description":"Default 20."}` +
+				`},"required":["conversation_id"]}`)},
+		{Name: Destroy, Description: "Delete a conversation made with conv.create, with those it made. Not the user's conversations, nor those in the work in progress.",
 			Parameters: json.RawMessage(`{"type":"object","properties":{"conversation_id":{"type":"string"}},"required":["conversation_id"]}`)},
 	}
 }
