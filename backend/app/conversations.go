@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
-	"os"
 	"slices"
 	"time"
 
@@ -240,13 +240,23 @@ func (ws *Workspace) ReadToolResult(conversationID, messageID string) (ToolResul
 	return v, nil
 }
 
-// readThrough reads a file by its alias through a sandbox (read access).
+// readThrough reads a file by its alias through a sandbox (read access),
+// beneath the sandbox's root: a folder swapped for a symbolic link after the
+// path was checked cannot lead the read outside.
 func readThrough(sb *tools.Sandbox, alias string) ([]byte, error) {
 	r, terr := sb.Resolve(alias, tools.AccessRead)
 	if terr != nil {
 		return nil, sandboxError(terr)
 	}
-	return os.ReadFile(r.Host)
+	f, fi, terr := sb.Open(r)
+	if terr != nil {
+		return nil, sandboxError(terr)
+	}
+	defer f.Close()
+	if !fi.Mode().IsRegular() {
+		return nil, errs.Errorf(errs.ArtifactPath, "%s is not a file", r.Display())
+	}
+	return io.ReadAll(f)
 }
 
 // sandboxError turns a refusal of the sandbox into an error of the app: a
@@ -255,7 +265,7 @@ func sandboxError(terr *tools.ToolError) error {
 	switch terr.Code {
 	case tools.CodeNotFound:
 		return fmt.Errorf("%s: %w", terr.Message, fs.ErrNotExist)
-	case tools.CodeSandboxViolation:
+	case tools.CodeSandboxViolation, tools.CodeBadArguments: // outside the root; a folder, a FIFO or a device
 		return errs.New(errs.ArtifactPath, terr.Message)
 	}
 	return errs.New(errs.Internal, terr.Message)

@@ -443,18 +443,21 @@ func (ws *Workspace) ReadArtifact(path string) (ArtifactView, error) {
 		}
 		return ArtifactView{}, err
 	}
-	f, err := os.Open(r.Host)
-	if errors.Is(err, os.ErrNotExist) {
-		return ArtifactView{}, errs.Errorf(errs.NotFound, "%s does not exist in the project (it may have been moved or deleted)", display)
-	}
-	if err != nil {
+	// Read beneath the project folder: a folder swapped for a symbolic link
+	// since the path was checked cannot lead outside it.
+	f, st, terr := ws.sandbox.Open(r)
+	if terr != nil {
+		err := sandboxError(terr)
+		if errors.Is(err, os.ErrNotExist) {
+			return ArtifactView{}, errs.Errorf(errs.NotFound, "%s does not exist in the project (it may have been moved or deleted)", display)
+		}
+		var e *errs.Error
+		if errors.As(err, &e) && e.Code == errs.ArtifactPath {
+			return ArtifactView{}, errs.Wrap(errs.ArtifactPath, err, fmt.Sprintf("%s leads outside the project folder", display))
+		}
 		return ArtifactView{}, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return ArtifactView{}, err
-	}
 	if !st.Mode().IsRegular() {
 		return ArtifactView{}, errs.Errorf(errs.ArtifactPath, "%s is not a file", display)
 	}
