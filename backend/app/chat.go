@@ -77,7 +77,9 @@ func (ws *Workspace) reply(req engine.SendRequest, prepare func() error) error {
 				return err
 			}
 		}
-		if _, err := ws.engine.Send(ctx, req); err != nil {
+		_, err := ws.engine.Send(ctx, req)
+		ws.emitNextUsage(ctx, req.ConversationID)
+		if err != nil {
 			ws.rt.log.Warn("send failed", "conversation", req.ConversationID, "error", err)
 			return err
 		}

@@ -126,7 +126,7 @@ func (ws *Workspace) LoadConversation(id string, limit int) (ConversationPage, e
 		return ConversationPage{}, err
 	}
 	streaming = streaming || ws.tasks.Busy(id)
-	views := conversation.Views(page.Entries)
+	views := ws.views(page.Entries)
 	out := ConversationPage{Conversation: meta, Entries: views, HasMore: page.HasMore, Streaming: streaming, Agents: ws.speakers(views)}
 	if !streaming {
 		// A fork cut at a message ends there on purpose.
@@ -149,7 +149,7 @@ func (ws *Workspace) LoadOlderEntries(id, beforeID string, limit int) (Conversat
 		return ConversationPage{}, err
 	}
 	// The views are judged with the entries that follow the page.
-	views := conversation.Views(append(page.Entries, page.Newer...))[:len(page.Entries)]
+	views := ws.views(append(page.Entries, page.Newer...))[:len(page.Entries)]
 	return ConversationPage{Conversation: meta, Entries: views, HasMore: page.HasMore, Streaming: ws.tasks.Busy(id), Agents: ws.speakers(views)}, nil
 }
 

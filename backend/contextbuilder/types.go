@@ -246,6 +246,10 @@ type RecallItem struct {
 	Score float64 `json:"score"`
 	// Why says why it was recalled (matched terms, ranks).
 	Why string `json:"why"`
+	// Terms are the words of the newest user message it shares; Meaning is
+	// set when embeddings found it close in meaning.
+	Terms   []string `json:"terms,omitempty"`
+	Meaning bool     `json:"meaning,omitempty"`
 }
 
 // Result is the built request and its explanation.

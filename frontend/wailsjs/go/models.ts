@@ -72,6 +72,7 @@ export namespace app {
 	    code?: string;
 	    durationMs?: number;
 	    raw: string;
+	    text: string;
 	}
 	export interface Export {
 	    fileName: string;
@@ -183,6 +184,8 @@ export namespace contextbuilder {
 	    text: string;
 	    score: number;
 	    why: string;
+	    terms?: string[];
+	    meaning?: boolean;
 	}
 	export interface Decision {
 	    sourceId: string;
@@ -247,6 +250,21 @@ export namespace conversation {
 	    messageId: string;
 	    createdAt: string;
 	}
+	export interface PinnedView {
+	    id: string;
+	    who: string;
+	    text: string;
+	}
+	export interface CompactionView {
+	    count: number;
+	    manual?: boolean;
+	    focus?: string;
+	    tokensBefore?: number;
+	    tokensAfter?: number;
+	    method: string;
+	    summary?: string;
+	    pinned: PinnedView[];
+	}
 	export interface RunRef {
 	    runId: string;
 	    workflowId: string;
@@ -271,6 +289,13 @@ export namespace conversation {
 	    checkpoints?: Checkpoint[];
 	    logSize?: number;
 	    hasSummary?: boolean;
+	}
+	export interface StepView {
+	    title: string;
+	    summary: string;
+	    calls: number;
+	    failed?: number;
+	    node?: string;
 	}
 	export interface QuestionView {
 	    widgetId: string;
@@ -309,6 +334,10 @@ export namespace conversation {
 	    large?: LargeResult;
 	    question?: QuestionView;
 	    answerTo?: string;
+	    pinned?: boolean;
+	    compaction?: CompactionView;
+	    step?: StepView;
+	    inStep?: string;
 	}
 	export interface FunctionCall {
 	    name: string;
@@ -351,6 +380,8 @@ export namespace conversation {
 	    updatedAt?: string;
 	    view: View;
 	}
+	
+	
 	
 	
 	
@@ -420,6 +451,17 @@ export namespace convlog {
 
 export namespace engine {
 	
+	export interface CompactResult {
+	    conversationId: string;
+	    compactedMessages: number;
+	    usedTokensBefore: number;
+	    usedTokensAfter: number;
+	    summaryId: string;
+	    summary?: string;
+	    strategy?: string;
+	    summaryError?: string;
+	    totalBudget: number;
+	}
 	export interface EntryFate {
 	    id: string;
 	    role: string;

@@ -13,9 +13,9 @@ describe('runInfo', () => {
 
   it('describes log lines and picks the tool calls', () => {
     const lines = [
-      { ts: 't', type: 'turn_start', raw: '{"ts":"t","type":"turn_start","intent":"start","input":true}' },
-      { ts: 't', type: 'tool_call', tool: 'fs.read', ok: false, code: 'ENOENT', args: '{"path":"@project/x"}', raw: '{}' },
-      { ts: '', type: '', raw: 'not json at all' },
+      { ts: 't', type: 'turn_start', text: 'The run started', raw: '{"ts":"t","type":"turn_start","intent":"start","input":true}' },
+      { ts: 't', type: 'tool_call', tool: 'fs.read', ok: false, code: 'ENOENT', args: '{"path":"@project/x"}', text: 'Tried: read x (failed)', raw: '{}' },
+      { ts: '', type: '', text: 'A line the app cannot read', raw: 'not json at all' },
     ]
     expect(lines.map(describeLogLine)).toEqual(['intent: start, input: true', 'fs.read @project/x → failed ENOENT', 'not json at all'])
     expect(toolCalls(lines).map((l) => l.tool)).toEqual(['fs.read'])

@@ -56,9 +56,9 @@ function renderRun(entries: Entry[], run: RunStatus | null, opts: Parameters<typ
     files: { 'artifacts/idea-notes.md': '# Idea\nA shared grocery list.\n' },
     runLogs: {
       r1: [
-        { ts: '2026-06-01T10:00:00Z', type: 'run_created', raw: '{"ts":"2026-06-01T10:00:00Z","type":"run_created","workflowId":"write-brief"}' },
-        { ts: '2026-06-01T10:00:01Z', type: 'tool_call', tool: 'fs.write', ok: true, args: '{"path":"@project/artifacts/idea-notes.md"}', durationMs: 3, raw: '{}' },
-        { ts: '2026-06-01T10:00:02Z', type: 'tool_call', tool: 'fs.apply_patch', ok: false, code: 'E_INVALID_TRANSITION', args: '{"path":"@state/workflow.md"}', raw: '{}' },
+        { ts: '2026-06-01T10:00:00Z', type: 'run_created', text: 'The run was created', raw: '{"ts":"2026-06-01T10:00:00Z","type":"run_created","workflowId":"write-brief"}' },
+        { ts: '2026-06-01T10:00:01Z', type: 'tool_call', tool: 'fs.write', ok: true, args: '{"path":"@project/artifacts/idea-notes.md"}', durationMs: 3, text: 'Wrote idea-notes.md', raw: '{}' },
+        { ts: '2026-06-01T10:00:02Z', type: 'tool_call', tool: 'fs.apply_patch', ok: false, code: 'E_INVALID_TRANSITION', args: '{"path":"@state/workflow.md"}', text: "Tried: updated the run's state (failed)", raw: '{}' },
       ],
     },
     ...opts,
