@@ -124,6 +124,8 @@ type SummaryView struct {
 	ID     string `json:"id"`
 	Tokens int    `json:"tokens"`
 	Text   string `json:"text"`
+	// Screen is the text as a person reads it (compression.ForScreen).
+	Screen string `json:"screen"`
 }
 
 // EntryFate is what happened to one message of the log.
@@ -288,7 +290,7 @@ func (s *ChatService) explain(meta convlog.ConversationMeta, history []convlog.E
 	}
 	for _, m := range res.Messages {
 		if m.Kind == contextbuilder.KindSummary {
-			v.Summary = &SummaryView{ID: m.SourceID, Tokens: m.Tokens, Text: m.Text()}
+			v.Summary = &SummaryView{ID: m.SourceID, Tokens: m.Tokens, Text: m.Text(), Screen: compression.ForScreen(m.Text())}
 		}
 	}
 	if !full {

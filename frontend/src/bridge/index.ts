@@ -2,6 +2,7 @@
  * bindings (../../wailsjs), one per domain. Stores receive a Bridge; tests
  * pass an in-memory one (src/test/fakeBridge.ts). */
 import { createWailsChat, type ChatApi } from './chat'
+import { createWailsContext, type ContextApi } from './context'
 import { createWailsConversations, type ConversationsApi } from './conversations'
 import { createWailsEvents, type EventsApi } from './events'
 import { createWailsPackages, type PackagesApi } from './packages'
@@ -18,6 +19,7 @@ export interface Bridge {
   packages: PackagesApi
   runs: RunsApi
   settings: SettingsApi
+  context: ContextApi
   events: EventsApi
 }
 
@@ -30,6 +32,7 @@ export function createWailsBridge(): Bridge {
     packages: createWailsPackages(),
     runs: createWailsRuns(),
     settings: createWailsSettings(),
+    context: createWailsContext(),
     events: createWailsEvents(),
   }
 }
@@ -38,6 +41,7 @@ export { BridgeError, ErrorCodes, toBridgeError, type ErrorCode } from './errors
 export { Codes } from './codes.gen'
 export { EventNames, subscribeAll } from './events'
 export { safeExternalURL } from './system'
+export type { CompactResult, CompactionView, ContextApi, PinnedView, StepView } from './context'
 export type { AgentInfo, AgentList, ChatApi, ContextPreview, EditRequest, Mode, PreviewDecision, PreviewMessage, RegenerateRequest, SendRequest } from './chat'
 export type {
   BranchView,

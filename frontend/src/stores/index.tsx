@@ -2,6 +2,7 @@ import { createContext, useContext, type ReactNode } from 'react'
 import type { Bridge } from '../bridge'
 import { createAppInfoStore, type AppInfoStore } from './appInfoStore'
 import { createChatStore, type ChatStore } from './chatStore'
+import { createContextStore, type ContextStore } from './contextStore'
 import { createConversationsStore, type ConversationsStore } from './conversationsStore'
 import { createPackagesStore, type PackagesStore } from './packagesStore'
 import { createProjectStore, type ProjectStore } from './projectStore'
@@ -11,6 +12,7 @@ import { createSettingsStore, type SettingsStore } from './settingsStore'
 export { useStore } from './store'
 export type { AppInfoStore } from './appInfoStore'
 export type { ChatState, ChatStore, LiveCall, LiveTool } from './chatStore'
+export type { CompactionOutcome, ContextState, ContextStore } from './contextStore'
 export type { ConversationsState, ConversationsStore } from './conversationsStore'
 export type { PackagesState, PackagesStore } from './packagesStore'
 export type { ProjectBusy, ProjectState, ProjectStore } from './projectStore'
@@ -27,6 +29,7 @@ export interface Stores {
   runs: RunStore
   packages: PackagesStore
   settings: SettingsStore
+  context: ContextStore
 }
 
 export function createStores(bridge: Bridge): Stores {
@@ -40,6 +43,7 @@ export function createStores(bridge: Bridge): Stores {
     runs: createRunStore(bridge, chat),
     packages: createPackagesStore(bridge, (info) => projects.setState({ current: info })),
     settings: createSettingsStore(bridge),
+    context: createContextStore(bridge, chat),
   }
 }
 

@@ -473,6 +473,7 @@ export namespace engine {
 	    id: string;
 	    tokens: number;
 	    text: string;
+	    screen: string;
 	}
 	export interface ConversationView {
 	    messages: number;

@@ -1,5 +1,7 @@
 import { useRef, useState, type KeyboardEvent } from 'react'
+import { CompactionStatus } from '../context/CompactionStatus'
 import { ContextMeter } from '../context/ContextMeter'
+import { isCompactPrefix, parseCompactCommand, useCompactCommand } from './compactCommand'
 import { useStore, useStores } from '../../stores'
 
 /** The message input: Enter sends, Shift+Enter starts a new line; the Send
@@ -8,7 +10,7 @@ import { useStore, useStores } from '../../stores'
  * first message; with a run, messages go to the run — also after it has
  * completed. The context meter sits beside it. */
 export function Composer({ onOpenInspector, disabledReason }: { onOpenInspector: () => void; disabledReason: string | null }) {
-  const { chat, runs } = useStores()
+  const { chat, runs, context } = useStores()
   const streaming = useStore(chat, (s) => s.streaming)
   const usage = useStore(chat, (s) => s.usage)
   const conversationId = useStore(chat, (s) => s.conversationId)
@@ -19,9 +21,13 @@ export function Composer({ onOpenInspector, disabledReason }: { onOpenInspector:
   const canStart = useStore(runs, (s) => !!s.workflowId)
   const [text, setText] = useState('')
   const ref = useRef<HTMLTextAreaElement>(null)
+  const runCompact = useCompactCommand()
+  const compacting = useStore(context, (s) => !!s.compacting)
 
   const send = async () => {
-    if (streaming || starting || disabledReason) return
+    if (streaming || starting || compacting) return
+    if (runCompact(text)) return setText('')
+    if (disabledReason) return
     if (startMode) {
       if (!canStart) return
       const body = text
@@ -61,6 +67,7 @@ export function Composer({ onOpenInspector, disabledReason }: { onOpenInspector:
           {disabledReason}
         </div>
       )}
+      <CompactionStatus typing={isCompactPrefix(text)} />
       <div className="composer-row">
         <textarea
           ref={ref}
@@ -85,11 +92,11 @@ export function Composer({ onOpenInspector, disabledReason }: { onOpenInspector:
               {starting ? 'Starting…' : '▶ Start run'}
             </button>
           ) : (
-            <button type="button" className="btn btn-primary" onClick={() => void send()} disabled={!text.trim() || !!disabledReason} data-testid="composer-send">
+            <button type="button" className="btn btn-primary" onClick={() => void send()} disabled={!text.trim() || compacting || (!!disabledReason && !parseCompactCommand(text))} data-testid="composer-send">
               Send
             </button>
           )}
-          <ContextMeter usage={usage} onOpen={onOpenInspector} />
+          <ContextMeter usage={compacting && usage ? { ...usage, status: 'compressing' } : usage} onOpen={onOpenInspector} />
         </div>
       </div>
     </div>

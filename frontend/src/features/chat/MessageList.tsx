@@ -26,6 +26,10 @@ export function estimateRow(row: Row | undefined): number {
     case 'event':
     case 'switcher':
       return 34
+    case 'compaction':
+      return 48
+    case 'steps':
+      return 52
     default:
       return 88
   }

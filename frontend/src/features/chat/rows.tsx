@@ -2,6 +2,7 @@ import { memo, useEffect, useRef, type KeyboardEvent } from 'react'
 import { LiveMarkdown, Markdown } from '../../components/Markdown'
 import { useStore, useStores } from '../../stores'
 import { WidgetCard } from '../runs/WidgetCard'
+import { CompactionCard, PinControl, PinnedMark, StepsRow, WorkflowName } from './ContextRows'
 import { BranchSwitcher, CopyButton, SpeakerBadge, WithCodeCopy } from './MessageParts'
 import type { Row } from './messageRows'
 import { ToolCard } from './ToolCard'
@@ -99,6 +100,7 @@ function UserRow({ row, actions }: { row: Extract<Row, { kind: 'user' }>; action
   return (
     <div className={`msg msg-user ${row.entry.compacted ? 'is-compacted' : ''}`} data-testid="msg-user" data-id={row.entry.id}>
       {row.entry.compacted && <Compacted />}
+      <PinnedMark entry={row.entry} />
       {row.forNode && (
         <span className="for-node" title={`Sent to the workflow run for the step ${row.forNode}`} data-testid="msg-for-node">
           {step ? `For the step “${step}”` : 'Sent to the run'}
@@ -125,6 +127,7 @@ function UserRow({ row, actions }: { row: Extract<Row, { kind: 'user' }>; action
               Edit
             </button>
           )}
+          <PinControl entry={row.entry} disabled={actions.streaming} />
           <ForkButton id={row.entry.id} actions={actions} />
         </Foot>
       )}
@@ -171,6 +174,7 @@ export const MessageRow = memo(
         return (
           <div className={`msg msg-assistant ${row.entry.compacted ? 'is-compacted' : ''}`} data-testid="msg-assistant" data-id={row.entry.id}>
             {row.entry.compacted && <Compacted />}
+            <PinnedMark entry={row.entry} />
             {row.speaker && <SpeakerBadge speaker={row.speaker} />}
             <div className="bubble bubble-assistant">
               {row.text.trim() && (
@@ -194,6 +198,7 @@ export const MessageRow = memo(
                   Regenerate
                 </button>
               )}
+              <PinControl entry={row.entry} disabled={actions.streaming} />
               <ForkButton id={row.entry.id} actions={actions} />
             </Foot>
           </div>
@@ -348,10 +353,15 @@ export const MessageRow = memo(
             <span className="event-label">
               {row.label}
               {row.detail && <span className="event-detail"> · {row.detail}</span>}
+              {row.entry.event === 'run_started' && <WorkflowName id={String((row.entry.data as { workflowId?: unknown } | undefined)?.workflowId ?? '')} />}
             </span>
             <span className="event-line" />
           </div>
         )
+      case 'compaction':
+        return <CompactionCard row={row} />
+      case 'steps':
+        return <StepsRow row={row} />
       case 'live':
         return (
           <div className="msg msg-assistant is-live" data-testid="msg-live" data-id={row.call.messageId}>
