@@ -302,6 +302,8 @@ type Pin struct {
 	InHistory bool `json:"inHistory"`
 	// Dropped is true when the safety net left it out of the request.
 	Dropped bool `json:"dropped,omitempty"`
+	// Words is what a person reads for it (a runtime record in words).
+	Words string `json:"words,omitempty"`
 }
 
 // Row describes one request message.

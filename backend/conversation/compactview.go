@@ -119,7 +119,11 @@ func describeCompactions(views []EntryView, summary func(string) string) {
 			}
 		}
 		for _, p := range d.Pinned {
-			c.Pinned = append(c.Pinned, PinnedView{ID: p.ID, Who: carriedWho(p.Kind, p.Role, p.Tool), Text: p.Text})
+			text := p.Text
+			if p.Kind == "record" {
+				text = RecordWords(text)
+			}
+			c.Pinned = append(c.Pinned, PinnedView{ID: p.ID, Who: carriedWho(p.Kind, p.Role, p.Tool), Text: text})
 		}
 		v.View.Compaction = c
 	}

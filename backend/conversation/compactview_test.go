@@ -41,9 +41,9 @@ func TestPinsAndCompactionsInViews(t *testing.T) {
 		}
 	}
 	want := &CompactionView{Count: 4, Manual: true, Focus: "the budget", TokensBefore: 5200, TokensAfter: 2100,
-		Method: "the key lines kept, without calling the model",
+		Method:  "the key lines kept, without calling the model",
 		Summary: "Digest of the earlier messages (4 messages so far).\n\n- #u1 user: Budget is 4711 EUR",
-		Pinned: []PinnedView{{ID: "u1", Who: "You", Text: "Budget is 4711 EUR"}, {ID: "r9", Who: "Run record", Text: "ARTIFACT_SAVED @project/a.md"},
+		Pinned: []PinnedView{{ID: "u1", Who: "You", Text: "Budget is 4711 EUR"}, {ID: "r9", Who: "Run record", Text: "Saved the file a.md"},
 			{ID: "t1", Who: "Result of fs.read", Text: `{"ok":true}`}}}
 	if got := byID["c1"].Compaction; !reflect.DeepEqual(got, want) {
 		t.Fatalf("compaction view\n%+v\nwant\n%+v", got, want)

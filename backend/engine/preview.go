@@ -6,6 +6,7 @@ import (
 
 	"crewagent/backend/compression"
 	"crewagent/backend/contextbuilder"
+	"crewagent/backend/conversation"
 	"crewagent/backend/convlog"
 	"crewagent/backend/llm"
 )
@@ -256,8 +257,15 @@ func (s *ChatService) Preview(ctx context.Context, req PreviewRequest) (*Preview
 // explain describes the whole conversation around request res, built over
 // history (the whole log when full).
 func (s *ChatService) explain(meta convlog.ConversationMeta, history []convlog.Entry, loaded int, res *contextbuilder.Result, full bool) ConversationView {
-	v := ConversationView{Messages: meta.MessageCount, Loaded: loaded, Pins: res.Pins, Recalled: res.Debug.Recalled, Full: full,
-		Compactions: []convlog.CompactionRef{}}
+	v := ConversationView{Messages: meta.MessageCount, Loaded: loaded, Recalled: res.Debug.Recalled, Full: full,
+		Compactions: []convlog.CompactionRef{}, Pins: make([]contextbuilder.Pin, len(res.Pins))}
+	for i, p := range res.Pins {
+		p.Words = p.Text
+		if p.Kind == convlog.CarriedRecord {
+			p.Words = conversation.RecordWords(p.Text)
+		}
+		v.Pins[i] = p
+	}
 	if v.Recalled == nil {
 		v.Recalled = []contextbuilder.RecallItem{}
 	}

@@ -231,6 +231,7 @@ export namespace contextbuilder {
 	    text: string;
 	    inHistory: boolean;
 	    dropped?: boolean;
+	    words?: string;
 	}
 	
 

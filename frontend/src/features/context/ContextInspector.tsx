@@ -233,11 +233,13 @@ function PinItem({ pin }: { pin: Pin }) {
     ? 'left out of this request: it did not fit'
     : pin.inHistory
       ? 'in the request as it is'
-      : 'compacted, quoted word for word at the start of the request'
+      : pin.kind === 'record'
+        ? 'kept for the model at the start of every request'
+        : 'compacted, quoted word for word at the start of the request'
   return (
-    <li data-testid="inspector-pin">
+    <li data-testid="inspector-pin" title={pin.kind === 'record' ? pin.text : undefined}>
       <div>
-        <strong>{whoOf(pin.role, pin.tool, pin.kind)}:</strong> {clip(pin.text, 300)}
+        <strong>{whoOf(pin.role, pin.tool, pin.kind)}:</strong> {clip(pin.words || pin.text, 300)}
       </div>
       <div className="memory-why">{where}</div>
     </li>
