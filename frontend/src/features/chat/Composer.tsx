@@ -67,7 +67,7 @@ export function Composer({ onOpenInspector, disabledReason }: { onOpenInspector:
           {disabledReason}
         </div>
       )}
-      <CompactionStatus typing={isCompactPrefix(text)} />
+      <CompactionStatus typing={isCompactPrefix(text) || !!parseCompactCommand(text)} />
       <div className="composer-row">
         <textarea
           ref={ref}

@@ -66,7 +66,7 @@ export function CompactionCard({ row }: { row: Extract<Row, { kind: 'compaction'
       {open && (
         <div className="compaction-body" data-testid="compaction-body">
           <p className="hint">
-            They left the requests to the model; the summary below replaces them ({c.method}). They stay in the log, and the ones that matter to a new message are recalled.
+            These messages are no longer sent to the model as they are: the summary below stands for them ({c.method}). They stay in the log, and the ones that matter to a new message are recalled.
           </p>
           {c.summary ? (
             <div className="compaction-summary" data-testid="compaction-summary">

@@ -28,8 +28,8 @@ function ForkButton({ id, actions }: { id: string; actions: RowActions }) {
 
 function Compacted() {
   return (
-    <span className="compacted-tag" title="Compressed out of the context sent to the model; kept in the log" data-testid="msg-compacted">
-      compressed
+    <span className="compacted-tag" title="Compacted: the summary stands for it in what the model is sent; it stays in the log" data-testid="msg-compacted">
+      compacted
     </span>
   )
 }

@@ -77,8 +77,8 @@ export function RunPanel() {
     <aside className={`run-panel is-${mode}`} data-testid="run-panel" data-open="true" data-mode={mode} data-phase={run.phase} aria-label="Workflow run">
       <header className="run-panel-head">
         <div className="run-panel-title">
-          <div className="run-panel-workflow" data-testid="run-panel-workflow" title={`Run ${run.runId}`}>
-            {workflowTitle(active, run.workflowId)}
+          <div className="run-panel-workflow" data-testid="run-panel-workflow" title={`${workflowTitle(active, run.workflowId)} · run ${run.runId}`}>
+            Progress
           </div>
           <div className="hint" data-testid="run-panel-count">
             {run.complete ? `Complete: ${count(counts.done, 'step')} done` : `${counts.done} of ${counts.total} steps done`}
@@ -96,8 +96,7 @@ export function RunPanel() {
         )}
 
         <section className="run-section">
-          <h4>Progress</h4>
-          <ol className="run-nodes" data-testid="run-nodes">
+          <ol className="run-nodes" data-testid="run-nodes" aria-label="Steps">
             {nodes.map((n) => {
               // Once the run is complete, a node still pending was not on the path taken.
               const skipped = run.complete && n.status === 'pending'

@@ -3,20 +3,22 @@ import { useStore, useStores } from '../../stores'
 import { workflowTitle } from '../runs/runInfo'
 import './StatusBar.css'
 
-/** The bottom line of the workspace: the project and the workflow of the
- * open conversation's run. The package is in the top bar and the run's
- * phase in the run bar: each is said once. */
+/** The bottom line of the workspace: the project and, outside Run mode
+ * (where the run bar says it), the workflow of the open conversation's run.
+ * The package is in the top bar and the run's phase in the run bar: each is
+ * said once. */
 export function StatusBar({ project }: { project: ProjectInfo }) {
-  const { packages, runs, conversations } = useStores()
+  const { packages, runs, conversations, chat } = useStores()
   const active = useStore(packages, (s) => s.active)
   const run = useStore(runs, (s) => s.run)
   const selected = useStore(conversations, (s) => s.selectedId)
+  const runMode = useStore(chat, (s) => s.mode === 'run')
   return (
     <footer className="status-bar" data-testid="status-bar">
       <span className="status-item" title={project.root}>
         Project <strong data-testid="status-project">{project.name}</strong>
       </span>
-      {selected && (
+      {selected && !runMode && (
         <span className="status-item" data-testid="status-run">
           {run ? (
             <>
