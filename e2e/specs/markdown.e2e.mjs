@@ -95,6 +95,10 @@ export default async function markdown({ app, step, tmp }) {
       assert.ok(f.maxGap < 1000, `the window froze for ${Math.round(f.maxGap)} ms`)
       assert.ok(f.render < 1000, `the message took ${Math.round(f.render)} ms to appear after the stream ended`)
       assert.ok(shown.chars >= Math.min(inputs[name].length, 4000) * 0.5, `the answer lost its text (${shown.chars} characters)`)
+      // no scroll area inside the conversation's (a code block may scroll sideways)
+      const nested = await app.evaluate(`[...${sel('message-list')}.querySelectorAll('*')].filter((el) => { const s = getComputedStyle(el);
+        return (/(auto|scroll)/.test(s.overflowY) && el.scrollHeight > el.clientHeight + 1) || (/(auto|scroll)/.test(s.overflowX) && el.scrollWidth > el.clientWidth + 1 && el.tagName !== 'PRE') }).map((el) => el.className || el.tagName)`)
+      assert.deepEqual(nested, [], 'a scroll area inside the conversation')
       // still responsive: the composer takes input
       await app.typeInto('composer-input', 'still here')
       await app.typeInto('composer-input', '')
