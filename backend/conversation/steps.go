@@ -409,3 +409,23 @@ func numberSteps(groups []*stepGroup, runs map[string]*RunInfo) {
 		seenLater[g.runID] = true
 	}
 }
+
+// describeCalls sets View.Calls on the assistant messages with tool calls.
+func describeCalls(views []EntryView, runs map[string]*RunInfo) {
+	failed := map[string]bool{}
+	for _, v := range views {
+		if v.IsMessage() && v.Role == RoleTool && v.ToolCallID != "" && v.IsError {
+			failed[v.ToolCallID] = true
+		}
+	}
+	for i := range views {
+		v := &views[i]
+		if v.View.Kind != ViewAssistant || len(v.ToolCalls) == 0 {
+			continue
+		}
+		v.View.Calls = make(map[string]string, len(v.ToolCalls))
+		for _, c := range v.ToolCalls {
+			v.View.Calls[c.ID] = CallWords(c.Function.Name, c.Function.Arguments, failed[c.ID], runs[v.RunID])
+		}
+	}
+}

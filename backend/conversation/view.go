@@ -88,6 +88,9 @@ type View struct {
 	// names that first entry.
 	Step   *StepView `json:"step,omitempty"`
 	InStep string    `json:"inStep,omitempty"`
+	// Calls says what each tool call of an assistant message did, in words,
+	// by tool call id (CallWords).
+	Calls map[string]string `json:"calls,omitempty"`
 }
 
 // ViewOptions is what the views know beyond the entries.
@@ -157,6 +160,7 @@ func ViewsWith(entries []*Entry, opts ViewOptions) []EntryView {
 	markPins(out)
 	describeCompactions(out, opts.Summary)
 	groupSteps(out, opts.Runs)
+	describeCalls(out, opts.Runs)
 	return out
 }
 

@@ -339,6 +339,7 @@ export namespace conversation {
 	    compaction?: CompactionView;
 	    step?: StepView;
 	    inStep?: string;
+	    calls?: Record<string, string>;
 	}
 	export interface FunctionCall {
 	    name: string;

@@ -94,9 +94,9 @@ describe('the steps of a run', () => {
     const call = (id: string, name: string, args: string) => ({ id, type: 'function', function: { name, arguments: args } })
     renderChat([
       runInput('u1', 'capture-idea', 'A grocery list', { runId: 'r1' }),
-      msg('a1', 'assistant', undefined, { runId: 'r1', mode: 'run', tool_calls: [call('c1', 'fs.read', '{"path":"@state/workflow.md"}')], view: { kind: 'assistant', step } }),
+      msg('a1', 'assistant', undefined, { runId: 'r1', mode: 'run', tool_calls: [call('c1', 'fs.read', '{"path":"@state/workflow.md"}')], view: { kind: 'assistant', step, calls: { c1: "read the run's state" } } }),
       msg('t1', 'tool', '{"ok":true,"content":"---"}', { runId: 'r1', tool_call_id: 'c1', view: { kind: 'tool-result', inStep: 'a1' } }),
-      msg('a2', 'assistant', undefined, { runId: 'r1', mode: 'run', tool_calls: [call('c2', 'fs.write', '{"path":"@project/artifacts/idea-notes.md"}')], view: { kind: 'assistant', inStep: 'a1' } }),
+      msg('a2', 'assistant', undefined, { runId: 'r1', mode: 'run', tool_calls: [call('c2', 'fs.write', '{"path":"@project/artifacts/idea-notes.md"}')], view: { kind: 'assistant', inStep: 'a1', calls: { c2: 'wrote idea-notes.md' } } }),
       msg('t2', 'tool', '{"ok":true}', { runId: 'r1', tool_call_id: 'c2', view: { kind: 'tool-result', inStep: 'a1' } }),
       evt('e1', 'run_started', { workflowId: 'write-brief' }),
     ])
@@ -107,6 +107,9 @@ describe('the steps of a run', () => {
     expect(screen.queryByTestId('tool-card')).toBeNull()
     await userEvent.click(within(row).getByTestId('step-toggle'))
     expect(within(row).getAllByTestId('tool-card').map((c) => c.dataset.tool)).toEqual(['fs.read', 'fs.write'])
+    // each call in words; its arguments in the tooltip and the card's body
+    expect(within(row).getAllByTestId('tool-words').map((w) => w.textContent)).toEqual(["read the run's state", 'wrote idea-notes.md'])
+    expect(within(row).getAllByTestId('tool-words')[0].title).toContain('@state/workflow.md')
     // the divider says a run started without the workflow's id
     expect(screen.getByTestId('event-run_started')).not.toHaveTextContent('write-brief')
   })

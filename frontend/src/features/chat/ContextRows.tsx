@@ -118,7 +118,7 @@ export function StepsRow({ row }: { row: Extract<Row, { kind: 'steps' }> }) {
         {open && (
           <div className="step-calls" data-testid="step-calls">
             {row.calls.map((c) => (
-              <ToolCard key={c.key} call={c.call} result={c.result} status={c.status} />
+              <ToolCard key={c.key} call={c.call} result={c.result} status={c.status} words={c.callEntry.view?.calls?.[c.call.id]} />
             ))}
           </div>
         )}

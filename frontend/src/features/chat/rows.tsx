@@ -217,7 +217,7 @@ export const MessageRow = memo(
         return (
           <div className="msg msg-tool" data-id={row.result?.id ?? row.callEntry?.id}>
             {row.speaker && <SpeakerBadge speaker={row.speaker} />}
-            <ToolCard call={row.call} result={row.result} status={row.status} />
+            <ToolCard call={row.call} result={row.result} status={row.status} words={row.callEntry?.view?.calls?.[row.call.id]} />
           </div>
         )
       case 'switcher':
