@@ -304,6 +304,10 @@ export default async function run({ app, step, tmp, repo, home, prepared }) {
     await app.waitForTestId('pkg-import-report', { timeoutMs: 15000 })
     const problems = await app.evaluate(`${all('pkg-problem')}.map((r) => ({ file: r.dataset.file, text: r.textContent }))`)
     assert.ok(problems.length >= 2, `only ${problems.length} problems`)
+    // a pattern is shown as the schema writes it, its backslashes not doubled
+    const pattern = problems.find((p) => p.text.includes('does not match pattern'))
+    assert.ok(pattern, `no pattern problem: ${JSON.stringify(problems)}`)
+    assert.ok(pattern.text.includes('^\\d+\\.') && !pattern.text.includes('\\\\'), `the pattern is escaped twice: ${pattern.text}`)
     assert.ok(problems.some((p) => p.file === 'bmad.json'), JSON.stringify(problems))
     assert.ok(problems.some((p) => p.file === 'agents.json'), JSON.stringify(problems))
     assert.ok(problems.every((p) => p.text.trim().length > p.file.length), 'a problem without a message')
