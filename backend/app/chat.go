@@ -86,6 +86,7 @@ func (ws *Workspace) reply(req engine.SendRequest, prepare func() error) error {
 		}
 		res, err := ws.engine.Send(withChain(ctx, c), req)
 		ws.report(c, req.ConversationID, "", false, 0, res, err)
+		ws.emitNextUsage(ctx, req.ConversationID)
 		if err != nil {
 			ws.rt.log.Warn("send failed", "conversation", req.ConversationID, "error", err)
 			return err

@@ -42,7 +42,11 @@ func (ws *Workspace) CompactConversation(ctx context.Context, conversationID, fo
 	if err != nil {
 		return nil, err
 	}
-	return ws.engine.Compact(ctx, engine.CompactRequest{ConversationID: conversationID, Focus: focus, Run: run})
+	res, err := ws.engine.Compact(ctx, engine.CompactRequest{ConversationID: conversationID, Focus: focus, Run: run})
+	if err == nil && res.CompactedMessages > 0 {
+		ws.emitNextUsage(ctx, conversationID)
+	}
+	return res, err
 }
 
 // PinMessage pins a message: every compaction keeps it word for word.

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
-	"os"
 	"slices"
 	"time"
 
@@ -153,7 +153,7 @@ func (ws *Workspace) LoadConversation(id string, limit int) (ConversationPage, e
 		return ConversationPage{}, err
 	}
 	streaming = streaming || ws.tasks.Busy(id)
-	views := conversation.Views(page.Entries)
+	views := ws.views(page.Entries)
 	out := ConversationPage{Conversation: meta, Entries: views, HasMore: page.HasMore, Streaming: streaming, Agents: ws.speakers(views),
 		WaitingFor: ws.waitingView(meta)}
 	if !streaming && out.WaitingFor == nil {
@@ -178,7 +178,7 @@ func (ws *Workspace) LoadOlderEntries(id, beforeID string, limit int) (Conversat
 		return ConversationPage{}, err
 	}
 	// The views are judged with the entries that follow the page.
-	views := conversation.Views(append(page.Entries, page.Newer...))[:len(page.Entries)]
+	views := ws.views(append(page.Entries, page.Newer...))[:len(page.Entries)]
 	return ConversationPage{Conversation: meta, Entries: views, HasMore: page.HasMore, Streaming: ws.tasks.Busy(id), Agents: ws.speakers(views)}, nil
 }
 
@@ -269,13 +269,23 @@ func (ws *Workspace) ReadToolResult(conversationID, messageID string) (ToolResul
 	return v, nil
 }
 
-// readThrough reads a file by its alias through a sandbox (read access).
+// readThrough reads a file by its alias through a sandbox (read access),
+// beneath the sandbox's root: a folder swapped for a symbolic link after the
+// path was checked cannot lead the read outside.
 func readThrough(sb *tools.Sandbox, alias string) ([]byte, error) {
 	r, terr := sb.Resolve(alias, tools.AccessRead)
 	if terr != nil {
 		return nil, sandboxError(terr)
 	}
-	return os.ReadFile(r.Host)
+	f, fi, terr := sb.Open(r)
+	if terr != nil {
+		return nil, sandboxError(terr)
+	}
+	defer f.Close()
+	if !fi.Mode().IsRegular() {
+		return nil, errs.Errorf(errs.ArtifactPath, "%s is not a file", r.Display())
+	}
+	return io.ReadAll(f)
 }
 
 // sandboxError turns a refusal of the sandbox into an error of the app: a
@@ -284,7 +294,7 @@ func sandboxError(terr *tools.ToolError) error {
 	switch terr.Code {
 	case tools.CodeNotFound:
 		return fmt.Errorf("%s: %w", terr.Message, fs.ErrNotExist)
-	case tools.CodeSandboxViolation:
+	case tools.CodeSandboxViolation, tools.CodeBadArguments: // outside the root; a folder, a FIFO or a device
 		return errs.New(errs.ArtifactPath, terr.Message)
 	}
 	return errs.New(errs.Internal, terr.Message)

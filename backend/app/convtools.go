@@ -325,6 +325,7 @@ func (ws *Workspace) handOver(c *chain, from tasks.Task, hv handover) error {
 		Run: func(ctx context.Context) error {
 			res, err := ws.engine.Send(withChain(ctx, c), engine.SendRequest{ConversationID: h.target, Mode: h.mode, AgentID: h.agent, Retry: true})
 			ws.report(c, h.target, h.tool, false, from.Depth+1, res, err)
+			ws.emitNextUsage(ctx, h.target)
 			h.failed = err
 			return err
 		},
@@ -340,6 +341,7 @@ func (ws *Workspace) handOver(c *chain, from tasks.Task, hv handover) error {
 			res, err := ws.engine.Send(withChain(ctx, c), engine.SendRequest{ConversationID: from.ConversationID, Mode: from.Kind, Resume: true,
 				TurnsUsed: c.turnsOf(from.ConversationID)})
 			ws.report(c, from.ConversationID, "", true, from.Depth, res, err)
+			ws.emitNextUsage(ctx, from.ConversationID)
 			return err
 		},
 		OnDrop: func(why string) {

@@ -170,7 +170,7 @@ func (ws *Workspace) runInBackground(run workflow.Run, turn func(ctx context.Con
 	id := run.ConversationID
 	_, err := ws.tasks.Start(tasks.Task{ConversationID: id, Kind: tasks.KindRun, RunID: run.RunID}, func(ctx context.Context) error {
 		_, err := turn(ctx)
-		ws.emitRunUsage(ctx, id)
+		ws.emitNextUsage(ctx, id)
 		if err != nil && !persistedFailure(err) {
 			ws.rt.log.Warn("run turn failed", "run", run.RunID, "error", err)
 			return err
@@ -198,10 +198,12 @@ func persistedFailure(err error) bool {
 	return errors.As(err, &le)
 }
 
-// emitRunUsage sends context:usage for the next request of the
-// conversation's run, so the meter follows run turns.
-func (ws *Workspace) emitRunUsage(ctx context.Context, conversationID string) {
-	p, err := ws.previewRun(context.WithoutCancel(ctx), conversationID, "")
+// emitNextUsage sends context:usage for the next request of the
+// conversation in its active mode (in run mode, of its run), measured by the
+// preview the context inspector shows: after a reply, a run turn or a
+// compaction, the meter and the inspector show the same number.
+func (ws *Workspace) emitNextUsage(ctx context.Context, conversationID string) {
+	p, err := ws.Preview(context.WithoutCancel(ctx), conversationID, "", "")
 	if err != nil {
 		return
 	}
@@ -290,6 +292,8 @@ type ExecLogLine struct {
 	DurationMs int64  `json:"durationMs,omitempty"`
 	// Raw is the whole line as written.
 	Raw string `json:"raw"`
+	// Text says what the line records, in words.
+	Text string `json:"text"`
 }
 
 // RunLogView is the end of a run's execution log, oldest line first.
@@ -325,8 +329,11 @@ func (ws *Workspace) RunLog(runID string, limit int) (RunLogView, error) {
 		return RunLogView{}, err
 	}
 	out := RunLogView{RunID: runID, Lines: make([]ExecLogLine, 0, len(raw)), Truncated: more}
+	info, _ := ws.runs.ScreenInfo(runID) // without it, the words name no steps
 	for _, l := range raw {
-		out.Lines = append(out.Lines, parseExecLine(l))
+		line := parseExecLine(l)
+		line.Text = logLineWords(line, info)
+		out.Lines = append(out.Lines, line)
 	}
 	return out, nil
 }
@@ -445,18 +452,21 @@ func (ws *Workspace) ReadArtifact(path string) (ArtifactView, error) {
 		}
 		return ArtifactView{}, err
 	}
-	f, err := os.Open(r.Host)
-	if errors.Is(err, os.ErrNotExist) {
-		return ArtifactView{}, errs.Errorf(errs.NotFound, "%s does not exist in the project (it may have been moved or deleted)", display)
-	}
-	if err != nil {
+	// Read beneath the project folder: a folder swapped for a symbolic link
+	// since the path was checked cannot lead outside it.
+	f, st, terr := ws.sandbox.Open(r)
+	if terr != nil {
+		err := sandboxError(terr)
+		if errors.Is(err, os.ErrNotExist) {
+			return ArtifactView{}, errs.Errorf(errs.NotFound, "%s does not exist in the project (it may have been moved or deleted)", display)
+		}
+		var e *errs.Error
+		if errors.As(err, &e) && e.Code == errs.ArtifactPath {
+			return ArtifactView{}, errs.Wrap(errs.ArtifactPath, err, fmt.Sprintf("%s leads outside the project folder", display))
+		}
 		return ArtifactView{}, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return ArtifactView{}, err
-	}
 	if !st.Mode().IsRegular() {
 		return ArtifactView{}, errs.Errorf(errs.ArtifactPath, "%s is not a file", display)
 	}

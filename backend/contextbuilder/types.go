@@ -255,6 +255,10 @@ type RecallItem struct {
 	Score float64 `json:"score"`
 	// Why says why it was recalled (matched terms, ranks).
 	Why string `json:"why"`
+	// Terms are the words of the newest user message it shares; Meaning is
+	// set when embeddings found it close in meaning.
+	Terms   []string `json:"terms,omitempty"`
+	Meaning bool     `json:"meaning,omitempty"`
 }
 
 // Result is the built request and its explanation.
@@ -307,6 +311,8 @@ type Pin struct {
 	InHistory bool `json:"inHistory"`
 	// Dropped is true when the safety net left it out of the request.
 	Dropped bool `json:"dropped,omitempty"`
+	// Words is what a person reads for it (a runtime record in words).
+	Words string `json:"words,omitempty"`
 }
 
 // Row describes one request message.

@@ -86,6 +86,30 @@ type View struct {
 	// Skill is the skill of a ViewSkill entry, and of a skill_deactivated
 	// event (a ViewEvent).
 	Skill *SkillView `json:"skill,omitempty"`
+	// Pinned marks a message the user pinned (compaction keeps it word for
+	// word).
+	Pinned bool `json:"pinned,omitempty"`
+	// Compaction describes a compaction event: how many messages, the
+	// summary and what was kept word for word.
+	Compaction *CompactionView `json:"compaction,omitempty"`
+	// Step is set on the first entry of a run's step shown as one row (its
+	// tool calls in words: steps.go); InStep, on the step's other entries,
+	// names that first entry.
+	Step   *StepView `json:"step,omitempty"`
+	InStep string    `json:"inStep,omitempty"`
+	// Calls says what each tool call of an assistant message did, in words,
+	// by tool call id (CallWords).
+	Calls map[string]string `json:"calls,omitempty"`
+}
+
+// ViewOptions is what the views know beyond the entries.
+type ViewOptions struct {
+	// Runs describe the workflow runs of the entries, by run id: the steps
+	// of a run are titled with its nodes.
+	Runs map[string]*RunInfo
+	// Summary turns the text of a summary message into what the screen
+	// shows (nil: the text without its marker line).
+	Summary func(text string) string
 }
 
 // LargeResult is a tool result kept as a preview: Size is the length of the
@@ -113,9 +137,12 @@ type EntryView struct {
 }
 
 // Views decodes what each entry of a stretch of a log is. Questions,
-// answers, branches and the latest failure are judged within entries, so
-// entries should reach the end of the log.
-func Views(entries []*Entry) []EntryView {
+// answers, branches, pins and the latest failure are judged within entries,
+// so entries should reach the end of the log.
+func Views(entries []*Entry) []EntryView { return ViewsWith(entries, ViewOptions{}) }
+
+// ViewsWith is Views with what the caller knows of the runs and summaries.
+func ViewsWith(entries []*Entry, opts ViewOptions) []EntryView {
 	answers := map[string]json.RawMessage{}
 	questions := map[string]bool{}
 	for _, e := range entries {
@@ -145,6 +172,10 @@ func Views(entries []*Entry) []EntryView {
 		out[i].View.Continue = partialText(out[i]) || replyStarted(out[:i])
 	}
 	placeSwitchers(out, entries, branches)
+	markPins(out)
+	describeCompactions(out, opts.Summary)
+	groupSteps(out, opts.Runs)
+	describeCalls(out, opts.Runs)
 	return out
 }
 

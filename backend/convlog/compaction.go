@@ -12,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
+
+	"crewagent/backend/conversation"
 )
 
 // Compaction, pins and runtime records.
@@ -42,6 +44,12 @@ const (
 
 // PartRecord is the part type of a runtime record message.
 const PartRecord = "record"
+
+// Prefixes of runtime records (aliases of backend/conversation).
+const (
+	RecordNodeComplete  = conversation.RecordNodeComplete
+	RecordArtifactSaved = conversation.RecordArtifactSaved
+)
 
 // Kinds of carried messages.
 const (

@@ -1,8 +1,8 @@
 // Package desktop is what the window binds: one small struct per domain,
 // mirroring frontend/src/bridge/* (System, Projects, Conversations, Chat,
-// Runs, Packages, Settings, MCP, Skills), each method a call into backend/app. It
-// is the only package that imports the Wails runtime (platform.go, run.go,
-// signals.go).
+// Runs, Packages, Settings, MCP, Skills, Context), each method a call into
+// backend/app. It is the only package that imports the Wails runtime
+// (platform.go, run.go, signals.go).
 package desktop
 
 import (
@@ -48,6 +48,7 @@ type App struct {
 	Settings      *Settings
 	MCP           *MCP
 	Skills        *Skills
+	Context       *Context
 }
 
 // NewApp returns the window's application for the runtime home home; events
@@ -64,12 +65,13 @@ func NewApp(home string, dialogs Dialogs, emitter events.Emitter) *App {
 	a.Settings = &Settings{s}
 	a.MCP = &MCP{s}
 	a.Skills = &Skills{s}
+	a.Context = &Context{s}
 	return a
 }
 
 // Bind lists the structs the window binds.
 func (a *App) Bind() []any {
-	return []any{a.System, a.Projects, a.Conversations, a.Chat, a.Runs, a.Packages, a.Settings, a.MCP, a.Skills}
+	return []any{a.System, a.Projects, a.Conversations, a.Chat, a.Runs, a.Packages, a.Settings, a.MCP, a.Skills, a.Context}
 }
 
 // startup installs the bundled demo package in the background (Wails

@@ -383,7 +383,8 @@ func (c *contexter) searchRecall(ctx context.Context, res *contextbuilder.Result
 		return err
 	}
 	for _, h := range hits {
-		c.recalled = append(c.recalled, contextbuilder.RecallItem{ID: h.ID, Role: h.Role, Tool: h.Tool, Text: h.Excerpt, Score: h.Score, Why: h.Why()})
+		c.recalled = append(c.recalled, contextbuilder.RecallItem{ID: h.ID, Role: h.Role, Tool: h.Tool, Text: h.Excerpt, Score: h.Score, Why: h.Why(),
+			Terms: h.Terms, Meaning: h.VecRank > 0})
 	}
 	return nil
 }

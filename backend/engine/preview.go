@@ -6,6 +6,7 @@ import (
 
 	"crewagent/backend/compression"
 	"crewagent/backend/contextbuilder"
+	"crewagent/backend/conversation"
 	"crewagent/backend/convlog"
 	"crewagent/backend/llm"
 )
@@ -126,6 +127,8 @@ type SummaryView struct {
 	ID     string `json:"id"`
 	Tokens int    `json:"tokens"`
 	Text   string `json:"text"`
+	// Screen is the text as a person reads it (compression.ForScreen).
+	Screen string `json:"screen"`
 }
 
 // EntryFate is what happened to one message of the log.
@@ -256,8 +259,15 @@ func (s *ChatService) Preview(ctx context.Context, req PreviewRequest) (*Preview
 // explain describes the whole conversation around request res, built over
 // history (the whole log when full).
 func (s *ChatService) explain(meta convlog.ConversationMeta, history []convlog.Entry, loaded int, res *contextbuilder.Result, full bool) ConversationView {
-	v := ConversationView{Messages: meta.MessageCount, Loaded: loaded, Pins: res.Pins, Recalled: res.Debug.Recalled, Full: full,
-		Compactions: []convlog.CompactionRef{}}
+	v := ConversationView{Messages: meta.MessageCount, Loaded: loaded, Recalled: res.Debug.Recalled, Full: full,
+		Compactions: []convlog.CompactionRef{}, Pins: make([]contextbuilder.Pin, len(res.Pins))}
+	for i, p := range res.Pins {
+		p.Words = p.Text
+		if p.Kind == convlog.CarriedRecord {
+			p.Words = conversation.RecordWords(p.Text)
+		}
+		v.Pins[i] = p
+	}
 	if v.Recalled == nil {
 		v.Recalled = []contextbuilder.RecallItem{}
 	}
@@ -290,7 +300,7 @@ func (s *ChatService) explain(meta convlog.ConversationMeta, history []convlog.E
 	}
 	for _, m := range res.Messages {
 		if m.Kind == contextbuilder.KindSummary {
-			v.Summary = &SummaryView{ID: m.SourceID, Tokens: m.Tokens, Text: m.Text()}
+			v.Summary = &SummaryView{ID: m.SourceID, Tokens: m.Tokens, Text: m.Text(), Screen: compression.ForScreen(m.Text())}
 		}
 	}
 	if !full {

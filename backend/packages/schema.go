@@ -145,7 +145,7 @@ func (s *schemaSet) flatten(e *jsonschema.ValidationError, file string, out *[]P
 		return
 	}
 	if len(e.Causes) == 0 {
-		*out = append(*out, Problem{File: file, Pointer: JSONPointer(e.InstanceLocation), Message: e.ErrorKind.LocalizedString(s.printer)})
+		*out = append(*out, Problem{File: file, Pointer: JSONPointer(e.InstanceLocation), Message: s.message(e.ErrorKind)})
 		return
 	}
 	for _, c := range e.Causes {
@@ -183,4 +183,14 @@ func schemaValue(v any) (any, error) {
 		return nil, err
 	}
 	return jsonschema.UnmarshalJSON(bytes.NewReader(b))
+}
+
+// message says what a failing keyword found. A pattern is shown as it is
+// written in the schema (the validator's own message escapes it again, which
+// doubles every backslash of a regular expression).
+func (s *schemaSet) message(k jsonschema.ErrorKind) string {
+	if p, ok := k.(*kind.Pattern); ok {
+		return "'" + p.Got + "' does not match pattern " + p.Want
+	}
+	return k.LocalizedString(s.printer)
 }

@@ -26,7 +26,7 @@ func bmadCases() []brokenCase {
 		}, "bmad.json", "", "missing property 'name'"},
 		{"bmad version not semver", func(t *testing.T, f fileMap) {
 			f.patchJSON(t, "bmad.json", func(m map[string]any) { m["version"] = "1.0" })
-		}, "bmad.json", "/version", "does not match pattern"},
+		}, "bmad.json", "/version", `'1.0' does not match pattern ^\d+\.\d+\.\d+`},
 		{"bmad schemaVersion not 1.1", func(t *testing.T, f fileMap) {
 			f.patchJSON(t, "bmad.json", func(m map[string]any) { m["schemaVersion"] = "2.0" })
 		}, "bmad.json", "/schemaVersion", "does not match pattern"},

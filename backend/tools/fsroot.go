@@ -86,7 +86,13 @@ func (h *Host) statIn(r Resolved) (fs.FileInfo, *ToolError) {
 
 // openIn opens r for reading beneath its root: a regular file or a folder. It never blocks
 // on a FIFO or a device.
-func (h *Host) openIn(r Resolved) (*os.File, fs.FileInfo, *ToolError) {
+func (h *Host) openIn(r Resolved) (*os.File, fs.FileInfo, *ToolError) { return h.sandbox.Open(r) }
+
+// Open opens a path that Resolve returned for reading, beneath its root (see the top of
+// this file): a regular file or a folder, never a FIFO or a device. Callers outside the
+// tools (the window reading an artifact or a saved tool output) read through it, so a
+// folder swapped for a symbolic link after Resolve cannot lead them outside the root.
+func (s *Sandbox) Open(r Resolved) (*os.File, fs.FileInfo, *ToolError) {
 	root, terr := openRoot(r)
 	if terr != nil {
 		return nil, nil, terr
@@ -105,7 +111,7 @@ func (h *Host) openIn(r Resolved) (*os.File, fs.FileInfo, *ToolError) {
 		f.Close()
 		return nil, nil, errf(CodeBadArguments, "%s is not a regular file", r.Display())
 	}
-	if terr := h.sandbox.checkOpened(r, f); terr != nil {
+	if terr := s.checkOpened(r, f); terr != nil {
 		f.Close()
 		return nil, nil, terr
 	}

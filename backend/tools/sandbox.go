@@ -268,6 +268,12 @@ func (s *Sandbox) Resolve(p string, access Access) (Resolved, *ToolError) {
 		}
 		return Resolved{}, errf(CodeInternal, "cannot open %s: %s", r.Base, osErrText(err))
 	}
+	if r.Base != alias && alias == AliasState { // a conversation's folder of tool outputs
+		// It is a folder of the tool-results root, never a link out of it.
+		if parent, err := filepath.EvalSymlinks(s.roots.ToolResults); err != nil || rootReal != filepath.Join(parent, s.roots.Conversation) {
+			return Resolved{}, violation("symlink_escape", "%s leaves %s through a symbolic link", r.Display(), ToolResultsAlias)
+		}
+	}
 	r.Root = rootReal
 	candidate := filepath.Join(rootReal, filepath.FromSlash(rel))
 	host, exists, rerr := realpathPrefix(candidate)

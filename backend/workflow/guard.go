@@ -91,7 +91,7 @@ func (g *Guard) ValidateStateWrite(oldContent, newContent []byte) error {
 		if g.Confirm == nil || !g.Confirm() {
 			return tools.NewError(tools.CodePreconditionFailed,
 				"the workflow is complete, so "+StateAlias+" may only change after the user explicitly confirms it. "+
-					"Ask with ui.ask_user (type \"confirmation\") describing the exact change, stop and wait; "+
+					"Ask with ui.ask_user (type \"confirmation\") saying in plain words what would change (not field, variable or file names), stop and wait; "+
 					"after the user answers yes, make the write once.",
 				map[string]any{"reason": ReasonConfirmationRequired})
 		}

@@ -151,7 +151,7 @@ func (in *Injector) PostRunDirective() string {
 	b.WriteString("1) The workflow is complete; there is no active step.\n")
 	b.WriteString("2) Answer questions about the run and its artifacts.\n")
 	fmt.Fprintf(&b, "3) Any change to %s needs the user's explicit confirmation first:\n", StateAlias)
-	b.WriteString("   ask with ui.ask_user (type \"confirmation\"), WAIT, and after a yes make exactly one write.")
+	b.WriteString("   ask with ui.ask_user (type \"confirmation\") saying in plain words what would change (not field, variable or file names), WAIT, and after a yes make exactly one write.")
 	return b.String()
 }
 

@@ -721,8 +721,8 @@ func (s *Service) syncMirror(rc *runCtx, st *State) {
 // starting with NODE_COMPLETE or ARTIFACT_SAVED, naming the workflow and the
 // run.
 const (
-	RecordNodeComplete  = "NODE_COMPLETE"
-	RecordArtifactSaved = "ARTIFACT_SAVED"
+	RecordNodeComplete  = convlog.RecordNodeComplete
+	RecordArtifactSaved = convlog.RecordArtifactSaved
 )
 
 // progressRecords returns the records of what st holds beyond row r.

@@ -5,7 +5,7 @@
 // streamed and rendered, and the time from the end of the stream to the final
 // message on screen, must stay under a second (FIGURE lines); the page must
 // stay usable afterwards. A long ordinary answer (74 KB of paragraphs and
-// lists) is formatted over several frames.
+// lists) is formatted over several frames, also within a second each.
 import assert from 'node:assert/strict'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
@@ -86,14 +86,19 @@ export default async function markdown({ app, step, tmp }) {
       await app.waitFor(`!${last}.querySelector('.md-pending')`, { timeoutMs: 30000, what: 'every block formatted' })
       const shown = await app.evaluate(`(() => { const el = ${last}; return { plain: !!el.querySelector('.md-plain, .md-raw'), code: !!el.querySelector('pre.md-code'), chars: el.textContent.length } })()`)
       console.log(`FIGURE markdown ${name}: longest frame gap ${Math.round(f.maxGap)} ms (${f.gapAt < 0 ? 'while streaming' : 'after the stream'}), stream end to message ${Math.round(f.render)} ms, ${shown.chars} characters, ${shown.plain ? 'plain text' : shown.code ? 'code block' : 'formatted'}`)
-      // The target is under a second for the inputs built to freeze the view (the
-      // FIGURE line above reports it). Unbounded, they froze the window for 12 to 28 s;
-      // the assertion catches that class of freeze with room for a loaded CI machine
-      // (the software-rendered window's frames stretch several-fold under load).
-      const bound = name === 'long-answer' ? 6000 : 4000
-      assert.ok(f.maxGap < bound, `the window froze for ${Math.round(f.maxGap)} ms`)
-      assert.ok(f.render < 4000, `the message took ${Math.round(f.render)} ms to appear after the stream ended`)
+      // Each input finishes under a second: no frame gap and no wait for the message
+      // longer than that (unbounded, these inputs froze the window for 12 to 28 s).
+      // Measured on the two-core development machine while it ran other builds and
+      // tests (load average 6 to 7): longest gap 110-320 ms for the inputs built to
+      // freeze the view, 410-430 ms for the long ordinary answer; the message
+      // 0-490 ms after the stream ended.
+      assert.ok(f.maxGap < 1000, `the window froze for ${Math.round(f.maxGap)} ms`)
+      assert.ok(f.render < 1000, `the message took ${Math.round(f.render)} ms to appear after the stream ended`)
       assert.ok(shown.chars >= Math.min(inputs[name].length, 4000) * 0.5, `the answer lost its text (${shown.chars} characters)`)
+      // no scroll area inside the conversation's (a code block may scroll sideways)
+      const nested = await app.evaluate(`[...${sel('message-list')}.querySelectorAll('*')].filter((el) => { const s = getComputedStyle(el);
+        return (/(auto|scroll)/.test(s.overflowY) && el.scrollHeight > el.clientHeight + 1) || (/(auto|scroll)/.test(s.overflowX) && el.scrollWidth > el.clientWidth + 1 && el.tagName !== 'PRE') }).map((el) => el.className || el.tagName)`)
+      assert.deepEqual(nested, [], 'a scroll area inside the conversation')
       // still responsive: the composer takes input
       await app.typeInto('composer-input', 'still here')
       await app.typeInto('composer-input', '')

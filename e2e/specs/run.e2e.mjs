@@ -67,7 +67,7 @@ export async function setup({ tmp, repo, home }) {
     { match: turn2, on_tool_result: true, times: 1, response: patch({ stepsCompleted: { append: ['end'] }, variables: { merge: { workflowStatus: 'complete' } } }) },
     { match: turn2, on_tool_result: true, times: 1, response: { text: 'Done! The one-page brief is in **artifacts/project-brief.md**.', chunks: 6 } },
     // turn 3 (after completion): a state change is asked for first
-    { match: turn3, times: 1, response: call('ui.ask_user', { type: 'confirmation', prompt: 'Change the finished run: set ideaClear to false in its state?' }) },
+    { match: turn3, times: 1, response: call('ui.ask_user', { type: 'confirmation', prompt: 'Change the finished run: mark the idea as not clear enough?' }) },
     // turn 4: the confirmation allows one write
     { match: turn4, times: 1, response: patch({ variables: { merge: { ideaClear: false } } }) },
     { match: turn4, on_tool_result: true, times: 1, response: { text: 'Updated: the state now says the idea is unclear.' } },
@@ -108,7 +108,8 @@ export default async function run({ app, step, tmp, repo, home, prepared }) {
   mkdirSync(workdir, { recursive: true })
   let projectRoot, dataDir, runConv
   const waitIdle = (what) => app.waitFor(`${sel('chat-view')}?.dataset.streaming === 'false'`, { timeoutMs: 20000, what: what ?? 'the turn to end' })
-  const panelPhase = (phase, opts = {}) => app.waitFor(`${sel('run-panel-phase')}?.dataset.phase === ${JSON.stringify(phase)}`, { timeoutMs: 20000, what: `the run phase ${phase}`, ...opts })
+  // The run's phase is said once, in the run bar above the conversation.
+  const panelPhase = (phase, opts = {}) => app.waitFor(`${sel('run-bar-phase')}?.dataset.phase === ${JSON.stringify(phase)}`, { timeoutMs: 20000, what: `the run phase ${phase}`, ...opts })
 
   await step('the demo package is installed at start and bound to a new project', async () => {
     await app.waitForTestId('start-screen')
@@ -130,7 +131,7 @@ export default async function run({ app, step, tmp, repo, home, prepared }) {
     )
     await app.waitFor(`${sel('workspace-package')}?.textContent.includes('crewagent-demo 1.0.0')`, { what: 'the package in the top bar' })
     assert.equal(await app.text('status-project'), 'briefs')
-    assert.equal(await app.text('status-package'), 'crewagent-demo 1.0.0')
+    assert.equal(await app.exists('status-package'), false, 'the package is said twice (top bar and status bar)')
     await app.screenshot('40-workspace-with-demo-package')
   })
 
@@ -179,7 +180,7 @@ export default async function run({ app, step, tmp, repo, home, prepared }) {
       timeoutMs: 15000,
       what: 'capture-idea completed, check-clarity current',
     })
-    assert.equal(await app.evaluate(`${sel('run-panel-phase')}.dataset.phase`), 'running')
+    assert.equal(await app.evaluate(`${sel('run-bar-phase')}.dataset.phase`), 'running')
     assert.equal(await app.evaluate(`${sel('chat-view')}.dataset.streaming`), 'true')
     await app.waitFor(`${all('run-artifact')}.map((a) => a.dataset.path).join() === 'artifacts/idea-notes.md'`, { what: 'the first artifact in the panel' })
     await app.screenshot('43-run-in-progress')
@@ -193,10 +194,15 @@ export default async function run({ app, step, tmp, repo, home, prepared }) {
   await step('the inline selection widget is answered; the run completes', async () => {
     await app.waitFor(`${sel('widget-card')}?.dataset.state === 'pending'`, { what: 'the pending widget' })
     assert.match(await app.text('widget-prompt'), /Which format should the brief have\?/)
-    assert.match(await app.text('run-question'), /Which format/)
-    assert.equal(await app.evaluate(`${sel('status-run-phase')}.dataset.phase`), 'waiting-user')
-    // the tool calls so far, from the execution log
-    await app.waitFor(`${all('run-tool-call')}.map((c) => c.dataset.tool).join() === 'fs.read,fs.read,fs.write,fs.apply_patch,ui.ask_user'`, { what: 'the tool calls of turn 1' })
+    assert.equal(await app.evaluate(`${sel('run-bar-phase')}.dataset.phase`), 'waiting-user')
+    // the status once: the run bar; the question only in the conversation
+    assert.equal(await app.evaluate(`document.body.innerText.match(/waiting for you/gi)?.length ?? 0`), 1, 'the status is said more than once')
+    assert.doesNotMatch(await app.text('run-panel'), /Which format/)
+    // the step's tool calls are one row in words, the calls one click away
+    await app.waitFor(`${all('step-row')}.length === 1`, { what: 'the first step as one row' })
+    assert.match(await app.text('step-title'), /^Step 1 · Capture the idea/)
+    assert.equal(await app.text('step-summary'), "read the run's state, read the step's instructions, wrote idea-notes.md, moved to “Is the idea clear enough?”")
+    assert.equal(await app.evaluate(`${sel('step-row')}.dataset.calls`), '4')
     await app.screenshot('44-widget-pending')
     await app.evaluate(`${all('widget-option')}.find((o) => o.dataset.value === 'One page').querySelector('input').click()`)
     await app.click('widget-submit')
@@ -209,7 +215,7 @@ export default async function run({ app, step, tmp, repo, home, prepared }) {
     assert.match(await app.text('widget-answer'), /One page/)
     assert.equal(await app.exists('widget-submit'), false, 'an answered widget can be answered again')
     await app.waitFor(`${all('msg-assistant')}.some((el) => el.textContent.includes('The one-page brief is in'))`, { what: 'the final answer' })
-    assert.equal(await app.evaluate(`${sel('status-run-phase')}.dataset.phase`), 'completed')
+    assert.equal(await app.evaluate(`${sel('run-bar-phase')}.dataset.phase`), 'completed')
     const index = JSON.parse(readFileSync(join(dataDir, 'runsIndex.json'), 'utf8'))
     assert.equal(index.runs.length, 1)
     assert.equal(index.runs[0].phase, 'completed')
@@ -221,7 +227,7 @@ export default async function run({ app, step, tmp, repo, home, prepared }) {
     await app.waitFor(`${all('run-artifact')}.map((a) => a.dataset.path).join() === 'artifacts/idea-notes.md,artifacts/project-brief.md'`, { what: 'both artifacts' })
     assert.equal(readFileSync(join(projectRoot, 'artifacts', 'project-brief.md'), 'utf8'), brief)
     await app.evaluate(`${all('run-artifact')}.find((a) => a.dataset.path === 'artifacts/project-brief.md').click()`)
-    await app.waitFor(`${sel('artifact-content')}?.textContent.includes('# Project brief: Shared grocery list')`, { what: 'the brief in the viewer' })
+    await app.waitFor(`${sel('artifact-content')}?.querySelector('h1')?.textContent === 'Project brief: Shared grocery list'`, { what: 'the brief in the viewer, as Markdown' })
     assert.equal(await app.evaluate(`${sel('artifact-content')}.isContentEditable`), false)
     await app.screenshot('46-artifact-viewer')
     await app.click('artifact-viewer-close')
@@ -251,14 +257,14 @@ export default async function run({ app, step, tmp, repo, home, prepared }) {
     await app.press('composer-input', 'Enter')
     await app.waitFor(`${all('widget-card')}.some((w) => w.dataset.type === 'confirmation' && w.dataset.state === 'pending')`, { timeoutMs: 15000, what: 'the confirmation widget' })
     await waitIdle()
-    assert.equal(await app.evaluate(`${sel('run-panel-phase')}.dataset.phase`), 'completed')
+    assert.equal(await app.evaluate(`${sel('run-bar-phase')}.dataset.phase`), 'completed')
     await app.screenshot('49-post-run-confirmation')
     await app.click('widget-yes')
     await app.waitFor(`${all('msg-assistant')}.some((el) => el.textContent.includes('Updated: the state now says'))`, { timeoutMs: 15000, what: 'the answer after the confirmation' })
     await waitIdle()
     const state = readFileSync(join(dataDir, 'runs', JSON.parse(readFileSync(join(dataDir, 'runsIndex.json'), 'utf8')).runs[0].runId, 'state', 'workflow.md'), 'utf8')
     assert.match(state, /ideaClear: false/)
-    assert.equal(await app.evaluate(`${sel('run-panel-phase')}.dataset.phase`), 'completed')
+    assert.equal(await app.evaluate(`${sel('run-bar-phase')}.dataset.phase`), 'completed')
   })
 
   await step('after a reload the answered widgets are read-only with their answers', async () => {
@@ -275,7 +281,7 @@ export default async function run({ app, step, tmp, repo, home, prepared }) {
     assert.match(cards[1], /^confirmation:answered:.*Yes/)
     assert.equal(await app.exists('widget-submit'), false)
     assert.equal(await app.exists('widget-yes'), false)
-    await app.waitFor(`${sel('run-panel-phase')}?.dataset.phase === 'completed'`, { what: 'the panel after the reload' })
+    await app.waitFor(`${sel('run-bar-phase')}?.dataset.phase === 'completed'`, { what: 'the run bar after the reload' })
     await app.evaluate(`${all('widget-card')}[0].scrollIntoView({ block: 'center' })`)
     await app.screenshot('50-answers-after-reload')
   })
@@ -298,6 +304,10 @@ export default async function run({ app, step, tmp, repo, home, prepared }) {
     await app.waitForTestId('pkg-import-report', { timeoutMs: 15000 })
     const problems = await app.evaluate(`${all('pkg-problem')}.map((r) => ({ file: r.dataset.file, text: r.textContent }))`)
     assert.ok(problems.length >= 2, `only ${problems.length} problems`)
+    // a pattern is shown as the schema writes it, its backslashes not doubled
+    const pattern = problems.find((p) => p.text.includes('does not match pattern'))
+    assert.ok(pattern, `no pattern problem: ${JSON.stringify(problems)}`)
+    assert.ok(pattern.text.includes('^\\d+\\.') && !pattern.text.includes('\\\\'), `the pattern is escaped twice: ${pattern.text}`)
     assert.ok(problems.some((p) => p.file === 'bmad.json'), JSON.stringify(problems))
     assert.ok(problems.some((p) => p.file === 'agents.json'), JSON.stringify(problems))
     assert.ok(problems.every((p) => p.text.trim().length > p.file.length), 'a problem without a message')

@@ -2,6 +2,7 @@
  * bindings (../../wailsjs), one per domain. Stores receive a Bridge; tests
  * pass an in-memory one (src/test/fakeBridge.ts). */
 import { createWailsChat, type ChatApi } from './chat'
+import { createWailsContext, type ContextApi } from './context'
 import { createWailsConversations, type ConversationsApi } from './conversations'
 import { createWailsEvents, type EventsApi } from './events'
 import { createWailsMcp, type McpApi } from './mcp'
@@ -22,6 +23,7 @@ export interface Bridge {
   settings: SettingsApi
   mcp: McpApi
   skills: SkillsApi
+  context: ContextApi
   events: EventsApi
 }
 
@@ -36,6 +38,7 @@ export function createWailsBridge(): Bridge {
     settings: createWailsSettings(),
     mcp: createWailsMcp(),
     skills: createWailsSkills(),
+    context: createWailsContext(),
     events: createWailsEvents(),
   }
 }
@@ -44,6 +47,7 @@ export { BridgeError, ErrorCodes, toBridgeError, type ErrorCode } from './errors
 export { Codes } from './codes.gen'
 export { EventNames, subscribeAll } from './events'
 export { safeExternalURL } from './system'
+export type { CompactResult, CompactionView, ContextApi, PinnedView, StepView } from './context'
 export type { AgentInfo, AgentList, ChatApi, ContextPreview, EditRequest, Mode, PreviewDecision, PreviewMessage, RegenerateRequest, SendRequest } from './chat'
 export type {
   BranchView,

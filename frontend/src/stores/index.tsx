@@ -2,6 +2,7 @@ import { createContext, useContext, type ReactNode } from 'react'
 import type { Bridge } from '../bridge'
 import { createAppInfoStore, type AppInfoStore } from './appInfoStore'
 import { createChatStore, type ChatStore } from './chatStore'
+import { createContextStore, type ContextStore } from './contextStore'
 import { createConversationsStore, type ConversationsStore } from './conversationsStore'
 import { createMcpStore, type McpStore } from './mcpStore'
 import { createPackagesStore, type PackagesStore } from './packagesStore'
@@ -13,6 +14,7 @@ import { createSkillsStore, type SkillsStore } from './skillsStore'
 export { useStore } from './store'
 export type { AppInfoStore } from './appInfoStore'
 export type { ChatState, ChatStore, LiveCall, LiveTool } from './chatStore'
+export type { CompactionOutcome, ContextState, ContextStore } from './contextStore'
 export type { ConversationsState, ConversationsStore } from './conversationsStore'
 export type { McpPageState, McpStore } from './mcpStore'
 export type { PackagesState, PackagesStore } from './packagesStore'
@@ -33,6 +35,7 @@ export interface Stores {
   settings: SettingsStore
   mcp: McpStore
   skills: SkillsStore
+  context: ContextStore
 }
 
 export function createStores(bridge: Bridge): Stores {
@@ -49,6 +52,7 @@ export function createStores(bridge: Bridge): Stores {
     settings,
     mcp: createMcpStore(bridge, () => void settings.actions.load()),
     skills: createSkillsStore(bridge),
+    context: createContextStore(bridge, chat),
   }
 }
 

@@ -37,7 +37,7 @@ describe('runStore', () => {
   it('opens a conversation with its run and the execution log', async () => {
     const { runs, fake } = setup({
       runs: [waiting()],
-      runLogs: { r1: [{ ts: '2026-06-01T00:00:01Z', type: 'tool_call', tool: 'fs.read', ok: true, args: '{"path":"@state/workflow.md"}', raw: '{}' }] },
+      runLogs: { r1: [{ ts: '2026-06-01T00:00:01Z', type: 'tool_call', tool: 'fs.read', ok: true, args: '{"path":"@state/workflow.md"}', text: "Read the run's state", raw: '{}' }] },
     })
     await runs.actions.open('c1')
     const s = runs.getState()

@@ -215,6 +215,8 @@ export function createFakeBridge(
     (id, ...entries) => conv(id).entries.push(...entries.map(withView)),
     (id) => handlers.get('conversation:changed')?.forEach((h) => h({ conversationId: id, kind: 'updated' })),
   )
+  const compactions: { conversationId: string; focus: string }[] = []
+
   const bridge: Bridge = {
     mcp: mcp.api,
     system: {
@@ -515,6 +517,52 @@ export function createFakeBridge(
       }),
     },
     skills: skills.api,
+    context: {
+      // Compaction as backend/engine does it: everything before the newest
+      // user message is marked compacted, then an event (with its view) and
+      // the summary message are appended.
+      compact: vi.fn(async (id: string, focus: string) => {
+        if (streaming.has(id)) throw new BridgeError('E_BUSY', 'a reply is already being generated in this conversation')
+        const c = conv(id)
+        compactions.push({ conversationId: id, focus })
+        let last = -1
+        c.entries.forEach((e, i) => {
+          if (e.role === 'user' && !e.compacted) last = i
+        })
+        const ids = c.entries.slice(0, Math.max(0, last)).filter((e) => e.type === 'msg' && !e.compacted && e.view?.kind !== 'hidden')
+        const result = { conversationId: id, compactedMessages: ids.length, usedTokensBefore: 5000, usedTokensAfter: ids.length ? 2000 : 5000, summaryId: '', totalBudget: 8000 }
+        if (ids.length === 0) return result
+        const pinned = c.entries.filter((e) => e.view?.pinned && ids.includes(e)).map((e) => ({ id: e.id, who: e.role === 'user' ? 'You' : 'Assistant', text: e.content ?? '' }))
+        c.entries = c.entries.map((e) => (ids.includes(e) ? { ...e, compacted: true } : e))
+        const summaryId = newId('summary')
+        c.entries.push(
+          {
+            type: 'evt',
+            id: newId('evt'),
+            createdAt: stamp(),
+            event: 'compaction',
+            data: { count: ids.length, summary: summaryId, reason: 'manual', focus, strategy: 'key-messages' },
+            view: {
+              kind: 'event',
+              compaction: { count: ids.length, manual: true, focus: focus.trim(), tokensBefore: 5000, tokensAfter: 2000, method: 'the key lines kept, without calling the model', summary: `**Your first message:**\n> ${ids[0].content ?? ''}`, pinned },
+            },
+          },
+          { type: 'msg', id: summaryId, createdAt: stamp(), role: 'system', content: 'CONVERSATION_SUMMARY\n…', view: { kind: 'hidden' } },
+        )
+        return { ...result, summaryId }
+      }),
+      pin: vi.fn(async (id: string, messageId: string) => {
+        const c = conv(id)
+        if (!c.entries.some((e) => e.id === messageId && e.type === 'msg')) throw new BridgeError('E_NOT_FOUND', `message ${messageId} not found`)
+        c.entries = c.entries.map((e) => (e.id === messageId ? { ...e, view: { ...(e.view ?? { kind: 'user' }), pinned: true } } : e))
+        c.entries.push({ type: 'evt', id: newId('evt'), createdAt: stamp(), event: 'pin', ref_msg_id: messageId, view: { kind: 'event' } })
+      }),
+      unpin: vi.fn(async (id: string, messageId: string) => {
+        const c = conv(id)
+        c.entries = c.entries.map((e) => (e.id === messageId ? { ...e, view: { ...(e.view ?? { kind: 'user' }), pinned: false } } : e))
+        c.entries.push({ type: 'evt', id: newId('evt'), createdAt: stamp(), event: 'unpin', ref_msg_id: messageId, view: { kind: 'event' } })
+      }),
+    },
     events: {
       on: vi.fn(<K extends EventName>(name: K, handler: (payload: EventMap[K]) => void) => {
         const set = handlers.get(name) ?? new Set()
@@ -540,6 +588,7 @@ export function createFakeBridge(
       nextSave = path
     },
     streaming,
+    compactions,
     installed,
     runs,
     runLogs,

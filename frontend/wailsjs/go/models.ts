@@ -89,6 +89,7 @@ export namespace app {
 	    code?: string;
 	    durationMs?: number;
 	    raw: string;
+	    text: string;
 	}
 	export interface Export {
 	    fileName: string;
@@ -279,6 +280,8 @@ export namespace contextbuilder {
 	    text: string;
 	    score: number;
 	    why: string;
+	    terms?: string[];
+	    meaning?: boolean;
 	}
 	export interface Decision {
 	    sourceId: string;
@@ -325,6 +328,7 @@ export namespace contextbuilder {
 	    text: string;
 	    inHistory: boolean;
 	    dropped?: boolean;
+	    words?: string;
 	}
 	
 
@@ -343,6 +347,21 @@ export namespace conversation {
 	    name: string;
 	    messageId: string;
 	    createdAt: string;
+	}
+	export interface PinnedView {
+	    id: string;
+	    who: string;
+	    text: string;
+	}
+	export interface CompactionView {
+	    count: number;
+	    manual?: boolean;
+	    focus?: string;
+	    tokensBefore?: number;
+	    tokensAfter?: number;
+	    method: string;
+	    summary?: string;
+	    pinned: PinnedView[];
 	}
 	export interface Waiting {
 	    conversationId: string;
@@ -390,6 +409,13 @@ export namespace conversation {
 	    origin?: Origin;
 	    instructions?: Instructions;
 	    waiting?: Waiting;
+	}
+	export interface StepView {
+	    title: string;
+	    summary: string;
+	    calls: number;
+	    failed?: number;
+	    node?: string;
 	}
 	export interface SkillView {
 	    name: string;
@@ -445,6 +471,11 @@ export namespace conversation {
 	    answerTo?: string;
 	    handover?: HandoverView;
 	    skill?: SkillView;
+	    pinned?: boolean;
+	    compaction?: CompactionView;
+	    step?: StepView;
+	    inStep?: string;
+	    calls?: Record<string, string>;
 	}
 	export interface FunctionCall {
 	    name: string;
@@ -487,6 +518,8 @@ export namespace conversation {
 	    updatedAt?: string;
 	    view: View;
 	}
+	
+	
 	
 	
 	
@@ -562,6 +595,17 @@ export namespace convlog {
 
 export namespace engine {
 	
+	export interface CompactResult {
+	    conversationId: string;
+	    compactedMessages: number;
+	    usedTokensBefore: number;
+	    usedTokensAfter: number;
+	    summaryId: string;
+	    summary?: string;
+	    strategy?: string;
+	    summaryError?: string;
+	    totalBudget: number;
+	}
 	export interface EntryFate {
 	    id: string;
 	    role: string;
@@ -573,6 +617,7 @@ export namespace engine {
 	    id: string;
 	    tokens: number;
 	    text: string;
+	    screen: string;
 	}
 	export interface ConversationView {
 	    messages: number;

@@ -1,6 +1,8 @@
 import { useRef, useState, type KeyboardEvent } from 'react'
+import { CompactionStatus } from '../context/CompactionStatus'
 import { ContextMeter } from '../context/ContextMeter'
 import { ComposerSkills, useSkillCommand } from '../skills/ComposerSkills'
+import { isCompactPrefix, parseCompactCommand, useCompactCommand } from './compactCommand'
 import { useStore, useStores } from '../../stores'
 
 /** The message input: Enter sends, Shift+Enter starts a new line; the Send
@@ -9,7 +11,7 @@ import { useStore, useStores } from '../../stores'
  * first message; with a run, messages go to the run — also after it has
  * completed. The context meter sits beside it. */
 export function Composer({ onOpenInspector, disabledReason }: { onOpenInspector: () => void; disabledReason: string | null }) {
-  const { chat, runs } = useStores()
+  const { chat, runs, context } = useStores()
   // Waiting for another conversation's answer counts as answering: Stop ends that work.
   const waitingFor = useStore(chat, (s) => s.waitingFor)
   const streaming = useStore(chat, (s) => s.streaming) || !!waitingFor
@@ -23,9 +25,13 @@ export function Composer({ onOpenInspector, disabledReason }: { onOpenInspector:
   const [text, setText] = useState('')
   const ref = useRef<HTMLTextAreaElement>(null)
   const skillCommand = useSkillCommand()
+  const runCompact = useCompactCommand()
+  const compacting = useStore(context, (s) => !!s.compacting)
 
   const send = async () => {
-    if (streaming || starting || disabledReason) return
+    if (streaming || starting || compacting) return
+    // "/compact [focus]": compacts now, never sent.
+    if (runCompact(text)) return setText('')
     // "/skill NAME", "/skill off NAME", "/skill": handled here, never sent.
     const handled = await skillCommand(text)
     if (handled) {
@@ -33,6 +39,7 @@ export function Composer({ onOpenInspector, disabledReason }: { onOpenInspector:
       ref.current?.focus()
       return
     }
+    if (disabledReason) return
     if (startMode) {
       if (!canStart) return
       const body = text
@@ -74,6 +81,7 @@ export function Composer({ onOpenInspector, disabledReason }: { onOpenInspector:
           {disabledReason}
         </div>
       )}
+      <CompactionStatus typing={isCompactPrefix(text) || !!parseCompactCommand(text)} />
       <ComposerSkills conversationId={conversationId} disabled={streaming} />
       <div className="composer-row">
         <textarea
@@ -99,11 +107,11 @@ export function Composer({ onOpenInspector, disabledReason }: { onOpenInspector:
               {starting ? 'Starting…' : '▶ Start run'}
             </button>
           ) : (
-            <button type="button" className="btn btn-primary" onClick={() => void send()} disabled={!text.trim() || !!disabledReason} data-testid="composer-send">
+            <button type="button" className="btn btn-primary" onClick={() => void send()} disabled={!text.trim() || compacting || (!!disabledReason && !parseCompactCommand(text))} data-testid="composer-send">
               Send
             </button>
           )}
-          <ContextMeter usage={usage} onOpen={onOpenInspector} />
+          <ContextMeter usage={compacting && usage ? { ...usage, status: 'compressing' } : usage} onOpen={onOpenInspector} />
         </div>
       </div>
     </div>

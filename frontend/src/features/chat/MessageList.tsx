@@ -27,6 +27,10 @@ export function estimateRow(row: Row | undefined): number {
     case 'switcher':
     case 'skill':
       return 34
+    case 'compaction':
+      return 48
+    case 'steps':
+      return 52
     default:
       return 88
   }

@@ -41,21 +41,25 @@ function Clamped({ text, testId }: { text: string; testId?: string }) {
   )
 }
 
-/** A tool call as a compact card: name, arguments, status, duration and a
- * result preview; expands in place for the full arguments and result, and
- * opens the whole output when the log keeps only its beginning. */
+/** A tool call as a compact card: name, what it did in words (its
+ * arguments when the log does not say), status, duration and a result
+ * preview; expands in place for the full arguments and result, and opens the
+ * whole output when the log keeps only its beginning. */
 export function ToolCard({
   call,
   result,
   status,
   durationMs,
   errorText,
+  words,
 }: {
   call: ToolCall
   result?: Entry
   status: ToolStatus
   durationMs?: number
   errorText?: string
+  /** What the call did, in words (entry.view.calls). */
+  words?: string
 }) {
   const [open, setOpen] = useState(false)
   const [full, setFull] = useState<ToolResultView | null>(null)
@@ -92,7 +96,9 @@ export function ToolCard({
             MCP
           </span>
         )}
-        <span className="tool-args">{argsPreview(args)}</span>
+        <span className="tool-args" title={words ? argsPreview(args, 400) : undefined} data-testid="tool-words">
+          {words || argsPreview(args)}
+        </span>
         <span className="tool-status" data-testid="tool-status">
           {statusText[status]}
           {duration && ` · ${duration}`}

@@ -45,9 +45,22 @@ describe('buildRows (tool calls and results are never bubbles)', () => {
     expect(rows.find((r) => r.key === 'a2:c3')).toMatchObject({ status: 'running' })
   })
 
-  it('describes the compaction event', () => {
+  it('describes a compaction event of an older backend in words', () => {
     const row = buildRows(entries).find((r) => r.kind === 'event')
-    expect(row).toMatchObject({ label: 'Context compressed', detail: '2 messages · 900 → 300 tokens · key-messages' })
+    expect(row).toMatchObject({ label: 'Compacted older messages', detail: '' })
+    expect(describeEvent(evt('e2', 'compaction', { count: 212, strategy: 'key-messages' }))).toEqual({ label: 'Compacted 212 messages', detail: '' })
+  })
+
+  it('shows a compaction the backend described as a card', () => {
+    const compaction = { count: 2, manual: true, focus: 'the budget', tokensBefore: 900, tokensAfter: 300, method: 'the key lines kept', summary: '**You:** budget', pinned: [] }
+    const rows = buildRows([...entries.slice(0, 9), { ...evt('e1', 'compaction', {}), view: { kind: 'event', compaction } }])
+    expect(rows.at(-1)).toMatchObject({ kind: 'compaction', key: 'e1', compaction })
+  })
+
+  it('names agents and workflows in dividers by their names, not their ids', () => {
+    expect(describeEvent(evt('m', 'mode_switch', { to: 'agent', agentId: 'analyst' }), (id) => (id === 'analyst' ? 'Mara' : id)).label).toBe('Switched to agent mode (Mara)')
+    expect(describeEvent(evt('m', 'mode_switch', { to: 'workflow' })).label).toBe('Switched to run mode')
+    expect(describeEvent(evt('r', 'run_started', { workflowId: 'write-brief' }))).toEqual({ label: 'Workflow run started', detail: '' })
   })
 
   it('appends live calls that are not persisted yet', () => {
@@ -227,5 +240,33 @@ describe('buildRows: who answered, and what can be edited or regenerated', () =>
     const rows = buildRows([msg('u', 'user', 'q'), stop])
     expect(rows.map((r) => r.kind)).toEqual(['user', 'stopped'])
     expect(rows[1]).toMatchObject({ partial: 'Half', latest: true, canContinue: true })
+  })
+})
+
+describe('the steps of a run', () => {
+  const step = { title: 'Step 1 · Capture the idea', summary: "read the run's state, wrote idea-notes.md", calls: 2, node: 'capture-idea' }
+  const entries: Entry[] = [
+    runInput('u1', 'capture-idea', 'A grocery list.'),
+    msg('a1', 'assistant', undefined, { runId: 'r1', agentId: 'analyst', mode: 'run', tool_calls: [call('c1', 'fs.read', '{"path":"@state/workflow.md"}')], view: { kind: 'assistant', step } }),
+    msg('t1', 'tool', '{"ok":true}', { runId: 'r1', tool_call_id: 'c1', view: { kind: 'tool-result', inStep: 'a1' } }),
+    msg('a2', 'assistant', undefined, { runId: 'r1', agentId: 'analyst', mode: 'run', tool_calls: [call('c2', 'fs.write', '{"path":"@project/artifacts/idea-notes.md"}')], view: { kind: 'assistant', inStep: 'a1' } }),
+    msg('t2', 'tool', 'denied', { runId: 'r1', tool_call_id: 'c2', is_error: true, view: { kind: 'tool-result', inStep: 'a1' } }),
+    msg('a3', 'assistant', 'I wrote the notes.', { runId: 'r1', agentId: 'analyst', mode: 'run' }),
+    // a step whose first entry was not loaded: its calls stay cards
+    msg('a4', 'assistant', undefined, { runId: 'r1', agentId: 'analyst', mode: 'run', tool_calls: [call('c4', 'fs.read')], view: { kind: 'assistant', inStep: 'gone' } }),
+  ]
+
+  it('are one row each, with the calls one click away and who worked on them', () => {
+    const rows = buildRows(entries, [], false, {}, { analyst: { id: 'analyst', name: 'Mara', icon: '🔍', title: '' } })
+    expect(rows.map((r) => `${r.kind}:${r.key}`)).toEqual(['user:u1', 'steps:steps:a1', 'assistant:a3', 'tool:a4:c4'])
+    const s = rows[1]
+    if (s.kind !== 'steps') throw new Error('not a step row')
+    expect(s.step).toEqual(step)
+    expect(s.calls.map((c) => [c.call.id, c.result?.id, c.status])).toEqual([
+      ['c1', 't1', 'ok'],
+      ['c2', 't2', 'error'],
+    ])
+    expect(s.speaker?.name).toBe('Mara')
+    expect(rows[2].kind === 'assistant' && rows[2].speaker).toBeUndefined()
   })
 })

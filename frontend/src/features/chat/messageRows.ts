@@ -23,8 +23,12 @@
  *    compact "Skill activated" row that expands to them; a deactivation is
  *    a thin divider;
  *  - hidden entries (system, developer, other meta messages) are not shown;
- *  - events (compaction, checkpoint, mode switch, fork origin, run start) are
- *    thin dividers;
+ *  - a compaction is a card (how many messages, expanding to the summary and
+ *    what was kept word for word); other events (checkpoint, mode switch,
+ *    fork origin, run start) are thin dividers;
+ *  - in a run, the tool calls of one step (view.step on its first entry,
+ *    view.inStep on the others) are one row that says in words what the
+ *    step did, with the calls one click away;
  *  - a question (ui.ask_user) is the widget itself (pending, answered with
  *    its answer, or left unanswered), and the user message that carries the
  *    answer is not repeated as a bubble;
@@ -33,7 +37,7 @@
  *    message no reply was started for (a fork cut there) in an "awaiting"
  *    row.
  * The reply in progress (live calls) follows the log rows. */
-import type { AgentInfo, BranchView, Entry, Problem, QuestionState, SkillView, ToolCall, Widget, WidgetAnswerRecord } from '../../bridge'
+import type { AgentInfo, BranchView, CompactionView, Entry, Problem, QuestionState, SkillView, StepView, ToolCall, Widget, WidgetAnswerRecord } from '../../bridge'
 import type { LiveCall, LiveTool } from '../../stores'
 import { count as countOf } from '../../lib/count'
 
@@ -57,6 +61,15 @@ export type IncompleteReason = 'length' | 'content_filter'
  * message of the user. */
 export type Speaker = Pick<AgentInfo, 'id' | 'name' | 'icon' | 'title'>
 
+/** One tool call of a step row. */
+export interface StepCall {
+  key: string
+  call: ToolCall
+  callEntry: Entry
+  result?: Entry
+  status: ToolStatus
+}
+
 export type Row =
   | { kind: 'user'; key: string; entry: Entry; text: string; forNode?: string; editable: boolean; branch?: BranchView }
   | {
@@ -78,6 +91,8 @@ export type Row =
   | { kind: 'switcher'; key: string; entry: Entry; branch: BranchView }
   | { kind: 'event'; key: string; entry: Entry; label: string; detail: string }
   | { kind: 'skill'; key: string; entry: Entry; skill: SkillView }
+  | { kind: 'compaction'; key: string; entry: Entry; compaction: CompactionView }
+  | { kind: 'steps'; key: string; entry: Entry; step: StepView; calls: StepCall[]; speaker?: Speaker }
   | { kind: 'live'; key: string; call: LiveCall }
   | { kind: 'live-tool'; key: string; call: LiveCall; tool: LiveTool }
   | { kind: 'widget'; key: string; entry: Entry; widget: Widget; runId: string; state: WidgetState; answer?: WidgetAnswerRecord }
@@ -98,28 +113,21 @@ function str(v: unknown): string {
   return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : ''
 }
 
-/** The divider text of an event entry. */
-export function describeEvent(e: Entry): { label: string; detail: string } {
+/** The divider text of an event entry. agentName names an agent by its id. */
+export function describeEvent(e: Entry, agentName: (id: string) => string = (id) => id): { label: string; detail: string } {
   const d = (e.data && typeof e.data === 'object' ? e.data : {}) as Record<string, unknown>
   switch (e.event) {
     case 'compaction': {
-      const before = Number(d.tokensBefore ?? d.beforeTokens ?? NaN)
-      const after = Number(d.tokensAfter ?? d.afterTokens ?? NaN)
-      const ids = d.compactedIds ?? d.messageIds
-      const count = Array.isArray(ids) ? ids.length : Number(d.count ?? NaN)
-      const parts: string[] = []
-      if (Number.isFinite(count)) parts.push(countOf(count, 'message'))
-      if (Number.isFinite(before) && Number.isFinite(after)) parts.push(`${before} → ${after} tokens`)
-      if (str(d.strategy)) parts.push(str(d.strategy))
-      return { label: 'Context compressed', detail: parts.join(' · ') }
+      const count = Number(d.count ?? NaN)
+      return { label: Number.isFinite(count) ? `Compacted ${countOf(count, 'message')}` : 'Compacted older messages', detail: '' }
     }
     case 'checkpoint':
       return { label: `Checkpoint “${str(d.name)}”`, detail: '' }
     case 'mode_switch': {
-      const from = str(d.from)
       const to = str(d.to ?? d.mode)
       const agent = str(d.agentId)
-      return { label: to ? `Switched to ${to} mode${agent ? ` (${agent})` : ''}` : 'Mode switched', detail: from ? `from ${from}` : '' }
+      const mode = to === 'workflow' ? 'run' : to
+      return { label: mode ? `Switched to ${mode} mode${agent ? ` (${agentName(agent)})` : ''}` : 'Mode switched', detail: '' }
     }
     case 'fork_origin': {
       const title = str(d.parentTitle)
@@ -127,13 +135,13 @@ export function describeEvent(e: Entry): { label: string; detail: string } {
       return { label: title ? `Forked from “${title}”` : 'Forked conversation', detail: at }
     }
     case 'run_started':
-      return { label: 'Workflow run started', detail: str(d.workflowId) }
+      return { label: 'Workflow run started', detail: '' }
     case 'skill_deactivated': {
       const s = e.view?.skill
       return { label: `Skill deactivated: ${s?.name ?? str(d.skill)}`, detail: s?.by === 'model' ? 'by the model' : '' }
     }
     default:
-      return { label: e.event || 'Event', detail: '' }
+      return { label: 'Event', detail: '' }
   }
 }
 
@@ -199,6 +207,8 @@ export function buildEntryRows(entries: Entry[], streaming = false, end: RowsEnd
     lastSpeaker = e.agentId
     return speakers[e.agentId] ?? { id: e.agentId, name: e.agentId, icon: '', title: '' }
   }
+  // The step rows of runs, by the id of their first entry.
+  const steps = new Map<string, Extract<Row, { kind: 'steps' }>>()
   for (const e of entries) {
     const v = e.view
     if (v?.inactive) continue
@@ -211,7 +221,8 @@ export function buildEntryRows(entries: Entry[], streaming = false, end: RowsEnd
     const rowBranch = (k: string) => (branch && k === kind ? branch : undefined)
     switch (kind) {
       case 'event':
-        if (shownEvents.has(e.event ?? '')) rows.push({ kind: 'event', key: e.id, entry: e, ...describeEvent(e) })
+        if (e.event === 'compaction' && v?.compaction) rows.push({ kind: 'compaction', key: e.id, entry: e, compaction: v.compaction })
+        else if (shownEvents.has(e.event ?? '')) rows.push({ kind: 'event', key: e.id, entry: e, ...describeEvent(e, (id) => speakers[id]?.name || id) })
         break
       case 'error': {
         const b = v?.error
@@ -250,6 +261,21 @@ export function buildEntryRows(entries: Entry[], streaming = false, end: RowsEnd
         if (v?.skill) rows.push({ kind: 'skill', key: e.id, entry: e, skill: v.skill })
         break
       case 'assistant': {
+        // A step of a run: its calls join the step's row.
+        const group = v?.step ? undefined : v?.inStep ? steps.get(v.inStep) : undefined
+        if (v?.step || group) {
+          let row = group
+          if (!row) {
+            row = { kind: 'steps', key: `steps:${e.id}`, entry: e, step: v!.step!, calls: [], speaker: speakerOf(e) }
+            steps.set(e.id, row)
+            rows.push(row)
+          }
+          for (const c of e.tool_calls ?? []) {
+            const result = results.get(c.id)
+            row.calls.push({ key: `${e.id}:${c.id}`, call: c, callEntry: e, result, status: toolStatus(result, streaming) })
+          }
+          break
+        }
         const text = e.content ?? ''
         const speaker = speakerOf(e)
         const incomplete = incompleteReason(e)

@@ -3,6 +3,7 @@ import { LiveMarkdown, Markdown } from '../../components/Markdown'
 import { useStore, useStores } from '../../stores'
 import { WidgetCard } from '../runs/WidgetCard'
 import { SkillRow } from '../skills/SkillRow'
+import { CompactionCard, PinControl, PinnedMark, StepsRow, WorkflowName } from './ContextRows'
 import { BranchSwitcher, CopyButton, SpeakerBadge, WithCodeCopy } from './MessageParts'
 import type { Row } from './messageRows'
 import { ToolCard } from './ToolCard'
@@ -28,8 +29,8 @@ function ForkButton({ id, actions }: { id: string; actions: RowActions }) {
 
 function Compacted() {
   return (
-    <span className="compacted-tag" title="Compressed out of the context sent to the model; kept in the log" data-testid="msg-compacted">
-      compressed
+    <span className="compacted-tag" title="Compacted: the summary stands for it in what the model is sent; it stays in the log" data-testid="msg-compacted">
+      compacted
     </span>
   )
 }
@@ -100,6 +101,7 @@ function UserRow({ row, actions }: { row: Extract<Row, { kind: 'user' }>; action
   return (
     <div className={`msg msg-user ${row.entry.compacted ? 'is-compacted' : ''}`} data-testid="msg-user" data-id={row.entry.id}>
       {row.entry.compacted && <Compacted />}
+      <PinnedMark entry={row.entry} />
       {row.forNode && (
         <span className="for-node" title={`Sent to the workflow run for the step ${row.forNode}`} data-testid="msg-for-node">
           {step ? `For the step “${step}”` : 'Sent to the run'}
@@ -126,6 +128,7 @@ function UserRow({ row, actions }: { row: Extract<Row, { kind: 'user' }>; action
               Edit
             </button>
           )}
+          <PinControl entry={row.entry} disabled={actions.streaming} />
           <ForkButton id={row.entry.id} actions={actions} />
         </Foot>
       )}
@@ -172,6 +175,7 @@ export const MessageRow = memo(
         return (
           <div className={`msg msg-assistant ${row.entry.compacted ? 'is-compacted' : ''}`} data-testid="msg-assistant" data-id={row.entry.id}>
             {row.entry.compacted && <Compacted />}
+            <PinnedMark entry={row.entry} />
             {row.speaker && <SpeakerBadge speaker={row.speaker} />}
             <div className="bubble bubble-assistant">
               {row.text.trim() && (
@@ -195,6 +199,7 @@ export const MessageRow = memo(
                   Regenerate
                 </button>
               )}
+              <PinControl entry={row.entry} disabled={actions.streaming} />
               <ForkButton id={row.entry.id} actions={actions} />
             </Foot>
           </div>
@@ -213,7 +218,7 @@ export const MessageRow = memo(
         return (
           <div className="msg msg-tool" data-id={row.result?.id ?? row.callEntry?.id}>
             {row.speaker && <SpeakerBadge speaker={row.speaker} />}
-            <ToolCard call={row.call} result={row.result} status={row.status} />
+            <ToolCard call={row.call} result={row.result} status={row.status} words={row.callEntry?.view?.calls?.[row.call.id]} />
           </div>
         )
       case 'switcher':
@@ -362,12 +367,17 @@ export const MessageRow = memo(
             <span className="event-label">
               {row.label}
               {row.detail && <span className="event-detail"> · {row.detail}</span>}
+              {row.entry.event === 'run_started' && <WorkflowName id={String((row.entry.data as { workflowId?: unknown } | undefined)?.workflowId ?? '')} />}
             </span>
             <span className="event-line" />
           </div>
         )
       case 'skill':
         return <SkillRow id={row.entry.id} skill={row.skill} />
+      case 'compaction':
+        return <CompactionCard row={row} />
+      case 'steps':
+        return <StepsRow row={row} />
       case 'live':
         return (
           <div className="msg msg-assistant is-live" data-testid="msg-live" data-id={row.call.messageId}>

@@ -1,22 +1,33 @@
+import { Markdown } from '../../components/Markdown'
 import { Modal } from '../../components/Modal'
 import { useStore, useStores } from '../../stores'
+import { formatBytes } from '../../lib/format'
 
-/** A run's artifact (a project file) shown read-only. */
+/** Whether a file is Markdown, by its name. */
+export const isMarkdownFile = (path: string) => /\.(md|markdown|mdown|mkd)$/i.test(path)
+
+/** A run's artifact (a project file) shown read-only: Markdown formatted
+ * (through the one markdown module), other text as it is. */
 export function ArtifactViewer() {
   const { runs } = useStores()
   const a = useStore(runs, (s) => s.artifact)
   if (!a) return null
+  const markdown = isMarkdownFile(a.path)
   return (
-    <Modal title={a.path} onClose={runs.actions.closeArtifact} wide testId="artifact-viewer">
-      <p className="hint">
-        {a.size.toLocaleString()} bytes · read-only{a.truncated ? ' · the first 2 MB are shown' : ''}
+    <Modal title={a.path.split('/').pop() || a.path} onClose={runs.actions.closeArtifact} wide testId="artifact-viewer">
+      <p className="hint" title={a.path}>
+        {a.path} · {formatBytes(a.size)} · read-only{a.truncated ? ' · the first 2 MB are shown' : ''}
       </p>
       {a.binary ? (
         <p className="hint" data-testid="artifact-binary">
           This file is not text and cannot be shown here.
         </p>
+      ) : markdown ? (
+        <div className="artifact-markdown" data-testid="artifact-content" data-format="markdown">
+          <Markdown text={a.content} />
+        </div>
       ) : (
-        <pre className="artifact-content mono" data-testid="artifact-content">
+        <pre className="artifact-content mono" data-testid="artifact-content" data-format="text">
           {a.content}
         </pre>
       )}

@@ -2,7 +2,7 @@ import { useEffect } from 'react'
 import { ErrorBanner } from '../../components/ErrorBanner'
 import { useStore, useStores } from '../../stores'
 import { PhaseBadge } from './PhaseBadge'
-import { agentName, currentNode, nodeCounts, workflowTitle } from './runInfo'
+import { agentName, currentNode, nodeCounts, nodeTitle, workflowTitle } from './runInfo'
 import { count } from '../../lib/count'
 import './runs.css'
 
@@ -98,7 +98,7 @@ export function RunBar() {
                   const n = currentNode(run)
                   const c = nodeCounts(run)
                   const who = agentName(active, run.effectiveAgentId)
-                  return `Step ${Math.min(c.done + 1, c.total)} of ${c.total}${n ? `: ${n.title || n.id}` : ''}${who ? ` · ${who}` : ''}`
+                  return `Step ${Math.min(c.done + 1, c.total)} of ${c.total}${n ? `: ${nodeTitle(n)}` : ''}${who ? ` · ${who}` : ''}`
                 })()}
           </span>
           <button type="button" className="btn btn-small" onClick={() => runs.actions.setNewRun(true)} disabled={streaming} data-testid="run-new">

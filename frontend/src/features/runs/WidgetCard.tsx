@@ -3,8 +3,10 @@ import type { QuestionState, Widget, WidgetAnswer, WidgetAnswerRecord, WidgetFie
 import { useStore, useStores } from '../../stores'
 import './runs.css'
 
+/** The state said on the card; a pending question says nothing more (the
+ * run bar says the run waits for you, once). */
 const stateLabel: Record<QuestionState, string> = {
-  pending: 'Waiting for your answer',
+  pending: '',
   answered: 'Answered',
   unanswered: 'Not answered',
 }
@@ -81,7 +83,7 @@ export function WidgetCard({ widget, state, answer, runId }: { widget: Widget; s
         <span className="widget-prompt" data-testid="widget-prompt">
           {widget.prompt}
         </span>
-        <span className={`widget-state is-${state}`}>{answering ? 'Sending…' : stateLabel[state]}</span>
+        {(answering || stateLabel[state]) && <span className={`widget-state is-${state}`}>{answering ? 'Sending…' : stateLabel[state]}</span>}
       </div>
 
       {widget.type === 'confirmation' && (

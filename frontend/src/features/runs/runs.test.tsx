@@ -56,9 +56,9 @@ function renderRun(entries: Entry[], run: RunStatus | null, opts: Parameters<typ
     files: { 'artifacts/idea-notes.md': '# Idea\nA shared grocery list.\n' },
     runLogs: {
       r1: [
-        { ts: '2026-06-01T10:00:00Z', type: 'run_created', raw: '{"ts":"2026-06-01T10:00:00Z","type":"run_created","workflowId":"write-brief"}' },
-        { ts: '2026-06-01T10:00:01Z', type: 'tool_call', tool: 'fs.write', ok: true, args: '{"path":"@project/artifacts/idea-notes.md"}', durationMs: 3, raw: '{}' },
-        { ts: '2026-06-01T10:00:02Z', type: 'tool_call', tool: 'fs.apply_patch', ok: false, code: 'E_INVALID_TRANSITION', args: '{"path":"@state/workflow.md"}', raw: '{}' },
+        { ts: '2026-06-01T10:00:00Z', type: 'run_created', text: 'The run was created', raw: '{"ts":"2026-06-01T10:00:00Z","type":"run_created","workflowId":"write-brief"}' },
+        { ts: '2026-06-01T10:00:01Z', type: 'tool_call', tool: 'fs.write', ok: true, args: '{"path":"@project/artifacts/idea-notes.md"}', durationMs: 3, text: 'Wrote idea-notes.md', raw: '{}' },
+        { ts: '2026-06-01T10:00:02Z', type: 'tool_call', tool: 'fs.apply_patch', ok: false, code: 'E_INVALID_TRANSITION', args: '{"path":"@state/workflow.md"}', text: "Tried: updated the run's state (failed)", raw: '{}' },
       ],
     },
     ...opts,
@@ -74,23 +74,29 @@ async function openFirst() {
 }
 
 describe('run side panel', () => {
-  it('shows node statuses, artifacts, tool calls and the phase, and follows progress events', async () => {
+  it('shows node statuses, artifacts and what the run did in words, says the phase once, and follows progress events', async () => {
     const { fake } = renderRun(askEntries(selection), runAt())
     await openFirst()
     const panel = await screen.findByTestId('run-panel')
     await vi.waitFor(() => expect(within(panel).getAllByTestId('run-node')).toHaveLength(5))
     const nodeStates = () => within(panel).getAllByTestId('run-node').map((n) => `${n.dataset.node}=${n.dataset.status}`)
     expect(nodeStates()).toEqual(['capture-idea=completed', 'check-clarity=current', 'clarify-idea=pending', 'draft-brief=pending', 'end=pending'])
-    expect(within(panel).getByTestId('run-panel-phase').dataset.phase).toBe('waiting-user')
-    expect(within(panel).getByTestId('run-question')).toHaveTextContent('Which format should the brief have?')
-    await vi.waitFor(() => expect(within(panel).getAllByTestId('run-tool-call')).toHaveLength(2))
-    expect(within(panel).getAllByTestId('run-tool-call').map((c) => [c.dataset.tool, c.dataset.ok])).toEqual([
-      ['fs.write', 'true'],
-      ['fs.apply_patch', 'false'],
+    // the phase, once: in the run bar; the question is in the conversation
+    expect(screen.getByTestId('run-bar-phase').dataset.phase).toBe('waiting-user')
+    expect(screen.getAllByText(/waiting for you/i)).toHaveLength(1)
+    expect(within(panel).queryByText(/Which format/)).toBeNull()
+    expect((await screen.findByTestId('widget-card')).dataset.state).toBe('pending')
+    // the log in words, without tool names or paths
+    await vi.waitFor(() => expect(within(panel).getAllByTestId('run-log-line')).toHaveLength(3))
+    expect(within(panel).getAllByTestId('run-log-line').map((l) => [l.dataset.type, l.dataset.ok, l.querySelector('.run-log-text')?.textContent])).toEqual([
+      ['run_created', 'true', 'The run was created'],
+      ['tool_call', 'true', 'Wrote idea-notes.md'],
+      ['tool_call', 'false', "Tried: updated the run's state (failed)"],
     ])
-    expect(within(panel).getAllByTestId('run-log-line')).toHaveLength(3)
-    expect(screen.getByTestId('status-run-phase').dataset.phase).toBe('waiting-user')
-    expect(screen.getByTestId('status-package')).toHaveTextContent('crewagent-demo 1.0.0')
+    expect(panel).not.toHaveTextContent(/@state|@project|fs\.write|fs\.apply_patch|r1/)
+    // the package is in the top bar only; the status bar names the run
+    expect(screen.queryByTestId('status-package')).toBeNull()
+    expect(screen.queryByTestId('status-run')).toBeNull() // the run bar says it in Run mode
 
     // live: the run moves on
     act(() =>
@@ -105,7 +111,7 @@ describe('run side panel', () => {
       }),
     )
     expect(nodeStates()).toEqual(['capture-idea=completed', 'check-clarity=completed', 'clarify-idea=pending', 'draft-brief=completed', 'end=completed'])
-    expect(within(panel).getByTestId('run-panel-phase').dataset.phase).toBe('completed')
+    expect(screen.getByTestId('run-bar-phase').dataset.phase).toBe('completed')
     expect(within(panel).getByTestId('run-panel-count')).toHaveTextContent('Complete: 4 steps done')
     const skipped = within(panel).getAllByTestId('run-node').find((n) => n.dataset.node === 'clarify-idea')!
     expect(skipped).toHaveClass('is-skipped')
@@ -119,8 +125,10 @@ describe('run side panel', () => {
     const panel = await screen.findByTestId('run-panel')
     await userEvent.click(await within(panel).findByTestId('run-artifact'))
     const viewer = await screen.findByTestId('artifact-viewer')
+    // Markdown, formatted
     expect(within(viewer).getByTestId('artifact-content')).toHaveTextContent('A shared grocery list.')
-    expect(within(viewer).getByTestId('artifact-content').tagName).toBe('PRE')
+    expect(within(viewer).getByTestId('artifact-content').dataset.format).toBe('markdown')
+    expect(within(viewer).getByRole('heading', { name: 'Idea' })).toBeInTheDocument()
     await userEvent.click(screen.getByTestId('artifact-viewer-close'))
     expect(screen.queryByTestId('artifact-viewer')).toBeNull()
 

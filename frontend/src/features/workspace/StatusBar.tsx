@@ -1,37 +1,31 @@
 import type { ProjectInfo } from '../../bridge'
 import { useStore, useStores } from '../../stores'
-import { PhaseBadge } from '../runs/PhaseBadge'
 import { workflowTitle } from '../runs/runInfo'
 import './StatusBar.css'
 
-/** The bottom line of the workspace: the project, its active package and
- * the run phase of the open conversation. */
+/** The bottom line of the workspace: the project and, outside Run mode
+ * (where the run bar says it), the workflow of the open conversation's run.
+ * The package is in the top bar and the run's phase in the run bar: each is
+ * said once. */
 export function StatusBar({ project }: { project: ProjectInfo }) {
-  const { packages, runs, conversations, settings } = useStores()
+  const { packages, runs, conversations, chat } = useStores()
   const active = useStore(packages, (s) => s.active)
   const run = useStore(runs, (s) => s.run)
   const selected = useStore(conversations, (s) => s.selectedId)
-  const pkgLabel = active?.name ? `${active.name} ${active.version}` : project.activePackageId || 'none'
+  const runMode = useStore(chat, (s) => s.mode === 'run')
   return (
     <footer className="status-bar" data-testid="status-bar">
       <span className="status-item" title={project.root}>
         Project <strong data-testid="status-project">{project.name}</strong>
       </span>
-      <button type="button" className="status-item status-link" onClick={() => settings.actions.show('packages')} title={active?.problem || 'Packages'}>
-        Package{' '}
-        <strong data-testid="status-package" className={active?.problem && project.activePackageId ? 'status-problem' : ''}>
-          {pkgLabel}
-        </strong>
-      </button>
-      {selected && (
+      {selected && !runMode && (
         <span className="status-item" data-testid="status-run">
           {run ? (
             <>
               Run <strong>{workflowTitle(active, run.workflowId)}</strong>
-              <PhaseBadge phase={run.phase} testId="status-run-phase" small />
             </>
           ) : (
-            <>Run: none in this conversation</>
+            <>No workflow run in this conversation</>
           )}
         </span>
       )}
