@@ -99,6 +99,11 @@ func describeCall(tool, args string, info *RunInfo) callFacts {
 		Pattern   string          `json:"pattern"`
 		Operation string          `json:"operation"`
 		Update    json.RawMessage `json:"update"`
+		// conv.create, conv.send, skill.activate
+		Title           string `json:"title"`
+		UserInstruction string `json:"user_instruction"`
+		Text            string `json:"text"`
+		Name            string `json:"name"`
 	}
 	_ = json.Unmarshal([]byte(args), &a) // arguments cut or broken: words without them
 	var f callFacts
@@ -125,8 +130,26 @@ func describeCall(tool, args string, info *RunInfo) callFacts {
 		}
 	case toolAskUser:
 		f.phrases = []string{"asked you a question"}
+	case ToolConvCreate:
+		f.phrases = []string{"handed a task to a new conversation" + quoted(orDefault(strings.TrimSpace(a.Title), clipWords(a.UserInstruction, 40)))}
+	case ToolConvSend:
+		f.phrases = []string{"asked another conversation" + quoted(clipWords(a.Text, 40))}
+	case "conv.list":
+		f.phrases = []string{"listed the conversations"}
+	case "conv.history":
+		f.phrases = []string{"read another conversation's messages"}
+	case "conv.destroy":
+		f.phrases = []string{"deleted a conversation it had made"}
+	case "skill.activate":
+		f.phrases = []string{"activated the skill" + quoted(a.Name)}
+	case "skill.deactivate":
+		f.phrases = []string{"deactivated the skill" + quoted(a.Name)}
 	default:
-		f.phrases = []string{"used the tool " + tool}
+		if srv, name, ok := mcpName(tool); ok {
+			f.phrases = []string{"used " + name + " of " + srv}
+		} else {
+			f.phrases = []string{"used the tool " + tool}
+		}
 	}
 	return f
 }
@@ -428,4 +451,22 @@ func describeCalls(views []EntryView, runs map[string]*RunInfo) {
 			v.View.Calls[c.ID] = CallWords(c.Function.Name, c.Function.Arguments, failed[c.ID], runs[v.RunID])
 		}
 	}
+}
+
+// quoted is " “s”", or "" for an empty s.
+func quoted(s string) string {
+	if s = strings.TrimSpace(s); s == "" {
+		return ""
+	}
+	return " “" + s + "”"
+}
+
+// mcpName splits an MCP tool's name (mcp__<server>__<tool>).
+func mcpName(tool string) (server, name string, ok bool) {
+	rest, ok := strings.CutPrefix(tool, "mcp__")
+	if !ok {
+		return "", "", false
+	}
+	server, name, ok = strings.Cut(rest, "__")
+	return server, name, ok && server != "" && name != ""
 }

@@ -56,7 +56,13 @@ func TestCallWords(t *testing.T) {
 			false, nil, "moved to the next step"},
 		{"fs.apply_patch", `{"path":"@state/workflow.md","update":"garbage"}`, false, info, "updated the run's state"},
 		{"ui.ask_user", `{"type":"confirmation","prompt":"Sure?"}`, false, info, "asked you a question"},
-		{"mcp__files__read", `{}`, false, info, "used the tool mcp__files__read"},
+		{"mcp__files__read", `{}`, false, info, "used read of files"},
+		{"mcp__broken", `{}`, false, info, "used the tool mcp__broken"},
+		{"conv.create", `{"user_instruction":"Find three hotels in Lyon","title":"Hotels"}`, false, nil, "handed a task to a new conversation “Hotels”"},
+		{"conv.create", `{"user_instruction":"Find three hotels in Lyon"}`, false, nil, "handed a task to a new conversation “Find three hotels in Lyon”"},
+		{"conv.send", `{"conversation_id":"c","text":"How much is left?"}`, false, nil, "asked another conversation “How much is left?”"},
+		{"conv.list", `{}`, false, nil, "listed the conversations"},
+		{"skill.activate", `{"name":"pptx"}`, false, nil, "activated the skill “pptx”"},
 	}
 	for _, tt := range tests {
 		if got := CallWords(tt.tool, tt.args, tt.failed, tt.info); got != tt.want {
