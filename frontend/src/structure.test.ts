@@ -45,6 +45,22 @@ const graph = new Map(code.map((f) => [rel(f), imports(f).map((p) => relative(sr
 const area = (f: string) => (f.startsWith('features/') ? f.split('/').slice(0, 2).join('/') : f.split('/')[0])
 
 describe('frontend structure', () => {
+  it('has stylesheets whose blocks all close (one unclosed block swallows every rule after it)', () => {
+    const bad: string[] = []
+    for (const f of files.filter((p) => p.endsWith('.css'))) {
+      const text = readFileSync(f, 'utf8')
+        .replace(/\/\*[\s\S]*?\*\//g, '')
+        .replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, '""')
+      let depth = 0
+      for (const ch of text) {
+        if (ch === '{') depth++
+        else if (ch === '}' && --depth < 0) break
+      }
+      if (depth !== 0) bad.push(`${rel(f)}: ${depth > 0 ? `${depth} block(s) left open` : 'a } closes nothing'}`)
+    }
+    expect(bad).toEqual([])
+  })
+
   it('lets only the bridge use the generated bindings', () => {
     const bad = [...graph].flatMap(([f, deps]) => (f.startsWith('bridge/') ? [] : deps.filter((d) => d.startsWith('../wailsjs')).map((d) => `${f} -> ${d}`)))
     expect(bad).toEqual([])
