@@ -659,4 +659,16 @@ func TestSkillsInAgentAndRunModes(t *testing.T) {
 			t.Errorf("the body of a run's activation is not tagged with the run: %+v", x)
 		}
 	}
+
+	// A skill whose allowed-tools leave out the run's own tools narrows the
+	// others only: the run still reads its steps and records its progress.
+	e.srv.Enqueue(fakellm.Tools(fakellm.ToolCall{ID: "call_2", Name: "skill.activate", Arguments: `{"name":"code-review"}`}), fakellm.Text("Reviewed."))
+	if _, err := ws.RunTurn(context.Background(), run.RunID, "review it"); err != nil {
+		t.Fatal(err)
+	}
+	reqs = e.srv.ChatRequests()
+	last := reqs[len(reqs)-1].ToolNames()
+	if !slices.Contains(last, "fs_apply_patch") || !slices.Contains(last, "fs_read") || slices.Contains(last, "fs_write") {
+		t.Fatalf("run tools under a read-only skill: %v", last)
+	}
 }

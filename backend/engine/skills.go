@@ -33,6 +33,10 @@ type EntriesAfterResult struct {
 	Entries []convlog.Entry
 }
 
+// runProtocolTools are the tools a run turn keeps while skills narrow the
+// others: its steps are read and its progress recorded with them.
+var runProtocolTools = []string{"fs.read", "fs.apply_patch"}
+
 // skillsState is what the skills make of p's history, derived again when the
 // history or the tools change.
 type skillsState struct {
@@ -57,6 +61,16 @@ func (s *ChatService) skills(p *prepared) *skillsState {
 		all[i] = d.Name
 	}
 	if narrowed := st.NarrowTools(all); len(narrowed) != len(all) {
+		if p.mode == convlog.ModeRun {
+			// A run keeps the tools its protocol needs (reading its step,
+			// recording its progress in @state/workflow.md), whatever a
+			// skill allows.
+			for _, t := range runProtocolTools {
+				if slices.Contains(all, t) && !slices.Contains(narrowed, t) {
+					narrowed = append(narrowed, t)
+				}
+			}
+		}
 		sk.offered = narrowed
 	}
 	p.sk = sk
