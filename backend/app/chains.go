@@ -78,6 +78,29 @@ type chains struct {
 	next atomic.Uint64
 	mu   sync.Mutex
 	byID map[string]*chain
+	// gone are the conversations being deleted.
+	gone map[string]bool
+}
+
+// deleting marks a conversation as being deleted (or no longer).
+func (cs *chains) deleting(id string, on bool) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if cs.gone == nil {
+		cs.gone = map[string]bool{}
+	}
+	if on {
+		cs.gone[id] = true
+	} else {
+		delete(cs.gone, id)
+	}
+}
+
+// isDeleting reports whether a conversation is being deleted.
+func (cs *chains) isDeleting(id string) bool {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	return cs.gone[id]
 }
 
 // start registers a new chain with its first task open.

@@ -53,7 +53,17 @@ func (ws *Workspace) RenameConversation(id, title string) (conversation.Conversa
 // returns the ids of the runs removed. The runs go first: a crash in between
 // leaves a conversation without its runs, never a run without its
 // conversation.
+//
+// A conversation that waits for another one's answer (conv.create,
+// conv.send) takes that work with it: it is stopped first.
 func (ws *Workspace) DeleteConversation(id string) ([]string, error) {
+	if c := ws.chains.waitingIn(id); c != nil {
+		ws.stopChain(c)
+	}
+	// A conversation that answers for another one is gone for it from now
+	// on (its continuation may start as soon as the stop below ends).
+	ws.chains.deleting(id, true)
+	defer ws.chains.deleting(id, false)
 	ws.tasks.StopAndWait(id)
 	runIDs, err := ws.runs.DeleteConversationRuns(id)
 	if err != nil {

@@ -462,7 +462,7 @@ const whyCrashed = "crashed"
 func (ws *Workspace) answerOf(w conversation.Waiting, why string) convtools.Handover {
 	h := convtools.Handover{ConversationID: w.ConversationID}
 	meta, err := ws.store.Get(w.ConversationID)
-	if err != nil {
+	if err != nil || ws.chains.isDeleting(w.ConversationID) {
 		h.Status = convtools.StatusFailed
 		h.Error = tools.NewError(convtools.CodeNotFound, "the conversation is gone (it was deleted)", nil)
 		h.Message = h.Error.Message

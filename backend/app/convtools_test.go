@@ -746,3 +746,62 @@ func TestChildKeepsItsInstructionsAcrossARestart(t *testing.T) {
 		}
 	}
 }
+
+// Deleting a conversation that waits for another one's answer stops that
+// work; deleting the one that answers lets the waiting one go on, told that
+// it is gone.
+func TestDeletingAConversationOfTheWork(t *testing.T) {
+	for _, victim := range []string{"parent", "child"} {
+		t.Run(victim, func(t *testing.T) {
+			w := newConvWorld(t, "")
+			var continued string
+			w.on("Delegate then wait", func(r fakellm.RecordedRequest) fakellm.Response {
+				if last, ok := afterTool(r, "conv.create"); ok {
+					continued = last.Text()
+					return fakellm.Response{Text: "went on"}
+				}
+				return fakellm.Response{ToolCalls: []fakellm.ToolCall{call("d1", "conv.create", map[string]any{"user_instruction": "Slow helper"})}}
+			})
+			w.on("Slow helper", func(r fakellm.RecordedRequest) fakellm.Response {
+				return fakellm.Response{Text: "working", Chunks: 3, StallAfter: 2, Stall: fakellm.StallForever}
+			})
+			done := make(chan *app.ChainResult, 1)
+			go func() {
+				res, _ := w.ws.ChatChain(context.Background(), engine.SendRequest{Text: "Delegate then wait"})
+				done <- res
+			}()
+			var parent, child string
+			waitFor(t, "the child answering", func() bool {
+				for _, task := range w.ws.Tasks().All() {
+					if m, err := w.ws.GetConversation(task.ConversationID); err == nil && m.IsChild() {
+						parent, child = m.ParentID, m.ID
+						return true
+					}
+				}
+				return false
+			})
+			target := map[string]string{"parent": parent, "child": child}[victim]
+			if _, err := w.ws.DeleteConversation(target); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-done:
+			case <-time.After(15 * time.Second):
+				t.Fatal("the work did not end")
+			}
+			if victim == "parent" {
+				if continued != "" {
+					t.Fatal("the deleted parent's reply went on")
+				}
+				if w.ws.Tasks().Busy(child) {
+					t.Fatal("the child still answers for a deleted parent")
+				}
+				return
+			}
+			if !strings.Contains(continued, "deleted") || !strings.Contains(continued, `"ok":false`) {
+				t.Fatalf("the parent went on with %s", continued)
+			}
+			protocolValid(t, w.entries(t, parent))
+		})
+	}
+}
