@@ -83,9 +83,9 @@ func (s Settings) Validate() error {
 	positive("engine.maxTurns", s.Engine.MaxTurns)
 	positive("engine.maxToolCallsPerMessage", s.Engine.MaxToolCallsPerMessage)
 	switch s.Theme {
-	case ThemeLight, ThemeDark:
+	case ThemeLight, ThemeDark, ThemeSystem:
 	default:
-		add("theme", "must be %q or %q, got %q", ThemeLight, ThemeDark, s.Theme)
+		add("theme", "must be %q, %q or %q, got %q", ThemeSystem, ThemeLight, ThemeDark, s.Theme)
 	}
 	return problemsError(CodeInvalid, "invalid settings: ", ps)
 }
