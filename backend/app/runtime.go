@@ -41,6 +41,8 @@ type Options struct {
 	LLM engine.LLMFactory
 	// Demo says how the bundled demo package is provided.
 	Demo DemoPolicy
+	// LocalCandidates are where DetectLocalServers looks (nil: DefaultLocalCandidates).
+	LocalCandidates []LocalCandidate
 }
 
 // Runtime is a runtime home: its settings, installed packages and token

@@ -1,6 +1,6 @@
 // Package desktop is what the window binds: one small struct per domain,
 // mirroring frontend/src/bridge/* (System, Projects, Conversations, Chat,
-// Runs, Packages, Settings), each method a call into backend/app. It is the
+// Runs, Packages, Settings, Setup), each method a call into backend/app. It is the
 // only package that imports the Wails runtime (platform.go, run.go).
 package desktop
 
@@ -45,6 +45,7 @@ type App struct {
 	Runs          *Runs
 	Packages      *Packages
 	Settings      *Settings
+	Setup         *Setup
 }
 
 // NewApp returns the window's application for the runtime home home; events
@@ -59,12 +60,13 @@ func NewApp(home string, dialogs Dialogs, emitter events.Emitter) *App {
 	a.Runs = &Runs{s}
 	a.Packages = &Packages{s, dialogs}
 	a.Settings = &Settings{s}
+	a.Setup = &Setup{s}
 	return a
 }
 
 // Bind lists the structs the window binds.
 func (a *App) Bind() []any {
-	return []any{a.System, a.Projects, a.Conversations, a.Chat, a.Runs, a.Packages, a.Settings}
+	return []any{a.System, a.Projects, a.Conversations, a.Chat, a.Runs, a.Packages, a.Settings, a.Setup}
 }
 
 // startup installs the bundled demo package in the background (Wails

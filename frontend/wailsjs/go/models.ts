@@ -44,6 +44,8 @@ export namespace app {
 	    model: string;
 	    baseUrl: string;
 	    latencyMs: number;
+	    models: string[];
+	    modelsError?: string;
 	}
 	export interface ConversationPage {
 	    conversation: conversation.ConversationMeta;
@@ -76,6 +78,11 @@ export namespace app {
 	export interface Export {
 	    fileName: string;
 	    content: string;
+	}
+	export interface LocalServer {
+	    name: string;
+	    baseUrl: string;
+	    models: string[];
 	}
 	export interface PackageImport {
 	    ok: boolean;
