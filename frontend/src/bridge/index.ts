@@ -8,6 +8,7 @@ import { createWailsPackages, type PackagesApi } from './packages'
 import { createWailsProjects, type ProjectsApi } from './projects'
 import { createWailsRuns, type RunsApi } from './runs'
 import { createWailsSettings, type SettingsApi } from './settings'
+import { createWailsSetup, type SetupApi } from './setup'
 import { createWailsSystem, type SystemApi } from './system'
 
 export interface Bridge {
@@ -18,6 +19,7 @@ export interface Bridge {
   packages: PackagesApi
   runs: RunsApi
   settings: SettingsApi
+  setup: SetupApi
   events: EventsApi
 }
 
@@ -30,6 +32,7 @@ export function createWailsBridge(): Bridge {
     packages: createWailsPackages(),
     runs: createWailsRuns(),
     settings: createWailsSettings(),
+    setup: createWailsSetup(),
     events: createWailsEvents(),
   }
 }
@@ -78,4 +81,5 @@ export type {
   WidgetOption,
 } from './runs'
 export type { ConnectionResult, Settings, SettingsApi, SettingsOverride, SettingsView } from './settings'
+export type { LocalServer, SetupApi } from './setup'
 export type { SystemApi } from './system'

@@ -7,6 +7,7 @@ import { createPackagesStore, type PackagesStore } from './packagesStore'
 import { createProjectStore, type ProjectStore } from './projectStore'
 import { createRunStore, type RunStore } from './runStore'
 import { createSettingsStore, type SettingsStore } from './settingsStore'
+import { createSetupStore, type SetupStore } from './setupStore'
 
 export { useStore } from './store'
 export type { AppInfoStore } from './appInfoStore'
@@ -16,6 +17,7 @@ export type { PackagesState, PackagesStore } from './packagesStore'
 export type { ProjectBusy, ProjectState, ProjectStore } from './projectStore'
 export type { RunState, RunStore } from './runStore'
 export type { SettingsState, SettingsStore, SettingsTab, Theme } from './settingsStore'
+export type { SetupState, SetupStore } from './setupStore'
 
 /** Every store of the app, built once from a Bridge. Components reach them
  * through useStores(); stores reach Go only through the bridge. */
@@ -27,11 +29,13 @@ export interface Stores {
   runs: RunStore
   packages: PackagesStore
   settings: SettingsStore
+  setup: SetupStore
 }
 
 export function createStores(bridge: Bridge): Stores {
   const projects = createProjectStore(bridge)
   const chat = createChatStore(bridge)
+  const settings = createSettingsStore(bridge)
   return {
     appInfo: createAppInfoStore(bridge),
     projects,
@@ -39,7 +43,8 @@ export function createStores(bridge: Bridge): Stores {
     chat,
     runs: createRunStore(bridge, chat),
     packages: createPackagesStore(bridge, (info) => projects.setState({ current: info })),
-    settings: createSettingsStore(bridge),
+    settings,
+    setup: createSetupStore(bridge, settings),
   }
 }
 
