@@ -134,8 +134,16 @@ func (rt *Runtime) TestConnection(in settings.Settings) (ConnectionResult, error
 		res.Code, res.Message = e.Code, e.Error()
 		return res, nil
 	}
-	res.OK, res.Message = true, "Connected: "+cfg.LLM.Model+" answered in "+time.Duration(res.LatencyMs*int64(time.Millisecond)).String()
+	res.OK, res.Message = true, fmt.Sprintf("Connected: %s answered in %s", cfg.LLM.Model, latency(res.LatencyMs))
 	return res, nil
+}
+
+// latency says how long an answer took: "8 ms", "1.4 s".
+func latency(ms int64) string {
+	if ms < 1000 {
+		return fmt.Sprintf("%d ms", ms)
+	}
+	return fmt.Sprintf("%.1f s", float64(ms)/1000)
 }
 
 // countNoun says "1 model", "3 models".
