@@ -35,8 +35,9 @@ type FileFilter struct {
 // App is the window's application: the session over the runtime home and
 // the bound structs.
 type App struct {
-	session *app.Session
-	dialogs Dialogs
+	session  *app.Session
+	dialogs  Dialogs
+	stopTrim context.CancelFunc
 
 	System        *System
 	Projects      *Projects
@@ -70,12 +71,23 @@ func (a *App) Bind() []any {
 }
 
 // startup installs the bundled demo package in the background (Wails
-// OnStartup, after the platform's): the window never waits for it.
-func (a *App) startup(context.Context) { a.session.Runtime().StartDemo() }
+// OnStartup, after the platform's): the window never waits for it; and
+// starts returning the memory the window no longer uses (trimMemory).
+func (a *App) startup(context.Context) {
+	a.session.Runtime().StartDemo()
+	ctx, cancel := context.WithCancel(context.Background())
+	a.stopTrim = cancel
+	go trimMemory(ctx)
+}
 
 // shutdown stops every task, waits for the demo installation and closes the
 // open project (Wails OnShutdown).
-func (a *App) shutdown(context.Context) { a.session.Shutdown() }
+func (a *App) shutdown(context.Context) {
+	if a.stopTrim != nil {
+		a.stopTrim()
+	}
+	a.session.Shutdown()
+}
 
 // formatError is the Wails ErrorFormatter. The desktop runtime rejects a call
 // with new Error(value), so the value must be a string: "CODE: message",
