@@ -15,7 +15,7 @@ import (
 // heap that grew by much and stopped growing, and returns what it does not
 // need.
 const (
-	trimEvery  = 2 * time.Second  // how often the heap is looked at (reading the metrics costs microseconds)
+	trimEvery  = time.Second      // how often the heap is looked at (reading the metrics costs microseconds)
 	trimAtMost = 15 * time.Second // the least time between two trims (each is a full collection)
 	trimGrowth = 32 << 20         // how much the heap must have grown since the last trim
 )

@@ -2,6 +2,7 @@ package desktop
 
 import (
 	"context"
+	"os"
 	"runtime"
 	"testing"
 	"time"
@@ -84,4 +85,17 @@ func TestTrimMemoryReturnsABurst(t *testing.T) {
 		}
 	}
 	t.Fatalf("the heap was not trimmed: %d MB after the burst, %d MB %v later", burst.retained>>20, after.retained>>20, 4*trimEvery)
+}
+
+func TestWebProcessEnvKeepsTheUsersChoice(t *testing.T) {
+	t.Setenv("JSC_useDFGJIT", "true") // set by the user: kept
+	setWebProcessEnv()
+	if got := os.Getenv("JSC_useDFGJIT"); got != "true" {
+		t.Fatalf("JSC_useDFGJIT = %q, want the user's true", got)
+	}
+	os.Unsetenv("JSC_useDFGJIT")
+	setWebProcessEnv()
+	if got := os.Getenv("JSC_useDFGJIT"); got != "false" {
+		t.Fatalf("JSC_useDFGJIT = %q, want false", got)
+	}
 }
