@@ -1,4 +1,4 @@
-import { lazy, Suspense, useEffect } from 'react'
+import { lazy, Suspense, useEffect, useLayoutEffect } from 'react'
 import { StartScreen } from './features/start/StartScreen'
 import { resolveTheme, useSystemPrefersDark } from './lib/systemTheme'
 import { useStore, useStores } from './stores'
@@ -25,7 +25,8 @@ export function App() {
     void stores.settings.actions.load()
   }, [stores])
 
-  useEffect(() => {
+  // before the screen is painted: no flash of the other theme
+  useLayoutEffect(() => {
     const root = document.documentElement
     root.dataset.theme = theme
     root.dataset.themeChoice = choice
