@@ -11,7 +11,9 @@ cd "$REPO_ROOT"
 BIN="build/bin/crewagent"
 BUILD_TAGS="desktop,production,webkit2_41"
 APT_BUILD_PACKAGES=(build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev fonts-noto-color-emoji)
-APT_E2E_PACKAGES=(xvfb xauth xdotool imagemagick)
+APT_E2E_PACKAGES=(xvfb xauth xdotool imagemagick xsettingsd)
+# What scripts/run.sh needs to offer a virtual display on a machine without one.
+APT_HEADLESS_PACKAGES=(xvfb xauth)
 NODE_MIN="20.19.0"
 # Third-party MCP servers the Go tests of backend/mcp run against (npm install there).
 MCP_TEST_SERVERS_DIR="testdata/mcp-servers"

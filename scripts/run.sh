@@ -16,7 +16,12 @@ log "built $BIN"
 
 $build_only && exit 0
 if [[ -z "${DISPLAY:-}" && -z "${WAYLAND_DISPLAY:-}" ]]; then
-  die "no graphical display (DISPLAY / WAYLAND_DISPLAY are unset); start it from a desktop session, or under Xvfb: xvfb-run -a $BIN"
+  # No desktop here: make the alternative we name work (a virtual display),
+  # then say what to do instead of opening a window nobody can see.
+  ensure_apt "${APT_HEADLESS_PACKAGES[@]}"
+  die "no graphical display (DISPLAY and WAYLAND_DISPLAY are unset): run this from a desktop session.
+       On this machine, the command line needs no display:  $BIN --help
+       and the window runs on a virtual display (installed):  xvfb-run -a $BIN"
 fi
 log "starting $BIN (runtime home: ${CREWAGENT_HOME:-default})"
 exec "$BIN"

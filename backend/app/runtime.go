@@ -46,6 +46,8 @@ type Options struct {
 	// ping timeouts, restarts, stop grace, log and result sizes); zero fields
 	// take the defaults, the other fields are ignored.
 	MCP mcp.Options
+	// LocalCandidates are where DetectLocalServers looks (nil: DefaultLocalCandidates).
+	LocalCandidates []LocalCandidate
 }
 
 // Runtime is a runtime home: its settings, installed packages and token

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"os"
 	"sync"
 
 	"crewagent/backend/errs"
@@ -77,9 +78,27 @@ func (s *Session) OpenProject(root string) (ProjectInfo, error) {
 	return s.setCurrent(p)
 }
 
+// DefaultProjectLocation is the folder a new project is proposed in (see
+// project.DefaultParent); "" when the user's home folder is unknown.
+func (s *Session) DefaultProjectLocation() string {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	return project.DefaultParent(home)
+}
+
 // CreateProject makes the folder parentDir/name, opens it as a project and
-// makes it current.
+// makes it current. The default location is created when it is missing.
 func (s *Session) CreateProject(parentDir, name string) (ProjectInfo, error) {
+	if err := project.ValidateName(name); err != nil {
+		return ProjectInfo{}, err
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		if err := project.EnsureDefaultParent(home, parentDir); err != nil {
+			return ProjectInfo{}, err
+		}
+	}
 	p, err := project.Create(s.rt.home, parentDir, name)
 	if err != nil {
 		return ProjectInfo{}, err

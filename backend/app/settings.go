@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"crewagent/backend/engine"
@@ -75,33 +76,80 @@ type ConnectionResult struct {
 	Model     string `json:"model"`
 	BaseURL   string `json:"baseUrl"`
 	LatencyMs int64  `json:"latencyMs"`
+	// Models are the model ids the endpoint lists (GET /models), sorted;
+	// empty when it lists none or cannot list them (ModelsError says why).
+	Models      []string `json:"models"`
+	ModelsError string   `json:"modelsError,omitempty"`
 }
 
-// TestConnection sends one tiny request with the LLM settings as edited in
-// the UI (not yet saved), as the runtime would use them once saved
-// (settings.Store.EffectiveFor). It reports success or the exact error; the
-// call itself fails only when settings cannot be read.
+// modelsTimeout bounds the model list of a Test Connection click.
+const modelsTimeout = 10 * time.Second
+
+// TestConnection asks the endpoint, with the LLM settings as edited in the
+// UI (not yet saved) and as the runtime would use them once saved
+// (settings.Store.EffectiveFor), for its models, then sends one tiny request
+// to the chosen model. It reports success or the exact error, with the
+// models the endpoint serves so the user can pick one (also when no model
+// is chosen yet); the call itself fails only when settings cannot be read.
 func (rt *Runtime) TestConnection(in settings.Settings) (ConnectionResult, error) {
 	st, err := rt.Settings()
 	if err != nil {
 		return ConnectionResult{}, err
 	}
 	cfg := st.EffectiveFor(in)
-	res := ConnectionResult{Model: cfg.LLM.Model, BaseURL: cfg.LLM.BaseURL}
-	if err := cfg.RequireLLM(); err != nil {
-		res.Code, res.Message = errs.LLMNotConfigured, err.Error()
+	res := ConnectionResult{Model: cfg.LLM.Model, BaseURL: cfg.LLM.BaseURL, Models: []string{}}
+	if cfg.LLM.BaseURL == "" {
+		res.Code, res.Message = errs.LLMNotConfigured, cfg.RequireLLM().Error()
+		return res, nil
+	}
+	lcfg := engine.LLMConfig(cfg.LLM)
+	mcfg := lcfg
+	mcfg.Timeout, mcfg.MaxRetries = modelsTimeout, -1
+	t0 := time.Now()
+	if models, err := listModels(rt.lifetime, mcfg); err != nil {
+		res.ModelsError = llm.AsError(err).Error()
+	} else {
+		res.Models = models
+	}
+	if cfg.LLM.Model == "" {
+		res.LatencyMs = time.Since(t0).Milliseconds()
+		res.Code = errs.LLMNotConfigured
+		switch {
+		case len(res.Models) > 0:
+			res.Message = fmt.Sprintf("The server answers and serves %s: choose the model to use.", countNoun(len(res.Models), "model"))
+		case res.ModelsError != "":
+			res.Message = res.ModelsError
+		default:
+			res.Message = "The server answers but lists no model: download or load one there, or type its name."
+		}
 		return res, nil
 	}
 	ctx, cancel := context.WithTimeout(rt.lifetime, testConnectionTimeout)
 	defer cancel()
-	t0 := time.Now()
-	err = llm.New(engine.LLMConfig(cfg.LLM)).TestConnection(ctx)
+	t0 = time.Now()
+	err = llm.New(lcfg).TestConnection(ctx)
 	res.LatencyMs = time.Since(t0).Milliseconds()
 	if err != nil {
 		e := llm.AsError(err)
 		res.Code, res.Message = e.Code, e.Error()
 		return res, nil
 	}
-	res.OK, res.Message = true, "Connected: "+cfg.LLM.Model+" answered in "+time.Duration(res.LatencyMs*int64(time.Millisecond)).String()
+	res.OK, res.Message = true, fmt.Sprintf("Connected: %s answered in %s", cfg.LLM.Model, latency(res.LatencyMs))
 	return res, nil
+}
+
+// latency says how long an answer took: "8 ms", "1.4 s".
+func latency(ms int64) string {
+	if ms < 1000 {
+		return fmt.Sprintf("%d ms", ms)
+	}
+	return fmt.Sprintf("%.1f s", float64(ms)/1000)
+}
+
+// countNoun says "1 model", "3 models".
+func countNoun(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

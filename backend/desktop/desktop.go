@@ -1,7 +1,7 @@
 // Package desktop is what the window binds: one small struct per domain,
 // mirroring frontend/src/bridge/* (System, Projects, Conversations, Chat,
-// Runs, Packages, Settings, MCP, Skills, Context), each method a call into
-// backend/app. It is the only package that imports the Wails runtime
+// Runs, Packages, Settings, MCP, Skills, Context, Setup), each method a call
+// into backend/app. It is the only package that imports the Wails runtime
 // (platform.go, run.go, signals.go).
 package desktop
 
@@ -36,8 +36,9 @@ type FileFilter struct {
 // App is the window's application: the session over the runtime home and
 // the bound structs.
 type App struct {
-	session *app.Session
-	dialogs Dialogs
+	session  *app.Session
+	dialogs  Dialogs
+	stopTrim context.CancelFunc
 
 	System        *System
 	Projects      *Projects
@@ -49,6 +50,7 @@ type App struct {
 	MCP           *MCP
 	Skills        *Skills
 	Context       *Context
+	Setup         *Setup
 }
 
 // NewApp returns the window's application for the runtime home home; events
@@ -66,21 +68,33 @@ func NewApp(home string, dialogs Dialogs, emitter events.Emitter) *App {
 	a.MCP = &MCP{s}
 	a.Skills = &Skills{s}
 	a.Context = &Context{s}
+	a.Setup = &Setup{s}
 	return a
 }
 
 // Bind lists the structs the window binds.
 func (a *App) Bind() []any {
-	return []any{a.System, a.Projects, a.Conversations, a.Chat, a.Runs, a.Packages, a.Settings, a.MCP, a.Skills, a.Context}
+	return []any{a.System, a.Projects, a.Conversations, a.Chat, a.Runs, a.Packages, a.Settings, a.MCP, a.Skills, a.Context, a.Setup}
 }
 
 // startup installs the bundled demo package in the background (Wails
-// OnStartup, after the platform's): the window never waits for it.
-func (a *App) startup(context.Context) { a.session.Runtime().StartDemo() }
+// OnStartup, after the platform's): the window never waits for it; and
+// starts returning the memory the window no longer uses (trimMemory).
+func (a *App) startup(context.Context) {
+	a.session.Runtime().StartDemo()
+	ctx, cancel := context.WithCancel(context.Background())
+	a.stopTrim = cancel
+	go trimMemory(ctx)
+}
 
 // shutdown stops every task, waits for the demo installation and closes the
 // open project (Wails OnShutdown).
-func (a *App) shutdown(context.Context) { a.session.Shutdown() }
+func (a *App) shutdown(context.Context) {
+	if a.stopTrim != nil {
+		a.stopTrim()
+	}
+	a.session.Shutdown()
+}
 
 // formatError is the Wails ErrorFormatter. The desktop runtime rejects a call
 // with new Error(value), so the value must be a string: "CODE: message",

@@ -20,6 +20,7 @@ func Run(assets fs.FS, icon []byte) error {
 	if err != nil {
 		return err
 	}
+	setWebProcessEnv()
 	platform := &wailsPlatform{}
 	a := NewApp(home, platform, platform)
 	return wails.Run(&options.App{

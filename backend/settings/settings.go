@@ -15,10 +15,12 @@ const (
 	StrategyLLMSummary  = "llm-summary"
 )
 
-// Themes for Settings.Theme.
+// Themes for Settings.Theme: light, dark, or whatever the system prefers
+// (followed live by the window).
 const (
-	ThemeLight = "light"
-	ThemeDark  = "dark"
+	ThemeLight  = "light"
+	ThemeDark   = "dark"
+	ThemeSystem = "system"
 )
 
 // Settings is the content of settings.json. Every field is always written (no
@@ -150,7 +152,7 @@ func Defaults() Settings {
 			MCP: MCPTools{Enabled: false, AllowedServers: []string{}, CallTimeoutSeconds: 120},
 		},
 		Engine: Engine{MaxTurns: 30, MaxToolCallsPerMessage: 64, MaxInterruptChainDepth: 4},
-		Theme:  ThemeLight,
+		Theme:  ThemeSystem,
 	}
 }
 

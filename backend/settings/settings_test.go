@@ -54,7 +54,7 @@ func TestDefaults(t *testing.T) {
 		"tools.fs.maxWriteBytes":              {d.Tools.FS.MaxWriteBytes, 2097152},
 		"tools.mcp.enabled":                   {d.Tools.MCP.Enabled, false},
 		"engine.maxTurns":                     {d.Engine.MaxTurns, 30},
-		"theme":                               {d.Theme, "light"},
+		"theme":                               {d.Theme, "system"},
 	}
 	for field, c := range checks {
 		if c[0] != c[1] {
@@ -350,6 +350,10 @@ func TestValidate(t *testing.T) {
 		{"embeddings url", func(s *Settings) { s.LLM.EmbeddingsBaseURL = "ftp://x" }, []string{"llm.embeddingsBaseUrl"}},
 		{"empty server", func(s *Settings) { s.Tools.MCP.AllowedServers = []string{"a", ""} }, []string{"tools.mcp.allowedServers[1]"}},
 		{"theme", func(s *Settings) { s.Theme = "blue" }, []string{"theme"}},
+		{"theme light", func(s *Settings) { s.Theme = ThemeLight }, nil},
+		{"theme dark", func(s *Settings) { s.Theme = ThemeDark }, nil},
+		{"theme system", func(s *Settings) { s.Theme = ThemeSystem }, nil},
+		{"theme empty", func(s *Settings) { s.Theme = "" }, []string{"theme"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -87,9 +87,9 @@ func (s Settings) Validate() error {
 		add("engine.maxInterruptChainDepth", "must be 0 or more, got %d", s.Engine.MaxInterruptChainDepth)
 	}
 	switch s.Theme {
-	case ThemeLight, ThemeDark:
+	case ThemeLight, ThemeDark, ThemeSystem:
 	default:
-		add("theme", "must be %q or %q, got %q", ThemeLight, ThemeDark, s.Theme)
+		add("theme", "must be %q, %q or %q, got %q", ThemeSystem, ThemeLight, ThemeDark, s.Theme)
 	}
 	return problemsError(CodeInvalid, "invalid settings: ", ps)
 }

@@ -6,10 +6,12 @@ import { start, stop } from './proc.mjs'
 
 // addr: where to listen (default: a free port); a server stopped and started
 // again on its address looks to the app like one that went away and came back.
-export async function startFakeLLM({ binary, rules, dir, timeoutMs = 10000, addr = '127.0.0.1:0' }) {
+// models: the model ids GET /v1/models lists (default: fake-model).
+export async function startFakeLLM({ binary, rules, dir, timeoutMs = 10000, addr = '127.0.0.1:0', models }) {
   const script = join(dir, 'fakellm-rules.json')
   writeFileSync(script, JSON.stringify(rules, null, 2))
-  const child = start(binary, ['-addr', addr, '-script', script, '-lenient'], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const args = ['-addr', addr, '-script', script, '-lenient', ...(models ? ['-models', models.join(',')] : [])]
+  const child = start(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] })
   let stderr = ''
   child.stderr.on('data', (d) => (stderr += d))
   const url = await new Promise((resolve, reject) => {

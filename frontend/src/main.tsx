@@ -1,7 +1,6 @@
 import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
 import { App } from './App'
-import { warmUpMarkdownView } from './components/Markdown'
 import { createWailsBridge } from './bridge'
 import { StoresProvider, createStores } from './stores'
 import './styles/tokens.css'
@@ -18,8 +17,13 @@ createRoot(document.getElementById('root')!).render(
   </StrictMode>,
 )
 
-// Once the start screen is up and the page is idle, prepare what the first
-// conversation's messages need (see warmUpMarkdownView).
+// The start screen loads only what it needs. Once it is up and the page is
+// idle, fetch the workspace (with the markdown pipeline) and prepare what the
+// first conversation's messages need (see warmUpMarkdownView), so opening a
+// project waits for neither.
 const whenIdle = (fn: () => void) =>
   typeof window.requestIdleCallback === 'function' ? window.requestIdleCallback(fn, { timeout: 2000 }) : window.setTimeout(fn, 500)
-whenIdle(() => warmUpMarkdownView())
+whenIdle(() => {
+  void import('./features/workspace/WorkspaceScreen')
+  void import('./components/Markdown').then((m) => whenIdle(() => m.warmUpMarkdownView()))
+})

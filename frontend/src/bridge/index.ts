@@ -11,6 +11,7 @@ import { createWailsProjects, type ProjectsApi } from './projects'
 import { createWailsRuns, type RunsApi } from './runs'
 import { createWailsSettings, type SettingsApi } from './settings'
 import { createWailsSkills, type SkillsApi } from './skills'
+import { createWailsSetup, type SetupApi } from './setup'
 import { createWailsSystem, type SystemApi } from './system'
 
 export interface Bridge {
@@ -24,6 +25,7 @@ export interface Bridge {
   mcp: McpApi
   skills: SkillsApi
   context: ContextApi
+  setup: SetupApi
   events: EventsApi
 }
 
@@ -39,6 +41,7 @@ export function createWailsBridge(): Bridge {
     mcp: createWailsMcp(),
     skills: createWailsSkills(),
     context: createWailsContext(),
+    setup: createWailsSetup(),
     events: createWailsEvents(),
   }
 }
@@ -91,5 +94,6 @@ export type {
   WidgetOption,
 } from './runs'
 export type { ConnectionResult, Settings, SettingsApi, SettingsOverride, SettingsView } from './settings'
+export type { LocalServer, SetupApi } from './setup'
 export type { SystemApi } from './system'
 export type { ActiveSkill, SkillChange, SkillItem, SkillLocation, SkillProblem, SkillsApi, SkillsView, SkillView } from './skills'

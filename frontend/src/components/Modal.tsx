@@ -10,6 +10,7 @@ export function Modal({
   children,
   footer,
   wide = false,
+  className = '',
   testId,
 }: {
   title: string
@@ -17,6 +18,8 @@ export function Modal({
   children: ReactNode
   footer?: ReactNode
   wide?: boolean
+  /** More classes of the dialog (a fixed size, say). */
+  className?: string
   testId?: string
 }) {
   const ref = useRef<HTMLDivElement>(null)
@@ -34,7 +37,7 @@ export function Modal({
   }, [onClose])
   return createPortal(
     <div className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
-      <div ref={ref} tabIndex={-1} className={`modal ${wide ? 'modal-wide' : ''}`} role="dialog" aria-modal="true" aria-label={title} data-testid={testId}>
+      <div ref={ref} tabIndex={-1} className={`modal ${wide ? 'modal-wide' : ''} ${className}`} role="dialog" aria-modal="true" aria-label={title} data-testid={testId}>
         <header className="modal-header">
           <h2 className="modal-title">{title}</h2>
           <button type="button" className="btn btn-ghost btn-small" onClick={onClose} aria-label="Close" data-testid={testId ? `${testId}-close` : undefined}>

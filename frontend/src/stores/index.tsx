@@ -10,6 +10,7 @@ import { createProjectStore, type ProjectStore } from './projectStore'
 import { createRunStore, type RunStore } from './runStore'
 import { createSettingsStore, type SettingsStore } from './settingsStore'
 import { createSkillsStore, type SkillsStore } from './skillsStore'
+import { createSetupStore, type SetupStore } from './setupStore'
 
 export { useStore } from './store'
 export type { AppInfoStore } from './appInfoStore'
@@ -22,6 +23,7 @@ export type { ProjectBusy, ProjectState, ProjectStore } from './projectStore'
 export type { RunState, RunStore } from './runStore'
 export type { SettingsState, SettingsStore, SettingsTab, Theme } from './settingsStore'
 export type { SkillsState, SkillsStore } from './skillsStore'
+export type { SetupState, SetupStore } from './setupStore'
 
 /** Every store of the app, built once from a Bridge. Components reach them
  * through useStores(); stores reach Go only through the bridge. */
@@ -36,6 +38,7 @@ export interface Stores {
   mcp: McpStore
   skills: SkillsStore
   context: ContextStore
+  setup: SetupStore
 }
 
 export function createStores(bridge: Bridge): Stores {
@@ -53,6 +56,7 @@ export function createStores(bridge: Bridge): Stores {
     mcp: createMcpStore(bridge, () => void settings.actions.load()),
     skills: createSkillsStore(bridge),
     context: createContextStore(bridge, chat),
+    setup: createSetupStore(bridge, settings),
   }
 }
 

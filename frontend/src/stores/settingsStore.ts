@@ -2,9 +2,12 @@ import type { Bridge, BridgeError, ConnectionResult, Settings, SettingsView } fr
 import { toBridgeError } from '../bridge'
 import { createStore, type Store } from './store'
 
-export type Theme = 'light' | 'dark'
-/** The pages of the settings screen. */
-export type SettingsTab = 'general' | 'packages' | 'mcp' | 'skills'
+/** The theme chosen in Settings: light, dark, or whatever the system
+ * prefers (followed live; see lib/systemTheme). */
+export type Theme = 'light' | 'dark' | 'system'
+/** A page of the settings screen, by id ("general", "packages", …: the
+ * screen lists them). */
+export type SettingsTab = string
 
 export interface SettingsState {
   view: SettingsView | null
@@ -14,7 +17,8 @@ export interface SettingsState {
   saving: boolean
   testing: boolean
   test: ConnectionResult | null
-  /** The theme on screen: the saved one, or the one being tried in the form. */
+  /** The theme chosen: the saved one, or the one being tried in the form
+   * ("system" until settings are read). */
   theme: Theme
   /** Set after a successful save, until the form changes again. */
   saved: boolean
@@ -37,7 +41,11 @@ export interface SettingsActions {
 
 export type SettingsStore = Store<SettingsState> & { actions: SettingsActions }
 
-const themeOf = (v: SettingsView | null): Theme => (v?.settings.theme === 'dark' ? 'dark' : 'light')
+const themes: readonly string[] = ['light', 'dark', 'system'] satisfies Theme[]
+const themeOf = (v: SettingsView | null): Theme => {
+  const t = v?.settings.theme ?? 'system'
+  return themes.includes(t) ? (t as Theme) : 'system'
+}
 
 /** settings.json as the settings screen edits it, and the theme in use. */
 export function createSettingsStore(bridge: Pick<Bridge, 'settings'>): SettingsStore {
@@ -49,7 +57,7 @@ export function createSettingsStore(bridge: Pick<Bridge, 'settings'>): SettingsS
     saving: false,
     testing: false,
     test: null,
-    theme: 'light',
+    theme: 'system',
     saved: false,
     error: null,
   })
@@ -66,7 +74,7 @@ export function createSettingsStore(bridge: Pick<Bridge, 'settings'>): SettingsS
       }
     },
     show(tab = 'general') {
-      store.setState({ open: true, tab: tab === 'packages' || tab === 'mcp' || tab === 'skills' ? tab : 'general', test: null, saved: false, error: null })
+      store.setState({ open: true, tab, test: null, saved: false, error: null })
       void actions.load()
     },
     setTab(tab) {

@@ -11,6 +11,7 @@ import {
   type EventName,
   type ExecLogLine,
   type InstalledPackage,
+  type LocalServer,
   type PackageImport,
   type ProjectInfo,
   type RecentProject,
@@ -86,6 +87,16 @@ export function createFakeBridge(
     mcpServers?: FakeMcpServer[]
     /** Skills of the project (test/fakeSkills.ts). */
     skills?: FakeSkill[]
+    /** Local LLM servers "running on this computer". */
+    localServers?: LocalServer[]
+    /** The proposed location of new projects (default: /home/test/CrewAgent Projects). */
+    defaultLocation?: string
+    /** The saved theme (default: light). */
+    theme?: string
+    /** The models every endpoint lists (default: fake-model, fake-model-large). */
+    models?: string[]
+    /** Fields set by the environment (default: llm.model by CREWAGENT_LLM_MODEL). */
+    overrides?: { field: string; variable: string }[]
   } = {},
 ) {
   const folders = new Set(opts.folders ?? [])
@@ -152,13 +163,13 @@ export function createFakeBridge(
       context: { maxMessages: 80, maxChars: 120000, tokenBudget: 128000, reserveForResponse: 8192, triggerThreshold: 0.8, targetAfterCompression: 0.5, compressionStrategy: 'key-messages', includeToolResultsInContext: true, includeCollapsedUiEventsInContext: false, summaryShare: 0.15, recallShare: 0.1 },
       tools: { fs: { enabled: true, maxReadBytes: 524288, maxWriteBytes: 2097152 }, mcp: { enabled: false, allowedServers: [], startOnOpen: false, callTimeoutSeconds: 120 } },
       engine: { maxTurns: 30, maxToolCallsPerMessage: 64, maxInterruptChainDepth: 4 },
-      theme: 'light',
+      theme: opts.theme ?? 'light',
     },
     llmConfigured: opts.llmConfigured !== false,
   }
   const view = (): SettingsView => ({
     settings: JSON.parse(JSON.stringify(settingsState.settings)),
-    overrides: [{ field: 'llm.model', variable: 'CREWAGENT_LLM_MODEL' }],
+    overrides: opts.overrides ?? [{ field: 'llm.model', variable: 'CREWAGENT_LLM_MODEL' }],
     llmConfigured: settingsState.llmConfigured,
     hasApiKey: true,
     path: '/home/test/.config/crewagent/settings.json',
@@ -381,11 +392,17 @@ export function createFakeBridge(
         settingsState.llmConfigured = !!s.llm.baseUrl && !!s.llm.model
         return view()
       }),
-      testConnection: vi.fn(async (s: Settings) =>
-        s.llm.baseUrl.includes('bad')
-          ? { ok: false, code: 'LLM_NETWORK', message: 'LLM_NETWORK: connection refused [bad:1]', model: s.llm.model, baseUrl: s.llm.baseUrl, latencyMs: 3 }
-          : { ok: true, message: `Connected: ${s.llm.model} answered in 3ms`, model: s.llm.model, baseUrl: s.llm.baseUrl, latencyMs: 3 },
-      ),
+      testConnection: vi.fn(async (s: Settings) => {
+        const models = opts.models ?? ['fake-model', 'fake-model-large']
+        const base = { model: s.llm.model, baseUrl: s.llm.baseUrl, latencyMs: 3 }
+        if (s.llm.baseUrl.includes('bad')) return { ...base, ok: false, code: 'LLM_NETWORK', message: 'LLM_NETWORK: connection refused [bad:1]', models: [], modelsError: 'connection refused' }
+        if (!s.llm.model) return { ...base, ok: false, code: 'LLM_NOT_CONFIGURED', message: `The server answers and serves ${models.length} models: choose the model to use.`, models }
+        return { ...base, ok: true, message: `Connected: ${s.llm.model} answered in 3ms`, models }
+      }),
+    },
+    setup: {
+      localServers: vi.fn(async () => opts.localServers ?? []),
+      defaultProjectLocation: vi.fn(async () => opts.defaultLocation ?? '/home/test/CrewAgent Projects'),
     },
     projects: {
       recent: vi.fn(async () => recent.map((r) => ({ ...r, exists: folders.has(r.root) }))),
@@ -400,6 +417,8 @@ export function createFakeBridge(
       }),
       create: vi.fn(async (parentDir: string, name: string) => {
         if (!name.trim() || name.includes('/')) throw new BridgeError('E_PROJECT_NAME_INVALID', `invalid project name "${name}"`)
+        // the default location is made on demand, like backend/project
+        if (parentDir === (opts.defaultLocation ?? '/home/test/CrewAgent Projects')) folders.add(parentDir)
         if (!folders.has(parentDir)) throw new BridgeError('E_PROJECT_NOT_FOUND', `folder ${parentDir} does not exist`)
         const root = `${parentDir}/${name}`
         if (folders.has(root)) throw new BridgeError('E_PROJECT_EXISTS', `${root} already exists`)

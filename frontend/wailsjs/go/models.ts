@@ -53,6 +53,8 @@ export namespace app {
 	    model: string;
 	    baseUrl: string;
 	    latencyMs: number;
+	    models: string[];
+	    modelsError?: string;
 	}
 	export interface WaitingView {
 	    conversationId: string;
@@ -94,6 +96,11 @@ export namespace app {
 	export interface Export {
 	    fileName: string;
 	    content: string;
+	}
+	export interface LocalServer {
+	    name: string;
+	    baseUrl: string;
+	    models: string[];
 	}
 	export interface MCPImport {
 	    added: string[];

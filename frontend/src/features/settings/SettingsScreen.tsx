@@ -1,236 +1,146 @@
-import { useEffect, useMemo, useState, type ReactNode } from 'react'
-import type { Settings, SettingsView } from '../../bridge'
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react'
+import type { Settings } from '../../bridge'
 import { ErrorBanner } from '../../components/ErrorBanner'
 import { Modal } from '../../components/Modal'
-import { useStore, useStores, type Theme } from '../../stores'
-import { McpPanel } from '../mcp/McpPanel'
-import { PackagesPanel } from '../packages/PackagesPanel'
-import { SkillsPanel } from '../skills/SkillsPanel'
+import { count } from '../../lib/count'
+import { useStore, useStores } from '../../stores'
+import { crossFieldErrors, type SettingsDraft } from './form'
+import { isFormTab, settingsTabs, type SettingsTabDef } from './tabs'
 import './settings.css'
 
 const clone = (s: Settings): Settings => JSON.parse(JSON.stringify(s)) as Settings
 
-/** Settings (reachable from every screen): the LLM endpoint with Test
- * Connection, context budgets, tool policy, engine limits and the theme,
- * which applies at once; and the installed packages. Fields set by
- * environment variables are shown read-only. */
+/** Settings (reachable from every screen): a list of pages beside the page
+ * shown, in a dialog whose size does not depend on the page. The pages that
+ * edit settings.json (settingsTabs with `edits`) share one draft and one
+ * Save; the others act on their own. Fields set by environment variables
+ * are read-only. */
 export function SettingsScreen() {
-  const { settings } = useStores()
+  const { settings, setup } = useStores()
   const view = useStore(settings, (s) => s.view)
   const loaded = useStore(settings, (s) => s.loaded)
   const error = useStore(settings, (s) => s.error)
-  const tab = useStore(settings, (s) => s.tab)
-  return (
-    <Modal title="Settings" onClose={settings.actions.hide} wide testId="settings-screen">
-      <div className="settings-tabs" role="tablist" aria-label="Settings pages">
-        {(
-          [
-            ['general', 'General'],
-            ['packages', 'Packages'],
-            ['mcp', 'MCP'],
-            ['skills', 'Skills'],
-          ] as const
-        ).map(([id, label]) => (
-          <button key={id} type="button" role="tab" aria-selected={tab === id} className={`settings-tab ${tab === id ? 'is-active' : ''}`} onClick={() => settings.actions.setTab(id)} data-testid={`settings-tab-${id}`}>
-            {label}
-          </button>
-        ))}
-      </div>
-      {tab === 'skills' ? (
-        <SkillsPanel />
-      ) : tab === 'packages' ? (
-        <PackagesPanel />
-      ) : tab === 'mcp' ? (
-        <McpPanel />
-      ) : (
-        <>
-          {error && <ErrorBanner error={error} onDismiss={settings.actions.dismissError} />}
-          {!loaded && !view && <p className="hint">Loading…</p>}
-          {view && <SettingsForm key={view.path} view={view} />}
-        </>
-      )}
-    </Modal>
-  )
-}
-
-function SettingsForm({ view }: { view: SettingsView }) {
-  const { settings } = useStores()
+  const tabId = useStore(settings, (s) => s.tab)
   const saving = useStore(settings, (s) => s.saving)
   const saved = useStore(settings, (s) => s.saved)
-  const testing = useStore(settings, (s) => s.testing)
-  const test = useStore(settings, (s) => s.test)
-  const theme = useStore(settings, (s) => s.theme)
-  const [form, setForm] = useState<Settings>(() => clone(view.settings))
-  useEffect(() => setForm(clone(view.settings)), [view])
 
-  const overridden = useMemo(() => new Map(view.overrides.map((o) => [o.field, o.variable])), [view.overrides])
-  const edit = (fn: (s: Settings) => void) => {
-    setForm((f) => {
-      const next = clone(f)
-      fn(next)
+  const [form, setForm] = useState<Settings | null>(() => (view ? clone(view.settings) : null))
+  const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({})
+  // settings read or saved: the form shows them
+  useEffect(() => {
+    if (view) setForm(clone(view.settings))
+  }, [view])
+  // what runs on this computer, for the General page's offers
+  useEffect(() => {
+    void setup.actions.detect()
+  }, [setup])
+
+  const overridden = useMemo(() => new Map((view?.overrides ?? []).map((o) => [o.field, o.variable])), [view])
+  const edit = useCallback(
+    (fn: (s: Settings) => void) => {
+      setForm((f) => {
+        if (!f) return f
+        const next = clone(f)
+        fn(next)
+        return next
+      })
+      settings.actions.markDirty()
+    },
+    [settings],
+  )
+  const setFieldError = useCallback((path: string, msg: string | null) => {
+    setFieldErrors((e) => {
+      if ((e[path] ?? null) === msg) return e
+      const next = { ...e }
+      if (msg === null) delete next[path]
+      else next[path] = msg
       return next
     })
-    settings.actions.markDirty()
+  }, [])
+  const errors = useMemo(() => ({ ...(form ? crossFieldErrors(form) : {}), ...fieldErrors }), [form, fieldErrors])
+  const draft: SettingsDraft | null = useMemo(() => (form ? { form, edit, overridden, errors, setFieldError } : null), [form, edit, overridden, errors, setFieldError])
+  const wrong = Object.keys(errors)
+  const save = () => {
+    if (form && wrong.length === 0 && !saving) void settings.actions.save(form)
   }
-  const num = (v: string) => (v.trim() === '' ? 0 : Number(v))
 
-  const field = (path: string, label: string, input: ReactNode, help?: string) => (
-    <div className="settings-field" key={path}>
-      <label htmlFor={`set-${path}`}>{label}</label>
-      {input}
-      {overridden.has(path) ? (
-        <span className="settings-override" data-testid={`override-${path}`}>
-          Set by the environment variable <code>{overridden.get(path)}</code> (read-only here)
-        </span>
-      ) : help ? (
-        <span className="hint">{help}</span>
-      ) : null}
-    </div>
-  )
-  const text = (path: string, value: string, set: (s: Settings, v: string) => void, extra: Record<string, unknown> = {}) => (
-    <input
-      id={`set-${path}`}
-      className="input"
-      value={value}
-      readOnly={overridden.has(path)}
-      onChange={(e) => edit((s) => set(s, e.target.value))}
-      data-testid={`set-${path}`}
-      {...extra}
-    />
-  )
-  const number = (path: string, value: number, set: (s: Settings, v: number) => void, step = 1) => (
-    <input
-      id={`set-${path}`}
-      className="input input-number"
-      type="number"
-      step={step}
-      value={Number.isFinite(value) ? value : ''}
-      readOnly={overridden.has(path)}
-      onChange={(e) => edit((s) => set(s, num(e.target.value)))}
-      data-testid={`set-${path}`}
-    />
-  )
+  const tab = settingsTabs.find((t) => t.id === tabId) ?? settingsTabs[0]
+  const panel = useRef<HTMLDivElement>(null)
+  useEffect(() => {
+    panel.current?.scrollTo?.({ top: 0 })
+  }, [tab.id])
+  const tabWrong = (t: SettingsTabDef) => !!t.edits && wrong.some((p) => t.edits!.some((prefix) => p.startsWith(prefix)))
 
-  return (
-    <form
-      className="settings-form"
-      onSubmit={(e) => {
-        e.preventDefault()
-        void settings.actions.save(form)
-      }}
-      data-testid="settings-form"
-    >
-      <section className="settings-section">
-        <h3>LLM provider</h3>
-        <p className="hint">Any OpenAI-compatible endpoint (OpenAI, Ollama, LM Studio, vLLM…).</p>
-        {field('llm.baseUrl', 'Base URL', text('llm.baseUrl', form.llm.baseUrl, (s, v) => (s.llm.baseUrl = v), { placeholder: 'http://127.0.0.1:11434/v1' }))}
-        {field('llm.model', 'Model', text('llm.model', form.llm.model, (s, v) => (s.llm.model = v), { placeholder: 'gpt-4o-mini' }))}
-        {field(
-          'llm.apiKey',
-          'API key',
-          text('llm.apiKey', form.llm.apiKey, (s, v) => (s.llm.apiKey = v), {
-            type: 'password',
-            autoComplete: 'off',
-            placeholder: 'none (local servers)',
-            onFocus: (e: React.FocusEvent<HTMLInputElement>) => e.target.select(),
-          }),
-          'Stored only in settings.json (mode 0600). The saved key is shown masked; type a new one to replace it.',
-        )}
-        {field('llm.timeoutSeconds', 'Timeout (seconds)', number('llm.timeoutSeconds', form.llm.timeoutSeconds, (s, v) => (s.llm.timeoutSeconds = v)), 'For a whole answer, tool calls included.')}
-        <div className="settings-test">
-          <button type="button" className="btn" disabled={testing} onClick={() => void settings.actions.testConnection(form)} data-testid="settings-test">
-            {testing ? 'Testing…' : 'Test connection'}
-          </button>
-          {test && (
-            <span className={`test-result ${test.ok ? 'is-ok' : 'is-fail'}`} data-testid="settings-test-result" data-ok={test.ok} role="status">
-              {test.ok ? '✓ ' : '✗ '}
-              {test.message}
-            </span>
-          )}
-        </div>
-      </section>
-
-      <section className="settings-section">
-        <h3>Context</h3>
-        <div className="settings-grid">
-          {field('context.tokenBudget', 'Token budget', number('context.tokenBudget', form.context.tokenBudget, (s, v) => (s.context.tokenBudget = v)), "The model's context window.")}
-          {field('context.reserveForResponse', 'Reserved for the reply', number('context.reserveForResponse', form.context.reserveForResponse, (s, v) => (s.context.reserveForResponse = v)))}
-          {field('context.triggerThreshold', 'Compress above (0–1)', number('context.triggerThreshold', form.context.triggerThreshold, (s, v) => (s.context.triggerThreshold = v), 0.05))}
-          {field('context.targetAfterCompression', 'Compress down to (0–1)', number('context.targetAfterCompression', form.context.targetAfterCompression, (s, v) => (s.context.targetAfterCompression = v), 0.05))}
-          {field('context.maxMessages', 'Max messages per request', number('context.maxMessages', form.context.maxMessages, (s, v) => (s.context.maxMessages = v)))}
-          {field('context.maxChars', 'Max characters per request', number('context.maxChars', form.context.maxChars, (s, v) => (s.context.maxChars = v)))}
-          {field(
-            'context.compressionStrategy',
-            'Compression',
-            <select
-              id="set-context.compressionStrategy"
-              className="input"
-              value={form.context.compressionStrategy}
-              onChange={(e) => edit((s) => (s.context.compressionStrategy = e.target.value))}
-              data-testid="set-context.compressionStrategy"
-            >
-              <option value="key-messages">Keep key messages</option>
-              <option value="llm-summary">Summarise with the LLM</option>
-            </select>,
-          )}
-        </div>
-      </section>
-
-      <section className="settings-section">
-        <h3>Tools</h3>
-        <label className="settings-check">
-          <input type="checkbox" checked={form.tools.fs.enabled} onChange={(e) => edit((s) => (s.tools.fs.enabled = e.target.checked))} data-testid="set-tools.fs.enabled" />
-          File tools (read, list, search, write inside the project folder)
-        </label>
-        <div className="settings-grid">
-          {field('tools.fs.maxReadBytes', 'Max bytes per read', number('tools.fs.maxReadBytes', form.tools.fs.maxReadBytes, (s, v) => (s.tools.fs.maxReadBytes = v)))}
-          {field('tools.fs.maxWriteBytes', 'Max bytes per write', number('tools.fs.maxWriteBytes', form.tools.fs.maxWriteBytes, (s, v) => (s.tools.fs.maxWriteBytes = v)))}
-          {field('engine.maxTurns', 'Max model calls per message', number('engine.maxTurns', form.engine.maxTurns, (s, v) => (s.engine.maxTurns = v)))}
-          {field(
-            'engine.maxToolCallsPerMessage',
-            'Max tool calls per model answer',
-            number('engine.maxToolCallsPerMessage', form.engine.maxToolCallsPerMessage, (s, v) => (s.engine.maxToolCallsPerMessage = v)),
-            'Calls beyond it are answered with an error, not run.',
-          )}
-        </div>
-      </section>
-
-      <section className="settings-section">
-        <h3>Appearance</h3>
-        <div className="theme-choice" role="radiogroup" aria-label="Theme">
-          {(['light', 'dark'] as Theme[]).map((t) => (
-            <label key={t} className={`theme-option ${theme === t ? 'is-active' : ''}`}>
-              <input
-                type="radio"
-                name="theme"
-                value={t}
-                checked={form.theme === t}
-                onChange={() => {
-                  edit((s) => (s.theme = t))
-                  settings.actions.previewTheme(t)
-                }}
-                data-testid={`set-theme-${t}`}
-              />
-              {t === 'light' ? 'Light' : 'Dark'}
-            </label>
-          ))}
-        </div>
-      </section>
-
-      <footer className="settings-footer">
-        <span className="hint mono">{view.path}</span>
-        {saved && (
+  const footer = (
+    <div className="settings-footer" data-testid="settings-footer">
+      <span className="settings-footer-note">
+        {wrong.length > 0 ? (
+          <span className="settings-footer-wrong" data-testid="settings-wrong">
+            {count(wrong.length, 'field')} to correct before saving
+          </span>
+        ) : saved ? (
           <span className="settings-saved" data-testid="settings-saved" role="status">
             Saved
           </span>
+        ) : (
+          <span className="hint mono" title={view?.path}>
+            {view?.path}
+          </span>
         )}
-        <button type="button" className="btn" onClick={settings.actions.hide} data-testid="settings-cancel">
-          Close
-        </button>
-        <button type="submit" className="btn btn-primary" disabled={saving} data-testid="settings-save">
-          {saving ? 'Saving…' : 'Save'}
-        </button>
-      </footer>
-    </form>
+      </span>
+      <button type="button" className="btn" onClick={settings.actions.hide} data-testid="settings-cancel">
+        Close
+      </button>
+      <button type="button" className="btn btn-primary" disabled={saving || !form || wrong.length > 0} onClick={save} data-testid="settings-save">
+        {saving ? 'Saving…' : 'Save'}
+      </button>
+    </div>
+  )
+
+  return (
+    <Modal title="Settings" onClose={settings.actions.hide} wide className="settings-dialog" testId="settings-screen" footer={footer}>
+      <div className="settings-layout">
+        <nav className="settings-nav" role="tablist" aria-orientation="vertical" aria-label="Settings pages">
+          {settingsTabs.map((t) => (
+            <button
+              key={t.id}
+              type="button"
+              role="tab"
+              aria-selected={t.id === tab.id}
+              className={`settings-tab ${t.id === tab.id ? 'is-active' : ''}`}
+              onClick={() => settings.actions.setTab(t.id)}
+              data-testid={`settings-tab-${t.id}`}
+            >
+              {t.label}
+              {tabWrong(t) && <span className="settings-tab-wrong" aria-label="has fields to correct" data-testid={`settings-tab-wrong-${t.id}`} />}
+            </button>
+          ))}
+        </nav>
+        <div ref={panel} className="settings-panel" role="tabpanel" aria-label={tab.label} data-testid={`settings-panel-${tab.id}`}>
+          {/* The pages of the form stay mounted (hidden), so what is typed in
+              one, valid or not, is still there when it is shown again. */}
+          <form
+            className="settings-form"
+            hidden={!tab.edits}
+            onSubmit={(e) => {
+              e.preventDefault()
+              save()
+            }}
+            data-testid="settings-form"
+          >
+            {error && <ErrorBanner error={error} onDismiss={settings.actions.dismissError} />}
+            {!loaded && !view && <p className="hint">Loading…</p>}
+            {draft &&
+              view &&
+              settingsTabs.filter(isFormTab).map((t) => (
+                <div key={t.id} className="settings-page" hidden={t.id !== tab.id} data-testid={`settings-page-${t.id}`}>
+                  <t.Component draft={draft} view={view} />
+                </div>
+              ))}
+          </form>
+          {!tab.edits && <tab.Component />}
+        </div>
+      </div>
+    </Modal>
   )
 }

@@ -2,6 +2,9 @@ import { useEffect, useId, useRef, useState, type FormEvent } from 'react'
 
 interface Props {
   busy: boolean
+  /** Where a project goes unless another folder is chosen ("" when unknown);
+   * it is created with the project when missing. */
+  defaultLocation: string
   chooseFolder: () => Promise<string | null>
   onCreate: (parentDir: string, name: string) => Promise<boolean>
   onCancel: () => void
@@ -12,9 +15,15 @@ function joinPath(dir: string, name: string): string {
   return dir.endsWith(sep) ? dir + name : `${dir}${sep}${name}`
 }
 
-/** A new project: a location (native picker or typed) and a folder name. */
-export function NewProjectForm({ busy, chooseFolder, onCreate, onCancel }: Props) {
-  const [parent, setParent] = useState('')
+/** A new project: a folder name and a location (the default one, or one
+ * chosen in the native picker or typed). */
+export function NewProjectForm({ busy, defaultLocation, chooseFolder, onCreate, onCancel }: Props) {
+  const [parent, setParent] = useState(defaultLocation)
+  const [touched, setTouched] = useState(false)
+  // the default arrives after the form opened: shown unless a folder was chosen
+  useEffect(() => {
+    if (!touched && defaultLocation) setParent(defaultLocation)
+  }, [defaultLocation, touched])
   const [name, setName] = useState('')
   const parentId = useId()
   const nameId = useId()
@@ -28,6 +37,7 @@ export function NewProjectForm({ busy, chooseFolder, onCreate, onCancel }: Props
     const dir = await chooseFolder()
     if (dir) {
       setParent(dir)
+      setTouched(true)
       nameRef.current?.focus()
     }
   }
@@ -36,6 +46,7 @@ export function NewProjectForm({ busy, chooseFolder, onCreate, onCancel }: Props
     await onCreate(parent, name)
   }
   const ready = parent.trim() !== '' && name.trim() !== ''
+  const isDefault = defaultLocation !== '' && parent.trim() === defaultLocation
 
   return (
     <form className="card new-project" onSubmit={submit} aria-labelledby="new-project-title" data-testid="new-project-form">
@@ -63,7 +74,10 @@ export function NewProjectForm({ busy, chooseFolder, onCreate, onCancel }: Props
             id={parentId}
             className="input mono"
             value={parent}
-            onChange={(e) => setParent(e.target.value)}
+            onChange={(e) => {
+              setParent(e.target.value)
+              setTouched(true)
+            }}
             placeholder="/home/me/projects"
             spellCheck={false}
             autoComplete="off"
@@ -78,9 +92,26 @@ export function NewProjectForm({ busy, chooseFolder, onCreate, onCancel }: Props
         {ready ? (
           <>
             Creates the folder <span className="mono">{joinPath(parent.trim(), name)}</span>
+            {isDefault && ' (and its location, if it is not there yet)'}
           </>
         ) : (
-          'Choose where the project folder goes and what it is called.'
+          'Name the project; its folder goes in the location below.'
+        )}
+        {defaultLocation && !isDefault && (
+          <>
+            {' '}
+            <button
+              type="button"
+              className="new-project-default"
+              onClick={() => {
+                setParent(defaultLocation)
+                setTouched(false)
+              }}
+              data-testid="new-project-default"
+            >
+              Use the default location
+            </button>
+          </>
         )}
       </p>
       <div className="form-actions">

@@ -111,6 +111,7 @@ describe('StartScreen', () => {
     const { user } = setup({ folders: ['/home/me'] })
     await user.click(await screen.findByRole('button', { name: 'New project' }))
     const form = await screen.findByTestId('new-project-form')
+    await user.clear(within(form).getByLabelText('Location'))
     await user.type(within(form).getByLabelText('Location'), '/home/me')
     await user.type(within(form).getByLabelText('Name'), 'a/b')
     await user.click(within(form).getByRole('button', { name: 'Create project' }))
@@ -118,5 +119,69 @@ describe('StartScreen', () => {
     expect(screen.getByTestId('new-project-form')).toBeInTheDocument()
     await user.click(within(form).getByRole('button', { name: 'Cancel' }))
     expect(screen.queryByTestId('new-project-form')).toBeNull()
+  })
+})
+
+describe('first run', () => {
+  const ollama = { name: 'Ollama', baseUrl: 'http://127.0.0.1:11434/v1', models: ['llama3.2:3b', 'mistral:7b', 'qwen2.5-coder:7b'] }
+
+  it('offers a local server in words, with its models, and uses the one chosen', async () => {
+    const { user, fake } = setup({ llmConfigured: false, localServers: [ollama] })
+    const offer = await screen.findByTestId('first-run-offer')
+    expect(within(offer).getByTestId('first-run-offer-text')).toHaveTextContent('Ollama is running on this computer with 3 models')
+    expect(offer).toHaveTextContent('— use it?')
+    await user.selectOptions(within(offer).getByTestId('first-run-model'), 'mistral:7b')
+    await user.click(within(offer).getByRole('button', { name: 'Use Ollama' }))
+    expect(await screen.findByTestId('first-run-done')).toHaveTextContent('CrewAgent will use mistral:7b on Ollama')
+    expect(fake.bridge.settings.save).toHaveBeenCalledWith(expect.objectContaining({ llm: expect.objectContaining({ baseUrl: 'http://127.0.0.1:11434/v1', model: 'mistral:7b' }) }))
+    expect(screen.queryByTestId('first-run')).toBeNull()
+    await user.click(screen.getByTestId('first-run-done-dismiss'))
+    expect(screen.queryByTestId('first-run-done')).toBeNull()
+    expect(screen.queryByTestId('first-run')).toBeNull() // configured now
+  })
+
+  it('says how to get a model when no server runs, and looks again on request', async () => {
+    const { user, fake } = setup({ llmConfigured: false })
+    expect(await screen.findByTestId('first-run-none')).toHaveTextContent('No model server is running on this computer')
+    vi.mocked(fake.bridge.setup.localServers).mockResolvedValueOnce([{ ...ollama, models: [] }])
+    await user.click(screen.getByTestId('first-run-rescan'))
+    const offer = await screen.findByTestId('first-run-offer')
+    expect(offer).toHaveTextContent('Ollama is running on this computer but has no model yet: load or download a model there, then look again.')
+    expect(within(offer).queryByRole('button', { name: /Use/ })).toBeNull()
+    await user.click(screen.getByTestId('first-run-settings'))
+    expect(await screen.findByTestId('settings-form')).toBeInTheDocument()
+  })
+
+  it('is not shown once an LLM is configured', async () => {
+    const { fake } = setup({ localServers: [ollama] })
+    await screen.findByTestId('recent-empty')
+    await waitFor(() => expect(fake.bridge.settings.get).toHaveBeenCalled())
+    expect(screen.queryByTestId('first-run')).toBeNull()
+    expect(fake.bridge.setup.localServers).not.toHaveBeenCalled()
+  })
+})
+
+describe('new project location', () => {
+  it('proposes the default location, made on demand, and can go back to it', async () => {
+    const { user, fake } = setup({ folders: ['/home/me'], defaultLocation: '/home/me/Documents/CrewAgent Projects' })
+    await user.click(await screen.findByRole('button', { name: 'New project' }))
+    const form = await screen.findByTestId('new-project-form')
+    const location = within(form).getByLabelText('Location')
+    await waitFor(() => expect(location).toHaveValue('/home/me/Documents/CrewAgent Projects'))
+    await user.type(within(form).getByLabelText('Name'), 'novel')
+    expect(within(form).getByTestId('new-project-preview')).toHaveTextContent(
+      'Creates the folder /home/me/Documents/CrewAgent Projects/novel (and its location, if it is not there yet)',
+    )
+    expect(within(form).queryByTestId('new-project-default')).toBeNull()
+
+    await user.clear(location)
+    await user.type(location, '/home/me')
+    expect(within(form).getByTestId('new-project-preview')).toHaveTextContent('Creates the folder /home/me/novel')
+    await user.click(within(form).getByTestId('new-project-default'))
+    expect(location).toHaveValue('/home/me/Documents/CrewAgent Projects')
+
+    await user.click(within(form).getByRole('button', { name: 'Create project' }))
+    expect(fake.bridge.projects.create).toHaveBeenCalledWith('/home/me/Documents/CrewAgent Projects', 'novel')
+    expect(await screen.findByTestId('workspace-project-name')).toHaveTextContent('novel')
   })
 })

@@ -1,7 +1,8 @@
-import { useState } from 'react'
+import { useEffect, useState } from 'react'
 import { ErrorBanner } from '../../components/ErrorBanner'
 import { Logo } from '../../components/Logo'
 import { useStore, useStores } from '../../stores'
+import { FirstRun, FirstRunDone } from './FirstRun'
 import { NewProjectForm } from './NewProjectForm'
 import { OpenPathForm } from './OpenPathForm'
 import { RecentProjects } from './RecentProjects'
@@ -9,14 +10,21 @@ import './start.css'
 
 /** The first screen: create a project, open one, or pick a recent one. */
 export function StartScreen() {
-  const { projects, appInfo, settings } = useStores()
+  const { projects, appInfo, settings, setup } = useStores()
   const version = useStore(appInfo, (s) => s.version)
   const recent = useStore(projects, (s) => s.recent)
   const recentLoaded = useStore(projects, (s) => s.recentLoaded)
   const busy = useStore(projects, (s) => s.busy)
   const error = useStore(projects, (s) => s.error)
   const [creating, setCreating] = useState(false)
+  const llmConfigured = useStore(settings, (s) => s.view?.llmConfigured)
+  const applied = useStore(setup, (s) => s.applied)
+  const defaultLocation = useStore(setup, (s) => s.defaultLocation)
   const a = projects.actions
+
+  useEffect(() => {
+    void setup.actions.loadDefaultLocation()
+  }, [setup])
 
   return (
     <main className="start" data-testid="start-screen">
@@ -42,6 +50,8 @@ export function StartScreen() {
         </header>
 
         {error && <ErrorBanner error={error} onDismiss={a.dismissError} />}
+
+        {applied ? <FirstRunDone name={applied.name} model={applied.model} onDismiss={setup.actions.clearApplied} /> : llmConfigured === false && <FirstRun />}
 
         <div className="start-actions">
           <button
@@ -70,7 +80,13 @@ export function StartScreen() {
         </div>
 
         {creating && (
-          <NewProjectForm busy={busy !== null} chooseFolder={a.chooseFolder} onCreate={a.create} onCancel={() => setCreating(false)} />
+          <NewProjectForm
+            busy={busy !== null}
+            defaultLocation={defaultLocation ?? ''}
+            chooseFolder={a.chooseFolder}
+            onCreate={a.create}
+            onCancel={() => setCreating(false)}
+          />
         )}
 
         <OpenPathForm busy={busy !== null} onOpen={a.open} />

@@ -1,0 +1,179 @@
+import { act, screen, waitFor, within } from '@testing-library/react'
+import userEvent from '@testing-library/user-event'
+import { App } from '../../App'
+import { createFakeBridge } from '../../test/fakeBridge'
+import { renderWithStores } from '../../test/render'
+import { settingsTabs } from './tabs'
+
+async function openSettings(opts: Parameters<typeof createFakeBridge>[0] = {}) {
+  const fake = createFakeBridge({ overrides: [], ...opts })
+  const user = userEvent.setup()
+  const r = renderWithStores(<App />, fake.bridge)
+  await user.click(await screen.findByTestId('open-settings'))
+  await screen.findByTestId('settings-form')
+  await screen.findByTestId('set-llm.baseUrl')
+  return { fake, user, ...r }
+}
+
+const field = (path: string) => screen.getByTestId(`set-${path}`) as HTMLInputElement
+const savedSettings = (fake: ReturnType<typeof createFakeBridge>) => vi.mocked(fake.bridge.settings.save).mock.calls.at(-1)![0]
+
+async function retype(user: ReturnType<typeof userEvent.setup>, path: string, text: string) {
+  await user.clear(field(path))
+  if (text) await user.type(field(path), text)
+}
+
+describe('settings screen', () => {
+  it('lists its pages beside the page shown; every page is one entry of the list', async () => {
+    const { user } = await openSettings()
+    const nav = screen.getByRole('tablist', { name: 'Settings pages' })
+    expect(within(nav).getAllByRole('tab').map((t) => t.textContent)).toEqual(settingsTabs.map((t) => t.label))
+    expect(within(nav).getByRole('tab', { name: 'General' })).toHaveAttribute('aria-selected', 'true')
+    await user.click(screen.getByTestId('settings-tab-tools'))
+    expect(screen.getByTestId('settings-panel-tools')).toBeInTheDocument()
+    expect(screen.getByTestId('settings-page-general')).not.toBeVisible()
+    await user.click(screen.getByTestId('settings-tab-packages'))
+    expect(await screen.findByTestId('packages-panel')).toBeInTheDocument()
+    expect(screen.getByTestId('settings-form')).not.toBeVisible()
+    // the buttons stay where they are on every page
+    expect(screen.getByTestId('settings-save')).toBeVisible()
+  })
+
+  it('shows sizes, shares and counts in human units and saves them as numbers', async () => {
+    const { user, fake } = await openSettings()
+    await user.click(screen.getByTestId('settings-tab-tools'))
+    expect(field('tools.fs.maxReadBytes')).toHaveValue('512 KB')
+    expect(field('tools.fs.maxWriteBytes')).toHaveValue('2 MB')
+    await user.click(screen.getByTestId('settings-tab-context'))
+    expect(field('context.tokenBudget')).toHaveValue('128,000')
+    expect(field('context.triggerThreshold')).toHaveValue('80 %')
+    expect(field('context.targetAfterCompression')).toHaveValue('50 %')
+    await user.click(screen.getByTestId('settings-tab-general'))
+    expect(field('llm.timeoutSeconds')).toHaveValue('2 min')
+
+    await user.click(screen.getByTestId('settings-tab-tools'))
+    await retype(user, 'tools.fs.maxReadBytes', '1.5mb')
+    await user.tab() // leaving the field shows the value in its usual form
+    expect(field('tools.fs.maxReadBytes')).toHaveValue('1.5 MB')
+    await user.click(screen.getByTestId('settings-tab-context'))
+    await retype(user, 'context.tokenBudget', '200k')
+    await retype(user, 'context.triggerThreshold', '90')
+    await retype(user, 'context.maxMessages', '')
+    await user.click(screen.getByTestId('settings-save'))
+    expect(await screen.findByTestId('settings-saved')).toBeInTheDocument()
+    const s = savedSettings(fake)
+    expect(s.tools.fs.maxReadBytes).toBe(1572864)
+    expect(s.context.tokenBudget).toBe(200000)
+    expect(s.context.triggerThreshold).toBe(0.9)
+    expect(s.context.maxMessages).toBe(0)
+    expect(s.llm.timeoutSeconds).toBe(120)
+  })
+
+  it('says what is wrong with a value, marks its page and saves nothing until it is fixed', async () => {
+    const { user, fake } = await openSettings()
+    await user.click(screen.getByTestId('settings-tab-tools'))
+    await retype(user, 'tools.fs.maxWriteBytes', 'lots')
+    expect(screen.getByTestId('error-tools.fs.maxWriteBytes')).toHaveTextContent('"lots" is not a size; write it like 512 KB or 2 MB.')
+    expect(field('tools.fs.maxWriteBytes')).toHaveAttribute('aria-invalid', 'true')
+    expect(screen.getByTestId('settings-tab-wrong-tools')).toBeInTheDocument()
+    expect(screen.getByTestId('settings-wrong')).toHaveTextContent('1 field to correct before saving')
+    expect(screen.getByTestId('settings-save')).toBeDisabled()
+
+    // what was typed survives a visit to another page
+    await user.click(screen.getByTestId('settings-tab-general'))
+    await user.click(screen.getByTestId('settings-tab-tools'))
+    expect(field('tools.fs.maxWriteBytes')).toHaveValue('lots')
+
+    // two fields that disagree
+    await user.click(screen.getByTestId('settings-tab-context'))
+    await retype(user, 'context.targetAfterCompression', '85 %')
+    expect(screen.getByTestId('error-context.targetAfterCompression')).toHaveTextContent('Must be below "Compact above" (80 %).')
+    expect(screen.getByTestId('settings-wrong')).toHaveTextContent('2 fields to correct')
+    await retype(user, 'context.triggerThreshold', '120 %')
+    expect(screen.getByTestId('error-context.triggerThreshold')).toHaveTextContent('Must be between 5 % and 95 %.')
+    await retype(user, 'context.triggerThreshold', '90 %')
+    expect(screen.queryByTestId('error-context.targetAfterCompression')).toBeNull()
+
+    await user.click(screen.getByTestId('settings-tab-tools'))
+    await retype(user, 'tools.fs.maxWriteBytes', '4 MB')
+    expect(screen.queryByTestId('settings-wrong')).toBeNull()
+    expect(screen.queryByTestId('settings-tab-wrong-tools')).toBeNull()
+    await user.click(screen.getByTestId('settings-save'))
+    await screen.findByTestId('settings-saved')
+    expect(savedSettings(fake)).toMatchObject({ tools: { fs: { maxWriteBytes: 4194304 } }, context: { triggerThreshold: 0.9, targetAfterCompression: 0.85 } })
+    expect(fake.bridge.settings.save).toHaveBeenCalledTimes(1)
+  })
+
+  it('keeps unsaved edits while other pages are shown', async () => {
+    const { user, fake } = await openSettings()
+    await retype(user, 'llm.baseUrl', 'http://127.0.0.1:1234/v1')
+    await user.click(screen.getByTestId('settings-tab-packages'))
+    await screen.findByTestId('packages-panel')
+    await user.click(screen.getByTestId('settings-tab-general'))
+    expect(field('llm.baseUrl')).toHaveValue('http://127.0.0.1:1234/v1')
+    await user.click(screen.getByTestId('settings-save'))
+    await screen.findByTestId('settings-saved')
+    expect(savedSettings(fake).llm.baseUrl).toBe('http://127.0.0.1:1234/v1')
+  })
+
+  it('Test connection lists the models the endpoint serves; one is picked from the list', async () => {
+    const { user, fake } = await openSettings({ models: ['llama3.2:3b', 'mistral:7b', 'qwen2.5:7b'] })
+    await retype(user, 'llm.model', '')
+    await user.click(screen.getByTestId('settings-test'))
+    expect(await screen.findByTestId('settings-test-result')).toHaveTextContent('serves 3 models: choose the model to use')
+    const pick = screen.getByTestId('settings-model-pick') as HTMLSelectElement
+    expect([...pick.options].map((o) => o.value)).toEqual(['', 'llama3.2:3b', 'mistral:7b', 'qwen2.5:7b'])
+    await user.selectOptions(pick, 'mistral:7b')
+    expect(field('llm.model')).toHaveValue('mistral:7b')
+    await user.click(screen.getByTestId('settings-test'))
+    await waitFor(() => expect(screen.getByTestId('settings-test-result')).toHaveAttribute('data-ok', 'true'))
+    await user.click(screen.getByTestId('settings-save'))
+    await screen.findByTestId('settings-saved')
+    expect(savedSettings(fake).llm.model).toBe('mistral:7b')
+  })
+
+  it('offers the servers running on this computer', async () => {
+    const { user } = await openSettings({ localServers: [{ name: 'LM Studio', baseUrl: 'http://127.0.0.1:1234/v1', models: ['qwen2.5-7b-instruct', 'phi-4'] }] })
+    const offer = await screen.findByTestId('settings-local-offer')
+    expect(offer).toHaveTextContent('LM Studio is running on this computer with 2 models.')
+    await user.click(within(offer).getByTestId('settings-local-use'))
+    expect(field('llm.baseUrl')).toHaveValue('http://127.0.0.1:1234/v1')
+    expect(field('llm.model')).toHaveValue('qwen2.5-7b-instruct')
+    // the server in use is not offered again
+    expect(screen.queryByTestId('settings-local-offer')).toBeNull()
+  })
+
+  it('follows the system theme live when "System" is chosen', async () => {
+    const listeners = new Set<() => void>()
+    let dark = false
+    vi.stubGlobal('matchMedia', () => ({
+      get matches() {
+        return dark
+      },
+      addEventListener: (_: string, l: () => void) => listeners.add(l),
+      removeEventListener: (_: string, l: () => void) => listeners.delete(l),
+    }))
+    try {
+      const { user, fake } = await openSettings({ theme: 'dark' })
+      expect(document.documentElement.dataset.theme).toBe('dark')
+      await user.click(screen.getByTestId('set-theme-system'))
+      expect(document.documentElement.dataset.theme).toBe('light')
+      expect(document.documentElement.dataset.themeChoice).toBe('system')
+      act(() => {
+        dark = true
+        listeners.forEach((l) => l())
+      })
+      expect(document.documentElement.dataset.theme).toBe('dark')
+      await user.click(screen.getByTestId('settings-save'))
+      await screen.findByTestId('settings-saved')
+      expect(savedSettings(fake).theme).toBe('system')
+      act(() => {
+        dark = false
+        listeners.forEach((l) => l())
+      })
+      expect(document.documentElement.dataset.theme).toBe('light')
+    } finally {
+      vi.unstubAllGlobals()
+    }
+  })
+})

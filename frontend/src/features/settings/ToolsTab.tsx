@@ -1,0 +1,62 @@
+import { formatBytes, formatCount, parseBytes, parseCount } from '../../lib/units'
+import { Field, UnitInput, type FormTabProps } from './form'
+
+/** Settings → Tools: the file tools and the limits of the tool loop. */
+export function ToolsTab({ draft }: FormTabProps) {
+  const f = draft.form
+  return (
+    <>
+      <section className="settings-section">
+        <h3>File tools</h3>
+        <label className="settings-check">
+          <input type="checkbox" checked={f.tools.fs.enabled} onChange={(e) => draft.edit((s) => (s.tools.fs.enabled = e.target.checked))} data-testid="set-tools.fs.enabled" />
+          Read, list, search and write files inside the project folder
+        </label>
+        <div className="settings-grid">
+          <Field draft={draft} path="tools.fs.maxReadBytes" label="Largest read" help="Per call: 512 KB, 2 MB (1 KB = 1,024 bytes).">
+            <UnitInput draft={draft} path="tools.fs.maxReadBytes" value={f.tools.fs.maxReadBytes} set={(s, v) => (s.tools.fs.maxReadBytes = v)} format={formatBytes} parse={(t) => parseBytes(t)} />
+          </Field>
+          <Field draft={draft} path="tools.fs.maxWriteBytes" label="Largest write" help="Per call.">
+            <UnitInput draft={draft} path="tools.fs.maxWriteBytes" value={f.tools.fs.maxWriteBytes} set={(s, v) => (s.tools.fs.maxWriteBytes = v)} format={formatBytes} parse={(t) => parseBytes(t)} />
+          </Field>
+        </div>
+      </section>
+
+      <section className="settings-section">
+        <h3>Tool loop</h3>
+        <div className="settings-grid">
+          <Field draft={draft} path="engine.maxTurns" label="Model calls per message" help="The loop stops with an error after this many.">
+            <UnitInput draft={draft} path="engine.maxTurns" value={f.engine.maxTurns} set={(s, v) => (s.engine.maxTurns = v)} format={formatCount} parse={(t) => parseCount(t, { max: 1000, what: 'a number of calls' })} suffix="calls" />
+          </Field>
+          <Field draft={draft} path="engine.maxToolCallsPerMessage" label="Tool calls per model answer" help="Calls beyond it are answered with an error, not run.">
+            <UnitInput
+              draft={draft}
+              path="engine.maxToolCallsPerMessage"
+              value={f.engine.maxToolCallsPerMessage}
+              set={(s, v) => (s.engine.maxToolCallsPerMessage = v)}
+              format={formatCount}
+              parse={(t) => parseCount(t, { max: 1000, what: 'a number of calls' })}
+              suffix="calls"
+            />
+          </Field>
+          <Field
+            draft={draft}
+            path="engine.maxInterruptChainDepth"
+            label="Conversations waiting for one another"
+            help="How deep the model may hand a turn to another conversation (conv.create, conv.send) that hands it on again; 0 turns handing over off."
+          >
+            <UnitInput
+              draft={draft}
+              path="engine.maxInterruptChainDepth"
+              value={f.engine.maxInterruptChainDepth}
+              set={(s, v) => (s.engine.maxInterruptChainDepth = v)}
+              format={formatCount}
+              parse={(t) => parseCount(t, { min: 0, max: 32, what: 'a number of conversations' })}
+              suffix="deep"
+            />
+          </Field>
+        </div>
+      </section>
+    </>
+  )
+}
