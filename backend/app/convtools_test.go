@@ -805,3 +805,51 @@ func TestDeletingAConversationOfTheWork(t *testing.T) {
 		})
 	}
 }
+
+// The command line's Ctrl-C (its context cancelled) while a created
+// conversation answers stops all of the work, and says which one it stopped.
+func TestConvCtrlCStopsTheChain(t *testing.T) {
+	w := newConvWorld(t, "")
+	w.on("Start and cancel", func(r fakellm.RecordedRequest) fakellm.Response {
+		if r.LastMessage().Role == "tool" {
+			t.Error("a continuation ran after Ctrl-C")
+		}
+		return fakellm.Response{ToolCalls: []fakellm.ToolCall{call("x1", "conv.create", map[string]any{"user_instruction": "Endless helper"})}}
+	})
+	w.on("Endless helper", func(r fakellm.RecordedRequest) fakellm.Response {
+		return fakellm.Response{Text: "thinking about it", Chunks: 3, StallAfter: 2, Stall: fakellm.StallForever}
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan *app.ChainResult, 1)
+	go func() {
+		res, err := w.ws.ChatChain(ctx, engine.SendRequest{Text: "Start and cancel"})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- res
+	}()
+	var child string
+	waitFor(t, "the child answering", func() bool {
+		for _, task := range w.ws.Tasks().All() {
+			if m, err := w.ws.GetConversation(task.ConversationID); err == nil && m.IsChild() {
+				child = m.ID
+				return true
+			}
+		}
+		return false
+	})
+	cancel()
+	var res *app.ChainResult
+	select {
+	case res = <-done:
+	case <-time.After(15 * time.Second):
+		t.Fatal("Ctrl-C did not end the work")
+	}
+	if res == nil || res.Stopped != child {
+		t.Fatalf("result %+v, want the child %s stopped", res, child)
+	}
+	if len(w.ws.Tasks().All())+len(w.ws.Tasks().Queued()) != 0 {
+		t.Fatal("tasks left after Ctrl-C")
+	}
+	protocolValid(t, w.entries(t, res.Result.ConversationID))
+}
