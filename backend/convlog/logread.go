@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 )
@@ -303,38 +304,73 @@ func (t *tailSet) addLine(line []byte, off int64, terminated bool, report func(b
 	if isBlank(line) {
 		return nil
 	}
-	if id, ok := peekID(line); ok {
-		if it := t.items[id]; it != nil {
-			it.pos = off
-			if !it.anchored && !isUpdateLine(line) {
-				it.anchored = true
-				t.anchored++
-			}
-			return nil
-		}
-		if isUpdateLine(line) {
-			t.items[id] = &tailItem{raw: append([]byte(nil), line...), rawOff: off, rawTorn: !terminated, pos: off}
-			return nil
-		}
-	}
-	e, err := decodeLine(line)
-	if err != nil {
+	bad := func(off int64, torn bool, err error) {
 		if report != nil {
-			report(badLine{off: off, err: err, torn: !terminated})
+			report(badLine{off: off, err: err, torn: torn})
 		}
-		return nil
 	}
-	it := t.items[e.ID]
+	// The line's id, peeked at when the line is in the store's own format
+	// (decoded otherwise), and whether it updates an earlier line.
+	id, peeked := peekID(line)
+	peeked = peeked && bytes.Count(line, idField) == 1
+	var got *Entry // the entry decoded from this line, if it was
+	update := false
+	if peeked {
+		update = isUpdateLine(line)
+		if prev := t.items[id]; id == "" || (prev != nil && (prev.e != nil || prev.raw != nil) && !json.Valid(bytes.TrimPrefix(line, utf8BOM))) {
+			// An older line of an id already met that does not decode
+			// neither places nor anchors it (reading forwards skips it).
+			bad(off, !terminated, errBadOlderLine)
+			return nil
+		}
+	} else {
+		e, err := decodeLine(line)
+		if err != nil {
+			bad(off, !terminated, err)
+			return nil
+		}
+		got, id, update = e, e.ID, e.UpdatedAt != ""
+	}
+	it := t.items[id]
 	if it == nil {
-		it = &tailItem{e: e}
-		t.items[e.ID] = it
+		it = &tailItem{}
+		t.items[id] = it
 	}
 	it.pos = off
-	if e.UpdatedAt == "" && !it.anchored {
+	if it.e == nil && it.raw != nil {
+		// The id's newest line waited to be decoded: it wins if it decodes,
+		// else an older line does (the last line that decodes wins, as when
+		// the log is read forwards).
+		if e, err := decodeLine(it.raw); err == nil {
+			it.e = e
+		} else {
+			bad(it.rawOff, it.rawTorn, err)
+		}
+		it.raw = nil
+	}
+	if it.e == nil {
+		switch {
+		case got != nil:
+			it.e = got
+		case update:
+			it.raw, it.rawOff, it.rawTorn = append([]byte(nil), line...), off, !terminated
+		default:
+			e, err := decodeLine(line)
+			if err != nil {
+				bad(off, !terminated, err)
+				if it.raw == nil {
+					delete(t.items, id) // nothing of the id decodes so far
+				}
+				return nil
+			}
+			it.e, got = e, e
+		}
+	}
+	if !update && !it.anchored {
 		it.anchored = true
 		t.anchored++
 	}
-	return e
+	return got
 }
 
 // result returns the collected entries in effective order: all of them when
@@ -347,11 +383,14 @@ func (t *tailSet) result(wholeFile bool, n int, report func(badLine)) []*Entry {
 		}
 	}
 	sort.Slice(items, func(i, j int) bool { return items[i].pos < items[j].pos })
-	if n > 0 && len(items) > n {
-		items = items[len(items)-n:]
-	}
+	// From the newest back, decoding the updates that wait as they come:
+	// one that does not decode is no entry, and does not count against n.
 	out := make([]*Entry, 0, len(items))
-	for _, it := range items {
+	for i := len(items) - 1; i >= 0 && (n <= 0 || len(out) < n); i-- {
+		it := items[i]
+		if it.e == nil && it.raw == nil {
+			continue // no line of it decodes
+		}
 		if it.e == nil {
 			e, err := decodeLine(it.raw)
 			if err != nil {
@@ -364,6 +403,7 @@ func (t *tailSet) result(wholeFile bool, n int, report func(badLine)) []*Entry {
 		}
 		out = append(out, it.e)
 	}
+	slices.Reverse(out)
 	return out
 }
 
@@ -406,6 +446,14 @@ func readSinceCompaction(r io.ReaderAt, size int64, report func(badLine)) ([]*En
 
 // utf8BOM is the UTF-8 byte order mark.
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// errBadOlderLine reports an older line of an id that does not decode.
+var errBadOlderLine = errors.New("not a JSON object")
+
+// idField is how the store writes an id. A line with more than one (the
+// ids of tool calls, or a hand-edited line with the key twice, where the
+// last one counts) is decoded rather than peeked at.
+var idField = []byte(`"id":"`)
 
 // peekID reads the id of a line in the store's own field order
 // ({"type":"…","id":"…",…}) without decoding it.
