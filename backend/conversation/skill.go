@@ -51,7 +51,7 @@ func parseSkillEvent(e *Entry) (skillEventData, bool) {
 	return d, true
 }
 
-var skillHeader = regexp.MustCompile(`^<skill name="([^"]*)"(?: source="([^"]*)")?[^>\n]*>\n`)
+var skillHeader = regexp.MustCompile(`^<skill name="([^"\n]*)"(?: source="([^"\n]*)")?[^>\n]*>\n`)
 
 // ParseSkillBody splits the content of a skill's body message ("<skill
 // name=… source=… base=…>", a line on how to use it, a blank line, the
