@@ -2,13 +2,13 @@ package app
 
 import (
 	"context"
+	"crewagent/backend/fsx"
 	"errors"
 	"os"
 	"strings"
 	"sync"
 
 	"crewagent/backend/conversation"
-	"crewagent/backend/convlog"
 	"crewagent/backend/engine"
 	"crewagent/backend/errs"
 	"crewagent/backend/events"
@@ -336,7 +336,7 @@ func (ws *Workspace) changeSkill(conversationID, name string, on bool) (SkillCha
 	if err != nil {
 		return out, err
 	}
-	var entries []convlog.Entry
+	var entries []conversation.Entry
 	if on {
 		act, err := ws.userActivation(st, name)
 		if err != nil {
@@ -351,10 +351,10 @@ func (ws *Workspace) changeSkill(conversationID, name string, on bool) (SkillCha
 		out.Status, entries = d.Status, d.Entries
 	}
 	if len(entries) > 0 {
-		ptrs := make([]*convlog.Entry, len(entries))
+		ptrs := make([]*conversation.Entry, len(entries))
 		for i := range entries {
 			e := entries[i]
-			e.CreatedAt = convlog.Now()
+			e.CreatedAt = fsx.Now()
 			ptrs[i] = &e
 			st.Apply(&e)
 		}
@@ -399,7 +399,7 @@ func skillError(err error) error {
 // them is refused.
 func (ws *Workspace) StartWithSkills(mode string, names []string) (string, error) {
 	st := skills.NewState()
-	var all []*convlog.Entry
+	var all []*conversation.Entry
 	for _, name := range names {
 		act, err := ws.userActivation(st, name)
 		if err != nil {
@@ -407,7 +407,7 @@ func (ws *Workspace) StartWithSkills(mode string, names []string) (string, error
 		}
 		for i := range act.Entries {
 			e := act.Entries[i]
-			e.CreatedAt = convlog.Now()
+			e.CreatedAt = fsx.Now()
 			st.Apply(&e)
 			all = append(all, &e)
 		}

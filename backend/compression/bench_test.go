@@ -7,13 +7,13 @@ import (
 	"testing"
 
 	"crewagent/backend/contextbuilder"
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 )
 
 // benchLog returns n messages of an agent conversation (~1 KB each): user
 // questions with a requirement now and then, tool calls with file and log
 // outputs, answers with figures and paths.
-func benchLog(n int) []convlog.Entry {
+func benchLog(n int) []conversation.Entry {
 	var c convo
 	words := []string{"export", "ledger", "invoice", "retry", "tenant", "quota", "schema", "cursor", "batch", "refund"}
 	para := strings.Repeat("The importer reads every row, formats it and writes it to the ledger; buffering would help. ", 6)
@@ -37,7 +37,7 @@ func benchLog(n int) []convlog.Entry {
 // (target: under 200 ms).
 func BenchmarkCompaction10k(b *testing.B) {
 	h := benchLog(10000)
-	res, err := contextbuilder.Build(contextbuilder.Options{Mode: convlog.ModeChat, History: h, Counter: counter, Model: testModel,
+	res, err := contextbuilder.Build(contextbuilder.Options{Mode: conversation.ModeChat, History: h, Counter: counter, Model: testModel,
 		Budget: contextbuilder.Budget{TokenBudget: 128000}})
 	if err != nil {
 		b.Fatal(err)

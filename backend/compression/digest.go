@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 
 	"crewagent/backend/contextbuilder"
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 )
 
 // The extractive digest (strategy key-messages, no LLM).
@@ -206,7 +206,7 @@ func Score(line, who string) float64 {
 }
 
 func scoreOf(f features, who string) float64 {
-	if who == convlog.RoleUser || who == whoSummary {
+	if who == conversation.RoleUser || who == whoSummary {
 		f.requirement = f.requirement || f.softNeed
 		f.decision = f.decision || f.softChoice
 	}
@@ -235,13 +235,13 @@ func scoreOf(f features, who string) float64 {
 		s += 2
 	}
 	switch {
-	case who == convlog.RoleUser:
+	case who == conversation.RoleUser:
 		s += 2.5
 	case who == whoSummary:
 		s += 1
-	case strings.HasPrefix(who, convlog.RoleTool) && f.finding:
+	case strings.HasPrefix(who, conversation.RoleTool) && f.finding:
 		s += 1
-	case strings.HasPrefix(who, convlog.RoleTool) && !f.requirement && !f.decision:
+	case strings.HasPrefix(who, conversation.RoleTool) && !f.requirement && !f.decision:
 		s -= 1.5 // plain data of a tool's output: listings, search hits
 	}
 	if f.question && !f.requirement {
@@ -264,7 +264,7 @@ func hasContent(f features) bool {
 }
 
 func sectionOf(f features, who string) int {
-	if who == convlog.RoleUser || who == whoSummary {
+	if who == conversation.RoleUser || who == whoSummary {
 		f.requirement = f.requirement || f.softNeed
 		f.decision = f.decision || f.softChoice
 	}
@@ -320,9 +320,9 @@ func estimateTokens(s string) int {
 // messageText returns what the digest reads of an entry: its content (a tool
 // result's JSON unwrapped) and, for a tool call, one line per call naming the
 // tool and its path, then the long string arguments.
-func messageText(e *convlog.Entry) string {
+func messageText(e *conversation.Entry) string {
 	text := e.Text()
-	if e.Role == convlog.RoleTool {
+	if e.Role == conversation.RoleTool {
 		text = unwrapJSON(text)
 	}
 	if len(e.ToolCalls) == 0 {
@@ -349,7 +349,7 @@ func messageText(e *convlog.Entry) string {
 // as it is.
 func unwrapJSON(s string) string {
 	t := strings.TrimLeft(s, " \t\r\n")
-	if strings.HasPrefix(t, contextbuilder.ToolPreviewPrefix) || strings.HasPrefix(t, convlog.PreviewPrefix) {
+	if strings.HasPrefix(t, contextbuilder.ToolPreviewPrefix) || strings.HasPrefix(t, conversation.PreviewPrefix) {
 		// a preview: its header line, then the JSON head it kept
 		if i := strings.IndexByte(t, '\n'); i >= 0 {
 			t = t[i+1:]
@@ -440,22 +440,22 @@ func jsonStringField(s, key string) string {
 }
 
 // whoOf is how a digest line names the speaker of an entry.
-func whoOf(e *convlog.Entry) string {
+func whoOf(e *conversation.Entry) string {
 	switch e.Role {
-	case convlog.RoleTool:
+	case conversation.RoleTool:
 		if e.ToolName != "" {
-			return convlog.RoleTool + " " + e.ToolName
+			return conversation.RoleTool + " " + e.ToolName
 		}
-		return convlog.RoleTool
-	case convlog.RoleUser, convlog.RoleAssistant:
+		return conversation.RoleTool
+	case conversation.RoleUser, conversation.RoleAssistant:
 		return e.Role
 	}
-	return convlog.RoleAssistant
+	return conversation.RoleAssistant
 }
 
 // candidates returns the digest lines of one entry worth keeping (at most
 // maxLinesPerMessage, the best), with order base.
-func candidates(e *convlog.Entry, focus *termSet, order int) []dline {
+func candidates(e *conversation.Entry, focus *termSet, order int) []dline {
 	who := whoOf(e)
 	var out []dline
 	splitLines(messageText(e), func(line string, inCode bool) {
@@ -476,7 +476,7 @@ func candidates(e *convlog.Entry, focus *termSet, order int) []dline {
 		out = append(out, dline{cite: contextbuilder.Cite(e.ID), who: who, text: clipLine(line), section: sectionOf(f, who), score: s})
 	})
 	limit := maxLinesPerMessage
-	if e.Role == convlog.RoleUser {
+	if e.Role == conversation.RoleUser {
 		limit = maxLinesPerUserMessage
 	}
 	if len(out) > limit {
@@ -614,11 +614,11 @@ func isSectionTitle(s string) bool {
 
 // digestInput is what a digest is made from.
 type digestInput struct {
-	entries  []convlog.Entry // the messages compacted now, in log order
-	skip     map[string]bool // carried word for word: not digested
-	previous []string        // the summaries they replace, oldest first
-	total    int             // messages compacted so far, these included
-	budget   int             // tokens for the whole summary message
+	entries  []conversation.Entry // the messages compacted now, in log order
+	skip     map[string]bool      // carried word for word: not digested
+	previous []string             // the summaries they replace, oldest first
+	total    int                  // messages compacted so far, these included
+	budget   int                  // tokens for the whole summary message
 	focus    string
 	counter  contextbuilder.Counter
 	model    string
@@ -666,7 +666,7 @@ func buildDigest(in digestInput) digest {
 	if tk == nil {
 		for i := range in.entries {
 			e := &in.entries[i]
-			if e.Role == convlog.RoleUser && !e.IsMeta && strings.TrimSpace(e.Text()) != "" {
+			if e.Role == conversation.RoleUser && !e.IsMeta && strings.TrimSpace(e.Text()) != "" {
 				tk = &task{cite: contextbuilder.Cite(e.ID), text: strings.TrimSpace(e.Text())}
 				taskID = e.ID
 				break
@@ -679,7 +679,7 @@ func buildDigest(in digestInput) digest {
 		var lines []dline
 		splitLines(tk.text, func(line string, inCode bool) {
 			f := analyse(line, focus)
-			lines = append(lines, dline{text: clipLine(line), score: scoreOf(f, convlog.RoleUser), order: len(lines)})
+			lines = append(lines, dline{text: clipLine(line), score: scoreOf(f, conversation.RoleUser), order: len(lines)})
 		})
 		byScore := slices.Clone(lines)
 		slices.SortStableFunc(byScore, func(a, b dline) int { return cmp.Compare(b.score, a.score) })
@@ -790,7 +790,7 @@ func buildDigest(in digestInput) digest {
 		if c := cmp.Compare(value[b], value[a]); c != 0 {
 			return c
 		}
-		if xu, yu := x.who == convlog.RoleUser, y.who == convlog.RoleUser; xu != yu {
+		if xu, yu := x.who == conversation.RoleUser, y.who == conversation.RoleUser; xu != yu {
 			if xu {
 				return -1
 			}

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"crewagent/backend/conversation"
 )
 
 // A compaction is one write: the marks, the event, then the summary;
@@ -16,14 +18,14 @@ import (
 func TestCompactWritesMarksEventAndSummary(t *testing.T) {
 	s, dir, _ := openTest(t, Options{Counter: &lenCounter{}, IndexFlushDelay: -1})
 	id := mustCreate(t, s)
-	a, b, c := msg(RoleUser, "one"), msg(RoleAssistant, "two"), msg(RoleUser, "three")
+	a, b, c := msg(conversation.RoleUser, "one"), msg(conversation.RoleAssistant, "two"), msg(conversation.RoleUser, "three")
 	if err := s.Append(id, a, b, c); err != nil {
 		t.Fatal(err)
 	}
-	data, _ := json.Marshal(CompactionData{From: a.ID, To: b.ID, Strategy: "key-messages", Count: 2, KeptFrom: c.ID,
-		Pinned: []Carried{{ID: a.ID, Role: RoleUser, Kind: CarriedPin, Text: "one"}}})
-	ev := &Entry{Data: data}
-	sum := &Entry{Role: RoleSystem, Content: Str("CONVERSATION_SUMMARY\n- #" + a.ID + " user: one")}
+	data, _ := json.Marshal(conversation.CompactionData{From: a.ID, To: b.ID, Strategy: "key-messages", Count: 2, KeptFrom: c.ID,
+		Pinned: []conversation.Carried{{ID: a.ID, Role: conversation.RoleUser, Kind: conversation.CarriedPin, Text: "one"}}})
+	ev := &conversation.Entry{Data: data}
+	sum := &conversation.Entry{Role: conversation.RoleSystem, Content: conversation.Str("CONVERSATION_SUMMARY\n- #" + a.ID + " user: one")}
 	if err := s.Compact(id, CompactionWrite{MessageIDs: []string{a.ID, b.ID}, Event: ev, Summary: sum}); err != nil {
 		t.Fatal(err)
 	}
@@ -36,17 +38,17 @@ func TestCompactWritesMarksEventAndSummary(t *testing.T) {
 		t.Fatalf("log:\n%s", raw)
 	}
 	all, _ := s.Load(id)
-	if len(all) != 5 || !all[0].Compacted || !all[1].Compacted || all[2].Compacted || all[3].Event != EventCompaction || all[4].Tokens == 0 {
+	if len(all) != 5 || !all[0].Compacted || !all[1].Compacted || all[2].Compacted || all[3].Event != conversation.EventCompaction || all[4].Tokens == 0 {
 		t.Fatalf("entries: %+v", all)
 	}
-	d, ok := ParseCompactionData(all[3].Data)
+	d, ok := conversation.ParseCompactionData(all[3].Data)
 	if !ok || d.KeptFrom != c.ID || len(d.Pinned) != 1 {
 		t.Fatalf("data: %+v", d)
 	}
 	if m, _ := s.Get(id); !m.HasSummary {
 		t.Fatal("the summary is not recorded in the index")
 	}
-	if err := s.Compact(id, CompactionWrite{MessageIDs: []string{"nope"}, Event: &Entry{}}); !errors.Is(err, ErrNotFound) {
+	if err := s.Compact(id, CompactionWrite{MessageIDs: []string{"nope"}, Event: &conversation.Entry{}}); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("unknown id: %v", err)
 	}
 	if err := s.Compact(id, CompactionWrite{}); !errors.Is(err, ErrInvalidArgument) {
@@ -57,8 +59,8 @@ func TestCompactWritesMarksEventAndSummary(t *testing.T) {
 func TestPinAndUnpin(t *testing.T) {
 	s, _, _ := openTest(t, Options{})
 	id := mustCreate(t, s)
-	m := msg(RoleAssistant, strings.Repeat("ä", MaxCarriedChars+10))
-	ev := &Entry{Type: TypeEvt, Event: EventCheckpoint, Data: json.RawMessage(`{}`)}
+	m := msg(conversation.RoleAssistant, strings.Repeat("ä", conversation.MaxCarriedChars+10))
+	ev := &conversation.Entry{Type: conversation.TypeEvt, Event: conversation.EventCheckpoint, Data: json.RawMessage(`{}`)}
 	if err := s.Append(id, m, ev); err != nil {
 		t.Fatal(err)
 	}
@@ -66,12 +68,12 @@ func TestPinAndUnpin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var pd PinData
-	if err := json.Unmarshal(pin.Data, &pd); err != nil || pin.RefMsgID != m.ID || pin.Event != EventPin || pd.Role != RoleAssistant || !strings.HasSuffix(pd.Text, "[…]") {
+	var pd conversation.PinData
+	if err := json.Unmarshal(pin.Data, &pd); err != nil || pin.RefMsgID != m.ID || pin.Event != conversation.EventPin || pd.Role != conversation.RoleAssistant || !strings.HasSuffix(pd.Text, "[…]") {
 		t.Fatalf("pin event: %+v %+v", pin, pd)
 	}
 	un, err := s.Unpin(id, m.ID)
-	if err != nil || un.Event != EventUnpin || un.RefMsgID != m.ID {
+	if err != nil || un.Event != conversation.EventUnpin || un.RefMsgID != m.ID {
 		t.Fatalf("unpin: %+v %v", un, err)
 	}
 	if _, err := s.Pin(id, "missing"); !errors.Is(err, ErrNotFound) {
@@ -95,9 +97,9 @@ func TestLoadBackToMatchesLoad(t *testing.T) {
 	for range 120 {
 		switch k := r.IntN(10); {
 		case k < 6 || len(known) < 3:
-			batch := []*Entry{msg(RoleUser, strings.Repeat("y", r.IntN(3000)))}
+			batch := []*conversation.Entry{msg(conversation.RoleUser, strings.Repeat("y", r.IntN(3000)))}
 			if r.IntN(6) == 0 {
-				batch = append(batch, &Entry{Type: TypeEvt, Event: EventModeSwitch, Data: json.RawMessage(`{}`)})
+				batch = append(batch, &conversation.Entry{Type: conversation.TypeEvt, Event: conversation.EventModeSwitch, Data: json.RawMessage(`{}`)})
 			}
 			if err := s.Append(id, batch...); err != nil {
 				t.Fatal(err)
@@ -110,7 +112,7 @@ func TestLoadBackToMatchesLoad(t *testing.T) {
 			target := cur[r.IntN(len(cur))]
 			if target.IsMessage() {
 				c := *target
-				c.Content = Str(fmt.Sprint("edited ", r.IntN(100)))
+				c.Content = conversation.Str(fmt.Sprint("edited ", r.IntN(100)))
 				if err := s.Update(id, &c); err != nil {
 					t.Fatal(err)
 				}
@@ -123,8 +125,8 @@ func TestLoadBackToMatchesLoad(t *testing.T) {
 					pick = append(pick, e.ID)
 				}
 			}
-			sum := &Entry{Role: RoleSystem, Content: Str("CONVERSATION_SUMMARY\nx")}
-			if err := s.Compact(id, CompactionWrite{MessageIDs: pick, Event: &Entry{Data: json.RawMessage(`{"keptFrom":""}`)}, Summary: sum}); err != nil {
+			sum := &conversation.Entry{Role: conversation.RoleSystem, Content: conversation.Str("CONVERSATION_SUMMARY\nx")}
+			if err := s.Compact(id, CompactionWrite{MessageIDs: pick, Event: &conversation.Entry{Data: json.RawMessage(`{"keptFrom":""}`)}, Summary: sum}); err != nil {
 				t.Fatal(err)
 			}
 			known = append(known, sum.ID)
@@ -152,13 +154,13 @@ func TestLoadBackToMatchesLoad(t *testing.T) {
 func TestSidecarsAndToolOutputs(t *testing.T) {
 	s, dir, _ := openTest(t, Options{})
 	id := mustCreate(t, s)
-	if err := s.AppendSidecar(id, RecallFile, []byte("a\n")); err != nil {
+	if err := s.AppendSidecar(id, conversation.RecallFile, []byte("a\n")); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AppendSidecar(id, RecallFile, []byte("b\n")); err != nil {
+	if err := s.AppendSidecar(id, conversation.RecallFile, []byte("b\n")); err != nil {
 		t.Fatal(err)
 	}
-	p, _ := s.SidecarPath(id, RecallFile)
+	p, _ := s.SidecarPath(id, conversation.RecallFile)
 	if b, err := os.ReadFile(p); err != nil || string(b) != "a\nb\n" || !s.IsOwnWrite(p) {
 		t.Fatalf("sidecar: %q %v", b, err)
 	}
@@ -167,10 +169,10 @@ func TestSidecarsAndToolOutputs(t *testing.T) {
 			t.Errorf("%q: %v", bad, err)
 		}
 	}
-	if _, err := s.SidecarPath(id, EmbeddingsFile("0123abcd")); err != nil {
+	if _, err := s.SidecarPath(id, conversation.EmbeddingsFile("0123abcd")); err != nil {
 		t.Fatal(err)
 	}
-	m := &Entry{Role: RoleTool, ToolCallID: "c1", ToolName: "fs.read", Content: Str("whole output")}
+	m := &conversation.Entry{Role: conversation.RoleTool, ToolCallID: "c1", ToolName: "fs.read", Content: conversation.Str("whole output")}
 	if err := s.Append(id, m); err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +181,7 @@ func TestSidecarsAndToolOutputs(t *testing.T) {
 		t.Fatalf("alias %q %v", alias, err)
 	}
 	host, _ := ToolResultHostPath(dir, alias)
-	var rec ToolResultFile
+	var rec conversation.ToolResultFile
 	if b, err := os.ReadFile(host); err != nil || json.Unmarshal(b, &rec) != nil || rec.Content != "whole output" {
 		t.Fatalf("file: %v %+v", err, rec)
 	}
@@ -197,26 +199,26 @@ func TestSidecarsAndToolOutputs(t *testing.T) {
 func TestForkAcrossCompactions(t *testing.T) {
 	s, _, _ := openTest(t, Options{})
 	id := mustCreate(t, s)
-	var ms []*Entry
+	var ms []*conversation.Entry
 	for i := 0; i < 10; i++ {
-		ms = append(ms, msg(RoleUser, fmt.Sprint("m", i)))
+		ms = append(ms, msg(conversation.RoleUser, fmt.Sprint("m", i)))
 	}
 	if err := s.Append(id, ms...); err != nil {
 		t.Fatal(err)
 	}
-	compact := func(ids []string, from, to string) *Entry {
-		data, _ := json.Marshal(CompactionData{From: from, To: to})
-		sum := &Entry{Role: RoleSystem, Content: Str("CONVERSATION_SUMMARY\n" + from)}
-		if err := s.Compact(id, CompactionWrite{MessageIDs: ids, Event: &Entry{Data: data}, Summary: sum}); err != nil {
+	compact := func(ids []string, from, to string) *conversation.Entry {
+		data, _ := json.Marshal(conversation.CompactionData{From: from, To: to})
+		sum := &conversation.Entry{Role: conversation.RoleSystem, Content: conversation.Str("CONVERSATION_SUMMARY\n" + from)}
+		if err := s.Compact(id, CompactionWrite{MessageIDs: ids, Event: &conversation.Entry{Data: data}, Summary: sum}); err != nil {
 			t.Fatal(err)
 		}
 		return sum
 	}
 	s1 := compact([]string{ms[0].ID, ms[1].ID, ms[2].ID, ms[3].ID}, ms[0].ID, ms[3].ID)
-	if err := s.AppendSidecar(id, RecallFile, []byte(fmt.Sprintf("{\"id\":%q,\"text\":\"a\"}\n{\"id\":%q,\"text\":\"b\"}\n", ms[0].ID, ms[5].ID))); err != nil {
+	if err := s.AppendSidecar(id, conversation.RecallFile, []byte(fmt.Sprintf("{\"id\":%q,\"text\":\"a\"}\n{\"id\":%q,\"text\":\"b\"}\n", ms[0].ID, ms[5].ID))); err != nil {
 		t.Fatal(err)
 	}
-	more := []*Entry{msg(RoleUser, "m10"), msg(RoleUser, "m11")}
+	more := []*conversation.Entry{msg(conversation.RoleUser, "m10"), msg(conversation.RoleUser, "m11")}
 	if err := s.Append(id, more...); err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +238,7 @@ func TestForkAcrossCompactions(t *testing.T) {
 	if len(compacted) != 4 || !compacted["m0"] || !compacted["m3"] || compacted["m4"] || compacted["CONVERSATION_SUMMARY\n"+ms[0].ID] {
 		t.Fatalf("compacted in the fork: %v", compacted)
 	}
-	p, _ := s.SidecarPath(fork.ID, RecallFile)
+	p, _ := s.SidecarPath(fork.ID, conversation.RecallFile)
 	b, err := os.ReadFile(p)
 	if err != nil || !strings.Contains(string(b), ms[0].ID) || strings.Contains(string(b), ms[5].ID) {
 		t.Fatalf("fork's recall index: %q %v", b, err)

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"crewagent/backend/compression"
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 	"crewagent/backend/events"
 	"crewagent/backend/settings"
 	"crewagent/backend/tasks"
@@ -53,14 +53,14 @@ func (s *ChatService) Compact(ctx context.Context, req CompactRequest) (*Compact
 	convID := meta.ID
 	st := s.opts.Settings.Effective()
 	task := tasks.Task{ConversationID: convID, Kind: tasks.KindChat}
-	mode := convlog.ModeChat
+	mode := conversation.ModeChat
 	var agent *Agent
 	switch {
 	case req.Run != nil:
 		task.Kind = tasks.KindRun
-	case meta.ActiveType == convlog.ActiveAgent && meta.SelectedAgentID != "" && s.opts.Agents != nil:
+	case meta.ActiveType == conversation.ActiveAgent && meta.SelectedAgentID != "" && s.opts.Agents != nil:
 		if a, aerr := s.resolve(meta.SelectedAgentID); aerr == nil {
-			mode, agent, task.Kind = convlog.ModeAgent, a, tasks.KindAgent
+			mode, agent, task.Kind = conversation.ModeAgent, a, tasks.KindAgent
 		}
 	}
 	ctx, release, err := s.acquire(ctx, task)
@@ -118,7 +118,7 @@ func (s *ChatService) Unpin(conversationID, msgID string) error {
 // system prompt, the tool definitions and the message alone exceed it.
 // Nothing is written then. On success it stores the message's token count in
 // e, so the store does not count it again.
-func (s *ChatService) checkInput(convID string, p *prepared, e *convlog.Entry) error {
+func (s *ChatService) checkInput(convID string, p *prepared, e *conversation.Entry) error {
 	limit := p.budget.TokenLimit()
 	if l := s.learnedLimit(p.model); l > 0 && l < limit {
 		limit = l
@@ -129,7 +129,7 @@ func (s *ChatService) checkInput(convID string, p *prepared, e *convlog.Entry) e
 	e.Tokens = s.counter.CountMessage(p.model, e)
 	e.TokenEncoding = s.counter.EncodingFor(p.model)
 	cx := s.contexter(p, convID, false)
-	p.history = []convlog.Entry{*e}
+	p.history = []conversation.Entry{*e}
 	res, err := cx.build(false)
 	if err != nil {
 		return err

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"crewagent/backend/conversation"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -54,11 +55,11 @@ func (f *fixture) checkBudget(limit int) {
 	}
 }
 
-func compactionEvents(entries []*convlog.Entry) []convlog.CompactionData {
-	var out []convlog.CompactionData
+func compactionEvents(entries []*conversation.Entry) []conversation.CompactionData {
+	var out []conversation.CompactionData
 	for _, e := range entries {
-		if e.IsEvent() && e.Event == convlog.EventCompaction {
-			d, _ := convlog.ParseCompactionData(e.Data)
+		if e.IsEvent() && e.Event == conversation.EventCompaction {
+			d, _ := conversation.ParseCompactionData(e.Data)
 			out = append(out, d)
 		}
 	}
@@ -71,7 +72,7 @@ func compactionEvents(entries []*convlog.Entry) []convlog.CompactionData {
 func TestCompactionPersistedAndResumedAfterRestart(t *testing.T) {
 	f := newFixture(t, smallBudget(6000))
 	convID := f.create()
-	first := &convlog.Entry{Role: convlog.RoleUser, Content: convlog.Str("Plan the migration. The budget must not exceed 4711 EUR and we must keep port 8443 open.")}
+	first := &conversation.Entry{Role: conversation.RoleUser, Content: conversation.Str("Plan the migration. The budget must not exceed 4711 EUR and we must keep port 8443 open.")}
 	if err := f.store.Append(convID, first); err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +91,7 @@ func TestCompactionPersistedAndResumedAfterRestart(t *testing.T) {
 	if d.Summary == "" || d.KeptFrom == "" || d.Count == 0 || d.CompactedTotal != d.Count || d.Reason != ReasonThreshold || d.TokensAfter >= d.TokensBefore {
 		t.Fatalf("event data: %+v", d)
 	}
-	var summary *convlog.Entry
+	var summary *conversation.Entry
 	for i, e := range all {
 		if e.ID == d.Summary {
 			summary = e
@@ -103,7 +104,7 @@ func TestCompactionPersistedAndResumedAfterRestart(t *testing.T) {
 		t.Fatalf("summary: %v", summary)
 	}
 	// the compacted messages went to the recall index beside the log
-	if fi, err := os.Stat(filepath.Join(f.dataDir, "conversations", convID, convlog.RecallFile)); err != nil || fi.Size() == 0 {
+	if fi, err := os.Stat(filepath.Join(f.dataDir, "conversations", convID, conversation.RecallFile)); err != nil || fi.Size() == 0 {
 		t.Fatalf("recall index: %v", err)
 	}
 	prefix := func(r fakellm.RecordedRequest) string {
@@ -142,7 +143,7 @@ func TestPinsSurviveCompactions(t *testing.T) {
 	f := newFixture(t, smallBudget(5000))
 	convID := f.create()
 	f.seed(convID, 4, 20)
-	pinned := &convlog.Entry{Role: convlog.RoleAssistant, Content: convlog.Str("The release checklist: tag, changelog, smoke test on staging-7, then announce in #launch.")}
+	pinned := &conversation.Entry{Role: conversation.RoleAssistant, Content: conversation.Str("The release checklist: tag, changelog, smoke test on staging-7, then announce in #launch.")}
 	if err := f.store.Append(convID, pinned); err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +176,7 @@ func TestPinsSurviveCompactions(t *testing.T) {
 	}
 	carried := false
 	for _, p := range evs[len(evs)-1].Pinned {
-		carried = carried || (p.ID == pinned.ID && p.Kind == convlog.CarriedPin)
+		carried = carried || (p.ID == pinned.ID && p.Kind == conversation.CarriedPin)
 	}
 	if !carried {
 		t.Fatalf("the last compaction does not carry the pin: %+v", evs[len(evs)-1].Pinned)
@@ -283,7 +284,7 @@ func TestToolLoopOverflow(t *testing.T) {
 	}
 	msgs := g.messages(res.ConversationID)
 	last := msgs[len(msgs)-1]
-	if last.PartType != convlog.PartError || !strings.Contains(last.Text(), "LLM_ERROR") || !strings.Contains(last.Text(), CodeContextTooLarge) {
+	if last.PartType != conversation.PartError || !strings.Contains(last.Text(), "LLM_ERROR") || !strings.Contains(last.Text(), CodeContextTooLarge) {
 		t.Fatalf("failure not persisted: %+v", last)
 	}
 	if n := len(g.srv.ChatRequests()); n != 1 {
@@ -389,8 +390,8 @@ func TestManualCompactionWithFocus(t *testing.T) {
 	f := newFixture(t, nil)
 	convID := f.create()
 	f.seed(convID, 10, 40)
-	facts := &convlog.Entry{Role: convlog.RoleUser, Content: convlog.Str("Invoice rounding uses banker's rounding to 2 decimals.")}
-	newest := &convlog.Entry{Role: convlog.RoleUser, Content: convlog.Str("What next?")}
+	facts := &conversation.Entry{Role: conversation.RoleUser, Content: conversation.Str("Invoice rounding uses banker's rounding to 2 decimals.")}
+	newest := &conversation.Entry{Role: conversation.RoleUser, Content: conversation.Str("What next?")}
 	if err := f.store.Append(convID, facts, newest); err != nil {
 		t.Fatal(err)
 	}
@@ -423,12 +424,12 @@ func TestRecallBringsBackCompactedMessages(t *testing.T) {
 		s.LLM.EmbeddingsModel = "fake-embed"
 	})
 	convID := f.create()
-	old := []*convlog.Entry{
-		{Role: convlog.RoleTool, ToolCallID: "c1", ToolName: "fs.read", Content: convlog.Str(`{"ok":true,"content":"retention_window: 417\nflush_interval: 30"}`)},
-		{Role: convlog.RoleUser, Content: convlog.Str("仓库的盘点周期改成每季度一次，由仓储组负责。")},
+	old := []*conversation.Entry{
+		{Role: conversation.RoleTool, ToolCallID: "c1", ToolName: "fs.read", Content: conversation.Str(`{"ok":true,"content":"retention_window: 417\nflush_interval: 30"}`)},
+		{Role: conversation.RoleUser, Content: conversation.Str("仓库的盘点周期改成每季度一次，由仓储组负责。")},
 	}
-	call := &convlog.Entry{Role: convlog.RoleAssistant, ToolCalls: []convlog.ToolCall{{ID: "c1", Type: "function", Function: convlog.FunctionCall{Name: "fs.read", Arguments: `{"path":"@project/conf.yaml"}`}}}}
-	if err := f.store.Append(convID, &convlog.Entry{Role: convlog.RoleUser, Content: convlog.Str("check the config")}, call, old[0], old[1]); err != nil {
+	call := &conversation.Entry{Role: conversation.RoleAssistant, ToolCalls: []conversation.ToolCall{{ID: "c1", Type: "function", Function: conversation.FunctionCall{Name: "fs.read", Arguments: `{"path":"@project/conf.yaml"}`}}}}
+	if err := f.store.Append(convID, &conversation.Entry{Role: conversation.RoleUser, Content: conversation.Str("check the config")}, call, old[0], old[1]); err != nil {
 		t.Fatal(err)
 	}
 	f.seed(convID, 30, 60)
@@ -456,7 +457,7 @@ func TestRecallBringsBackCompactedMessages(t *testing.T) {
 		t.Fatalf("the Chinese message was not recalled:\n%s", strings.Join(texts(req), "\n"))
 	}
 	// vectors: computed once per message, cached on disk by model
-	vec := filepath.Join(f.dataDir, "conversations", convID, convlog.EmbeddingsFile(recall.ModelKey("fake-embed")))
+	vec := filepath.Join(f.dataDir, "conversations", convID, conversation.EmbeddingsFile(recall.ModelKey("fake-embed")))
 	if fi, err := os.Stat(vec); err != nil || fi.Size() == 0 {
 		t.Fatalf("vectors file: %v", err)
 	}
@@ -478,7 +479,7 @@ func TestRecallWithoutEmbeddings(t *testing.T) {
 	})
 	f.srv.FailEmbeddings(1000)
 	convID := f.create()
-	if err := f.store.Append(convID, &convlog.Entry{Role: convlog.RoleUser, Content: convlog.Str("The vendor code is QX-4471-B for the parts order.")}); err != nil {
+	if err := f.store.Append(convID, &conversation.Entry{Role: conversation.RoleUser, Content: conversation.Str("The vendor code is QX-4471-B for the parts order.")}); err != nil {
 		t.Fatal(err)
 	}
 	f.seed(convID, 30, 60)
@@ -535,7 +536,7 @@ func TestLLMSummaryFallsBackToTheDigest(t *testing.T) {
 		s.LLM.MaxRetries = 0
 	})
 	convID := f.create()
-	if err := f.store.Append(convID, &convlog.Entry{Role: convlog.RoleUser, Content: convlog.Str("The invoice total must never exceed 4711 EUR.")}); err != nil {
+	if err := f.store.Append(convID, &conversation.Entry{Role: conversation.RoleUser, Content: conversation.Str("The invoice total must never exceed 4711 EUR.")}); err != nil {
 		t.Fatal(err)
 	}
 	f.seed(convID, 30, 60)
@@ -563,7 +564,7 @@ func TestLLMSummaryFallsBackToTheDigest(t *testing.T) {
 func TestBackfillOfEarlierCompactions(t *testing.T) {
 	f := newFixture(t, nil)
 	convID := f.create()
-	lost := &convlog.Entry{Role: convlog.RoleUser, Content: convlog.Str("The export must never include rows of tenant 8842.")}
+	lost := &conversation.Entry{Role: conversation.RoleUser, Content: conversation.Str("The export must never include rows of tenant 8842.")}
 	if err := f.store.Append(convID, lost); err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,6 @@ import (
 	"crewagent/backend/compression"
 	"crewagent/backend/contextbuilder"
 	"crewagent/backend/conversation"
-	"crewagent/backend/convlog"
 	"crewagent/backend/llm"
 	"crewagent/backend/settings"
 	"crewagent/backend/tools"
@@ -37,7 +36,7 @@ type prepared struct {
 	// history is the log since the last compaction (from the oldest entry it
 	// still needs), with the entries of this send appended as they are
 	// written and compactions applied as they happen.
-	history []convlog.Entry
+	history []conversation.Entry
 	// turnStart is the first entry this send wrote (see
 	// contextbuilder.Options.TurnStart).
 	turnStart string
@@ -89,7 +88,7 @@ func (s *ChatService) frame(convID, mode string, agent *Agent, st settings.Setti
 // prepareRun sets up the run-mode request of convID with the run's persona,
 // blocks and tool host.
 func (s *ChatService) prepareRun(convID string, run *RunSetup, st settings.Settings) (*prepared, error) {
-	p := &prepared{st: st, mode: convlog.ModeRun, model: st.LLM.Model, budget: budgetOf(st.Context)}
+	p := &prepared{st: st, mode: conversation.ModeRun, model: st.LLM.Model, budget: budgetOf(st.Context)}
 	s.useRun(p, run)
 	var err error
 	if p.history, err = s.history(s.opts.Store, convID); err != nil {

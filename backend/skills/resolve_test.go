@@ -1,13 +1,12 @@
 package skills
 
 import (
+	"crewagent/backend/conversation"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"crewagent/backend/convlog"
 )
 
 // activeResolver discovers the fixture tree, activates pptx and returns a
@@ -139,7 +138,7 @@ func TestResolverNotActive(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 	// an active skill recorded with another path (a shadowed skill now wins)
-	st := Derive(ptrs([]convlog.Entry{evt("e1", EventActivated, `{"skill":"pptx","path":"/elsewhere/pptx/SKILL.md"}`, "")}))
+	st := Derive(ptrs([]conversation.Entry{evt("e1", EventActivated, `{"skill":"pptx","path":"/elsewhere/pptx/SKILL.md"}`, "")}))
 	if _, err := cat.Resolver(st).Resolve("@skill/pptx/SKILL.md"); err == nil || !strings.Contains(err.Error(), "no longer available") {
 		t.Errorf("got %v", err)
 	}

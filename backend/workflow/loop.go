@@ -2,9 +2,9 @@ package workflow
 
 import (
 	"context"
+	"crewagent/backend/conversation"
 	"errors"
 
-	"crewagent/backend/convlog"
 	"crewagent/backend/engine"
 	"crewagent/backend/llm"
 	"crewagent/backend/settings"
@@ -55,7 +55,7 @@ type Turn struct {
 	WorkflowID     string
 	// Input is the user message that starts the turn (nil: none, e.g. a run started
 	// without a message). RunTurn tags and appends it.
-	Input *convlog.Entry
+	Input *conversation.Entry
 	// Prepare is called before every model request of the turn.
 	Prepare func() (*Setup, error)
 	// MaxTurns caps the model requests of the turn (settings engine.maxTurns).

@@ -2,6 +2,7 @@ package workflow
 
 import (
 	"context"
+	"crewagent/backend/conversation"
 	"errors"
 	"os"
 	"strings"
@@ -9,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"crewagent/backend/convlog"
 	"crewagent/backend/engine"
 	"crewagent/backend/events"
 	"crewagent/backend/fsx"
@@ -20,10 +20,10 @@ import (
 )
 
 // lastError returns the run's last persisted error part.
-func (e *env) lastErrorPart(convID string) *convlog.Entry {
-	var last *convlog.Entry
+func (e *env) lastErrorPart(convID string) *conversation.Entry {
+	var last *conversation.Entry
 	for _, x := range e.entries(convID) {
-		if x.PartType == convlog.PartError {
+		if x.PartType == conversation.PartError {
 			last = x
 		}
 	}
@@ -92,8 +92,8 @@ func TestLLMFailurePersisted(t *testing.T) {
 		t.Fatalf("row: %+v", res.Run)
 	}
 	part := e.lastErrorPart(res.Run.ConversationID)
-	if part == nil || part.Role != convlog.RoleAssistant || !strings.Contains(part.Text(), "\n\nLLM_ERROR\n- code: LLM_") ||
-		!strings.HasPrefix(part.Text(), "Let me") || part.Mode != convlog.ModeRun || part.RunID != res.Run.RunID {
+	if part == nil || part.Role != conversation.RoleAssistant || !strings.Contains(part.Text(), "\n\nLLM_ERROR\n- code: LLM_") ||
+		!strings.HasPrefix(part.Text(), "Let me") || part.Mode != conversation.ModeRun || part.RunID != res.Run.RunID {
 		t.Fatalf("error part: %+v %q", part, part.Text())
 	}
 }
@@ -226,9 +226,9 @@ func TestContinueAnswersPendingWidget(t *testing.T) {
 	if _, err := e.svc.Continue(ctx(t), run.RunID, "Mobile"); err != nil {
 		t.Fatal(err)
 	}
-	var answer *convlog.Entry
+	var answer *conversation.Entry
 	for _, x := range e.entries(run.ConversationID) {
-		if x.Role == convlog.RoleUser {
+		if x.Role == conversation.RoleUser {
 			answer = x
 		}
 	}
