@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"crewagent/backend/fsx"
 	"errors"
 	"os"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"crewagent/backend/engine"
 	"crewagent/backend/errs"
 	"crewagent/backend/events"
+	"crewagent/backend/fsx"
 	"crewagent/backend/skills"
 	"crewagent/backend/tools"
 )
@@ -380,15 +380,11 @@ func (ws *Workspace) userActivation(st *skills.State, name string) (skills.Activ
 	return act, nil
 }
 
-// skillError turns a refused activation into the application's error.
+// skillError is a refused activation as the application reports it: bad
+// arguments of a user's activation are an invalid request.
 func skillError(err error) error {
-	var e *skills.Error
-	if errors.As(err, &e) {
-		code := e.Code
-		if code == skills.CodeBadArguments {
-			code = errs.InvalidRequest
-		}
-		return errs.New(code, e.Message)
+	if errs.CodeOf(err) == skills.CodeBadArguments {
+		return errs.New(errs.InvalidRequest, errs.From(err).Message)
 	}
 	return err
 }

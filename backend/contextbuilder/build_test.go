@@ -1,11 +1,12 @@
 package contextbuilder
 
 import (
-	"crewagent/backend/conversation"
 	"errors"
 	"slices"
 	"strings"
 	"testing"
+
+	"crewagent/backend/conversation"
 )
 
 func systemText(msgs []Message) string {
@@ -118,8 +119,8 @@ func TestOptionErrors(t *testing.T) {
 				t.Fatalf("err = %v, want %v", err, tt.want)
 			}
 			var e *Error
-			if !errors.As(err, &e) || !strings.HasPrefix(err.Error(), e.Code+": ") {
-				t.Fatalf("error text %q", err)
+			if !errors.As(err, &e) || e.Code != tt.want.(*Error).Code || e.Message == "" || strings.HasPrefix(e.Message, e.Code) {
+				t.Fatalf("error %q: want the code %s apart from a message", err, tt.want.(*Error).Code)
 			}
 		})
 	}

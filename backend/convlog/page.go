@@ -1,9 +1,10 @@
 package convlog
 
 import (
-	"crewagent/backend/conversation"
 	"fmt"
 	"slices"
+
+	"crewagent/backend/conversation"
 )
 
 // Page sizes of Page and PageBefore.
@@ -66,7 +67,7 @@ func (s *Store) PageBefore(id, beforeID string, limit int) (Page, error) {
 		at := slices.IndexFunc(tail, func(e *conversation.Entry) bool { return e.ID == beforeID })
 		switch {
 		case at < 0 && whole:
-			return Page{}, &Error{Code: ErrNotFound.Code, Msg: fmt.Sprintf("entry %s is not in conversation %s; reload it", beforeID, id)}
+			return Page{}, &Error{Code: ErrNotFound.Code, Message: fmt.Sprintf("entry %s is not in conversation %s; reload it", beforeID, id)}
 		case at < 0 || (at < limit && !whole):
 			continue
 		}

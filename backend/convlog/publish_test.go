@@ -1,7 +1,6 @@
 package convlog
 
 import (
-	"crewagent/backend/conversation"
 	"errors"
 	"go/ast"
 	"go/parser"
@@ -11,6 +10,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"crewagent/backend/conversation"
+	"crewagent/backend/errs"
 )
 
 // readMethods are the exported methods of Store that change nothing.
@@ -131,11 +133,12 @@ func TestLockedErrorCarriesThePID(t *testing.T) {
 	}
 	defer first.Close()
 	_, err = Open(dir, Options{})
-	var le *LockedError
-	if !errors.As(err, &le) || le.PID != os.Getpid() || !errors.Is(err, ErrProjectLocked) || ErrorCode(err) != ErrProjectLocked.Code {
+	if pid, ok := LockHolder(err); !ok || pid != os.Getpid() || !errors.Is(err, ErrProjectLocked) || errs.CodeOf(err) != ErrProjectLocked.Code {
 		t.Fatalf("second Open = %#v", err)
 	}
-	if le := lockedError(dir, []byte("not a pid\n")); le.PID != 0 || !strings.Contains(le.Error(), "pid unknown") {
+	if le := lockedError(dir, []byte("not a pid\n")); !strings.Contains(le.Error(), "pid unknown") {
 		t.Fatalf("unreadable pid: %+v %v", le, le)
+	} else if pid, ok := LockHolder(le); !ok || pid != 0 {
+		t.Fatalf("unreadable pid: holder %d %v", pid, ok)
 	}
 }

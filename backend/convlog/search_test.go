@@ -1,12 +1,14 @@
 package convlog
 
 import (
-	"crewagent/backend/conversation"
 	"fmt"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"crewagent/backend/conversation"
+	"crewagent/backend/errs"
 )
 
 func idMsg(id, role, text string) *conversation.Entry {
@@ -147,7 +149,7 @@ func TestPageAndPageBefore(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(ids(got), ids(all)) || got[10].Text() != "edited" {
 		t.Fatalf("paged %d entries, Load has %d (%v)", len(got), len(all), err)
 	}
-	if _, err := st.PageBefore(id, "missing", 10); ErrorCode(err) != ErrNotFound.Code || !strings.Contains(err.Error(), "reload") {
+	if _, err := st.PageBefore(id, "missing", 10); errs.CodeOf(err) != ErrNotFound.Code || !strings.Contains(err.Error(), "reload") {
 		t.Fatalf("unknown beforeID: %v", err)
 	}
 	if PageLimit(0) != DefaultPageSize || PageLimit(1e9) != MaxPageSize || PageLimit(7) != 7 {

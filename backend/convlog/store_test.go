@@ -2,7 +2,6 @@ package convlog
 
 import (
 	"bytes"
-	"crewagent/backend/conversation"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +14,9 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"crewagent/backend/conversation"
+	"crewagent/backend/errs"
 )
 
 func TestCreate(t *testing.T) {
@@ -197,7 +199,7 @@ func TestInvalidConversationIDs(t *testing.T) {
 		calls["MarkCompacted"] = func() error { _, err := s.MarkCompacted(id, []string{"a"}, nil); return err }()
 		calls["Delete"] = s.Delete(id)
 		for name, err := range calls {
-			if !errors.Is(err, ErrInvalidID) || ErrorCode(err) != "E_INVALID_ID" {
+			if !errors.Is(err, ErrInvalidID) || errs.CodeOf(err) != "E_INVALID_ID" {
 				t.Errorf("%s(%q) = %v, want ErrInvalidID", name, id, err)
 			}
 		}
@@ -317,7 +319,7 @@ func TestCheckpoint(t *testing.T) {
 	if cp.Name != "before-refactor" || cp.MessageID != a.ID || cp.CreatedAt == "" {
 		t.Errorf("checkpoint = %+v", cp)
 	}
-	if _, err := s.Checkpoint(id, "before-refactor"); !errors.Is(err, ErrCheckpointExists) || ErrorCode(err) != "E_CHECKPOINT_EXISTS" {
+	if _, err := s.Checkpoint(id, "before-refactor"); !errors.Is(err, ErrCheckpointExists) || errs.CodeOf(err) != "E_CHECKPOINT_EXISTS" {
 		t.Errorf("duplicate checkpoint: %v", err)
 	}
 	for _, bad := range []string{"", "a\nb", strings.Repeat("x", 201)} {
@@ -676,7 +678,7 @@ func TestLock(t *testing.T) {
 		t.Errorf("lock file holds %q, want our pid", pid)
 	}
 	_, err = Open(dir, Options{Logger: discard})
-	if !errors.Is(err, ErrProjectLocked) || ErrorCode(err) != "E_PROJECT_LOCKED" {
+	if !errors.Is(err, ErrProjectLocked) || errs.CodeOf(err) != "E_PROJECT_LOCKED" {
 		t.Fatalf("second Open = %v, want ErrProjectLocked", err)
 	}
 	for _, want := range []string{"another crewagent process", fmt.Sprintf("pid %d", os.Getpid()), "close it"} {
@@ -749,7 +751,7 @@ func TestReadOnly(t *testing.T) {
 		"Delete":        ro.Delete(id),
 	}
 	for name, err := range writes {
-		if !errors.Is(err, ErrReadOnly) || ErrorCode(err) != "E_READ_ONLY" {
+		if !errors.Is(err, ErrReadOnly) || errs.CodeOf(err) != "E_READ_ONLY" {
 			t.Errorf("read-only %s = %v", name, err)
 		}
 	}

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"crewagent/backend/conversation"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -12,7 +11,9 @@ import (
 
 	"crewagent/backend/compression"
 	"crewagent/backend/contextbuilder"
+	"crewagent/backend/conversation"
 	"crewagent/backend/convlog"
+	"crewagent/backend/errs"
 	"crewagent/backend/llm/fakellm"
 	"crewagent/backend/recall"
 	"crewagent/backend/settings"
@@ -325,7 +326,7 @@ func TestContextLengthRetryUsesTheReportedOverflow(t *testing.T) {
 func TestOversizeInputRefused(t *testing.T) {
 	f := newFixture(t, smallBudget(8000))
 	huge := strings.Repeat("The quick brown fox jumps over the lazy dog. ", 3000) // ~30k tokens
-	if _, err := f.svc.Send(context.Background(), SendRequest{Text: huge}); CodeOf(err) != CodeInputTooLarge || !strings.Contains(err.Error(), "fs.read") {
+	if _, err := f.svc.Send(context.Background(), SendRequest{Text: huge}); errs.CodeOf(err) != CodeInputTooLarge || !strings.Contains(err.Error(), "fs.read") {
 		t.Fatalf("want %s, got %v", CodeInputTooLarge, err)
 	}
 	if list, _ := f.store.List(); len(list) != 0 {
@@ -334,7 +335,7 @@ func TestOversizeInputRefused(t *testing.T) {
 	convID := f.create()
 	f.seed(convID, 2, 5)
 	before := len(f.load(convID))
-	if _, err := f.svc.Send(context.Background(), SendRequest{ConversationID: convID, Text: huge}); CodeOf(err) != CodeInputTooLarge {
+	if _, err := f.svc.Send(context.Background(), SendRequest{ConversationID: convID, Text: huge}); errs.CodeOf(err) != CodeInputTooLarge {
 		t.Fatalf("want %s, got %v", CodeInputTooLarge, err)
 	}
 	if len(f.load(convID)) != before || len(f.srv.Requests()) != 0 {

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"crewagent/backend/conversation"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +10,8 @@ import (
 
 	"crewagent/backend/compression"
 	"crewagent/backend/contextbuilder"
+	"crewagent/backend/conversation"
+	"crewagent/backend/errs"
 	"crewagent/backend/events"
 	"crewagent/backend/llm"
 	"crewagent/backend/settings"
@@ -195,7 +196,7 @@ func (r *run) call(turn int, req *contextbuilder.Result) (*llm.Result, string, [
 			u := out.Usage
 			end.Usage = &u
 		}
-		retry := err != nil && !retried && llm.CodeOf(err) == llm.CodeContextLength && out.Content == "" && len(out.ToolCalls) == 0
+		retry := err != nil && !retried && errs.CodeOf(err) == llm.CodeContextLength && out.Content == "" && len(out.ToolCalls) == 0
 		end.Retrying = retry
 		announced := se.end(end)
 		if !retry {

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"crewagent/backend/conversation"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -13,6 +12,8 @@ import (
 	"time"
 
 	"crewagent/backend/contextbuilder"
+	"crewagent/backend/conversation"
+	"crewagent/backend/errs"
 	"crewagent/backend/events"
 	"crewagent/backend/llm/fakellm"
 	"crewagent/backend/settings"
@@ -409,7 +410,7 @@ func TestRunTurnRequests(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if _, err := f.svc.RunTurn(context.Background(), tt.req); CodeOf(err) != tt.code {
+			if _, err := f.svc.RunTurn(context.Background(), tt.req); errs.CodeOf(err) != tt.code {
 				t.Fatalf("got %v, want %s", err, tt.code)
 			}
 		})
@@ -437,7 +438,7 @@ func TestRunTurnRequests(t *testing.T) {
 	for !f.svc.Busy(convID) && time.Now().Before(deadline) {
 		time.Sleep(2 * time.Millisecond)
 	}
-	if _, err := f.svc.RunTurn(context.Background(), RunTurnRequest{ConversationID: convID, RunID: "r", Setup: setup}); CodeOf(err) != CodeBusy {
+	if _, err := f.svc.RunTurn(context.Background(), RunTurnRequest{ConversationID: convID, RunID: "r", Setup: setup}); errs.CodeOf(err) != CodeBusy {
 		t.Fatalf("busy: %v", err)
 	}
 	<-done

@@ -1,7 +1,6 @@
 package skills
 
 import (
-	"crewagent/backend/conversation"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"crewagent/backend/conversation"
 	"crewagent/backend/errs"
 )
 
@@ -34,14 +34,10 @@ const (
 	StatusNotActive     = "not_active"
 )
 
-// Error is a refused activation or deactivation; its message is written for
-// the model (and the user) and holds no host path.
-type Error struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-}
-
-func (e *Error) Error() string { return e.Code + ": " + e.Message }
+// Error is a refused activation or deactivation (errs.Error); its message is
+// written for the model (and the user) and holds no host path. It is also
+// the {"code","message"} of a refusing tool result.
+type Error = errs.Error
 
 func errorf(code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
@@ -316,7 +312,7 @@ func (d Deactivation) Result() ToolResult {
 func ErrorResult(err error) ToolResult {
 	var e *Error
 	if !errors.As(err, &e) {
-		e = &Error{Code: "E_INTERNAL", Message: err.Error()}
+		e = &Error{Code: errs.Internal, Message: err.Error()}
 	}
 	return ToolResult{OK: false, Error: e}
 }

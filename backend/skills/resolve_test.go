@@ -1,12 +1,13 @@
 package skills
 
 import (
-	"crewagent/backend/conversation"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"crewagent/backend/conversation"
 )
 
 // activeResolver discovers the fixture tree, activates pptx and returns a
@@ -86,7 +87,7 @@ func TestResolve(t *testing.T) {
 	for _, tt := range attacks {
 		_, err := r.Resolve(tt.in)
 		var pe *PathError
-		if !errors.As(err, &pe) || pe.Code != tt.code || pe.Reason != tt.reason {
+		if !errors.As(err, &pe) || pe.Code != tt.code || ReasonOf(err) != tt.reason {
 			t.Errorf("%q: got %v (%+v), want %s/%s", tt.in, err, pe, tt.code, tt.reason)
 			continue
 		}
@@ -108,7 +109,7 @@ func TestResolverReadFile(t *testing.T) {
 	if _, _, err := r.ReadFile("@skill/pptx/reference/ooxml.md", 10); err == nil || err.(*PathError).Code != CodeReadLimit {
 		t.Errorf("limit: %v", err)
 	}
-	if _, _, err := r.ReadFile("@skill/pptx/scripts", 0); err == nil || err.(*PathError).Reason != "is_folder" {
+	if _, _, err := r.ReadFile("@skill/pptx/scripts", 0); err == nil || ReasonOf(err) != "is_folder" {
 		t.Errorf("folder: %v", err)
 	}
 	// a file swapped for a link leaving the folder between the check and the
@@ -125,7 +126,7 @@ func TestResolverReadFile(t *testing.T) {
 	if data, err := readResolved(res, 0); err == nil || err.(*PathError).Code != CodeSandboxViolation {
 		t.Errorf("read %q through a swapped link (%v)", data, err)
 	}
-	if _, _, err := r.ReadFile("@skill/pptx/reference/ooxml.md", 0); err == nil || err.(*PathError).Reason != "symlink_escape" {
+	if _, _, err := r.ReadFile("@skill/pptx/reference/ooxml.md", 0); err == nil || ReasonOf(err) != "symlink_escape" {
 		t.Errorf("ReadFile after the swap: %v", err)
 	}
 }

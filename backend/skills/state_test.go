@@ -2,7 +2,6 @@ package skills
 
 import (
 	"bytes"
-	"crewagent/backend/conversation"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +10,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"crewagent/backend/conversation"
+	"crewagent/backend/errs"
 )
 
 // seqIDs returns an id generator: prefix-1, prefix-2, ...
@@ -158,12 +160,12 @@ func TestActivateFileChangedAfterDiscovery(t *testing.T) {
 	}
 	// broken
 	os.WriteFile(p, []byte("---\nname: x\n"), 0o644)
-	if _, err := cat.Activate(NewState(), Request{Name: "x"}); err == nil || !strings.Contains(err.Error(), CodeInvalidSkill+`: the skill "x" is no longer valid: the frontmatter starts with --- but has no closing --- line`) {
+	if _, err := cat.Activate(NewState(), Request{Name: "x"}); errs.CodeOf(err) != CodeInvalidSkill || !strings.Contains(err.Error(), `the skill "x" is no longer valid: the frontmatter starts with --- but has no closing --- line`) {
 		t.Errorf("got %v", err)
 	}
 	// deleted
 	os.RemoveAll(filepath.Join(dir, "x"))
-	if _, err := cat.Activate(NewState(), Request{Name: "x"}); err == nil || !strings.Contains(err.Error(), CodeInvalidSkill+`: the skill "x" cannot be read any more`) || strings.Contains(err.Error(), dir) {
+	if _, err := cat.Activate(NewState(), Request{Name: "x"}); errs.CodeOf(err) != CodeInvalidSkill || !strings.Contains(err.Error(), `the skill "x" cannot be read any more`) || strings.Contains(err.Error(), dir) {
 		t.Errorf("got %v", err)
 	}
 }

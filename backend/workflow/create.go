@@ -1,14 +1,14 @@
 package workflow
 
 import (
-	"crewagent/backend/conversation"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
+	"crewagent/backend/errs"
 	"crewagent/backend/fsx"
 	"crewagent/backend/packages"
 	"crewagent/backend/settings"
@@ -76,8 +76,8 @@ func (s *Service) CreateRun(packageID, workflowID, activeAgentID, conversationID
 		conv, err = s.cfg.Store.Create(title, conversation.ActiveWorkflow)
 	} else {
 		conv, err = s.cfg.Store.Get(conversationID)
-		if err != nil && convlog.ErrorCode(err) != "" {
-			err = &Error{Code: CodeConversationNotFound, Message: fmt.Sprintf("conversation %q cannot be used for the run", conversationID), Err: err}
+		if err != nil && errs.CodeOf(err) != "" {
+			err = wrap(CodeConversationNotFound, err, fmt.Sprintf("conversation %q cannot be used for the run", conversationID))
 		}
 	}
 	if err != nil {

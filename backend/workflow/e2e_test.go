@@ -1,12 +1,13 @@
 package workflow
 
 import (
-	"crewagent/backend/conversation"
 	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
 
+	"crewagent/backend/conversation"
+	"crewagent/backend/errs"
 	"crewagent/backend/events"
 	"crewagent/backend/llm/fakellm"
 	"crewagent/backend/tools"
@@ -206,7 +207,7 @@ func TestDemoRunEndToEnd(t *testing.T) {
 	if results[len(results)-2].IsError || !results[len(results)-1].IsError {
 		t.Fatal("the confirmation must allow exactly one write")
 	}
-	if _, err := e.svc.AnswerWidget(ctx(t), runID, res.Run.RunID, tools.WidgetAnswer{Confirmed: &yes}); CodeOf(err) != CodeNoWidget {
+	if _, err := e.svc.AnswerWidget(ctx(t), runID, res.Run.RunID, tools.WidgetAnswer{Confirmed: &yes}); errs.CodeOf(err) != CodeNoWidget {
 		t.Fatalf("answering again: %v", err)
 	}
 
@@ -275,8 +276,8 @@ func TestCreateRunErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := e.svc.CreateRun(tt.pkg, tt.wf, tt.agent, tt.conv)
-			if CodeOf(err) != tt.code {
-				t.Fatalf("got %v (code %q), want %s", err, CodeOf(err), tt.code)
+			if errs.CodeOf(err) != tt.code {
+				t.Fatalf("got %v (code %q), want %s", err, errs.CodeOf(err), tt.code)
 			}
 		})
 	}

@@ -2,9 +2,9 @@ package workflow
 
 import (
 	"context"
-	"crewagent/backend/conversation"
 	"errors"
 
+	"crewagent/backend/conversation"
 	"crewagent/backend/engine"
 	"crewagent/backend/llm"
 	"crewagent/backend/settings"
@@ -110,7 +110,7 @@ func (l *engineLoop) RunTurn(ctx context.Context, t *Turn) (*TurnOutcome, error)
 func loopError(e *llm.Error) error {
 	switch e.Code {
 	case CodeMaxTurns, CodeLoopDetected, CodeAborted:
-		return &Error{Code: e.Code, Message: e.Message, Err: e.Cause}
+		return &Error{Code: e.Code, Message: e.Message, Cause: e.Cause}
 	}
 	return e
 }

@@ -2,7 +2,6 @@ package workflow
 
 import (
 	"context"
-	"crewagent/backend/conversation"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,8 +15,10 @@ import (
 	"github.com/google/uuid"
 
 	"crewagent/backend/contextbuilder"
+	"crewagent/backend/conversation"
 	"crewagent/backend/convlog"
 	"crewagent/backend/engine"
+	"crewagent/backend/errs"
 	"crewagent/backend/events"
 	"crewagent/backend/llm"
 	"crewagent/backend/packages"
@@ -278,11 +279,11 @@ func (s *Service) open(runID string) (*runCtx, error) {
 func (s *Service) readState(runID string) (*State, error) {
 	b, err := os.ReadFile(s.statePath(runID))
 	if err != nil {
-		return nil, &Error{Code: CodeStateCorrupt, Message: fmt.Sprintf("run %s: cannot read its state file", runID), Err: err}
+		return nil, wrap(CodeStateCorrupt, err, fmt.Sprintf("run %s: cannot read its state file", runID))
 	}
 	st, err := ParseState(b)
 	if err != nil {
-		return nil, &Error{Code: CodeStateCorrupt, Message: fmt.Sprintf("run %s: the state file is damaged (%s); fix its frontmatter by hand", runID, s.statePath(runID)), Err: err}
+		return nil, wrap(CodeStateCorrupt, err, fmt.Sprintf("run %s: the state file is damaged (%s); fix its frontmatter by hand", runID, s.statePath(runID)))
 	}
 	return st, nil
 }
@@ -567,26 +568,19 @@ func errCode(err error) string {
 	if err == nil {
 		return ""
 	}
-	if c := CodeOf(err); c != "" {
-		return c
-	}
-	if c := engine.CodeOf(err); c != "" {
-		return c
-	}
-	return "E_INTERNAL"
+	return errs.From(err).Code
 }
 
+// errMessage is the message of a turn's failure without its code: an
+// *Error's, a failed model call's (without its HTTP status and provider).
 func errMessage(err error) string {
 	var e *Error
-	if errors.As(err, &e) {
+	var le *llm.Error
+	switch {
+	case errors.As(err, &e):
 		return e.Message
-	}
-	if le := llm.AsError(err); le != nil && llm.CodeOf(err) != "" {
+	case errors.As(err, &le):
 		return le.Message
-	}
-	var ee *engine.Error
-	if errors.As(err, &ee) {
-		return ee.Message
 	}
 	return err.Error()
 }
