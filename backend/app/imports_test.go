@@ -73,12 +73,12 @@ func TestImportDirections(t *testing.T) {
 		{"the engine does not use the package format",
 			func(p string) bool { return p == b+"engine" },
 			func(d string) bool { return d == b+"packages" }},
-		{"the message model, errors, events and file helpers use nothing above them",
+		{"the message model, errors, events and the file and frontmatter helpers use nothing above them",
 			func(p string) bool {
-				return slices.Contains([]string{b + "conversation", b + "errs", b + "events", b + "fsx"}, p)
+				return slices.Contains([]string{b + "conversation", b + "errs", b + "events", b + "fsx", b + "frontmatter"}, p)
 			},
 			func(d string) bool {
-				return !slices.Contains([]string{b + "conversation", b + "errs", b + "events", b + "fsx"}, d)
+				return !slices.Contains([]string{b + "conversation", b + "errs", b + "events", b + "fsx", b + "frontmatter"}, d)
 			}},
 		{"nothing below the adapters uses them or the application layer",
 			func(p string) bool {
