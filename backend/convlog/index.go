@@ -274,7 +274,7 @@ func (s *Store) derive(m *conversation.ConversationMeta) (int, error) {
 	deriveMeta(m, entries, false)
 	if m.CreatedAt == "" {
 		if fi, err := os.Stat(convDir(s.dir, m.ID)); err == nil {
-			m.CreatedAt = fi.ModTime().UTC().Format(fsx.TimeFormat)
+			m.CreatedAt = fsx.Stamp(fi.ModTime())
 		} else {
 			m.CreatedAt = fsx.Now()
 		}

@@ -139,7 +139,7 @@ func legacyTime(raw json.RawMessage) string {
 	var n json.Number
 	if json.Unmarshal(raw, &n) == nil {
 		if ms, err := n.Int64(); err == nil {
-			return time.UnixMilli(ms).UTC().Format(fsx.TimeFormat)
+			return fsx.Stamp(time.UnixMilli(ms))
 		}
 	}
 	return ""
