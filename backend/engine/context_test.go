@@ -321,6 +321,103 @@ func TestContextLengthRetryUsesTheReportedOverflow(t *testing.T) {
 	}
 }
 
+// A compaction at the trigger brings the request near the target, not just
+// under the trigger: for the default 50 % target the request sent after it
+// (counted independently) and the compaction's own figure land within
+// 35-55 % of the limit, whatever the budget and message sizes; a 30 %
+// target lands within 20-35 %.
+func TestThresholdCompactionLandsNearTheTarget(t *testing.T) {
+	tests := []struct {
+		name         string
+		limit        int
+		target       float64
+		pairs, words int
+		lo, hi       float64
+	}{
+		{"8k, just over the trigger", 8000, 0.5, 27, 40, 0.35, 0.55},
+		{"8k, short messages", 8000, 0.5, 60, 40, 0.35, 0.55},
+		{"8k, long messages", 8000, 0.5, 30, 150, 0.35, 0.55},
+		{"16k", 16000, 0.5, 80, 80, 0.35, 0.55},
+		{"32k", 32000, 0.5, 120, 120, 0.35, 0.55},
+		{"16k, 30 % target", 16000, 0.3, 80, 80, 0.20, 0.35},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, func(s *settings.Settings) {
+				smallBudget(tt.limit)(s)
+				s.Context.TargetAfterCompression = tt.target
+			})
+			convID := f.create()
+			f.seed(convID, tt.pairs, tt.words)
+			f.srv.Enqueue(fakellm.Text("Done."))
+			res := f.send(SendRequest{ConversationID: convID, Text: "summarise where we are"})
+			if res.Err != nil || !res.Context.Compressed {
+				t.Fatalf("no compaction: %+v %v", res.Context, res.Err)
+			}
+			evs := compactionEvents(f.load(convID))
+			if len(evs) != 1 || evs[0].Reason != ReasonThreshold {
+				t.Fatalf("compactions %+v", evs)
+			}
+			sent := float64(f.requestTokens(f.srv.ChatRequests()[0])) / float64(tt.limit)
+			after := float64(evs[0].TokensAfter) / float64(tt.limit)
+			before := float64(evs[0].TokensBefore) / float64(tt.limit)
+			t.Logf("before %.0f %%, after %.0f %%, request sent %.0f %% of %d", before*100, after*100, sent*100, tt.limit)
+			if before <= 0.8 {
+				t.Fatalf("the history was not over the trigger (%.0f %%): the case tests nothing", before*100)
+			}
+			for what, v := range map[string]float64{"the request sent": sent, "the compaction's figure": after} {
+				if v < tt.lo || v > tt.hi {
+					t.Errorf("%s is %.1f %% of the limit, want %.0f-%.0f %% for a %.0f %% target", what, v*100, tt.lo*100, tt.hi*100, tt.target*100)
+				}
+			}
+		})
+	}
+}
+
+// The other two branches of the retry after a context-length error: a
+// provider that gives no figures gets a request a quarter smaller; one that
+// names only its window gets a request within three quarters of it. Either
+// way the retry is another request, and the limit is learned.
+func TestContextLengthRetryWithoutFullFigures(t *testing.T) {
+	tests := []struct {
+		name  string
+		err   fakellm.Response
+		limit func(sent int) int // the most the retry may use
+	}{
+		{"no figures", fakellm.Error(400, "invalid_request_error", "context_length_exceeded", "The prompt is too long for this model."),
+			func(sent int) int { return sent * 3 / 4 }},
+		{"the window only", fakellm.Error(400, "BadRequestError", "", "This model's maximum context length is 4000 tokens."),
+			func(int) int { return 4000 - 4000/4 }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, nil)
+			convID := f.create()
+			f.seed(convID, 60, 60)
+			f.srv.Enqueue(tt.err, fakellm.Text("fits now"))
+			res := f.send(SendRequest{ConversationID: convID, Text: "answer"})
+			if res.Err != nil || res.Text != "fits now" {
+				t.Fatalf("result %+v %v", res, res.Err)
+			}
+			reqs := f.srv.ChatRequests()
+			if len(reqs) != 2 {
+				t.Fatalf("%d requests, want the refused one and one retry", len(reqs))
+			}
+			sent, retried := f.requestTokens(reqs[0]), f.requestTokens(reqs[1])
+			want := tt.limit(sent)
+			if sent <= 4000 || want >= sent {
+				t.Fatalf("the first request (%d tokens) must be over the window for the test to mean anything", sent)
+			}
+			if string(reqs[0].Body) == string(reqs[1].Body) || retried > want {
+				t.Fatalf("first request %d tokens, retry %d (want at most %d)", sent, retried, want)
+			}
+			if got := f.svc.learnedLimit(testModel); got == 0 || got > want {
+				t.Fatalf("learned limit %d, want at most %d", got, want)
+			}
+		})
+	}
+}
+
 // A message that cannot fit the request limit whatever happens is refused
 // before anything is written or sent.
 func TestOversizeInputRefused(t *testing.T) {
