@@ -10,6 +10,7 @@ import (
 	"crewagent/backend/events"
 	"crewagent/backend/settings"
 	"crewagent/backend/tasks"
+	"crewagent/backend/tokens"
 )
 
 // CompactRequest asks for a compaction now (the composer's /compact and the
@@ -123,8 +124,16 @@ func (s *ChatService) checkInput(convID string, p *prepared, e *conversation.Ent
 	if l := s.learnedLimit(p.model); l > 0 && l < limit {
 		limit = l
 	}
-	if len(e.Text()) <= limit/4 {
+	size := len(e.Text())
+	if size <= limit/4 {
 		return nil // a token is at least one byte: it fits
+	}
+	if least := size / tokens.MaxTokenBytes; least > limit {
+		// No token covers more than MaxTokenBytes: refused by its size, before
+		// any counting (a 15 MB paste costs seconds to count).
+		return &Error{Code: CodeInputTooLarge, Message: "the message is " + strconv.Itoa(size) + " bytes, at least " + strconv.Itoa(least) +
+			" tokens: more than the request limit of " + strconv.Itoa(limit) + " tokens (context.tokenBudget minus the reply reserve) can hold, " +
+			"so it was not sent or saved. " + inputTooLargeAdvice}
 	}
 	e.Tokens = s.counter.CountMessage(p.model, e)
 	e.TokenEncoding = s.counter.EncodingFor(p.model)
@@ -140,6 +149,9 @@ func (s *ChatService) checkInput(convID string, p *prepared, e *conversation.Ent
 	fixed := res.Debug.UsedTokens - e.Tokens
 	return &Error{Code: CodeInputTooLarge, Message: "the message is " + strconv.Itoa(e.Tokens) + " tokens; with the system prompt and the tool definitions (" +
 		strconv.Itoa(fixed) + " tokens) it cannot fit the request limit of " + strconv.Itoa(limit) +
-		" tokens (context.tokenBudget minus the reply reserve), so it was not sent or saved. Shorten it, or save the text as a file in the project " +
-		"and ask for it to be read with fs.read, which pages through long files (startLine/endLine)"}
+		" tokens (context.tokenBudget minus the reply reserve), so it was not sent or saved. " + inputTooLargeAdvice}
 }
+
+// inputTooLargeAdvice ends the refusal of a message that can never fit.
+const inputTooLargeAdvice = "Shorten it, or save the text as a file in the project " +
+	"and ask for it to be read with fs.read, which pages through long files (startLine/endLine)"

@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"crewagent/backend/compression"
 	"crewagent/backend/contextbuilder"
@@ -17,6 +19,7 @@ import (
 	"crewagent/backend/llm/fakellm"
 	"crewagent/backend/recall"
 	"crewagent/backend/settings"
+	"crewagent/backend/tokens"
 	"crewagent/backend/tools"
 )
 
@@ -445,6 +448,64 @@ func TestOversizeInputRefused(t *testing.T) {
 		t.Fatal(res.Err)
 	}
 	f.checkBudget(8000)
+}
+
+// spyCounter records the largest text it was asked to count.
+type spyCounter struct {
+	*tokens.Counter
+	mu      sync.Mutex
+	largest int
+}
+
+func (c *spyCounter) note(n int) {
+	c.mu.Lock()
+	c.largest = max(c.largest, n)
+	c.mu.Unlock()
+}
+
+func (c *spyCounter) Count(model, text string) int {
+	c.note(len(text))
+	return c.Counter.Count(model, text)
+}
+
+func (c *spyCounter) CountMessage(model string, e *conversation.Entry) int {
+	c.note(len(e.Text()))
+	return c.Counter.CountMessage(model, e)
+}
+
+// A pasted text too large for any request is refused by its size in bytes
+// before it is counted (no token is longer than tokens.MaxTokenBytes): a
+// 15 MB message never reaches the tokenizer, nothing is written or sent.
+func TestHugeInputRefusedBeforeCounting(t *testing.T) {
+	f := newFixture(t, smallBudget(20000))
+	spy := &spyCounter{Counter: counter}
+	svc, err := New(Options{Store: f.store, Settings: StaticSettings(f.st), LLM: testLLM, Tools: NewToolHosts(toolsRoots(f)), Counter: spy, Emitter: f.rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	convID := f.create()
+	huge := strings.Repeat("All work and no play makes Jack a dull boy. ", 15<<20/44) // 15 MB
+	start := time.Now()
+	_, err = svc.Send(context.Background(), SendRequest{ConversationID: convID, Text: huge})
+	took := time.Since(start)
+	t.Logf("a %.1f MB message refused in %v", float64(len(huge))/1e6, took)
+	if errs.CodeOf(err) != CodeInputTooLarge || !strings.Contains(err.Error(), "bytes") || !strings.Contains(err.Error(), "fs.read") {
+		t.Fatalf("want %s by size, got %v", CodeInputTooLarge, err)
+	}
+	if spy.largest >= 1<<20 {
+		t.Fatalf("the message was counted (a text of %d bytes) before it was refused", spy.largest)
+	}
+	if len(f.load(convID)) != 0 || len(f.srv.Requests()) != 0 {
+		t.Fatal("the refused message was written or sent")
+	}
+	// Just under the bound by size, it is counted and refused by its count.
+	over := strings.Repeat("All work and no play makes Jack a dull boy. ", 20000*tokens.MaxTokenBytes/44-1)
+	if _, err := svc.Send(context.Background(), SendRequest{ConversationID: convID, Text: over}); errs.CodeOf(err) != CodeInputTooLarge || !strings.Contains(err.Error(), "tokens; with the system prompt") {
+		t.Fatalf("want %s by count, got %v", CodeInputTooLarge, err)
+	}
+	if spy.largest < len(over) {
+		t.Fatalf("a message within the size bound was not counted (largest text counted %d bytes)", spy.largest)
+	}
 }
 
 // Legacy collapsed tool_start / tool_result UI entries stay out of the

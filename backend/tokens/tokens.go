@@ -23,6 +23,12 @@ const (
 // The 3 tokens that prime the assistant reply are added once per request by callers.
 const MessageOverhead = 4
 
+// MaxTokenBytes is the most bytes one token of the encodings counted here
+// covers (the longest entry of both vocabularies; a test checks it): a text
+// of n bytes is at least n/MaxTokenBytes tokens, whatever it holds, which
+// lets a caller refuse a text that can never fit without counting it.
+const MaxTokenBytes = 128
+
 // ReplyPriming is the number of tokens a request costs once, for the assistant
 // reply header. Callers that total a request add it themselves.
 const ReplyPriming = 3

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 
+	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
+
 	"crewagent/backend/conversation"
 )
 
@@ -248,5 +250,32 @@ func BenchmarkCountMessage1KB(b *testing.B) {
 				c.CountMessage(model, e)
 			}
 		})
+	}
+}
+
+// MaxTokenBytes is at least the longest token of every vocabulary counted
+// with, so size/MaxTokenBytes never exceeds a text's count.
+func TestMaxTokenBytesBoundsTheVocabularies(t *testing.T) {
+	files := map[string]string{O200kBase: "o200k_base.tiktoken", CL100kBase: "cl100k_base.tiktoken"}
+	for enc, file := range files {
+		ranks, err := tiktoken_loader.NewOfflineLoader().LoadTiktokenBpe(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		longest := 0
+		for tok := range ranks {
+			longest = max(longest, len(tok))
+		}
+		if len(ranks) < 100000 || longest > MaxTokenBytes {
+			t.Errorf("%s: %d tokens, the longest %d bytes: MaxTokenBytes (%d) must be at least that", enc, len(ranks), longest, MaxTokenBytes)
+		}
+	}
+	c := New()
+	for _, text := range []string{strings.Repeat(" ", 100000), strings.Repeat("=", 100000), strings.Repeat("a", 100000), strings.Repeat("<|endoftext|>", 5000)} {
+		for _, model := range []string{"gpt-4o", "gpt-4"} {
+			if n := c.Count(model, text); n < len(text)/MaxTokenBytes {
+				t.Errorf("%s counts %d tokens for %d bytes of %q…: fewer than size/MaxTokenBytes", model, n, len(text), text[:5])
+			}
+		}
 	}
 }
