@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -19,6 +20,14 @@ import (
 type CompactionWrite struct {
 	// MessageIDs are marked compacted (each must exist).
 	MessageIDs []string
+	// Versions are the messages of MessageIDs as the caller read them from
+	// this store (their latest versions, unchanged), and ReadAt the log's
+	// size (LogSize) taken before that read: the store then reads only the
+	// lines written after ReadAt for newer versions instead of the whole log
+	// again. Without them (or when the log was rewritten since), it reads
+	// the latest versions itself.
+	Versions []*conversation.Entry
+	ReadAt   int64
 	// Event is the compaction event (Type, Event and Data are filled in;
 	// an empty ID gets one).
 	Event *conversation.Entry
@@ -44,7 +53,7 @@ func (s *Store) Compact(id string, w CompactionWrite) error {
 		return err
 	}
 	ids := uniqueStrings(w.MessageIDs)
-	cur, err := s.latest(id, ids)
+	cur, err := s.latestSince(id, ids, w.Versions, w.ReadAt)
 	if err != nil {
 		return err
 	}
@@ -83,6 +92,72 @@ func (s *Store) Compact(id string, w CompactionWrite) error {
 		lines = append(lines, sum)
 	}
 	return s.commit(id, lines)
+}
+
+// LogSize returns the size of conversation id's log (0 when it has none
+// yet): taken before a read, it tells Compact which lines came after it.
+func (s *Store) LogSize(id string) (int64, error) {
+	if err := checkConvID(id); err != nil {
+		return 0, err
+	}
+	fi, err := os.Stat(logPath(s.dir, id))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return 0, nil
+	case err != nil:
+		return 0, fmt.Errorf("convlog: %w", err)
+	}
+	return fi.Size(), nil
+}
+
+// latestSince returns the latest version of each of ids: those of versions
+// (read by the caller when the log was readAt bytes long), replaced by any
+// newer line written since. It reads the whole log (latest) when versions
+// do not cover ids or the log no longer starts with what was read: shorter
+// than readAt, or readAt not at the end of a line.
+func (s *Store) latestSince(id string, ids []string, versions []*conversation.Entry, readAt int64) (map[string]*conversation.Entry, error) {
+	if len(versions) == 0 || readAt <= 0 {
+		return s.latest(id, ids)
+	}
+	given := make(map[string]*conversation.Entry, len(ids))
+	for _, e := range versions {
+		if e != nil {
+			given[e.ID] = e
+		}
+	}
+	for _, x := range ids {
+		if given[x] == nil {
+			return s.latest(id, ids)
+		}
+	}
+	f, err := os.Open(logPath(s.dir, id))
+	if err != nil {
+		return s.latest(id, ids)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("convlog: %w", err)
+	}
+	var last [1]byte
+	if size := fi.Size(); size < readAt {
+		return s.latest(id, ids)
+	} else if _, err := f.ReadAt(last[:], readAt-1); err != nil || last[0] != '\n' {
+		return s.latest(id, ids)
+	} else if size > readAt {
+		newer, err := findLatest(io.NewSectionReader(f, readAt, size-readAt), size-readAt, ids)
+		if err != nil {
+			return nil, fmt.Errorf("convlog: %w", err)
+		}
+		for k, e := range newer {
+			given[k] = e
+		}
+	}
+	out := make(map[string]*conversation.Entry, len(ids))
+	for _, x := range ids {
+		out[x] = given[x]
+	}
+	return out, nil
 }
 
 // Pin records a pin of message msgID (which must exist): an event carrying

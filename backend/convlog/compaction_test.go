@@ -244,3 +244,126 @@ func TestForkAcrossCompactions(t *testing.T) {
 		t.Fatalf("fork's recall index: %q %v", b, err)
 	}
 }
+
+// Compact with the versions a caller read (and the log's size before that
+// read) writes the same marks as Compact reading the log itself, takes a
+// version written after the read from the log, and reads the whole log
+// again when what was read no longer stands for the log's start.
+func TestCompactWithTheVersionsRead(t *testing.T) {
+	s, dir, _ := openTest(t, Options{Counter: &lenCounter{}, IndexFlushDelay: -1})
+	logOf := func(id string) []string {
+		raw, err := os.ReadFile(filepath.Join(dir, ConversationsDir, id, LogFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Split(strings.TrimSpace(string(raw)), "\n")
+	}
+	// fill writes the same entries (same ids) to a new conversation: three
+	// messages, a newer version of the second, a tool result.
+	fill := func() string {
+		id := mustCreate(t, s)
+		a, b := &conversation.Entry{ID: "m1", Role: conversation.RoleUser, Content: conversation.Str("one")},
+			&conversation.Entry{ID: "m2", Role: conversation.RoleAssistant, Content: conversation.Str("two"), PartType: conversation.PartContent}
+		c := &conversation.Entry{ID: "m3", Role: conversation.RoleTool, ToolCallID: "call_1", ToolName: "fs.read", Content: conversation.Str(`{"ok":true}`)}
+		for _, e := range []*conversation.Entry{a, b, c} {
+			e.CreatedAt = "2025-01-02T03:04:05.000Z"
+		}
+		if err := s.Append(id, a, b, c); err != nil {
+			t.Fatal(err)
+		}
+		b2 := *b
+		b2.Content = conversation.Str("two, edited")
+		if err := s.Update(id, &b2); err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	write := func(id string, versions []*conversation.Entry, readAt int64) []string {
+		t.Helper()
+		ev := &conversation.Entry{ID: "e1", CreatedAt: "2025-01-02T03:04:06.000Z", Data: json.RawMessage(`{"from":"m1","to":"m3"}`)}
+		if err := s.Compact(id, CompactionWrite{MessageIDs: []string{"m1", "m2", "m3"}, Event: ev, Versions: versions, ReadAt: readAt}); err != nil {
+			t.Fatal(err)
+		}
+		lines := logOf(id)
+		marks := lines[len(lines)-4 : len(lines)-1]
+		for i, l := range marks {
+			var e conversation.Entry
+			if err := json.Unmarshal([]byte(l), &e); err != nil || !e.Compacted || e.UpdatedAt == "" {
+				t.Fatalf("mark %q: %v", l, err)
+			}
+			marks[i] = strings.Replace(l, `"updatedAt":"`+e.UpdatedAt+`"`, `"updatedAt":"…"`, 1)
+		}
+		return marks
+	}
+	read := func(id string) ([]*conversation.Entry, int64) {
+		t.Helper()
+		size, err := s.LogSize(id)
+		if err != nil || size == 0 {
+			t.Fatalf("LogSize %d %v", size, err)
+		}
+		all, err := s.LoadSinceCompaction(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return all, size
+	}
+	stale := func(all []*conversation.Entry) []*conversation.Entry {
+		out := make([]*conversation.Entry, len(all))
+		for i, e := range all {
+			c := *e
+			c.Content = conversation.Str("STALE")
+			out[i] = &c
+		}
+		return out
+	}
+	want := write(fill(), nil, 0)
+
+	t.Run("nothing written since the read", func(t *testing.T) {
+		id := fill()
+		all, size := read(id)
+		if got := write(id, all, size); strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("marks from the versions read:\n%s\nfrom the log:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	})
+	t.Run("the versions read are taken as they are, not read again", func(t *testing.T) {
+		id := fill()
+		all, size := read(id)
+		for _, m := range write(id, stale(all), size) {
+			if !strings.Contains(m, "STALE") {
+				t.Fatalf("the log was read again: %s", m)
+			}
+		}
+	})
+	t.Run("a newer version written after the read", func(t *testing.T) {
+		id := fill()
+		all, size := read(id)
+		newer := *all[1]
+		newer.Content = conversation.Str("two, edited again")
+		if err := s.Update(id, &newer); err != nil {
+			t.Fatal(err)
+		}
+		got := write(id, all, size)
+		if !strings.Contains(got[1], "two, edited again") || got[0] != want[0] || got[2] != want[2] {
+			t.Fatalf("marks:\n%s", strings.Join(got, "\n"))
+		}
+	})
+	for _, tc := range []struct {
+		name  string
+		shift int64
+	}{{"the log is shorter than what was read", 1000}, {"the read did not end at a line end", -1}} {
+		t.Run(tc.name, func(t *testing.T) {
+			id := fill()
+			all, size := read(id)
+			if got := write(id, stale(all), size+tc.shift); strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Fatalf("the versions given were used:\n%s", strings.Join(got, "\n"))
+			}
+		})
+	}
+	t.Run("versions that miss an id", func(t *testing.T) {
+		id := fill()
+		all, size := read(id)
+		if got := write(id, stale(all)[:2], size); strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("incomplete versions were used:\n%s", strings.Join(got, "\n"))
+		}
+	})
+}

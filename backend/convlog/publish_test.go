@@ -17,7 +17,7 @@ import (
 
 // readMethods are the exported methods of Store that change nothing.
 var readMethods = []string{"Close", "DataDir", "ReadOnly", "IsOwnWrite", "List", "Get", "Load", "LoadTail",
-	"LoadSinceCompaction", "LoadBackTo", "SidecarPath", "Search", "Page", "PageBefore"}
+	"LoadSinceCompaction", "LoadBackTo", "SidecarPath", "Search", "Page", "PageBefore", "LogSize"}
 
 // besideLogMethods write files beside a conversation's log (the recall index,
 // tool outputs kept for reading back) and leave the conversation unchanged.

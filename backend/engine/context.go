@@ -200,7 +200,11 @@ func (c *contexter) compact(ctx context.Context, res *contextbuilder.Result, rea
 	if c.persist {
 		ev, sum := event, summary
 		ev.Data = raw
-		if err := s.opts.Store.Compact(c.convID, convlog.CompactionWrite{MessageIDs: comp.MessageIDs, Event: &ev, Summary: &sum}); err != nil {
+		w := convlog.CompactionWrite{MessageIDs: comp.MessageIDs, Event: &ev, Summary: &sum}
+		if c.p.readAt > 0 {
+			w.Versions, w.ReadAt = versionsOf(saved, compacted), c.p.readAt
+		}
+		if err := s.opts.Store.Compact(c.convID, w); err != nil {
 			c.p.history = saved
 			return nil, err
 		}
@@ -213,6 +217,18 @@ func (c *contexter) compact(ctx context.Context, res *contextbuilder.Result, rea
 	c.compactions = append(c.compactions, CompactionRecord{EventID: event.ID, SummaryID: summary.ID, Summary: comp.Summary,
 		CompactedIDs: comp.MessageIDs, Count: len(comp.Entries), Lines: comp.Lines, Data: data, Persisted: c.persist})
 	return after, nil
+}
+
+// versionsOf returns the messages of history whose ids are in ids, as the
+// store's Compact takes them (the versions read, unchanged).
+func versionsOf(history []conversation.Entry, ids map[string]bool) []*conversation.Entry {
+	out := make([]*conversation.Entry, 0, len(ids))
+	for i := range history {
+		if history[i].IsMessage() && ids[history[i].ID] {
+			out = append(out, &history[i])
+		}
+	}
+	return out
 }
 
 // backfill gives a conversation compacted by an earlier version of the
