@@ -3,6 +3,8 @@ package compression
 import (
 	"context"
 	"fmt"
+	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -60,4 +62,31 @@ func BenchmarkCompaction10k(b *testing.B) {
 	}
 	b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
 	b.ReportMetric(float64(lines), "digest-lines")
+}
+
+// The digest does not depend on how many cores found the lines of the
+// messages: one core and all of them give the same summary and data, with
+// and without a focus.
+func TestDigestIsTheSameOnAnyNumberOfCores(t *testing.T) {
+	h := benchLog(3000)
+	res, err := contextbuilder.Build(contextbuilder.Options{Mode: conversation.ModeChat, History: h, Counter: counter, Model: testModel,
+		Budget: contextbuilder.Budget{TokenBudget: 128000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, focus := range []string{"", "tenant quota"} {
+		cfg := Config{Limit: res.Debug.TokenLimit, Counter: counter, Model: testModel, Focus: focus}
+		compact := func(procs int) *Compaction {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+			comp, err := Compact(context.Background(), res, h, Plan(res, h, cfg, true), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return comp
+		}
+		one, many := compact(1), compact(4)
+		if one.Summary != many.Summary || one.Lines != many.Lines || !reflect.DeepEqual(one.Data, many.Data) || len(one.Summary) < 1000 {
+			t.Fatalf("focus %q: one core %d lines, four %d; summaries equal: %v", focus, one.Lines, many.Lines, one.Summary == many.Summary)
+		}
+	}
 }

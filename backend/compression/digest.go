@@ -4,9 +4,12 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"crewagent/backend/contextbuilder"
@@ -196,6 +199,7 @@ type dline struct {
 	key     string
 	tokens  int      // exact, 0 until counted
 	keys    []string // keyTokens, for rarity
+	shape   string   // shapeKey
 }
 
 // Score rates one line of a message for the digest (see the package doc of
@@ -654,6 +658,7 @@ func buildDigest(in digestInput) digest {
 				d.score = scoreOf(analyse(d.text, focus), d.who)
 			}
 			d.score += keptBonus
+			d.shape = shapeKey(d.text)
 			all = append(all, d)
 		}
 	}
@@ -703,17 +708,42 @@ func buildDigest(in digestInput) digest {
 	}
 
 	fresh := len(all)
+	skipped := func(e *conversation.Entry) bool {
+		return (e.ID == taskID && tk != nil && !tk.keyLines) || in.skip[e.ID] // quoted whole, or carried word for word
+	}
+	// Each message's lines are found on their own (on every core); the
+	// order, the rarity counts and everything after are worked out in
+	// message order, so the digest does not depend on how they were shared.
+	found := make([][]dline, len(in.entries))
+	eachParallel(len(in.entries), func(i int) {
+		e := &in.entries[i]
+		if skipped(e) {
+			return
+		}
+		lines := candidates(e, focus, 0)
+		for j := range lines {
+			lines[j].keys = keyTokens(lines[j].text)
+			lines[j].shape = shapeKey(lines[j].text)
+		}
+		found[i] = lines
+	})
+	n := len(all)
+	for _, lines := range found {
+		n += len(lines)
+	}
+	all = slices.Grow(all, n-len(all))
 	freq := map[string]int{} // key token -> messages naming it
 	for i := range in.entries {
-		e := &in.entries[i]
-		if (e.ID == taskID && tk != nil && !tk.keyLines) || in.skip[e.ID] {
-			continue // quoted whole, or carried word for word
+		if skipped(&in.entries[i]) {
+			continue
 		}
-		lines := candidates(e, focus, order)
+		lines := found[i]
+		for j := range lines {
+			lines[j].order = order + j
+		}
 		order += len(lines) + 1
 		seen := map[string]bool{}
 		for j := range lines {
-			lines[j].keys = keyTokens(lines[j].text)
 			for _, k := range lines[j].keys {
 				if !seen[k] {
 					seen[k] = true
@@ -747,7 +777,7 @@ func buildDigest(in digestInput) digest {
 	// one, so the newest stays and the repeats sink.
 	byShape := map[string]int{}
 	for i := len(all) - 1; i >= 0; i-- {
-		if k := shapeKey(all[i].text); k != "" {
+		if k := all[i].shape; k != "" {
 			all[i].score -= float64(byShape[k]) * shapePenalty
 			byShape[k]++
 		}
@@ -930,4 +960,38 @@ func headRunes(s string, n int) string {
 		i += size
 	}
 	return s[:i]
+}
+
+// parallelChunk is how many messages a worker of eachParallel takes at a
+// time; below two chunks the work stays on the calling goroutine.
+const parallelChunk = 64
+
+// eachParallel calls fn for every index in [0, n), on up to GOMAXPROCS
+// goroutines; fn must only write what belongs to its index.
+func eachParallel(n int, fn func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n/parallelChunk)
+	if workers <= 1 {
+		for i := range n {
+			fn(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				start := int(next.Add(parallelChunk)) - parallelChunk
+				if start >= n {
+					return
+				}
+				for i := start; i < min(start+parallelChunk, n); i++ {
+					fn(i)
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }

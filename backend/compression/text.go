@@ -369,7 +369,7 @@ func analyse(line string, focus *termSet) features {
 	if nonASCII {
 		zhFeatures(line, &f)
 	}
-	f.question = strings.ContainsAny(line, "?？")
+	f.question = strings.IndexByte(line, '?') >= 0 || strings.Contains(line, "？")
 	if focus != nil && focus.n > 0 {
 		f.focus = focus.matches(line)
 	}
@@ -747,5 +747,11 @@ func Terms(s string, fn func(string)) {
 }
 
 func isCJK(r rune) bool {
+	if r < firstCJK {
+		return false // most text: no table lookups
+	}
 	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r)
 }
+
+// firstCJK is the lowest rune of the scripts isCJK accepts (Hangul Jamo).
+const firstCJK = 0x1100
