@@ -1205,6 +1205,14 @@ func (s *Store) timedFlush() {
 // escaped). A message without content gets "content":null after its role, so
 // every message line has the OpenAI "content" field.
 func encodeEntries(buf *bytes.Buffer, entries []*conversation.Entry) error {
+	size := 0
+	for _, e := range entries {
+		size += 256 + len(e.Text()) + len(e.Data)
+		for _, tc := range e.ToolCalls {
+			size += 64 + len(tc.Function.Arguments)
+		}
+	}
+	buf.Grow(size) // one allocation for a large batch (10,000 compaction marks)
 	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	for _, e := range entries {

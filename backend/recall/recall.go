@@ -248,6 +248,11 @@ func (x *Index) refresh(path string) error {
 // Add appends docs to the index file of convID and to the cached index.
 func (c *Cache) Add(files Files, convID string, docs []Doc) error {
 	var buf bytes.Buffer
+	size := 0
+	for _, d := range docs {
+		size += 64 + len(d.ID) + len(d.Tool) + len(d.Text)
+	}
+	buf.Grow(size)
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	kept := make([]Doc, 0, len(docs))
