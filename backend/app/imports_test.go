@@ -65,15 +65,20 @@ func TestImportDirections(t *testing.T) {
 		{"the LLM client does not use the conversation store",
 			func(p string) bool { return strings.HasPrefix(p, b+"llm") },
 			func(d string) bool { return d == b+"convlog" }},
+		{"the request builder, compaction, recall and token counting use the message model, not the store",
+			func(p string) bool {
+				return slices.Contains([]string{b + "contextbuilder", b + "compression", b + "recall", b + "tokens"}, p)
+			},
+			func(d string) bool { return d == b+"convlog" }},
 		{"the engine does not use the package format",
 			func(p string) bool { return p == b+"engine" },
 			func(d string) bool { return d == b+"packages" }},
-		{"the message model, errors, events and file helpers use nothing above them",
+		{"the message model, errors, events and the file and frontmatter helpers use nothing above them",
 			func(p string) bool {
-				return slices.Contains([]string{b + "conversation", b + "errs", b + "events", b + "fsx"}, p)
+				return slices.Contains([]string{b + "conversation", b + "errs", b + "events", b + "fsx", b + "frontmatter"}, p)
 			},
 			func(d string) bool {
-				return !slices.Contains([]string{b + "conversation", b + "errs", b + "events", b + "fsx"}, d)
+				return !slices.Contains([]string{b + "conversation", b + "errs", b + "events", b + "fsx", b + "frontmatter"}, d)
 			}},
 		{"nothing below the adapters uses them or the application layer",
 			func(p string) bool {
@@ -95,5 +100,35 @@ func TestImportDirections(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// ioPackages are the standard packages that reach files, processes or the
+// network.
+var ioPackages = []string{"os", "os/exec", "os/signal", "os/user", "io/fs", "io/ioutil", "path/filepath",
+	"net", "net/http", "net/url", "net/rpc", "syscall", "log/slog", "log", "embed", "plugin"}
+
+// The message model is pure: neither it nor what it imports of the module
+// reads or writes anything (no os, net, io/fs, file helpers).
+func TestMessageModelHasNoIO(t *testing.T) {
+	b := module + "/backend/"
+	all := deps(t, false)
+	pure := append([]string{b + "conversation"}, all[b+"conversation"]...)
+	out, err := exec.Command("go", append([]string{"list", "-f", `{{.ImportPath}} {{join .Imports " "}}`}, pure...)...).Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	checked := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		checked++
+		for _, d := range f[1:] {
+			if slices.Contains(ioPackages, d) || strings.HasPrefix(d, "net/") || d == b+"fsx" || d == b+"convlog" {
+				t.Errorf("the message model does no I/O: %s imports %s", f[0], d)
+			}
+		}
+	}
+	if checked < 1 {
+		t.Fatal("go list listed nothing: the check is broken")
 	}
 }

@@ -330,7 +330,7 @@ func serverView(st mcp.Status, list []mcp.Tool, v MCPView) MCPServerView {
 		ServerVersion: st.ServerVersion, ApprovalChanged: st.ApprovalChanged, Offered: offered(v, st.Name), Config: specOf(st.Config)}
 	out.Config.Name = st.Name
 	if st.RetryAt != nil {
-		out.RetryAt = st.RetryAt.UTC().Format(time.RFC3339)
+		out.RetryAt = fsx.Stamp(*st.RetryAt)
 	}
 	for _, t := range list {
 		out.Tools = append(out.Tools, MCPToolView{Name: t.Name, WireName: t.WireName, Title: t.Title, Description: t.Description, InputSchema: t.InputSchema})

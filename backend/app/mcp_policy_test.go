@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 	"crewagent/backend/mcp"
 	"crewagent/backend/mcp/mcptest"
 	"crewagent/backend/tools"
@@ -98,10 +98,10 @@ func TestMCPToolsCountInTheContext(t *testing.T) {
 	defer ws.Close()
 	conv, err := ws.CreateConversation("")
 	must(t, err)
-	off, err := ws.Preview(context.Background(), conv.ID, convlog.ModeChat, "")
+	off, err := ws.Preview(context.Background(), conv.ID, conversation.ModeChat, "")
 	must(t, err)
 	must(t, ws.rt.SetMCPOptions(MCPOptions{Enabled: true, CallTimeoutSeconds: 60}))
-	on, err := ws.Preview(context.Background(), conv.ID, convlog.ModeChat, "")
+	on, err := ws.Preview(context.Background(), conv.ID, conversation.ModeChat, "")
 	must(t, err)
 	var mcpNames []string
 	for _, n := range on.ToolNames {

@@ -18,7 +18,7 @@ import (
 
 	"crewagent/backend/app"
 	"crewagent/backend/cli"
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 	"crewagent/backend/engine"
 	"crewagent/backend/events"
 	"crewagent/backend/llm/fakellm"
@@ -115,14 +115,14 @@ func nodeOf(t *testing.T, marker string) int {
 }
 
 // lastTool returns the newest tool result of a conversation.
-func lastTool(t *testing.T, ws *app.Workspace, convID string) *convlog.Entry {
+func lastTool(t *testing.T, ws *app.Workspace, convID string) *conversation.Entry {
 	t.Helper()
 	all, err := ws.Entries(convID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := len(all) - 1; i >= 0; i-- {
-		if all[i].IsMessage() && all[i].Role == convlog.RoleTool {
+		if all[i].IsMessage() && all[i].Role == conversation.RoleTool {
 			return all[i]
 		}
 	}
@@ -175,7 +175,7 @@ func TestMCPFaultsReachTheModel(t *testing.T) {
 		return fakellm.Tools(s.call)
 	})
 	var conv string
-	send := func(text string, s step) (*convlog.Entry, fakellm.RecordedRequest) {
+	send := func(text string, s step) (*conversation.Entry, fakellm.RecordedRequest) {
 		t.Helper()
 		mu.Lock()
 		steps[text] = s
@@ -192,7 +192,7 @@ func TestMCPFaultsReachTheModel(t *testing.T) {
 		}
 		return lastTool(t, ws, conv), last
 	}
-	code := func(e *convlog.Entry) string {
+	code := func(e *conversation.Entry) string {
 		var v struct {
 			OK    bool
 			Error struct{ Code, Message string }
@@ -296,7 +296,7 @@ func TestMCPFaultsReachTheModel(t *testing.T) {
 
 	t.Run("a large output goes to its file with a preview", func(t *testing.T) {
 		e, req := send("read big", step{call: fakellm.ToolCall{ID: "c_big", Name: "mcp__files__read_text_file", Arguments: fmt.Sprintf(`{"path":%q}`, filepath.Join(box, "big.txt"))}})
-		if e.FullOutputPath == "" || !strings.HasPrefix(e.Text(), convlog.PreviewPrefix) {
+		if e.FullOutputPath == "" || !strings.HasPrefix(e.Text(), conversation.PreviewPrefix) {
 			t.Fatalf("not externalised: %s…", e.Text()[:min(200, len(e.Text()))])
 		}
 		sent := req.LastMessage().Text()

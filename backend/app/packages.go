@@ -466,12 +466,11 @@ func (rt *Runtime) ImportPackage(path string) (PackageImport, error) {
 	}
 	inst, err := rt.packages.Import(path)
 	if err != nil {
-		var ve *packages.ValidationError
-		if errors.As(err, &ve) {
-			out.Problems = append(out.Problems, ve.Problems...)
+		if problems := packages.ProblemsOf(err); problems != nil {
+			out.Problems = append(out.Problems, problems...)
 			return out, nil
 		}
-		if packages.Code(err) == "" {
+		if errs.CodeOf(err) == "" {
 			return out, errs.Wrap(errs.PackageOpen, err, err.Error())
 		}
 		return out, err

@@ -1,8 +1,10 @@
 package app_test
 
 import (
+	"archive/zip"
 	"bytes"
 	"context"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,6 +16,7 @@ import (
 	"crewagent/backend/app"
 	"crewagent/backend/cli"
 	"crewagent/backend/desktop"
+	"crewagent/backend/errs"
 	"crewagent/backend/events"
 	"crewagent/backend/llm/fakellm"
 	"crewagent/backend/packages"
@@ -168,6 +171,126 @@ func TestWindowAndCommandLineBuildTheSameRuntime(t *testing.T) {
 			}
 		})
 	}
+}
+
+// An agent of an installed package other than the project's active one:
+// the window and the command line give the same answer (Agent mode offers
+// the active package's agents, README), and once that package is the
+// active one both send the same request as that agent.
+func TestWindowAndCommandLineTreatAgentsOfOtherPackagesAlike(t *testing.T) {
+	p := newParity(t)
+	m := packages.NewManager(p.home)
+	demo, err := m.EnsureDemo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := m.Import(zipDir(t, filepath.Join("..", "packages", "testdata", "single")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	setActive := func(id string) {
+		t.Helper()
+		pr, err := project.Open(p.home, p.root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := project.SetActivePackage(pr, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setActive(demo.ID)
+	greet := app.SendRequest{Text: "say hello", Mode: "agent", AgentID: "greeter"}
+
+	// Not the active package's agent: the same refusal, nothing sent.
+	d, rec := p.window(t)
+	conv, err := d.Conversations.Create("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	greet.ConversationID = conv.ID
+	send(t, d, rec, greet)
+	var refused *events.Error
+	for _, e := range rec.Named(events.ConversationChanged) {
+		if c := e.(events.ChangeEvent); c.ConversationID == conv.ID && c.Error != nil {
+			refused = c.Error
+		}
+	}
+	if err := d.Projects.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	code := cli.Run(context.Background(), []string{"chat", "--mode", "agent", "--agent", "greeter", "say hello", "--home", p.home, "--project", p.root},
+		strings.NewReader(""), &out, &errb)
+	if refused == nil || refused.Code != errs.AgentNotFound || code != cli.ExitError || !strings.Contains(errb.String(), refused.Message) {
+		t.Fatalf("window refused with %+v; command line exit %d, stderr %q", refused, code, errb.String())
+	}
+	if n := len(p.srv.ChatRequests()); n != 0 {
+		t.Fatalf("%d requests sent for an agent that is not offered", n)
+	}
+
+	// The active package's agent: the same request from both.
+	setActive(other.ID)
+	d, rec = p.window(t)
+	conv, err = d.Conversations.Create("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	greet.ConversationID = conv.ID
+	p.srv.Enqueue(fakellm.Text("Welcome!"))
+	send(t, d, rec, greet)
+	window := lastRequests(t, p.srv, 1)
+	if err := d.Projects.Close(); err != nil {
+		t.Fatal(err)
+	}
+	p.srv.Enqueue(fakellm.Text("Welcome!"))
+	p.cli(t, "chat", "--mode", "agent", "--agent", "greeter", "say hello")
+	command := lastRequests(t, p.srv, 1)
+	if window[0] != command[0] {
+		t.Fatalf("the requests differ:\nwindow  %+v\ncommand %+v", window[0], command[0])
+	}
+	if !strings.Contains(window[0].system, "Friendly greeter") || !strings.Contains(window[0].system, "Gil") {
+		t.Fatalf("the greeter's persona is not in the request:\n%s", window[0].system)
+	}
+}
+
+// zipDir packs a folder into a .zip (a package file) and returns its path.
+func zipDir(t *testing.T, dir string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), filepath.Base(dir)+".zip")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := zip.NewWriter(f)
+	err = filepath.WalkDir(dir, func(p string, de fs.DirEntry, err error) error {
+		if err != nil || de.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		w, err := zw.Create(filepath.ToSlash(rel))
+		if err != nil {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(b)
+		return err
+	})
+	if err == nil {
+		err = zw.Close()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // The package of a run is chosen by the same rule in the window and on the

@@ -115,7 +115,7 @@ func noRunError() error {
 // latestRun is the conversation's latest run, or noRunError.
 func (ws *Workspace) latestRun(conversationID string) (workflow.Run, error) {
 	run, err := ws.runs.LatestRun(conversationID)
-	if workflow.CodeOf(err) == workflow.CodeRunNotFound {
+	if errs.CodeOf(err) == workflow.CodeRunNotFound {
 		return run, noRunError()
 	}
 	return run, err
@@ -190,7 +190,7 @@ func (ws *Workspace) RunTurn(ctx context.Context, runID, message string) (*workf
 // persistedFailure reports the turn failures that the run records in its
 // conversation as an error message (the user sees them there).
 func persistedFailure(err error) bool {
-	switch workflow.CodeOf(err) {
+	switch errs.CodeOf(err) {
 	case workflow.CodeMaxTurns, workflow.CodeLoopDetected, workflow.CodeAborted:
 		return true
 	}
@@ -238,7 +238,7 @@ func (ws *Workspace) previewRun(ctx context.Context, conversationID, agentID str
 // nil when the conversation has none.
 func (ws *Workspace) ConversationRun(conversationID string) (*workflow.RunStatus, error) {
 	run, err := ws.runs.LatestRun(conversationID)
-	if workflow.CodeOf(err) == workflow.CodeRunNotFound {
+	if errs.CodeOf(err) == workflow.CodeRunNotFound {
 		return nil, nil
 	}
 	if err != nil {

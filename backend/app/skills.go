@@ -8,10 +8,10 @@ import (
 	"sync"
 
 	"crewagent/backend/conversation"
-	"crewagent/backend/convlog"
 	"crewagent/backend/engine"
 	"crewagent/backend/errs"
 	"crewagent/backend/events"
+	"crewagent/backend/fsx"
 	"crewagent/backend/skills"
 	"crewagent/backend/tools"
 )
@@ -336,7 +336,7 @@ func (ws *Workspace) changeSkill(conversationID, name string, on bool) (SkillCha
 	if err != nil {
 		return out, err
 	}
-	var entries []convlog.Entry
+	var entries []conversation.Entry
 	if on {
 		act, err := ws.userActivation(st, name)
 		if err != nil {
@@ -351,10 +351,10 @@ func (ws *Workspace) changeSkill(conversationID, name string, on bool) (SkillCha
 		out.Status, entries = d.Status, d.Entries
 	}
 	if len(entries) > 0 {
-		ptrs := make([]*convlog.Entry, len(entries))
+		ptrs := make([]*conversation.Entry, len(entries))
 		for i := range entries {
 			e := entries[i]
-			e.CreatedAt = convlog.Now()
+			e.CreatedAt = fsx.Now()
 			ptrs[i] = &e
 			st.Apply(&e)
 		}
@@ -380,15 +380,11 @@ func (ws *Workspace) userActivation(st *skills.State, name string) (skills.Activ
 	return act, nil
 }
 
-// skillError turns a refused activation into the application's error.
+// skillError is a refused activation as the application reports it: bad
+// arguments of a user's activation are an invalid request.
 func skillError(err error) error {
-	var e *skills.Error
-	if errors.As(err, &e) {
-		code := e.Code
-		if code == skills.CodeBadArguments {
-			code = errs.InvalidRequest
-		}
-		return errs.New(code, e.Message)
+	if errs.CodeOf(err) == skills.CodeBadArguments {
+		return errs.New(errs.InvalidRequest, errs.From(err).Message)
 	}
 	return err
 }
@@ -399,7 +395,7 @@ func skillError(err error) error {
 // them is refused.
 func (ws *Workspace) StartWithSkills(mode string, names []string) (string, error) {
 	st := skills.NewState()
-	var all []*convlog.Entry
+	var all []*conversation.Entry
 	for _, name := range names {
 		act, err := ws.userActivation(st, name)
 		if err != nil {
@@ -407,7 +403,7 @@ func (ws *Workspace) StartWithSkills(mode string, names []string) (string, error
 		}
 		for i := range act.Entries {
 			e := act.Entries[i]
-			e.CreatedAt = convlog.Now()
+			e.CreatedAt = fsx.Now()
 			st.Apply(&e)
 			all = append(all, &e)
 		}

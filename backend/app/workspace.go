@@ -1,7 +1,6 @@
 package app
 
 import (
-	"errors"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -282,13 +281,13 @@ func boolPtr(b bool) *bool { return &b }
 
 // lockedError says that another process holds the project, and which.
 func lockedError(err error) error {
-	var le *convlog.LockedError
-	if !errors.As(err, &le) {
+	pid, locked := convlog.LockHolder(err)
+	if !locked {
 		return err
 	}
 	who := "another CrewAgent window or command"
-	if le.PID > 0 {
-		who += " (process " + strconv.Itoa(le.PID) + ")"
+	if pid > 0 {
+		who += " (process " + strconv.Itoa(pid) + ")"
 	}
 	return errs.Wrap(errs.ProjectLocked, err, "This project is already open in "+who+". Close it there, then open the project again.")
 }

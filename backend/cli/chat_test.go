@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"crewagent/backend/conversation"
 	"crewagent/backend/convlog"
 	"crewagent/backend/llm/fakellm"
 	"crewagent/backend/packages"
@@ -63,7 +64,7 @@ func (c *chatEnv) run(t *testing.T, stdin string, args ...string) runResult {
 	return c.runStdin(t, stdin, args...)
 }
 
-func (c *chatEnv) messages(t *testing.T, convID string) []*convlog.Entry {
+func (c *chatEnv) messages(t *testing.T, convID string) []*conversation.Entry {
 	t.Helper()
 	p, err := project.Open(c.home, c.root)
 	if err != nil {
@@ -78,7 +79,7 @@ func (c *chatEnv) messages(t *testing.T, convID string) []*convlog.Entry {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []*convlog.Entry
+	var out []*conversation.Entry
 	for _, e := range all {
 		if e.IsMessage() {
 			out = append(out, e)
@@ -99,7 +100,7 @@ func TestChatCommandStreamsToolLoopAndContinues(t *testing.T) {
 	}
 	convID := strings.TrimSpace(strings.TrimPrefix(r.stderr, "conversation "))
 	msgs := c.messages(t, convID)
-	if len(msgs) != 4 || msgs[2].Role != convlog.RoleTool || msgs[2].ToolCallID != "call_1" {
+	if len(msgs) != 4 || msgs[2].Role != conversation.RoleTool || msgs[2].ToolCallID != "call_1" {
 		t.Fatalf("log: %d messages", len(msgs))
 	}
 
@@ -159,7 +160,7 @@ func TestChatCommandLLMFailureExits2(t *testing.T) {
 	}
 	convID := r.stderr[strings.Index(r.stderr, "conversation ")+len("conversation ") : strings.Index(r.stderr, ";")]
 	msgs := c.messages(t, convID)
-	if len(msgs) != 2 || msgs[0].Text() != "hello" || msgs[1].PartType != convlog.PartError || !strings.HasPrefix(msgs[1].Text(), "LLM_ERROR") {
+	if len(msgs) != 2 || msgs[0].Text() != "hello" || msgs[1].PartType != conversation.PartError || !strings.HasPrefix(msgs[1].Text(), "LLM_ERROR") {
 		t.Fatalf("the failure was not persisted: %+v", msgs)
 	}
 
@@ -249,7 +250,7 @@ func TestChatCommandAgentMode(t *testing.T) {
 	}
 	// A conversation in agent mode keeps its agent when none is named.
 	conv := c.run(t, "", "conversations", "list", "--json")
-	var metas []convlog.ConversationMeta
+	var metas []conversation.ConversationMeta
 	if err := json.Unmarshal([]byte(conv.stdout), &metas); err != nil || len(metas) != 1 {
 		t.Fatalf("list: %v %+v", err, conv)
 	}
@@ -321,8 +322,8 @@ func TestChatCommandCompressesWithASmallTokenBudget(t *testing.T) {
 	}
 	for i := 0; i < 40; i++ {
 		text := strings.Repeat("we discussed item "+string(rune('a'+i%26))+" at length. ", 12)
-		if err := st.Append(meta.ID, &convlog.Entry{Role: convlog.RoleUser, Content: convlog.Str(text)},
-			&convlog.Entry{Role: convlog.RoleAssistant, Content: convlog.Str(text)}); err != nil {
+		if err := st.Append(meta.ID, &conversation.Entry{Role: conversation.RoleUser, Content: conversation.Str(text)},
+			&conversation.Entry{Role: conversation.RoleAssistant, Content: conversation.Str(text)}); err != nil {
 			t.Fatal(err)
 		}
 	}

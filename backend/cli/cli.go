@@ -21,6 +21,7 @@ import (
 
 	"crewagent/backend/app"
 	"crewagent/backend/convlog"
+	"crewagent/backend/errs"
 )
 
 // Exit codes.
@@ -215,11 +216,12 @@ func printUsage(w io.Writer) {
 	}
 }
 
-// describe is the one line printed for a failed command. Errors of the
-// conversation store lose their package prefix and say where to look next.
+// describe is the one line printed for a failed command. Coded errors (those
+// of the conversation store among them) lose the store's prefix, and a
+// conversation, entry or checkpoint not found says where to look next.
 func describe(err error) string {
 	msg := oneLine(err.Error())
-	if convlog.ErrorCode(err) == "" {
+	if errs.CodeOf(err) == "" {
 		return msg
 	}
 	msg = strings.TrimPrefix(msg, "convlog: ")

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"crewagent/backend/conversation"
 	"crewagent/backend/convlog"
 	"crewagent/backend/project"
 )
@@ -45,11 +46,11 @@ func fixture(t *testing.T) (home, root, convID string, ids []string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	entries := []*convlog.Entry{
-		{Role: convlog.RoleUser, Content: convlog.Str("list the files"), Mode: convlog.ModeChat},
-		{Role: convlog.RoleAssistant, ToolCalls: []convlog.ToolCall{{ID: "call_1", Type: "function", Function: convlog.FunctionCall{Name: "fs.list", Arguments: `{"path":"@project"}`}}}},
-		{Role: convlog.RoleTool, ToolCallID: "call_1", ToolName: "fs.list", Content: convlog.Str(`{"ok":true,"entries":[]}`), PartType: convlog.PartToolResult},
-		{Role: convlog.RoleAssistant, Content: convlog.Str("The folder is empty."), PartType: convlog.PartContent},
+	entries := []*conversation.Entry{
+		{Role: conversation.RoleUser, Content: conversation.Str("list the files"), Mode: conversation.ModeChat},
+		{Role: conversation.RoleAssistant, ToolCalls: []conversation.ToolCall{{ID: "call_1", Type: "function", Function: conversation.FunctionCall{Name: "fs.list", Arguments: `{"path":"@project"}`}}}},
+		{Role: conversation.RoleTool, ToolCallID: "call_1", ToolName: "fs.list", Content: conversation.Str(`{"ok":true,"entries":[]}`), PartType: conversation.PartToolResult},
+		{Role: conversation.RoleAssistant, Content: conversation.Str("The folder is empty."), PartType: conversation.PartContent},
 	}
 	if err := st.Append(meta.ID, entries...); err != nil {
 		t.Fatal(err)
@@ -70,7 +71,7 @@ func TestConversationsCommands(t *testing.T) {
 	}
 	// global flags before the command words, --json
 	r = run(t, "", append(g, "--json", "conversations", "list")...)
-	var metas []convlog.ConversationMeta
+	var metas []conversation.ConversationMeta
 	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &metas) != nil || len(metas) != 1 || metas[0].ID != id {
 		t.Fatalf("list --json: %+v", r)
 	}
@@ -84,7 +85,7 @@ func TestConversationsCommands(t *testing.T) {
 	if r.code != 0 || len(lines) != 4 {
 		t.Fatalf("show --json: %+v", r)
 	}
-	var first convlog.Entry
+	var first conversation.Entry
 	if err := json.Unmarshal([]byte(lines[1]), &first); err != nil || len(first.ToolCalls) != 1 {
 		t.Fatalf("show --json line: %v %q", err, lines[1])
 	}
@@ -198,8 +199,8 @@ func TestConversationsExport(t *testing.T) {
 	for _, args := range [][]string{{"--format", "json"}, {"--json"}} {
 		r = run(t, "", append(append([]string{"conversations", "export", id}, args...), g...)...)
 		var doc struct {
-			Conversation convlog.ConversationMeta `json:"conversation"`
-			Entries      []convlog.Entry          `json:"entries"`
+			Conversation conversation.ConversationMeta `json:"conversation"`
+			Entries      []conversation.Entry          `json:"entries"`
 		}
 		if r.code != 0 || json.Unmarshal([]byte(r.stdout), &doc) != nil || doc.Conversation.ID != id || len(doc.Entries) != len(ids) || doc.Entries[3].ID != ids[3] {
 			t.Fatalf("export %v: %+v", args, r)
@@ -233,8 +234,8 @@ func TestConversationsExportIsTerminalSafe(t *testing.T) {
 		t.Fatal(err)
 	}
 	hostile := "look" + osc52 + clear + c1CSI + crOverride + backspaces
-	if err := st.Append(meta.ID, &convlog.Entry{Role: convlog.RoleUser, Content: convlog.Str("hi"), Mode: convlog.ModeChat},
-		&convlog.Entry{Role: convlog.RoleAssistant, Content: convlog.Str(hostile), Mode: convlog.ModeChat}); err != nil {
+	if err := st.Append(meta.ID, &conversation.Entry{Role: conversation.RoleUser, Content: conversation.Str("hi"), Mode: conversation.ModeChat},
+		&conversation.Entry{Role: conversation.RoleAssistant, Content: conversation.Str(hostile), Mode: conversation.ModeChat}); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()
@@ -246,8 +247,8 @@ func TestConversationsExportIsTerminalSafe(t *testing.T) {
 		}
 		if slices.Contains(args, "json") || (len(args) == 1 && args[0] == "--json") {
 			var doc struct {
-				Conversation convlog.ConversationMeta `json:"conversation"`
-				Entries      []convlog.Entry          `json:"entries"`
+				Conversation conversation.ConversationMeta `json:"conversation"`
+				Entries      []conversation.Entry          `json:"entries"`
 			}
 			if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil || len(doc.Entries) != 2 || doc.Entries[1].Text() != hostile ||
 				doc.Conversation.Title != "Hostile"+titleSet {

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"crewagent/backend/conversation"
-	"crewagent/backend/convlog"
 	"crewagent/backend/convtools"
 	"crewagent/backend/llm/fakellm"
 )
@@ -191,7 +190,7 @@ func TestChainSurvivesSIGKILL(t *testing.T) {
 }
 
 // checkComplete fails when a tool call of the log has no result.
-func checkComplete(t *testing.T, es []*convlog.Entry) {
+func checkComplete(t *testing.T, es []*conversation.Entry) {
 	t.Helper()
 	open := map[string]bool{}
 	for _, e := range es {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 	"crewagent/backend/llm/fakellm"
 )
 
@@ -59,7 +59,7 @@ func TestChatStreamFaults(t *testing.T) {
 				t.Fatalf("log: %+v", msgs)
 			}
 			last := msgs[1]
-			if tc.finish == "" && (last.PartType != convlog.PartError || !strings.Contains(last.Text(), "- code: "+tc.errHas)) {
+			if tc.finish == "" && (last.PartType != conversation.PartError || !strings.Contains(last.Text(), "- code: "+tc.errHas)) {
 				t.Fatalf("error entry %+v", last)
 			}
 			if tc.finish != "" && (last.FinishReason != tc.finish || last.Text() != "Half of the answer" || len(last.ToolCalls) != 0) {
@@ -113,7 +113,7 @@ func writeSettings(t *testing.T, home, body string) {
 func onlyConversation(t *testing.T, c *chatEnv) string {
 	t.Helper()
 	r := c.run(t, "", "--json", "conversations", "list")
-	var list []convlog.ConversationMeta
+	var list []conversation.ConversationMeta
 	if r.code != ExitOK || json.Unmarshal([]byte(r.stdout), &list) != nil || len(list) != 1 {
 		t.Fatalf("conversations list: %+v", r)
 	}

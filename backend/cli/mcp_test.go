@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 	"crewagent/backend/llm/fakellm"
 	"crewagent/backend/mcp"
 	"crewagent/backend/mcp/mcptest"
@@ -149,9 +149,9 @@ func TestChatCommandCallsAnMCPTool(t *testing.T) {
 		t.Fatalf("the next request carries %q", res)
 	}
 	msgs := c.chatMessages(t, out.ConversationID)
-	var tool *convlog.Entry
+	var tool *conversation.Entry
 	for _, m := range msgs {
-		if m.Role == convlog.RoleTool {
+		if m.Role == conversation.RoleTool {
 			tool = m
 		}
 	}
@@ -165,7 +165,7 @@ func TestChatCommandCallsAnMCPTool(t *testing.T) {
 	mcptest.WaitGone(t, 5*time.Second, pids)
 }
 
-func (c *mcpEnv) chatMessages(t *testing.T, convID string) []*convlog.Entry {
+func (c *mcpEnv) chatMessages(t *testing.T, convID string) []*conversation.Entry {
 	t.Helper()
 	return (&chatEnv{c.llmEnv}).messages(t, convID)
 }

@@ -71,6 +71,51 @@ func TestSuccessfulCommandsAreQuietOnStderr(t *testing.T) {
 	}
 }
 
+// The commands that talk to the model are as quiet: chat (whose only line on
+// stderr is the documented id of a new conversation), context and the run
+// commands, each in a process of its own against the fake server.
+func TestLLMCommandsAreQuietOnStderr(t *testing.T) {
+	c := newLLMEnv(t)
+	at := []string{"--home", c.home, "--project", c.root}
+	quiet := func(what string, r runResult) {
+		t.Helper()
+		if r.code != ExitOK || r.stderr != "" {
+			t.Errorf("%s: exit %d, stderr %q", what, r.code, r.stderr)
+		}
+	}
+
+	c.srv.Enqueue(fakellm.Text("Hello."))
+	r := runProcess(t, append([]string{"chat", "hello"}, at...)...)
+	convID, ok := strings.CutPrefix(r.stderr, "conversation ")
+	convID, nl := strings.CutSuffix(convID, "\n")
+	if r.code != ExitOK || r.stdout != "Hello.\n" || !ok || !nl || strings.ContainsAny(convID, " \n") || len(convID) != 36 {
+		t.Fatalf("chat in a new conversation: want only its id on stderr, got %+v", r)
+	}
+	c.srv.Enqueue(fakellm.Text("Again."))
+	quiet("chat --conversation", runProcess(t, append([]string{"chat", "--conversation", convID, "again"}, at...)...))
+	c.srv.Enqueue(fakellm.Text("In JSON."))
+	quiet("chat --json", runProcess(t, append([]string{"chat", "--json", "new one"}, at...)...))
+	quiet("context", runProcess(t, append([]string{"context", convID}, at...)...))
+	quiet("context --json", runProcess(t, append([]string{"context", convID, "--json"}, at...)...))
+
+	// run start installs the demo package and binds it: quietly too.
+	c.srv.Enqueue(fakellm.Text("Captured."))
+	r = runProcess(t, append([]string{"run", "start", "--workflow", "write-brief", "--json", "A grocery list."}, at...)...)
+	quiet("run start", r)
+	var out runOutput
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || out.RunID == "" {
+		t.Fatalf("run start output %q: %v", r.stdout, err)
+	}
+	c.srv.Enqueue(fakellm.Text("Noted."))
+	quiet("run continue", runProcess(t, append([]string{"run", "continue", out.RunID, "go on"}, at...)...))
+	quiet("run status", runProcess(t, append([]string{"run", "status", out.RunID}, at...)...))
+	quiet("run list", runProcess(t, append([]string{"run", "list"}, at...)...))
+	quiet("context --mode run", runProcess(t, append([]string{"context", out.ConversationID, "--mode", "run"}, at...)...))
+	if n := len(c.srv.ChatRequests()); n != 5 {
+		t.Fatalf("%d model requests, want 5 (context never calls the model)", n)
+	}
+}
+
 const cliArgsEnv = "CREWAGENT_TEST_CLI_ARGS"
 
 // TestCLIProcess is the child of runProcess: the command line as main runs it, with the

@@ -117,10 +117,11 @@ func (e *env) finishTurn(res *workflow.TurnResult, turnErr error) error {
 		return nil
 	}
 	hint := fmt.Sprintf("saved in conversation %s; run 'crewagent run continue %s MESSAGE' to resume", r.ConversationID, r.RunID)
-	if llm.CodeOf(turnErr) != "" {
+	var failed *llm.Error
+	if errors.As(turnErr, &failed) {
 		return &exitError{code: ExitLLMFailed, err: fmt.Errorf("%s (%s)", turnErr.Error(), hint)}
 	}
-	if c := workflow.CodeOf(turnErr); c == workflow.CodeMaxTurns || c == workflow.CodeLoopDetected || c == workflow.CodeAborted {
+	if c := errs.CodeOf(turnErr); c == workflow.CodeMaxTurns || c == workflow.CodeLoopDetected || c == workflow.CodeAborted {
 		return fmt.Errorf("%s: %s (%s)", c, turnErr.Error(), hint)
 	}
 	return turnErr

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 	"crewagent/backend/llm/fakellm"
 )
 
@@ -40,9 +40,9 @@ func TestChatToolsCannotReachTheRuntimeHome(t *testing.T) {
 		t.Fatalf("chat: %+v", r)
 	}
 	convID := strings.TrimSpace(strings.TrimPrefix(r.stderr, "conversation "))
-	results := map[string]*convlog.Entry{}
+	results := map[string]*conversation.Entry{}
 	for _, m := range (&chatEnv{c}).messages(t, convID) {
-		if m.Role == convlog.RoleTool {
+		if m.Role == conversation.RoleTool {
 			results[m.ToolCallID] = m
 		}
 	}

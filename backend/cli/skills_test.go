@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"crewagent/backend/conversation"
 	"crewagent/backend/convlog"
 	"crewagent/backend/llm/fakellm"
 	"crewagent/backend/project"
@@ -182,7 +183,7 @@ func TestChatWithUnknownSkill(t *testing.T) {
 }
 
 // all returns every entry of a conversation.
-func (c *llmEnv) all(t *testing.T, convID string) []*convlog.Entry {
+func (c *llmEnv) all(t *testing.T, convID string) []*conversation.Entry {
 	t.Helper()
 	p, err := project.Open(c.home, c.root)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"crewagent/backend/app"
+	"crewagent/backend/errs"
 	"crewagent/backend/events"
 	"crewagent/backend/project"
 	"crewagent/backend/settings"
@@ -55,7 +56,7 @@ func (e *env) workspace() (*app.Workspace, error) {
 		return nil, err
 	}
 	if _, err := rt.Settings(); err != nil {
-		if e.cmd.usesLLM || settings.CodeOf(err) != settings.CodeCorrupt {
+		if e.cmd.usesLLM || errs.CodeOf(err) != settings.CodeCorrupt {
 			return nil, err
 		}
 		fmt.Fprintf(e.stderr, "crewagent: warning: %s; using the default settings\n", oneLine(err.Error()))

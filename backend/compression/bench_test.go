@@ -3,17 +3,19 @@ package compression
 import (
 	"context"
 	"fmt"
+	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
 	"crewagent/backend/contextbuilder"
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 )
 
 // benchLog returns n messages of an agent conversation (~1 KB each): user
 // questions with a requirement now and then, tool calls with file and log
 // outputs, answers with figures and paths.
-func benchLog(n int) []convlog.Entry {
+func benchLog(n int) []conversation.Entry {
 	var c convo
 	words := []string{"export", "ledger", "invoice", "retry", "tenant", "quota", "schema", "cursor", "batch", "refund"}
 	para := strings.Repeat("The importer reads every row, formats it and writes it to the ledger; buffering would help. ", 6)
@@ -37,7 +39,7 @@ func benchLog(n int) []convlog.Entry {
 // (target: under 200 ms).
 func BenchmarkCompaction10k(b *testing.B) {
 	h := benchLog(10000)
-	res, err := contextbuilder.Build(contextbuilder.Options{Mode: convlog.ModeChat, History: h, Counter: counter, Model: testModel,
+	res, err := contextbuilder.Build(contextbuilder.Options{Mode: conversation.ModeChat, History: h, Counter: counter, Model: testModel,
 		Budget: contextbuilder.Budget{TokenBudget: 128000}})
 	if err != nil {
 		b.Fatal(err)
@@ -60,4 +62,31 @@ func BenchmarkCompaction10k(b *testing.B) {
 	}
 	b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
 	b.ReportMetric(float64(lines), "digest-lines")
+}
+
+// The digest does not depend on how many cores found the lines of the
+// messages: one core and all of them give the same summary and data, with
+// and without a focus.
+func TestDigestIsTheSameOnAnyNumberOfCores(t *testing.T) {
+	h := benchLog(3000)
+	res, err := contextbuilder.Build(contextbuilder.Options{Mode: conversation.ModeChat, History: h, Counter: counter, Model: testModel,
+		Budget: contextbuilder.Budget{TokenBudget: 128000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, focus := range []string{"", "tenant quota"} {
+		cfg := Config{Limit: res.Debug.TokenLimit, Counter: counter, Model: testModel, Focus: focus}
+		compact := func(procs int) *Compaction {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+			comp, err := Compact(context.Background(), res, h, Plan(res, h, cfg, true), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return comp
+		}
+		one, many := compact(1), compact(4)
+		if one.Summary != many.Summary || one.Lines != many.Lines || !reflect.DeepEqual(one.Data, many.Data) || len(one.Summary) < 1000 {
+			t.Fatalf("focus %q: one core %d lines, four %d; summaries equal: %v", focus, one.Lines, many.Lines, one.Summary == many.Summary)
+		}
+	}
 }

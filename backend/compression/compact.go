@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"crewagent/backend/contextbuilder"
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 )
 
 // Strategy names (the values of settings context.compressionStrategy).
@@ -96,7 +96,7 @@ func Over(res *contextbuilder.Result, c Config) string {
 // caps when set). The summary's growth is estimated from the digest lines
 // the units hold. With all set it returns every such unit (a manual
 // compaction). Nil: nothing can be compacted.
-func Plan(res *contextbuilder.Result, history []convlog.Entry, c Config, all bool) []contextbuilder.Span {
+func Plan(res *contextbuilder.Result, history []conversation.Entry, c Config, all bool) []contextbuilder.Span {
 	c = c.withDefaults()
 	var before []contextbuilder.Span
 	for _, s := range res.Spans {
@@ -120,7 +120,7 @@ func Plan(res *contextbuilder.Result, history []convlog.Entry, c Config, all boo
 	budget := c.SummaryBudget()
 	target := int(c.Target * float64(c.Limit))
 	tokens, msgs, chars := d.FullTokens, d.FullMessages, d.FullChars
-	byID := make(map[string]*convlog.Entry, len(history))
+	byID := make(map[string]*conversation.Entry, len(history))
 	for i := range history {
 		if history[i].IsMessage() {
 			byID[history[i].ID] = &history[i]
@@ -166,12 +166,12 @@ type Compaction struct {
 	MessageIDs []string
 	// Entries are the compacted log messages (not the old summaries), in log
 	// order: what the recall index takes in.
-	Entries []convlog.Entry
+	Entries []conversation.Entry
 	// Summary is the content of the new summary message.
 	Summary string
 	// Data is the event's data, without what only the caller knows
 	// (Summary id, KeptFrom, token figures, reason, mode).
-	Data convlog.CompactionData
+	Data conversation.CompactionData
 	// Lines is the number of digest lines kept (0 for an LLM summary).
 	Lines int
 }
@@ -182,7 +182,7 @@ var ErrNothingToCompact = errors.New("compression: nothing to compact: every mes
 // Compact writes the compaction of spans of the request res built over
 // history: the summary that replaces them (merged with the summaries already
 // in the request) and the messages carried word for word.
-func Compact(ctx context.Context, res *contextbuilder.Result, history []convlog.Entry, spans []contextbuilder.Span, c Config) (*Compaction, error) {
+func Compact(ctx context.Context, res *contextbuilder.Result, history []conversation.Entry, spans []contextbuilder.Span, c Config) (*Compaction, error) {
 	c = c.withDefaults()
 	if len(spans) == 0 {
 		return nil, ErrNothingToCompact
@@ -208,7 +208,7 @@ func Compact(ctx context.Context, res *contextbuilder.Result, history []convlog.
 		}
 	}
 	sortInts(idx)
-	out := &Compaction{Entries: make([]convlog.Entry, 0, len(idx)), MessageIDs: make([]string, 0, len(idx)+1)}
+	out := &Compaction{Entries: make([]conversation.Entry, 0, len(idx)), MessageIDs: make([]string, 0, len(idx)+1)}
 	for _, i := range idx {
 		out.Entries = append(out.Entries, history[i])
 		out.MessageIDs = append(out.MessageIDs, history[i].ID)
@@ -227,7 +227,7 @@ func Compact(ctx context.Context, res *contextbuilder.Result, history []convlog.
 		total += res.Compaction.CompactedTotal
 	}
 	first, last := spans[0].SourceIDs, spans[len(spans)-1].SourceIDs
-	out.Data = convlog.CompactionData{Strategy: c.Strategy, Count: len(out.Entries), CompactedTotal: total,
+	out.Data = conversation.CompactionData{Strategy: c.Strategy, Count: len(out.Entries), CompactedTotal: total,
 		Focus: strings.TrimSpace(c.Focus), Pinned: carried(res, out.Entries)}
 	if len(first) > 0 {
 		out.Data.From = first[0]
@@ -237,7 +237,7 @@ func Compact(ctx context.Context, res *contextbuilder.Result, history []convlog.
 	}
 	if res.Compaction != nil {
 		prev := *res.Compaction
-		out.Data.Earlier = append(append([]convlog.CompactionRef(nil), prev.Earlier...), convlog.CompactionRef{
+		out.Data.Earlier = append(append([]conversation.CompactionRef(nil), prev.Earlier...), conversation.CompactionRef{
 			EventID: res.CompactionEvent, From: prev.From, To: prev.To, Count: prev.Count, Reason: prev.Reason})
 		if n := len(out.Data.Earlier); n > 200 {
 			out.Data.Earlier = out.Data.Earlier[n-200:]
@@ -276,8 +276,8 @@ func Compact(ctx context.Context, res *contextbuilder.Result, history []convlog.
 // pin events may be older than what the next request loads), the records and
 // meta messages carried before (less the bodies of skills that ended, which
 // the request left out), and those among the compacted entries.
-func carried(res *contextbuilder.Result, entries []convlog.Entry) []convlog.Carried {
-	out := []convlog.Carried{}
+func carried(res *contextbuilder.Result, entries []conversation.Entry) []conversation.Carried {
+	out := []conversation.Carried{}
 	seen := map[string]bool{}
 	for _, p := range res.Pins {
 		if p.ID == "" || seen[p.ID] {
@@ -291,20 +291,20 @@ func carried(res *contextbuilder.Result, entries []convlog.Entry) []convlog.Carr
 		if seen[e.ID] {
 			continue
 		}
-		kind, text := "", convlog.ClipCarried(e.Text())
+		kind, text := "", conversation.ClipCarried(e.Text())
 		switch {
-		case e.PartType == convlog.PartRecord:
-			kind = convlog.CarriedRecord
+		case e.PartType == conversation.PartRecord:
+			kind = conversation.CarriedRecord
 		case e.IsMeta:
 			// The instructions of a skill: carried whole, since they apply
 			// for as long as the skill is active (a SKILL.md is at most
 			// 256 KiB).
-			kind, text = convlog.CarriedMeta, e.Text()
+			kind, text = conversation.CarriedMeta, e.Text()
 		default:
 			continue
 		}
 		seen[e.ID] = true
-		out = append(out, convlog.Carried{ID: e.ID, Role: e.Role, Tool: e.ToolName, Kind: kind, Text: text})
+		out = append(out, conversation.Carried{ID: e.ID, Role: e.Role, Tool: e.ToolName, Kind: kind, Text: text})
 	}
 	return out
 }
@@ -315,7 +315,7 @@ func sortInts(s []int) { slices.Sort(s) }
 // of the runtime, which compacted without a summary: the digest of those
 // messages, merged with any summary the request holds. Its Data says what it
 // covers (Count 0: nothing new is compacted; CompactedTotal the messages).
-func Backfill(res *contextbuilder.Result, compacted []convlog.Entry, c Config) *Compaction {
+func Backfill(res *contextbuilder.Result, compacted []conversation.Entry, c Config) *Compaction {
 	c = c.withDefaults()
 	var previous []string
 	for _, m := range res.Messages {
@@ -329,7 +329,7 @@ func Backfill(res *contextbuilder.Result, compacted []convlog.Entry, c Config) *
 			out.MessageIDs = append(out.MessageIDs, m.SourceID)
 		}
 	}
-	out.Data = convlog.CompactionData{Strategy: NameKeyMessages, CompactedTotal: len(compacted), Pinned: carried(res, compacted)}
+	out.Data = conversation.CompactionData{Strategy: NameKeyMessages, CompactedTotal: len(compacted), Pinned: carried(res, compacted)}
 	if len(compacted) > 0 {
 		out.Data.From, out.Data.To = compacted[0].ID, compacted[len(compacted)-1].ID
 	}

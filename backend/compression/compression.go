@@ -18,7 +18,7 @@
 // (digest.go); llm-summary asks the summary model for the same classes of
 // facts (SummaryPrompt) and falls back to the digest when that fails. Both
 // keep the first user message (the task) and carry the pinned messages,
-// runtime records and meta messages word for word (convlog.Carried), which
+// runtime records and meta messages word for word (conversation.Carried), which
 // the builder quotes in its PINNED message once they are compacted.
 package compression
 

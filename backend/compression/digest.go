@@ -4,13 +4,16 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"crewagent/backend/contextbuilder"
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 )
 
 // The extractive digest (strategy key-messages, no LLM).
@@ -196,6 +199,7 @@ type dline struct {
 	key     string
 	tokens  int      // exact, 0 until counted
 	keys    []string // keyTokens, for rarity
+	shape   string   // shapeKey
 }
 
 // Score rates one line of a message for the digest (see the package doc of
@@ -206,7 +210,7 @@ func Score(line, who string) float64 {
 }
 
 func scoreOf(f features, who string) float64 {
-	if who == convlog.RoleUser || who == whoSummary {
+	if who == conversation.RoleUser || who == whoSummary {
 		f.requirement = f.requirement || f.softNeed
 		f.decision = f.decision || f.softChoice
 	}
@@ -235,13 +239,13 @@ func scoreOf(f features, who string) float64 {
 		s += 2
 	}
 	switch {
-	case who == convlog.RoleUser:
+	case who == conversation.RoleUser:
 		s += 2.5
 	case who == whoSummary:
 		s += 1
-	case strings.HasPrefix(who, convlog.RoleTool) && f.finding:
+	case strings.HasPrefix(who, conversation.RoleTool) && f.finding:
 		s += 1
-	case strings.HasPrefix(who, convlog.RoleTool) && !f.requirement && !f.decision:
+	case strings.HasPrefix(who, conversation.RoleTool) && !f.requirement && !f.decision:
 		s -= 1.5 // plain data of a tool's output: listings, search hits
 	}
 	if f.question && !f.requirement {
@@ -264,7 +268,7 @@ func hasContent(f features) bool {
 }
 
 func sectionOf(f features, who string) int {
-	if who == convlog.RoleUser || who == whoSummary {
+	if who == conversation.RoleUser || who == whoSummary {
 		f.requirement = f.requirement || f.softNeed
 		f.decision = f.decision || f.softChoice
 	}
@@ -320,9 +324,9 @@ func estimateTokens(s string) int {
 // messageText returns what the digest reads of an entry: its content (a tool
 // result's JSON unwrapped) and, for a tool call, one line per call naming the
 // tool and its path, then the long string arguments.
-func messageText(e *convlog.Entry) string {
+func messageText(e *conversation.Entry) string {
 	text := e.Text()
-	if e.Role == convlog.RoleTool {
+	if e.Role == conversation.RoleTool {
 		text = unwrapJSON(text)
 	}
 	if len(e.ToolCalls) == 0 {
@@ -349,7 +353,7 @@ func messageText(e *convlog.Entry) string {
 // as it is.
 func unwrapJSON(s string) string {
 	t := strings.TrimLeft(s, " \t\r\n")
-	if strings.HasPrefix(t, contextbuilder.ToolPreviewPrefix) || strings.HasPrefix(t, convlog.PreviewPrefix) {
+	if strings.HasPrefix(t, contextbuilder.ToolPreviewPrefix) || strings.HasPrefix(t, conversation.PreviewPrefix) {
 		// a preview: its header line, then the JSON head it kept
 		if i := strings.IndexByte(t, '\n'); i >= 0 {
 			t = t[i+1:]
@@ -440,22 +444,22 @@ func jsonStringField(s, key string) string {
 }
 
 // whoOf is how a digest line names the speaker of an entry.
-func whoOf(e *convlog.Entry) string {
+func whoOf(e *conversation.Entry) string {
 	switch e.Role {
-	case convlog.RoleTool:
+	case conversation.RoleTool:
 		if e.ToolName != "" {
-			return convlog.RoleTool + " " + e.ToolName
+			return conversation.RoleTool + " " + e.ToolName
 		}
-		return convlog.RoleTool
-	case convlog.RoleUser, convlog.RoleAssistant:
+		return conversation.RoleTool
+	case conversation.RoleUser, conversation.RoleAssistant:
 		return e.Role
 	}
-	return convlog.RoleAssistant
+	return conversation.RoleAssistant
 }
 
 // candidates returns the digest lines of one entry worth keeping (at most
 // maxLinesPerMessage, the best), with order base.
-func candidates(e *convlog.Entry, focus *termSet, order int) []dline {
+func candidates(e *conversation.Entry, focus *termSet, order int) []dline {
 	who := whoOf(e)
 	var out []dline
 	splitLines(messageText(e), func(line string, inCode bool) {
@@ -476,7 +480,7 @@ func candidates(e *convlog.Entry, focus *termSet, order int) []dline {
 		out = append(out, dline{cite: contextbuilder.Cite(e.ID), who: who, text: clipLine(line), section: sectionOf(f, who), score: s})
 	})
 	limit := maxLinesPerMessage
-	if e.Role == convlog.RoleUser {
+	if e.Role == conversation.RoleUser {
 		limit = maxLinesPerUserMessage
 	}
 	if len(out) > limit {
@@ -614,11 +618,11 @@ func isSectionTitle(s string) bool {
 
 // digestInput is what a digest is made from.
 type digestInput struct {
-	entries  []convlog.Entry // the messages compacted now, in log order
-	skip     map[string]bool // carried word for word: not digested
-	previous []string        // the summaries they replace, oldest first
-	total    int             // messages compacted so far, these included
-	budget   int             // tokens for the whole summary message
+	entries  []conversation.Entry // the messages compacted now, in log order
+	skip     map[string]bool      // carried word for word: not digested
+	previous []string             // the summaries they replace, oldest first
+	total    int                  // messages compacted so far, these included
+	budget   int                  // tokens for the whole summary message
 	focus    string
 	counter  contextbuilder.Counter
 	model    string
@@ -654,6 +658,7 @@ func buildDigest(in digestInput) digest {
 				d.score = scoreOf(analyse(d.text, focus), d.who)
 			}
 			d.score += keptBonus
+			d.shape = shapeKey(d.text)
 			all = append(all, d)
 		}
 	}
@@ -666,7 +671,7 @@ func buildDigest(in digestInput) digest {
 	if tk == nil {
 		for i := range in.entries {
 			e := &in.entries[i]
-			if e.Role == convlog.RoleUser && !e.IsMeta && strings.TrimSpace(e.Text()) != "" {
+			if e.Role == conversation.RoleUser && !e.IsMeta && strings.TrimSpace(e.Text()) != "" {
 				tk = &task{cite: contextbuilder.Cite(e.ID), text: strings.TrimSpace(e.Text())}
 				taskID = e.ID
 				break
@@ -679,7 +684,7 @@ func buildDigest(in digestInput) digest {
 		var lines []dline
 		splitLines(tk.text, func(line string, inCode bool) {
 			f := analyse(line, focus)
-			lines = append(lines, dline{text: clipLine(line), score: scoreOf(f, convlog.RoleUser), order: len(lines)})
+			lines = append(lines, dline{text: clipLine(line), score: scoreOf(f, conversation.RoleUser), order: len(lines)})
 		})
 		byScore := slices.Clone(lines)
 		slices.SortStableFunc(byScore, func(a, b dline) int { return cmp.Compare(b.score, a.score) })
@@ -703,17 +708,42 @@ func buildDigest(in digestInput) digest {
 	}
 
 	fresh := len(all)
+	skipped := func(e *conversation.Entry) bool {
+		return (e.ID == taskID && tk != nil && !tk.keyLines) || in.skip[e.ID] // quoted whole, or carried word for word
+	}
+	// Each message's lines are found on their own (on every core); the
+	// order, the rarity counts and everything after are worked out in
+	// message order, so the digest does not depend on how they were shared.
+	found := make([][]dline, len(in.entries))
+	eachParallel(len(in.entries), func(i int) {
+		e := &in.entries[i]
+		if skipped(e) {
+			return
+		}
+		lines := candidates(e, focus, 0)
+		for j := range lines {
+			lines[j].keys = keyTokens(lines[j].text)
+			lines[j].shape = shapeKey(lines[j].text)
+		}
+		found[i] = lines
+	})
+	n := len(all)
+	for _, lines := range found {
+		n += len(lines)
+	}
+	all = slices.Grow(all, n-len(all))
 	freq := map[string]int{} // key token -> messages naming it
 	for i := range in.entries {
-		e := &in.entries[i]
-		if (e.ID == taskID && tk != nil && !tk.keyLines) || in.skip[e.ID] {
-			continue // quoted whole, or carried word for word
+		if skipped(&in.entries[i]) {
+			continue
 		}
-		lines := candidates(e, focus, order)
+		lines := found[i]
+		for j := range lines {
+			lines[j].order = order + j
+		}
 		order += len(lines) + 1
 		seen := map[string]bool{}
 		for j := range lines {
-			lines[j].keys = keyTokens(lines[j].text)
 			for _, k := range lines[j].keys {
 				if !seen[k] {
 					seen[k] = true
@@ -747,7 +777,7 @@ func buildDigest(in digestInput) digest {
 	// one, so the newest stays and the repeats sink.
 	byShape := map[string]int{}
 	for i := len(all) - 1; i >= 0; i-- {
-		if k := shapeKey(all[i].text); k != "" {
+		if k := all[i].shape; k != "" {
 			all[i].score -= float64(byShape[k]) * shapePenalty
 			byShape[k]++
 		}
@@ -790,7 +820,7 @@ func buildDigest(in digestInput) digest {
 		if c := cmp.Compare(value[b], value[a]); c != 0 {
 			return c
 		}
-		if xu, yu := x.who == convlog.RoleUser, y.who == convlog.RoleUser; xu != yu {
+		if xu, yu := x.who == conversation.RoleUser, y.who == conversation.RoleUser; xu != yu {
 			if xu {
 				return -1
 			}
@@ -930,4 +960,38 @@ func headRunes(s string, n int) string {
 		i += size
 	}
 	return s[:i]
+}
+
+// parallelChunk is how many messages a worker of eachParallel takes at a
+// time; below two chunks the work stays on the calling goroutine.
+const parallelChunk = 64
+
+// eachParallel calls fn for every index in [0, n), on up to GOMAXPROCS
+// goroutines; fn must only write what belongs to its index.
+func eachParallel(n int, fn func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n/parallelChunk)
+	if workers <= 1 {
+		for i := range n {
+			fn(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				start := int(next.Add(parallelChunk)) - parallelChunk
+				if start >= n {
+					return
+				}
+				for i := start; i < min(start+parallelChunk, n); i++ {
+					fn(i)
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"crewagent/backend/contextbuilder"
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 	"crewagent/backend/tokens"
 )
 
@@ -16,28 +16,28 @@ const testModel = "gpt-4o"
 var counter = tokens.New()
 
 // convo writes log entries the way the store does (ids, stored counts).
-type convo struct{ entries []convlog.Entry }
+type convo struct{ entries []conversation.Entry }
 
-func (c *convo) add(e convlog.Entry) *convlog.Entry {
-	e.Type = convlog.TypeMsg
+func (c *convo) add(e conversation.Entry) *conversation.Entry {
+	e.Type = conversation.TypeMsg
 	e.ID = fmt.Sprintf("m%04d", len(c.entries)+1)
 	e.Tokens = counter.CountMessage(testModel, &e)
 	c.entries = append(c.entries, e)
 	return &c.entries[len(c.entries)-1]
 }
 
-func (c *convo) user(text string) *convlog.Entry {
-	return c.add(convlog.Entry{Role: convlog.RoleUser, Content: convlog.Str(text)})
+func (c *convo) user(text string) *conversation.Entry {
+	return c.add(conversation.Entry{Role: conversation.RoleUser, Content: conversation.Str(text)})
 }
 
-func (c *convo) assistant(text string) *convlog.Entry {
-	return c.add(convlog.Entry{Role: convlog.RoleAssistant, Content: convlog.Str(text)})
+func (c *convo) assistant(text string) *conversation.Entry {
+	return c.add(conversation.Entry{Role: conversation.RoleAssistant, Content: conversation.Str(text)})
 }
 
 func (c *convo) tool(name, args, result string) {
 	id := fmt.Sprintf("call_%d", len(c.entries)+1)
-	c.add(convlog.Entry{Role: convlog.RoleAssistant, ToolCalls: []convlog.ToolCall{{ID: id, Type: "function", Function: convlog.FunctionCall{Name: name, Arguments: args}}}})
-	c.add(convlog.Entry{Role: convlog.RoleTool, ToolCallID: id, ToolName: name, Content: convlog.Str(result)})
+	c.add(conversation.Entry{Role: conversation.RoleAssistant, ToolCalls: []conversation.ToolCall{{ID: id, Type: "function", Function: conversation.FunctionCall{Name: name, Arguments: args}}}})
+	c.add(conversation.Entry{Role: conversation.RoleTool, ToolCallID: id, ToolName: name, Content: conversation.Str(result)})
 }
 
 // filler adds n rounds of ordinary talk.
@@ -49,7 +49,7 @@ func (c *convo) filler(n int) {
 	}
 }
 
-func digestOf(t *testing.T, entries []convlog.Entry, previous []string, budget int, focus string) digest {
+func digestOf(t *testing.T, entries []conversation.Entry, previous []string, budget int, focus string) digest {
 	t.Helper()
 	return buildDigest(digestInput{entries: entries, previous: previous, total: len(entries), budget: budget, focus: focus, counter: counter, model: testModel})
 }
@@ -137,7 +137,7 @@ func TestDigestMerges(t *testing.T) {
 	first := digestOf(t, c.entries, nil, 1500, "")
 	var later convo
 	for i := 0; i < 10; i++ {
-		later.add(convlog.Entry{Role: convlog.RoleUser, Content: convlog.Str("filler question number one?")})
+		later.add(conversation.Entry{Role: conversation.RoleUser, Content: conversation.Str("filler question number one?")})
 	}
 	later.entries = nil
 	later.user("We decided to run the migration on Sundays only.")
@@ -231,9 +231,9 @@ func TestPlanAndCompact(t *testing.T) {
 		c.user(fmt.Sprintf("Round %d: what about the %s?", i, strings.Repeat("detail ", 30)))
 		c.assistant(strings.Repeat("An answer with some words. ", 40))
 	}
-	rec := c.add(convlog.Entry{Role: convlog.RoleAssistant, Content: convlog.Str("ARTIFACT_SAVED @project/artifacts/plan.md"), IsMeta: true, PartType: convlog.PartRecord})
+	rec := c.add(conversation.Entry{Role: conversation.RoleAssistant, Content: conversation.Str("ARTIFACT_SAVED @project/artifacts/plan.md"), IsMeta: true, PartType: conversation.PartRecord})
 	last := c.user("Where are we?")
-	o := contextbuilder.Options{Mode: convlog.ModeChat, History: c.entries, Counter: counter, Model: testModel,
+	o := contextbuilder.Options{Mode: conversation.ModeChat, History: c.entries, Counter: counter, Model: testModel,
 		Budget: contextbuilder.Budget{TokenBudget: 8000}}
 	res, err := contextbuilder.Build(o)
 	if err != nil {
@@ -272,7 +272,7 @@ func TestPlanAndCompact(t *testing.T) {
 	}
 	if compactedRec {
 		for _, p := range comp.Data.Pinned {
-			if p.ID == rec.ID && p.Kind == convlog.CarriedRecord {
+			if p.ID == rec.ID && p.Kind == conversation.CarriedRecord {
 				compactedRec = false
 			}
 		}
@@ -294,7 +294,7 @@ func TestLLMSummaryAndFallback(t *testing.T) {
 		c.assistant(strings.Repeat("Filler words here. ", 20))
 	}
 	c.user("Now?")
-	res, err := contextbuilder.Build(contextbuilder.Options{Mode: convlog.ModeChat, History: c.entries, Counter: counter, Model: testModel})
+	res, err := contextbuilder.Build(contextbuilder.Options{Mode: conversation.ModeChat, History: c.entries, Counter: counter, Model: testModel})
 	if err != nil {
 		t.Fatal(err)
 	}

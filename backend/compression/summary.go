@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 
 	"crewagent/backend/contextbuilder"
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 )
 
 // Summarizer writes a summary with an LLM: the engine implements it with the
@@ -50,8 +50,8 @@ func SummaryRequest(msgs []Message, focus string, maxWords, maxChars int) []Mess
 	}
 	t := Transcript(msgs, maxChars)
 	return []Message{
-		{Role: convlog.RoleSystem, Content: convlog.Str(prompt), Kind: contextbuilder.KindSystem},
-		{Role: convlog.RoleUser, Content: &t, Kind: contextbuilder.KindHistory},
+		{Role: conversation.RoleSystem, Content: conversation.Str(prompt), Kind: contextbuilder.KindSystem},
+		{Role: conversation.RoleUser, Content: &t, Kind: contextbuilder.KindHistory},
 	}
 }
 
@@ -64,9 +64,9 @@ func Transcript(msgs []Message, maxChars int) string {
 		m := &msgs[i]
 		label := m.Role
 		switch {
-		case m.Role == convlog.RoleTool && m.Name != "":
+		case m.Role == conversation.RoleTool && m.Name != "":
 			label = "tool " + m.Name + " result"
-		case m.Role == convlog.RoleSystem:
+		case m.Role == conversation.RoleSystem:
 			label = "earlier summary"
 		}
 		if m.SourceID != "" {
@@ -155,7 +155,7 @@ func llmSummary(ctx context.Context, c Config, in digestInput) (string, error) {
 			b.WriteString(renderLine(&l) + "\n")
 		}
 		if b.Len() > 0 {
-			msgs = append(msgs, Message{Role: convlog.RoleSystem, Content: convlog.Str(b.String())})
+			msgs = append(msgs, Message{Role: conversation.RoleSystem, Content: conversation.Str(b.String())})
 		}
 	}
 	var tk *task
@@ -170,12 +170,12 @@ func llmSummary(ctx context.Context, c Config, in digestInput) (string, error) {
 		if in.skip[e.ID] {
 			continue
 		}
-		if tk == nil && e.Role == convlog.RoleUser && !e.IsMeta && strings.TrimSpace(e.Text()) != "" {
+		if tk == nil && e.Role == conversation.RoleUser && !e.IsMeta && strings.TrimSpace(e.Text()) != "" {
 			tk = &task{cite: contextbuilder.Cite(e.ID), text: strings.TrimSpace(e.Text())}
 		}
 		m := Message{Role: e.Role, Content: e.Content, ToolCalls: e.ToolCalls, Name: e.ToolName, SourceID: e.ID}
-		if e.Role == convlog.RoleTool {
-			m.Content = convlog.Str(unwrapJSON(e.Text()))
+		if e.Role == conversation.RoleTool {
+			m.Content = conversation.Str(unwrapJSON(e.Text()))
 		}
 		msgs = append(msgs, m)
 	}

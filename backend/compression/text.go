@@ -106,7 +106,7 @@ func looksLikeCode(line string) bool {
 	if t == "" {
 		return false
 	}
-	for _, kw := range codeStarts {
+	for _, kw := range codeStartsBy[t[0]] {
 		if strings.HasPrefix(t, kw) {
 			return true
 		}
@@ -134,6 +134,14 @@ var codeStarts = []string{"func ", "def ", "class ", "return ", "import ", "pack
 	"SELECT ", "INSERT ", "UPDATE ", "CREATE ", "@", "<", "#!"}
 
 // codeMarkers keep a code line in a digest.
+// codeStartsBy holds the codeStarts by their first byte.
+var codeStartsBy = func() (m [256][]string) {
+	for _, kw := range codeStarts {
+		m[kw[0]] = append(m[kw[0]], kw)
+	}
+	return m
+}()
+
 var codeMarkers = []string{"TODO", "FIXME", "XXX", "HACK"}
 
 // Feature flags of a line.
@@ -369,7 +377,7 @@ func analyse(line string, focus *termSet) features {
 	if nonASCII {
 		zhFeatures(line, &f)
 	}
-	f.question = strings.ContainsAny(line, "?？")
+	f.question = strings.IndexByte(line, '?') >= 0 || strings.Contains(line, "？")
 	if focus != nil && focus.n > 0 {
 		f.focus = focus.matches(line)
 	}
@@ -411,6 +419,15 @@ func lower(w string, buf []byte) []byte {
 		buf = append(buf, c)
 	}
 	return buf
+}
+
+func hasUpperASCII(s string) bool {
+	for k := 0; k < len(s); k++ {
+		if c := s[k]; c >= 'A' && c <= 'Z' {
+			return true
+		}
+	}
+	return false
 }
 
 func hasDigit(s string) bool {
@@ -492,6 +509,9 @@ func isPunct(r rune) bool {
 // rawFeatures looks at one whitespace-separated token for paths, numbers
 // with units, versions, dates, quoted strings, e-mails and URLs.
 func rawFeatures(raw string, f *features) {
+	if plainWord(raw) {
+		return // a word and its punctuation: no path, name or number
+	}
 	t := trimPunct(raw)
 	if t == "" {
 		return
@@ -539,6 +559,27 @@ func rawFeatures(raw string, f *features) {
 			}
 		}
 	}
+}
+
+// plainWord reports ASCII letters, maybe followed by one of . , ; : ! ?
+// (the commonest token of prose, in which rawFeatures finds nothing).
+func plainWord(raw string) bool {
+	n := len(raw)
+	if n > 1 {
+		switch raw[n-1] {
+		case '.', ',', ';', ':', '!', '?':
+			n--
+		}
+	}
+	if n == 0 {
+		return false
+	}
+	for k := 0; k < n; k++ {
+		if c := raw[k]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return true
 }
 
 func hasLetter(s string) bool {
@@ -696,7 +737,8 @@ func (ts *termSet) matches(s string) int {
 // Terms calls fn for each search term of s: lower-case English words and
 // numbers (stop words left out) and, for Chinese (and other CJK) text, which
 // has no spaces, each pair of adjacent characters (a lone character alone).
-// The recall index uses the same terms.
+// The recall index uses the same terms. A term may share memory with s (a
+// word already in lower case is passed as it is, without a copy).
 func Terms(s string, fn func(string)) {
 	var buf [64]byte
 	for i := 0; i < len(s); {
@@ -710,10 +752,13 @@ func Terms(s string, fn func(string)) {
 			for j < len(s) && s[j] < utf8.RuneSelf && (isWordByte(s[j]) && s[j] != '\'') {
 				j++
 			}
-			w := lower(s[i:j], buf[:0])
+			w := s[i:j]
+			if hasUpperASCII(w) {
+				w = string(lower(w, buf[:0]))
+			}
 			if len(w) > 1 || isDigit(w[0]) {
-				if words[string(w)]&kwStop == 0 {
-					fn(string(w))
+				if words[w]&kwStop == 0 {
+					fn(w)
 				}
 			}
 			i = j
@@ -747,5 +792,11 @@ func Terms(s string, fn func(string)) {
 }
 
 func isCJK(r rune) bool {
+	if r < firstCJK {
+		return false // most text: no table lookups
+	}
 	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r)
 }
+
+// firstCJK is the lowest rune of the scripts isCJK accepts (Hangul Jamo).
+const firstCJK = 0x1100

@@ -5,17 +5,17 @@ import (
 	"strings"
 	"testing"
 
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 )
 
 // benchLog returns n entries of a long agent conversation: rounds of a user
 // message, a tool-call group with two results, and an answer (~1 KB per
 // message), plus some events. Token counts are stored, as the store does.
-func benchLog(n int) []convlog.Entry {
-	out := make([]convlog.Entry, 0, n)
+func benchLog(n int) []conversation.Entry {
+	out := make([]conversation.Entry, 0, n)
 	para := strings.Repeat("The quarterly plan needs a budget owner and a launch date. ", 16)
-	add := func(e convlog.Entry) {
-		e.Type = convlog.TypeMsg
+	add := func(e conversation.Entry) {
+		e.Type = conversation.TypeMsg
 		e.ID = fmt.Sprintf("b%06d", len(out))
 		size := len(e.Text())
 		for _, tc := range e.ToolCalls {
@@ -25,17 +25,17 @@ func benchLog(n int) []convlog.Entry {
 		out = append(out, e)
 	}
 	for i := 0; len(out) < n; i++ {
-		add(convlog.Entry{Role: convlog.RoleUser, Content: convlog.Str(para[:200])})
+		add(conversation.Entry{Role: conversation.RoleUser, Content: conversation.Str(para[:200])})
 		a, b := fmt.Sprintf("call_%d_a", i), fmt.Sprintf("call_%d_b", i)
-		add(convlog.Entry{Role: convlog.RoleAssistant, ToolCalls: []convlog.ToolCall{
-			{ID: a, Type: "function", Function: convlog.FunctionCall{Name: "fs.read", Arguments: `{"path":"@project/docs/a.md"}`}},
-			{ID: b, Type: "function", Function: convlog.FunctionCall{Name: "fs.search", Arguments: `{"path":"@project","pattern":"budget"}`}},
+		add(conversation.Entry{Role: conversation.RoleAssistant, ToolCalls: []conversation.ToolCall{
+			{ID: a, Type: "function", Function: conversation.FunctionCall{Name: "fs.read", Arguments: `{"path":"@project/docs/a.md"}`}},
+			{ID: b, Type: "function", Function: conversation.FunctionCall{Name: "fs.search", Arguments: `{"path":"@project","pattern":"budget"}`}},
 		}})
-		add(convlog.Entry{Role: convlog.RoleTool, ToolCallID: a, ToolName: "fs.read", Content: convlog.Str(para)})
-		add(convlog.Entry{Role: convlog.RoleTool, ToolCallID: b, ToolName: "fs.search", Content: convlog.Str(para)})
-		add(convlog.Entry{Role: convlog.RoleAssistant, Content: convlog.Str(para)})
+		add(conversation.Entry{Role: conversation.RoleTool, ToolCallID: a, ToolName: "fs.read", Content: conversation.Str(para)})
+		add(conversation.Entry{Role: conversation.RoleTool, ToolCallID: b, ToolName: "fs.search", Content: conversation.Str(para)})
+		add(conversation.Entry{Role: conversation.RoleAssistant, Content: conversation.Str(para)})
 		if i%10 == 0 {
-			out = append(out, convlog.Entry{Type: convlog.TypeEvt, ID: fmt.Sprintf("e%06d", len(out)), Event: convlog.EventCheckpoint})
+			out = append(out, conversation.Entry{Type: conversation.TypeEvt, ID: fmt.Sprintf("e%06d", len(out)), Event: conversation.EventCheckpoint})
 		}
 	}
 	return out[:n]
@@ -57,7 +57,7 @@ func BenchmarkBuild(b *testing.B) {
 			{"defaults", Budget{TokenBudget: 128000}},
 		} {
 			b.Run(fmt.Sprintf("%dk/%s", n/1000, lim.name), func(b *testing.B) {
-				o := opts(convlog.ModeAgent, h)
+				o := opts(conversation.ModeAgent, h)
 				o.Budget = lim.budget
 				if _, err := Build(o); err != nil { // warm the tokenizer
 					b.Fatal(err)

@@ -12,7 +12,7 @@
 //     and compacts the one before, so normally there is one;
 //  3. the PINNED system message: the runtime's records of workflow runs
 //     (system messages with partType "record"), and the messages kept word
-//     for word (pins, meta messages — see convlog.Carried) once compacted. Items 1-3 are the request's prefix: they change
+//     for word (pins, meta messages — see conversation.Carried) once compacted. Items 1-3 are the request's prefix: they change
 //     only when the mode, the tools, a compaction or a pin changes, so a
 //     provider's prompt cache keeps working between turns;
 //  4. the history in log order: events, compacted messages, includeInContext=false
@@ -67,7 +67,7 @@
 // message itself stays, so every call is still answered.
 //
 // Pins: the active pins are the "pinned" list of the last compaction event of
-// History (convlog.CompactionData) with the pin and unpin events after it
+// History (conversation.CompactionData) with the pin and unpin events after it
 // applied. A pinned message still in the history stays where it is; one that
 // was compacted is quoted in the PINNED message.
 package contextbuilder
@@ -80,7 +80,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 )
 
 type builder struct {
@@ -96,10 +96,10 @@ type builder struct {
 	summaries []int32 // summary-class system entries, log order
 	anchor    int32   // entry of the newest user message, -1 when none
 
-	issued    map[string]bool              // call ids claimed by newer messages
-	calls     map[int32][]convlog.ToolCall // request calls of assistants whose stored calls changed
-	callDrops []callDrop                   // single tool calls dropped from messages
-	stubCost  map[int32]int                // tokens of omitted tool results, counted once
+	issued    map[string]bool                   // call ids claimed by newer messages
+	calls     map[int32][]conversation.ToolCall // request calls of assistants whose stored calls changed
+	callDrops []callDrop                        // single tool calls dropped from messages
+	stubCost  map[int32]int                     // tokens of omitted tool results, counted once
 
 	ids      map[string]int32 // message id -> entry index (messages only)
 	pins     []Pin
@@ -117,17 +117,17 @@ type preview struct {
 // Build builds the request for opts. It fails only on invalid options.
 func Build(opts Options) (*Result, error) {
 	switch opts.Mode {
-	case convlog.ModeChat, convlog.ModeAgent, convlog.ModeRun:
+	case conversation.ModeChat, conversation.ModeAgent, conversation.ModeRun:
 	default:
 		return nil, &Error{Code: CodeInvalidMode, Message: fmt.Sprintf("mode must be chat, agent or run, got %q", opts.Mode)}
 	}
 	if opts.Counter == nil {
 		return nil, ErrNoCounter
 	}
-	if opts.Mode != convlog.ModeChat && opts.Agent == nil {
+	if opts.Mode != conversation.ModeChat && opts.Agent == nil {
 		return nil, &Error{Code: CodePersonaRequired, Message: opts.Mode + " mode needs a persona"}
 	}
-	if opts.Mode == convlog.ModeRun && opts.Run == nil {
+	if opts.Mode == conversation.ModeRun && opts.Run == nil {
 		return nil, ErrRunInjectorRequired
 	}
 	b := &builder{opts: opts, budget: opts.Budget.withDefaults(), res: &Result{Anchor: -1}}
@@ -149,17 +149,17 @@ func Build(opts Options) (*Result, error) {
 	}
 	reasons := make([]string, 0, len(parts)+4)
 	for _, p := range parts {
-		m := Message{Role: convlog.RoleSystem, Content: convlog.Str(p.text), Kind: KindSystem}
+		m := Message{Role: conversation.RoleSystem, Content: conversation.Str(p.text), Kind: KindSystem}
 		m.Tokens = CountMessage(opts.Counter, opts.Model, &m)
 		b.sys = append(b.sys, m)
 		reasons = append(reasons, p.name)
 	}
-	if opts.Mode == convlog.ModeRun {
+	if opts.Mode == conversation.ModeRun {
 		for _, block := range opts.Run.Blocks() {
 			if strings.TrimSpace(block) == "" {
 				continue
 			}
-			m := Message{Role: convlog.RoleUser, Content: convlog.Str(block), Kind: KindInjection}
+			m := Message{Role: conversation.RoleUser, Content: conversation.Str(block), Kind: KindInjection}
 			m.Tokens = CountMessage(opts.Counter, opts.Model, &m)
 			b.inj = append(b.inj, m)
 		}
@@ -241,7 +241,7 @@ func (b *builder) collect() selection {
 		e := &h[i]
 		var u unit
 		switch role := requestRole(e); {
-		case role == convlog.RoleTool:
+		case role == conversation.RoleTool:
 			id := e.ToolCallID
 			if id == "" {
 				b.fate[i] = b.reason("dropped: orphan tool result (no matching tool call)")
@@ -256,13 +256,13 @@ func (b *builder) collect() selection {
 			}
 			waiting[id] = i
 			continue
-		case role == convlog.RoleAssistant && len(e.ToolCalls) > 0 && e.PartType != convlog.PartError:
+		case role == conversation.RoleAssistant && len(e.ToolCalls) > 0 && e.PartType != conversation.PartError:
 			var ok bool
 			if u, ok = b.groupUnit(i, waiting); !ok {
 				b.fate[i] = b.reason("dropped: empty assistant message")
 				continue
 			}
-		case role == convlog.RoleAssistant && e.Text() == "":
+		case role == conversation.RoleAssistant && e.Text() == "":
 			b.fate[i] = b.reason("dropped: empty assistant message")
 			continue
 		default:
@@ -462,7 +462,7 @@ func (b *builder) previewUnit(un *unit, over func() bool, u *usage) {
 			continue
 		}
 		e := &b.opts.History[it.entry]
-		if e.Role != convlog.RoleTool {
+		if e.Role != conversation.RoleTool {
 			continue
 		}
 		text, ok := PreviewToolResult(e)
@@ -474,7 +474,7 @@ func (b *builder) previewUnit(un *unit, over func() bool, u *usage) {
 		if b.budget.MaxChars > 0 {
 			chars = b.itemChars(it)
 		}
-		m := Message{Role: convlog.RoleTool, Content: &text, ToolCallID: e.ToolCallID, Name: e.ToolName}
+		m := Message{Role: conversation.RoleTool, Content: &text, ToolCallID: e.ToolCallID, Name: e.ToolName}
 		if it.callID != "" {
 			m.ToolCallID = it.callID
 		}
@@ -526,7 +526,7 @@ func (b *builder) pinBlock() *Message {
 		}
 		n++
 		who := p.Role
-		if p.Kind == convlog.CarriedRecord {
+		if p.Kind == conversation.CarriedRecord {
 			who = "runtime"
 		}
 		if name, ok := b.skillBody[p.ID]; ok {
@@ -540,7 +540,7 @@ func (b *builder) pinBlock() *Message {
 	if n == 0 {
 		return nil
 	}
-	m := &Message{Role: convlog.RoleSystem, Content: convlog.Str(sb.String()), Kind: KindPinned}
+	m := &Message{Role: conversation.RoleSystem, Content: conversation.Str(sb.String()), Kind: KindPinned}
 	m.Tokens = CountMessage(b.opts.Counter, b.opts.Model, m)
 	return m
 }
@@ -584,7 +584,7 @@ func (b *builder) recallBlock(room int, sel *selection) *Message {
 	}
 	for len(lines) > 0 {
 		text := header + strings.Join(lines, "")
-		m := &Message{Role: convlog.RoleUser, Content: &text, Kind: KindRecall}
+		m := &Message{Role: conversation.RoleUser, Content: &text, Kind: KindRecall}
 		m.Tokens = CountMessage(c, model, m)
 		if m.Tokens <= room {
 			b.res.Debug.Recalled = kept
@@ -604,11 +604,11 @@ func (b *builder) collectPins() {
 	for i := range h {
 		if h[i].IsMessage() {
 			b.ids[h[i].ID] = int32(i)
-		} else if h[i].IsEvent() && h[i].Event == convlog.EventCompaction {
+		} else if h[i].IsEvent() && h[i].Event == conversation.EventCompaction {
 			last = i
 		}
 	}
-	set := func(c convlog.Carried) {
+	set := func(c conversation.Carried) {
 		for k := range b.pins {
 			if b.pins[k].ID == c.ID {
 				b.pins[k].Carried = c
@@ -619,7 +619,7 @@ func (b *builder) collectPins() {
 	}
 	if last >= 0 {
 		b.res.CompactionEvent = h[last].ID
-		if d, ok := convlog.ParseCompactionData(h[last].Data); ok {
+		if d, ok := conversation.ParseCompactionData(h[last].Data); ok {
 			b.res.Compaction = &d
 			for _, c := range d.Pinned {
 				if c.ID != "" {
@@ -631,26 +631,26 @@ func (b *builder) collectPins() {
 	for i := last + 1; i < len(h); i++ {
 		e := &h[i]
 		if e.IsMessage() && b.fate[i] == fateRecord {
-			set(convlog.Carried{ID: e.ID, Role: e.Role, Kind: convlog.CarriedRecord, Text: convlog.ClipCarried(e.Text())})
+			set(conversation.Carried{ID: e.ID, Role: e.Role, Kind: conversation.CarriedRecord, Text: conversation.ClipCarried(e.Text())})
 			continue
 		}
 		if !e.IsEvent() || e.RefMsgID == "" {
 			continue
 		}
 		switch e.Event {
-		case convlog.EventPin:
-			var pd convlog.PinData
+		case conversation.EventPin:
+			var pd conversation.PinData
 			if len(e.Data) > 0 {
 				_ = json.Unmarshal(e.Data, &pd) // a pin without data still pins
 			}
 			if pd.Text == "" {
 				if j, ok := b.ids[e.RefMsgID]; ok {
-					pd.Role, pd.Tool, pd.Text = h[j].Role, h[j].ToolName, convlog.ClipCarried(h[j].Text())
+					pd.Role, pd.Tool, pd.Text = h[j].Role, h[j].ToolName, conversation.ClipCarried(h[j].Text())
 				}
 			}
-			set(convlog.Carried{ID: e.RefMsgID, Role: pd.Role, Tool: pd.Tool, Kind: convlog.CarriedPin, Text: pd.Text})
-		case convlog.EventUnpin:
-			b.pins = slices.DeleteFunc(b.pins, func(p Pin) bool { return p.ID == e.RefMsgID && p.Kind == convlog.CarriedPin })
+			set(conversation.Carried{ID: e.RefMsgID, Role: pd.Role, Tool: pd.Tool, Kind: conversation.CarriedPin, Text: pd.Text})
+		case conversation.EventUnpin:
+			b.pins = slices.DeleteFunc(b.pins, func(p Pin) bool { return p.ID == e.RefMsgID && p.Kind == conversation.CarriedPin })
 		}
 	}
 	b.dropEndedPins()
@@ -728,7 +728,7 @@ func (b *builder) assemble(sel selection, sysReasons []string) {
 				dbg.Compressed = append(dbg.Compressed, Decision{SourceID: e.ID, Count: 1, Role: e.Role, Reason: "compressed: tool result sent as a preview (safety net: over the token budget)"})
 			case b.omitted(it.entry):
 				dbg.Compressed = append(dbg.Compressed, Decision{SourceID: e.ID, Count: 1, Role: e.Role, Reason: "compressed: content omitted (includeToolResultsInContext is off)"})
-			case e.FullOutputPath != "" && e.Role == convlog.RoleTool:
+			case e.FullOutputPath != "" && e.Role == conversation.RoleTool:
 				dbg.Compressed = append(dbg.Compressed, Decision{SourceID: e.ID, Count: 1, Role: e.Role, Reason: "compressed: stored as a preview; full output at " + e.FullOutputPath})
 			}
 		}
@@ -740,7 +740,7 @@ func (b *builder) assemble(sel selection, sysReasons []string) {
 			continue
 		}
 		e := &b.opts.History[i]
-		m := Message{Role: convlog.RoleSystem, Content: e.Content, SourceID: e.ID, Kind: KindSummary, Tokens: b.summaryTokens(i)}
+		m := Message{Role: conversation.RoleSystem, Content: e.Content, SourceID: e.ID, Kind: KindSummary, Tokens: b.summaryTokens(i)}
 		push(m, "kept: summary of compacted messages (moved to the start of the history)")
 		dbg.Kept = append(dbg.Kept, Decision{SourceID: e.ID, Count: 1, Role: e.Role, Reason: "kept: summary of compacted messages"})
 	}
@@ -848,7 +848,7 @@ func (b *builder) assemble(sel selection, sysReasons []string) {
 	}
 	dbg.Counts.Kept = len(dbg.Kept)
 	dbg.Counts.Compressed = len(dbg.Compressed)
-	if len(b.inj) == 0 && b.opts.Mode == convlog.ModeRun {
+	if len(b.inj) == 0 && b.opts.Mode == conversation.ModeRun {
 		dbg.Notes = append(dbg.Notes, "the run injector returned no blocks")
 	}
 }
@@ -864,7 +864,7 @@ func (b *builder) keptReason(u *unit, k int) string {
 	switch {
 	case pv:
 		return "kept: tool result as a preview + full output path (safety net)"
-	case e.PartType == convlog.PartError:
+	case e.PartType == conversation.PartError:
 		return "kept: error part as an assistant message"
 	case k > 0 && it.callID != "":
 		return "kept: tool result (call id " + e.ToolCallID + " reused later; renamed " + it.callID + ")"
@@ -874,13 +874,13 @@ func (b *builder) keptReason(u *unit, k int) string {
 		return "kept: tool call ids reused later were renamed"
 	case b.omitted(it.entry):
 		return "kept: tool result omitted (includeToolResultsInContext is off)"
-	case e.Role == convlog.RoleTool && e.FullOutputPath != "":
+	case e.Role == conversation.RoleTool && e.FullOutputPath != "":
 		return "kept: tool result preview + full output path"
 	case b.skillBody[e.ID] != "":
 		return "kept: body of the active skill " + b.skillBody[e.ID] + " (pinned while it is active)"
 	case b.isPinned(e.ID):
 		return "kept: pinned"
-	case e.PartType == convlog.PartRecord:
+	case e.PartType == conversation.PartRecord:
 		return "kept: runtime record"
 	}
 	return "kept"
@@ -908,7 +908,7 @@ func (b *builder) inPlace(u *unit, k int) bool {
 	return true
 }
 
-func hasRenamed(calls, stored []convlog.ToolCall) bool {
+func hasRenamed(calls, stored []conversation.ToolCall) bool {
 	for _, c := range calls {
 		found := false
 		for _, s := range stored {
@@ -946,7 +946,7 @@ const ToolPreviewPrefix = "TOOL_RESULT_PREVIEW"
 // status, original size, the first and last characters, and where the full
 // output can be read (its alias path; fs.read pages through it with
 // startLine/endLine). ok is false when the result is short enough as it is.
-func PreviewToolResult(e *convlog.Entry) (string, bool) {
+func PreviewToolResult(e *conversation.Entry) (string, bool) {
 	content := e.Text()
 	n := utf8.RuneCountInString(content)
 	if n <= PreviewMinChars || n <= previewHead+previewTail+200 {
@@ -977,7 +977,7 @@ func PreviewToolResult(e *convlog.Entry) (string, bool) {
 	sb.WriteString(tailRunes(content, previewTail))
 	if alias != "" {
 		sb.WriteString("\nFull output: " + alias)
-		if text, ok := strings.CutSuffix(alias, ".json"); ok && strings.HasPrefix(alias, convlog.ToolResultAliasPrefix) {
+		if text, ok := strings.CutSuffix(alias, ".json"); ok && strings.HasPrefix(alias, conversation.ToolResultAliasPrefix) {
 			// the store writes a readable copy beside it, one line per line of output
 			sb.WriteString("\nRead it in parts: fs.read " + text + ".txt with startLine/endLine, or fs.search it.")
 		} else {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 )
 
 func systemText(msgs []Message) string {
@@ -29,9 +29,9 @@ func TestSystemPromptPerMode(t *testing.T) {
 		wantPersona bool
 		baseMarker  string
 	}{
-		{convlog.ModeChat, 3, false, "a desktop assistant"},
-		{convlog.ModeAgent, 4, true, "a desktop assistant"},
-		{convlog.ModeRun, 4, true, "running a workflow step by step"},
+		{conversation.ModeChat, 3, false, "a desktop assistant"},
+		{conversation.ModeAgent, 4, true, "a desktop assistant"},
+		{conversation.ModeRun, 4, true, "running a workflow step by step"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.mode, func(t *testing.T) {
@@ -74,7 +74,7 @@ func TestSystemPromptPerMode(t *testing.T) {
 func TestToolPolicyWithoutTools(t *testing.T) {
 	var l logBuilder
 	l.user("hi")
-	o := opts(convlog.ModeChat, l.entries)
+	o := opts(conversation.ModeChat, l.entries)
 	o.ToolPolicy = ToolPolicy{}
 	res := mustBuild(t, o)
 	sys := systemText(res.Messages)
@@ -106,21 +106,21 @@ func TestOptionErrors(t *testing.T) {
 	}{
 		{"invalid mode", func(o *Options) { o.Mode = "workflow" }, ErrInvalidMode},
 		{"no counter", func(o *Options) { o.Counter = nil }, ErrNoCounter},
-		{"agent without persona", func(o *Options) { o.Mode = convlog.ModeAgent; o.Agent = nil }, ErrPersonaRequired},
-		{"run without persona", func(o *Options) { o.Mode = convlog.ModeRun; o.Agent = nil; o.Run = fakeRun{"RUN_DIRECTIVE"} }, ErrPersonaRequired},
-		{"run without injector", func(o *Options) { o.Mode = convlog.ModeRun; o.Agent = testPersona() }, ErrRunInjectorRequired},
+		{"agent without persona", func(o *Options) { o.Mode = conversation.ModeAgent; o.Agent = nil }, ErrPersonaRequired},
+		{"run without persona", func(o *Options) { o.Mode = conversation.ModeRun; o.Agent = nil; o.Run = fakeRun{"RUN_DIRECTIVE"} }, ErrPersonaRequired},
+		{"run without injector", func(o *Options) { o.Mode = conversation.ModeRun; o.Agent = testPersona() }, ErrRunInjectorRequired},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o := opts(convlog.ModeChat, l.entries)
+			o := opts(conversation.ModeChat, l.entries)
 			tt.mod(&o)
 			_, err := Build(o)
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("err = %v, want %v", err, tt.want)
 			}
 			var e *Error
-			if !errors.As(err, &e) || !strings.HasPrefix(err.Error(), e.Code+": ") {
-				t.Fatalf("error text %q", err)
+			if !errors.As(err, &e) || e.Code != tt.want.(*Error).Code || e.Message == "" || strings.HasPrefix(e.Message, e.Code) {
+				t.Fatalf("error %q: want the code %s apart from a message", err, tt.want.(*Error).Code)
 			}
 		})
 	}
@@ -129,7 +129,7 @@ func TestOptionErrors(t *testing.T) {
 func TestChatIgnoresPersonaAndInjector(t *testing.T) {
 	var l logBuilder
 	l.user("hi")
-	o := opts(convlog.ModeChat, l.entries)
+	o := opts(conversation.ModeChat, l.entries)
 	o.Agent = testPersona()
 	o.Run = fakeRun{"RUN_DIRECTIVE"}
 	res := mustBuild(t, o)
@@ -148,7 +148,7 @@ func TestCapsNeverCut(t *testing.T) {
 	}
 	l.user("the newest question")
 	for _, b := range []Budget{{MaxMessages: 10}, {MaxChars: 5000}} {
-		o := opts(convlog.ModeChat, l.entries)
+		o := opts(conversation.ModeChat, l.entries)
 		o.Budget = b
 		res := mustBuild(t, o)
 		if n := res.Debug.Counts.History; n != len(l.entries) {
@@ -173,7 +173,7 @@ func TestSafetyNetTrimsOlderFirst(t *testing.T) {
 		l.assistant(strings.Repeat("answer ", 20))
 	}
 	last := l.user("the newest question")
-	o := opts(convlog.ModeChat, l.entries)
+	o := opts(conversation.ModeChat, l.entries)
 	o.Budget = Budget{TokenBudget: 2000}
 	res := mustBuild(t, o)
 	got := ids(res.Messages)
@@ -219,9 +219,9 @@ func TestToolGroupsStayWholeWhenTrimmed(t *testing.T) {
 		l.result("c"+string(rune('a'+i))+"3", "r3")
 	}
 	l.user("now")
-	full := mustBuild(t, opts(convlog.ModeChat, l.entries)).Debug.UsedTokens
+	full := mustBuild(t, opts(conversation.ModeChat, l.entries)).Debug.UsedTokens
 	for limit := full - 300; limit < full; limit += 20 {
-		o := opts(convlog.ModeChat, l.entries)
+		o := opts(conversation.ModeChat, l.entries)
 		o.Budget = Budget{TokenBudget: limit}
 		res := mustBuild(t, o) // Validate fails on a split group
 		if res.Debug.UsedTokens > limit {
@@ -239,20 +239,20 @@ func TestToolGroupsStayWholeWhenTrimmed(t *testing.T) {
 func TestHistoryFilters(t *testing.T) {
 	var l logBuilder
 	sysOld := l.system("You are an old system prompt.")
-	ev := l.event(convlog.EventModeSwitch)
+	ev := l.event(conversation.EventModeSwitch)
 	u1 := l.user("first")
-	hidden := l.add(convlog.Entry{Role: convlog.RoleAssistant, Content: convlog.Str("ui only"), IncludeInContext: convlog.Bool(false)})
-	compacted := l.add(convlog.Entry{Role: convlog.RoleUser, Content: convlog.Str("old"), Compacted: true})
-	thinking := l.add(convlog.Entry{Role: convlog.RoleAssistant, Content: convlog.Str("hmm"), PartType: convlog.PartThinking})
-	dev := l.add(convlog.Entry{Role: convlog.RoleDeveloper, Content: convlog.Str("developer note")})
-	empty := l.add(convlog.Entry{Role: convlog.RoleAssistant, Content: convlog.Str("")})
-	odd := l.add(convlog.Entry{Role: "function", Content: convlog.Str("x")})
+	hidden := l.add(conversation.Entry{Role: conversation.RoleAssistant, Content: conversation.Str("ui only"), IncludeInContext: conversation.Bool(false)})
+	compacted := l.add(conversation.Entry{Role: conversation.RoleUser, Content: conversation.Str("old"), Compacted: true})
+	thinking := l.add(conversation.Entry{Role: conversation.RoleAssistant, Content: conversation.Str("hmm"), PartType: conversation.PartThinking})
+	dev := l.add(conversation.Entry{Role: conversation.RoleDeveloper, Content: conversation.Str("developer note")})
+	empty := l.add(conversation.Entry{Role: conversation.RoleAssistant, Content: conversation.Str("")})
+	odd := l.add(conversation.Entry{Role: "function", Content: conversation.Str("x")})
 	a1 := l.assistant("answer")
 	summary := l.system("CONVERSATION_SUMMARY\nThe user asked for a plan.")
-	summary2 := l.add(convlog.Entry{Role: convlog.RoleDeveloper, Content: convlog.Str("SUMMARY: earlier")})
+	summary2 := l.add(conversation.Entry{Role: conversation.RoleDeveloper, Content: conversation.Str("SUMMARY: earlier")})
 	u2 := l.user("second")
 
-	res := mustBuild(t, opts(convlog.ModeChat, l.entries))
+	res := mustBuild(t, opts(conversation.ModeChat, l.entries))
 	want := []string{summary.ID, summary2.ID, u1.ID, a1.ID, u2.ID}
 	if got := ids(res.Messages); !slices.Equal(got, want) {
 		t.Fatalf("history = %v, want %v\n%s", got, want, dump(res.Messages))
@@ -274,13 +274,13 @@ func TestHistoryFilters(t *testing.T) {
 		t.Errorf("events: counts %+v", res.Debug.Counts)
 	}
 	sum := res.Messages[res.Debug.Counts.System]
-	if sum.Role != convlog.RoleSystem || sum.SourceID != summary.ID {
+	if sum.Role != conversation.RoleSystem || sum.SourceID != summary.ID {
 		t.Errorf("summary not first in history: %+v", sum)
 	}
 	if r := reasonOf(res.Debug.Kept, summary2.ID); !strings.Contains(r, "summary") {
 		t.Errorf("summary reason %q", r)
 	}
-	if res.Messages[res.Debug.Counts.System+1].Role != convlog.RoleSystem {
+	if res.Messages[res.Debug.Counts.System+1].Role != conversation.RoleSystem {
 		t.Errorf("developer summary must enter as system")
 	}
 }
@@ -304,7 +304,7 @@ func TestToolResultRules(t *testing.T) {
 		ra := l.result("a", "A")
 		u2 := l.user("meanwhile")
 		rb := l.result("b", "B")
-		res := mustBuild(t, opts(convlog.ModeChat, l.entries))
+		res := mustBuild(t, opts(conversation.ModeChat, l.entries))
 		if got, want := ids(res.Messages), []string{u.ID, c.ID, ra.ID, rb.ID, u2.ID}; !slices.Equal(got, want) {
 			t.Fatalf("order %v, want %v", got, want)
 		}
@@ -320,7 +320,7 @@ func TestToolResultRules(t *testing.T) {
 		r := l.result("x", "early")
 		u := l.user("go")
 		c := l.calls("x")
-		res := mustBuild(t, opts(convlog.ModeChat, l.entries))
+		res := mustBuild(t, opts(conversation.ModeChat, l.entries))
 		if got, want := ids(res.Messages), []string{u.ID, c.ID}; !slices.Equal(got, want) {
 			t.Fatalf("order %v, want %v", got, want)
 		}
@@ -336,7 +336,7 @@ func TestToolResultRules(t *testing.T) {
 		l.user("go")
 		l.calls("a", "b")
 		l.result("b", "B")
-		res := mustBuild(t, opts(convlog.ModeChat, l.entries))
+		res := mustBuild(t, opts(conversation.ModeChat, l.entries))
 		syn := res.Messages[len(res.Messages)-2]
 		if syn.ToolCallID != "a" || syn.Text() != SyntheticToolResult || syn.SourceID != "" || syn.Name != "fs.read" {
 			t.Fatalf("synthetic result: %+v", syn)
@@ -352,9 +352,9 @@ func TestToolResultRules(t *testing.T) {
 		var l logBuilder
 		l.user("go")
 		o := l.result("nope", "lost")
-		noID := l.add(convlog.Entry{Role: convlog.RoleTool, Content: convlog.Str("no id")})
-		res := mustBuild(t, opts(convlog.ModeChat, l.entries))
-		for _, e := range []*convlog.Entry{o, noID} {
+		noID := l.add(conversation.Entry{Role: conversation.RoleTool, Content: conversation.Str("no id")})
+		res := mustBuild(t, opts(conversation.ModeChat, l.entries))
+		for _, e := range []*conversation.Entry{o, noID} {
 			if r := reasonOf(res.Debug.Dropped, e.ID); r != "dropped: orphan tool result (no matching tool call)" {
 				t.Errorf("%s: reason %q", e.ID, r)
 			}
@@ -366,7 +366,7 @@ func TestToolResultRules(t *testing.T) {
 		l.calls("a")
 		first := l.result("a", "first")
 		second := l.result("a", "second")
-		res := mustBuild(t, opts(convlog.ModeChat, l.entries))
+		res := mustBuild(t, opts(conversation.ModeChat, l.entries))
 		lastMsg := res.Messages[len(res.Messages)-1]
 		if lastMsg.SourceID != second.ID || lastMsg.Text() != "second" {
 			t.Fatalf("kept %+v", lastMsg)
@@ -383,15 +383,15 @@ func TestToolResultRules(t *testing.T) {
 		l.user("go")
 		first := l.calls("call_0")
 		r1 := l.result("call_0", "one")
-		second := l.add(convlog.Entry{Role: convlog.RoleAssistant, ToolCalls: []convlog.ToolCall{
-			{ID: "call_0", Function: convlog.FunctionCall{Name: "fs.read"}},
-			{ID: "", Function: convlog.FunctionCall{Name: "fs.list"}},
-			{ID: "call_1", Type: "function", Function: convlog.FunctionCall{Name: "fs.list", Arguments: "{}"}},
-			{ID: "call_1", Type: "function", Function: convlog.FunctionCall{Name: "fs.list", Arguments: "{}"}},
+		second := l.add(conversation.Entry{Role: conversation.RoleAssistant, ToolCalls: []conversation.ToolCall{
+			{ID: "call_0", Function: conversation.FunctionCall{Name: "fs.read"}},
+			{ID: "", Function: conversation.FunctionCall{Name: "fs.list"}},
+			{ID: "call_1", Type: "function", Function: conversation.FunctionCall{Name: "fs.list", Arguments: "{}"}},
+			{ID: "call_1", Type: "function", Function: conversation.FunctionCall{Name: "fs.list", Arguments: "{}"}},
 		}})
 		r2 := l.result("call_0", "two")
 		r3 := l.result("call_1", "three")
-		res := mustBuild(t, opts(convlog.ModeChat, l.entries))
+		res := mustBuild(t, opts(conversation.ModeChat, l.entries))
 		got := res.Messages[res.Debug.Counts.System+1:]
 		want := []struct{ src, call, result string }{
 			{first.ID, "call_0-2", ""}, {r1.ID, "", "call_0-2"},
@@ -428,11 +428,11 @@ func TestToolResultRules(t *testing.T) {
 func TestErrorPartEntersAsAssistant(t *testing.T) {
 	var l logBuilder
 	l.user("write the report")
-	errMsg := l.add(convlog.Entry{Role: convlog.RoleSystem, Content: convlog.Str("Partial report text\n\nLLM_ERROR\n- code: LLM_TIMEOUT"), PartType: convlog.PartError})
+	errMsg := l.add(conversation.Entry{Role: conversation.RoleSystem, Content: conversation.Str("Partial report text\n\nLLM_ERROR\n- code: LLM_TIMEOUT"), PartType: conversation.PartError})
 	cont := l.user("continue")
-	res := mustBuild(t, opts(convlog.ModeChat, l.entries))
+	res := mustBuild(t, opts(conversation.ModeChat, l.entries))
 	n := len(res.Messages)
-	if res.Messages[n-2].SourceID != errMsg.ID || res.Messages[n-2].Role != convlog.RoleAssistant || res.Messages[n-1].SourceID != cont.ID {
+	if res.Messages[n-2].SourceID != errMsg.ID || res.Messages[n-2].Role != conversation.RoleAssistant || res.Messages[n-1].SourceID != cont.ID {
 		t.Fatalf("error part not before continue:\n%s", dump(res.Messages))
 	}
 	if r := reasonOf(res.Debug.Kept, errMsg.ID); r != "kept: error part as an assistant message" {
@@ -445,9 +445,9 @@ func TestExternalisedToolOutput(t *testing.T) {
 	l.user("read big")
 	l.calls("a", "b")
 	alias := "@state/logs/tool-results/conv1/m003.json"
-	withPath := l.add(convlog.Entry{Role: convlog.RoleTool, ToolCallID: "a", ToolName: "fs.read", Content: convlog.Str("TOOL_RESULT_PREVIEW\n{\"ok\":true,\"content\":\"# Big\"}"), FullOutputPath: alias})
-	named := l.add(convlog.Entry{Role: convlog.RoleTool, ToolCallID: "b", ToolName: "fs.read", Content: convlog.Str("preview…\nFull output: " + alias), FullOutputPath: alias})
-	res := mustBuild(t, opts(convlog.ModeChat, l.entries))
+	withPath := l.add(conversation.Entry{Role: conversation.RoleTool, ToolCallID: "a", ToolName: "fs.read", Content: conversation.Str("TOOL_RESULT_PREVIEW\n{\"ok\":true,\"content\":\"# Big\"}"), FullOutputPath: alias})
+	named := l.add(conversation.Entry{Role: conversation.RoleTool, ToolCallID: "b", ToolName: "fs.read", Content: conversation.Str("preview…\nFull output: " + alias), FullOutputPath: alias})
+	res := mustBuild(t, opts(conversation.ModeChat, l.entries))
 	n := len(res.Messages)
 	a, b := res.Messages[n-2], res.Messages[n-1]
 	if !strings.HasSuffix(a.Text(), "\nFull output: "+alias) {
@@ -470,7 +470,7 @@ func TestStoredTokensAreUsed(t *testing.T) {
 	stored.Tokens = 9 // a plausible count the store recorded is trusted
 	zero := l.assistant("no stored count")
 	zero.Tokens = 0
-	res := mustBuild(t, opts(convlog.ModeChat, l.entries))
+	res := mustBuild(t, opts(conversation.ModeChat, l.entries))
 	var sum int
 	for _, m := range res.Messages {
 		sum += m.Tokens
@@ -488,7 +488,7 @@ func TestStoredTokensAreUsed(t *testing.T) {
 	if res.Debug.UsedTokens != sum+ReplyPriming {
 		t.Errorf("used %d, want %d", res.Debug.UsedTokens, sum+ReplyPriming)
 	}
-	o := opts(convlog.ModeChat, l.entries)
+	o := opts(conversation.ModeChat, l.entries)
 	o.ToolTokens = 250
 	if res2 := mustBuild(t, o); res2.Debug.UsedTokens != sum+ReplyPriming+250 {
 		t.Errorf("tool tokens not counted: %d", res2.Debug.UsedTokens)
@@ -508,12 +508,12 @@ func TestRunInjectionPlacement(t *testing.T) {
 		u := l.user("USER_INPUT\n- forNodeId: n1\nmy answer")
 		l.calls("a")
 		l.result("a", "{\"ok\":true}")
-		o := opts(convlog.ModeRun, l.entries)
+		o := opts(conversation.ModeRun, l.entries)
 		o.Run = fakeRun{directive, "  ", brief}
 		res := mustBuild(t, o)
 		idx := slices.IndexFunc(res.Messages, func(m Message) bool { return m.SourceID == u.ID })
 		if res.Messages[idx-2].Text() != directive || res.Messages[idx-1].Text() != brief ||
-			res.Messages[idx-1].Role != convlog.RoleUser || res.Messages[idx-2].Kind != KindInjection {
+			res.Messages[idx-1].Role != conversation.RoleUser || res.Messages[idx-2].Kind != KindInjection {
 			t.Fatalf("injections misplaced:\n%s", dump(res.Messages))
 		}
 		if res.Debug.Counts.Injections != 2 {
@@ -526,8 +526,8 @@ func TestRunInjectionPlacement(t *testing.T) {
 	t.Run("meta user messages are not the anchor", func(t *testing.T) {
 		var l logBuilder
 		u := l.user("real input")
-		l.add(convlog.Entry{Role: convlog.RoleUser, Content: convlog.Str("<skill-prompt>"), IsMeta: true})
-		o := opts(convlog.ModeRun, l.entries)
+		l.add(conversation.Entry{Role: conversation.RoleUser, Content: conversation.Str("<skill-prompt>"), IsMeta: true})
+		o := opts(conversation.ModeRun, l.entries)
 		o.Run = fakeRun{directive}
 		res := mustBuild(t, o)
 		idx := slices.IndexFunc(res.Messages, func(m Message) bool { return m.SourceID == u.ID })
@@ -538,7 +538,7 @@ func TestRunInjectionPlacement(t *testing.T) {
 	t.Run("at the end without user messages", func(t *testing.T) {
 		var l logBuilder
 		l.assistant("Welcome.")
-		o := opts(convlog.ModeRun, l.entries)
+		o := opts(conversation.ModeRun, l.entries)
 		o.Run = fakeRun{directive, brief}
 		res := mustBuild(t, o)
 		n := len(res.Messages)
@@ -552,7 +552,7 @@ func TestRunInjectionPlacement(t *testing.T) {
 	t.Run("post-completion profile", func(t *testing.T) {
 		var l logBuilder
 		l.user("thanks, can you tweak the summary?")
-		o := opts(convlog.ModeRun, l.entries)
+		o := opts(conversation.ModeRun, l.entries)
 		o.Run = fakeRun{"RUN_DIRECTIVE\n- intent: post-run\nPost-Run Protocol: the workflow is complete."}
 		res := mustBuild(t, o)
 		if res.Debug.Counts.Injections != 1 || strings.Contains(dump(res.Messages), "NODE_BRIEF") {
@@ -562,7 +562,7 @@ func TestRunInjectionPlacement(t *testing.T) {
 	t.Run("no blocks is noted", func(t *testing.T) {
 		var l logBuilder
 		l.user("x")
-		o := opts(convlog.ModeRun, l.entries)
+		o := opts(conversation.ModeRun, l.entries)
 		o.Run = fakeRun{}
 		res := mustBuild(t, o)
 		if len(res.Debug.Notes) != 1 {
@@ -576,7 +576,7 @@ func TestRunInjectionPlacement(t *testing.T) {
 			l.assistant("a")
 		}
 		u := l.user("last")
-		o := opts(convlog.ModeRun, l.entries)
+		o := opts(conversation.ModeRun, l.entries)
 		o.Run = fakeRun{directive, brief}
 		full := mustBuild(t, o).Debug.UsedTokens
 		o.Budget = Budget{TokenBudget: full - 100}
@@ -592,7 +592,7 @@ func TestMandatoryPartsOverBudget(t *testing.T) {
 	l.user("old")
 	l.assistant("old answer")
 	huge := l.user(strings.Repeat("word ", 5000))
-	o := opts(convlog.ModeChat, l.entries)
+	o := opts(conversation.ModeChat, l.entries)
 	o.Budget = Budget{TokenBudget: 3000}
 	res := mustBuild(t, o)
 	if !res.Debug.OverBudget || len(res.Debug.Notes) == 0 {
@@ -615,7 +615,7 @@ func TestCurrentTurnPreviewsAfterOlderHistory(t *testing.T) {
 	r1.FullOutputPath = "@state/logs/tool-results/conv/" + r1.ID + ".json"
 	g2 := l.calls("b")
 	r2 := l.result("b", "small")
-	o := opts(convlog.ModeChat, l.entries)
+	o := opts(conversation.ModeChat, l.entries)
 	base := mustBuild(t, o)
 	var sys int
 	for _, m := range base.Messages[:base.Debug.Counts.System] {
@@ -659,7 +659,7 @@ func TestSummaryTrimmedLast(t *testing.T) {
 	}
 	sum := l.system("CONVERSATION_SUMMARY\nearlier work")
 	u := l.user("next")
-	o := opts(convlog.ModeChat, l.entries)
+	o := opts(conversation.ModeChat, l.entries)
 	base := mustBuild(t, o)
 	var fixed int
 	for _, m := range base.Messages[:base.Debug.Counts.System] {
@@ -678,7 +678,7 @@ func TestSummaryTrimmedLast(t *testing.T) {
 }
 
 func TestEmptyHistory(t *testing.T) {
-	res := mustBuild(t, opts(convlog.ModeChat, nil))
+	res := mustBuild(t, opts(conversation.ModeChat, nil))
 	if len(res.Messages) != 3 || res.Debug.Counts.History != 0 {
 		t.Fatalf("%s", dump(res.Messages))
 	}
@@ -688,10 +688,10 @@ func TestEmptyHistory(t *testing.T) {
 }
 
 func TestValidateRejects(t *testing.T) {
-	sys := Message{Role: "system", Content: convlog.Str("s")}
-	user := Message{Role: "user", Content: convlog.Str("u")}
-	call := Message{Role: "assistant", ToolCalls: []convlog.ToolCall{{ID: "a", Type: "function"}}}
-	res := Message{Role: "tool", ToolCallID: "a", Content: convlog.Str("r")}
+	sys := Message{Role: "system", Content: conversation.Str("s")}
+	user := Message{Role: "user", Content: conversation.Str("u")}
+	call := Message{Role: "assistant", ToolCalls: []conversation.ToolCall{{ID: "a", Type: "function"}}}
+	res := Message{Role: "tool", ToolCallID: "a", Content: conversation.Str("r")}
 	tests := []struct {
 		name string
 		msgs []Message
@@ -701,14 +701,14 @@ func TestValidateRejects(t *testing.T) {
 		{"system later", []Message{sys, user, sys}},
 		{"missing result", []Message{sys, user, call}},
 		{"result without call", []Message{sys, user, res}},
-		{"wrong result id", []Message{sys, call, {Role: "tool", ToolCallID: "b", Content: convlog.Str("r")}}},
+		{"wrong result id", []Message{sys, call, {Role: "tool", ToolCallID: "b", Content: conversation.Str("r")}}},
 		{"duplicate call id", []Message{sys, call, res, call, res}},
 		{"empty assistant", []Message{sys, {Role: "assistant"}}},
 		{"nil user", []Message{sys, {Role: "user"}}},
-		{"empty user", []Message{sys, {Role: "user", Content: convlog.Str("")}}},
-		{"empty tool", []Message{sys, call, {Role: "tool", ToolCallID: "a", Content: convlog.Str("")}}},
-		{"bad type", []Message{sys, {Role: "assistant", ToolCalls: []convlog.ToolCall{{ID: "a"}}}, res}},
-		{"unknown role", []Message{sys, {Role: "function", Content: convlog.Str("x")}}},
+		{"empty user", []Message{sys, {Role: "user", Content: conversation.Str("")}}},
+		{"empty tool", []Message{sys, call, {Role: "tool", ToolCallID: "a", Content: conversation.Str("")}}},
+		{"bad type", []Message{sys, {Role: "assistant", ToolCalls: []conversation.ToolCall{{ID: "a"}}}, res}},
+		{"unknown role", []Message{sys, {Role: "function", Content: conversation.Str("x")}}},
 	}
 	for _, tt := range tests {
 		if Validate(tt.msgs) == nil {
@@ -726,9 +726,9 @@ func TestEmptyContents(t *testing.T) {
 	l.user("list it")
 	l.calls("a")
 	res0 := l.result("a", "")
-	nilUser := l.add(convlog.Entry{Role: convlog.RoleUser})
-	res := mustBuild(t, opts(convlog.ModeChat, l.entries))
-	for _, e := range []*convlog.Entry{blank, nilUser} {
+	nilUser := l.add(conversation.Entry{Role: conversation.RoleUser})
+	res := mustBuild(t, opts(conversation.ModeChat, l.entries))
+	for _, e := range []*conversation.Entry{blank, nilUser} {
 		if r := reasonOf(res.Debug.Dropped, e.ID); r != "dropped: empty user message" {
 			t.Errorf("%s: reason %q", e.ID, r)
 		}

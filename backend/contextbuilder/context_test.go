@@ -5,14 +5,14 @@ import (
 	"strings"
 	"testing"
 
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 )
 
 // Stored counts made with another encoding, or implausible for the size of
 // the entry, are counted again.
 func TestEntryTokensEncodingAndPlausibility(t *testing.T) {
 	text := strings.Repeat("Ein längerer Satz über die Quartalszahlen und ihre Rundung. ", 40)
-	e := convlog.Entry{Type: convlog.TypeMsg, ID: "a", Role: convlog.RoleUser, Content: &text}
+	e := conversation.Entry{Type: conversation.TypeMsg, ID: "a", Role: conversation.RoleUser, Content: &text}
 	o200 := counter.CountMessage("gpt-4o", &e)
 	cl100 := counter.CountMessage("gpt-4", &e)
 	if o200 == cl100 {
@@ -30,7 +30,7 @@ func TestEntryTokensEncodingAndPlausibility(t *testing.T) {
 		t.Errorf("unknown encoding: %d, want %d", got, o200)
 	}
 	big := strings.Repeat("x1 y2 z3 ", 12000) // ~100 KB
-	huge := convlog.Entry{Type: convlog.TypeMsg, ID: "b", Role: convlog.RoleTool, Content: &big, Tokens: 1, TokenEncoding: "o200k_base"}
+	huge := conversation.Entry{Type: conversation.TypeMsg, ID: "b", Role: conversation.RoleTool, Content: &big, Tokens: 1, TokenEncoding: "o200k_base"}
 	if got := EntryTokens(counter, "gpt-4o", &huge); got < 10000 {
 		t.Errorf(`"tokens":1 on 100 KB believed: %d`, got)
 	}
@@ -45,20 +45,20 @@ func TestEntryTokensEncodingAndPlausibility(t *testing.T) {
 // after the summary, one still in the history stays where it is.
 func TestPinsFromTheLog(t *testing.T) {
 	var l logBuilder
-	carried, _ := json.Marshal(convlog.CompactionData{Pinned: []convlog.Carried{
-		{ID: "old1", Role: "user", Kind: convlog.CarriedPin, Text: "Never ship on Fridays."},
-		{ID: "old2", Role: "assistant", Kind: convlog.CarriedRecord, Text: "ARTIFACT_SAVED @project/artifacts/brief.md"},
-		{ID: "old3", Role: "user", Kind: convlog.CarriedPin, Text: "Use the blue theme."},
+	carried, _ := json.Marshal(conversation.CompactionData{Pinned: []conversation.Carried{
+		{ID: "old1", Role: "user", Kind: conversation.CarriedPin, Text: "Never ship on Fridays."},
+		{ID: "old2", Role: "assistant", Kind: conversation.CarriedRecord, Text: "ARTIFACT_SAVED @project/artifacts/brief.md"},
+		{ID: "old3", Role: "user", Kind: conversation.CarriedPin, Text: "Use the blue theme."},
 	}})
-	l.add(convlog.Entry{Type: convlog.TypeEvt, Event: convlog.EventCompaction, Data: carried})
+	l.add(conversation.Entry{Type: conversation.TypeEvt, Event: conversation.EventCompaction, Data: carried})
 	sum := l.system("CONVERSATION_SUMMARY\nearlier")
 	u1 := l.user("keep this one too")
-	l.add(convlog.Entry{Type: convlog.TypeEvt, Event: convlog.EventPin, RefMsgID: u1.ID, Data: json.RawMessage(`{"role":"user","text":"keep this one too"}`)})
-	l.add(convlog.Entry{Type: convlog.TypeEvt, Event: convlog.EventUnpin, RefMsgID: "old3", Data: json.RawMessage(`{}`)})
-	l.add(convlog.Entry{Type: convlog.TypeEvt, Event: convlog.EventUnpin, RefMsgID: "old2", Data: json.RawMessage(`{}`)}) // records cannot be unpinned
+	l.add(conversation.Entry{Type: conversation.TypeEvt, Event: conversation.EventPin, RefMsgID: u1.ID, Data: json.RawMessage(`{"role":"user","text":"keep this one too"}`)})
+	l.add(conversation.Entry{Type: conversation.TypeEvt, Event: conversation.EventUnpin, RefMsgID: "old3", Data: json.RawMessage(`{}`)})
+	l.add(conversation.Entry{Type: conversation.TypeEvt, Event: conversation.EventUnpin, RefMsgID: "old2", Data: json.RawMessage(`{}`)}) // records cannot be unpinned
 	l.assistant("answer")
 	l.user("next")
-	res := mustBuild(t, opts(convlog.ModeChat, l.entries))
+	res := mustBuild(t, opts(conversation.ModeChat, l.entries))
 	var kinds []Kind
 	for _, m := range res.Messages {
 		kinds = append(kinds, m.Kind)
@@ -93,7 +93,7 @@ func TestRecallBlock(t *testing.T) {
 	in := l.user("an old question still in the history")
 	l.assistant("an answer")
 	newest := l.user("what was the retention window?")
-	o := opts(convlog.ModeRun, l.entries)
+	o := opts(conversation.ModeRun, l.entries)
 	o.Run = fakeRun{"RUN_DIRECTIVE\n- x", "NODE_BRIEF\n- y"}
 	o.Recall = []RecallItem{
 		{ID: "gone1", Role: "tool", Tool: "fs.read", Text: "retention_window: 417", Score: 0.9, Why: "words retention, window"},
@@ -105,7 +105,7 @@ func TestRecallBlock(t *testing.T) {
 	res := mustBuild(t, o)
 	n := len(res.Messages)
 	rec, inj1, inj2, last := res.Messages[n-4], res.Messages[n-3], res.Messages[n-2], res.Messages[n-1]
-	if rec.Kind != KindRecall || rec.Role != convlog.RoleUser || inj1.Kind != KindInjection || inj2.Kind != KindInjection || last.SourceID != newest.ID {
+	if rec.Kind != KindRecall || rec.Role != conversation.RoleUser || inj1.Kind != KindInjection || inj2.Kind != KindInjection || last.SourceID != newest.ID {
 		t.Fatalf("order:\n%s", dump(res.Messages))
 	}
 	text := rec.Text()
@@ -135,12 +135,12 @@ func TestTurnStartWithoutUserMessage(t *testing.T) {
 	l.assistant("an earlier run answer")
 	call := l.calls("c1")
 	l.result("c1", "result")
-	o := opts(convlog.ModeRun, l.entries)
+	o := opts(conversation.ModeRun, l.entries)
 	o.Run = fakeRun{"RUN_DIRECTIVE\n- x"}
 	o.TurnStart = call.ID
 	res := mustBuild(t, o)
 	n := len(res.Messages)
-	if res.Messages[n-3].Kind != KindInjection || res.Messages[n-2].SourceID != call.ID || res.Messages[n-1].Role != convlog.RoleTool {
+	if res.Messages[n-3].Kind != KindInjection || res.Messages[n-2].SourceID != call.ID || res.Messages[n-1].Role != conversation.RoleTool {
 		t.Fatalf("order:\n%s", dump(res.Messages))
 	}
 	for _, s := range res.Spans {
@@ -153,13 +153,13 @@ func TestTurnStartWithoutUserMessage(t *testing.T) {
 func TestCollapsedUIEventsLeftOut(t *testing.T) {
 	var l logBuilder
 	l.user("make a deck")
-	start := l.add(convlog.Entry{Role: convlog.RoleAssistant, Content: convlog.Str("fs.read @project/q3.csv"), PartType: convlog.PartToolStart, IsCollapsed: true})
-	result := l.add(convlog.Entry{Role: convlog.RoleAssistant, Content: convlog.Str(`{"ok":true}`), PartType: convlog.PartToolResult, IsCollapsed: true})
+	start := l.add(conversation.Entry{Role: conversation.RoleAssistant, Content: conversation.Str("fs.read @project/q3.csv"), PartType: conversation.PartToolStart, IsCollapsed: true})
+	result := l.add(conversation.Entry{Role: conversation.RoleAssistant, Content: conversation.Str(`{"ok":true}`), PartType: conversation.PartToolResult, IsCollapsed: true})
 	real := l.calls("c1") // a protocol tool call with partType tool_start stays
-	real.PartType = convlog.PartToolStart
+	real.PartType = conversation.PartToolStart
 	l.result("c1", "data")
 	l.user("next")
-	o := opts(convlog.ModeChat, l.entries)
+	o := opts(conversation.ModeChat, l.entries)
 	res := mustBuild(t, o)
 	for _, id := range []string{start.ID, result.ID} {
 		if r := reasonOf(res.Debug.Dropped, id); !strings.Contains(r, "includeCollapsedUiEventsInContext") {

@@ -1,28 +1,20 @@
 package contextbuilder
 
+import "crewagent/backend/errs"
+
 // Error codes callers can branch on (errors.Is against the Err* values, or
-// read Code).
+// errs.CodeOf).
 const (
-	CodeInvalidMode         = "CONTEXT_INVALID_MODE"
-	CodeNoCounter           = "CONTEXT_NO_COUNTER"
-	CodePersonaRequired     = "CONTEXT_PERSONA_REQUIRED"
-	CodeRunInjectorRequired = "CONTEXT_RUN_INJECTOR_REQUIRED"
-	CodeTemplate            = "CONTEXT_TEMPLATE"
+	CodeInvalidMode         = errs.ContextInvalidMode
+	CodeNoCounter           = errs.ContextNoCounter
+	CodePersonaRequired     = errs.ContextPersonaRequired
+	CodeRunInjectorRequired = errs.ContextRunInjectorRequired
+	CodeTemplate            = errs.ContextTemplate
 )
 
-// Error is a build failure with a stable code.
-type Error struct {
-	Code    string
-	Message string
-}
-
-func (e *Error) Error() string { return e.Code + ": " + e.Message }
-
-// Is matches any *Error with the same code.
-func (e *Error) Is(target error) bool {
-	t, ok := target.(*Error)
-	return ok && t.Code == e.Code
-}
+// Error is a build failure with a stable code (errs.Error; any *Error with
+// the same code matches with errors.Is).
+type Error = errs.Error
 
 // Sentinels for errors.Is.
 var (

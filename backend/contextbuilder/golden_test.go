@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -50,7 +50,7 @@ Post-Run Protocol:
 3) Any change to @state/workflow.md needs the user's explicit confirmation first.`
 
 // storeCounts fills the token counts the store computes at append time.
-func storeCounts(h []convlog.Entry) []convlog.Entry {
+func storeCounts(h []conversation.Entry) []conversation.Entry {
 	for i := range h {
 		if h[i].IsMessage() && h[i].Tokens == 0 {
 			h[i].Tokens = counter.CountMessage(testModel, &h[i])
@@ -68,14 +68,14 @@ func TestGolden(t *testing.T) {
 		limit Budget
 		omit  bool // includeToolResultsInContext=false
 	}{
-		{"chat", "conversation.jsonl", convlog.ModeChat, nil, Budget{}, false},
-		{"agent", "conversation.jsonl", convlog.ModeAgent, nil, Budget{}, false},
-		{"agent-trimmed", "conversation.jsonl", convlog.ModeAgent, nil, Budget{TokenBudget: 1380}, false},
-		{"agent-summary", "summary.jsonl", convlog.ModeAgent, nil, Budget{}, false},
-		{"run", "run.jsonl", convlog.ModeRun, fakeRun{runDirective, nodeBrief}, Budget{}, false},
-		{"run-post-completion", "run.jsonl", convlog.ModeRun, fakeRun{postRunDirective}, Budget{}, false},
-		{"agent-tool-results", "tool-results.jsonl", convlog.ModeAgent, nil, Budget{}, false},
-		{"agent-tool-results-omitted", "tool-results.jsonl", convlog.ModeAgent, nil, Budget{}, true},
+		{"chat", "conversation.jsonl", conversation.ModeChat, nil, Budget{}, false},
+		{"agent", "conversation.jsonl", conversation.ModeAgent, nil, Budget{}, false},
+		{"agent-trimmed", "conversation.jsonl", conversation.ModeAgent, nil, Budget{TokenBudget: 1380}, false},
+		{"agent-summary", "summary.jsonl", conversation.ModeAgent, nil, Budget{}, false},
+		{"run", "run.jsonl", conversation.ModeRun, fakeRun{runDirective, nodeBrief}, Budget{}, false},
+		{"run-post-completion", "run.jsonl", conversation.ModeRun, fakeRun{postRunDirective}, Budget{}, false},
+		{"agent-tool-results", "tool-results.jsonl", conversation.ModeAgent, nil, Budget{}, false},
+		{"agent-tool-results-omitted", "tool-results.jsonl", conversation.ModeAgent, nil, Budget{}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

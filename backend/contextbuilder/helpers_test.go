@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 	"crewagent/backend/tokens"
 )
 
@@ -20,17 +20,17 @@ var counter = tokens.New()
 // logBuilder writes entries the way the store does: ids, timestamps and the
 // token count computed once at append.
 type logBuilder struct {
-	entries []convlog.Entry
+	entries []conversation.Entry
 	n       int
 }
 
-func (l *logBuilder) add(e convlog.Entry) *convlog.Entry {
+func (l *logBuilder) add(e conversation.Entry) *conversation.Entry {
 	l.n++
 	if e.ID == "" {
 		e.ID = fmt.Sprintf("m%03d", l.n)
 	}
 	if e.Type == "" {
-		e.Type = convlog.TypeMsg
+		e.Type = conversation.TypeMsg
 	}
 	e.CreatedAt = fmt.Sprintf("2026-01-28T10:%02d:%02d.000Z", l.n/60%60, l.n%60)
 	if e.IsMessage() && e.Tokens == 0 {
@@ -41,36 +41,36 @@ func (l *logBuilder) add(e convlog.Entry) *convlog.Entry {
 	return &l.entries[len(l.entries)-1]
 }
 
-func (l *logBuilder) user(text string) *convlog.Entry {
-	return l.add(convlog.Entry{Role: convlog.RoleUser, Content: convlog.Str(text)})
+func (l *logBuilder) user(text string) *conversation.Entry {
+	return l.add(conversation.Entry{Role: conversation.RoleUser, Content: conversation.Str(text)})
 }
 
-func (l *logBuilder) assistant(text string) *convlog.Entry {
-	return l.add(convlog.Entry{Role: convlog.RoleAssistant, Content: convlog.Str(text)})
+func (l *logBuilder) assistant(text string) *conversation.Entry {
+	return l.add(conversation.Entry{Role: conversation.RoleAssistant, Content: conversation.Str(text)})
 }
 
-func (l *logBuilder) calls(ids ...string) *convlog.Entry {
-	var tcs []convlog.ToolCall
+func (l *logBuilder) calls(ids ...string) *conversation.Entry {
+	var tcs []conversation.ToolCall
 	for _, id := range ids {
-		tcs = append(tcs, convlog.ToolCall{ID: id, Type: "function", Function: convlog.FunctionCall{Name: "fs.read", Arguments: `{"path":"@project/` + id + `.md"}`}})
+		tcs = append(tcs, conversation.ToolCall{ID: id, Type: "function", Function: conversation.FunctionCall{Name: "fs.read", Arguments: `{"path":"@project/` + id + `.md"}`}})
 	}
-	return l.add(convlog.Entry{Role: convlog.RoleAssistant, ToolCalls: tcs})
+	return l.add(conversation.Entry{Role: conversation.RoleAssistant, ToolCalls: tcs})
 }
 
-func (l *logBuilder) result(callID, text string) *convlog.Entry {
-	return l.add(convlog.Entry{Role: convlog.RoleTool, ToolCallID: callID, ToolName: "fs.read", Content: convlog.Str(text), PartType: convlog.PartToolResult})
+func (l *logBuilder) result(callID, text string) *conversation.Entry {
+	return l.add(conversation.Entry{Role: conversation.RoleTool, ToolCallID: callID, ToolName: "fs.read", Content: conversation.Str(text), PartType: conversation.PartToolResult})
 }
 
-func (l *logBuilder) system(text string) *convlog.Entry {
-	return l.add(convlog.Entry{Role: convlog.RoleSystem, Content: convlog.Str(text)})
+func (l *logBuilder) system(text string) *conversation.Entry {
+	return l.add(conversation.Entry{Role: conversation.RoleSystem, Content: conversation.Str(text)})
 }
 
-func (l *logBuilder) event(name string) *convlog.Entry {
-	return l.add(convlog.Entry{Type: convlog.TypeEvt, Event: name, Data: json.RawMessage(`{}`)})
+func (l *logBuilder) event(name string) *conversation.Entry {
+	return l.add(conversation.Entry{Type: conversation.TypeEvt, Event: name, Data: json.RawMessage(`{}`)})
 }
 
-func (l *logBuilder) errorPart(text string) *convlog.Entry {
-	return l.add(convlog.Entry{Role: convlog.RoleAssistant, Content: convlog.Str(text), PartType: convlog.PartError})
+func (l *logBuilder) errorPart(text string) *conversation.Entry {
+	return l.add(conversation.Entry{Role: conversation.RoleAssistant, Content: conversation.Str(text), PartType: conversation.PartError})
 }
 
 // fakeRun is a RunInjector with fixed blocks.
@@ -91,9 +91,9 @@ func testPolicy() ToolPolicy {
 	return ToolPolicy{Enabled: []string{"fs.list", "fs.read", "fs.search", "fs.write", "fs.apply_patch", "ui.ask_user"}, MaxReadBytes: 524288, MaxWriteBytes: 2097152}
 }
 
-func opts(mode string, h []convlog.Entry) Options {
+func opts(mode string, h []conversation.Entry) Options {
 	o := Options{Mode: mode, History: h, ToolPolicy: testPolicy(), Counter: counter, Model: testModel}
-	if mode != convlog.ModeChat {
+	if mode != conversation.ModeChat {
 		o.Agent = testPersona()
 	}
 	return o
@@ -156,14 +156,14 @@ func reasonOf(ds []Decision, id string) string {
 }
 
 // readLog reads a messages.jsonl fixture.
-func readLog(t testing.TB, path string) []convlog.Entry {
+func readLog(t testing.TB, path string) []conversation.Entry {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var out []convlog.Entry
+	var out []conversation.Entry
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
 	for sc.Scan() {
@@ -171,7 +171,7 @@ func readLog(t testing.TB, path string) []convlog.Entry {
 		if line == "" {
 			continue
 		}
-		var e convlog.Entry
+		var e conversation.Entry
 		if err := json.Unmarshal([]byte(line), &e); err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}

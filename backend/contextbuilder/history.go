@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 )
 
 // SyntheticToolResult is the content of the tool result the builder adds for a
@@ -18,23 +18,23 @@ const EmptyToolResult = "(empty result)"
 // Summary-class prefixes: historical system messages starting with one of
 // these are kept (they are written by compression).
 const (
-	SummaryPrefix             = convlog.SummaryPrefix
-	ConversationSummaryPrefix = convlog.ConversationSummaryPrefix
+	SummaryPrefix             = conversation.SummaryPrefix
+	ConversationSummaryPrefix = conversation.ConversationSummaryPrefix
 )
 
 // IsSummary reports whether a system message content is summary-class
-// (convlog.IsSummaryText, which the store uses for ConversationMeta.HasSummary).
-func IsSummary(content string) bool { return convlog.IsSummaryText(content) }
+// (conversation.IsSummaryText, which the store uses for ConversationMeta.HasSummary).
+func IsSummary(content string) bool { return conversation.IsSummaryText(content) }
 
 // requestRole returns the role an entry takes in the request: error parts
 // become assistant messages (so "continue" resumes from them) and developer
 // messages count as system messages.
-func requestRole(e *convlog.Entry) string {
-	if e.PartType == convlog.PartError && e.Role != convlog.RoleTool {
-		return convlog.RoleAssistant
+func requestRole(e *conversation.Entry) string {
+	if e.PartType == conversation.PartError && e.Role != conversation.RoleTool {
+		return conversation.RoleAssistant
 	}
-	if e.Role == convlog.RoleDeveloper {
-		return convlog.RoleSystem
+	if e.Role == conversation.RoleDeveloper {
+		return conversation.RoleSystem
 	}
 	return e.Role
 }
@@ -44,9 +44,9 @@ func requestRole(e *convlog.Entry) string {
 // (the old messages.json format stored a tool's start and result that way,
 // collapsed in the chat). Sent as is, the model would read them as its own
 // plain-text answers.
-func IsUIEvent(e *convlog.Entry) bool {
-	return e.Role == convlog.RoleAssistant && len(e.ToolCalls) == 0 &&
-		(e.PartType == convlog.PartToolStart || e.PartType == convlog.PartToolResult)
+func IsUIEvent(e *conversation.Entry) bool {
+	return e.Role == conversation.RoleAssistant && len(e.ToolCalls) == 0 &&
+		(e.PartType == conversation.PartToolStart || e.PartType == conversation.PartToolResult)
 }
 
 // Fates of log entries. Values from fateReason on index builder.reasons.
@@ -106,7 +106,7 @@ func (b *builder) filter() {
 		case b.ended[e.ID]:
 			b.fate[i] = b.reason("excluded: body of a skill that is no longer active")
 			continue
-		case e.PartType == convlog.PartThinking:
+		case e.PartType == conversation.PartThinking:
 			b.fate[i] = b.reason("excluded: thinking part")
 			continue
 		case !b.opts.IncludeCollapsedUIEvents && IsUIEvent(e):
@@ -114,9 +114,9 @@ func (b *builder) filter() {
 			continue
 		}
 		switch requestRole(e) {
-		case convlog.RoleSystem:
+		case conversation.RoleSystem:
 			switch {
-			case e.PartType == convlog.PartRecord:
+			case e.PartType == conversation.PartRecord:
 				b.fate[i] = fateRecord // quoted in the PINNED message (collectPins)
 			case IsSummary(e.Text()):
 				b.fate[i] = fateSummary
@@ -124,7 +124,7 @@ func (b *builder) filter() {
 			default:
 				b.fate[i] = b.reason("dropped: historical system message")
 			}
-		case convlog.RoleUser:
+		case conversation.RoleUser:
 			if strings.TrimSpace(e.Text()) == "" {
 				b.fate[i] = b.reason("dropped: empty user message")
 				continue
@@ -135,7 +135,7 @@ func (b *builder) filter() {
 			} else {
 				b.anchor = int32(i)
 			}
-		case convlog.RoleAssistant, convlog.RoleTool:
+		case conversation.RoleAssistant, conversation.RoleTool:
 			b.fate[i] = fateCandidate
 		default:
 			b.fate[i] = b.reason("dropped: unknown role " + strconv.Quote(e.Role))
@@ -181,7 +181,7 @@ func (b *builder) groupUnit(i int32, waiting map[string]int32) (u unit, ok bool)
 		}
 	}
 	if changed {
-		out := make([]convlog.ToolCall, 0, len(calls))
+		out := make([]conversation.ToolCall, 0, len(calls))
 	next:
 		for _, tc := range calls {
 			if tc.ID == "" {
@@ -204,7 +204,7 @@ func (b *builder) groupUnit(i int32, waiting map[string]int32) (u unit, ok bool)
 	}
 	u.items = make([]item, 1, 1+len(calls))
 	u.items[0] = item{entry: i}
-	var renamed []convlog.ToolCall
+	var renamed []conversation.ToolCall
 	for j, tc := range calls {
 		id := tc.ID
 		r, found := waiting[id]
@@ -214,7 +214,7 @@ func (b *builder) groupUnit(i int32, waiting map[string]int32) (u unit, ok bool)
 		if b.issued[id] {
 			// A newer message uses the same id: rename this older pair.
 			if renamed == nil {
-				renamed = append([]convlog.ToolCall(nil), calls...)
+				renamed = append([]conversation.ToolCall(nil), calls...)
 			}
 			for k := 2; ; k++ {
 				alt := id + "-" + strconv.Itoa(k)
@@ -244,7 +244,7 @@ func (b *builder) groupUnit(i int32, waiting map[string]int32) (u unit, ok bool)
 	}
 	if changed || renamed != nil {
 		if b.calls == nil {
-			b.calls = make(map[int32][]convlog.ToolCall)
+			b.calls = make(map[int32][]conversation.ToolCall)
 		}
 		b.calls[i] = calls
 	}
@@ -252,9 +252,9 @@ func (b *builder) groupUnit(i int32, waiting map[string]int32) (u unit, ok bool)
 }
 
 // callsOf returns the request tool calls of assistant entry i.
-func (b *builder) callsOf(i int32) []convlog.ToolCall {
+func (b *builder) callsOf(i int32) []conversation.ToolCall {
 	e := &b.opts.History[i]
-	if requestRole(e) != convlog.RoleAssistant || e.PartType == convlog.PartError {
+	if requestRole(e) != conversation.RoleAssistant || e.PartType == conversation.PartError {
 		return nil
 	}
 	if c, ok := b.calls[i]; ok {
@@ -265,9 +265,9 @@ func (b *builder) callsOf(i int32) []convlog.ToolCall {
 
 // aliasLine is appended to an externalised tool result whose stored preview
 // does not already name its full-output alias path.
-func aliasLine(e *convlog.Entry) string {
+func aliasLine(e *conversation.Entry) string {
 	p := e.FullOutputPath
-	if e.Role != convlog.RoleTool || !strings.HasPrefix(p, "@") || strings.Contains(e.Text(), p) {
+	if e.Role != conversation.RoleTool || !strings.HasPrefix(p, "@") || strings.Contains(e.Text(), p) {
 		return ""
 	}
 	return "\nFull output: " + p
@@ -277,35 +277,35 @@ func aliasLine(e *convlog.Entry) string {
 func (b *builder) message(it item) Message {
 	if it.entry < 0 {
 		tc := b.callsOf(it.owner)[it.call]
-		m := Message{Role: convlog.RoleTool, Content: convlog.Str(SyntheticToolResult), ToolCallID: tc.ID, Name: tc.Function.Name, Kind: KindHistory}
+		m := Message{Role: conversation.RoleTool, Content: conversation.Str(SyntheticToolResult), ToolCallID: tc.ID, Name: tc.Function.Name, Kind: KindHistory}
 		m.Tokens = CountMessage(b.opts.Counter, b.opts.Model, &m)
 		return m
 	}
 	e := &b.opts.History[it.entry]
 	m := Message{Role: requestRole(e), Content: e.Content, SourceID: e.ID, Kind: KindHistory}
 	switch m.Role {
-	case convlog.RoleAssistant:
+	case conversation.RoleAssistant:
 		if calls := b.callsOf(it.entry); len(calls) > 0 {
-			m.ToolCalls = append([]convlog.ToolCall(nil), calls...)
+			m.ToolCalls = append([]conversation.ToolCall(nil), calls...)
 		}
 		if m.Content != nil && *m.Content == "" && len(m.ToolCalls) > 0 {
 			m.Content = nil
 		}
-	case convlog.RoleTool:
+	case conversation.RoleTool:
 		m.ToolCallID = e.ToolCallID
 		if it.callID != "" {
 			m.ToolCallID = it.callID
 		}
 		m.Name = e.ToolName
 		if p, ok := b.previews[it.entry]; ok {
-			m.Content = convlog.Str(p.text)
+			m.Content = conversation.Str(p.text)
 		} else if b.omitted(it.entry) {
-			m.Content = convlog.Str(omittedResult(e))
+			m.Content = conversation.Str(omittedResult(e))
 		} else if l := aliasLine(e); l != "" {
 			text := e.Text() + l
 			m.Content = &text
 		} else if e.Text() == "" {
-			m.Content = convlog.Str(EmptyToolResult)
+			m.Content = conversation.Str(EmptyToolResult)
 		}
 	}
 	m.Tokens = b.itemTokens(it)
@@ -319,7 +319,7 @@ func (b *builder) itemTokens(it item) int {
 	c, model := b.opts.Counter, b.opts.Model
 	if it.entry < 0 {
 		tc := b.callsOf(it.owner)[it.call]
-		m := Message{Role: convlog.RoleTool, Content: convlog.Str(SyntheticToolResult), ToolCallID: tc.ID, Name: tc.Function.Name}
+		m := Message{Role: conversation.RoleTool, Content: conversation.Str(SyntheticToolResult), ToolCallID: tc.ID, Name: tc.Function.Name}
 		return CountMessage(c, model, &m)
 	}
 	e := &b.opts.History[it.entry]
@@ -333,7 +333,7 @@ func (b *builder) itemTokens(it item) int {
 	if l := aliasLine(e); l != "" {
 		n += c.Count(model, l)
 	}
-	if e.Role == convlog.RoleTool && e.Text() == "" {
+	if e.Role == conversation.RoleTool && e.Text() == "" {
 		n += c.Count(model, EmptyToolResult)
 	}
 	if it.callID != "" {
@@ -355,10 +355,10 @@ func (b *builder) itemChars(it item) int {
 		return runeCount(omittedResult(e))
 	}
 	n := runeCount(e.Text()) + runeCount(aliasLine(e))
-	if e.Role == convlog.RoleTool && e.Text() == "" {
+	if e.Role == conversation.RoleTool && e.Text() == "" {
 		n += len(EmptyToolResult)
 	}
-	if requestRole(e) == convlog.RoleAssistant {
+	if requestRole(e) == conversation.RoleAssistant {
 		for _, tc := range b.callsOf(it.entry) {
 			n += runeCount(tc.Function.Name) + runeCount(tc.Function.Arguments)
 		}

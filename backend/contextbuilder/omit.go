@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 )
 
 // OmittedToolResultPrefix starts the stub that stands in for a tool result
@@ -22,7 +22,7 @@ func (b *builder) omitted(i int32) bool {
 		return false
 	}
 	e := &b.opts.History[i]
-	return e.Role == convlog.RoleTool && e.Text() != ""
+	return e.Role == conversation.RoleTool && e.Text() != ""
 }
 
 // omittedTokens returns what the stub of item it costs, counted once per build.
@@ -31,7 +31,7 @@ func (b *builder) omittedTokens(it item) int {
 		return n
 	}
 	e := &b.opts.History[it.entry]
-	m := Message{Role: convlog.RoleTool, Content: convlog.Str(omittedResult(e)), ToolCallID: e.ToolCallID, Name: e.ToolName}
+	m := Message{Role: conversation.RoleTool, Content: conversation.Str(omittedResult(e)), ToolCallID: e.ToolCallID, Name: e.ToolName}
 	if it.callID != "" {
 		m.ToolCallID = it.callID
 	}
@@ -46,7 +46,7 @@ func (b *builder) omittedTokens(it item) int {
 // omittedResult returns the stub of tool result e: its status, its size in
 // bytes (of the full output when the log keeps only a preview) and, when the
 // full output was saved, the alias path to read it from.
-func omittedResult(e *convlog.Entry) string {
+func omittedResult(e *conversation.Entry) string {
 	text := e.Text()
 	size := len(text)
 	alias := e.FullOutputPath
@@ -102,7 +102,7 @@ func resultStatus(ok bool, code string) string {
 // previewSize reads N from the header "TOOL_RESULT_PREVIEW (N bytes; …" the
 // store writes when it keeps only a preview of a large output.
 func previewSize(text string) (int, bool) {
-	rest, ok := strings.CutPrefix(text, convlog.PreviewPrefix+"(")
+	rest, ok := strings.CutPrefix(text, conversation.PreviewPrefix+"(")
 	if !ok {
 		return 0, false
 	}

@@ -4,40 +4,40 @@ import (
 	"strings"
 	"testing"
 
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 )
 
 func TestOmittedResultText(t *testing.T) {
 	alias := "@state/logs/tool-results/c1/m9.json"
 	tests := []struct {
 		name string
-		e    convlog.Entry
+		e    conversation.Entry
 		want string
 	}{
-		{"ok result", convlog.Entry{Content: convlog.Str(`{"ok":true,"entries":["a.md"]}`)},
+		{"ok result", conversation.Entry{Content: conversation.Str(`{"ok":true,"entries":["a.md"]}`)},
 			`TOOL_RESULT_OMITTED {"ok":true} (30 bytes; includeToolResultsInContext is off)`},
-		{"error with code", convlog.Entry{Content: convlog.Str(`{"ok":false,"error":{"code":"E_READ_LIMIT","message":"too big"}}`), IsError: true},
+		{"error with code", conversation.Entry{Content: conversation.Str(`{"ok":false,"error":{"code":"E_READ_LIMIT","message":"too big"}}`), IsError: true},
 			`TOOL_RESULT_OMITTED {"ok":false,"error":{"code":"E_READ_LIMIT"}} (64 bytes; includeToolResultsInContext is off)`},
-		{"error object without code", convlog.Entry{Content: convlog.Str(`{"ok":false,"error":{}}`)},
+		{"error object without code", conversation.Entry{Content: conversation.Str(`{"ok":false,"error":{}}`)},
 			`TOOL_RESULT_OMITTED {"ok":false} (23 bytes; includeToolResultsInContext is off)`},
-		{"JSON wins over the flag", convlog.Entry{Content: convlog.Str(`{"ok":true}`), IsError: true},
+		{"JSON wins over the flag", conversation.Entry{Content: conversation.Str(`{"ok":true}`), IsError: true},
 			`TOOL_RESULT_OMITTED {"ok":true} (11 bytes; includeToolResultsInContext is off)`},
-		{"plain text flagged as error", convlog.Entry{Content: convlog.Str("exit status 2"), IsError: true},
+		{"plain text flagged as error", conversation.Entry{Content: conversation.Str("exit status 2"), IsError: true},
 			`TOOL_RESULT_OMITTED {"ok":false} (13 bytes; includeToolResultsInContext is off)`},
-		{"plain text", convlog.Entry{Content: convlog.Str("héllo")},
+		{"plain text", conversation.Entry{Content: conversation.Str("héllo")},
 			`TOOL_RESULT_OMITTED {"ok":true} (6 bytes; includeToolResultsInContext is off)`},
-		{"code with quotes is escaped", convlog.Entry{Content: convlog.Str(`{"ok":false,"error":{"code":"E\"X"}}`)},
+		{"code with quotes is escaped", conversation.Entry{Content: conversation.Str(`{"ok":false,"error":{"code":"E\"X"}}`)},
 			`TOOL_RESULT_OMITTED {"ok":false,"error":{"code":"E\"X"}} (36 bytes; includeToolResultsInContext is off)`},
-		{"preview with alias: size of the full output", convlog.Entry{Content: convlog.Str("TOOL_RESULT_PREVIEW (184301 bytes; truncated)\n{\"ok\":true,\n…\nFull output: " + alias), FullOutputPath: alias},
+		{"preview with alias: size of the full output", conversation.Entry{Content: conversation.Str("TOOL_RESULT_PREVIEW (184301 bytes; truncated)\n{\"ok\":true,\n…\nFull output: " + alias), FullOutputPath: alias},
 			`TOOL_RESULT_OMITTED {"ok":true} (184301 bytes; includeToolResultsInContext is off) — read it with fs.read on ` + alias + ` if needed`},
-		{"alias without a preview header", convlog.Entry{Content: convlog.Str("TOOL_RESULT_PREVIEW\nabc"), FullOutputPath: alias, IsError: true},
+		{"alias without a preview header", conversation.Entry{Content: conversation.Str("TOOL_RESULT_PREVIEW\nabc"), FullOutputPath: alias, IsError: true},
 			`TOOL_RESULT_OMITTED {"ok":false} (23 bytes; includeToolResultsInContext is off) — read it with fs.read on ` + alias + ` if needed`},
-		{"path that is not an alias", convlog.Entry{Content: convlog.Str(`{"ok":true}`), FullOutputPath: "/tmp/x.json"},
+		{"path that is not an alias", conversation.Entry{Content: conversation.Str(`{"ok":true}`), FullOutputPath: "/tmp/x.json"},
 			`TOOL_RESULT_OMITTED {"ok":true} (11 bytes; includeToolResultsInContext is off)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tt.e.Role = convlog.RoleTool
+			tt.e.Role = conversation.RoleTool
 			if got := omittedResult(&tt.e); got != tt.want {
 				t.Errorf("got  %s\nwant %s", got, tt.want)
 			}
@@ -69,7 +69,7 @@ func TestPreviewSize(t *testing.T) {
 
 // omitLog is a finished tool turn, then a new user message whose turn has
 // one answered and one unanswered call.
-func omitLog() (l *logBuilder, old, current *convlog.Entry) {
+func omitLog() (l *logBuilder, old, current *conversation.Entry) {
 	l = &logBuilder{}
 	l.user("list the docs")
 	l.calls("a")
@@ -83,7 +83,7 @@ func omitLog() (l *logBuilder, old, current *convlog.Entry) {
 
 func TestOmitToolResultsBeforeNewestUser(t *testing.T) {
 	l, old, current := omitLog()
-	o := opts(convlog.ModeChat, l.entries)
+	o := opts(conversation.ModeChat, l.entries)
 	on := mustBuild(t, o)
 	o.OmitToolResults = true
 	off := mustBuild(t, o)
@@ -94,10 +94,10 @@ func TestOmitToolResultsBeforeNewestUser(t *testing.T) {
 		switch m.SourceID {
 		case old.ID:
 			want := omittedResult(old)
-			if m.Text() != want || m.ToolCallID != "a" || m.Role != convlog.RoleTool {
+			if m.Text() != want || m.ToolCallID != "a" || m.Role != conversation.RoleTool {
 				t.Errorf("old result sent as %q (%s)", m.Text(), m.ToolCallID)
 			}
-			full := Message{Role: convlog.RoleTool, Content: &want, ToolCallID: "a", Name: "fs.read"}
+			full := Message{Role: conversation.RoleTool, Content: &want, ToolCallID: "a", Name: "fs.read"}
 			if m.Tokens != CountMessage(counter, testModel, &full) || m.Tokens >= old.Tokens {
 				t.Errorf("stub costs %d tokens (stored result %d)", m.Tokens, old.Tokens)
 			}
@@ -133,7 +133,7 @@ func TestOmitToolResultsWithoutUserMessage(t *testing.T) {
 	var l logBuilder
 	l.calls("a")
 	r := l.result("a", `{"ok":true,"content":"x"}`)
-	o := opts(convlog.ModeRun, l.entries)
+	o := opts(conversation.ModeRun, l.entries)
 	o.Run = fakeRun{"RUN_DIRECTIVE\n- intent: start"}
 	o.OmitToolResults = true
 	res := mustBuild(t, o)
@@ -148,7 +148,7 @@ func TestOmitToolResultsWithoutUserMessage(t *testing.T) {
 func TestOmitToolResultsFreesBudget(t *testing.T) {
 	l, _, _ := omitLog()
 	first := l.entries[0].ID
-	o := opts(convlog.ModeChat, l.entries)
+	o := opts(conversation.ModeChat, l.entries)
 	o.Budget = Budget{TokenBudget: 1400}
 	if res := mustBuild(t, o); !res.Debug.SafetyNet {
 		t.Fatalf("budget too large for the test: %v", ids(res.Messages))
@@ -170,7 +170,7 @@ func TestOmitToolResultsRenamedCall(t *testing.T) {
 	l.calls("call_0")
 	l.result("call_0", `{"ok":true}`)
 	l.user("three")
-	o := opts(convlog.ModeChat, l.entries)
+	o := opts(conversation.ModeChat, l.entries)
 	o.OmitToolResults = true
 	res := mustBuild(t, o)
 	for _, m := range res.Messages {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 )
 
 // randomLog returns a log with everything the builder must cope with: tool
@@ -17,8 +17,8 @@ import (
 // developer and summary messages, events, huge messages, includeInContext
 // false and compacted entries. Stored token counts are a cheap estimate (the
 // builder trusts stored counts), or 0 for small texts so they get counted.
-func randomLog(r *rand.Rand, n int) []convlog.Entry {
-	var out []convlog.Entry
+func randomLog(r *rand.Rand, n int) []conversation.Entry {
+	var out []conversation.Entry
 	var pending []string // call ids without a result yet
 	next := 0
 	text := func() string {
@@ -31,11 +31,11 @@ func randomLog(r *rand.Rand, n int) []convlog.Entry {
 			return fmt.Sprintf("text %d must read @project/f%d.md\n- point %d", r.Intn(1000), r.Intn(50), r.Intn(9))
 		}
 	}
-	add := func(e convlog.Entry) {
+	add := func(e conversation.Entry) {
 		next++
 		e.ID = fmt.Sprintf("x%05d", next)
 		if e.Type == "" {
-			e.Type = convlog.TypeMsg
+			e.Type = conversation.TypeMsg
 		}
 		if e.IsMessage() {
 			size := len(e.Text())
@@ -47,7 +47,7 @@ func randomLog(r *rand.Rand, n int) []convlog.Entry {
 			}
 			switch r.Intn(25) {
 			case 0:
-				e.IncludeInContext = convlog.Bool(false)
+				e.IncludeInContext = conversation.Bool(false)
 			case 1:
 				e.Compacted = true
 			}
@@ -67,27 +67,27 @@ func randomLog(r *rand.Rand, n int) []convlog.Entry {
 		switch k := r.Intn(20); {
 		case k < 5:
 			c := text()
-			e := convlog.Entry{Role: convlog.RoleUser, Content: &c, IsMeta: r.Intn(10) == 0}
+			e := conversation.Entry{Role: conversation.RoleUser, Content: &c, IsMeta: r.Intn(10) == 0}
 			if r.Intn(20) == 0 {
 				e.Content = nil
 			}
 			add(e)
 		case k < 8:
 			c := text()
-			add(convlog.Entry{Role: convlog.RoleAssistant, Content: &c})
+			add(conversation.Entry{Role: conversation.RoleAssistant, Content: &c})
 		case k < 12:
-			var calls []convlog.ToolCall
+			var calls []conversation.ToolCall
 			for j := 0; j <= r.Intn(3); j++ {
 				id := callID()
 				if r.Intn(2) == 0 {
 					id = fmt.Sprintf("c%d-%d", next, j)
 				}
-				calls = append(calls, convlog.ToolCall{ID: id, Type: []string{"function", ""}[r.Intn(2)], Function: convlog.FunctionCall{Name: "fs.read", Arguments: `{"path":"@project/a.md"}`}})
+				calls = append(calls, conversation.ToolCall{ID: id, Type: []string{"function", ""}[r.Intn(2)], Function: conversation.FunctionCall{Name: "fs.read", Arguments: `{"path":"@project/a.md"}`}})
 				pending = append(pending, id)
 			}
-			e := convlog.Entry{Role: convlog.RoleAssistant, ToolCalls: calls}
+			e := conversation.Entry{Role: conversation.RoleAssistant, ToolCalls: calls}
 			if r.Intn(3) == 0 {
-				e.Content = convlog.Str("Let me check.")
+				e.Content = conversation.Str("Let me check.")
 			}
 			add(e)
 			// Most results follow right away, some later, some never.
@@ -95,7 +95,7 @@ func randomLog(r *rand.Rand, n int) []convlog.Entry {
 				id := pending[0]
 				pending = pending[1:]
 				c := text()
-				e := convlog.Entry{Role: convlog.RoleTool, ToolCallID: id, ToolName: "fs.read", Content: &c}
+				e := conversation.Entry{Role: conversation.RoleTool, ToolCallID: id, ToolName: "fs.read", Content: &c}
 				if r.Intn(8) == 0 {
 					e.FullOutputPath = "@state/logs/tool-results/conv/" + id + ".json"
 				}
@@ -108,32 +108,32 @@ func randomLog(r *rand.Rand, n int) []convlog.Entry {
 			if len(pending) > 0 {
 				j := r.Intn(len(pending))
 				c := text()
-				add(convlog.Entry{Role: convlog.RoleTool, ToolCallID: pending[j], Content: &c})
+				add(conversation.Entry{Role: conversation.RoleTool, ToolCallID: pending[j], Content: &c})
 				pending = append(pending[:j], pending[j+1:]...)
 			} else {
-				add(convlog.Entry{Role: convlog.RoleTool, ToolCallID: fmt.Sprintf("orphan%d", i), Content: convlog.Str("{}")})
+				add(conversation.Entry{Role: conversation.RoleTool, ToolCallID: fmt.Sprintf("orphan%d", i), Content: conversation.Str("{}")})
 			}
 		case k == 14:
-			add(convlog.Entry{Role: convlog.RoleAssistant, Content: convlog.Str("partial\n\nLLM_ERROR\n- code: LLM_TIMEOUT"), PartType: convlog.PartError})
+			add(conversation.Entry{Role: conversation.RoleAssistant, Content: conversation.Str("partial\n\nLLM_ERROR\n- code: LLM_TIMEOUT"), PartType: conversation.PartError})
 		case k == 15:
-			roles := []string{convlog.RoleSystem, convlog.RoleDeveloper}
+			roles := []string{conversation.RoleSystem, conversation.RoleDeveloper}
 			c := []string{"old system prompt", "CONVERSATION_SUMMARY\nearlier", "SUMMARY " + text()}[r.Intn(3)]
-			add(convlog.Entry{Role: roles[r.Intn(2)], Content: &c})
+			add(conversation.Entry{Role: roles[r.Intn(2)], Content: &c})
 		case k == 16:
-			add(convlog.Entry{Type: convlog.TypeEvt, Event: convlog.EventCompaction, Data: json.RawMessage(`{}`)})
+			add(conversation.Entry{Type: conversation.TypeEvt, Event: conversation.EventCompaction, Data: json.RawMessage(`{}`)})
 		case k == 17:
-			add(convlog.Entry{Role: convlog.RoleAssistant, Content: convlog.Str("thinking"), PartType: convlog.PartThinking})
+			add(conversation.Entry{Role: conversation.RoleAssistant, Content: conversation.Str("thinking"), PartType: conversation.PartThinking})
 		case k == 18:
-			add(convlog.Entry{Role: []string{"function", "", convlog.RoleTool}[r.Intn(3)], Content: convlog.Str("odd")})
+			add(conversation.Entry{Role: []string{"function", "", conversation.RoleTool}[r.Intn(3)], Content: conversation.Str("odd")})
 		default:
-			add(convlog.Entry{Role: convlog.RoleAssistant})
+			add(conversation.Entry{Role: conversation.RoleAssistant})
 		}
 	}
 	return out
 }
 
-func randomOptions(r *rand.Rand, h []convlog.Entry) Options {
-	mode := []string{convlog.ModeChat, convlog.ModeAgent, convlog.ModeRun}[r.Intn(3)]
+func randomOptions(r *rand.Rand, h []conversation.Entry) Options {
+	mode := []string{conversation.ModeChat, conversation.ModeAgent, conversation.ModeRun}[r.Intn(3)]
 	o := opts(mode, h)
 	o.Run = fakeRun{"RUN_DIRECTIVE\n- intent: continue", "NODE_BRIEF\n- currentNodeId: n1"}[:1+r.Intn(2)]
 	o.ToolTokens = r.Intn(500)
@@ -149,12 +149,12 @@ func randomOptions(r *rand.Rand, h []convlog.Entry) Options {
 }
 
 // newestUser is the anchor computed independently from the log.
-func newestUser(h []convlog.Entry) string {
+func newestUser(h []conversation.Entry) string {
 	meta := ""
 	for i := len(h) - 1; i >= 0; i-- {
 		e := &h[i]
-		if !e.IsMessage() || e.Role != convlog.RoleUser || e.Compacted || !e.InContext() ||
-			strings.TrimSpace(e.Text()) == "" || e.PartType == convlog.PartThinking || e.PartType == convlog.PartError {
+		if !e.IsMessage() || e.Role != conversation.RoleUser || e.Compacted || !e.InContext() ||
+			strings.TrimSpace(e.Text()) == "" || e.PartType == conversation.PartThinking || e.PartType == conversation.PartError {
 			continue
 		}
 		if !e.IsMeta {
@@ -181,7 +181,7 @@ func checkInvariants(t *testing.T, o Options, res *Result) {
 	if d.UsedTokens != TokensOf(msgs)+o.ToolTokens {
 		t.Fatalf("used tokens %d != %d", d.UsedTokens, TokensOf(msgs)+o.ToolTokens)
 	}
-	byID := map[string]*convlog.Entry{}
+	byID := map[string]*conversation.Entry{}
 	for i := range o.History {
 		byID[o.History[i].ID] = &o.History[i]
 	}
@@ -197,10 +197,10 @@ func checkInvariants(t *testing.T, o Options, res *Result) {
 		}
 		seen[m.SourceID] = true
 		e := byID[m.SourceID]
-		if e == nil || !e.IsMessage() || e.Compacted || !e.InContext() || e.PartType == convlog.PartThinking {
+		if e == nil || !e.IsMessage() || e.Compacted || !e.InContext() || e.PartType == conversation.PartThinking {
 			t.Fatalf("message %d from excluded entry %+v", i, e)
 		}
-		if m.Role == convlog.RoleSystem && (!IsSummary(m.Text()) || m.Kind != KindSummary) {
+		if m.Role == conversation.RoleSystem && (!IsSummary(m.Text()) || m.Kind != KindSummary) {
 			t.Fatalf("historical system message %s replayed", m.SourceID)
 		}
 		if m.SourceID == anchor {
@@ -211,14 +211,14 @@ func checkInvariants(t *testing.T, o Options, res *Result) {
 		t.Fatalf("newest user message %s missing\n%s", anchor, dump(msgs))
 	}
 	// Run blocks sit right before the newest user message, or at the end.
-	if o.Mode == convlog.ModeRun {
+	if o.Mode == conversation.ModeRun {
 		blocks := len(o.Run.Blocks())
 		at := len(msgs) - blocks
 		if anchorAt >= 0 {
 			at = anchorAt - blocks
 		}
 		for j := 0; j < blocks; j++ {
-			if msgs[at+j].Kind != KindInjection || msgs[at+j].Role != convlog.RoleUser {
+			if msgs[at+j].Kind != KindInjection || msgs[at+j].Role != conversation.RoleUser {
 				t.Fatalf("injection %d not at %d\n%s", j, at+j, dump(msgs))
 			}
 		}
@@ -330,9 +330,9 @@ func FuzzBuildJSONL(f *testing.F) {
 {"type":"msg","id":"b","role":"tool","tool_call_id":"x","content":"1"}
 {"type":"msg","id":"b","role":"tool","tool_call_id":"x","content":"2"}`), uint8(3))
 	f.Fuzz(func(t *testing.T, data []byte, sel uint8) {
-		var h []convlog.Entry
+		var h []conversation.Entry
 		for _, line := range bytes.Split(data, []byte("\n")) {
-			var e convlog.Entry
+			var e conversation.Entry
 			if json.Unmarshal(line, &e) == nil {
 				h = append(h, e)
 			}

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 	"crewagent/backend/llm"
 	"crewagent/backend/llm/fakellm"
 )
@@ -40,10 +40,10 @@ func TestRequestsAcceptedByStrictServer(t *testing.T) {
 		log  string
 		mode string
 	}{
-		{"conversation.jsonl", convlog.ModeChat},
-		{"conversation.jsonl", convlog.ModeAgent},
-		{"run.jsonl", convlog.ModeRun},
-		{"summary.jsonl", convlog.ModeAgent},
+		{"conversation.jsonl", conversation.ModeChat},
+		{"conversation.jsonl", conversation.ModeAgent},
+		{"run.jsonl", conversation.ModeRun},
+		{"summary.jsonl", conversation.ModeAgent},
 	} {
 		o := opts(tt.mode, storeCounts(readLog(t, filepath.Join("testdata", tt.log))))
 		o.Run = fakeRun{runDirective, nodeBrief}

@@ -6,20 +6,20 @@ import (
 	"strings"
 	"testing"
 
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 )
 
 const registryText = "SKILLS\nSkills are folders of instructions.\nAvailable skills:\n- pptx: Make slide decks."
 
 // skillBody adds the is_meta body message of a skill.
-func (l *logBuilder) skillBody(name, body string) *convlog.Entry {
-	return l.add(convlog.Entry{Role: convlog.RoleUser, IsMeta: true, Content: convlog.Str(`<skill name="` + name + `">` + "\n" + body + "\n</skill>")})
+func (l *logBuilder) skillBody(name, body string) *conversation.Entry {
+	return l.add(conversation.Entry{Role: conversation.RoleUser, IsMeta: true, Content: conversation.Str(`<skill name="` + name + `">` + "\n" + body + "\n</skill>")})
 }
 
 // compaction adds a compaction event carrying pins.
-func (l *logBuilder) compaction(pinned ...convlog.Carried) *convlog.Entry {
-	data, _ := json.Marshal(convlog.CompactionData{Strategy: "key-messages", Pinned: pinned})
-	return l.add(convlog.Entry{Type: convlog.TypeEvt, Event: convlog.EventCompaction, Data: data})
+func (l *logBuilder) compaction(pinned ...conversation.Carried) *conversation.Entry {
+	data, _ := json.Marshal(conversation.CompactionData{Strategy: "key-messages", Pinned: pinned})
+	return l.add(conversation.Entry{Type: conversation.TypeEvt, Event: conversation.EventCompaction, Data: data})
 }
 
 func rowOf(res *Result, pred func(Row) bool) (Row, bool) {
@@ -31,12 +31,12 @@ func rowOf(res *Result, pred func(Row) bool) (Row, bool) {
 }
 
 func TestSkillsRegistryInEveryMode(t *testing.T) {
-	for _, mode := range []string{convlog.ModeChat, convlog.ModeAgent, convlog.ModeRun} {
+	for _, mode := range []string{conversation.ModeChat, conversation.ModeAgent, conversation.ModeRun} {
 		t.Run(mode, func(t *testing.T) {
 			var l logBuilder
 			l.user("make a deck")
 			o := opts(mode, l.entries)
-			if mode == convlog.ModeRun {
+			if mode == conversation.ModeRun {
 				o.Run = fakeRun{"RUN_DIRECTIVE"}
 			}
 			o.Skills.Registry = registryText
@@ -71,7 +71,7 @@ func TestSkillBodies(t *testing.T) {
 		body := l.skillBody("pptx", "Use 16:9.")
 		l.assistant("ok")
 		l.user("go on")
-		o := opts(convlog.ModeChat, l.entries)
+		o := opts(conversation.ModeChat, l.entries)
 		o.Skills.Bodies = []SkillBody{{ID: body.ID, Name: "pptx"}}
 		res := mustBuild(t, o)
 		r, ok := rowOf(res, func(r Row) bool { return r.SourceID == body.ID })
@@ -92,7 +92,7 @@ func TestSkillBodies(t *testing.T) {
 		body := l.skillBody("pptx", "Use 16:9. "+strings.Repeat("Keep titles short. ", 20))
 		filler := l.assistant(strings.Repeat("filler text that takes room ", 80))
 		l.user("go on")
-		o := opts(convlog.ModeChat, l.entries)
+		o := opts(conversation.ModeChat, l.entries)
 		o.Skills.Bodies = []SkillBody{{ID: body.ID, Name: "pptx"}}
 		full := mustBuild(t, o)
 		o.Budget = Budget{TokenBudget: full.Debug.UsedTokens - filler.Tokens/2}
@@ -113,11 +113,11 @@ func TestSkillBodies(t *testing.T) {
 	t.Run("an ended body is left out, also from PINNED", func(t *testing.T) {
 		var l logBuilder
 		old := l.skillBody("pptx", "old instructions")
-		l.compaction(convlog.Carried{ID: old.ID, Role: convlog.RoleUser, Kind: convlog.CarriedMeta, Text: old.Text()},
-			convlog.Carried{ID: "pin1", Role: convlog.RoleUser, Kind: convlog.CarriedPin, Text: "a pinned fact"})
+		l.compaction(conversation.Carried{ID: old.ID, Role: conversation.RoleUser, Kind: conversation.CarriedMeta, Text: old.Text()},
+			conversation.Carried{ID: "pin1", Role: conversation.RoleUser, Kind: conversation.CarriedPin, Text: "a pinned fact"})
 		inHistory := l.skillBody("brand", "brand instructions")
 		l.user("next")
-		o := opts(convlog.ModeChat, l.entries)
+		o := opts(conversation.ModeChat, l.entries)
 		o.Skills.Ended = []string{old.ID, inHistory.ID}
 		res := mustBuild(t, o)
 		text := dump(res.Messages) + pinnedText(res)
@@ -139,10 +139,10 @@ func TestSkillBodies(t *testing.T) {
 
 	t.Run("a compacted active body is quoted whole in PINNED", func(t *testing.T) {
 		var l logBuilder
-		long := strings.Repeat("Step: check the layout. ", 600) // over convlog.MaxCarriedChars
-		l.compaction(convlog.Carried{ID: "body1", Role: convlog.RoleUser, Kind: convlog.CarriedMeta, Text: `<skill name="pptx">` + long + `</skill>`})
+		long := strings.Repeat("Step: check the layout. ", 600) // over conversation.MaxCarriedChars
+		l.compaction(conversation.Carried{ID: "body1", Role: conversation.RoleUser, Kind: conversation.CarriedMeta, Text: `<skill name="pptx">` + long + `</skill>`})
 		l.user("next")
-		o := opts(convlog.ModeChat, l.entries)
+		o := opts(conversation.ModeChat, l.entries)
 		o.Skills.Bodies = []SkillBody{{ID: "body1", Name: "pptx"}}
 		res := mustBuild(t, o)
 		pin := pinnedText(res)
@@ -158,10 +158,10 @@ func TestSkillBodies(t *testing.T) {
 	t.Run("the safety net leaves out other pins before a skill's body", func(t *testing.T) {
 		var l logBuilder
 		l.compaction(
-			convlog.Carried{ID: "body1", Role: convlog.RoleUser, Kind: convlog.CarriedMeta, Text: "<skill>" + strings.Repeat("rule ", 300) + "</skill>"},
-			convlog.Carried{ID: "pin1", Role: convlog.RoleUser, Kind: convlog.CarriedPin, Text: strings.Repeat("pinned ", 300)})
+			conversation.Carried{ID: "body1", Role: conversation.RoleUser, Kind: conversation.CarriedMeta, Text: "<skill>" + strings.Repeat("rule ", 300) + "</skill>"},
+			conversation.Carried{ID: "pin1", Role: conversation.RoleUser, Kind: conversation.CarriedPin, Text: strings.Repeat("pinned ", 300)})
 		l.user("next")
-		o := opts(convlog.ModeChat, l.entries)
+		o := opts(conversation.ModeChat, l.entries)
 		o.Skills.Bodies = []SkillBody{{ID: "body1", Name: "pptx"}}
 		full := mustBuild(t, o)
 		o.Budget = Budget{TokenBudget: full.Debug.UsedTokens - 100}
@@ -185,7 +185,7 @@ func TestSkillBodies(t *testing.T) {
 	t.Run("a body neither read nor carried is noted", func(t *testing.T) {
 		var l logBuilder
 		l.user("next")
-		o := opts(convlog.ModeChat, l.entries)
+		o := opts(conversation.ModeChat, l.entries)
 		o.Skills.Bodies = []SkillBody{{ID: "gone", Name: "pptx"}}
 		res := mustBuild(t, o)
 		if !slices.ContainsFunc(res.Debug.Notes, func(n string) bool { return strings.Contains(n, "the body of the skill pptx is not in the request") }) {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"text/template"
 
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 )
 
 //go:embed templates/*.md
@@ -34,7 +34,7 @@ type systemPart struct {
 // RUN_DIRECTIVE user block of the run injector.
 func composeSystem(mode string, persona *Persona, instructions string, policy ToolPolicy, toolNames []string, skills string) ([]systemPart, error) {
 	base := "system-base-rules-chat.md"
-	if mode == convlog.ModeRun {
+	if mode == conversation.ModeRun {
 		base = "system-base-rules-run.md"
 	}
 	var parts []systemPart
@@ -52,7 +52,7 @@ func composeSystem(mode string, persona *Persona, instructions string, policy To
 	if err := add("system prompt: tool policy", "system-tool-policy.md", policyView(policy, toolNames)); err != nil {
 		return nil, err
 	}
-	if mode != convlog.ModeChat && persona != nil {
+	if mode != conversation.ModeChat && persona != nil {
 		if err := add("system prompt: persona "+persona.ID, "persona.md", personaView(persona)); err != nil {
 			return nil, err
 		}

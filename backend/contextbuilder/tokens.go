@@ -3,7 +3,7 @@ package contextbuilder
 import (
 	"unicode/utf8"
 
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 )
 
 // MessageOverhead is the per-message framing cost in tokens; ReplyPriming is
@@ -54,7 +54,7 @@ func CharsOf(m *Message) int {
 func runeCount(s string) int { return utf8.RuneCountInString(s) }
 
 // entryTokens is EntryTokens.
-func entryTokens(c Counter, model string, e *convlog.Entry) int { return EntryTokens(c, model, e) }
+func entryTokens(c Counter, model string, e *conversation.Entry) int { return EntryTokens(c, model, e) }
 
 // EntryTokens returns what log entry e costs in a request for model. The
 // count stored at append time is used when it was made with the model's
@@ -63,7 +63,7 @@ func entryTokens(c Counter, model string, e *convlog.Entry) int { return EntryTo
 // the counter's EntryCounter when it has one (the engine's caches the
 // recount). Implausible: a count below one token per 32 bytes, or above one
 // token per byte (plus framing) — "tokens":1 on 100 KB is not believed.
-func EntryTokens(c Counter, model string, e *convlog.Entry) int {
+func EntryTokens(c Counter, model string, e *conversation.Entry) int {
 	if e.Tokens > 0 && plausible(e) {
 		enc := ""
 		if en, ok := c.(EncodingNamer); ok {
@@ -84,7 +84,7 @@ func EntryTokens(c Counter, model string, e *convlog.Entry) int {
 }
 
 // plausible reports whether e's stored count fits its size.
-func plausible(e *convlog.Entry) bool {
+func plausible(e *conversation.Entry) bool {
 	size := len(e.Text()) + len(e.ToolCallID) + len(e.ToolName)
 	parts := 2
 	for _, tc := range e.ToolCalls {

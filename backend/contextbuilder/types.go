@@ -1,7 +1,7 @@
 package contextbuilder
 
 import (
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 )
 
 // Kind tells where a request message came from.
@@ -31,11 +31,11 @@ const (
 // OpenAI fields are serialised; SourceID, Tokens and Kind are bookkeeping that
 // Debug.Rows reports.
 type Message struct {
-	Role       string             `json:"role"`
-	Content    *string            `json:"content"`
-	ToolCalls  []convlog.ToolCall `json:"tool_calls,omitempty"`
-	ToolCallID string             `json:"tool_call_id,omitempty"`
-	Name       string             `json:"name,omitempty"`
+	Role       string                  `json:"role"`
+	Content    *string                 `json:"content"`
+	ToolCalls  []conversation.ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string                  `json:"tool_call_id,omitempty"`
+	Name       string                  `json:"name,omitempty"`
 
 	// SourceID is the id of the log entry the message came from ("" for the
 	// system prompt, run injections and synthetic tool results).
@@ -66,7 +66,7 @@ type Counter interface {
 // EntryCounter is optionally implemented by a Counter (as *tokens.Counter does)
 // to count a whole log entry the way the store does at append time.
 type EntryCounter interface {
-	CountMessage(model string, e *convlog.Entry) int
+	CountMessage(model string, e *conversation.Entry) int
 }
 
 // EncodingNamer is optionally implemented by a Counter (as *tokens.Counter
@@ -186,11 +186,11 @@ func (b Budget) TokenLimit() int {
 
 // Options are the inputs of Build.
 type Options struct {
-	// Mode is convlog.ModeChat, ModeAgent or ModeRun.
+	// Mode is conversation.ModeChat, ModeAgent or ModeRun.
 	Mode string
 	// History holds the effective entries of the conversation as loaded
 	// (messages and events, in log order).
-	History []convlog.Entry
+	History []conversation.Entry
 	// Agent is the persona of agent and run modes (required there, ignored in chat).
 	Agent *Persona
 	// Instructions are the base instructions of a conversation created by
@@ -269,11 +269,11 @@ type Result struct {
 	// Spans are the history units of the request in order: what compaction
 	// picks from (the "before" ones, oldest first) and what it must keep.
 	Spans []Span `json:"spans"`
-	// Pins are the active pins and carried messages (see convlog.Carried).
+	// Pins are the active pins and carried messages (see conversation.Carried).
 	Pins []Pin `json:"pins"`
 	// Compaction is the data of the last compaction event of History (nil
 	// when it has none).
-	Compaction *convlog.CompactionData `json:"-"`
+	Compaction *conversation.CompactionData `json:"-"`
 	// CompactionEvent is that event's id.
 	CompactionEvent string `json:"-"`
 	// Anchor is the newest user message's index in Messages (-1: none).
@@ -305,7 +305,7 @@ type Span struct {
 
 // Pin is one message kept word for word through compaction.
 type Pin struct {
-	convlog.Carried
+	conversation.Carried
 	// InHistory is true when the message itself is in the request (not yet
 	// compacted); otherwise the PINNED block quotes it.
 	InHistory bool `json:"inHistory"`

@@ -3,7 +3,7 @@ package contextbuilder
 import (
 	"fmt"
 
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 )
 
 // Validate checks msgs against the ordering rules of the OpenAI chat API that
@@ -17,31 +17,31 @@ func Validate(msgs []Message) error {
 	if len(msgs) == 0 {
 		return fmt.Errorf("empty request")
 	}
-	if msgs[0].Role != convlog.RoleSystem {
+	if msgs[0].Role != conversation.RoleSystem {
 		return fmt.Errorf("message 0: first message is %s, want system", msgs[0].Role)
 	}
 	seen := make(map[string]bool)
 	prefix := true
 	for i := 0; i < len(msgs); i++ {
 		m := &msgs[i]
-		if m.Role != convlog.RoleSystem {
+		if m.Role != conversation.RoleSystem {
 			prefix = false
 		}
 		switch m.Role {
-		case convlog.RoleSystem:
+		case conversation.RoleSystem:
 			if !prefix {
 				return fmt.Errorf("message %d: system message after the first non-system message", i)
 			}
 			if m.Text() == "" {
 				return fmt.Errorf("message %d: system message without content", i)
 			}
-		case convlog.RoleUser:
+		case conversation.RoleUser:
 			if m.Text() == "" {
 				return fmt.Errorf("message %d: user message without content", i)
 			}
-		case convlog.RoleTool:
+		case conversation.RoleTool:
 			return fmt.Errorf("message %d: tool message %q does not follow its assistant tool call", i, m.ToolCallID)
-		case convlog.RoleAssistant:
+		case conversation.RoleAssistant:
 			if m.Content == nil && len(m.ToolCalls) == 0 {
 				return fmt.Errorf("message %d: assistant message without content or tool calls", i)
 			}
@@ -61,7 +61,7 @@ func Validate(msgs []Message) error {
 			}
 			for range m.ToolCalls {
 				i++
-				if i >= len(msgs) || msgs[i].Role != convlog.RoleTool {
+				if i >= len(msgs) || msgs[i].Role != conversation.RoleTool {
 					return fmt.Errorf("message %d: tool call of message %d is not answered right after it", i, i-1)
 				}
 				t := &msgs[i]

@@ -232,3 +232,9 @@ type Usage struct {
 	CompletionTokens int `json:"completionTokens"`
 	TotalTokens      int `json:"totalTokens"`
 }
+
+// TokenCounter counts the tokens of an entry once, when it is appended. The
+// store keeps the count in Entry.Tokens and the encoding in Entry.TokenEncoding.
+type TokenCounter interface {
+	CountEntry(e *Entry) (n int, encoding string)
+}

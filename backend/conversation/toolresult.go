@@ -22,6 +22,10 @@ import (
 // PreviewPrefix starts the content of a message whose output was moved to a file.
 const PreviewPrefix = "TOOL_RESULT_PREVIEW "
 
+// ToolResultAliasPrefix is the alias under which tools see externalised tool
+// output: <prefix><conversationId>/<messageId>.json (and .txt, the readable copy).
+const ToolResultAliasPrefix = "@state/logs/tool-results/"
+
 // ToolResultFile is the file that holds the full output of a large tool result.
 type ToolResultFile struct {
 	ConversationID string `json:"conversationId"`

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"crewagent/backend/conversation"
 )
 
 // AttachmentPrefix starts the file names of saved attachments, so they never
@@ -37,5 +39,5 @@ func (s *Store) SaveAttachment(id, name string, data []byte) (string, error) {
 	if _, err := writeFileAtomic(dir+string(os.PathSeparator)+file, data, 0o644); err != nil {
 		return "", fmt.Errorf("convlog: writing an attachment: %w", err)
 	}
-	return ToolResultAliasPrefix + id + "/" + file, nil
+	return conversation.ToolResultAliasPrefix + id + "/" + file, nil
 }

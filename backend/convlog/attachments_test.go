@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"crewagent/backend/conversation"
 )
 
 func TestSaveAttachment(t *testing.T) {
@@ -43,7 +45,7 @@ func TestSaveAttachment(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			host, rel := filepath.Join(dir, "logs", "tool-results", m.ID), alias[len(ToolResultAliasPrefix+m.ID+"/"):]
+			host, rel := filepath.Join(dir, "logs", "tool-results", m.ID), alias[len(conversation.ToolResultAliasPrefix+m.ID+"/"):]
 			b, err := os.ReadFile(filepath.Join(host, rel))
 			if err != nil || !bytes.Equal(b, png) || rel[:4] != AttachmentPrefix {
 				t.Fatalf("%s -> %s: %q %v", tc.file, alias, b, err)

@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"crewagent/backend/conversation"
+	"crewagent/backend/fsx"
 )
 
 // Benchmarks of the storage targets (50,000 messages of ~1 KB):
@@ -30,12 +33,12 @@ func benchContent(i int) string {
 	return b.String()
 }
 
-func benchEntry(i int) *Entry {
-	role := RoleUser
+func benchEntry(i int) *conversation.Entry {
+	role := conversation.RoleUser
 	if i%2 == 1 {
-		role = RoleAssistant
+		role = conversation.RoleAssistant
 	}
-	return &Entry{Role: role, Content: Str(benchContent(i)), Mode: ModeChat, Tokens: 230, TokenEncoding: "o200k_base"}
+	return &conversation.Entry{Role: role, Content: conversation.Str(benchContent(i)), Mode: conversation.ModeChat, Tokens: 230, TokenEncoding: "o200k_base"}
 }
 
 // benchStore makes a store with one conversation of n messages.
@@ -51,7 +54,7 @@ func benchStore(b *testing.B, n int) (*Store, string) {
 		b.Fatal(err)
 	}
 	for done := 0; done < n; {
-		batch := make([]*Entry, min(1000, n-done))
+		batch := make([]*conversation.Entry, min(1000, n-done))
 		for i := range batch {
 			batch[i] = benchEntry(done + i)
 		}
@@ -100,17 +103,17 @@ func BenchmarkAppend(b *testing.B) {
 func BenchmarkRewriteJSON(b *testing.B) {
 	for _, n := range benchSizes {
 		b.Run(fmt.Sprintf("existing=%d", n), func(b *testing.B) {
-			all := make([]*Entry, n)
+			all := make([]*conversation.Entry, n)
 			for i := range all {
 				all[i] = benchEntry(i)
-				all[i].ID, all[i].Type, all[i].CreatedAt = fmt.Sprint("m", i), TypeMsg, Now()
+				all[i].ID, all[i].Type, all[i].CreatedAt = fmt.Sprint("m", i), conversation.TypeMsg, fsx.Now()
 			}
 			path := filepath.Join(b.TempDir(), LegacyFile)
 			var d []time.Duration
 			for b.Loop() {
 				t := time.Now()
 				e := benchEntry(len(all))
-				e.ID, e.Type, e.CreatedAt = fmt.Sprint("m", len(all)), TypeMsg, Now()
+				e.ID, e.Type, e.CreatedAt = fmt.Sprint("m", len(all)), conversation.TypeMsg, fsx.Now()
 				all = append(all, e)
 				data, err := json.Marshal(all)
 				if err != nil {
@@ -140,8 +143,8 @@ func BenchmarkBareWriteFdatasync(b *testing.B) {
 	defer f.Close()
 	var buf bytes.Buffer
 	e := benchEntry(1)
-	e.ID, e.Type, e.CreatedAt = "m1", TypeMsg, Now()
-	encodeEntries(&buf, []*Entry{e})
+	e.ID, e.Type, e.CreatedAt = "m1", conversation.TypeMsg, fsx.Now()
+	encodeEntries(&buf, []*conversation.Entry{e})
 	line := buf.Bytes()
 	var d []time.Duration
 	for b.Loop() {
@@ -191,9 +194,9 @@ func BenchmarkDecodeJSON(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		out := make([]*Entry, 0, 1024)
+		out := make([]*conversation.Entry, 0, 1024)
 		for l := range bytes.SplitSeq(bytes.TrimSuffix(data, []byte("\n")), []byte("\n")) {
-			e := new(Entry)
+			e := new(conversation.Entry)
 			if err := json.Unmarshal(l, e); err != nil {
 				b.Fatal(err)
 			}

@@ -5,169 +5,38 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 
 	"crewagent/backend/conversation"
+	"crewagent/backend/fsx"
 )
-
-// Compaction, pins and runtime records.
-//
-// A compaction appends, in one write: a copy of every compacted message with
-// "compacted":true (and "updatedAt"), then the "compaction" event, then the
-// summary message it names (a system message whose content starts with
-// CONVERSATION_SUMMARY). Nothing is deleted. The event's data is a
-// CompactionData; readers take what they do not know as it is.
-//
-// A pin is an event {"event":"pin","ref_msg_id":<message>,"data":PinData};
-// "unpin" with the same ref_msg_id removes it. The pin's data carries the
-// message text, so a pinned message that was compacted long ago can be put
-// back into a request without reading the log up to it; every compaction
-// carries the pins active at that moment in its data ("pinned"), so a reader
-// only needs the pin events after the last compaction event.
-//
-// Runtime records (ARTIFACT_SAVED, NODE_COMPLETE, written by workflow runs)
-// are system messages with "partType":"record": hidden in the chat, quoted to
-// the model in the request's PINNED message, and carried verbatim by every
-// compaction.
-
-// Event names of pins.
-const (
-	EventPin   = "pin"
-	EventUnpin = "unpin"
-)
-
-// PartRecord is the part type of a runtime record message.
-const PartRecord = "record"
-
-// Prefixes of runtime records (aliases of backend/conversation).
-const (
-	RecordNodeComplete  = conversation.RecordNodeComplete
-	RecordArtifactSaved = conversation.RecordArtifactSaved
-)
-
-// Kinds of carried messages.
-const (
-	CarriedPin    = "pin"    // pinned by the user
-	CarriedRecord = "record" // a runtime record (artifact saved, step completed)
-	CarriedMeta   = "meta"   // an is_meta message (a skill's body, say)
-)
-
-// MaxCarriedChars caps the text a pin or a carried record keeps (runes); a
-// meta message (a skill's instructions) is carried whole.
-const MaxCarriedChars = 8000
-
-// Carried is a message a compaction keeps word for word: the request shows
-// it in the PINNED block once the message itself is compacted.
-type Carried struct {
-	ID   string `json:"id"`
-	Role string `json:"role"`
-	Tool string `json:"tool,omitempty"`
-	Kind string `json:"kind"`
-	Text string `json:"text"`
-}
-
-// CompactionRef is one earlier compaction, as later compaction events list
-// them (so an explanation of the whole conversation needs only the last event).
-type CompactionRef struct {
-	EventID   string `json:"eventId"`
-	From      string `json:"from"`
-	To        string `json:"to"`
-	Count     int    `json:"count"`
-	CreatedAt string `json:"createdAt,omitempty"`
-	Reason    string `json:"reason,omitempty"`
-}
-
-// CompactionData is the data of a compaction event this runtime writes.
-type CompactionData struct {
-	// From and To are the first and last compacted messages (request order).
-	From string `json:"from"`
-	To   string `json:"to"`
-	// Summary is the id of the summary message appended with the event.
-	Summary  string `json:"summary,omitempty"`
-	Strategy string `json:"strategy"`
-	// Count is the number of messages compacted by this event;
-	// CompactedTotal counts every compaction of the conversation so far.
-	Count          int `json:"count"`
-	CompactedTotal int `json:"compactedTotal"`
-	// KeptFrom is the oldest log entry the next request still needs: a
-	// reader loads the log from there (the event and summary follow it).
-	KeptFrom     string `json:"keptFrom"`
-	Reason       string `json:"reason,omitempty"`
-	Focus        string `json:"focus,omitempty"`
-	TokensBefore int    `json:"tokensBefore"`
-	TokensAfter  int    `json:"tokensAfter"`
-	Target       int    `json:"target"`
-	Mode         string `json:"mode,omitempty"`
-	RunID        string `json:"runId,omitempty"`
-	WorkflowID   string `json:"workflowId,omitempty"`
-	// SummaryError says why the configured summary failed and the digest
-	// was used instead.
-	SummaryError string `json:"summaryError,omitempty"`
-	// Pinned are the messages carried word for word: active pins, runtime
-	// records and meta messages, in log order.
-	Pinned []Carried `json:"pinned"`
-	// Earlier lists the compactions before this one (oldest first, the
-	// newest 200).
-	Earlier []CompactionRef `json:"earlier,omitempty"`
-	// RecallDocs is how many messages the recall index holds after this
-	// compaction.
-	RecallDocs int `json:"recallDocs,omitempty"`
-	// Skills is the state of the conversation's skills when it was compacted
-	// (skills.Snapshot): a reader that starts at this event knows which
-	// skills are active without the older entries.
-	Skills json.RawMessage `json:"skills,omitempty"`
-}
-
-// ParseCompactionData decodes the data of a compaction event. ok is false
-// when it is not an object.
-func ParseCompactionData(raw json.RawMessage) (d CompactionData, ok bool) {
-	if len(raw) == 0 || json.Unmarshal(raw, &d) != nil {
-		return CompactionData{}, false
-	}
-	return d, true
-}
-
-// PinData is the data of a pin event.
-type PinData struct {
-	Role string `json:"role"`
-	Tool string `json:"tool,omitempty"`
-	Text string `json:"text"`
-}
-
-// ClipCarried cuts a carried text to MaxCarriedChars runes.
-func ClipCarried(s string) string {
-	if utf8.RuneCountInString(s) <= MaxCarriedChars {
-		return s
-	}
-	n := 0
-	for i := range s {
-		if n == MaxCarriedChars {
-			return s[:i] + " […]"
-		}
-		n++
-	}
-	return s
-}
 
 // CompactionWrite is what Store.Compact appends.
 type CompactionWrite struct {
 	// MessageIDs are marked compacted (each must exist).
 	MessageIDs []string
+	// Versions are the messages of MessageIDs as the caller read them from
+	// this store (their latest versions, unchanged), and ReadAt the log's
+	// size (LogSize) taken before that read: the store then reads only the
+	// lines written after ReadAt for newer versions instead of the whole log
+	// again. Without them (or when the log was rewritten since), it reads
+	// the latest versions itself.
+	Versions []*conversation.Entry
+	ReadAt   int64
 	// Event is the compaction event (Type, Event and Data are filled in;
 	// an empty ID gets one).
-	Event *Entry
+	Event *conversation.Entry
 	// Summary is the summary message (nil: none).
-	Summary *Entry
+	Summary *conversation.Entry
 }
 
 // Compact records a compaction in one write: the compacted marks, the event,
-// then the summary message (see the comment at the top of this file).
+// then the summary message (see conversation/compaction.go).
 func (s *Store) Compact(id string, w CompactionWrite) error {
 	if err := checkConvID(id); err != nil {
 		return err
@@ -184,12 +53,12 @@ func (s *Store) Compact(id string, w CompactionWrite) error {
 		return err
 	}
 	ids := uniqueStrings(w.MessageIDs)
-	cur, err := s.latest(id, ids)
+	cur, err := s.latestSince(id, ids, w.Versions, w.ReadAt)
 	if err != nil {
 		return err
 	}
-	now := Now()
-	lines := make([]*Entry, 0, len(ids)+2)
+	now := fsx.Now()
+	lines := make([]*conversation.Entry, 0, len(ids)+2)
 	for _, x := range ids {
 		c := *cur[x]
 		c.Compacted = true
@@ -197,7 +66,7 @@ func (s *Store) Compact(id string, w CompactionWrite) error {
 		lines = append(lines, &c)
 	}
 	ev := w.Event
-	ev.Type, ev.Event, ev.UpdatedAt = TypeEvt, EventCompaction, ""
+	ev.Type, ev.Event, ev.UpdatedAt = conversation.TypeEvt, conversation.EventCompaction, ""
 	if ev.ID == "" {
 		ev.ID = uuid.NewString()
 	}
@@ -209,7 +78,7 @@ func (s *Store) Compact(id string, w CompactionWrite) error {
 	}
 	lines = append(lines, ev)
 	if sum := w.Summary; sum != nil {
-		sum.Type, sum.UpdatedAt = TypeMsg, ""
+		sum.Type, sum.UpdatedAt = conversation.TypeMsg, ""
 		if sum.ID == "" {
 			sum.ID = uuid.NewString()
 		}
@@ -225,19 +94,85 @@ func (s *Store) Compact(id string, w CompactionWrite) error {
 	return s.commit(id, lines)
 }
 
+// LogSize returns the size of conversation id's log (0 when it has none
+// yet): taken before a read, it tells Compact which lines came after it.
+func (s *Store) LogSize(id string) (int64, error) {
+	if err := checkConvID(id); err != nil {
+		return 0, err
+	}
+	fi, err := os.Stat(logPath(s.dir, id))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return 0, nil
+	case err != nil:
+		return 0, fmt.Errorf("convlog: %w", err)
+	}
+	return fi.Size(), nil
+}
+
+// latestSince returns the latest version of each of ids: those of versions
+// (read by the caller when the log was readAt bytes long), replaced by any
+// newer line written since. It reads the whole log (latest) when versions
+// do not cover ids or the log no longer starts with what was read: shorter
+// than readAt, or readAt not at the end of a line.
+func (s *Store) latestSince(id string, ids []string, versions []*conversation.Entry, readAt int64) (map[string]*conversation.Entry, error) {
+	if len(versions) == 0 || readAt <= 0 {
+		return s.latest(id, ids)
+	}
+	given := make(map[string]*conversation.Entry, len(ids))
+	for _, e := range versions {
+		if e != nil {
+			given[e.ID] = e
+		}
+	}
+	for _, x := range ids {
+		if given[x] == nil {
+			return s.latest(id, ids)
+		}
+	}
+	f, err := os.Open(logPath(s.dir, id))
+	if err != nil {
+		return s.latest(id, ids)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("convlog: %w", err)
+	}
+	var last [1]byte
+	if size := fi.Size(); size < readAt {
+		return s.latest(id, ids)
+	} else if _, err := f.ReadAt(last[:], readAt-1); err != nil || last[0] != '\n' {
+		return s.latest(id, ids)
+	} else if size > readAt {
+		newer, err := findLatest(io.NewSectionReader(f, readAt, size-readAt), size-readAt, ids)
+		if err != nil {
+			return nil, fmt.Errorf("convlog: %w", err)
+		}
+		for k, e := range newer {
+			given[k] = e
+		}
+	}
+	out := make(map[string]*conversation.Entry, len(ids))
+	for _, x := range ids {
+		out[x] = given[x]
+	}
+	return out, nil
+}
+
 // Pin records a pin of message msgID (which must exist): an event carrying
 // the message's role and text. Pinning a pinned message records it again
 // (the newest text wins).
-func (s *Store) Pin(id, msgID string) (*Entry, error) {
-	return s.pinEvent(id, msgID, EventPin)
+func (s *Store) Pin(id, msgID string) (*conversation.Entry, error) {
+	return s.pinEvent(id, msgID, conversation.EventPin)
 }
 
 // Unpin records that message msgID is no longer pinned.
-func (s *Store) Unpin(id, msgID string) (*Entry, error) {
-	return s.pinEvent(id, msgID, EventUnpin)
+func (s *Store) Unpin(id, msgID string) (*conversation.Entry, error) {
+	return s.pinEvent(id, msgID, conversation.EventUnpin)
 }
 
-func (s *Store) pinEvent(id, msgID, event string) (*Entry, error) {
+func (s *Store) pinEvent(id, msgID, event string) (*conversation.Entry, error) {
 	if err := checkConvID(id); err != nil {
 		return nil, err
 	}
@@ -260,42 +195,27 @@ func (s *Store) pinEvent(id, msgID, event string) (*Entry, error) {
 	if !m.IsMessage() {
 		return nil, fmt.Errorf("%w: %s is an event, not a message", ErrInvalidArgument, msgID)
 	}
-	data := PinData{Role: m.Role, Tool: m.ToolName, Text: ClipCarried(m.Text())}
-	if event == EventUnpin {
-		data = PinData{Role: m.Role}
+	data := conversation.PinData{Role: m.Role, Tool: m.ToolName, Text: conversation.ClipCarried(m.Text())}
+	if event == conversation.EventUnpin {
+		data = conversation.PinData{Role: m.Role}
 	}
 	raw, err := json.Marshal(data)
 	if err != nil {
 		return nil, err
 	}
-	ev := &Entry{Type: TypeEvt, ID: uuid.NewString(), CreatedAt: Now(), Event: event, Data: raw, RefMsgID: msgID}
-	if err := s.commit(id, []*Entry{ev}); err != nil {
+	ev := &conversation.Entry{Type: conversation.TypeEvt, ID: uuid.NewString(), CreatedAt: fsx.Now(), Event: event, Data: raw, RefMsgID: msgID}
+	if err := s.commit(id, []*conversation.Entry{ev}); err != nil {
 		return nil, err
 	}
 	return ev, nil
 }
 
-// Sidecar files kept beside a conversation's log (the recall index and its
-// cached embeddings). They are derived data: a missing or damaged one is
-// rebuilt or ignored, never needed to read the conversation.
-const (
-	RecallFile       = "recall.jsonl"
-	embeddingsPrefix = "embeddings-"
-)
-
-// EmbeddingsFile is the sidecar holding the vectors of one embeddings model
-// (key is a short hash of the model name).
-func EmbeddingsFile(key string) string { return embeddingsPrefix + key + ".bin" }
-
 func checkSidecar(name string) error {
-	if name == RecallFile {
+	if name == conversation.RecallFile {
 		return nil
 	}
-	if k, ok := strings.CutPrefix(name, embeddingsPrefix); ok {
-		k, ok = strings.CutSuffix(k, ".bin")
-		if ok && k != "" && IsValidMessageID(k) {
-			return nil
-		}
+	if k, ok := conversation.EmbeddingsKey(name); ok && IsValidMessageID(k) {
+		return nil
 	}
 	return fmt.Errorf("%w: %q is not a sidecar file of a conversation", ErrInvalidArgument, name)
 }
@@ -373,7 +293,7 @@ func (s *Store) SaveToolOutput(id, msgID, toolCallID, toolName, full string) (st
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return "", fmt.Errorf("convlog: %w", err)
 	}
-	rec := ToolResultFile{ConversationID: id, MessageID: msgID, ToolCallID: toolCallID, ToolName: toolName, Content: full}
+	rec := conversation.ToolResultFile{ConversationID: id, MessageID: msgID, ToolCallID: toolCallID, ToolName: toolName, Content: full}
 	if err := s.writeToolResult(id, msgID, rec, ReadableOutput(full)); err != nil {
 		return "", err
 	}
@@ -384,8 +304,8 @@ func (s *Store) SaveToolOutput(id, msgID, toolCallID, toolName, full string) (st
 // (same update semantics as LoadTail), reading the log backwards in one pass
 // only as far as that entry's first line. When from is not in the log the
 // whole conversation is returned.
-func (s *Store) LoadBackTo(id, from string) ([]*Entry, error) {
-	return s.readBack(id, func(f *os.File, size int64, report func(badLine)) ([]*Entry, error) {
+func (s *Store) LoadBackTo(id, from string) ([]*conversation.Entry, error) {
+	return s.readBack(id, func(f *os.File, size int64, report func(badLine)) ([]*conversation.Entry, error) {
 		t := newTailSet()
 		whole := true
 		err := scanBackward(f, size, func(line []byte, off int64, terminated bool) bool {
@@ -408,7 +328,7 @@ func (s *Store) LoadBackTo(id, from string) ([]*Entry, error) {
 			}
 		}
 		return out, nil
-	}, func(all []*Entry) []*Entry {
+	}, func(all []*conversation.Entry) []*conversation.Entry {
 		for i, e := range all {
 			if e.ID == from {
 				return all[i:]
@@ -424,21 +344,21 @@ func (s *Store) LoadBackTo(id, from string) ([]*Entry, error) {
 // history at the fork point. A compaction compacts the oldest part of the
 // history, so what the prefix's own events compacted lies at or before the
 // last one's "to"; anything compacted after it was compacted later.
-func uncompactLater(entries []*Entry) []*Entry {
+func uncompactLater(entries []*conversation.Entry) []*conversation.Entry {
 	pos := make(map[string]int, len(entries))
 	for i, e := range entries {
 		pos[e.ID] = i
 	}
 	limit := -1
 	for _, e := range entries {
-		if e.IsEvent() && e.Event == EventCompaction {
-			d, _ := ParseCompactionData(e.Data)
+		if e.IsEvent() && e.Event == conversation.EventCompaction {
+			d, _ := conversation.ParseCompactionData(e.Data)
 			if p, ok := pos[d.To]; ok && p > limit {
 				limit = p
 			}
 		}
 	}
-	out := make([]*Entry, len(entries))
+	out := make([]*conversation.Entry, len(entries))
 	for i, e := range entries {
 		out[i] = e
 		if e.Compacted && i > limit {
@@ -453,7 +373,7 @@ func uncompactLater(entries []*Entry) []*Entry {
 // copyRecall copies the recall documents of the entries a fork holds
 // compacted from the parent's index to the fork's. Failures only cost
 // recall: they are logged.
-func (s *Store) copyRecall(from, to string, entries []*Entry) {
+func (s *Store) copyRecall(from, to string, entries []*conversation.Entry) {
 	want := map[string]bool{}
 	for _, e := range entries {
 		if e.Compacted {
@@ -463,7 +383,7 @@ func (s *Store) copyRecall(from, to string, entries []*Entry) {
 	if len(want) == 0 {
 		return
 	}
-	data, err := os.ReadFile(filepath.Join(convDir(s.dir, from), RecallFile))
+	data, err := os.ReadFile(filepath.Join(convDir(s.dir, from), conversation.RecallFile))
 	if err != nil {
 		return
 	}
@@ -480,7 +400,7 @@ func (s *Store) copyRecall(from, to string, entries []*Entry) {
 	if out.Len() == 0 {
 		return
 	}
-	path := filepath.Join(convDir(s.dir, to), RecallFile)
+	path := filepath.Join(convDir(s.dir, to), conversation.RecallFile)
 	s.own.begin(path)
 	if _, err := writeFileAtomic(path, out.Bytes(), 0o644); err != nil {
 		s.own.abort(path)

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"crewagent/backend/conversation"
 )
 
 // A compaction is one write: the marks, the event, then the summary;
@@ -16,14 +18,14 @@ import (
 func TestCompactWritesMarksEventAndSummary(t *testing.T) {
 	s, dir, _ := openTest(t, Options{Counter: &lenCounter{}, IndexFlushDelay: -1})
 	id := mustCreate(t, s)
-	a, b, c := msg(RoleUser, "one"), msg(RoleAssistant, "two"), msg(RoleUser, "three")
+	a, b, c := msg(conversation.RoleUser, "one"), msg(conversation.RoleAssistant, "two"), msg(conversation.RoleUser, "three")
 	if err := s.Append(id, a, b, c); err != nil {
 		t.Fatal(err)
 	}
-	data, _ := json.Marshal(CompactionData{From: a.ID, To: b.ID, Strategy: "key-messages", Count: 2, KeptFrom: c.ID,
-		Pinned: []Carried{{ID: a.ID, Role: RoleUser, Kind: CarriedPin, Text: "one"}}})
-	ev := &Entry{Data: data}
-	sum := &Entry{Role: RoleSystem, Content: Str("CONVERSATION_SUMMARY\n- #" + a.ID + " user: one")}
+	data, _ := json.Marshal(conversation.CompactionData{From: a.ID, To: b.ID, Strategy: "key-messages", Count: 2, KeptFrom: c.ID,
+		Pinned: []conversation.Carried{{ID: a.ID, Role: conversation.RoleUser, Kind: conversation.CarriedPin, Text: "one"}}})
+	ev := &conversation.Entry{Data: data}
+	sum := &conversation.Entry{Role: conversation.RoleSystem, Content: conversation.Str("CONVERSATION_SUMMARY\n- #" + a.ID + " user: one")}
 	if err := s.Compact(id, CompactionWrite{MessageIDs: []string{a.ID, b.ID}, Event: ev, Summary: sum}); err != nil {
 		t.Fatal(err)
 	}
@@ -36,17 +38,17 @@ func TestCompactWritesMarksEventAndSummary(t *testing.T) {
 		t.Fatalf("log:\n%s", raw)
 	}
 	all, _ := s.Load(id)
-	if len(all) != 5 || !all[0].Compacted || !all[1].Compacted || all[2].Compacted || all[3].Event != EventCompaction || all[4].Tokens == 0 {
+	if len(all) != 5 || !all[0].Compacted || !all[1].Compacted || all[2].Compacted || all[3].Event != conversation.EventCompaction || all[4].Tokens == 0 {
 		t.Fatalf("entries: %+v", all)
 	}
-	d, ok := ParseCompactionData(all[3].Data)
+	d, ok := conversation.ParseCompactionData(all[3].Data)
 	if !ok || d.KeptFrom != c.ID || len(d.Pinned) != 1 {
 		t.Fatalf("data: %+v", d)
 	}
 	if m, _ := s.Get(id); !m.HasSummary {
 		t.Fatal("the summary is not recorded in the index")
 	}
-	if err := s.Compact(id, CompactionWrite{MessageIDs: []string{"nope"}, Event: &Entry{}}); !errors.Is(err, ErrNotFound) {
+	if err := s.Compact(id, CompactionWrite{MessageIDs: []string{"nope"}, Event: &conversation.Entry{}}); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("unknown id: %v", err)
 	}
 	if err := s.Compact(id, CompactionWrite{}); !errors.Is(err, ErrInvalidArgument) {
@@ -57,8 +59,8 @@ func TestCompactWritesMarksEventAndSummary(t *testing.T) {
 func TestPinAndUnpin(t *testing.T) {
 	s, _, _ := openTest(t, Options{})
 	id := mustCreate(t, s)
-	m := msg(RoleAssistant, strings.Repeat("ä", MaxCarriedChars+10))
-	ev := &Entry{Type: TypeEvt, Event: EventCheckpoint, Data: json.RawMessage(`{}`)}
+	m := msg(conversation.RoleAssistant, strings.Repeat("ä", conversation.MaxCarriedChars+10))
+	ev := &conversation.Entry{Type: conversation.TypeEvt, Event: conversation.EventCheckpoint, Data: json.RawMessage(`{}`)}
 	if err := s.Append(id, m, ev); err != nil {
 		t.Fatal(err)
 	}
@@ -66,12 +68,12 @@ func TestPinAndUnpin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var pd PinData
-	if err := json.Unmarshal(pin.Data, &pd); err != nil || pin.RefMsgID != m.ID || pin.Event != EventPin || pd.Role != RoleAssistant || !strings.HasSuffix(pd.Text, "[…]") {
+	var pd conversation.PinData
+	if err := json.Unmarshal(pin.Data, &pd); err != nil || pin.RefMsgID != m.ID || pin.Event != conversation.EventPin || pd.Role != conversation.RoleAssistant || !strings.HasSuffix(pd.Text, "[…]") {
 		t.Fatalf("pin event: %+v %+v", pin, pd)
 	}
 	un, err := s.Unpin(id, m.ID)
-	if err != nil || un.Event != EventUnpin || un.RefMsgID != m.ID {
+	if err != nil || un.Event != conversation.EventUnpin || un.RefMsgID != m.ID {
 		t.Fatalf("unpin: %+v %v", un, err)
 	}
 	if _, err := s.Pin(id, "missing"); !errors.Is(err, ErrNotFound) {
@@ -95,9 +97,9 @@ func TestLoadBackToMatchesLoad(t *testing.T) {
 	for range 120 {
 		switch k := r.IntN(10); {
 		case k < 6 || len(known) < 3:
-			batch := []*Entry{msg(RoleUser, strings.Repeat("y", r.IntN(3000)))}
+			batch := []*conversation.Entry{msg(conversation.RoleUser, strings.Repeat("y", r.IntN(3000)))}
 			if r.IntN(6) == 0 {
-				batch = append(batch, &Entry{Type: TypeEvt, Event: EventModeSwitch, Data: json.RawMessage(`{}`)})
+				batch = append(batch, &conversation.Entry{Type: conversation.TypeEvt, Event: conversation.EventModeSwitch, Data: json.RawMessage(`{}`)})
 			}
 			if err := s.Append(id, batch...); err != nil {
 				t.Fatal(err)
@@ -110,7 +112,7 @@ func TestLoadBackToMatchesLoad(t *testing.T) {
 			target := cur[r.IntN(len(cur))]
 			if target.IsMessage() {
 				c := *target
-				c.Content = Str(fmt.Sprint("edited ", r.IntN(100)))
+				c.Content = conversation.Str(fmt.Sprint("edited ", r.IntN(100)))
 				if err := s.Update(id, &c); err != nil {
 					t.Fatal(err)
 				}
@@ -123,8 +125,8 @@ func TestLoadBackToMatchesLoad(t *testing.T) {
 					pick = append(pick, e.ID)
 				}
 			}
-			sum := &Entry{Role: RoleSystem, Content: Str("CONVERSATION_SUMMARY\nx")}
-			if err := s.Compact(id, CompactionWrite{MessageIDs: pick, Event: &Entry{Data: json.RawMessage(`{"keptFrom":""}`)}, Summary: sum}); err != nil {
+			sum := &conversation.Entry{Role: conversation.RoleSystem, Content: conversation.Str("CONVERSATION_SUMMARY\nx")}
+			if err := s.Compact(id, CompactionWrite{MessageIDs: pick, Event: &conversation.Entry{Data: json.RawMessage(`{"keptFrom":""}`)}, Summary: sum}); err != nil {
 				t.Fatal(err)
 			}
 			known = append(known, sum.ID)
@@ -152,13 +154,13 @@ func TestLoadBackToMatchesLoad(t *testing.T) {
 func TestSidecarsAndToolOutputs(t *testing.T) {
 	s, dir, _ := openTest(t, Options{})
 	id := mustCreate(t, s)
-	if err := s.AppendSidecar(id, RecallFile, []byte("a\n")); err != nil {
+	if err := s.AppendSidecar(id, conversation.RecallFile, []byte("a\n")); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AppendSidecar(id, RecallFile, []byte("b\n")); err != nil {
+	if err := s.AppendSidecar(id, conversation.RecallFile, []byte("b\n")); err != nil {
 		t.Fatal(err)
 	}
-	p, _ := s.SidecarPath(id, RecallFile)
+	p, _ := s.SidecarPath(id, conversation.RecallFile)
 	if b, err := os.ReadFile(p); err != nil || string(b) != "a\nb\n" || !s.IsOwnWrite(p) {
 		t.Fatalf("sidecar: %q %v", b, err)
 	}
@@ -167,10 +169,10 @@ func TestSidecarsAndToolOutputs(t *testing.T) {
 			t.Errorf("%q: %v", bad, err)
 		}
 	}
-	if _, err := s.SidecarPath(id, EmbeddingsFile("0123abcd")); err != nil {
+	if _, err := s.SidecarPath(id, conversation.EmbeddingsFile("0123abcd")); err != nil {
 		t.Fatal(err)
 	}
-	m := &Entry{Role: RoleTool, ToolCallID: "c1", ToolName: "fs.read", Content: Str("whole output")}
+	m := &conversation.Entry{Role: conversation.RoleTool, ToolCallID: "c1", ToolName: "fs.read", Content: conversation.Str("whole output")}
 	if err := s.Append(id, m); err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +181,7 @@ func TestSidecarsAndToolOutputs(t *testing.T) {
 		t.Fatalf("alias %q %v", alias, err)
 	}
 	host, _ := ToolResultHostPath(dir, alias)
-	var rec ToolResultFile
+	var rec conversation.ToolResultFile
 	if b, err := os.ReadFile(host); err != nil || json.Unmarshal(b, &rec) != nil || rec.Content != "whole output" {
 		t.Fatalf("file: %v %+v", err, rec)
 	}
@@ -197,26 +199,26 @@ func TestSidecarsAndToolOutputs(t *testing.T) {
 func TestForkAcrossCompactions(t *testing.T) {
 	s, _, _ := openTest(t, Options{})
 	id := mustCreate(t, s)
-	var ms []*Entry
+	var ms []*conversation.Entry
 	for i := 0; i < 10; i++ {
-		ms = append(ms, msg(RoleUser, fmt.Sprint("m", i)))
+		ms = append(ms, msg(conversation.RoleUser, fmt.Sprint("m", i)))
 	}
 	if err := s.Append(id, ms...); err != nil {
 		t.Fatal(err)
 	}
-	compact := func(ids []string, from, to string) *Entry {
-		data, _ := json.Marshal(CompactionData{From: from, To: to})
-		sum := &Entry{Role: RoleSystem, Content: Str("CONVERSATION_SUMMARY\n" + from)}
-		if err := s.Compact(id, CompactionWrite{MessageIDs: ids, Event: &Entry{Data: data}, Summary: sum}); err != nil {
+	compact := func(ids []string, from, to string) *conversation.Entry {
+		data, _ := json.Marshal(conversation.CompactionData{From: from, To: to})
+		sum := &conversation.Entry{Role: conversation.RoleSystem, Content: conversation.Str("CONVERSATION_SUMMARY\n" + from)}
+		if err := s.Compact(id, CompactionWrite{MessageIDs: ids, Event: &conversation.Entry{Data: data}, Summary: sum}); err != nil {
 			t.Fatal(err)
 		}
 		return sum
 	}
 	s1 := compact([]string{ms[0].ID, ms[1].ID, ms[2].ID, ms[3].ID}, ms[0].ID, ms[3].ID)
-	if err := s.AppendSidecar(id, RecallFile, []byte(fmt.Sprintf("{\"id\":%q,\"text\":\"a\"}\n{\"id\":%q,\"text\":\"b\"}\n", ms[0].ID, ms[5].ID))); err != nil {
+	if err := s.AppendSidecar(id, conversation.RecallFile, []byte(fmt.Sprintf("{\"id\":%q,\"text\":\"a\"}\n{\"id\":%q,\"text\":\"b\"}\n", ms[0].ID, ms[5].ID))); err != nil {
 		t.Fatal(err)
 	}
-	more := []*Entry{msg(RoleUser, "m10"), msg(RoleUser, "m11")}
+	more := []*conversation.Entry{msg(conversation.RoleUser, "m10"), msg(conversation.RoleUser, "m11")}
 	if err := s.Append(id, more...); err != nil {
 		t.Fatal(err)
 	}
@@ -236,9 +238,132 @@ func TestForkAcrossCompactions(t *testing.T) {
 	if len(compacted) != 4 || !compacted["m0"] || !compacted["m3"] || compacted["m4"] || compacted["CONVERSATION_SUMMARY\n"+ms[0].ID] {
 		t.Fatalf("compacted in the fork: %v", compacted)
 	}
-	p, _ := s.SidecarPath(fork.ID, RecallFile)
+	p, _ := s.SidecarPath(fork.ID, conversation.RecallFile)
 	b, err := os.ReadFile(p)
 	if err != nil || !strings.Contains(string(b), ms[0].ID) || strings.Contains(string(b), ms[5].ID) {
 		t.Fatalf("fork's recall index: %q %v", b, err)
 	}
+}
+
+// Compact with the versions a caller read (and the log's size before that
+// read) writes the same marks as Compact reading the log itself, takes a
+// version written after the read from the log, and reads the whole log
+// again when what was read no longer stands for the log's start.
+func TestCompactWithTheVersionsRead(t *testing.T) {
+	s, dir, _ := openTest(t, Options{Counter: &lenCounter{}, IndexFlushDelay: -1})
+	logOf := func(id string) []string {
+		raw, err := os.ReadFile(filepath.Join(dir, ConversationsDir, id, LogFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Split(strings.TrimSpace(string(raw)), "\n")
+	}
+	// fill writes the same entries (same ids) to a new conversation: three
+	// messages, a newer version of the second, a tool result.
+	fill := func() string {
+		id := mustCreate(t, s)
+		a, b := &conversation.Entry{ID: "m1", Role: conversation.RoleUser, Content: conversation.Str("one")},
+			&conversation.Entry{ID: "m2", Role: conversation.RoleAssistant, Content: conversation.Str("two"), PartType: conversation.PartContent}
+		c := &conversation.Entry{ID: "m3", Role: conversation.RoleTool, ToolCallID: "call_1", ToolName: "fs.read", Content: conversation.Str(`{"ok":true}`)}
+		for _, e := range []*conversation.Entry{a, b, c} {
+			e.CreatedAt = "2025-01-02T03:04:05.000Z"
+		}
+		if err := s.Append(id, a, b, c); err != nil {
+			t.Fatal(err)
+		}
+		b2 := *b
+		b2.Content = conversation.Str("two, edited")
+		if err := s.Update(id, &b2); err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	write := func(id string, versions []*conversation.Entry, readAt int64) []string {
+		t.Helper()
+		ev := &conversation.Entry{ID: "e1", CreatedAt: "2025-01-02T03:04:06.000Z", Data: json.RawMessage(`{"from":"m1","to":"m3"}`)}
+		if err := s.Compact(id, CompactionWrite{MessageIDs: []string{"m1", "m2", "m3"}, Event: ev, Versions: versions, ReadAt: readAt}); err != nil {
+			t.Fatal(err)
+		}
+		lines := logOf(id)
+		marks := lines[len(lines)-4 : len(lines)-1]
+		for i, l := range marks {
+			var e conversation.Entry
+			if err := json.Unmarshal([]byte(l), &e); err != nil || !e.Compacted || e.UpdatedAt == "" {
+				t.Fatalf("mark %q: %v", l, err)
+			}
+			marks[i] = strings.Replace(l, `"updatedAt":"`+e.UpdatedAt+`"`, `"updatedAt":"…"`, 1)
+		}
+		return marks
+	}
+	read := func(id string) ([]*conversation.Entry, int64) {
+		t.Helper()
+		size, err := s.LogSize(id)
+		if err != nil || size == 0 {
+			t.Fatalf("LogSize %d %v", size, err)
+		}
+		all, err := s.LoadSinceCompaction(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return all, size
+	}
+	stale := func(all []*conversation.Entry) []*conversation.Entry {
+		out := make([]*conversation.Entry, len(all))
+		for i, e := range all {
+			c := *e
+			c.Content = conversation.Str("STALE")
+			out[i] = &c
+		}
+		return out
+	}
+	want := write(fill(), nil, 0)
+
+	t.Run("nothing written since the read", func(t *testing.T) {
+		id := fill()
+		all, size := read(id)
+		if got := write(id, all, size); strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("marks from the versions read:\n%s\nfrom the log:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	})
+	t.Run("the versions read are taken as they are, not read again", func(t *testing.T) {
+		id := fill()
+		all, size := read(id)
+		for _, m := range write(id, stale(all), size) {
+			if !strings.Contains(m, "STALE") {
+				t.Fatalf("the log was read again: %s", m)
+			}
+		}
+	})
+	t.Run("a newer version written after the read", func(t *testing.T) {
+		id := fill()
+		all, size := read(id)
+		newer := *all[1]
+		newer.Content = conversation.Str("two, edited again")
+		if err := s.Update(id, &newer); err != nil {
+			t.Fatal(err)
+		}
+		got := write(id, all, size)
+		if !strings.Contains(got[1], "two, edited again") || got[0] != want[0] || got[2] != want[2] {
+			t.Fatalf("marks:\n%s", strings.Join(got, "\n"))
+		}
+	})
+	for _, tc := range []struct {
+		name  string
+		shift int64
+	}{{"the log is shorter than what was read", 1000}, {"the read did not end at a line end", -1}} {
+		t.Run(tc.name, func(t *testing.T) {
+			id := fill()
+			all, size := read(id)
+			if got := write(id, stale(all), size+tc.shift); strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Fatalf("the versions given were used:\n%s", strings.Join(got, "\n"))
+			}
+		})
+	}
+	t.Run("versions that miss an id", func(t *testing.T) {
+		id := fill()
+		all, size := read(id)
+		if got := write(id, stale(all)[:2], size); strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("incomplete versions were used:\n%s", strings.Join(got, "\n"))
+		}
+	})
 }

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"crewagent/backend/conversation"
 )
 
 const crashCreateEnv = "CONVLOG_CRASH_CREATE_DIR"
@@ -39,8 +41,8 @@ func TestCrashCreateChild(t *testing.T) {
 		var id string
 		switch op := r.IntN(4); {
 		case op < 2 || len(made) == 0:
-			m, err := s.CreateWith("", "", msg(RoleUser, "hello "+strings.Repeat("x", r.IntN(200))),
-				&Entry{Role: RoleTool, ToolCallID: "c", Content: Str(strings.Repeat("o", 3<<10))})
+			m, err := s.CreateWith("", "", msg(conversation.RoleUser, "hello "+strings.Repeat("x", r.IntN(200))),
+				&conversation.Entry{Role: conversation.RoleTool, ToolCallID: "c", Content: conversation.Str(strings.Repeat("o", 3<<10))})
 			if err != nil {
 				fmt.Println("error", err)
 				os.Exit(3)
@@ -54,7 +56,7 @@ func TestCrashCreateChild(t *testing.T) {
 			}
 			id = m.ID
 		default:
-			if err := s.Append(made[r.IntN(len(made))], msg(RoleAssistant, "answer")); err != nil {
+			if err := s.Append(made[r.IntN(len(made))], msg(conversation.RoleAssistant, "answer")); err != nil {
 				fmt.Println("error", err)
 				os.Exit(3)
 			}

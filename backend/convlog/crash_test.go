@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"crewagent/backend/conversation"
 )
 
 const (
@@ -38,17 +40,17 @@ func TestCrashChild(t *testing.T) {
 	r := rand.New(rand.NewPCG(uint64(os.Getpid()), uint64(time.Now().UnixNano())))
 	var acked []string
 	for {
-		batch := make([]*Entry, 1+r.IntN(3))
+		batch := make([]*conversation.Entry, 1+r.IntN(3))
 		for i := range batch {
 			size := 10 + r.IntN(150)
 			switch r.IntN(50) {
 			case 0:
 				size = 5000 + r.IntN(5000) // spans pages
 			case 1:
-				batch[i] = &Entry{Role: RoleTool, ToolCallID: "c", Content: Str(strings.Repeat("t", 40<<10))}
+				batch[i] = &conversation.Entry{Role: conversation.RoleTool, ToolCallID: "c", Content: conversation.Str(strings.Repeat("t", 40<<10))}
 				continue
 			}
-			batch[i] = msg(RoleUser, strings.Repeat("x", size))
+			batch[i] = msg(conversation.RoleUser, strings.Repeat("x", size))
 		}
 		if err := s.Append(conv, batch...); err != nil {
 			fmt.Println("error", err)
@@ -63,7 +65,7 @@ func TestCrashChild(t *testing.T) {
 		switch r.IntN(12) {
 		case 0:
 			x := acked[r.IntN(len(acked))]
-			if err := s.Update(conv, &Entry{ID: x, Role: RoleUser, Content: Str("updated")}); err != nil {
+			if err := s.Update(conv, &conversation.Entry{ID: x, Role: conversation.RoleUser, Content: conversation.Str("updated")}); err != nil {
 				fmt.Println("error", err)
 				os.Exit(3)
 			}
@@ -157,11 +159,11 @@ func TestCrashKill9(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	have := map[string]*Entry{}
+	have := map[string]*conversation.Entry{}
 	msgs := 0
 	for _, e := range all {
 		have[e.ID] = e
-		if e.Type == TypeMsg {
+		if e.Type == conversation.TypeMsg {
 			msgs++
 		}
 	}

@@ -9,6 +9,9 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
+
+	"crewagent/backend/conversation"
+	"crewagent/backend/fsx"
 )
 
 // Fork copies a conversation into a new one (a new UUID) and returns its
@@ -25,27 +28,27 @@ import (
 // its first user message when the parent has the default title); a title
 // already in use gets a number instead ("Title (fork 2)"), and a fork of a
 // fork is numbered after the same title rather than "(fork) (fork)".
-func (s *Store) Fork(id string, opts ForkOptions) (ConversationMeta, error) {
+func (s *Store) Fork(id string, opts ForkOptions) (conversation.ConversationMeta, error) {
 	if err := checkConvID(id); err != nil {
-		return ConversationMeta{}, err
+		return conversation.ConversationMeta{}, err
 	}
 	if opts.AtMessageID != "" && opts.Checkpoint != "" {
-		return ConversationMeta{}, fmt.Errorf("%w: fork at a message or at a checkpoint, not both", ErrInvalidArgument)
+		return conversation.ConversationMeta{}, fmt.Errorf("%w: fork at a message or at a checkpoint, not both", ErrInvalidArgument)
 	}
 	release, err := s.begin(true)
 	if err != nil {
-		return ConversationMeta{}, err
+		return conversation.ConversationMeta{}, err
 	}
 	defer release()
 	parent, entries, err := s.forkSource(id, opts)
 	if err != nil {
-		return ConversationMeta{}, err
+		return conversation.ConversationMeta{}, err
 	}
 	newID := uuid.NewString()
 
 	// 1. tool-result files, so the log never refers to a missing file
-	copied := make([]*Entry, 0, len(entries)+1)
-	oldPrefix, newPrefix := ToolResultAliasPrefix+id+"/", ToolResultAliasPrefix+newID+"/"
+	copied := make([]*conversation.Entry, 0, len(entries)+1)
+	oldPrefix, newPrefix := conversation.ToolResultAliasPrefix+id+"/", conversation.ToolResultAliasPrefix+newID+"/"
 	for _, e := range entries {
 		c := *e
 		c.UpdatedAt = ""
@@ -58,7 +61,7 @@ func (s *Store) Fork(id string, opts ForkOptions) (ConversationMeta, error) {
 			} else {
 				c.FullOutputPath = newPrefix + msg + ".json"
 				if c.Content != nil {
-					c.Content = Str(strings.ReplaceAll(*c.Content, oldPrefix+msg+".", newPrefix+msg+"."))
+					c.Content = conversation.Str(strings.ReplaceAll(*c.Content, oldPrefix+msg+".", newPrefix+msg+"."))
 				}
 			}
 		}
@@ -66,27 +69,27 @@ func (s *Store) Fork(id string, opts ForkOptions) (ConversationMeta, error) {
 	}
 
 	// 2. the conversation folder and its log
-	now := Now()
+	now := fsx.Now()
 	title := ""
 	if !isDefaultTitle(parent.Title) {
 		title = s.forkTitle(parent.Title)
 	}
 	raw, _ := json.Marshal(forkOriginData{ParentID: id, ParentTitle: parent.Title, Title: title, AtMessageID: opts.AtMessageID, Checkpoint: opts.Checkpoint})
-	origin := &Entry{Type: TypeEvt, ID: uuid.NewString(), CreatedAt: now, Event: EventForkOrigin, Data: raw}
+	origin := &conversation.Entry{Type: conversation.TypeEvt, ID: uuid.NewString(), CreatedAt: now, Event: conversation.EventForkOrigin, Data: raw}
 	var buf bytes.Buffer
-	if err := encodeEntries(&buf, append([]*Entry{origin}, copied...)); err != nil {
-		return ConversationMeta{}, err
+	if err := encodeEntries(&buf, append([]*conversation.Entry{origin}, copied...)); err != nil {
+		return conversation.ConversationMeta{}, err
 	}
 	if err := s.createLog(newID, buf.Bytes()); err != nil {
 		os.RemoveAll(toolResultsDir(s.dir, newID))
-		return ConversationMeta{}, err
+		return conversation.ConversationMeta{}, err
 	}
 
 	// the recall index of what the fork holds compacted
 	s.copyRecall(id, newID, copied)
 
 	// 3. the index record
-	m := &ConversationMeta{
+	m := &conversation.ConversationMeta{
 		ID:                   newID,
 		EntryType:            parent.EntryType,
 		ActiveType:           parent.ActiveType,
@@ -100,14 +103,14 @@ func (s *Store) Fork(id string, opts ForkOptions) (ConversationMeta, error) {
 		// A fork of a child works as its parent did, as a conversation of its own.
 		Instructions: parent.Instructions.Clone(),
 	}
-	deriveMeta(m, append([]*Entry{origin}, copied...), false)
+	deriveMeta(m, append([]*conversation.Entry{origin}, copied...), false)
 	m.LogSize = int64(buf.Len())
 	m.LastActiveAt = now
 	return s.addRecord(m)
 }
 
 // forkSource reads the parent's record and the entries a fork copies.
-func (s *Store) forkSource(id string, opts ForkOptions) (ConversationMeta, []*Entry, error) {
+func (s *Store) forkSource(id string, opts ForkOptions) (conversation.ConversationMeta, []*conversation.Entry, error) {
 	l := s.convLock(id)
 	l.RLock()
 	defer l.RUnlock()
@@ -117,7 +120,7 @@ func (s *Store) forkSource(id string, opts ForkOptions) (ConversationMeta, []*En
 	}
 	switch {
 	case opts.Checkpoint != "":
-		var cp *Checkpoint
+		var cp *conversation.Checkpoint
 		for i := range parent.Checkpoints {
 			if parent.Checkpoints[i].Name == opts.Checkpoint {
 				cp = &parent.Checkpoints[i]
@@ -128,8 +131,8 @@ func (s *Store) forkSource(id string, opts ForkOptions) (ConversationMeta, []*En
 		}
 		data, err := os.ReadFile(logPath(s.dir, id))
 		if err == nil {
-			entries, found := parsePrefix(data, func(e *Entry) bool {
-				if e.Type != TypeEvt || e.Event != EventCheckpoint {
+			entries, found := parsePrefix(data, func(e *conversation.Entry) bool {
+				if e.Type != conversation.TypeEvt || e.Event != conversation.EventCheckpoint {
 					return false
 				}
 				var d checkpointData
@@ -169,7 +172,7 @@ func (s *Store) forkSource(id string, opts ForkOptions) (ConversationMeta, []*En
 }
 
 // cutAt returns the entries up to and including msgID, or nil when it is absent.
-func cutAt(all []*Entry, msgID string) []*Entry {
+func cutAt(all []*conversation.Entry, msgID string) []*conversation.Entry {
 	for i, e := range all {
 		if e.ID == msgID {
 			return all[:i+1]

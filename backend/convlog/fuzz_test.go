@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"crewagent/backend/conversation"
 )
 
 // FuzzReadLog feeds arbitrary bytes to the log reader (seeds in
@@ -29,7 +31,7 @@ func FuzzReadLog(f *testing.F) {
 			}
 			byID[e.ID] = mustJSON(t, e)
 		}
-		check := func(name string, got []*Entry) {
+		check := func(name string, got []*conversation.Entry) {
 			seen := map[string]bool{}
 			for _, e := range got {
 				if seen[e.ID] {
@@ -77,9 +79,9 @@ func FuzzReadLog(f *testing.F) {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		added := &Entry{Type: TypeMsg, ID: "fuzz-appended-entry", Role: RoleUser, Content: Str("new")}
+		added := &conversation.Entry{Type: conversation.TypeMsg, ID: "fuzz-appended-entry", Role: conversation.RoleUser, Content: conversation.Str("new")}
 		buf.Reset()
-		encodeEntries(&buf, []*Entry{added})
+		encodeEntries(&buf, []*conversation.Entry{added})
 		if _, err := appendDurable(path, buf.Bytes(), nil); err != nil {
 			t.Fatal(err)
 		}
@@ -91,9 +93,9 @@ func FuzzReadLog(f *testing.F) {
 	})
 }
 
-func mustJSON(t *testing.T, e *Entry) []byte {
+func mustJSON(t *testing.T, e *conversation.Entry) []byte {
 	var b bytes.Buffer
-	if err := encodeEntries(&b, []*Entry{e}); err != nil {
+	if err := encodeEntries(&b, []*conversation.Entry{e}); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"testing"
+
+	"crewagent/backend/conversation"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -61,22 +63,22 @@ func checkGolden(t *testing.T, name, got string) {
 // checkpoint and a compaction — and the index record next to it.
 func TestGoldenLog(t *testing.T) {
 	s, dir, _ := openTest(t, Options{Counter: &lenCounter{}, LargeOutputThreshold: 64, PreviewChars: 20, IndexFlushDelay: -1})
-	conv, _ := s.Create("", ActiveAgent)
+	conv, _ := s.Create("", conversation.ActiveAgent)
 	at := func(sec int) string { return fmt.Sprintf("2001-02-03T04:05:%02d.000Z", sec) }
-	entries := []*Entry{
-		{ID: "m001", CreatedAt: at(0), Role: RoleUser, Content: Str("Build the <Q3> deck & send it"), Mode: ModeAgent, AgentID: "pm"},
-		{ID: "m002", CreatedAt: at(1), Role: RoleAssistant, Mode: ModeAgent, AgentID: "pm", ToolCalls: []ToolCall{{ID: "call_1", Type: "function", Function: FunctionCall{Name: "fs.read", Arguments: `{"path":"@project/q3.csv"}`}}}},
-		{ID: "m003", CreatedAt: at(2), Role: RoleTool, ToolCallID: "call_1", ToolName: "fs.read", Mode: ModeAgent, DurationMs: 12, PartType: PartToolResult,
-			Content: Str(`{"ok":true,"content":"region,revenue\nEU,12\nUS,30\nAPAC,7\nLATAM,3\n"}`)},
-		{ID: "e001", CreatedAt: at(3), Type: TypeEvt, Event: EventModeSwitch, Data: json.RawMessage(`{"from": "agent", "to": "run"}`), RefMsgID: "m003"},
-		{ID: "m004", CreatedAt: at(4), Role: RoleUser, Content: Str("<skill-prompt>pptx</skill-prompt>"), IsMeta: true, Mode: ModeRun, RunID: "run-1", WorkflowID: "deck"},
-		{ID: "m005", CreatedAt: at(5), Role: RoleAssistant, Mode: ModeRun, RunID: "run-1", PartType: PartError, IncludeInContext: Bool(true),
-			Content: Str("Here is the first sli\n\nLLM_ERROR\n- code: LLM_TIMEOUT\n- message: no data for 60s")},
+	entries := []*conversation.Entry{
+		{ID: "m001", CreatedAt: at(0), Role: conversation.RoleUser, Content: conversation.Str("Build the <Q3> deck & send it"), Mode: conversation.ModeAgent, AgentID: "pm"},
+		{ID: "m002", CreatedAt: at(1), Role: conversation.RoleAssistant, Mode: conversation.ModeAgent, AgentID: "pm", ToolCalls: []conversation.ToolCall{{ID: "call_1", Type: "function", Function: conversation.FunctionCall{Name: "fs.read", Arguments: `{"path":"@project/q3.csv"}`}}}},
+		{ID: "m003", CreatedAt: at(2), Role: conversation.RoleTool, ToolCallID: "call_1", ToolName: "fs.read", Mode: conversation.ModeAgent, DurationMs: 12, PartType: conversation.PartToolResult,
+			Content: conversation.Str(`{"ok":true,"content":"region,revenue\nEU,12\nUS,30\nAPAC,7\nLATAM,3\n"}`)},
+		{ID: "e001", CreatedAt: at(3), Type: conversation.TypeEvt, Event: conversation.EventModeSwitch, Data: json.RawMessage(`{"from": "agent", "to": "run"}`), RefMsgID: "m003"},
+		{ID: "m004", CreatedAt: at(4), Role: conversation.RoleUser, Content: conversation.Str("<skill-prompt>pptx</skill-prompt>"), IsMeta: true, Mode: conversation.ModeRun, RunID: "run-1", WorkflowID: "deck"},
+		{ID: "m005", CreatedAt: at(5), Role: conversation.RoleAssistant, Mode: conversation.ModeRun, RunID: "run-1", PartType: conversation.PartError, IncludeInContext: conversation.Bool(true),
+			Content: conversation.Str("Here is the first sli\n\nLLM_ERROR\n- code: LLM_TIMEOUT\n- message: no data for 60s")},
 	}
 	if err := s.Append(conv.ID, entries...); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Update(conv.ID, &Entry{ID: "m001", Role: RoleUser, Content: Str("Build the <Q3> deck"), Mode: ModeAgent, AgentID: "pm"}); err != nil {
+	if err := s.Update(conv.ID, &conversation.Entry{ID: "m001", Role: conversation.RoleUser, Content: conversation.Str("Build the <Q3> deck"), Mode: conversation.ModeAgent, AgentID: "pm"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Checkpoint(conv.ID, "before compaction"); err != nil {
@@ -85,7 +87,7 @@ func TestGoldenLog(t *testing.T) {
 	if _, err := s.MarkCompacted(conv.ID, []string{"m002", "m003"}, map[string]string{"from": "m002", "to": "m003", "summary": "m006"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Append(conv.ID, &Entry{ID: "m006", CreatedAt: at(6), Role: RoleSystem, Content: Str("CONVERSATION_SUMMARY\nThe user wants a Q3 deck.")}); err != nil {
+	if err := s.Append(conv.ID, &conversation.Entry{ID: "m006", CreatedAt: at(6), Role: conversation.RoleSystem, Content: conversation.Str("CONVERSATION_SUMMARY\nThe user wants a Q3 deck.")}); err != nil {
 		t.Fatal(err)
 	}
 	checkGolden(t, "messages.jsonl", normalize(readFile(t, logPath(dir, conv.ID))))

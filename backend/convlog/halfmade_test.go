@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+
+	"crewagent/backend/conversation"
 )
 
 // What crashes at each step of creating a conversation or a fork leave on disk: nothing of
@@ -15,7 +17,7 @@ func TestHalfMadeConversationsDoNotShow(t *testing.T) {
 	dir := t.TempDir()
 	s := openDir(t, dir, Options{Logger: discard})
 	kept := mustCreate(t, s) // an empty conversation the user made: it stays
-	full, err := s.CreateWith("", "", msg(RoleUser, "a whole conversation"))
+	full, err := s.CreateWith("", "", msg(conversation.RoleUser, "a whole conversation"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,12 +89,12 @@ func TestReadOnlyStoreHidesUnbornConversations(t *testing.T) {
 
 func TestCreateWithFirstEntries(t *testing.T) {
 	s, dir, _ := openTest(t, Options{Counter: &lenCounter{}, LargeOutputThreshold: 10})
-	m, err := s.CreateWith("", ActiveAgent, msg(RoleUser, "plan the launch\nsecond line"),
-		&Entry{Role: RoleTool, ToolCallID: "c", Content: Str(strings.Repeat("big output ", 10))})
+	m, err := s.CreateWith("", conversation.ActiveAgent, msg(conversation.RoleUser, "plan the launch\nsecond line"),
+		&conversation.Entry{Role: conversation.RoleTool, ToolCallID: "c", Content: conversation.Str(strings.Repeat("big output ", 10))})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Title != "plan the launch" || m.MessageCount != 2 || m.ActiveType != ActiveAgent || m.LogSize == 0 {
+	if m.Title != "plan the launch" || m.MessageCount != 2 || m.ActiveType != conversation.ActiveAgent || m.LogSize == 0 {
 		t.Fatalf("record %+v", m)
 	}
 	entries, err := s.Load(m.ID)
@@ -102,10 +104,10 @@ func TestCreateWithFirstEntries(t *testing.T) {
 	if _, err := os.Stat(toolResultPath(dir, m.ID, entries[1].ID)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.CreateWith("", "nope", msg(RoleUser, "x")); err == nil {
+	if _, err := s.CreateWith("", "nope", msg(conversation.RoleUser, "x")); err == nil {
 		t.Fatal("bad active type accepted")
 	}
-	if _, err := s.CreateWith("", "", &Entry{Role: "robot"}); err == nil {
+	if _, err := s.CreateWith("", "", &conversation.Entry{Role: "robot"}); err == nil {
 		t.Fatal("bad entry accepted")
 	}
 	if list, _ := s.List(); len(list) != 1 {
@@ -118,7 +120,7 @@ func TestCreateWithFirstEntries(t *testing.T) {
 func TestByteOrderMarkAtTheStartOfTheLog(t *testing.T) {
 	dir := t.TempDir()
 	s := openDir(t, dir, Options{Logger: discard})
-	m, err := s.CreateWith("", "", msg(RoleUser, "first message"), msg(RoleAssistant, "first answer"))
+	m, err := s.CreateWith("", "", msg(conversation.RoleUser, "first message"), msg(conversation.RoleAssistant, "first answer"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,10 +145,10 @@ func TestByteOrderMarkAtTheStartOfTheLog(t *testing.T) {
 	if err != nil || got.Title != "first message" || got.MessageCount != 2 {
 		t.Fatalf("record %+v %v", got, err)
 	}
-	if err := s.Update(m.ID, &Entry{ID: all[0].ID, Role: RoleUser, Content: Str("edited")}); err != nil {
+	if err := s.Update(m.ID, &conversation.Entry{ID: all[0].ID, Role: conversation.RoleUser, Content: conversation.Str("edited")}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Append(m.ID, msg(RoleUser, "second")); err != nil {
+	if err := s.Append(m.ID, msg(conversation.RoleUser, "second")); err != nil {
 		t.Fatal(err)
 	}
 	if all, _ := s.Load(m.ID); len(all) != 3 || all[0].Text() != "edited" {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"crewagent/backend/conversation"
 )
 
 var discard = slog.New(slog.DiscardHandler)
@@ -18,7 +20,7 @@ type lenCounter struct {
 	calls int
 }
 
-func (c *lenCounter) CountEntry(e *Entry) (int, string) {
+func (c *lenCounter) CountEntry(e *conversation.Entry) (int, string) {
 	c.mu.Lock()
 	c.calls++
 	c.mu.Unlock()
@@ -84,11 +86,11 @@ func mustCreate(t *testing.T, s *Store) string {
 	return m.ID
 }
 
-func msg(role, content string) *Entry {
-	return &Entry{Role: role, Content: Str(content)}
+func msg(role, content string) *conversation.Entry {
+	return &conversation.Entry{Role: role, Content: conversation.Str(content)}
 }
 
-func ids(es []*Entry) []string {
+func ids(es []*conversation.Entry) []string {
 	out := make([]string, len(es))
 	for i, e := range es {
 		out[i] = e.ID
@@ -96,7 +98,7 @@ func ids(es []*Entry) []string {
 	return out
 }
 
-func texts(es []*Entry) []string {
+func texts(es []*conversation.Entry) []string {
 	out := make([]string, len(es))
 	for i, e := range es {
 		out[i] = e.Text()

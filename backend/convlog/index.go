@@ -9,6 +9,9 @@ import (
 	"os"
 	"sort"
 	"time"
+
+	"crewagent/backend/conversation"
+	"crewagent/backend/fsx"
 )
 
 // The index (conversations/index.json) is a JSON array of ConversationMeta.
@@ -58,8 +61,8 @@ func (s *Store) flushIndex() error {
 	return nil
 }
 
-func marshalIndex(index map[string]*ConversationMeta) ([]byte, error) {
-	recs := make([]*ConversationMeta, 0, len(index))
+func marshalIndex(index map[string]*conversation.ConversationMeta) ([]byte, error) {
+	recs := make([]*conversation.ConversationMeta, 0, len(index))
 	for _, m := range index {
 		recs = append(recs, m)
 	}
@@ -85,7 +88,7 @@ func (s *Store) loadIndex() error {
 	path := indexPath(s.dir)
 	fi, statErr := os.Stat(path)
 	data, err := os.ReadFile(path)
-	var recs []*ConversationMeta
+	var recs []*conversation.ConversationMeta
 	rebuild := false
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -144,8 +147,8 @@ func (s *Store) refreshReadOnly() {
 
 // reconcile checks index records against the conversation folders (see the
 // comment at the top of this file) and reports whether anything changed.
-func (s *Store) reconcile(recs []*ConversationMeta, indexTime time.Time) (map[string]*ConversationMeta, bool) {
-	index := make(map[string]*ConversationMeta, len(recs))
+func (s *Store) reconcile(recs []*conversation.ConversationMeta, indexTime time.Time) (map[string]*conversation.ConversationMeta, bool) {
+	index := make(map[string]*conversation.ConversationMeta, len(recs))
 	changed := false
 	for _, r := range recs {
 		switch {
@@ -169,7 +172,7 @@ func (s *Store) reconcile(recs []*ConversationMeta, indexTime time.Time) (map[st
 			if !de.IsDir() || !IsValidID(id) || index[id] != nil {
 				continue
 			}
-			m := &ConversationMeta{ID: id}
+			m := &conversation.ConversationMeta{ID: id}
 			n, err := s.derive(m)
 			if err != nil {
 				s.log.Warn("cannot read conversation folder", "conversation", id, "error", err)
@@ -247,14 +250,14 @@ func logStat(dir, id string) (mod time.Time, size int64, isLog, ok bool) {
 // message count, last activity, creation time (when unset), a default title,
 // the active type (when unset), fork origin (when unset), checkpoints
 // missing from the record and whether the log holds a summary.
-func (s *Store) refreshDerived(m *ConversationMeta) error {
+func (s *Store) refreshDerived(m *conversation.ConversationMeta) error {
 	_, err := s.derive(m)
 	return err
 }
 
 // derive is refreshDerived that also returns how many entries the log holds.
-func (s *Store) derive(m *ConversationMeta) (int, error) {
-	var entries []*Entry
+func (s *Store) derive(m *conversation.ConversationMeta) (int, error) {
+	var entries []*conversation.Entry
 	data, err := os.ReadFile(logPath(s.dir, m.ID))
 	switch {
 	case err == nil:
@@ -271,9 +274,9 @@ func (s *Store) derive(m *ConversationMeta) (int, error) {
 	deriveMeta(m, entries, false)
 	if m.CreatedAt == "" {
 		if fi, err := os.Stat(convDir(s.dir, m.ID)); err == nil {
-			m.CreatedAt = fi.ModTime().UTC().Format(timeFormat)
+			m.CreatedAt = fsx.Stamp(fi.ModTime())
 		} else {
-			m.CreatedAt = Now()
+			m.CreatedAt = fsx.Now()
 		}
 	}
 	if m.LastActiveAt == "" {
@@ -296,7 +299,7 @@ func (s *Store) removeUnborn(id string) {
 
 // catchUp accounts for the lines appended after m.LogSize (the log is
 // append-only and LogSize ends at a line boundary), reading only those.
-func (s *Store) catchUp(m *ConversationMeta, size int64) error {
+func (s *Store) catchUp(m *conversation.ConversationMeta, size int64) error {
 	f, err := os.Open(logPath(s.dir, m.ID))
 	if err != nil {
 		return err
@@ -323,7 +326,7 @@ func (s *Store) catchUp(m *ConversationMeta, size int64) error {
 // written: lines introducing a message add to MessageCount, a summary-class
 // line sets HasSummary; otherwise they are the effective entries of the
 // whole log.
-func deriveMeta(m *ConversationMeta, entries []*Entry, incremental bool) {
+func deriveMeta(m *conversation.ConversationMeta, entries []*conversation.Entry, incremental bool) {
 	count := 0
 	var first, last time.Time
 	var firstRaw, lastRaw string
@@ -345,26 +348,26 @@ func deriveMeta(m *ConversationMeta, entries []*Entry, incremental bool) {
 		}
 		summary = summary || e.IsSummary()
 		switch e.Type {
-		case TypeMsg:
+		case conversation.TypeMsg:
 			if incremental && e.UpdatedAt != "" {
 				continue
 			}
 			count++
-			if title == "" && e.Role == RoleUser && !e.IsMeta {
+			if title == "" && e.Role == conversation.RoleUser && !e.IsMeta {
 				title = titleFrom(e.Text())
 			}
 			if e.Mode != "" {
 				mode = e.Mode
 			}
-		case TypeEvt:
+		case conversation.TypeEvt:
 			switch e.Event {
-			case EventCheckpoint:
+			case conversation.EventCheckpoint:
 				var d checkpointData
 				if json.Unmarshal(e.Data, &d) == nil && d.Name != "" && !cps[d.Name] {
 					cps[d.Name] = true
-					m.Checkpoints = append(m.Checkpoints, Checkpoint{Name: d.Name, MessageID: d.MessageID, CreatedAt: e.CreatedAt})
+					m.Checkpoints = append(m.Checkpoints, conversation.Checkpoint{Name: d.Name, MessageID: d.MessageID, CreatedAt: e.CreatedAt})
 				}
-			case EventForkOrigin:
+			case conversation.EventForkOrigin:
 				var d forkOriginData
 				if json.Unmarshal(e.Data, &d) == nil {
 					if forkTitle == "" {
@@ -402,24 +405,24 @@ func deriveMeta(m *ConversationMeta, entries []*Entry, incremental bool) {
 	}
 	if m.ActiveType == "" {
 		switch mode {
-		case ModeAgent:
-			m.ActiveType = ActiveAgent
-		case ModeRun:
-			m.ActiveType = ActiveWorkflow
+		case conversation.ModeAgent:
+			m.ActiveType = conversation.ActiveAgent
+		case conversation.ModeRun:
+			m.ActiveType = conversation.ActiveWorkflow
 		default:
-			m.ActiveType = ActiveChat
+			m.ActiveType = conversation.ActiveChat
 		}
 	}
 }
 
-func metaEqual(a, b *ConversationMeta) bool {
+func metaEqual(a, b *conversation.ConversationMeta) bool {
 	x, _ := json.Marshal(a)
 	y, _ := json.Marshal(b)
 	return bytes.Equal(x, y)
 }
 
 // sortMetas orders by last activity, newest first (then creation, then id).
-func sortMetas(ms []ConversationMeta) {
+func sortMetas(ms []conversation.ConversationMeta) {
 	key := func(s string) time.Time {
 		t, _ := time.Parse(time.RFC3339Nano, s)
 		return t
@@ -452,7 +455,7 @@ func (s *Store) adopt(ids []string) bool {
 			}
 		}
 	}
-	var found []*ConversationMeta
+	var found []*conversation.ConversationMeta
 	for _, id := range ids {
 		s.mu.Lock()
 		known := s.index[id] != nil
@@ -460,7 +463,7 @@ func (s *Store) adopt(ids []string) bool {
 		if known || !dirExists(convDir(s.dir, id)) {
 			continue
 		}
-		m := &ConversationMeta{ID: id}
+		m := &conversation.ConversationMeta{ID: id}
 		n, err := s.derive(m)
 		if err != nil {
 			s.log.Warn("cannot read conversation folder", "conversation", id, "error", err)

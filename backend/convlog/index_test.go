@@ -9,21 +9,23 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"crewagent/backend/conversation"
 )
 
 // seedStore makes three conversations (one with a checkpoint, one a fork) and closes the store.
-func seedStore(t *testing.T, dir string) []ConversationMeta {
+func seedStore(t *testing.T, dir string) []conversation.ConversationMeta {
 	t.Helper()
 	s, err := Open(dir, Options{Logger: discard})
 	if err != nil {
 		t.Fatal(err)
 	}
 	a, _ := s.Create("", "agent")
-	s.Append(a.ID, &Entry{Role: RoleUser, Content: Str("Write a plan"), Mode: ModeAgent}, msg(RoleAssistant, "ok"))
+	s.Append(a.ID, &conversation.Entry{Role: conversation.RoleUser, Content: conversation.Str("Write a plan"), Mode: conversation.ModeAgent}, msg(conversation.RoleAssistant, "ok"))
 	s.Checkpoint(a.ID, "v1")
-	s.Append(a.ID, msg(RoleUser, "more"))
+	s.Append(a.ID, msg(conversation.RoleUser, "more"))
 	b, _ := s.Create("", "")
-	s.Append(b.ID, msg(RoleUser, "Second topic"))
+	s.Append(b.ID, msg(conversation.RoleUser, "Second topic"))
 	f, err := s.Fork(a.ID, ForkOptions{Checkpoint: "v1"})
 	if err != nil {
 		t.Fatal(err)
@@ -36,7 +38,7 @@ func seedStore(t *testing.T, dir string) []ConversationMeta {
 	return list
 }
 
-func comparable(m ConversationMeta) string {
+func comparable(m conversation.ConversationMeta) string {
 	var cps []string
 	for _, c := range m.Checkpoints {
 		cps = append(cps, c.Name+"@"+c.MessageID)
@@ -78,7 +80,7 @@ func TestIndexRebuiltWhenMissingOrCorrupt(t *testing.T) {
 			if damage != "missing" && !strings.Contains(lb.String(), "rebuilding") {
 				t.Errorf("no warning: %s", lb.String())
 			}
-			var recs []ConversationMeta
+			var recs []conversation.ConversationMeta
 			if err := json.Unmarshal([]byte(readFile(t, indexPath(dir))), &recs); err != nil || len(recs) != len(before) {
 				t.Errorf("index.json not rewritten: %v", err)
 			}
@@ -95,7 +97,7 @@ func TestIndexStaleAfterCrashIsRecomputed(t *testing.T) {
 	id := mustCreate(t, s)
 	old := readFile(t, indexPath(dir))
 	time.Sleep(2 * time.Millisecond)
-	s.Append(id, msg(RoleUser, "Recovered title"), msg(RoleAssistant, "b"), msg(RoleUser, "c"))
+	s.Append(id, msg(conversation.RoleUser, "Recovered title"), msg(conversation.RoleAssistant, "b"), msg(conversation.RoleUser, "c"))
 	s.Close()
 	// as if the process died before the delayed index write
 	writeFile(t, indexPath(dir), old)
@@ -113,12 +115,12 @@ func TestIndexStaleAfterCrashIsRecomputed(t *testing.T) {
 
 	// An index written after an append whose record update it missed (its
 	// file is newer than the log): the recorded log size tells.
-	s.UpdateMeta(id, func(m *ConversationMeta) {})
-	s.Append(id, msg(RoleUser, "d"))
+	s.UpdateMeta(id, func(m *conversation.ConversationMeta) {})
+	s.Append(id, msg(conversation.RoleUser, "d"))
 	s.Close()
 	recs := readFile(t, indexPath(dir))
 	s, _ = Open(dir, Options{Logger: discard, IndexFlushDelay: time.Hour})
-	s.Append(id, msg(RoleUser, "e"), msg(RoleUser, "f"))
+	s.Append(id, msg(conversation.RoleUser, "e"), msg(conversation.RoleUser, "f"))
 	s.Close()
 	writeFile(t, indexPath(dir), recs)
 	future := time.Now().Add(time.Minute)
@@ -153,7 +155,7 @@ func TestIndexAdoptsOrphanFoldersAndDropsBadRecords(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("List = %v, want %v", got, want)
 	}
-	if m, _ := s.Get(orphan); m.MessageCount != 2 || m.ActiveType != ActiveChat {
+	if m, _ := s.Get(orphan); m.MessageCount != 2 || m.ActiveType != conversation.ActiveChat {
 		t.Errorf("adopted = %+v", m)
 	}
 }
@@ -165,7 +167,7 @@ func TestIndexCatchUpReadsOnlyNewLines(t *testing.T) {
 	dir := t.TempDir()
 	s, _ := Open(dir, Options{Logger: discard})
 	id := mustCreate(t, s)
-	a := msg(RoleAssistant, "a")
+	a := msg(conversation.RoleAssistant, "a")
 	s.Append(id, a)
 	s.Close()
 	recs := readFile(t, indexPath(dir))
@@ -173,7 +175,7 @@ func TestIndexCatchUpReadsOnlyNewLines(t *testing.T) {
 	data := readFile(t, logPath(dir, id))
 	writeFile(t, logPath(dir, id), strings.Repeat("#", len(data)-1)+"\n")
 	s, _ = Open(dir, Options{Logger: discard, IndexFlushDelay: time.Hour})
-	s.Append(id, msg(RoleUser, "Title from the tail"))
+	s.Append(id, msg(conversation.RoleUser, "Title from the tail"))
 	s.Close()
 	f, _ := os.OpenFile(logPath(dir, id), os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString(`{"type":"msg","id":"` + a.ID + `","role":"assistant","content":"a2","updatedAt":"2001-01-01T00:00:00.000Z"}` + "\n")
@@ -208,7 +210,7 @@ func TestAdoptsFoldersCreatedOutside(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got *ConversationMeta
+	var got *conversation.ConversationMeta
 	for i := range list {
 		if list[i].ID == id {
 			got = &list[i]
@@ -217,7 +219,7 @@ func TestAdoptsFoldersCreatedOutside(t *testing.T) {
 	if len(list) != 2 || got == nil || got.MessageCount != 1 || got.Title != "written elsewhere" {
 		t.Fatalf("outside folder not adopted: %+v", list)
 	}
-	if err := s.Append(id, &Entry{Role: RoleAssistant, Content: Str("seen")}); err != nil {
+	if err := s.Append(id, &conversation.Entry{Role: conversation.RoleAssistant, Content: conversation.Str("seen")}); err != nil {
 		t.Fatal(err)
 	}
 	entries, err := s.Load(id)

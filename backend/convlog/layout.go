@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
+
+	"crewagent/backend/conversation"
 )
 
 // File and folder names of the on-disk layout (contracts.md, "Where data lives").
@@ -17,9 +19,6 @@ const (
 	MigratedFile     = "messages.json.migrated"
 	ToolResultsDir   = "logs/tool-results"
 	LockFile         = ".lock"
-
-	// ToolResultAliasPrefix is the alias under which tools see externalised tool output.
-	ToolResultAliasPrefix = "@state/logs/tool-results/"
 
 	maxMessageIDLen = 128
 )
@@ -68,7 +67,7 @@ func checkMsgID(id string) error {
 
 // ToolResultAlias returns the alias path of the full output of a large tool result.
 func ToolResultAlias(conversationID, messageID string) string {
-	return ToolResultAliasPrefix + conversationID + "/" + messageID + ".json"
+	return conversation.ToolResultAliasPrefix + conversationID + "/" + messageID + ".json"
 }
 
 // ToolResultHostPath resolves a tool-result alias
@@ -76,9 +75,9 @@ func ToolResultAlias(conversationID, messageID string) string {
 // under the project data directory dataDir. Anything else is rejected with
 // ErrInvalidID, so the result never leaves <dataDir>/logs/tool-results.
 func ToolResultHostPath(dataDir, alias string) (string, error) {
-	rest, ok := strings.CutPrefix(alias, ToolResultAliasPrefix)
+	rest, ok := strings.CutPrefix(alias, conversation.ToolResultAliasPrefix)
 	if !ok {
-		return "", fmt.Errorf("%w: %q is not a tool-result alias (%s<conversationId>/<messageId>.json)", ErrInvalidID, alias, ToolResultAliasPrefix)
+		return "", fmt.Errorf("%w: %q is not a tool-result alias (%s<conversationId>/<messageId>.json)", ErrInvalidID, alias, conversation.ToolResultAliasPrefix)
 	}
 	conv, file, ok := strings.Cut(rest, "/")
 	if !ok {

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"crewagent/backend/conversation"
+	"crewagent/backend/fsx"
 )
 
 // The legacy format: conversations/<id>/messages.json holds a JSON array of
@@ -16,32 +19,32 @@ import (
 // Store.migrate).
 
 type legacyMessage struct {
-	ID               string          `json:"id"`
-	Type             string          `json:"type"`
-	Role             string          `json:"role"`
-	Content          json.RawMessage `json:"content"`
-	CreatedAt        json.RawMessage `json:"createdAt"`
-	PartType         string          `json:"partType"`
-	ToolName         string          `json:"toolName"`
-	ToolNameSnake    string          `json:"tool_name"`
-	Duration         json.Number     `json:"duration"`
-	IsCollapsed      bool            `json:"isCollapsed"`
-	Widget           json.RawMessage `json:"widget"`
-	Mode             string          `json:"mode"`
-	RunID            string          `json:"runId"`
-	WorkflowID       string          `json:"workflowId"`
-	AgentID          string          `json:"agentId"`
-	IncludeInContext *bool           `json:"includeInContext"`
-	FullOutputPath   string          `json:"fullOutputPath"`
-	ToolCalls        []ToolCall      `json:"tool_calls"`
-	ToolCallID       string          `json:"tool_call_id"`
-	IsError          bool            `json:"is_error"`
+	ID               string                  `json:"id"`
+	Type             string                  `json:"type"`
+	Role             string                  `json:"role"`
+	Content          json.RawMessage         `json:"content"`
+	CreatedAt        json.RawMessage         `json:"createdAt"`
+	PartType         string                  `json:"partType"`
+	ToolName         string                  `json:"toolName"`
+	ToolNameSnake    string                  `json:"tool_name"`
+	Duration         json.Number             `json:"duration"`
+	IsCollapsed      bool                    `json:"isCollapsed"`
+	Widget           json.RawMessage         `json:"widget"`
+	Mode             string                  `json:"mode"`
+	RunID            string                  `json:"runId"`
+	WorkflowID       string                  `json:"workflowId"`
+	AgentID          string                  `json:"agentId"`
+	IncludeInContext *bool                   `json:"includeInContext"`
+	FullOutputPath   string                  `json:"fullOutputPath"`
+	ToolCalls        []conversation.ToolCall `json:"tool_calls"`
+	ToolCallID       string                  `json:"tool_call_id"`
+	IsError          bool                    `json:"is_error"`
 }
 
 // parseLegacy decodes a legacy messages.json. Elements that do not decode are
 // skipped and reported; a truncated array keeps the elements before the cut.
 // Duplicate ids keep the first position and the last content, as in the log.
-func parseLegacy(data []byte, report func(badLine)) ([]*Entry, error) {
+func parseLegacy(data []byte, report func(badLine)) ([]*conversation.Entry, error) {
 	data = bytes.TrimPrefix(data, utf8BOM)
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
@@ -71,8 +74,8 @@ func parseLegacy(data []byte, report func(badLine)) ([]*Entry, error) {
 }
 
 // entry converts the i-th legacy message.
-func (m *legacyMessage) entry(i int) *Entry {
-	e := &Entry{
+func (m *legacyMessage) entry(i int) *conversation.Entry {
+	e := &conversation.Entry{
 		Type:             m.Type,
 		ID:               m.ID,
 		Role:             m.Role,
@@ -90,7 +93,7 @@ func (m *legacyMessage) entry(i int) *Entry {
 		IsError:          m.IsError,
 	}
 	if e.Type == "" {
-		e.Type = TypeMsg
+		e.Type = conversation.TypeMsg
 	}
 	if e.ID == "" {
 		e.ID = "legacy-" + strconv.Itoa(i+1)
@@ -99,7 +102,7 @@ func (m *legacyMessage) entry(i int) *Entry {
 		e.ToolName = m.ToolNameSnake
 	}
 	if e.Role == "" {
-		e.Role = RoleAssistant
+		e.Role = conversation.RoleAssistant
 	}
 	if d, err := m.Duration.Int64(); err == nil {
 		e.DurationMs = d
@@ -124,7 +127,7 @@ func legacyContent(raw json.RawMessage) *string {
 	if json.Unmarshal(raw, &s) == nil {
 		return &s
 	}
-	return Str(string(raw))
+	return conversation.Str(string(raw))
 }
 
 // legacyTime accepts an RFC 3339 string or epoch milliseconds.
@@ -136,7 +139,7 @@ func legacyTime(raw json.RawMessage) string {
 	var n json.Number
 	if json.Unmarshal(raw, &n) == nil {
 		if ms, err := n.Int64(); err == nil {
-			return time.UnixMilli(ms).UTC().Format(timeFormat)
+			return fsx.Stamp(time.UnixMilli(ms))
 		}
 	}
 	return ""

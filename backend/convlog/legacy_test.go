@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"crewagent/backend/conversation"
 )
 
 const legacyID = "3f2b8c1e-5d4a-4b7e-9c2f-1a6e8d0b7c45"
@@ -28,7 +30,7 @@ func TestLegacyLoads(t *testing.T) {
 		t.Fatalf("List = %+v", list)
 	}
 	m := list[0]
-	if m.ID != legacyID || m.Title != "Q3 deck" || m.ActiveType != ActiveAgent || m.SelectedAgentID != "pm" || m.MessageCount != 6 {
+	if m.ID != legacyID || m.Title != "Q3 deck" || m.ActiveType != conversation.ActiveAgent || m.SelectedAgentID != "pm" || m.MessageCount != 6 {
 		t.Errorf("meta = %+v", m)
 	}
 	got, err := s.Load(legacyID)
@@ -39,11 +41,11 @@ func TestLegacyLoads(t *testing.T) {
 		t.Fatalf("Load = %v", ids(got))
 	}
 	for _, e := range got {
-		if e.Type != TypeMsg || !e.InContext() || e.IncludeInContext != nil || e.ToolCalls != nil || e.ToolCallID != "" {
+		if e.Type != conversation.TypeMsg || !e.InContext() || e.IncludeInContext != nil || e.ToolCalls != nil || e.ToolCallID != "" {
 			t.Errorf("defaults of %s: %+v", e.ID, e)
 		}
 	}
-	if e := got[3]; e.PartType != PartToolResult || e.ToolName != "fs.read" || e.DurationMs != 132 || !e.IsCollapsed ||
+	if e := got[3]; e.PartType != conversation.PartToolResult || e.ToolName != "fs.read" || e.DurationMs != 132 || !e.IsCollapsed ||
 		e.Text() != `{"ok":true,"content":"region,revenue\nEU,12"}` {
 		t.Errorf("tool result part = %+v", e)
 	}
@@ -83,7 +85,7 @@ func TestLegacyMigratesOnFirstWrite(t *testing.T) {
 	if pathExists(logPath(dir, legacyID)) {
 		t.Error("fork migrated the parent")
 	}
-	n := msg(RoleUser, "Use Minimal")
+	n := msg(conversation.RoleUser, "Use Minimal")
 	if err := s.Append(legacyID, n); err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +120,7 @@ func TestLegacyInterruptedMigration(t *testing.T) {
 	if !slices.Equal(ids(got), []string{"msg-1", "msg-2"}) || got[0].Text() != "from the log" {
 		t.Errorf("log must win over messages.json: %v", texts(got))
 	}
-	if err := s.Append(legacyID, msg(RoleUser, "c")); err != nil {
+	if err := s.Append(legacyID, msg(conversation.RoleUser, "c")); err != nil {
 		t.Fatal(err)
 	}
 	if pathExists(legacyPath(dir, legacyID)) || !pathExists(filepath.Join(convDir(dir, legacyID), MigratedFile)) {

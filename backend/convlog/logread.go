@@ -9,6 +9,8 @@ import (
 	"slices"
 	"sort"
 	"sync"
+
+	"crewagent/backend/conversation"
 )
 
 // Reading the log.
@@ -33,10 +35,10 @@ type badLine struct {
 
 // decodeLine decodes one log line. A missing "type" defaults to "msg" (or
 // "evt" when the line has an "event").
-func decodeLine(line []byte) (*Entry, error) {
+func decodeLine(line []byte) (*conversation.Entry, error) {
 	// A byte order mark (an editor saved the log as "UTF-8 with BOM") opens the first line.
 	line = bytes.TrimPrefix(line, utf8BOM)
-	e := new(Entry)
+	e := new(conversation.Entry)
 	if err := json.Unmarshal(line, e); err != nil {
 		return nil, err
 	}
@@ -45,9 +47,9 @@ func decodeLine(line []byte) (*Entry, error) {
 	}
 	if e.Type == "" {
 		if e.Event != "" {
-			e.Type = TypeEvt
+			e.Type = conversation.TypeEvt
 		} else {
-			e.Type = TypeMsg
+			e.Type = conversation.TypeMsg
 		}
 	}
 	return e, nil
@@ -65,11 +67,11 @@ func isBlank(b []byte) bool {
 // effectiveSet keeps one entry per id, at the position of the id's first
 // entry and with the content of its last ("last line wins").
 type effectiveSet struct {
-	out []*Entry
+	out []*conversation.Entry
 	idx map[string]int // id -> position in out
 }
 
-func (s *effectiveSet) add(e *Entry) {
+func (s *effectiveSet) add(e *conversation.Entry) {
 	if i, ok := s.idx[e.ID]; ok {
 		s.out[i] = e
 		return
@@ -82,7 +84,7 @@ func (s *effectiveSet) add(e *Entry) {
 }
 
 type chunkResult struct {
-	entries []*Entry
+	entries []*conversation.Entry
 	pos     []int64 // byte offset of each entry's line
 	lines   int
 	bad     []badLine
@@ -120,7 +122,7 @@ const parallelThreshold = 1 << 20
 
 // parseLog decodes a whole log into its effective entries. Large logs are
 // decoded in parallel chunks split at line boundaries; the result is the same.
-func parseLog(data []byte, report func(badLine)) []*Entry {
+func parseLog(data []byte, report func(badLine)) []*conversation.Entry {
 	workers := runtime.GOMAXPROCS(0)
 	if n := len(data) / (parallelThreshold / 2); n < workers {
 		workers = n
@@ -164,7 +166,7 @@ func parseLog(data []byte, report func(badLine)) []*Entry {
 	for _, c := range chunks {
 		total += len(c.entries)
 	}
-	set := effectiveSet{out: make([]*Entry, 0, total), idx: make(map[string]int, total)}
+	set := effectiveSet{out: make([]*conversation.Entry, 0, total), idx: make(map[string]int, total)}
 	lineBase := 0
 	for _, c := range chunks {
 		for _, e := range c.entries {
@@ -183,7 +185,7 @@ func parseLog(data []byte, report func(badLine)) []*Entry {
 
 // parsePrefix decodes the log up to and including the first line for which
 // stop returns true, and reports whether such a line was found.
-func parsePrefix(data []byte, stop func(*Entry) bool, report func(badLine)) ([]*Entry, bool) {
+func parsePrefix(data []byte, stop func(*conversation.Entry) bool, report func(badLine)) ([]*conversation.Entry, bool) {
 	var set effectiveSet
 	p, lineNo := 0, 0
 	for p < len(data) {
@@ -271,7 +273,7 @@ type tailSet struct {
 }
 
 type tailItem struct {
-	e        *Entry
+	e        *conversation.Entry
 	raw      []byte // the newest line when it is an update, not decoded yet
 	rawOff   int64
 	rawTorn  bool
@@ -300,7 +302,7 @@ func isUpdateLine(line []byte) bool {
 // line that is an update (a compacted mark, say) waits until its id turns
 // out to be in the result — most marks are for entries older than what a
 // tail read returns.
-func (t *tailSet) addLine(line []byte, off int64, terminated bool, report func(badLine)) *Entry {
+func (t *tailSet) addLine(line []byte, off int64, terminated bool, report func(badLine)) *conversation.Entry {
 	if isBlank(line) {
 		return nil
 	}
@@ -313,7 +315,7 @@ func (t *tailSet) addLine(line []byte, off int64, terminated bool, report func(b
 	// (decoded otherwise), and whether it updates an earlier line.
 	id, peeked := peekID(line)
 	peeked = peeked && bytes.Count(line, idField) == 1
-	var got *Entry // the entry decoded from this line, if it was
+	var got *conversation.Entry // the entry decoded from this line, if it was
 	update := false
 	if peeked {
 		update = isUpdateLine(line)
@@ -375,7 +377,7 @@ func (t *tailSet) addLine(line []byte, off int64, terminated bool, report func(b
 
 // result returns the collected entries in effective order: all of them when
 // the whole file was read, else the anchored ones. n > 0 keeps the last n.
-func (t *tailSet) result(wholeFile bool, n int, report func(badLine)) []*Entry {
+func (t *tailSet) result(wholeFile bool, n int, report func(badLine)) []*conversation.Entry {
 	items := make([]*tailItem, 0, len(t.items))
 	for _, it := range t.items {
 		if wholeFile || it.anchored {
@@ -385,7 +387,7 @@ func (t *tailSet) result(wholeFile bool, n int, report func(badLine)) []*Entry {
 	sort.Slice(items, func(i, j int) bool { return items[i].pos < items[j].pos })
 	// From the newest back, decoding the updates that wait as they come:
 	// one that does not decode is no entry, and does not count against n.
-	out := make([]*Entry, 0, len(items))
+	out := make([]*conversation.Entry, 0, len(items))
 	for i := len(items) - 1; i >= 0 && (n <= 0 || len(out) < n); i-- {
 		it := items[i]
 		if it.e == nil && it.raw == nil {
@@ -408,7 +410,7 @@ func (t *tailSet) result(wholeFile bool, n int, report func(badLine)) []*Entry {
 }
 
 // readTail returns the last n effective entries of the log in r (see tailSet).
-func readTail(r io.ReaderAt, size int64, n int, report func(badLine)) ([]*Entry, error) {
+func readTail(r io.ReaderAt, size int64, n int, report func(badLine)) ([]*conversation.Entry, error) {
 	t := newTailSet()
 	whole := true
 	err := scanBackward(r, size, func(line []byte, off int64, terminated bool) bool {
@@ -427,12 +429,12 @@ func readTail(r io.ReaderAt, size int64, n int, report func(badLine)) ([]*Entry,
 
 // readSinceCompaction returns the last compaction event and the effective
 // entries introduced after it, or the whole log when it has none.
-func readSinceCompaction(r io.ReaderAt, size int64, report func(badLine)) ([]*Entry, error) {
+func readSinceCompaction(r io.ReaderAt, size int64, report func(badLine)) ([]*conversation.Entry, error) {
 	t := newTailSet()
 	whole := true
 	err := scanBackward(r, size, func(line []byte, off int64, terminated bool) bool {
 		e := t.addLine(line, off, terminated, report)
-		if e != nil && e.Type == TypeEvt && e.Event == EventCompaction && e.UpdatedAt == "" {
+		if e != nil && e.Type == conversation.TypeEvt && e.Event == conversation.EventCompaction && e.UpdatedAt == "" {
 			whole = false
 			return false
 		}
@@ -482,12 +484,12 @@ func peekID(line []byte) (string, bool) {
 
 // findLatest returns the last version of each of the ids, reading backwards
 // until all are found.
-func findLatest(r io.ReaderAt, size int64, ids []string) (map[string]*Entry, error) {
+func findLatest(r io.ReaderAt, size int64, ids []string) (map[string]*conversation.Entry, error) {
 	want := make(map[string]bool, len(ids))
 	for _, id := range ids {
 		want[id] = true
 	}
-	found := make(map[string]*Entry, len(ids))
+	found := make(map[string]*conversation.Entry, len(ids))
 	err := scanBackward(r, size, func(line []byte, _ int64, _ bool) bool {
 		if id, ok := peekID(line); ok && (!want[id] || found[id] != nil) {
 			return true

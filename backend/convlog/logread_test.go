@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"crewagent/backend/conversation"
 )
 
 func line(id, content string) string {
@@ -47,7 +49,7 @@ func TestTornLastLine(t *testing.T) {
 			if len(tt.wantLoad) == 2 && strings.TrimSpace(tt.tail) != "" && !strings.Contains(lb.String(), "incomplete last line") {
 				t.Errorf("torn line not reported: %s", lb.String())
 			}
-			n := msg(RoleAssistant, "next")
+			n := msg(conversation.RoleAssistant, "next")
 			if err := s.Append(id, n); err != nil {
 				t.Fatal(err)
 			}
@@ -90,7 +92,7 @@ func TestCorruptMiddleLineSkipped(t *testing.T) {
 		t.Errorf("LoadTail = %v", ids(tail))
 	}
 	// the next append keeps the corrupt lines (they are not the torn tail)
-	s.Append(id, msg(RoleUser, "e"))
+	s.Append(id, msg(conversation.RoleUser, "e"))
 	if n := len(lines(readFile(t, logPath(dir, id)))); n != 8 {
 		t.Errorf("lines = %d, want 8", n)
 	}
@@ -98,11 +100,11 @@ func TestCorruptMiddleLineSkipped(t *testing.T) {
 
 func TestDecodeLineDefaults(t *testing.T) {
 	e, err := decodeLine([]byte(`{"id":"x","event":"compaction","data":{}}`))
-	if err != nil || e.Type != TypeEvt {
+	if err != nil || e.Type != conversation.TypeEvt {
 		t.Errorf("event without type: %+v %v", e, err)
 	}
 	e, err = decodeLine([]byte(`{"id":"x","role":"user","content":"hi"}`))
-	if err != nil || e.Type != TypeMsg || !e.InContext() {
+	if err != nil || e.Type != conversation.TypeMsg || !e.InContext() {
 		t.Errorf("message without type: %+v %v", e, err)
 	}
 	for _, bad := range []string{`null`, `[]`, `{}`, `{"id":""}`, `"x"`, `{"id":"x","content":{}}`} {
@@ -180,12 +182,12 @@ func TestTailMatchesLoad(t *testing.T) {
 		for range 50 {
 			switch k := r.IntN(10); {
 			case k < 6 || len(known) == 0:
-				batch := make([]*Entry, 1+r.IntN(3))
+				batch := make([]*conversation.Entry, 1+r.IntN(3))
 				for i := range batch {
 					if r.IntN(8) == 0 {
-						batch[i] = &Entry{Type: TypeEvt, Event: EventModeSwitch, Data: json.RawMessage(`{}`)}
+						batch[i] = &conversation.Entry{Type: conversation.TypeEvt, Event: conversation.EventModeSwitch, Data: json.RawMessage(`{}`)}
 					} else {
-						batch[i] = msg(RoleUser, strings.Repeat("x", r.IntN(4000)))
+						batch[i] = msg(conversation.RoleUser, strings.Repeat("x", r.IntN(4000)))
 					}
 				}
 				if err := s.Append(id, batch...); err != nil {
@@ -203,7 +205,7 @@ func TestTailMatchesLoad(t *testing.T) {
 				for _, e := range cur {
 					if e.ID == target {
 						c := *e
-						c.Content = Str(fmt.Sprint("edited ", round, " ", r.IntN(1000)))
+						c.Content = conversation.Str(fmt.Sprint("edited ", round, " ", r.IntN(1000)))
 						if err := s.Update(id, &c); err != nil {
 							t.Fatal(err)
 						}
@@ -213,7 +215,7 @@ func TestTailMatchesLoad(t *testing.T) {
 				var pick []string
 				cur, _ := s.Load(id)
 				for _, e := range cur {
-					if e.Type == TypeMsg && r.IntN(3) == 0 {
+					if e.Type == conversation.TypeMsg && r.IntN(3) == 0 {
 						pick = append(pick, e.ID)
 					}
 				}
@@ -242,7 +244,7 @@ func TestTailMatchesLoad(t *testing.T) {
 		since, _ := s.LoadSinceCompaction(id)
 		want := all
 		for i := len(all) - 1; i >= 0; i-- {
-			if all[i].Event == EventCompaction {
+			if all[i].Event == conversation.EventCompaction {
 				want = all[i:]
 				break
 			}
@@ -253,7 +255,7 @@ func TestTailMatchesLoad(t *testing.T) {
 	}
 }
 
-func entriesEqual(a, b []*Entry) bool {
+func entriesEqual(a, b []*conversation.Entry) bool {
 	x, _ := json.Marshal(a)
 	y, _ := json.Marshal(b)
 	return bytes.Equal(x, y) && len(a) == len(b)

@@ -3,6 +3,8 @@ package convlog
 import (
 	"fmt"
 	"slices"
+
+	"crewagent/backend/conversation"
 )
 
 // Page sizes of Page and PageBefore.
@@ -13,13 +15,13 @@ const (
 
 // Page is a stretch of a conversation's effective entries, oldest first.
 type Page struct {
-	Entries []*Entry
+	Entries []*conversation.Entry
 	// HasMore is true when older entries exist before Entries[0].
 	HasMore bool
 	// Newer are the entries after the page up to the end of the log as they
 	// were read with it (empty for Page), for callers that judge entries by
 	// what follows them.
-	Newer []*Entry
+	Newer []*conversation.Entry
 }
 
 // PageLimit bounds a requested page size: <= 0 is DefaultPageSize, at most
@@ -47,7 +49,7 @@ func (s *Store) Page(id string, limit int) (Page, error) {
 	if more {
 		tail = tail[1:]
 	}
-	return Page{Entries: nonNil(tail), HasMore: more, Newer: []*Entry{}}, nil
+	return Page{Entries: nonNil(tail), HasMore: more, Newer: []*conversation.Entry{}}, nil
 }
 
 // PageBefore returns up to limit effective entries that come before the entry
@@ -62,10 +64,10 @@ func (s *Store) PageBefore(id, beforeID string, limit int) (Page, error) {
 			return Page{}, err
 		}
 		whole := len(tail) < n
-		at := slices.IndexFunc(tail, func(e *Entry) bool { return e.ID == beforeID })
+		at := slices.IndexFunc(tail, func(e *conversation.Entry) bool { return e.ID == beforeID })
 		switch {
 		case at < 0 && whole:
-			return Page{}, &Error{Code: ErrNotFound.Code, Msg: fmt.Sprintf("entry %s is not in conversation %s; reload it", beforeID, id)}
+			return Page{}, &Error{Code: ErrNotFound.Code, Message: fmt.Sprintf("entry %s is not in conversation %s; reload it", beforeID, id)}
 		case at < 0 || (at < limit && !whole):
 			continue
 		}
@@ -74,9 +76,9 @@ func (s *Store) PageBefore(id, beforeID string, limit int) (Page, error) {
 	}
 }
 
-func nonNil(es []*Entry) []*Entry {
+func nonNil(es []*conversation.Entry) []*conversation.Entry {
 	if es == nil {
-		return []*Entry{}
+		return []*conversation.Entry{}
 	}
 	return es
 }

@@ -1,6 +1,9 @@
 package convlog
 
-import "crewagent/backend/events"
+import (
+	"crewagent/backend/conversation"
+	"crewagent/backend/events"
+)
 
 // Kinds of change a Publishing store announces (those of conversation:changed).
 const (
@@ -31,63 +34,63 @@ func (p *Publishing) publish(id, kind string, err error) {
 }
 
 // Create implements Store.Create and announces the new conversation.
-func (p *Publishing) Create(title, activeType string) (ConversationMeta, error) {
+func (p *Publishing) Create(title, activeType string) (conversation.ConversationMeta, error) {
 	m, err := p.Store.Create(title, activeType)
 	p.publish(m.ID, ChangeCreated, err)
 	return m, err
 }
 
 // CreateWith implements Store.CreateWith and announces the new conversation.
-func (p *Publishing) CreateWith(title, activeType string, entries ...*Entry) (ConversationMeta, error) {
+func (p *Publishing) CreateWith(title, activeType string, entries ...*conversation.Entry) (conversation.ConversationMeta, error) {
 	m, err := p.Store.CreateWith(title, activeType, entries...)
 	p.publish(m.ID, ChangeCreated, err)
 	return m, err
 }
 
 // CreateRecord implements Store.CreateRecord and announces the new conversation.
-func (p *Publishing) CreateRecord(tmpl ConversationMeta, entries ...*Entry) (ConversationMeta, error) {
+func (p *Publishing) CreateRecord(tmpl conversation.ConversationMeta, entries ...*conversation.Entry) (conversation.ConversationMeta, error) {
 	m, err := p.Store.CreateRecord(tmpl, entries...)
 	p.publish(m.ID, ChangeCreated, err)
 	return m, err
 }
 
 // Fork implements Store.Fork and announces the new conversation.
-func (p *Publishing) Fork(id string, opts ForkOptions) (ConversationMeta, error) {
+func (p *Publishing) Fork(id string, opts ForkOptions) (conversation.ConversationMeta, error) {
 	m, err := p.Store.Fork(id, opts)
 	p.publish(m.ID, ChangeCreated, err)
 	return m, err
 }
 
 // Append implements Store.Append.
-func (p *Publishing) Append(id string, entries ...*Entry) error {
+func (p *Publishing) Append(id string, entries ...*conversation.Entry) error {
 	err := p.Store.Append(id, entries...)
 	p.publish(id, ChangeUpdated, err)
 	return err
 }
 
 // Update implements Store.Update.
-func (p *Publishing) Update(id string, e *Entry) error {
+func (p *Publishing) Update(id string, e *conversation.Entry) error {
 	err := p.Store.Update(id, e)
 	p.publish(id, ChangeUpdated, err)
 	return err
 }
 
 // UpdateAndAppend implements Store.UpdateAndAppend.
-func (p *Publishing) UpdateAndAppend(id string, updates []*Entry, added ...*Entry) error {
+func (p *Publishing) UpdateAndAppend(id string, updates []*conversation.Entry, added ...*conversation.Entry) error {
 	err := p.Store.UpdateAndAppend(id, updates, added...)
 	p.publish(id, ChangeUpdated, err)
 	return err
 }
 
 // MarkCompacted implements Store.MarkCompacted.
-func (p *Publishing) MarkCompacted(id string, msgIDs []string, data any) (*Entry, error) {
+func (p *Publishing) MarkCompacted(id string, msgIDs []string, data any) (*conversation.Entry, error) {
 	e, err := p.Store.MarkCompacted(id, msgIDs, data)
 	p.publish(id, ChangeUpdated, err)
 	return e, err
 }
 
 // Checkpoint implements Store.Checkpoint.
-func (p *Publishing) Checkpoint(id, name string) (Checkpoint, error) {
+func (p *Publishing) Checkpoint(id, name string) (conversation.Checkpoint, error) {
 	cp, err := p.Store.Checkpoint(id, name)
 	p.publish(id, ChangeUpdated, err)
 	return cp, err
@@ -101,7 +104,7 @@ func (p *Publishing) Rename(id, title string) error {
 }
 
 // UpdateMeta implements Store.UpdateMeta.
-func (p *Publishing) UpdateMeta(id string, fn func(*ConversationMeta)) error {
+func (p *Publishing) UpdateMeta(id string, fn func(*conversation.ConversationMeta)) error {
 	err := p.Store.UpdateMeta(id, fn)
 	p.publish(id, ChangeUpdated, err)
 	return err
@@ -122,14 +125,14 @@ func (p *Publishing) Compact(id string, w CompactionWrite) error {
 }
 
 // Pin implements Store.Pin.
-func (p *Publishing) Pin(id, msgID string) (*Entry, error) {
+func (p *Publishing) Pin(id, msgID string) (*conversation.Entry, error) {
 	e, err := p.Store.Pin(id, msgID)
 	p.publish(id, ChangeUpdated, err)
 	return e, err
 }
 
 // Unpin implements Store.Unpin.
-func (p *Publishing) Unpin(id, msgID string) (*Entry, error) {
+func (p *Publishing) Unpin(id, msgID string) (*conversation.Entry, error) {
 	e, err := p.Store.Unpin(id, msgID)
 	p.publish(id, ChangeUpdated, err)
 	return e, err

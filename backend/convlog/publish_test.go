@@ -10,11 +10,14 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"crewagent/backend/conversation"
+	"crewagent/backend/errs"
 )
 
 // readMethods are the exported methods of Store that change nothing.
 var readMethods = []string{"Close", "DataDir", "ReadOnly", "IsOwnWrite", "List", "Get", "Load", "LoadTail",
-	"LoadSinceCompaction", "LoadBackTo", "SidecarPath", "Search", "Page", "PageBefore"}
+	"LoadSinceCompaction", "LoadBackTo", "SidecarPath", "Search", "Page", "PageBefore", "LogSize"}
 
 // besideLogMethods write files beside a conversation's log (the recall index,
 // tool outputs kept for reading back) and leave the conversation unchanged.
@@ -73,11 +76,11 @@ func TestPublishingAnnouncesChanges(t *testing.T) {
 		got = append(got, kind)
 		mu.Unlock()
 	})
-	m, err := p.Create("", ActiveChat)
+	m, err := p.Create("", conversation.ActiveChat)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &Entry{Type: TypeMsg, ID: "u1", Role: RoleUser, Content: Str("hi")}
+	e := &conversation.Entry{Type: conversation.TypeMsg, ID: "u1", Role: conversation.RoleUser, Content: conversation.Str("hi")}
 	gone := m.ID
 	steps := []func() error{
 		func() error { return p.Append(m.ID, e) },
@@ -86,11 +89,11 @@ func TestPublishingAnnouncesChanges(t *testing.T) {
 		func() error { _, err := p.Fork(m.ID, ForkOptions{}); return err },
 		func() error { return p.Delete(m.ID) },
 		func() error {
-			_, err := p.CreateWith("", ActiveChat, &Entry{Type: TypeMsg, Role: RoleUser, Content: Str("first")})
+			_, err := p.CreateWith("", conversation.ActiveChat, &conversation.Entry{Type: conversation.TypeMsg, Role: conversation.RoleUser, Content: conversation.Str("first")})
 			return err
 		},
 		func() error {
-			c, err := p.CreateWith("", ActiveChat, &Entry{Type: TypeMsg, ID: "u2", Role: RoleUser, Content: Str("second")})
+			c, err := p.CreateWith("", conversation.ActiveChat, &conversation.Entry{Type: conversation.TypeMsg, ID: "u2", Role: conversation.RoleUser, Content: conversation.Str("second")})
 			if err != nil {
 				return err
 			}
@@ -98,13 +101,17 @@ func TestPublishingAnnouncesChanges(t *testing.T) {
 			return nil
 		},
 		func() error {
-			out := &Entry{ID: "u2", Role: RoleUser, Content: Str("second"), IncludeInContext: Bool(false)}
-			return p.UpdateAndAppend(m.ID, []*Entry{out}, &Entry{Type: TypeEvt, Event: "branch", Data: []byte(`{}`)})
+			out := &conversation.Entry{ID: "u2", Role: conversation.RoleUser, Content: conversation.Str("second"), IncludeInContext: conversation.Bool(false)}
+			return p.UpdateAndAppend(m.ID, []*conversation.Entry{out}, &conversation.Entry{Type: conversation.TypeEvt, Event: "branch", Data: []byte(`{}`)})
 		},
 		func() error { _, err := p.Pin(m.ID, "u2"); return err },
 		func() error { _, err := p.Unpin(m.ID, "u2"); return err },
-		func() error { return p.Compact(m.ID, CompactionWrite{MessageIDs: []string{"u2"}, Event: &Entry{Data: []byte(`{}`)}}) },
-		func() error { return p.UpdateAndAppend(m.ID, []*Entry{{ID: "missing", Role: RoleUser, Content: Str("x")}}) }, // fails: nothing announced
+		func() error {
+			return p.Compact(m.ID, CompactionWrite{MessageIDs: []string{"u2"}, Event: &conversation.Entry{Data: []byte(`{}`)}})
+		},
+		func() error {
+			return p.UpdateAndAppend(m.ID, []*conversation.Entry{{ID: "missing", Role: conversation.RoleUser, Content: conversation.Str("x")}})
+		}, // fails: nothing announced
 		func() error { return p.Rename(gone, "gone") }, // fails: nothing announced
 	}
 	for i, step := range steps {
@@ -126,11 +133,12 @@ func TestLockedErrorCarriesThePID(t *testing.T) {
 	}
 	defer first.Close()
 	_, err = Open(dir, Options{})
-	var le *LockedError
-	if !errors.As(err, &le) || le.PID != os.Getpid() || !errors.Is(err, ErrProjectLocked) || ErrorCode(err) != ErrProjectLocked.Code {
+	if pid, ok := LockHolder(err); !ok || pid != os.Getpid() || !errors.Is(err, ErrProjectLocked) || errs.CodeOf(err) != ErrProjectLocked.Code {
 		t.Fatalf("second Open = %#v", err)
 	}
-	if le := lockedError(dir, []byte("not a pid\n")); le.PID != 0 || !strings.Contains(le.Error(), "pid unknown") {
+	if le := lockedError(dir, []byte("not a pid\n")); !strings.Contains(le.Error(), "pid unknown") {
 		t.Fatalf("unreadable pid: %+v %v", le, le)
+	} else if pid, ok := LockHolder(le); !ok || pid != 0 {
+		t.Fatalf("unreadable pid: holder %d %v", pid, ok)
 	}
 }

@@ -107,7 +107,7 @@ func (s *Store) searchLog(id string, m *matcher, h *SearchHit) error {
 			line = buf
 		}
 		if len(line) > 0 && m.rawMayMatch(line) {
-			var e Entry
+			var e conversation.Entry
 			if json.Unmarshal(line, &e) == nil {
 				m.consider(&e, h)
 			}
@@ -173,12 +173,12 @@ outer:
 }
 
 // consider counts e into h when it is a user or assistant message that matches.
-func (m *matcher) consider(e *Entry, h *SearchHit) {
-	if !e.IsMessage() || e.IsMeta || (e.Role != RoleUser && e.Role != RoleAssistant) || e.UpdatedAt != "" {
+func (m *matcher) consider(e *conversation.Entry, h *SearchHit) {
+	if !e.IsMessage() || e.IsMeta || (e.Role != conversation.RoleUser && e.Role != conversation.RoleAssistant) || e.UpdatedAt != "" {
 		return
 	}
 	text := e.Text()
-	if e.Role == RoleUser && e.RunID != "" {
+	if e.Role == conversation.RoleUser && e.RunID != "" {
 		text = conversation.RunInputText(text) // the user's words, not the run's USER_INPUT header
 	}
 	at := m.match(text)

@@ -6,17 +6,20 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"crewagent/backend/conversation"
+	"crewagent/backend/errs"
 )
 
-func idMsg(id, role, text string) *Entry {
-	return &Entry{Type: TypeMsg, ID: id, Role: role, Content: Str(text)}
+func idMsg(id, role, text string) *conversation.Entry {
+	return &conversation.Entry{Type: conversation.TypeMsg, ID: id, Role: role, Content: conversation.Str(text)}
 }
 
 func TestSearch(t *testing.T) {
 	st, _, _ := openTest(t, Options{})
 	create := func(title string) string {
 		t.Helper()
-		m, err := st.Create(title, ActiveChat)
+		m, err := st.Create(title, conversation.ActiveChat)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -32,8 +35,8 @@ func TestSearch(t *testing.T) {
 	}
 	must(st.Append(alpha, idMsg("a1", "user", "How big is the buffer?"), idMsg("a2", "assistant", "The BUFFER holds 4 KB.")))
 	must(st.Append(beta, idMsg("b1", "user", "Die Größe ist \"groß\" genug"), idMsg("b2", "assistant", "ok")))
-	tool := &Entry{Type: TypeMsg, ID: "g2", Role: RoleTool, ToolCallID: "c", Content: Str("buffer in a tool result")}
-	call := &Entry{Type: TypeMsg, ID: "g1", Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "c", Type: "function", Function: FunctionCall{Name: "fs.read", Arguments: "{}"}}}}
+	tool := &conversation.Entry{Type: conversation.TypeMsg, ID: "g2", Role: conversation.RoleTool, ToolCallID: "c", Content: conversation.Str("buffer in a tool result")}
+	call := &conversation.Entry{Type: conversation.TypeMsg, ID: "g1", Role: conversation.RoleAssistant, ToolCalls: []conversation.ToolCall{{ID: "c", Type: "function", Function: conversation.FunctionCall{Name: "fs.read", Arguments: "{}"}}}}
 	must(st.Append(gamma, call, tool))
 	long := strings.Repeat("filler words ", 40) + "needle" + strings.Repeat(" more filler", 40)
 	must(st.Append(gamma, idMsg("g3", "assistant", long)))
@@ -113,11 +116,11 @@ func TestSnippet(t *testing.T) {
 func TestPageAndPageBefore(t *testing.T) {
 	st, _, _ := openTest(t, Options{})
 	id := mustCreate(t, st)
-	var entries []*Entry
+	var entries []*conversation.Entry
 	for i := range 1000 {
-		role := RoleUser
+		role := conversation.RoleUser
 		if i%2 == 1 {
-			role = RoleAssistant
+			role = conversation.RoleAssistant
 		}
 		entries = append(entries, idMsg(fmt.Sprintf("m%04d", i), role, fmt.Sprintf("message %d", i)))
 	}
@@ -125,7 +128,7 @@ func TestPageAndPageBefore(t *testing.T) {
 		t.Fatal(err)
 	}
 	// an update line for an old entry must not change the paging
-	if err := st.Update(id, &Entry{Type: TypeMsg, ID: "m0010", Role: RoleUser, Content: Str("edited")}); err != nil {
+	if err := st.Update(id, &conversation.Entry{Type: conversation.TypeMsg, ID: "m0010", Role: conversation.RoleUser, Content: conversation.Str("edited")}); err != nil {
 		t.Fatal(err)
 	}
 	page, err := st.Page(id, 300)
@@ -146,7 +149,7 @@ func TestPageAndPageBefore(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(ids(got), ids(all)) || got[10].Text() != "edited" {
 		t.Fatalf("paged %d entries, Load has %d (%v)", len(got), len(all), err)
 	}
-	if _, err := st.PageBefore(id, "missing", 10); ErrorCode(err) != ErrNotFound.Code || !strings.Contains(err.Error(), "reload") {
+	if _, err := st.PageBefore(id, "missing", 10); errs.CodeOf(err) != ErrNotFound.Code || !strings.Contains(err.Error(), "reload") {
 		t.Fatalf("unknown beforeID: %v", err)
 	}
 	if PageLimit(0) != DefaultPageSize || PageLimit(1e9) != MaxPageSize || PageLimit(7) != 7 {

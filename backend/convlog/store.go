@@ -20,12 +20,6 @@ import (
 	"crewagent/backend/fsx"
 )
 
-// TokenCounter counts the tokens of an entry once, when it is appended. The
-// store keeps the count in Entry.Tokens and the encoding in Entry.TokenEncoding.
-type TokenCounter interface {
-	CountEntry(e *Entry) (n int, encoding string)
-}
-
 // Defaults of Options.
 const (
 	DefaultLargeOutputThreshold = 50 * 1024
@@ -35,17 +29,10 @@ const (
 	DefaultTitle = "New conversation"
 )
 
-// Active types of a conversation (ConversationMeta.ActiveType).
-const (
-	ActiveChat     = conversation.ActiveChat
-	ActiveAgent    = conversation.ActiveAgent
-	ActiveWorkflow = conversation.ActiveWorkflow
-)
-
 // Options configure a Store. The zero value is usable.
 type Options struct {
 	// Counter counts tokens of appended messages; nil leaves Tokens at zero.
-	Counter TokenCounter
+	Counter conversation.TokenCounter
 	// LargeOutputThreshold is the content size in bytes above which a tool
 	// result is written to logs/tool-results and replaced by a preview.
 	// 0 means DefaultLargeOutputThreshold; a negative value disables it.
@@ -88,7 +75,7 @@ type Store struct {
 	closed bool         // guarded by opMu
 
 	mu           sync.Mutex // guards the fields below
-	index        map[string]*ConversationMeta
+	index        map[string]*conversation.ConversationMeta
 	convs        map[string]*sync.RWMutex
 	dirty        bool
 	timer        *time.Timer
@@ -162,7 +149,7 @@ func newStore(dir string, opts Options, readOnly bool) *Store {
 		opts:     opts,
 		log:      lg.With("component", "convlog"),
 		readOnly: readOnly,
-		index:    map[string]*ConversationMeta{},
+		index:    map[string]*conversation.ConversationMeta{},
 		convs:    map[string]*sync.RWMutex{},
 	}
 }
@@ -251,7 +238,7 @@ func (s *Store) begin(write bool) (func(), error) {
 // beginWrite starts a write operation on an existing conversation: it holds
 // the conversation's write lock until release is called, and returns the
 // conversation's index record.
-func (s *Store) beginWrite(id string) (m ConversationMeta, release func(), err error) {
+func (s *Store) beginWrite(id string) (m conversation.ConversationMeta, release func(), err error) {
 	done, err := s.begin(true)
 	if err != nil {
 		return m, nil, err
@@ -299,7 +286,7 @@ func (s *Store) reporter(id, file string) func(badLine) {
 
 // List returns the conversations, most recently active first. Records whose
 // folder has disappeared are dropped from the index.
-func (s *Store) List() ([]ConversationMeta, error) {
+func (s *Store) List() ([]conversation.ConversationMeta, error) {
 	release, err := s.begin(false)
 	if err != nil {
 		return nil, err
@@ -308,7 +295,7 @@ func (s *Store) List() ([]ConversationMeta, error) {
 	s.refreshReadOnly()
 	s.adopt(nil)
 	s.mu.Lock()
-	out := make([]ConversationMeta, 0, len(s.index))
+	out := make([]conversation.ConversationMeta, 0, len(s.index))
 	for _, m := range s.index {
 		out = append(out, cloneMeta(m))
 	}
@@ -330,29 +317,29 @@ func (s *Store) List() ([]ConversationMeta, error) {
 }
 
 // Get returns the index record of a conversation.
-func (s *Store) Get(id string) (ConversationMeta, error) {
+func (s *Store) Get(id string) (conversation.ConversationMeta, error) {
 	if err := checkConvID(id); err != nil {
-		return ConversationMeta{}, err
+		return conversation.ConversationMeta{}, err
 	}
 	release, err := s.begin(false)
 	if err != nil {
-		return ConversationMeta{}, err
+		return conversation.ConversationMeta{}, err
 	}
 	defer release()
 	s.refreshReadOnly()
 	m, err := s.lookup(id)
 	if err != nil {
-		return ConversationMeta{}, err
+		return conversation.ConversationMeta{}, err
 	}
 	return m, nil
 }
 
 // lookup returns a copy of the record of id, healing the index when the
 // conversation folder is gone.
-func (s *Store) lookup(id string) (ConversationMeta, error) {
+func (s *Store) lookup(id string) (conversation.ConversationMeta, error) {
 	s.mu.Lock()
 	m := s.index[id]
-	var c ConversationMeta
+	var c conversation.ConversationMeta
 	if m != nil {
 		c = cloneMeta(m)
 	}
@@ -365,7 +352,7 @@ func (s *Store) lookup(id string) (ConversationMeta, error) {
 	}
 	if !dirExists(convDir(s.dir, id)) {
 		s.dropRecords([]string{id})
-		return ConversationMeta{}, fmt.Errorf("convlog: conversation %s: %w", id, ErrNotFound)
+		return conversation.ConversationMeta{}, fmt.Errorf("convlog: conversation %s: %w", id, ErrNotFound)
 	}
 	return c, nil
 }
@@ -390,13 +377,13 @@ func (s *Store) dropRecords(ids []string) {
 
 // Load returns the effective entries of a conversation: one per id, in the
 // order ids first appeared, each with the content of its last line.
-func (s *Store) Load(id string) ([]*Entry, error) {
-	return s.reading(id, func() ([]*Entry, error) { return s.readAll(id) })
+func (s *Store) Load(id string) ([]*conversation.Entry, error) {
+	return s.reading(id, func() ([]*conversation.Entry, error) { return s.readAll(id) })
 }
 
 // reading checks id, then runs read under the conversation's read lock once
 // the conversation is known to exist.
-func (s *Store) reading(id string, read func() ([]*Entry, error)) ([]*Entry, error) {
+func (s *Store) reading(id string, read func() ([]*conversation.Entry, error)) ([]*conversation.Entry, error) {
 	if err := checkConvID(id); err != nil {
 		return nil, err
 	}
@@ -429,15 +416,15 @@ func (s *Store) reading(id string, read func() ([]*Entry, error)) ([]*Entry, err
 // the line is taken as the introduction if no earlier one was read. The
 // result equals the last n entries of Load for every log this store writes.
 // A legacy messages.json is read whole.
-func (s *Store) LoadTail(id string, n int) ([]*Entry, error) {
-	return s.readBack(id, func(f *os.File, size int64, report func(badLine)) ([]*Entry, error) {
+func (s *Store) LoadTail(id string, n int) ([]*conversation.Entry, error) {
+	return s.readBack(id, func(f *os.File, size int64, report func(badLine)) ([]*conversation.Entry, error) {
 		if n <= 0 {
-			return []*Entry{}, nil
+			return []*conversation.Entry{}, nil
 		}
 		return readTail(f, size, n, report)
-	}, func(all []*Entry) []*Entry {
+	}, func(all []*conversation.Entry) []*conversation.Entry {
 		if n <= 0 {
-			return []*Entry{}
+			return []*conversation.Entry{}
 		}
 		if len(all) > n {
 			all = all[len(all)-n:]
@@ -450,12 +437,12 @@ func (s *Store) LoadTail(id string, n int) ([]*Entry, error) {
 // entry introduced after it (same update semantics as LoadTail), reading the
 // log backwards only as far as that event. Without a compaction event it
 // returns the whole conversation.
-func (s *Store) LoadSinceCompaction(id string) ([]*Entry, error) {
-	return s.readBack(id, func(f *os.File, size int64, report func(badLine)) ([]*Entry, error) {
+func (s *Store) LoadSinceCompaction(id string) ([]*conversation.Entry, error) {
+	return s.readBack(id, func(f *os.File, size int64, report func(badLine)) ([]*conversation.Entry, error) {
 		return readSinceCompaction(f, size, report)
-	}, func(all []*Entry) []*Entry {
+	}, func(all []*conversation.Entry) []*conversation.Entry {
 		for i := len(all) - 1; i >= 0; i-- {
-			if all[i].Type == TypeEvt && all[i].Event == EventCompaction {
+			if all[i].Type == conversation.TypeEvt && all[i].Event == conversation.EventCompaction {
 				return all[i:]
 			}
 		}
@@ -463,11 +450,11 @@ func (s *Store) LoadSinceCompaction(id string) ([]*Entry, error) {
 	})
 }
 
-func (s *Store) readBack(id string, fromLog func(*os.File, int64, func(badLine)) ([]*Entry, error), fromAll func([]*Entry) []*Entry) ([]*Entry, error) {
-	return s.reading(id, func() ([]*Entry, error) { return s.readBackLocked(id, fromLog, fromAll) })
+func (s *Store) readBack(id string, fromLog func(*os.File, int64, func(badLine)) ([]*conversation.Entry, error), fromAll func([]*conversation.Entry) []*conversation.Entry) ([]*conversation.Entry, error) {
+	return s.reading(id, func() ([]*conversation.Entry, error) { return s.readBackLocked(id, fromLog, fromAll) })
 }
 
-func (s *Store) readBackLocked(id string, fromLog func(*os.File, int64, func(badLine)) ([]*Entry, error), fromAll func([]*Entry) []*Entry) ([]*Entry, error) {
+func (s *Store) readBackLocked(id string, fromLog func(*os.File, int64, func(badLine)) ([]*conversation.Entry, error), fromAll func([]*conversation.Entry) []*conversation.Entry) ([]*conversation.Entry, error) {
 	f, err := os.Open(logPath(s.dir, id))
 	if errors.Is(err, fs.ErrNotExist) {
 		all, err := s.readAll(id)
@@ -493,7 +480,7 @@ func (s *Store) readBackLocked(id string, fromLog func(*os.File, int64, func(bad
 
 // readAll reads the effective entries from messages.jsonl, or from a legacy
 // messages.json when there is no log yet. A conversation without either is empty.
-func (s *Store) readAll(id string) ([]*Entry, error) {
+func (s *Store) readAll(id string) ([]*conversation.Entry, error) {
 	for attempt := 0; ; attempt++ {
 		data, err := os.ReadFile(logPath(s.dir, id))
 		if err == nil {
@@ -507,7 +494,7 @@ func (s *Store) readAll(id string) ([]*Entry, error) {
 			entries, err := parseLegacy(data, s.reporter(id, LegacyFile))
 			if err != nil {
 				s.log.Warn("unreadable legacy messages.json", "conversation", id, "error", err)
-				return []*Entry{}, nil
+				return []*conversation.Entry{}, nil
 			}
 			return entries, nil
 		}
@@ -517,7 +504,7 @@ func (s *Store) readAll(id string) ([]*Entry, error) {
 		// A migration in another process may have renamed the legacy file
 		// between the two reads; look for the log once more.
 		if attempt > 0 {
-			return []*Entry{}, nil
+			return []*conversation.Entry{}, nil
 		}
 	}
 }
@@ -527,10 +514,10 @@ func (s *Store) readAll(id string) ([]*Entry, error) {
 // Create adds an empty conversation. An empty title becomes DefaultTitle (and
 // is later replaced by the first user message); activeType is chat (default),
 // agent or workflow.
-func (s *Store) Create(title, activeType string) (ConversationMeta, error) {
+func (s *Store) Create(title, activeType string) (conversation.ConversationMeta, error) {
 	release, err := s.begin(true)
 	if err != nil {
-		return ConversationMeta{}, err
+		return conversation.ConversationMeta{}, err
 	}
 	defer release()
 	title = strings.TrimSpace(title)
@@ -538,41 +525,41 @@ func (s *Store) Create(title, activeType string) (ConversationMeta, error) {
 		title = DefaultTitle
 	}
 	if activeType == "" {
-		activeType = ActiveChat
+		activeType = conversation.ActiveChat
 	}
-	if activeType != ActiveChat && activeType != ActiveAgent && activeType != ActiveWorkflow {
-		return ConversationMeta{}, fmt.Errorf("%w: activeType %q (want chat, agent or workflow)", ErrInvalidArgument, activeType)
+	if activeType != conversation.ActiveChat && activeType != conversation.ActiveAgent && activeType != conversation.ActiveWorkflow {
+		return conversation.ConversationMeta{}, fmt.Errorf("%w: activeType %q (want chat, agent or workflow)", ErrInvalidArgument, activeType)
 	}
 	id := uuid.NewString()
 	if err := s.createLog(id, nil); err != nil {
-		return ConversationMeta{}, err
+		return conversation.ConversationMeta{}, err
 	}
-	now := Now()
-	return s.addRecord(&ConversationMeta{ID: id, Title: title, ActiveType: activeType, CreatedAt: now, LastActiveAt: now})
+	now := fsx.Now()
+	return s.addRecord(&conversation.ConversationMeta{ID: id, Title: title, ActiveType: activeType, CreatedAt: now, LastActiveAt: now})
 }
 
 // CreateWith adds a conversation together with its first entries (a send's user message):
 // the log holds them from the moment the conversation exists, so a crash can never leave it
 // empty. Entries are prepared as by Append; title and activeType as in Create (a default
 // title is taken from the first user message).
-func (s *Store) CreateWith(title, activeType string, entries ...*Entry) (ConversationMeta, error) {
+func (s *Store) CreateWith(title, activeType string, entries ...*conversation.Entry) (conversation.ConversationMeta, error) {
 	if len(entries) == 0 {
 		return s.Create(title, activeType)
 	}
-	return s.CreateRecord(ConversationMeta{Title: title, ActiveType: activeType}, entries...)
+	return s.CreateRecord(conversation.ConversationMeta{Title: title, ActiveType: activeType}, entries...)
 }
 
 // CreateRecord is CreateWith for a record that says more from the start:
 // besides Title and ActiveType, it takes SelectedAgentID, ParentID, Origin
 // and Instructions from tmpl (a child conversation's record is whole from
 // the moment it exists). At least one entry is required.
-func (s *Store) CreateRecord(tmpl ConversationMeta, entries ...*Entry) (ConversationMeta, error) {
+func (s *Store) CreateRecord(tmpl conversation.ConversationMeta, entries ...*conversation.Entry) (conversation.ConversationMeta, error) {
 	if len(entries) == 0 {
-		return ConversationMeta{}, fmt.Errorf("%w: a conversation is created with its first entry", ErrInvalidArgument)
+		return conversation.ConversationMeta{}, fmt.Errorf("%w: a conversation is created with its first entry", ErrInvalidArgument)
 	}
 	release, err := s.begin(true)
 	if err != nil {
-		return ConversationMeta{}, err
+		return conversation.ConversationMeta{}, err
 	}
 	defer release()
 	title := strings.TrimSpace(tmpl.Title)
@@ -581,33 +568,33 @@ func (s *Store) CreateRecord(tmpl ConversationMeta, entries ...*Entry) (Conversa
 	}
 	activeType := tmpl.ActiveType
 	if activeType == "" {
-		activeType = ActiveChat
+		activeType = conversation.ActiveChat
 	}
-	if activeType != ActiveChat && activeType != ActiveAgent && activeType != ActiveWorkflow {
-		return ConversationMeta{}, fmt.Errorf("%w: activeType %q (want chat, agent or workflow)", ErrInvalidArgument, activeType)
+	if activeType != conversation.ActiveChat && activeType != conversation.ActiveAgent && activeType != conversation.ActiveWorkflow {
+		return conversation.ConversationMeta{}, fmt.Errorf("%w: activeType %q (want chat, agent or workflow)", ErrInvalidArgument, activeType)
 	}
 	if err := prepareNew(entries); err != nil {
-		return ConversationMeta{}, err
+		return conversation.ConversationMeta{}, err
 	}
 	id := uuid.NewString()
 	for _, e := range entries {
 		if err := s.externalize(id, e); err != nil {
 			os.RemoveAll(toolResultsDir(s.dir, id))
-			return ConversationMeta{}, err
+			return conversation.ConversationMeta{}, err
 		}
 		s.count(e)
 	}
 	var buf bytes.Buffer
 	if err := encodeEntries(&buf, entries); err != nil {
-		return ConversationMeta{}, err
+		return conversation.ConversationMeta{}, err
 	}
 	if err := s.createLog(id, buf.Bytes()); err != nil {
 		os.RemoveAll(toolResultsDir(s.dir, id))
-		return ConversationMeta{}, err
+		return conversation.ConversationMeta{}, err
 	}
-	now := Now()
+	now := fsx.Now()
 	c := cloneMeta(&tmpl)
-	m := &ConversationMeta{ID: id, Title: title, ActiveType: activeType, CreatedAt: now, LastActiveAt: now,
+	m := &conversation.ConversationMeta{ID: id, Title: title, ActiveType: activeType, CreatedAt: now, LastActiveAt: now,
 		SelectedAgentID: c.SelectedAgentID, ParentID: c.ParentID, Origin: c.Origin, Instructions: c.Instructions}
 	deriveMeta(m, entries, false)
 	m.LogSize = int64(buf.Len())
@@ -616,8 +603,8 @@ func (s *Store) CreateRecord(tmpl ConversationMeta, entries ...*Entry) (Conversa
 }
 
 // prepareNew fills in and checks new entries as Append does.
-func prepareNew(entries []*Entry) error {
-	now := Now()
+func prepareNew(entries []*conversation.Entry) error {
+	now := fsx.Now()
 	seen := make(map[string]bool, len(entries))
 	for _, e := range entries {
 		if e == nil {
@@ -630,7 +617,7 @@ func prepareNew(entries []*Entry) error {
 			e.CreatedAt = now
 		}
 		if e.Type == "" {
-			e.Type = TypeMsg
+			e.Type = conversation.TypeMsg
 		}
 		e.UpdatedAt = ""
 		if err := validateEntry(e); err != nil {
@@ -646,14 +633,14 @@ func prepareNew(entries []*Entry) error {
 
 // addRecord puts the record of a new conversation into the index, writes
 // index.json and returns a copy of the record.
-func (s *Store) addRecord(m *ConversationMeta) (ConversationMeta, error) {
+func (s *Store) addRecord(m *conversation.ConversationMeta) (conversation.ConversationMeta, error) {
 	s.mu.Lock()
 	s.index[m.ID] = m
 	s.dirty = true
 	c := cloneMeta(m)
 	s.mu.Unlock()
 	if err := s.flushIndex(); err != nil {
-		return ConversationMeta{}, err
+		return conversation.ConversationMeta{}, err
 	}
 	return c, nil
 }
@@ -700,7 +687,7 @@ const stagingPrefix = ".new-"
 // to change one. The index record (message count, last activity, a title
 // taken from the first user message) is updated in memory at once and
 // written to index.json after Options.IndexFlushDelay.
-func (s *Store) Append(id string, entries ...*Entry) error {
+func (s *Store) Append(id string, entries ...*conversation.Entry) error {
 	if err := checkConvID(id); err != nil {
 		return err
 	}
@@ -734,7 +721,7 @@ func (s *Store) Append(id string, entries ...*Entry) error {
 // the same id (the last line wins). Empty Type and CreatedAt are taken from
 // the current version; UpdatedAt is set to now. Tokens are counted again when
 // the content changed.
-func (s *Store) Update(id string, e *Entry) error {
+func (s *Store) Update(id string, e *conversation.Entry) error {
 	if err := checkConvID(id); err != nil {
 		return err
 	}
@@ -766,7 +753,7 @@ func (s *Store) Update(id string, e *Entry) error {
 	if err := validateEntry(e); err != nil {
 		return err
 	}
-	e.UpdatedAt = Now()
+	e.UpdatedAt = fsx.Now()
 	if err := s.externalize(id, e); err != nil {
 		return err
 	}
@@ -774,14 +761,14 @@ func (s *Store) Update(id string, e *Entry) error {
 		e.Tokens, e.TokenEncoding = 0, ""
 		s.count(e)
 	}
-	return s.commit(id, []*Entry{e})
+	return s.commit(id, []*conversation.Entry{e})
 }
 
 // UpdateAndAppend records new versions of existing entries (as Update does)
 // and adds new entries (as Append does) with one write: either all of them
 // are in the log or none. Branch points use it to take a variant out of the
 // context, record their event and add an edited message at once.
-func (s *Store) UpdateAndAppend(id string, updates []*Entry, added ...*Entry) error {
+func (s *Store) UpdateAndAppend(id string, updates []*conversation.Entry, added ...*conversation.Entry) error {
 	if err := checkConvID(id); err != nil {
 		return err
 	}
@@ -797,7 +784,7 @@ func (s *Store) UpdateAndAppend(id string, updates []*Entry, added ...*Entry) er
 		return err
 	}
 	seen := make(map[string]bool, len(updates)+len(added))
-	for _, e := range append(append([]*Entry{}, updates...), added...) {
+	for _, e := range append(append([]*conversation.Entry{}, updates...), added...) {
 		if seen[e.ID] {
 			return fmt.Errorf("%w: entry id %q appears twice in one write", ErrInvalidArgument, e.ID)
 		}
@@ -830,7 +817,7 @@ func (s *Store) UpdateAndAppend(id string, updates []*Entry, added ...*Entry) er
 		if err := validateEntry(e); err != nil {
 			return err
 		}
-		e.UpdatedAt = Now()
+		e.UpdatedAt = fsx.Now()
 		if err := s.externalize(id, e); err != nil {
 			return err
 		}
@@ -845,17 +832,17 @@ func (s *Store) UpdateAndAppend(id string, updates []*Entry, added ...*Entry) er
 		}
 		s.count(e)
 	}
-	return s.commit(id, append(append([]*Entry{}, updates...), added...))
+	return s.commit(id, append(append([]*conversation.Entry{}, updates...), added...))
 }
 
 // latest returns the current version of each id, or ErrNotFound naming the
 // missing ones. The log must exist (call migrate first).
-func (s *Store) latest(id string, ids []string) (map[string]*Entry, error) {
+func (s *Store) latest(id string, ids []string) (map[string]*conversation.Entry, error) {
 	f, err := os.Open(logPath(s.dir, id))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("convlog: %w", err)
 	}
-	found := map[string]*Entry{}
+	found := map[string]*conversation.Entry{}
 	if err == nil {
 		defer f.Close()
 		fi, err := f.Stat()
@@ -885,7 +872,7 @@ func (s *Store) latest(id string, ids []string) (map[string]*Entry, error) {
 // appends, in one write, a copy of each message's current version with
 // "compacted":true, then one "compaction" event carrying data (nil records
 // {"messageIds":[…]}). It returns the event.
-func (s *Store) MarkCompacted(id string, msgIDs []string, data any) (*Entry, error) {
+func (s *Store) MarkCompacted(id string, msgIDs []string, data any) (*conversation.Entry, error) {
 	if err := checkConvID(id); err != nil {
 		return nil, err
 	}
@@ -906,15 +893,15 @@ func (s *Store) MarkCompacted(id string, msgIDs []string, data any) (*Entry, err
 	if err != nil {
 		return nil, err
 	}
-	now := Now()
-	lines := make([]*Entry, 0, len(ids)+1)
+	now := fsx.Now()
+	lines := make([]*conversation.Entry, 0, len(ids)+1)
 	for _, x := range ids {
 		c := *cur[x]
 		c.Compacted = true
 		c.UpdatedAt = now
 		lines = append(lines, &c)
 	}
-	evt := &Entry{Type: TypeEvt, ID: uuid.NewString(), CreatedAt: now, Event: EventCompaction, Data: raw}
+	evt := &conversation.Entry{Type: conversation.TypeEvt, ID: uuid.NewString(), CreatedAt: now, Event: conversation.EventCompaction, Data: raw}
 	lines = append(lines, evt)
 	if err := s.commit(id, lines); err != nil {
 		return nil, err
@@ -925,32 +912,32 @@ func (s *Store) MarkCompacted(id string, msgIDs []string, data any) (*Entry, err
 // Checkpoint records a named position: a "checkpoint" event in the log
 // (data {"name","messageId"}) and a record in the conversation's metadata.
 // Names are unique per conversation (ErrCheckpointExists).
-func (s *Store) Checkpoint(id, name string) (Checkpoint, error) {
+func (s *Store) Checkpoint(id, name string) (conversation.Checkpoint, error) {
 	if err := checkConvID(id); err != nil {
-		return Checkpoint{}, err
+		return conversation.Checkpoint{}, err
 	}
 	name = strings.TrimSpace(name)
 	if name == "" || len(name) > 200 || strings.ContainsFunc(name, isControl) {
-		return Checkpoint{}, fmt.Errorf("%w: checkpoint name %q (want 1-200 characters, no control characters)", ErrInvalidArgument, name)
+		return conversation.Checkpoint{}, fmt.Errorf("%w: checkpoint name %q (want 1-200 characters, no control characters)", ErrInvalidArgument, name)
 	}
 	m, release, err := s.beginWrite(id)
 	if err != nil {
-		return Checkpoint{}, err
+		return conversation.Checkpoint{}, err
 	}
 	defer release()
 	for _, c := range m.Checkpoints {
 		if c.Name == name {
-			return Checkpoint{}, fmt.Errorf("convlog: conversation %s: checkpoint %q: %w", id, name, ErrCheckpointExists)
+			return conversation.Checkpoint{}, fmt.Errorf("convlog: conversation %s: checkpoint %q: %w", id, name, ErrCheckpointExists)
 		}
 	}
 	if err := s.migrate(id); err != nil {
-		return Checkpoint{}, err
+		return conversation.Checkpoint{}, err
 	}
 	last := ""
 	if f, err := os.Open(logPath(s.dir, id)); err == nil {
 		fi, serr := f.Stat()
 		if serr == nil {
-			var tail []*Entry
+			var tail []*conversation.Entry
 			tail, serr = readTail(f, fi.Size(), 1, nil)
 			if len(tail) > 0 {
 				last = tail[0].ID
@@ -958,15 +945,15 @@ func (s *Store) Checkpoint(id, name string) (Checkpoint, error) {
 		}
 		f.Close()
 		if serr != nil {
-			return Checkpoint{}, fmt.Errorf("convlog: %w", serr)
+			return conversation.Checkpoint{}, fmt.Errorf("convlog: %w", serr)
 		}
 	}
 	raw, _ := json.Marshal(checkpointData{Name: name, MessageID: last})
-	evt := &Entry{Type: TypeEvt, ID: uuid.NewString(), CreatedAt: Now(), Event: EventCheckpoint, Data: raw}
-	if err := s.commit(id, []*Entry{evt}); err != nil {
-		return Checkpoint{}, err
+	evt := &conversation.Entry{Type: conversation.TypeEvt, ID: uuid.NewString(), CreatedAt: fsx.Now(), Event: conversation.EventCheckpoint, Data: raw}
+	if err := s.commit(id, []*conversation.Entry{evt}); err != nil {
+		return conversation.Checkpoint{}, err
 	}
-	cp := Checkpoint{Name: name, MessageID: last, CreatedAt: evt.CreatedAt}
+	cp := conversation.Checkpoint{Name: name, MessageID: last, CreatedAt: evt.CreatedAt}
 	s.mu.Lock()
 	if rec := s.index[id]; rec != nil {
 		rec.Checkpoints = append(rec.Checkpoints, cp)
@@ -995,13 +982,13 @@ func (s *Store) Rename(id, title string) error {
 	if title == "" || strings.ContainsFunc(title, isControl) {
 		return fmt.Errorf("%w: title must be non-empty text on one line", ErrInvalidArgument)
 	}
-	return s.UpdateMeta(id, func(m *ConversationMeta) { m.Title = title })
+	return s.UpdateMeta(id, func(m *conversation.ConversationMeta) { m.Title = title })
 }
 
 // UpdateMeta changes a conversation's index record through fn (which gets a
 // copy; its ID and HasSummary, derived from the log, cannot be changed) and
 // writes index.json.
-func (s *Store) UpdateMeta(id string, fn func(*ConversationMeta)) error {
+func (s *Store) UpdateMeta(id string, fn func(*conversation.ConversationMeta)) error {
 	if err := checkConvID(id); err != nil {
 		return err
 	}
@@ -1151,7 +1138,7 @@ func (s *Store) removeTempFiles(dir string) {
 
 // commit appends prepared entries as one write and updates the index record.
 // Entries without UpdatedAt are new; they count as messages and may set the title.
-func (s *Store) commit(id string, entries []*Entry) error {
+func (s *Store) commit(id string, entries []*conversation.Entry) error {
 	if err := s.migrate(id); err != nil {
 		return err
 	}
@@ -1170,17 +1157,17 @@ func (s *Store) commit(id string, entries []*Entry) error {
 			if e.IsSummary() {
 				m.HasSummary = true
 			}
-			if e.UpdatedAt != "" || e.Type != TypeMsg {
+			if e.UpdatedAt != "" || e.Type != conversation.TypeMsg {
 				continue
 			}
 			m.MessageCount++
-			if e.Role == RoleUser && !e.IsMeta && isDefaultTitle(m.Title) {
+			if e.Role == conversation.RoleUser && !e.IsMeta && isDefaultTitle(m.Title) {
 				if t := titleFrom(e.Text()); t != "" {
 					m.Title = t
 				}
 			}
 		}
-		m.LastActiveAt = Now()
+		m.LastActiveAt = fsx.Now()
 		s.dirty = true
 		if s.opts.IndexFlushDelay > 0 {
 			if !s.timerPending {
@@ -1217,7 +1204,15 @@ func (s *Store) timedFlush() {
 // encodeEntries writes one compact JSON line per entry (HTML characters not
 // escaped). A message without content gets "content":null after its role, so
 // every message line has the OpenAI "content" field.
-func encodeEntries(buf *bytes.Buffer, entries []*Entry) error {
+func encodeEntries(buf *bytes.Buffer, entries []*conversation.Entry) error {
+	size := 0
+	for _, e := range entries {
+		size += 256 + len(e.Text()) + len(e.Data)
+		for _, tc := range e.ToolCalls {
+			size += 64 + len(tc.Function.Arguments)
+		}
+	}
+	buf.Grow(size) // one allocation for a large batch (10,000 compaction marks)
 	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	for _, e := range entries {
@@ -1225,7 +1220,7 @@ func encodeEntries(buf *bytes.Buffer, entries []*Entry) error {
 		if err := enc.Encode(e); err != nil {
 			return fmt.Errorf("%w: entry %s: %v", ErrInvalidArgument, e.ID, err)
 		}
-		if e.Type == TypeMsg && e.Content == nil && roles[e.Role] {
+		if e.Type == conversation.TypeMsg && e.Content == nil && roles[e.Role] {
 			// The first `"role":"` in the line is the field: earlier fields
 			// are type, id and createdAt, whose quotes inside values are escaped.
 			line := buf.Bytes()[start:]
@@ -1388,25 +1383,25 @@ func (s *Store) migrate(id string) error {
 }
 
 // count stores the token count of a message once.
-func (s *Store) count(e *Entry) {
-	if s.opts.Counter == nil || e.Type != TypeMsg || e.Tokens != 0 {
+func (s *Store) count(e *conversation.Entry) {
+	if s.opts.Counter == nil || e.Type != conversation.TypeMsg || e.Tokens != 0 {
 		return
 	}
 	e.Tokens, e.TokenEncoding = s.opts.Counter.CountEntry(e)
 }
 
-var roles = map[string]bool{RoleSystem: true, RoleUser: true, RoleAssistant: true, RoleTool: true, RoleDeveloper: true}
+var roles = map[string]bool{conversation.RoleSystem: true, conversation.RoleUser: true, conversation.RoleAssistant: true, conversation.RoleTool: true, conversation.RoleDeveloper: true}
 
-func validateEntry(e *Entry) error {
+func validateEntry(e *conversation.Entry) error {
 	if err := checkMsgID(e.ID); err != nil {
 		return err
 	}
 	switch e.Type {
-	case TypeMsg:
+	case conversation.TypeMsg:
 		if !roles[e.Role] {
 			return fmt.Errorf("%w: entry %s: role %q (want system, user, assistant, tool or developer)", ErrInvalidArgument, e.ID, e.Role)
 		}
-	case TypeEvt:
+	case conversation.TypeEvt:
 		if e.Event == "" {
 			return fmt.Errorf("%w: event entry %s has no event name", ErrInvalidArgument, e.ID)
 		}
@@ -1444,19 +1439,11 @@ func eventData(data, def any) (json.RawMessage, error) {
 
 func isDefaultTitle(t string) bool { return t == "" || t == DefaultTitle }
 
-// RunInputHeader opens a user message sent during a workflow run
-// (conversation.RunInputHeader).
-const RunInputHeader = conversation.RunInputHeader
-
-// RunInputText returns the user's own text of a message sent during a run
-// (conversation.RunInputText).
-func RunInputText(content string) string { return conversation.RunInputText(content) }
-
 // titleFrom makes a title of the first non-empty line of a message (of the
 // user's own text for a run's message): spaces collapsed, at most 60
 // characters.
 func titleFrom(text string) string {
-	text = RunInputText(text)
+	text = conversation.RunInputText(text)
 	for line := range strings.SplitSeq(text, "\n") {
 		line = strings.Join(strings.Fields(line), " ")
 		if line == "" {
@@ -1495,10 +1482,10 @@ func dirExists(p string) bool {
 	return err == nil && fi.IsDir()
 }
 
-func cloneMeta(m *ConversationMeta) ConversationMeta {
+func cloneMeta(m *conversation.ConversationMeta) conversation.ConversationMeta {
 	c := *m
-	c.Runs = append([]RunRef(nil), m.Runs...)
-	c.Checkpoints = append([]Checkpoint(nil), m.Checkpoints...)
+	c.Runs = append([]conversation.RunRef(nil), m.Runs...)
+	c.Checkpoints = append([]conversation.Checkpoint(nil), m.Checkpoints...)
 	if m.Origin != nil {
 		o := *m.Origin
 		c.Origin = &o

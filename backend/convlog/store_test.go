@@ -14,6 +14,9 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"crewagent/backend/conversation"
+	"crewagent/backend/errs"
 )
 
 func TestCreate(t *testing.T) {
@@ -24,9 +27,9 @@ func TestCreate(t *testing.T) {
 		wantActive    string
 		wantErr       error
 	}{
-		{"", "", DefaultTitle, ActiveChat, nil},
-		{"  Plan  ", "agent", "Plan", ActiveAgent, nil},
-		{"Run it", "workflow", "Run it", ActiveWorkflow, nil},
+		{"", "", DefaultTitle, conversation.ActiveChat, nil},
+		{"  Plan  ", "agent", "Plan", conversation.ActiveAgent, nil},
+		{"Run it", "workflow", "Run it", conversation.ActiveWorkflow, nil},
 		{"x", "run", "", "", ErrInvalidArgument},
 	}
 	for _, tt := range tests {
@@ -59,17 +62,17 @@ func TestAppendFillsFieldsCountsOnceAndUpdatesIndex(t *testing.T) {
 	c := &lenCounter{}
 	s, _, _ := openTest(t, Options{Counter: c, IndexFlushDelay: time.Hour})
 	id := mustCreate(t, s)
-	meta := &Entry{Role: RoleUser, Content: Str("<skill-prompt>"), IsMeta: true}
-	u := msg(RoleUser, "  Please   build\n a deck for the quarterly review meeting with all the numbers in it\nsecond line")
-	a := msg(RoleAssistant, "sure")
-	pre := &Entry{ID: "m-pre", CreatedAt: "2001-01-01T00:00:00.000Z", Role: RoleAssistant, Content: Str("x"), Tokens: 99, TokenEncoding: "o200k_base"}
-	ev := &Entry{Type: TypeEvt, Event: EventModeSwitch, Data: json.RawMessage(`{"to":"agent"}`)}
+	meta := &conversation.Entry{Role: conversation.RoleUser, Content: conversation.Str("<skill-prompt>"), IsMeta: true}
+	u := msg(conversation.RoleUser, "  Please   build\n a deck for the quarterly review meeting with all the numbers in it\nsecond line")
+	a := msg(conversation.RoleAssistant, "sure")
+	pre := &conversation.Entry{ID: "m-pre", CreatedAt: "2001-01-01T00:00:00.000Z", Role: conversation.RoleAssistant, Content: conversation.Str("x"), Tokens: 99, TokenEncoding: "o200k_base"}
+	ev := &conversation.Entry{Type: conversation.TypeEvt, Event: conversation.EventModeSwitch, Data: json.RawMessage(`{"to":"agent"}`)}
 	before := time.Now().UTC().Add(-time.Second)
 	if err := s.Append(id, meta, u, a, pre, ev); err != nil {
 		t.Fatal(err)
 	}
-	for _, e := range []*Entry{meta, u, a} {
-		if _, err := uuid.Parse(e.ID); err != nil || e.Type != TypeMsg || e.Tokens != len(e.Text())/4+4 || e.TokenEncoding != "test_base" {
+	for _, e := range []*conversation.Entry{meta, u, a} {
+		if _, err := uuid.Parse(e.ID); err != nil || e.Type != conversation.TypeMsg || e.Tokens != len(e.Text())/4+4 || e.TokenEncoding != "test_base" {
 			t.Errorf("filled entry = %+v", e)
 		}
 		ts, err := time.Parse(time.RFC3339Nano, e.CreatedAt)
@@ -80,7 +83,7 @@ func TestAppendFillsFieldsCountsOnceAndUpdatesIndex(t *testing.T) {
 	if pre.ID != "m-pre" || pre.CreatedAt != "2001-01-01T00:00:00.000Z" || pre.Tokens != 99 || pre.TokenEncoding != "o200k_base" {
 		t.Errorf("preset fields changed: %+v", pre)
 	}
-	if ev.Type != TypeEvt || ev.Tokens != 0 {
+	if ev.Type != conversation.TypeEvt || ev.Tokens != 0 {
 		t.Errorf("event: %+v", ev)
 	}
 	if c.Calls() != 3 {
@@ -110,7 +113,7 @@ func TestAppendFillsFieldsCountsOnceAndUpdatesIndex(t *testing.T) {
 	if err := s.Rename(id, "Mine"); err != nil {
 		t.Fatal(err)
 	}
-	s.Append(id, msg(RoleUser, "other"))
+	s.Append(id, msg(conversation.RoleUser, "other"))
 	if m, _ := s.Get(id); m.Title != "Mine" || m.MessageCount != 5 {
 		t.Errorf("after rename+append: %+v", m)
 	}
@@ -138,24 +141,24 @@ func TestAppendRejectsInvalidEntries(t *testing.T) {
 	id := mustCreate(t, s)
 	tests := []struct {
 		name    string
-		entries []*Entry
+		entries []*conversation.Entry
 		want    error
 	}{
-		{"nil", []*Entry{nil}, ErrInvalidArgument},
-		{"unknown role", []*Entry{msg("robot", "x")}, ErrInvalidArgument},
-		{"no role", []*Entry{{Content: Str("x")}}, ErrInvalidArgument},
-		{"event without name", []*Entry{{Type: TypeEvt}}, ErrInvalidArgument},
-		{"unknown type", []*Entry{{Type: "note", Role: RoleUser}}, ErrInvalidArgument},
-		{"bad data", []*Entry{{Type: TypeEvt, Event: "x", Data: json.RawMessage(`{`)}}, ErrInvalidArgument},
-		{"bad widget", []*Entry{{Role: RoleAssistant, Widget: json.RawMessage(`[1,`)}}, ErrInvalidArgument},
-		{"duplicate id", []*Entry{{ID: "a", Role: RoleUser}, {ID: "a", Role: RoleUser}}, ErrInvalidArgument},
-		{"slash id", []*Entry{{ID: "a/b", Role: RoleUser}}, ErrInvalidID},
-		{"dotdot id", []*Entry{{ID: "a..b", Role: RoleUser}}, ErrInvalidID},
-		{"parent id", []*Entry{{ID: "..", Role: RoleUser}}, ErrInvalidID},
-		{"hidden id", []*Entry{{ID: ".x", Role: RoleUser}}, ErrInvalidID},
-		{"backslash id", []*Entry{{ID: `a\b`, Role: RoleUser}}, ErrInvalidID},
-		{"long id", []*Entry{{ID: strings.Repeat("a", 129), Role: RoleUser}}, ErrInvalidID},
-		{"valid then invalid", []*Entry{msg(RoleUser, "ok"), msg("robot", "x")}, ErrInvalidArgument},
+		{"nil", []*conversation.Entry{nil}, ErrInvalidArgument},
+		{"unknown role", []*conversation.Entry{msg("robot", "x")}, ErrInvalidArgument},
+		{"no role", []*conversation.Entry{{Content: conversation.Str("x")}}, ErrInvalidArgument},
+		{"event without name", []*conversation.Entry{{Type: conversation.TypeEvt}}, ErrInvalidArgument},
+		{"unknown type", []*conversation.Entry{{Type: "note", Role: conversation.RoleUser}}, ErrInvalidArgument},
+		{"bad data", []*conversation.Entry{{Type: conversation.TypeEvt, Event: "x", Data: json.RawMessage(`{`)}}, ErrInvalidArgument},
+		{"bad widget", []*conversation.Entry{{Role: conversation.RoleAssistant, Widget: json.RawMessage(`[1,`)}}, ErrInvalidArgument},
+		{"duplicate id", []*conversation.Entry{{ID: "a", Role: conversation.RoleUser}, {ID: "a", Role: conversation.RoleUser}}, ErrInvalidArgument},
+		{"slash id", []*conversation.Entry{{ID: "a/b", Role: conversation.RoleUser}}, ErrInvalidID},
+		{"dotdot id", []*conversation.Entry{{ID: "a..b", Role: conversation.RoleUser}}, ErrInvalidID},
+		{"parent id", []*conversation.Entry{{ID: "..", Role: conversation.RoleUser}}, ErrInvalidID},
+		{"hidden id", []*conversation.Entry{{ID: ".x", Role: conversation.RoleUser}}, ErrInvalidID},
+		{"backslash id", []*conversation.Entry{{ID: `a\b`, Role: conversation.RoleUser}}, ErrInvalidID},
+		{"long id", []*conversation.Entry{{ID: strings.Repeat("a", 129), Role: conversation.RoleUser}}, ErrInvalidID},
+		{"valid then invalid", []*conversation.Entry{msg(conversation.RoleUser, "ok"), msg("robot", "x")}, ErrInvalidArgument},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -171,7 +174,7 @@ func TestAppendRejectsInvalidEntries(t *testing.T) {
 	if err := s.Append(id); err != nil {
 		t.Errorf("empty append: %v", err)
 	}
-	if err := s.Append(uuid.NewString(), msg(RoleUser, "x")); !errors.Is(err, ErrNotFound) {
+	if err := s.Append(uuid.NewString(), msg(conversation.RoleUser, "x")); !errors.Is(err, ErrNotFound) {
 		t.Errorf("append to unknown conversation: %v", err)
 	}
 }
@@ -187,16 +190,16 @@ func TestInvalidConversationIDs(t *testing.T) {
 		calls["Load"] = func() error { _, err := s.Load(id); return err }()
 		calls["LoadTail"] = func() error { _, err := s.LoadTail(id, 5); return err }()
 		calls["LoadSinceCompaction"] = func() error { _, err := s.LoadSinceCompaction(id); return err }()
-		calls["Append"] = s.Append(id, msg(RoleUser, "x"))
-		calls["Update"] = s.Update(id, &Entry{ID: "a", Role: RoleUser})
+		calls["Append"] = s.Append(id, msg(conversation.RoleUser, "x"))
+		calls["Update"] = s.Update(id, &conversation.Entry{ID: "a", Role: conversation.RoleUser})
 		calls["Rename"] = s.Rename(id, "t")
-		calls["UpdateMeta"] = s.UpdateMeta(id, func(*ConversationMeta) {})
+		calls["UpdateMeta"] = s.UpdateMeta(id, func(*conversation.ConversationMeta) {})
 		calls["Checkpoint"] = func() error { _, err := s.Checkpoint(id, "c"); return err }()
 		calls["Fork"] = func() error { _, err := s.Fork(id, ForkOptions{}); return err }()
 		calls["MarkCompacted"] = func() error { _, err := s.MarkCompacted(id, []string{"a"}, nil); return err }()
 		calls["Delete"] = s.Delete(id)
 		for name, err := range calls {
-			if !errors.Is(err, ErrInvalidID) || ErrorCode(err) != "E_INVALID_ID" {
+			if !errors.Is(err, ErrInvalidID) || errs.CodeOf(err) != "E_INVALID_ID" {
 				t.Errorf("%s(%q) = %v, want ErrInvalidID", name, id, err)
 			}
 		}
@@ -213,15 +216,15 @@ func TestUpdateLastLineWins(t *testing.T) {
 	c := &lenCounter{}
 	s, dir, _ := openTest(t, Options{Counter: c})
 	id := mustCreate(t, s)
-	a, b, d := msg(RoleUser, "one"), msg(RoleAssistant, "two"), msg(RoleUser, "three")
+	a, b, d := msg(conversation.RoleUser, "one"), msg(conversation.RoleAssistant, "two"), msg(conversation.RoleUser, "three")
 	if err := s.Append(id, a, b, d); err != nil {
 		t.Fatal(err)
 	}
-	upd := &Entry{ID: b.ID, Role: RoleAssistant, Content: Str("two, edited at length")}
+	upd := &conversation.Entry{ID: b.ID, Role: conversation.RoleAssistant, Content: conversation.Str("two, edited at length")}
 	if err := s.Update(id, upd); err != nil {
 		t.Fatal(err)
 	}
-	if upd.Type != TypeMsg || upd.CreatedAt != b.CreatedAt || upd.UpdatedAt == "" || upd.Tokens != len("two, edited at length")/4+4 {
+	if upd.Type != conversation.TypeMsg || upd.CreatedAt != b.CreatedAt || upd.UpdatedAt == "" || upd.Tokens != len("two, edited at length")/4+4 {
 		t.Errorf("update filled %+v", upd)
 	}
 	got, _ := s.Load(id)
@@ -234,10 +237,10 @@ func TestUpdateLastLineWins(t *testing.T) {
 	if m, _ := s.Get(id); m.MessageCount != 3 {
 		t.Errorf("messageCount after update = %d", m.MessageCount)
 	}
-	if err := s.Update(id, &Entry{ID: "nope", Role: RoleUser}); !errors.Is(err, ErrNotFound) {
+	if err := s.Update(id, &conversation.Entry{ID: "nope", Role: conversation.RoleUser}); !errors.Is(err, ErrNotFound) {
 		t.Errorf("update of unknown entry: %v", err)
 	}
-	if err := s.Update(id, &Entry{ID: "../x", Role: RoleUser}); !errors.Is(err, ErrInvalidID) {
+	if err := s.Update(id, &conversation.Entry{ID: "../x", Role: conversation.RoleUser}); !errors.Is(err, ErrInvalidID) {
 		t.Errorf("update with unsafe id: %v", err)
 	}
 	// unchanged content keeps the stored count
@@ -262,24 +265,24 @@ func TestRenameAndUpdateMeta(t *testing.T) {
 			t.Errorf("Rename(%q) = %v", bad, err)
 		}
 	}
-	err := s.UpdateMeta(id, func(m *ConversationMeta) {
+	err := s.UpdateMeta(id, func(m *conversation.ConversationMeta) {
 		m.ID = "hijack"
-		m.ActiveType = ActiveWorkflow
+		m.ActiveType = conversation.ActiveWorkflow
 		m.SelectedAgentID = "pm"
-		m.Runs = append(m.Runs, RunRef{RunID: "r1", WorkflowID: "w", Phase: "running"})
+		m.Runs = append(m.Runs, conversation.RunRef{RunID: "r1", WorkflowID: "w", Phase: "running"})
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var recs []ConversationMeta
+	var recs []conversation.ConversationMeta
 	if err := json.Unmarshal([]byte(readFile(t, indexPath(dir))), &recs); err != nil {
 		t.Fatal(err)
 	}
-	if len(recs) != 1 || recs[0].ID != id || recs[0].Title != "New name" || recs[0].ActiveType != ActiveWorkflow ||
+	if len(recs) != 1 || recs[0].ID != id || recs[0].Title != "New name" || recs[0].ActiveType != conversation.ActiveWorkflow ||
 		recs[0].SelectedAgentID != "pm" || len(recs[0].Runs) != 1 {
 		t.Errorf("index.json = %+v", recs)
 	}
-	if err := s.UpdateMeta(uuid.NewString(), func(*ConversationMeta) {}); !errors.Is(err, ErrNotFound) {
+	if err := s.UpdateMeta(uuid.NewString(), func(*conversation.ConversationMeta) {}); !errors.Is(err, ErrNotFound) {
 		t.Errorf("UpdateMeta unknown: %v", err)
 	}
 }
@@ -288,7 +291,7 @@ func TestListOrder(t *testing.T) {
 	s, _, _ := openTest(t, Options{})
 	a, b, c := mustCreate(t, s), mustCreate(t, s), mustCreate(t, s)
 	time.Sleep(2 * time.Millisecond)
-	s.Append(a, msg(RoleUser, "x"))
+	s.Append(a, msg(conversation.RoleUser, "x"))
 	list, err := s.List()
 	if err != nil {
 		t.Fatal(err)
@@ -307,7 +310,7 @@ func TestListOrder(t *testing.T) {
 func TestCheckpoint(t *testing.T) {
 	s, dir, _ := openTest(t, Options{})
 	id := mustCreate(t, s)
-	a := msg(RoleUser, "a")
+	a := msg(conversation.RoleUser, "a")
 	s.Append(id, a)
 	cp, err := s.Checkpoint(id, " before-refactor ")
 	if err != nil {
@@ -316,7 +319,7 @@ func TestCheckpoint(t *testing.T) {
 	if cp.Name != "before-refactor" || cp.MessageID != a.ID || cp.CreatedAt == "" {
 		t.Errorf("checkpoint = %+v", cp)
 	}
-	if _, err := s.Checkpoint(id, "before-refactor"); !errors.Is(err, ErrCheckpointExists) || ErrorCode(err) != "E_CHECKPOINT_EXISTS" {
+	if _, err := s.Checkpoint(id, "before-refactor"); !errors.Is(err, ErrCheckpointExists) || errs.CodeOf(err) != "E_CHECKPOINT_EXISTS" {
 		t.Errorf("duplicate checkpoint: %v", err)
 	}
 	for _, bad := range []string{"", "a\nb", strings.Repeat("x", 201)} {
@@ -332,7 +335,7 @@ func TestCheckpoint(t *testing.T) {
 		t.Errorf("meta checkpoints = %+v", m.Checkpoints)
 	}
 	got, _ := s.Load(id)
-	if len(got) != 3 || got[1].Event != EventCheckpoint || !strings.Contains(string(got[1].Data), `"name":"before-refactor"`) {
+	if len(got) != 3 || got[1].Event != conversation.EventCheckpoint || !strings.Contains(string(got[1].Data), `"name":"before-refactor"`) {
 		t.Errorf("log = %+v", got)
 	}
 	if m.MessageCount != 1 {
@@ -348,21 +351,21 @@ func TestCheckpoint(t *testing.T) {
 func TestMarkCompacted(t *testing.T) {
 	s, dir, _ := openTest(t, Options{})
 	id := mustCreate(t, s)
-	var es []*Entry
+	var es []*conversation.Entry
 	for i := range 6 {
-		es = append(es, msg(RoleUser, fmt.Sprint("m", i)))
+		es = append(es, msg(conversation.RoleUser, fmt.Sprint("m", i)))
 	}
 	s.Append(id, es...)
-	s.Update(id, &Entry{ID: es[1].ID, Role: RoleUser, Content: Str("m1 edited")})
+	s.Update(id, &conversation.Entry{ID: es[1].ID, Role: conversation.RoleUser, Content: conversation.Str("m1 edited")})
 	evt, err := s.MarkCompacted(id, []string{es[0].ID, es[1].ID, es[2].ID, es[1].ID}, map[string]any{"summary": "s1"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	summary := msg(RoleSystem, "SUMMARY of m0-m2")
-	tail := msg(RoleUser, "after")
+	summary := msg(conversation.RoleSystem, "SUMMARY of m0-m2")
+	tail := msg(conversation.RoleUser, "after")
 	s.Append(id, summary, tail)
 
-	if evt.Event != EventCompaction || string(evt.Data) != `{"summary":"s1"}` {
+	if evt.Event != conversation.EventCompaction || string(evt.Data) != `{"summary":"s1"}` {
 		t.Errorf("event = %+v", evt)
 	}
 	all, _ := s.Load(id)
@@ -410,9 +413,9 @@ func TestMarkCompacted(t *testing.T) {
 func TestForkTitles(t *testing.T) {
 	s, _, _ := openTest(t, Options{})
 	parent, _ := s.Create("Plan", "chat")
-	s.Append(parent.ID, msg(RoleUser, "hello"))
+	s.Append(parent.ID, msg(conversation.RoleUser, "hello"))
 	var titles []string
-	fork := func(id string) ConversationMeta {
+	fork := func(id string) conversation.ConversationMeta {
 		m, err := s.Fork(id, ForkOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -435,7 +438,7 @@ func TestForkTitles(t *testing.T) {
 func TestLoadSinceCompactionWithoutCompaction(t *testing.T) {
 	s, _, _ := openTest(t, Options{})
 	id := mustCreate(t, s)
-	s.Append(id, msg(RoleUser, "a"), msg(RoleAssistant, "b"))
+	s.Append(id, msg(conversation.RoleUser, "a"), msg(conversation.RoleAssistant, "b"))
 	got, err := s.LoadSinceCompaction(id)
 	if err != nil || !slices.Equal(texts(got), []string{"a", "b"}) {
 		t.Errorf("= %q, %v", texts(got), err)
@@ -445,19 +448,19 @@ func TestLoadSinceCompactionWithoutCompaction(t *testing.T) {
 func TestFork(t *testing.T) {
 	s, dir, _ := openTest(t, Options{LargeOutputThreshold: 100})
 	parent, _ := s.Create("Design", "agent")
-	s.UpdateMeta(parent.ID, func(m *ConversationMeta) { m.SelectedAgentID = "architect" })
-	u := msg(RoleUser, "question")
-	call := &Entry{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "c1", Type: "function", Function: FunctionCall{Name: "fs.read", Arguments: `{"path":"@project/a"}`}}}}
-	big := &Entry{Role: RoleTool, ToolCallID: "c1", ToolName: "fs.read", Content: Str(strings.Repeat("data ", 100))}
+	s.UpdateMeta(parent.ID, func(m *conversation.ConversationMeta) { m.SelectedAgentID = "architect" })
+	u := msg(conversation.RoleUser, "question")
+	call := &conversation.Entry{Role: conversation.RoleAssistant, ToolCalls: []conversation.ToolCall{{ID: "c1", Type: "function", Function: conversation.FunctionCall{Name: "fs.read", Arguments: `{"path":"@project/a"}`}}}}
+	big := &conversation.Entry{Role: conversation.RoleTool, ToolCallID: "c1", ToolName: "fs.read", Content: conversation.Str(strings.Repeat("data ", 100))}
 	if err := s.Append(parent.ID, u, call, big); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Checkpoint(parent.ID, "cp1"); err != nil {
 		t.Fatal(err)
 	}
-	later := msg(RoleAssistant, "answer")
+	later := msg(conversation.RoleAssistant, "answer")
 	s.Append(parent.ID, later)
-	s.Update(parent.ID, &Entry{ID: u.ID, Role: RoleUser, Content: Str("question, edited after the checkpoint")})
+	s.Update(parent.ID, &conversation.Entry{ID: u.ID, Role: conversation.RoleUser, Content: conversation.Str("question, edited after the checkpoint")})
 
 	tests := []struct {
 		name      string
@@ -477,19 +480,19 @@ func TestFork(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !IsValidID(m.ID) || m.ID == parent.ID || m.ParentID != parent.ID || m.ForkedFromMsgID != tt.opts.AtMessageID ||
-				m.ForkedFromCheckpoint != tt.opts.Checkpoint || m.ActiveType != ActiveAgent || m.SelectedAgentID != "architect" || m.Title != tt.wantTitle {
+				m.ForkedFromCheckpoint != tt.opts.Checkpoint || m.ActiveType != conversation.ActiveAgent || m.SelectedAgentID != "architect" || m.Title != tt.wantTitle {
 				t.Errorf("fork meta = %+v", m)
 			}
 			got, err := s.Load(m.ID)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got[0].Event != EventForkOrigin || !strings.Contains(string(got[0].Data), `"parentId":"`+parent.ID+`"`) {
+			if got[0].Event != conversation.EventForkOrigin || !strings.Contains(string(got[0].Data), `"parentId":"`+parent.ID+`"`) {
 				t.Errorf("first entry = %+v", got[0])
 			}
 			gotIDs := ids(got[1:])
 			for i, e := range got[1:] {
-				if e.Event == EventCheckpoint {
+				if e.Event == conversation.EventCheckpoint {
 					gotIDs[i] = "<cp>"
 				}
 				if e.UpdatedAt != "" {
@@ -528,7 +531,7 @@ func TestFork(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				var rec ToolResultFile
+				var rec conversation.ToolResultFile
 				if err := json.Unmarshal([]byte(readFile(t, p)), &rec); err != nil || rec.ConversationID != m.ID || rec.Content != strings.Repeat("data ", 100) {
 					t.Errorf("copied tool result file = %+v, %v", rec, err)
 				}
@@ -572,8 +575,8 @@ func TestDelete(t *testing.T) {
 	s, dir, _ := openTest(t, Options{LargeOutputThreshold: 10})
 	id := mustCreate(t, s)
 	keep := mustCreate(t, s)
-	s.Append(id, &Entry{Role: RoleTool, ToolCallID: "c", Content: Str(strings.Repeat("x", 100))})
-	s.Append(keep, &Entry{Role: RoleTool, ToolCallID: "c", Content: Str(strings.Repeat("y", 100))})
+	s.Append(id, &conversation.Entry{Role: conversation.RoleTool, ToolCallID: "c", Content: conversation.Str(strings.Repeat("x", 100))})
+	s.Append(keep, &conversation.Entry{Role: conversation.RoleTool, ToolCallID: "c", Content: conversation.Str(strings.Repeat("y", 100))})
 	if !pathExists(toolResultsDir(dir, id)) {
 		t.Fatal("no tool results written")
 	}
@@ -621,7 +624,7 @@ func TestDeleteInterruptedHealsOnLoad(t *testing.T) {
 	}
 	a, b, c := mustCreate(t, s), mustCreate(t, s), mustCreate(t, s)
 	for _, id := range []string{a, b, c} {
-		s.Append(id, &Entry{Role: RoleTool, ToolCallID: "t", Content: Str(strings.Repeat("z", 50))})
+		s.Append(id, &conversation.Entry{Role: conversation.RoleTool, ToolCallID: "t", Content: conversation.Str(strings.Repeat("z", 50))})
 	}
 	s.Close()
 	// a: crashed after removing tool results and renaming the folder to trash
@@ -675,7 +678,7 @@ func TestLock(t *testing.T) {
 		t.Errorf("lock file holds %q, want our pid", pid)
 	}
 	_, err = Open(dir, Options{Logger: discard})
-	if !errors.Is(err, ErrProjectLocked) || ErrorCode(err) != "E_PROJECT_LOCKED" {
+	if !errors.Is(err, ErrProjectLocked) || errs.CodeOf(err) != "E_PROJECT_LOCKED" {
 		t.Fatalf("second Open = %v, want ErrProjectLocked", err)
 	}
 	for _, want := range []string{"another crewagent process", fmt.Sprintf("pid %d", os.Getpid()), "close it"} {
@@ -708,7 +711,7 @@ func TestClosed(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
 	}
-	if err := s.Append(id, msg(RoleUser, "x")); !errors.Is(err, ErrClosed) {
+	if err := s.Append(id, msg(conversation.RoleUser, "x")); !errors.Is(err, ErrClosed) {
 		t.Errorf("Append after Close: %v", err)
 	}
 	if _, err := s.List(); !errors.Is(err, ErrClosed) {
@@ -719,7 +722,7 @@ func TestClosed(t *testing.T) {
 func TestReadOnly(t *testing.T) {
 	w, dir, _ := openTest(t, Options{IndexFlushDelay: 5 * time.Millisecond})
 	id := mustCreate(t, w)
-	w.Append(id, msg(RoleUser, "hello"), msg(RoleAssistant, "hi"))
+	w.Append(id, msg(conversation.RoleUser, "hello"), msg(conversation.RoleAssistant, "hi"))
 
 	ro, err := OpenReadOnly(dir, Options{Logger: discard})
 	if err != nil {
@@ -738,17 +741,17 @@ func TestReadOnly(t *testing.T) {
 	}
 	writes := map[string]error{
 		"Create":        func() error { _, err := ro.Create("", ""); return err }(),
-		"Append":        ro.Append(id, msg(RoleUser, "x")),
-		"Update":        ro.Update(id, &Entry{ID: got[0].ID, Role: RoleUser}),
+		"Append":        ro.Append(id, msg(conversation.RoleUser, "x")),
+		"Update":        ro.Update(id, &conversation.Entry{ID: got[0].ID, Role: conversation.RoleUser}),
 		"Rename":        ro.Rename(id, "t"),
-		"UpdateMeta":    ro.UpdateMeta(id, func(*ConversationMeta) {}),
+		"UpdateMeta":    ro.UpdateMeta(id, func(*conversation.ConversationMeta) {}),
 		"Checkpoint":    func() error { _, err := ro.Checkpoint(id, "c"); return err }(),
 		"Fork":          func() error { _, err := ro.Fork(id, ForkOptions{}); return err }(),
 		"MarkCompacted": func() error { _, err := ro.MarkCompacted(id, []string{got[0].ID}, nil); return err }(),
 		"Delete":        ro.Delete(id),
 	}
 	for name, err := range writes {
-		if !errors.Is(err, ErrReadOnly) || ErrorCode(err) != "E_READ_ONLY" {
+		if !errors.Is(err, ErrReadOnly) || errs.CodeOf(err) != "E_READ_ONLY" {
 			t.Errorf("read-only %s = %v", name, err)
 		}
 	}
@@ -757,7 +760,7 @@ func TestReadOnly(t *testing.T) {
 	if _, err := ro.Get(id2); err != nil {
 		t.Errorf("read-only store does not see a new conversation: %v", err)
 	}
-	w.Append(id2, msg(RoleUser, "first words"))
+	w.Append(id2, msg(conversation.RoleUser, "first words"))
 	deadline := time.Now().Add(2 * time.Second)
 	for {
 		m, _ := ro.Get(id2)
@@ -789,7 +792,7 @@ func TestIsOwnWrite(t *testing.T) {
 	if !s.IsOwnWrite(log) || !s.IsOwnWrite(convDir(dir, id)) || !s.IsOwnWrite(indexPath(dir)) {
 		t.Error("Create not recognised as own write")
 	}
-	s.Append(id, msg(RoleUser, "x"))
+	s.Append(id, msg(conversation.RoleUser, "x"))
 	if !s.IsOwnWrite(log) || !s.IsOwnWrite(indexPath(dir)) {
 		t.Error("Append not recognised as own write")
 	}
@@ -827,7 +830,7 @@ func TestConcurrentUse(t *testing.T) {
 			defer wg.Done()
 			id := convs[w%len(convs)]
 			for i := range per {
-				if err := s.Append(id, msg(RoleUser, fmt.Sprint(w, "-", i))); err != nil {
+				if err := s.Append(id, msg(conversation.RoleUser, fmt.Sprint(w, "-", i))); err != nil {
 					t.Error(err)
 					return
 				}
@@ -873,7 +876,7 @@ func TestConcurrentUse(t *testing.T) {
 func TestUpdateAndAppend(t *testing.T) {
 	s, dir, _ := openTest(t, Options{IndexFlushDelay: -1})
 	id := mustCreate(t, s)
-	u, a := msg(RoleUser, "question"), msg(RoleAssistant, "answer")
+	u, a := msg(conversation.RoleUser, "question"), msg(conversation.RoleAssistant, "answer")
 	if err := s.Append(id, u, a); err != nil {
 		t.Fatal(err)
 	}
@@ -881,8 +884,8 @@ func TestUpdateAndAppend(t *testing.T) {
 	before, _ := os.ReadFile(path)
 
 	// An update of an entry that does not exist writes nothing at all.
-	out := &Entry{ID: a.ID, Role: RoleAssistant, Content: Str("answer"), IncludeInContext: Bool(false)}
-	err := s.UpdateAndAppend(id, []*Entry{out, {ID: "missing", Role: RoleUser, Content: Str("x")}}, &Entry{Type: TypeEvt, Event: "branch", Data: []byte(`{}`)})
+	out := &conversation.Entry{ID: a.ID, Role: conversation.RoleAssistant, Content: conversation.Str("answer"), IncludeInContext: conversation.Bool(false)}
+	err := s.UpdateAndAppend(id, []*conversation.Entry{out, {ID: "missing", Role: conversation.RoleUser, Content: conversation.Str("x")}}, &conversation.Entry{Type: conversation.TypeEvt, Event: "branch", Data: []byte(`{}`)})
 	if !errors.Is(err, ErrNotFound) {
 		t.Fatalf("missing id: %v", err)
 	}
@@ -890,13 +893,13 @@ func TestUpdateAndAppend(t *testing.T) {
 		t.Fatalf("a failed write changed the log:\n%s", after[len(before):])
 	}
 	// The same id twice is refused.
-	if err := s.UpdateAndAppend(id, []*Entry{out}, &Entry{ID: a.ID, Role: RoleUser, Content: Str("y")}); !errors.Is(err, ErrInvalidArgument) {
+	if err := s.UpdateAndAppend(id, []*conversation.Entry{out}, &conversation.Entry{ID: a.ID, Role: conversation.RoleUser, Content: conversation.Str("y")}); !errors.Is(err, ErrInvalidArgument) {
 		t.Fatalf("duplicate id: %v", err)
 	}
 
-	evt := &Entry{Type: TypeEvt, Event: "branch", Data: []byte(`{"after":"x"}`)}
-	edit := &Entry{Role: RoleUser, Content: Str("question, again"), EditOf: u.ID}
-	if err := s.UpdateAndAppend(id, []*Entry{out}, evt, edit); err != nil {
+	evt := &conversation.Entry{Type: conversation.TypeEvt, Event: "branch", Data: []byte(`{"after":"x"}`)}
+	edit := &conversation.Entry{Role: conversation.RoleUser, Content: conversation.Str("question, again"), EditOf: u.ID}
+	if err := s.UpdateAndAppend(id, []*conversation.Entry{out}, evt, edit); err != nil {
 		t.Fatal(err)
 	}
 	after, _ := os.ReadFile(path)

@@ -6,6 +6,8 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"crewagent/backend/conversation"
 )
 
 func TestIsSummaryText(t *testing.T) {
@@ -17,20 +19,20 @@ func TestIsSummaryText(t *testing.T) {
 		"The SUMMARY follows":           false,
 		"":                              false,
 	} {
-		if IsSummaryText(s) != want {
+		if conversation.IsSummaryText(s) != want {
 			t.Errorf("IsSummaryText(%q) = %v", s, !want)
 		}
 	}
 	for _, c := range []struct {
-		e    Entry
+		e    conversation.Entry
 		want bool
 	}{
-		{Entry{Type: TypeMsg, Role: RoleSystem, Content: Str("SUMMARY x")}, true},
-		{Entry{Type: TypeMsg, Role: RoleDeveloper, Content: Str("CONVERSATION_SUMMARY\nx")}, true},
-		{Entry{Type: TypeMsg, Role: RoleUser, Content: Str("SUMMARY x")}, false},
-		{Entry{Type: TypeMsg, Role: RoleSystem, Content: Str("You are helpful.")}, false},
-		{Entry{Type: TypeMsg, Role: RoleSystem}, false},
-		{Entry{Type: TypeEvt, Event: EventCompaction, Content: Str("SUMMARY x")}, false},
+		{conversation.Entry{Type: conversation.TypeMsg, Role: conversation.RoleSystem, Content: conversation.Str("SUMMARY x")}, true},
+		{conversation.Entry{Type: conversation.TypeMsg, Role: conversation.RoleDeveloper, Content: conversation.Str("CONVERSATION_SUMMARY\nx")}, true},
+		{conversation.Entry{Type: conversation.TypeMsg, Role: conversation.RoleUser, Content: conversation.Str("SUMMARY x")}, false},
+		{conversation.Entry{Type: conversation.TypeMsg, Role: conversation.RoleSystem, Content: conversation.Str("You are helpful.")}, false},
+		{conversation.Entry{Type: conversation.TypeMsg, Role: conversation.RoleSystem}, false},
+		{conversation.Entry{Type: conversation.TypeEvt, Event: conversation.EventCompaction, Content: conversation.Str("SUMMARY x")}, false},
 	} {
 		if c.e.IsSummary() != c.want {
 			t.Errorf("%+v: IsSummary = %v", c.e, !c.want)
@@ -53,30 +55,30 @@ func TestHasSummary(t *testing.T) {
 		return m.HasSummary
 	}
 	plain, appended, updated, late := mustCreate(t, s), mustCreate(t, s), mustCreate(t, s), mustCreate(t, s)
-	if err := s.Append(plain, msg(RoleSystem, "You are helpful."), msg(RoleUser, "SUMMARY of my day?"), msg(RoleAssistant, "SUMMARY: fine")); err != nil {
+	if err := s.Append(plain, msg(conversation.RoleSystem, "You are helpful."), msg(conversation.RoleUser, "SUMMARY of my day?"), msg(conversation.RoleAssistant, "SUMMARY: fine")); err != nil {
 		t.Fatal(err)
 	}
-	first := msg(RoleUser, "hello")
-	if err := s.Append(appended, first, msg(RoleSystem, "CONVERSATION_SUMMARY\nthe user said hello"), msg(RoleUser, "more")); err != nil {
+	first := msg(conversation.RoleUser, "hello")
+	if err := s.Append(appended, first, msg(conversation.RoleSystem, "CONVERSATION_SUMMARY\nthe user said hello"), msg(conversation.RoleUser, "more")); err != nil {
 		t.Fatal(err)
 	}
-	note := msg(RoleSystem, "a note")
+	note := msg(conversation.RoleSystem, "a note")
 	if err := s.Append(updated, note); err != nil {
 		t.Fatal(err)
 	}
 	if has(s, updated) {
 		t.Fatal("set before the update")
 	}
-	if err := s.Update(updated, &Entry{ID: note.ID, Role: RoleSystem, Content: Str("SUMMARY the note")}); err != nil {
+	if err := s.Update(updated, &conversation.Entry{ID: note.ID, Role: conversation.RoleSystem, Content: conversation.Str("SUMMARY the note")}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Append(late, msg(RoleUser, "hi")); err != nil {
+	if err := s.Append(late, msg(conversation.RoleUser, "hi")); err != nil {
 		t.Fatal(err)
 	}
 	if has(s, plain) || !has(s, appended) || !has(s, updated) || has(s, late) {
 		t.Fatalf("after writes: plain %v, appended %v, updated %v, late %v", has(s, plain), has(s, appended), has(s, updated), has(s, late))
 	}
-	if err := s.UpdateMeta(appended, func(m *ConversationMeta) { m.HasSummary = false }); err != nil {
+	if err := s.UpdateMeta(appended, func(m *conversation.ConversationMeta) { m.HasSummary = false }); err != nil {
 		t.Fatal(err)
 	}
 	if !has(s, appended) {

@@ -20,30 +20,23 @@ import (
 // ReadableOutput), both written atomically before the log line that refers
 // to them.
 
-// PreviewPrefix starts the content of a message whose output was moved to a
-// file (conversation.PreviewPrefix).
-const PreviewPrefix = conversation.PreviewPrefix
-
-// ToolResultFile is the content of logs/tool-results/<conversationId>/<messageId>.json.
-type ToolResultFile = conversation.ToolResultFile
-
 // externalize moves the content of a large tool result to its file.
-func (s *Store) externalize(convID string, e *Entry) error {
+func (s *Store) externalize(convID string, e *conversation.Entry) error {
 	limit := s.opts.LargeOutputThreshold
-	if limit < 0 || e.Type != TypeMsg || e.Role != RoleTool || e.Content == nil || len(*e.Content) <= limit || strings.HasPrefix(*e.Content, PreviewPrefix) {
+	if limit < 0 || e.Type != conversation.TypeMsg || e.Role != conversation.RoleTool || e.Content == nil || len(*e.Content) <= limit || strings.HasPrefix(*e.Content, conversation.PreviewPrefix) {
 		return nil
 	}
 	if err := checkMsgID(e.ID); err != nil {
 		return err
 	}
 	full := *e.Content
-	rec := ToolResultFile{ConversationID: convID, MessageID: e.ID, ToolCallID: e.ToolCallID, ToolName: e.ToolName, Content: full}
+	rec := conversation.ToolResultFile{ConversationID: convID, MessageID: e.ID, ToolCallID: e.ToolCallID, ToolName: e.ToolName, Content: full}
 	readable := ReadableOutput(full)
 	if err := s.writeToolResult(convID, e.ID, rec, readable); err != nil {
 		return err
 	}
 	alias := ToolResultAlias(convID, e.ID)
-	e.Content = Str(preview(full, s.opts.PreviewChars, alias) + pagingHint(ToolResultTextAlias(convID, e.ID), readable))
+	e.Content = conversation.Str(preview(full, s.opts.PreviewChars, alias) + pagingHint(ToolResultTextAlias(convID, e.ID), readable))
 	e.FullOutputPath = alias
 	return nil
 }
@@ -51,7 +44,7 @@ func (s *Store) externalize(convID string, e *Entry) error {
 // ToolResultTextAlias returns the alias path of the readable, line by line copy of a large
 // tool result's full output (<messageId>.txt beside <messageId>.json).
 func ToolResultTextAlias(conversationID, messageID string) string {
-	return ToolResultAliasPrefix + conversationID + "/" + messageID + ".txt"
+	return conversation.ToolResultAliasPrefix + conversationID + "/" + messageID + ".txt"
 }
 
 // pageBytes is about how much of the readable copy one read should take: a page must stay
@@ -155,7 +148,7 @@ func withNewline(s string) string {
 	return s + "\n"
 }
 
-func (s *Store) writeToolResult(convID, msgID string, rec ToolResultFile, readable string) error {
+func (s *Store) writeToolResult(convID, msgID string, rec conversation.ToolResultFile, readable string) error {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -186,7 +179,7 @@ func (s *Store) copyToolResult(from, to, msgID string) error {
 	if err != nil {
 		return err
 	}
-	var rec ToolResultFile
+	var rec conversation.ToolResultFile
 	if json.Unmarshal(data, &rec) == nil {
 		rec.ConversationID = to
 		return s.writeToolResult(to, msgID, rec, ReadableOutput(rec.Content))

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"crewagent/backend/conversation"
 )
 
 func TestLargeToolOutput(t *testing.T) {
@@ -15,9 +17,9 @@ func TestLargeToolOutput(t *testing.T) {
 	s, dir, _ := openTest(t, Options{Counter: c})
 	id := mustCreate(t, s)
 	full := strings.Repeat("é", 10) + strings.Repeat("line of output\n", 4000) // > 50 KiB
-	big := &Entry{Role: RoleTool, ToolCallID: "call_1", ToolName: "fs.search", Content: Str(full)}
-	small := &Entry{Role: RoleTool, ToolCallID: "call_2", Content: Str(strings.Repeat("s", DefaultLargeOutputThreshold))}
-	long := msg(RoleAssistant, full)
+	big := &conversation.Entry{Role: conversation.RoleTool, ToolCallID: "call_1", ToolName: "fs.search", Content: conversation.Str(full)}
+	small := &conversation.Entry{Role: conversation.RoleTool, ToolCallID: "call_2", Content: conversation.Str(strings.Repeat("s", DefaultLargeOutputThreshold))}
+	long := msg(conversation.RoleAssistant, full)
 	if err := s.Append(id, big, small, long); err != nil {
 		t.Fatal(err)
 	}
@@ -43,11 +45,11 @@ func TestLargeToolOutput(t *testing.T) {
 	if host != filepath.Join(dir, "logs", "tool-results", id, big.ID+".json") {
 		t.Errorf("host path = %s", host)
 	}
-	var rec ToolResultFile
+	var rec conversation.ToolResultFile
 	if err := json.Unmarshal([]byte(readFile(t, host)), &rec); err != nil {
 		t.Fatal(err)
 	}
-	if rec != (ToolResultFile{ConversationID: id, MessageID: big.ID, ToolCallID: "call_1", ToolName: "fs.search", Content: full}) {
+	if rec != (conversation.ToolResultFile{ConversationID: id, MessageID: big.ID, ToolCallID: "call_1", ToolName: "fs.search", Content: full}) {
 		t.Errorf("file = %+v", rec)
 	}
 	if small.FullOutputPath != "" || small.Text() != strings.Repeat("s", DefaultLargeOutputThreshold) {
@@ -61,7 +63,7 @@ func TestLargeToolOutput(t *testing.T) {
 		t.Error("log does not hold the preview")
 	}
 	// an update with large content is moved too; an unchanged preview stays
-	upd := &Entry{ID: small.ID, Role: RoleTool, ToolCallID: "call_2", Content: Str(full + "x")}
+	upd := &conversation.Entry{ID: small.ID, Role: conversation.RoleTool, ToolCallID: "call_2", Content: conversation.Str(full + "x")}
 	if err := s.Update(id, upd); err != nil {
 		t.Fatal(err)
 	}
@@ -84,14 +86,14 @@ func TestLargeToolOutput(t *testing.T) {
 func TestLargeToolOutputOptions(t *testing.T) {
 	s, dir, _ := openTest(t, Options{LargeOutputThreshold: -1})
 	id := mustCreate(t, s)
-	e := &Entry{Role: RoleTool, Content: Str(strings.Repeat("x", 200000))}
+	e := &conversation.Entry{Role: conversation.RoleTool, Content: conversation.Str(strings.Repeat("x", 200000))}
 	s.Append(id, e)
 	if e.FullOutputPath != "" || pathExists(toolResultsDir(dir, id)) {
 		t.Error("negative threshold did not disable externalising")
 	}
 	s2, _, _ := openTest(t, Options{LargeOutputThreshold: 10, PreviewChars: 3})
 	id2 := mustCreate(t, s2)
-	e2 := &Entry{ID: "tool-1", Role: RoleTool, Content: Str("abcdefghijklmnop")}
+	e2 := &conversation.Entry{ID: "tool-1", Role: conversation.RoleTool, Content: conversation.Str("abcdefghijklmnop")}
 	s2.Append(id2, e2)
 	if want := "TOOL_RESULT_PREVIEW (16 bytes; truncated)\nabc\n…\nFull output: " + ToolResultAlias(id2, "tool-1") +
 		"\nRead it whole: fs.read " + ToolResultTextAlias(id2, "tool-1") + " (1 line), or fs.search it."; e2.Text() != want {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"crewagent/backend/app"
+	"crewagent/backend/conversation"
 	"crewagent/backend/convlog"
 	"crewagent/backend/engine"
 	"crewagent/backend/errs"
@@ -226,7 +227,7 @@ func TestStopStreamingKeepsThePartialAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 	last := entries[len(entries)-1]
-	if last.PartType != convlog.PartError || !strings.Contains(last.Text(), "word") || !strings.Contains(last.Text(), llm.ErrorBlockHeader) || !strings.Contains(last.Text(), llm.CodeAborted) {
+	if last.PartType != conversation.PartError || !strings.Contains(last.Text(), "word") || !strings.Contains(last.Text(), llm.ErrorBlockHeader) || !strings.Contains(last.Text(), llm.CodeAborted) {
 		t.Fatalf("last entry after stop: %+v", last)
 	}
 	if stopped, _ := a.Chat.Stop(m.ID); stopped {
@@ -286,7 +287,7 @@ func TestLLMFailureIsPersistedAndContinueResumes(t *testing.T) {
 	waitIdle(t, w.rec, m.ID)
 	page, _ := a.Conversations.Load(m.ID, 0)
 	last := page.Entries[len(page.Entries)-1]
-	if last.PartType != convlog.PartError || !strings.Contains(last.Text(), "LLM_ERROR") {
+	if last.PartType != conversation.PartError || !strings.Contains(last.Text(), "LLM_ERROR") {
 		t.Fatalf("failure not persisted: %+v", last)
 	}
 	before := len(changes(w.rec))
@@ -313,7 +314,7 @@ func TestSetModeAndPreviewContext(t *testing.T) {
 	must(t, w.store(t).Append(m.ID, msg("u1", "user", "hello"), msg("a1", "assistant", "hi")))
 
 	meta, err := a.Chat.SetMode(m.ID, "run", "")
-	if err != nil || meta.ActiveType != convlog.ActiveWorkflow {
+	if err != nil || meta.ActiveType != conversation.ActiveWorkflow {
 		t.Fatalf("SetMode run = %+v, %v", meta, err)
 	}
 	if _, err := a.Chat.Preview(m.ID, "run", ""); codeOfErr(t, err) != workflow.CodeRunNotFound {
@@ -326,7 +327,7 @@ func TestSetModeAndPreviewContext(t *testing.T) {
 		t.Fatalf("unknown mode: %v", err)
 	}
 	meta, err = a.Chat.SetMode(m.ID, "chat", "")
-	if err != nil || meta.ActiveType != convlog.ActiveChat {
+	if err != nil || meta.ActiveType != conversation.ActiveChat {
 		t.Fatalf("SetMode chat = %+v, %v", meta, err)
 	}
 	p, err := a.Chat.Preview(m.ID, "chat", "")
@@ -377,7 +378,7 @@ func TestShutdownStopsRepliesAndClosesTheStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if last := entries.Entries[len(entries.Entries)-1]; last.PartType != convlog.PartError {
+	if last := entries.Entries[len(entries.Entries)-1]; last.PartType != conversation.PartError {
 		t.Fatalf("the interrupted reply was not persisted as an error: %+v", last)
 	}
 }
@@ -387,7 +388,7 @@ func TestShutdownStopsRepliesAndClosesTheStore(t *testing.T) {
 func TestTokensCountedForTheCurrentModel(t *testing.T) {
 	w := openTestProject(t, `{"llm": {"baseUrl": "http://127.0.0.1:9/v1", "model": "gpt-3.5-turbo"}}`)
 	c := w.app.session.Runtime()
-	e := &convlog.Entry{Type: convlog.TypeMsg, Role: convlog.RoleUser, Content: convlog.Str("hello world")}
+	e := &conversation.Entry{Type: conversation.TypeMsg, Role: conversation.RoleUser, Content: conversation.Str("hello world")}
 	if _, enc := c.CountEntry(e); enc != "cl100k_base" {
 		t.Fatalf("encoding %q, want cl100k_base", enc)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"crewagent/backend/app"
+	"crewagent/backend/conversation"
 	"crewagent/backend/convlog"
 	"crewagent/backend/engine"
 	"crewagent/backend/errs"
@@ -117,7 +118,7 @@ func TestRunInTheConversationView(t *testing.T) {
 		}
 	}
 	for _, p := range w.rec.Named(events.StreamStart) {
-		if s := p.(engine.StreamStartEvent); s.ConversationID != conv.ID || s.Mode != convlog.ModeRun {
+		if s := p.(engine.StreamStartEvent); s.ConversationID != conv.ID || s.Mode != conversation.ModeRun {
 			t.Fatalf("stream-start %+v", s)
 		}
 	}
@@ -240,12 +241,12 @@ func TestRunInTheConversationView(t *testing.T) {
 	// message that carries the structured answer (the UI shows it read-only)
 	page, err := a.Conversations.Load(conv.ID, 0)
 	must(t, err)
-	var widgetMsg, answerMsg *convlog.Entry
+	var widgetMsg, answerMsg *conversation.Entry
 	for _, e := range page.Entries {
-		if e.IsMessage() && e.Role == convlog.RoleTool && len(e.Widget) > 0 {
+		if e.IsMessage() && e.Role == conversation.RoleTool && len(e.Widget) > 0 {
 			widgetMsg = e.Entry
 		}
-		if e.IsMessage() && e.Role == convlog.RoleUser && len(e.Widget) > 0 {
+		if e.IsMessage() && e.Role == conversation.RoleUser && len(e.Widget) > 0 {
 			answerMsg = e.Entry
 		}
 	}
@@ -272,11 +273,11 @@ func TestRunInTheConversationView(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Mode != convlog.ModeRun || !strings.Contains(previewText(p), "RUN_DIRECTIVE") || p.Usage.UsedTokens <= 0 ||
+	if p.Mode != conversation.ModeRun || !strings.Contains(previewText(p), "RUN_DIRECTIVE") || p.Usage.UsedTokens <= 0 ||
 		!strings.Contains(previewText(p), "Critical actions (always follow):") {
 		t.Fatalf("run preview: mode %s, %d messages", p.Mode, len(p.Messages))
 	}
-	if p2, err := a.Chat.Preview(conv.ID, "", ""); err != nil || p2.Mode != convlog.ModeRun {
+	if p2, err := a.Chat.Preview(conv.ID, "", ""); err != nil || p2.Mode != conversation.ModeRun {
 		t.Fatalf("preview in the conversation's own mode: %+v, %v", p2, err)
 	}
 	if runs, _ := a.Runs.List(); len(runs) != 1 || runs[0].RunID != run.RunID {

@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"crewagent/backend/app"
+	"crewagent/backend/conversation"
 	"crewagent/backend/convlog"
 	"crewagent/backend/errs"
 	"crewagent/backend/events"
@@ -75,8 +76,8 @@ func (w *testWorkspace) store(t *testing.T) *convlog.Store {
 	return ws.Store().Store
 }
 
-func msg(id, role, text string) *convlog.Entry {
-	return &convlog.Entry{Type: convlog.TypeMsg, ID: id, Role: role, Content: convlog.Str(text)}
+func msg(id, role, text string) *conversation.Entry {
+	return &conversation.Entry{Type: conversation.TypeMsg, ID: id, Role: role, Content: conversation.Str(text)}
 }
 
 // changes returns the conversation:changed payloads emitted so far.
@@ -184,7 +185,7 @@ func TestConversationLifecycle(t *testing.T) {
 			ids = append(ids, e.ID)
 		}
 	}
-	if !reflect.DeepEqual(ids, []string{"u1", "a1"}) || page.Entries[0].Event != convlog.EventForkOrigin {
+	if !reflect.DeepEqual(ids, []string{"u1", "a1"}) || page.Entries[0].Event != conversation.EventForkOrigin {
 		t.Fatalf("fork entries %v (first %+v)", ids, page.Entries[0])
 	}
 	cpFork, err := a.Conversations.Fork(first.ID, "", "before more")
@@ -204,9 +205,9 @@ func TestDeleteConversationRemovesEverything(t *testing.T) {
 		t.Fatal(err)
 	}
 	big := strings.Repeat("output line\n", 6000) // over the 50 KB threshold: externalised
-	tool := &convlog.Entry{Type: convlog.TypeMsg, ID: "t1", Role: convlog.RoleTool, ToolCallID: "c1", ToolName: "fs.read", Content: convlog.Str(big)}
-	call := &convlog.Entry{Type: convlog.TypeMsg, ID: "a1", Role: convlog.RoleAssistant,
-		ToolCalls: []convlog.ToolCall{{ID: "c1", Type: "function", Function: convlog.FunctionCall{Name: "fs.read", Arguments: `{"path":"@project/x"}`}}}}
+	tool := &conversation.Entry{Type: conversation.TypeMsg, ID: "t1", Role: conversation.RoleTool, ToolCallID: "c1", ToolName: "fs.read", Content: conversation.Str(big)}
+	call := &conversation.Entry{Type: conversation.TypeMsg, ID: "a1", Role: conversation.RoleAssistant,
+		ToolCalls: []conversation.ToolCall{{ID: "c1", Type: "function", Function: conversation.FunctionCall{Name: "fs.read", Arguments: `{"path":"@project/x"}`}}}}
 	if err := w.store(t).Append(m.ID, msg("u1", "user", "read it"), call, tool); err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +245,7 @@ func TestLoadConversationPagesBackwards(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var entries []*convlog.Entry
+	var entries []*conversation.Entry
 	for i := range 1000 {
 		role := "user"
 		if i%2 == 1 {
@@ -257,7 +258,7 @@ func TestLoadConversationPagesBackwards(t *testing.T) {
 		t.Fatal(err)
 	}
 	// an update line for an old entry must not change the paging
-	if err := st.Update(m.ID, &convlog.Entry{Type: convlog.TypeMsg, ID: "m0010", Role: "user", Content: convlog.Str("edited")}); err != nil {
+	if err := st.Update(m.ID, &conversation.Entry{Type: conversation.TypeMsg, ID: "m0010", Role: "user", Content: conversation.Str("edited")}); err != nil {
 		t.Fatal(err)
 	}
 	page, err := a.Conversations.Load(m.ID, 300)
@@ -313,8 +314,8 @@ func TestSearchConversations(t *testing.T) {
 	gamma, _ := a.Conversations.Create("Unrelated")
 	must(t, st.Append(alpha.ID, msg("a1", "user", "How big is the buffer?"), msg("a2", "assistant", "The BUFFER holds 4 KB.")))
 	must(t, st.Append(beta.ID, msg("b1", "user", "Die Größe ist \"groß\" genug"), msg("b2", "assistant", "ok")))
-	tool := &convlog.Entry{Type: convlog.TypeMsg, ID: "g2", Role: convlog.RoleTool, ToolCallID: "c", Content: convlog.Str("buffer in a tool result")}
-	call := &convlog.Entry{Type: convlog.TypeMsg, ID: "g1", Role: convlog.RoleAssistant, ToolCalls: []convlog.ToolCall{{ID: "c", Type: "function", Function: convlog.FunctionCall{Name: "fs.read", Arguments: "{}"}}}}
+	tool := &conversation.Entry{Type: conversation.TypeMsg, ID: "g2", Role: conversation.RoleTool, ToolCallID: "c", Content: conversation.Str("buffer in a tool result")}
+	call := &conversation.Entry{Type: conversation.TypeMsg, ID: "g1", Role: conversation.RoleAssistant, ToolCalls: []conversation.ToolCall{{ID: "c", Type: "function", Function: conversation.FunctionCall{Name: "fs.read", Arguments: "{}"}}}}
 	must(t, st.Append(gamma.ID, call, tool))
 	long := strings.Repeat("filler words ", 40) + "needle" + strings.Repeat(" more filler", 40)
 	must(t, st.Append(gamma.ID, msg("g3", "assistant", long)))
@@ -375,17 +376,17 @@ func TestReadToolResult(t *testing.T) {
 	a := w.app
 	m, _ := a.Conversations.Create("tools")
 	full := strings.Repeat("0123456789", 6000) + "END"
-	call := &convlog.Entry{Type: convlog.TypeMsg, ID: "a1", Role: convlog.RoleAssistant,
-		ToolCalls: []convlog.ToolCall{{ID: "c1", Type: "function", Function: convlog.FunctionCall{Name: "fs.read", Arguments: "{}"}}}}
-	tool := &convlog.Entry{Type: convlog.TypeMsg, ID: "t1", Role: convlog.RoleTool, ToolCallID: "c1", ToolName: "fs.read", Content: convlog.Str(full)}
-	small := &convlog.Entry{Type: convlog.TypeMsg, ID: "t2", Role: convlog.RoleTool, ToolCallID: "c2", Content: convlog.Str("small")}
+	call := &conversation.Entry{Type: conversation.TypeMsg, ID: "a1", Role: conversation.RoleAssistant,
+		ToolCalls: []conversation.ToolCall{{ID: "c1", Type: "function", Function: conversation.FunctionCall{Name: "fs.read", Arguments: "{}"}}}}
+	tool := &conversation.Entry{Type: conversation.TypeMsg, ID: "t1", Role: conversation.RoleTool, ToolCallID: "c1", ToolName: "fs.read", Content: conversation.Str(full)}
+	small := &conversation.Entry{Type: conversation.TypeMsg, ID: "t2", Role: conversation.RoleTool, ToolCallID: "c2", Content: conversation.Str("small")}
 	must(t, w.store(t).Append(m.ID, call, tool, small))
 
 	page, err := a.Conversations.Load(m.ID, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p := page.Entries[1]; p.FullOutputPath == "" || !strings.HasPrefix(p.Text(), convlog.PreviewPrefix) {
+	if p := page.Entries[1]; p.FullOutputPath == "" || !strings.HasPrefix(p.Text(), conversation.PreviewPrefix) {
 		t.Fatalf("the large output was not externalised: %+v", p)
 	}
 	v, err := a.Conversations.ReadToolResult(m.ID, "t1")

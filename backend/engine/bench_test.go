@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"crewagent/backend/conversation"
 	"crewagent/backend/convlog"
 	"crewagent/backend/settings"
 	"crewagent/backend/tools"
@@ -40,21 +42,21 @@ func benchConversation(b *testing.B, n int) (*ChatService, string, settings.Sett
 	para := strings.Repeat("The quarterly plan needs a budget owner and a launch date. ", 14)
 	const batch = 400
 	for i := 0; i < n; {
-		entries := make([]*convlog.Entry, 0, batch)
+		entries := make([]*conversation.Entry, 0, batch)
 		for len(entries) < batch && i < n {
 			call := fmt.Sprintf("call_%d", i)
 			entries = append(entries,
-				&convlog.Entry{Role: convlog.RoleUser, Content: convlog.Str(fmt.Sprintf("Question %d: must the report for region %d use the 2025 figures? %s", i, i%97, para[:300])), Mode: convlog.ModeChat},
-				&convlog.Entry{Role: convlog.RoleAssistant, ToolCalls: []convlog.ToolCall{{ID: call, Type: "function",
-					Function: convlog.FunctionCall{Name: "fs.read", Arguments: fmt.Sprintf(`{"path":"@project/docs/region-%d.md"}`, i%97)}}}, Mode: convlog.ModeChat},
-				&convlog.Entry{Role: convlog.RoleTool, ToolCallID: call, ToolName: "fs.read", Content: convlog.Str(`{"ok":true,"content":"` + para + `"}`), Mode: convlog.ModeChat},
-				&convlog.Entry{Role: convlog.RoleAssistant, Content: convlog.Str(fmt.Sprintf("Region %d: %s", i%97, para)), Mode: convlog.ModeChat, PartType: convlog.PartContent})
+				&conversation.Entry{Role: conversation.RoleUser, Content: conversation.Str(fmt.Sprintf("Question %d: must the report for region %d use the 2025 figures? %s", i, i%97, para[:300])), Mode: conversation.ModeChat},
+				&conversation.Entry{Role: conversation.RoleAssistant, ToolCalls: []conversation.ToolCall{{ID: call, Type: "function",
+					Function: conversation.FunctionCall{Name: "fs.read", Arguments: fmt.Sprintf(`{"path":"@project/docs/region-%d.md"}`, i%97)}}}, Mode: conversation.ModeChat},
+				&conversation.Entry{Role: conversation.RoleTool, ToolCallID: call, ToolName: "fs.read", Content: conversation.Str(`{"ok":true,"content":"` + para + `"}`), Mode: conversation.ModeChat},
+				&conversation.Entry{Role: conversation.RoleAssistant, Content: conversation.Str(fmt.Sprintf("Region %d: %s", i%97, para)), Mode: conversation.ModeChat, PartType: conversation.PartContent})
 			i += 4
 		}
 		if err := st.Append(meta.ID, entries...); err != nil {
 			b.Fatal(err)
 		}
-		p, err := svc.prepare(meta.ID, convlog.ModeChat, nil, set)
+		p, err := svc.prepare(meta.ID, conversation.ModeChat, nil, set)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -76,7 +78,7 @@ func BenchmarkSendContext(b *testing.B) {
 	cpu := processCPU()
 	b.ResetTimer()
 	for b.Loop() {
-		p, err := svc.prepare(convID, convlog.ModeChat, nil, set)
+		p, err := svc.prepare(convID, conversation.ModeChat, nil, set)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -109,11 +111,11 @@ func BenchmarkManualCompaction10k(b *testing.B) {
 		}
 		meta, _ := st.Create("", "")
 		para := strings.Repeat("The quarterly plan needs a budget owner and a launch date. ", 14)
-		var entries []*convlog.Entry
+		var entries []*conversation.Entry
 		for i := 0; i < 10000; i += 2 {
 			entries = append(entries,
-				&convlog.Entry{Role: convlog.RoleUser, Content: convlog.Str(fmt.Sprintf("Question %d: the limit must stay at %d EUR. %s", i, 1000+i, para[:200]))},
-				&convlog.Entry{Role: convlog.RoleAssistant, Content: convlog.Str(para), PartType: convlog.PartContent})
+				&conversation.Entry{Role: conversation.RoleUser, Content: conversation.Str(fmt.Sprintf("Question %d: the limit must stay at %d EUR. %s", i, 1000+i, para[:200]))},
+				&conversation.Entry{Role: conversation.RoleAssistant, Content: conversation.Str(para), PartType: conversation.PartContent})
 		}
 		if err := st.Append(meta.ID, entries...); err != nil {
 			b.Fatal(err)
@@ -126,6 +128,7 @@ func BenchmarkManualCompaction10k(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		runtime.GC() // the garbage of the setup is not the compaction's
 		b.StartTimer()
 		c0 := processCPU()
 		res, err := svc.Compact(context.Background(), CompactRequest{ConversationID: meta.ID})

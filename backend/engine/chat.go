@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 	"crewagent/backend/events"
 	"crewagent/backend/fsx"
 	"crewagent/backend/llm"
@@ -196,23 +196,23 @@ func (s *ChatService) Send(ctx context.Context, req SendRequest) (*SendResult, e
 	}
 	mode, agentID := req.Mode, req.AgentID
 	convID := req.ConversationID
-	var meta convlog.ConversationMeta
+	var meta conversation.ConversationMeta
 	if convID != "" {
 		var err error
 		if meta, err = s.opts.Store.Get(convID); err != nil {
 			return nil, err
 		}
-		if mode == "" && meta.ActiveType == convlog.ActiveAgent {
-			mode = convlog.ModeAgent
+		if mode == "" && meta.ActiveType == conversation.ActiveAgent {
+			mode = conversation.ModeAgent
 		}
-		if mode == convlog.ModeAgent && agentID == "" && req.Agent == nil {
+		if mode == conversation.ModeAgent && agentID == "" && req.Agent == nil {
 			agentID = meta.SelectedAgentID
 		}
 	}
 	if mode == "" {
-		mode = convlog.ModeChat
+		mode = conversation.ModeChat
 	}
-	if mode != convlog.ModeChat && mode != convlog.ModeAgent {
+	if mode != conversation.ModeChat && mode != conversation.ModeAgent {
 		return nil, invalid("mode must be chat or agent, got " + strconv.Quote(mode))
 	}
 	agent, err := s.agentFor(mode, agentID, req.Agent)
@@ -222,7 +222,7 @@ func (s *ChatService) Send(ctx context.Context, req SendRequest) (*SendResult, e
 	if agent != nil {
 		agentID = agent.ID
 	}
-	var user *convlog.Entry
+	var user *conversation.Entry
 	if !req.Retry && !req.Resume {
 		user = s.userEntry(req.Text, mode, agentID)
 		if len(req.Text) > budgetOf(st.Context).TokenLimit()/4 { // shorter always fits: a token is at least a byte
@@ -249,10 +249,10 @@ func (s *ChatService) Send(ctx context.Context, req SendRequest) (*SendResult, e
 	}
 	defer release()
 
-	if meta.ActiveType != activeType(mode) || (mode == convlog.ModeAgent && meta.SelectedAgentID != agentID) {
-		if err := s.opts.Store.UpdateMeta(convID, func(m *convlog.ConversationMeta) {
+	if meta.ActiveType != activeType(mode) || (mode == conversation.ModeAgent && meta.SelectedAgentID != agentID) {
+		if err := s.opts.Store.UpdateMeta(convID, func(m *conversation.ConversationMeta) {
 			m.ActiveType = activeType(mode)
-			if mode == convlog.ModeAgent {
+			if mode == conversation.ModeAgent {
 				m.SelectedAgentID = agentID
 			}
 		}); err != nil {
@@ -278,9 +278,9 @@ func (s *ChatService) Send(ctx context.Context, req SendRequest) (*SendResult, e
 }
 
 // userEntry is the log entry of a message the user sends.
-func (s *ChatService) userEntry(text, mode, agentID string) *convlog.Entry {
-	return &convlog.Entry{Type: convlog.TypeMsg, ID: s.opts.NewID(), CreatedAt: s.now(), Role: convlog.RoleUser,
-		Content: convlog.Str(text), Mode: mode, AgentID: agentID, PartType: convlog.PartContent}
+func (s *ChatService) userEntry(text, mode, agentID string) *conversation.Entry {
+	return &conversation.Entry{Type: conversation.TypeMsg, ID: s.opts.NewID(), CreatedAt: s.now(), Role: conversation.RoleUser,
+		Content: conversation.Str(text), Mode: mode, AgentID: agentID, PartType: conversation.PartContent}
 }
 
 // retryWindow is how many of the newest entries a retry looks through for
@@ -305,20 +305,20 @@ func (s *ChatService) prepareRetry(convID string) (string, error) {
 	if at < 0 {
 		return "", invalid("there is nothing to retry: the conversation has no message of yours")
 	}
-	var failed []*convlog.Entry
+	var failed []*conversation.Entry
 	for _, e := range entries[at+1:] {
-		if !e.IsMessage() || e.Role != convlog.RoleAssistant || !e.InContext() || e.IsMeta {
+		if !e.IsMessage() || e.Role != conversation.RoleAssistant || !e.InContext() || e.IsMeta {
 			continue
 		}
-		if e.PartType == convlog.PartError || e.Incomplete() {
+		if e.PartType == conversation.PartError || e.Incomplete() {
 			failed = append(failed, e)
-		} else if e.PartType != convlog.PartThinking && len(e.ToolCalls) == 0 {
+		} else if e.PartType != conversation.PartThinking && len(e.ToolCalls) == 0 {
 			return "", invalid("your last message already has an answer: send a new message instead")
 		}
 	}
 	for _, e := range failed {
 		out := *e
-		out.IncludeInContext = convlog.Bool(false)
+		out.IncludeInContext = conversation.Bool(false)
 		if err := s.opts.Store.Update(convID, &out); err != nil {
 			return "", err
 		}
@@ -330,10 +330,10 @@ func (s *ChatService) prepareRetry(convID string) (string, error) {
 // meta message) that is in the context, or -1. Messages out of the context
 // belong to versions of the conversation that are not shown (branches): an
 // edit or a regeneration answers the message on the version shown.
-func newestUserMessage(entries []*convlog.Entry) int {
+func newestUserMessage(entries []*conversation.Entry) int {
 	for i := len(entries) - 1; i >= 0; i-- {
 		e := entries[i]
-		if e.IsMessage() && e.Role == convlog.RoleUser && !e.IsMeta && e.InContext() {
+		if e.IsMessage() && e.Role == conversation.RoleUser && !e.IsMeta && e.InContext() {
 			return i
 		}
 	}
@@ -347,10 +347,10 @@ func newestUserMessage(entries []*convlog.Entry) int {
 func (s *ChatService) SetMode(conversationID, mode, agentID string) error {
 	var active string
 	switch mode {
-	case convlog.ModeChat, convlog.ModeAgent:
+	case conversation.ModeChat, conversation.ModeAgent:
 		active = mode
-	case convlog.ModeRun, convlog.ActiveWorkflow:
-		active = convlog.ActiveWorkflow
+	case conversation.ModeRun, conversation.ActiveWorkflow:
+		active = conversation.ActiveWorkflow
 	default:
 		return invalid("mode must be chat, agent or run, got " + strconv.Quote(mode))
 	}
@@ -358,7 +358,7 @@ func (s *ChatService) SetMode(conversationID, mode, agentID string) error {
 	if err != nil {
 		return err
 	}
-	if mode == convlog.ModeAgent && agentID == "" && meta.SelectedAgentID == "" {
+	if mode == conversation.ModeAgent && agentID == "" && meta.SelectedAgentID == "" {
 		return invalid("agent mode needs an agent: choose one")
 	}
 	if agentID != "" && s.opts.Agents != nil {
@@ -366,7 +366,7 @@ func (s *ChatService) SetMode(conversationID, mode, agentID string) error {
 			return err
 		}
 	}
-	if err := s.opts.Store.UpdateMeta(conversationID, func(m *convlog.ConversationMeta) {
+	if err := s.opts.Store.UpdateMeta(conversationID, func(m *conversation.ConversationMeta) {
 		m.ActiveType = active
 		if agentID != "" {
 			m.SelectedAgentID = agentID
@@ -400,7 +400,7 @@ func (s *ChatService) acquire(ctx context.Context, t tasks.Task) (context.Contex
 
 // agentFor returns the agent of a send: required in agent mode, nil in chat mode.
 func (s *ChatService) agentFor(mode, agentID string, given *Agent) (*Agent, error) {
-	if mode != convlog.ModeAgent {
+	if mode != conversation.ModeAgent {
 		return nil, nil
 	}
 	if given != nil {
@@ -465,10 +465,10 @@ func (s *ChatService) now() string {
 }
 
 func activeType(mode string) string {
-	if mode == convlog.ModeAgent {
-		return convlog.ActiveAgent
+	if mode == conversation.ModeAgent {
+		return conversation.ActiveAgent
 	}
-	return convlog.ActiveChat
+	return conversation.ActiveChat
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 	"crewagent/backend/events"
 	"crewagent/backend/llm"
 	"crewagent/backend/llm/fakellm"
@@ -45,7 +45,7 @@ func TestSendToolCallsThenAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if meta.Title != "What files do I have?" || meta.ActiveType != convlog.ActiveChat {
+	if meta.Title != "What files do I have?" || meta.ActiveType != conversation.ActiveChat {
 		t.Fatalf("meta: %+v", meta)
 	}
 
@@ -54,20 +54,20 @@ func TestSendToolCallsThenAnswer(t *testing.T) {
 		t.Fatalf("want 4 messages, got %d", len(msgs))
 	}
 	user, call, tool, answer := msgs[0], msgs[1], msgs[2], msgs[3]
-	if user.Role != convlog.RoleUser || user.Text() != "What files do I have?" || user.Mode != convlog.ModeChat ||
-		user.PartType != convlog.PartContent || user.ID != res.UserMessageID || user.Tokens == 0 {
+	if user.Role != conversation.RoleUser || user.Text() != "What files do I have?" || user.Mode != conversation.ModeChat ||
+		user.PartType != conversation.PartContent || user.ID != res.UserMessageID || user.Tokens == 0 {
 		t.Fatalf("user: %+v", user)
 	}
-	if call.Role != convlog.RoleAssistant || call.Content != nil || len(call.ToolCalls) != 1 ||
+	if call.Role != conversation.RoleAssistant || call.Content != nil || len(call.ToolCalls) != 1 ||
 		call.ToolCalls[0].ID != "call_1" || call.ToolCalls[0].Function.Name != "fs.list" ||
-		call.ToolCalls[0].Function.Arguments != `{"path":"@project"}` || call.Mode != convlog.ModeChat {
+		call.ToolCalls[0].Function.Arguments != `{"path":"@project"}` || call.Mode != conversation.ModeChat {
 		t.Fatalf("tool call message: %+v", call)
 	}
-	if tool.Role != convlog.RoleTool || tool.ToolCallID != "call_1" || tool.ToolName != "fs.list" ||
-		tool.PartType != convlog.PartToolResult || tool.IsError || !strings.Contains(tool.Text(), "notes.md") {
+	if tool.Role != conversation.RoleTool || tool.ToolCallID != "call_1" || tool.ToolName != "fs.list" ||
+		tool.PartType != conversation.PartToolResult || tool.IsError || !strings.Contains(tool.Text(), "notes.md") {
 		t.Fatalf("tool message: %+v", tool)
 	}
-	if answer.Role != convlog.RoleAssistant || answer.PartType != convlog.PartContent || answer.Text() != res.Text || answer.ID != res.MessageID {
+	if answer.Role != conversation.RoleAssistant || answer.PartType != conversation.PartContent || answer.Text() != res.Text || answer.ID != res.MessageID {
 		t.Fatalf("answer: %+v", answer)
 	}
 
@@ -89,7 +89,7 @@ func TestToolErrorIsPersistedAsErrorResult(t *testing.T) {
 	f.srv.Enqueue(fakellm.Tools(fakellm.ToolCall{ID: "c1", Name: "fs.read", Arguments: `{"path":"/etc/passwd"}`}), fakellm.Text("I cannot read that."))
 	res := f.send(SendRequest{Text: "read /etc/passwd"})
 	tool := f.messages(res.ConversationID)[2]
-	if tool.Role != convlog.RoleTool || !tool.IsError || !strings.Contains(tool.Text(), "E_SANDBOX_VIOLATION") {
+	if tool.Role != conversation.RoleTool || !tool.IsError || !strings.Contains(tool.Text(), "E_SANDBOX_VIOLATION") {
 		t.Fatalf("tool message: %+v", tool)
 	}
 	ends := f.rec.Named(events.StreamToolEnd)
@@ -105,7 +105,7 @@ func TestReopenKeepsToolMessagesAndSendsHistory(t *testing.T) {
 
 	f.reopen()
 	msgs := f.messages(first.ConversationID)
-	if len(msgs) != 4 || msgs[2].Role != convlog.RoleTool || msgs[2].ToolCallID != "call_1" {
+	if len(msgs) != 4 || msgs[2].Role != conversation.RoleTool || msgs[2].ToolCallID != "call_1" {
 		t.Fatalf("after reopen: %d messages", len(msgs))
 	}
 	f.srv.Enqueue(fakellm.Text("notes.md has your plan."))
@@ -151,7 +151,7 @@ func TestUserMessagePersistedBeforeTheLLMCall(t *testing.T) {
 		t.Fatalf("log while the LLM was called: %q", seen)
 	}
 	msgs := f.messages(convID)
-	if len(msgs) != 2 || msgs[0].Text() != "hello there" || msgs[1].PartType != convlog.PartError ||
+	if len(msgs) != 2 || msgs[0].Text() != "hello there" || msgs[1].PartType != conversation.PartError ||
 		!strings.HasPrefix(msgs[1].Text(), "LLM_ERROR\n- code: LLM_AUTH") {
 		t.Fatalf("log after the failure: %+v", msgs)
 	}
@@ -199,7 +199,7 @@ func TestFailuresArePersistedAndContinueResumes(t *testing.T) {
 			if res.Text != "" {
 				wantStart = res.Text + "\n\n" + wantStart
 			}
-			if errMsg.Role != convlog.RoleAssistant || errMsg.PartType != convlog.PartError || !strings.HasPrefix(errMsg.Text(), wantStart) || errMsg.ID != res.MessageID {
+			if errMsg.Role != conversation.RoleAssistant || errMsg.PartType != conversation.PartError || !strings.HasPrefix(errMsg.Text(), wantStart) || errMsg.ID != res.MessageID {
 				t.Fatalf("error message: %+v", errMsg)
 			}
 			ends := f.rec.Named(events.StreamEnd)
@@ -239,10 +239,10 @@ func TestCompressionOverThreshold(t *testing.T) {
 	}
 
 	all := f.load(convID)
-	var evt *convlog.Entry
+	var evt *conversation.Entry
 	compacted := map[string]bool{}
 	for _, e := range all {
-		if e.IsEvent() && e.Event == convlog.EventCompaction {
+		if e.IsEvent() && e.Event == conversation.EventCompaction {
 			evt = e
 		}
 		if e.Compacted {
@@ -334,7 +334,7 @@ func TestContextLengthForcesCompressionAndRetry(t *testing.T) {
 	}
 	var reason string
 	for _, e := range f.load(convID) {
-		if e.IsEvent() && e.Event == convlog.EventCompaction {
+		if e.IsEvent() && e.Event == conversation.EventCompaction {
 			var d map[string]any
 			_ = json.Unmarshal(e.Data, &d)
 			reason, _ = d["reason"].(string)
@@ -356,7 +356,7 @@ func TestContextLengthForcesCompressionAndRetry(t *testing.T) {
 	if res.Err == nil || res.Err.Code != CodeContextTooLarge || len(f.srv.ChatRequests()) != 3 {
 		t.Fatalf("want the failure without a resend: %+v, %d requests", res.Err, len(f.srv.ChatRequests()))
 	}
-	if last := f.messages(convID); last[len(last)-1].PartType != convlog.PartError || !strings.Contains(last[len(last)-1].Text(), "CONTEXT_STILL_TOO_LARGE") {
+	if last := f.messages(convID); last[len(last)-1].PartType != conversation.PartError || !strings.Contains(last[len(last)-1].Text(), "CONTEXT_STILL_TOO_LARGE") {
 		t.Fatalf("the failure is not persisted: %+v", last[len(last)-1])
 	}
 }
@@ -367,20 +367,20 @@ func TestModeSwitchKeepsHistoryAndChangesSystemPrompt(t *testing.T) {
 	first := f.send(SendRequest{Text: "hi"})
 	before := len(f.load(first.ConversationID))
 
-	if err := f.svc.SetMode(first.ConversationID, convlog.ModeAgent, "analyst"); err != nil {
+	if err := f.svc.SetMode(first.ConversationID, conversation.ModeAgent, "analyst"); err != nil {
 		t.Fatal(err)
 	}
 	meta, _ := f.store.Get(first.ConversationID)
-	if meta.ActiveType != convlog.ActiveAgent || meta.SelectedAgentID != "analyst" || len(f.load(first.ConversationID)) != before {
+	if meta.ActiveType != conversation.ActiveAgent || meta.SelectedAgentID != "analyst" || len(f.load(first.ConversationID)) != before {
 		t.Fatalf("after SetMode: %+v, %d entries", meta, len(f.load(first.ConversationID)))
 	}
-	if err := f.svc.SetMode(first.ConversationID, convlog.ModeAgent, "nobody"); !errors.Is(err, ErrAgentNotFound) {
+	if err := f.svc.SetMode(first.ConversationID, conversation.ModeAgent, "nobody"); !errors.Is(err, ErrAgentNotFound) {
 		t.Fatalf("unknown agent: %v", err)
 	}
 
 	f.srv.Enqueue(fakellm.Text("As an analyst: why?"), fakellm.Text("back in chat"))
 	second := f.send(SendRequest{ConversationID: first.ConversationID, Text: "help me plan"}) // mode from the conversation
-	if err := f.svc.SetMode(first.ConversationID, convlog.ModeChat, ""); err != nil {
+	if err := f.svc.SetMode(first.ConversationID, conversation.ModeChat, ""); err != nil {
 		t.Fatal(err)
 	}
 	third := f.send(SendRequest{ConversationID: first.ConversationID, Text: "thanks"})
@@ -400,17 +400,17 @@ func TestModeSwitchKeepsHistoryAndChangesSystemPrompt(t *testing.T) {
 		t.Fatalf("history after switching back: %q", got)
 	}
 	msgs := f.messages(first.ConversationID)
-	if msgs[2].Mode != convlog.ModeAgent || msgs[2].AgentID != "analyst" || msgs[3].AgentID != "analyst" || msgs[4].Mode != convlog.ModeChat {
+	if msgs[2].Mode != conversation.ModeAgent || msgs[2].AgentID != "analyst" || msgs[3].AgentID != "analyst" || msgs[4].Mode != conversation.ModeChat {
 		t.Fatalf("mode tags: %+v %+v %+v", msgs[2], msgs[3], msgs[4])
 	}
 }
 
 func TestAgentModeNeedsAKnownAgent(t *testing.T) {
 	f := newFixture(t, nil)
-	if _, err := f.svc.Send(context.Background(), SendRequest{Mode: convlog.ModeAgent, Text: "hi"}); !errors.Is(err, ErrInvalidRequest) {
+	if _, err := f.svc.Send(context.Background(), SendRequest{Mode: conversation.ModeAgent, Text: "hi"}); !errors.Is(err, ErrInvalidRequest) {
 		t.Fatalf("no agent: %v", err)
 	}
-	if _, err := f.svc.Send(context.Background(), SendRequest{Mode: convlog.ModeAgent, AgentID: "ghost", Text: "hi"}); !errors.Is(err, ErrAgentNotFound) {
+	if _, err := f.svc.Send(context.Background(), SendRequest{Mode: conversation.ModeAgent, AgentID: "ghost", Text: "hi"}); !errors.Is(err, ErrAgentNotFound) {
 		t.Fatalf("unknown agent: %v", err)
 	}
 	if _, err := f.svc.Send(context.Background(), SendRequest{Mode: "run", Text: "hi"}); !errors.Is(err, ErrInvalidRequest) {
@@ -442,7 +442,7 @@ func TestCancelDuringStream(t *testing.T) {
 	}
 	msgs := f.messages(res.ConversationID)
 	last := msgs[len(msgs)-1]
-	if last.PartType != convlog.PartError || !strings.HasPrefix(last.Text(), res.Text+"\n\nLLM_ERROR\n- code: LLM_ABORTED") {
+	if last.PartType != conversation.PartError || !strings.HasPrefix(last.Text(), res.Text+"\n\nLLM_ERROR\n- code: LLM_ABORTED") {
 		t.Fatalf("persisted: %q", last.Text())
 	}
 	if f.svc.Busy(res.ConversationID) {
@@ -478,7 +478,7 @@ func TestStopDuringToolsKeepsLogValid(t *testing.T) {
 	}
 	msgs := f.messages(convID)
 	// user, assistant(calls a,b), tool(a), error
-	if len(msgs) != 4 || msgs[2].ToolCallID != "a" || msgs[3].PartType != convlog.PartError {
+	if len(msgs) != 4 || msgs[2].ToolCallID != "a" || msgs[3].PartType != conversation.PartError {
 		t.Fatalf("log: %d messages", len(msgs))
 	}
 	var interrupted []string
@@ -513,7 +513,7 @@ func TestMaxTurns(t *testing.T) {
 	}
 	msgs := f.messages(res.ConversationID)
 	last := msgs[len(msgs)-1]
-	if last.PartType != convlog.PartError || !strings.HasPrefix(last.Text(), "LLM_ERROR\n- code: ENGINE_MAX_TURNS_EXCEEDED") || !strings.Contains(last.Text(), "retryable: false") {
+	if last.PartType != conversation.PartError || !strings.HasPrefix(last.Text(), "LLM_ERROR\n- code: ENGINE_MAX_TURNS_EXCEEDED") || !strings.Contains(last.Text(), "retryable: false") {
 		t.Fatalf("persisted: %q", last.Text())
 	}
 	// user + 2 x (calls + result) + error
@@ -640,7 +640,7 @@ func TestAskUserStopsTheLoop(t *testing.T) {
 		t.Fatalf("result: %+v", res)
 	}
 	tool := f.messages(res.ConversationID)[2]
-	if tool.Role != convlog.RoleTool || len(tool.Widget) == 0 {
+	if tool.Role != conversation.RoleTool || len(tool.Widget) == 0 {
 		t.Fatalf("tool message: %+v", tool)
 	}
 }
@@ -688,10 +688,10 @@ func TestLLMSummaryStrategy(t *testing.T) {
 	all := f.load(convID)
 	evtAt, sumAt := -1, -1
 	for i, e := range all {
-		if e.IsEvent() && e.Event == convlog.EventCompaction {
+		if e.IsEvent() && e.Event == conversation.EventCompaction {
 			evtAt = i
 		}
-		if e.Role == convlog.RoleSystem && strings.HasPrefix(e.Text(), "CONVERSATION_SUMMARY") {
+		if e.Role == conversation.RoleSystem && strings.HasPrefix(e.Text(), "CONVERSATION_SUMMARY") {
 			sumAt = i
 		}
 	}
@@ -754,7 +754,7 @@ func TestInLoopCompressionKeepsTheCurrentLoop(t *testing.T) {
 	var data map[string]any
 	var evts int
 	for _, e := range f.load(convID) {
-		if e.IsEvent() && e.Event == convlog.EventCompaction {
+		if e.IsEvent() && e.Event == conversation.EventCompaction {
 			evts++
 			_ = json.Unmarshal(e.Data, &data)
 		}
@@ -800,7 +800,7 @@ func TestRetryAnswersTheLastMessageAgain(t *testing.T) {
 			}
 			failed := map[string]bool{}
 			for _, m := range f.messages(convID) {
-				if m.PartType == convlog.PartError {
+				if m.PartType == conversation.PartError {
 					failed[m.ID] = true
 				}
 			}
@@ -832,7 +832,7 @@ func TestRetryAnswersTheLastMessageAgain(t *testing.T) {
 			}
 			users, kept := 0, 0
 			for _, m := range f.messages(convID) {
-				if m.Role == convlog.RoleUser {
+				if m.Role == conversation.RoleUser {
 					users++
 				}
 				if failed[m.ID] {

@@ -6,10 +6,11 @@ import (
 	"strings"
 
 	"crewagent/backend/compression"
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 	"crewagent/backend/events"
 	"crewagent/backend/settings"
 	"crewagent/backend/tasks"
+	"crewagent/backend/tokens"
 )
 
 // CompactRequest asks for a compaction now (the composer's /compact and the
@@ -53,14 +54,14 @@ func (s *ChatService) Compact(ctx context.Context, req CompactRequest) (*Compact
 	convID := meta.ID
 	st := s.opts.Settings.Effective()
 	task := tasks.Task{ConversationID: convID, Kind: tasks.KindChat}
-	mode := convlog.ModeChat
+	mode := conversation.ModeChat
 	var agent *Agent
 	switch {
 	case req.Run != nil:
 		task.Kind = tasks.KindRun
-	case meta.ActiveType == convlog.ActiveAgent && meta.SelectedAgentID != "" && s.opts.Agents != nil:
+	case meta.ActiveType == conversation.ActiveAgent && meta.SelectedAgentID != "" && s.opts.Agents != nil:
 		if a, aerr := s.resolve(meta.SelectedAgentID); aerr == nil {
-			mode, agent, task.Kind = convlog.ModeAgent, a, tasks.KindAgent
+			mode, agent, task.Kind = conversation.ModeAgent, a, tasks.KindAgent
 		}
 	}
 	ctx, release, err := s.acquire(ctx, task)
@@ -118,18 +119,26 @@ func (s *ChatService) Unpin(conversationID, msgID string) error {
 // system prompt, the tool definitions and the message alone exceed it.
 // Nothing is written then. On success it stores the message's token count in
 // e, so the store does not count it again.
-func (s *ChatService) checkInput(convID string, p *prepared, e *convlog.Entry) error {
+func (s *ChatService) checkInput(convID string, p *prepared, e *conversation.Entry) error {
 	limit := p.budget.TokenLimit()
 	if l := s.learnedLimit(p.model); l > 0 && l < limit {
 		limit = l
 	}
-	if len(e.Text()) <= limit/4 {
+	size := len(e.Text())
+	if size <= limit/4 {
 		return nil // a token is at least one byte: it fits
+	}
+	if least := size / tokens.MaxTokenBytes; least > limit {
+		// No token covers more than MaxTokenBytes: refused by its size, before
+		// any counting (a 15 MB paste costs seconds to count).
+		return &Error{Code: CodeInputTooLarge, Message: "the message is " + strconv.Itoa(size) + " bytes, at least " + strconv.Itoa(least) +
+			" tokens: more than the request limit of " + strconv.Itoa(limit) + " tokens (context.tokenBudget minus the reply reserve) can hold, " +
+			"so it was not sent or saved. " + inputTooLargeAdvice}
 	}
 	e.Tokens = s.counter.CountMessage(p.model, e)
 	e.TokenEncoding = s.counter.EncodingFor(p.model)
 	cx := s.contexter(p, convID, false)
-	p.history = []convlog.Entry{*e}
+	p.history = []conversation.Entry{*e}
 	res, err := cx.build(false)
 	if err != nil {
 		return err
@@ -140,6 +149,9 @@ func (s *ChatService) checkInput(convID string, p *prepared, e *convlog.Entry) e
 	fixed := res.Debug.UsedTokens - e.Tokens
 	return &Error{Code: CodeInputTooLarge, Message: "the message is " + strconv.Itoa(e.Tokens) + " tokens; with the system prompt and the tool definitions (" +
 		strconv.Itoa(fixed) + " tokens) it cannot fit the request limit of " + strconv.Itoa(limit) +
-		" tokens (context.tokenBudget minus the reply reserve), so it was not sent or saved. Shorten it, or save the text as a file in the project " +
-		"and ask for it to be read with fs.read, which pages through long files (startLine/endLine)"}
+		" tokens (context.tokenBudget minus the reply reserve), so it was not sent or saved. " + inputTooLargeAdvice}
 }
+
+// inputTooLargeAdvice ends the refusal of a message that can never fit.
+const inputTooLargeAdvice = "Shorten it, or save the text as a file in the project " +
+	"and ask for it to be read with fs.read, which pages through long files (startLine/endLine)"

@@ -11,6 +11,7 @@ import (
 
 	"crewagent/backend/compression"
 	"crewagent/backend/contextbuilder"
+	"crewagent/backend/conversation"
 	"crewagent/backend/convlog"
 	"crewagent/backend/llm"
 	"crewagent/backend/recall"
@@ -143,13 +144,13 @@ func (c *contexter) compact(ctx context.Context, res *contextbuilder.Result, rea
 	}
 	s := c.s
 	now := s.now()
-	summary := convlog.Entry{Type: convlog.TypeMsg, ID: s.opts.NewID(), CreatedAt: now, Role: convlog.RoleSystem,
-		Content: convlog.Str(comp.Summary), Mode: c.mode, RunID: c.runID, WorkflowID: c.workflowID}
+	summary := conversation.Entry{Type: conversation.TypeMsg, ID: s.opts.NewID(), CreatedAt: now, Role: conversation.RoleSystem,
+		Content: conversation.Str(comp.Summary), Mode: c.mode, RunID: c.runID, WorkflowID: c.workflowID}
 	summary.Tokens = s.counter.CountMessage(c.p.model, &summary)
 	if en, ok := s.opts.Counter.(contextbuilder.EncodingNamer); ok {
 		summary.TokenEncoding = en.EncodingFor(c.p.model)
 	}
-	event := convlog.Entry{Type: convlog.TypeEvt, ID: s.opts.NewID(), CreatedAt: now, Event: convlog.EventCompaction, RefMsgID: summary.ID}
+	event := conversation.Entry{Type: conversation.TypeEvt, ID: s.opts.NewID(), CreatedAt: now, Event: conversation.EventCompaction, RefMsgID: summary.ID}
 
 	// Apply it in memory, build again, and complete the event's data.
 	compacted := make(map[string]bool, len(comp.MessageIDs))
@@ -157,7 +158,7 @@ func (c *contexter) compact(ctx context.Context, res *contextbuilder.Result, rea
 		compacted[id] = true
 	}
 	saved := c.p.history
-	h := make([]convlog.Entry, len(saved), len(saved)+2)
+	h := make([]conversation.Entry, len(saved), len(saved)+2)
 	copy(h, saved)
 	for i := range h {
 		if h[i].IsMessage() && compacted[h[i].ID] {
@@ -199,7 +200,11 @@ func (c *contexter) compact(ctx context.Context, res *contextbuilder.Result, rea
 	if c.persist {
 		ev, sum := event, summary
 		ev.Data = raw
-		if err := s.opts.Store.Compact(c.convID, convlog.CompactionWrite{MessageIDs: comp.MessageIDs, Event: &ev, Summary: &sum}); err != nil {
+		w := convlog.CompactionWrite{MessageIDs: comp.MessageIDs, Event: &ev, Summary: &sum}
+		if c.p.readAt > 0 {
+			w.Versions, w.ReadAt = versionsOf(saved, compacted), c.p.readAt
+		}
+		if err := s.opts.Store.Compact(c.convID, w); err != nil {
 			c.p.history = saved
 			return nil, err
 		}
@@ -214,6 +219,18 @@ func (c *contexter) compact(ctx context.Context, res *contextbuilder.Result, rea
 	return after, nil
 }
 
+// versionsOf returns the messages of history whose ids are in ids, as the
+// store's Compact takes them (the versions read, unchanged).
+func versionsOf(history []conversation.Entry, ids map[string]bool) []*conversation.Entry {
+	out := make([]*conversation.Entry, 0, len(ids))
+	for i := range history {
+		if history[i].IsMessage() && ids[history[i].ID] {
+			out = append(out, &history[i])
+		}
+	}
+	return out
+}
+
 // backfill gives a conversation compacted by an earlier version of the
 // runtime (compaction events without "pinned", no summary of what they
 // compacted) the summary it lacks: the whole log is read once, the digest of
@@ -226,7 +243,7 @@ func (c *contexter) backfill(res *contextbuilder.Result) (*contextbuilder.Result
 	if err != nil {
 		return nil, err
 	}
-	var lost []convlog.Entry
+	var lost []conversation.Entry
 	for _, e := range all {
 		if e.IsMessage() && e.Compacted && !e.IsSummary() {
 			lost = append(lost, *e)
@@ -234,8 +251,8 @@ func (c *contexter) backfill(res *contextbuilder.Result) (*contextbuilder.Result
 	}
 	comp := compression.Backfill(res, lost, c.config(""))
 	now := s.now()
-	summary := convlog.Entry{Type: convlog.TypeMsg, ID: s.opts.NewID(), CreatedAt: now, Role: convlog.RoleSystem,
-		Content: convlog.Str(comp.Summary), Mode: c.mode, RunID: c.runID, WorkflowID: c.workflowID}
+	summary := conversation.Entry{Type: conversation.TypeMsg, ID: s.opts.NewID(), CreatedAt: now, Role: conversation.RoleSystem,
+		Content: conversation.Str(comp.Summary), Mode: c.mode, RunID: c.runID, WorkflowID: c.workflowID}
 	summary.Tokens = s.counter.CountMessage(c.p.model, &summary)
 	summary.TokenEncoding = s.counter.EncodingFor(c.p.model)
 	data := comp.Data
@@ -254,7 +271,7 @@ func (c *contexter) backfill(res *contextbuilder.Result) (*contextbuilder.Result
 	}
 	data.RecallDocs = len(docs)
 	raw, _ := json.Marshal(data)
-	event := convlog.Entry{Type: convlog.TypeEvt, ID: s.opts.NewID(), CreatedAt: now, Event: convlog.EventCompaction, RefMsgID: summary.ID, Data: raw}
+	event := conversation.Entry{Type: conversation.TypeEvt, ID: s.opts.NewID(), CreatedAt: now, Event: conversation.EventCompaction, RefMsgID: summary.ID, Data: raw}
 	ev, sum := event, summary
 	if err := s.opts.Store.Compact(c.convID, convlog.CompactionWrite{MessageIDs: comp.MessageIDs, Event: &ev, Summary: &sum}); err != nil {
 		return nil, err
@@ -278,7 +295,7 @@ func (c *contexter) backfill(res *contextbuilder.Result) (*contextbuilder.Result
 
 // keptFromOf returns the oldest history entry the request still needs: the
 // oldest log message it holds ("" when it holds none).
-func keptFromOf(history []convlog.Entry, res *contextbuilder.Result) string {
+func keptFromOf(history []conversation.Entry, res *contextbuilder.Result) string {
 	pos := make(map[string]int, len(history))
 	for i := range history {
 		if history[i].IsMessage() {
@@ -310,7 +327,7 @@ func (c *contexter) saveOutputs(res *contextbuilder.Result) bool {
 	changed := false
 	for i := range c.p.history {
 		e := &c.p.history[i]
-		if !e.IsMessage() || e.Role != convlog.RoleTool || e.FullOutputPath != "" || !want[e.ID] || e.Compacted {
+		if !e.IsMessage() || e.Role != conversation.RoleTool || e.FullOutputPath != "" || !want[e.ID] || e.Compacted {
 			continue
 		}
 		if _, ok := contextbuilder.PreviewToolResult(e); !ok {
@@ -445,12 +462,12 @@ func (s *ChatService) embedder(l settings.LLM) recall.Embedder {
 
 // CompactionRecord is one compaction done (or, in a preview, that would be).
 type CompactionRecord struct {
-	EventID   string                 `json:"eventId"`
-	SummaryID string                 `json:"summaryId"`
-	Summary   string                 `json:"summary"`
-	Count     int                    `json:"count"`
-	Lines     int                    `json:"lines,omitempty"`
-	Data      convlog.CompactionData `json:"data"`
+	EventID   string                      `json:"eventId"`
+	SummaryID string                      `json:"summaryId"`
+	Summary   string                      `json:"summary"`
+	Count     int                         `json:"count"`
+	Lines     int                         `json:"lines,omitempty"`
+	Data      conversation.CompactionData `json:"data"`
 	// CompactedIDs are the messages marked compacted (old summaries included).
 	CompactedIDs []string `json:"compactedIds"`
 	Persisted    bool     `json:"persisted"`
@@ -541,7 +558,7 @@ type recountKey struct {
 const maxRecounts = 1 << 16
 
 // CountMessage implements contextbuilder.EntryCounter with the cache.
-func (r *recountCache) CountMessage(model string, e *convlog.Entry) int {
+func (r *recountCache) CountMessage(model string, e *conversation.Entry) int {
 	if e.ID == "" {
 		return r.Counter.CountMessage(model, e)
 	}

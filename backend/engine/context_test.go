@@ -7,14 +7,19 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"crewagent/backend/compression"
 	"crewagent/backend/contextbuilder"
+	"crewagent/backend/conversation"
 	"crewagent/backend/convlog"
+	"crewagent/backend/errs"
 	"crewagent/backend/llm/fakellm"
 	"crewagent/backend/recall"
 	"crewagent/backend/settings"
+	"crewagent/backend/tokens"
 	"crewagent/backend/tools"
 )
 
@@ -54,11 +59,11 @@ func (f *fixture) checkBudget(limit int) {
 	}
 }
 
-func compactionEvents(entries []*convlog.Entry) []convlog.CompactionData {
-	var out []convlog.CompactionData
+func compactionEvents(entries []*conversation.Entry) []conversation.CompactionData {
+	var out []conversation.CompactionData
 	for _, e := range entries {
-		if e.IsEvent() && e.Event == convlog.EventCompaction {
-			d, _ := convlog.ParseCompactionData(e.Data)
+		if e.IsEvent() && e.Event == conversation.EventCompaction {
+			d, _ := conversation.ParseCompactionData(e.Data)
 			out = append(out, d)
 		}
 	}
@@ -71,7 +76,7 @@ func compactionEvents(entries []*convlog.Entry) []convlog.CompactionData {
 func TestCompactionPersistedAndResumedAfterRestart(t *testing.T) {
 	f := newFixture(t, smallBudget(6000))
 	convID := f.create()
-	first := &convlog.Entry{Role: convlog.RoleUser, Content: convlog.Str("Plan the migration. The budget must not exceed 4711 EUR and we must keep port 8443 open.")}
+	first := &conversation.Entry{Role: conversation.RoleUser, Content: conversation.Str("Plan the migration. The budget must not exceed 4711 EUR and we must keep port 8443 open.")}
 	if err := f.store.Append(convID, first); err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +95,7 @@ func TestCompactionPersistedAndResumedAfterRestart(t *testing.T) {
 	if d.Summary == "" || d.KeptFrom == "" || d.Count == 0 || d.CompactedTotal != d.Count || d.Reason != ReasonThreshold || d.TokensAfter >= d.TokensBefore {
 		t.Fatalf("event data: %+v", d)
 	}
-	var summary *convlog.Entry
+	var summary *conversation.Entry
 	for i, e := range all {
 		if e.ID == d.Summary {
 			summary = e
@@ -103,7 +108,7 @@ func TestCompactionPersistedAndResumedAfterRestart(t *testing.T) {
 		t.Fatalf("summary: %v", summary)
 	}
 	// the compacted messages went to the recall index beside the log
-	if fi, err := os.Stat(filepath.Join(f.dataDir, "conversations", convID, convlog.RecallFile)); err != nil || fi.Size() == 0 {
+	if fi, err := os.Stat(filepath.Join(f.dataDir, "conversations", convID, conversation.RecallFile)); err != nil || fi.Size() == 0 {
 		t.Fatalf("recall index: %v", err)
 	}
 	prefix := func(r fakellm.RecordedRequest) string {
@@ -142,7 +147,7 @@ func TestPinsSurviveCompactions(t *testing.T) {
 	f := newFixture(t, smallBudget(5000))
 	convID := f.create()
 	f.seed(convID, 4, 20)
-	pinned := &convlog.Entry{Role: convlog.RoleAssistant, Content: convlog.Str("The release checklist: tag, changelog, smoke test on staging-7, then announce in #launch.")}
+	pinned := &conversation.Entry{Role: conversation.RoleAssistant, Content: conversation.Str("The release checklist: tag, changelog, smoke test on staging-7, then announce in #launch.")}
 	if err := f.store.Append(convID, pinned); err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +180,7 @@ func TestPinsSurviveCompactions(t *testing.T) {
 	}
 	carried := false
 	for _, p := range evs[len(evs)-1].Pinned {
-		carried = carried || (p.ID == pinned.ID && p.Kind == convlog.CarriedPin)
+		carried = carried || (p.ID == pinned.ID && p.Kind == conversation.CarriedPin)
 	}
 	if !carried {
 		t.Fatalf("the last compaction does not carry the pin: %+v", evs[len(evs)-1].Pinned)
@@ -283,7 +288,7 @@ func TestToolLoopOverflow(t *testing.T) {
 	}
 	msgs := g.messages(res.ConversationID)
 	last := msgs[len(msgs)-1]
-	if last.PartType != convlog.PartError || !strings.Contains(last.Text(), "LLM_ERROR") || !strings.Contains(last.Text(), CodeContextTooLarge) {
+	if last.PartType != conversation.PartError || !strings.Contains(last.Text(), "LLM_ERROR") || !strings.Contains(last.Text(), CodeContextTooLarge) {
 		t.Fatalf("failure not persisted: %+v", last)
 	}
 	if n := len(g.srv.ChatRequests()); n != 1 {
@@ -319,12 +324,109 @@ func TestContextLengthRetryUsesTheReportedOverflow(t *testing.T) {
 	}
 }
 
+// A compaction at the trigger brings the request near the target, not just
+// under the trigger: for the default 50 % target the request sent after it
+// (counted independently) and the compaction's own figure land within
+// 35-55 % of the limit, whatever the budget and message sizes; a 30 %
+// target lands within 20-35 %.
+func TestThresholdCompactionLandsNearTheTarget(t *testing.T) {
+	tests := []struct {
+		name         string
+		limit        int
+		target       float64
+		pairs, words int
+		lo, hi       float64
+	}{
+		{"8k, just over the trigger", 8000, 0.5, 27, 40, 0.35, 0.55},
+		{"8k, short messages", 8000, 0.5, 60, 40, 0.35, 0.55},
+		{"8k, long messages", 8000, 0.5, 30, 150, 0.35, 0.55},
+		{"16k", 16000, 0.5, 80, 80, 0.35, 0.55},
+		{"32k", 32000, 0.5, 120, 120, 0.35, 0.55},
+		{"16k, 30 % target", 16000, 0.3, 80, 80, 0.20, 0.35},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, func(s *settings.Settings) {
+				smallBudget(tt.limit)(s)
+				s.Context.TargetAfterCompression = tt.target
+			})
+			convID := f.create()
+			f.seed(convID, tt.pairs, tt.words)
+			f.srv.Enqueue(fakellm.Text("Done."))
+			res := f.send(SendRequest{ConversationID: convID, Text: "summarise where we are"})
+			if res.Err != nil || !res.Context.Compressed {
+				t.Fatalf("no compaction: %+v %v", res.Context, res.Err)
+			}
+			evs := compactionEvents(f.load(convID))
+			if len(evs) != 1 || evs[0].Reason != ReasonThreshold {
+				t.Fatalf("compactions %+v", evs)
+			}
+			sent := float64(f.requestTokens(f.srv.ChatRequests()[0])) / float64(tt.limit)
+			after := float64(evs[0].TokensAfter) / float64(tt.limit)
+			before := float64(evs[0].TokensBefore) / float64(tt.limit)
+			t.Logf("before %.0f %%, after %.0f %%, request sent %.0f %% of %d", before*100, after*100, sent*100, tt.limit)
+			if before <= 0.8 {
+				t.Fatalf("the history was not over the trigger (%.0f %%): the case tests nothing", before*100)
+			}
+			for what, v := range map[string]float64{"the request sent": sent, "the compaction's figure": after} {
+				if v < tt.lo || v > tt.hi {
+					t.Errorf("%s is %.1f %% of the limit, want %.0f-%.0f %% for a %.0f %% target", what, v*100, tt.lo*100, tt.hi*100, tt.target*100)
+				}
+			}
+		})
+	}
+}
+
+// The other two branches of the retry after a context-length error: a
+// provider that gives no figures gets a request a quarter smaller; one that
+// names only its window gets a request within three quarters of it. Either
+// way the retry is another request, and the limit is learned.
+func TestContextLengthRetryWithoutFullFigures(t *testing.T) {
+	tests := []struct {
+		name  string
+		err   fakellm.Response
+		limit func(sent int) int // the most the retry may use
+	}{
+		{"no figures", fakellm.Error(400, "invalid_request_error", "context_length_exceeded", "The prompt is too long for this model."),
+			func(sent int) int { return sent * 3 / 4 }},
+		{"the window only", fakellm.Error(400, "BadRequestError", "", "This model's maximum context length is 4000 tokens."),
+			func(int) int { return 4000 - 4000/4 }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, nil)
+			convID := f.create()
+			f.seed(convID, 60, 60)
+			f.srv.Enqueue(tt.err, fakellm.Text("fits now"))
+			res := f.send(SendRequest{ConversationID: convID, Text: "answer"})
+			if res.Err != nil || res.Text != "fits now" {
+				t.Fatalf("result %+v %v", res, res.Err)
+			}
+			reqs := f.srv.ChatRequests()
+			if len(reqs) != 2 {
+				t.Fatalf("%d requests, want the refused one and one retry", len(reqs))
+			}
+			sent, retried := f.requestTokens(reqs[0]), f.requestTokens(reqs[1])
+			want := tt.limit(sent)
+			if sent <= 4000 || want >= sent {
+				t.Fatalf("the first request (%d tokens) must be over the window for the test to mean anything", sent)
+			}
+			if string(reqs[0].Body) == string(reqs[1].Body) || retried > want {
+				t.Fatalf("first request %d tokens, retry %d (want at most %d)", sent, retried, want)
+			}
+			if got := f.svc.learnedLimit(testModel); got == 0 || got > want {
+				t.Fatalf("learned limit %d, want at most %d", got, want)
+			}
+		})
+	}
+}
+
 // A message that cannot fit the request limit whatever happens is refused
 // before anything is written or sent.
 func TestOversizeInputRefused(t *testing.T) {
 	f := newFixture(t, smallBudget(8000))
 	huge := strings.Repeat("The quick brown fox jumps over the lazy dog. ", 3000) // ~30k tokens
-	if _, err := f.svc.Send(context.Background(), SendRequest{Text: huge}); CodeOf(err) != CodeInputTooLarge || !strings.Contains(err.Error(), "fs.read") {
+	if _, err := f.svc.Send(context.Background(), SendRequest{Text: huge}); errs.CodeOf(err) != CodeInputTooLarge || !strings.Contains(err.Error(), "fs.read") {
 		t.Fatalf("want %s, got %v", CodeInputTooLarge, err)
 	}
 	if list, _ := f.store.List(); len(list) != 0 {
@@ -333,7 +435,7 @@ func TestOversizeInputRefused(t *testing.T) {
 	convID := f.create()
 	f.seed(convID, 2, 5)
 	before := len(f.load(convID))
-	if _, err := f.svc.Send(context.Background(), SendRequest{ConversationID: convID, Text: huge}); CodeOf(err) != CodeInputTooLarge {
+	if _, err := f.svc.Send(context.Background(), SendRequest{ConversationID: convID, Text: huge}); errs.CodeOf(err) != CodeInputTooLarge {
 		t.Fatalf("want %s, got %v", CodeInputTooLarge, err)
 	}
 	if len(f.load(convID)) != before || len(f.srv.Requests()) != 0 {
@@ -346,6 +448,64 @@ func TestOversizeInputRefused(t *testing.T) {
 		t.Fatal(res.Err)
 	}
 	f.checkBudget(8000)
+}
+
+// spyCounter records the largest text it was asked to count.
+type spyCounter struct {
+	*tokens.Counter
+	mu      sync.Mutex
+	largest int
+}
+
+func (c *spyCounter) note(n int) {
+	c.mu.Lock()
+	c.largest = max(c.largest, n)
+	c.mu.Unlock()
+}
+
+func (c *spyCounter) Count(model, text string) int {
+	c.note(len(text))
+	return c.Counter.Count(model, text)
+}
+
+func (c *spyCounter) CountMessage(model string, e *conversation.Entry) int {
+	c.note(len(e.Text()))
+	return c.Counter.CountMessage(model, e)
+}
+
+// A pasted text too large for any request is refused by its size in bytes
+// before it is counted (no token is longer than tokens.MaxTokenBytes): a
+// 15 MB message never reaches the tokenizer, nothing is written or sent.
+func TestHugeInputRefusedBeforeCounting(t *testing.T) {
+	f := newFixture(t, smallBudget(20000))
+	spy := &spyCounter{Counter: counter}
+	svc, err := New(Options{Store: f.store, Settings: StaticSettings(f.st), LLM: testLLM, Tools: NewToolHosts(toolsRoots(f)), Counter: spy, Emitter: f.rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	convID := f.create()
+	huge := strings.Repeat("All work and no play makes Jack a dull boy. ", 15<<20/44) // 15 MB
+	start := time.Now()
+	_, err = svc.Send(context.Background(), SendRequest{ConversationID: convID, Text: huge})
+	took := time.Since(start)
+	t.Logf("a %.1f MB message refused in %v", float64(len(huge))/1e6, took)
+	if errs.CodeOf(err) != CodeInputTooLarge || !strings.Contains(err.Error(), "bytes") || !strings.Contains(err.Error(), "fs.read") {
+		t.Fatalf("want %s by size, got %v", CodeInputTooLarge, err)
+	}
+	if spy.largest >= 1<<20 {
+		t.Fatalf("the message was counted (a text of %d bytes) before it was refused", spy.largest)
+	}
+	if len(f.load(convID)) != 0 || len(f.srv.Requests()) != 0 {
+		t.Fatal("the refused message was written or sent")
+	}
+	// Just under the bound by size, it is counted and refused by its count.
+	over := strings.Repeat("All work and no play makes Jack a dull boy. ", 20000*tokens.MaxTokenBytes/44-1)
+	if _, err := svc.Send(context.Background(), SendRequest{ConversationID: convID, Text: over}); errs.CodeOf(err) != CodeInputTooLarge || !strings.Contains(err.Error(), "tokens; with the system prompt") {
+		t.Fatalf("want %s by count, got %v", CodeInputTooLarge, err)
+	}
+	if spy.largest < len(over) {
+		t.Fatalf("a message within the size bound was not counted (largest text counted %d bytes)", spy.largest)
+	}
 }
 
 // Legacy collapsed tool_start / tool_result UI entries stay out of the
@@ -389,8 +549,8 @@ func TestManualCompactionWithFocus(t *testing.T) {
 	f := newFixture(t, nil)
 	convID := f.create()
 	f.seed(convID, 10, 40)
-	facts := &convlog.Entry{Role: convlog.RoleUser, Content: convlog.Str("Invoice rounding uses banker's rounding to 2 decimals.")}
-	newest := &convlog.Entry{Role: convlog.RoleUser, Content: convlog.Str("What next?")}
+	facts := &conversation.Entry{Role: conversation.RoleUser, Content: conversation.Str("Invoice rounding uses banker's rounding to 2 decimals.")}
+	newest := &conversation.Entry{Role: conversation.RoleUser, Content: conversation.Str("What next?")}
 	if err := f.store.Append(convID, facts, newest); err != nil {
 		t.Fatal(err)
 	}
@@ -423,12 +583,12 @@ func TestRecallBringsBackCompactedMessages(t *testing.T) {
 		s.LLM.EmbeddingsModel = "fake-embed"
 	})
 	convID := f.create()
-	old := []*convlog.Entry{
-		{Role: convlog.RoleTool, ToolCallID: "c1", ToolName: "fs.read", Content: convlog.Str(`{"ok":true,"content":"retention_window: 417\nflush_interval: 30"}`)},
-		{Role: convlog.RoleUser, Content: convlog.Str("仓库的盘点周期改成每季度一次，由仓储组负责。")},
+	old := []*conversation.Entry{
+		{Role: conversation.RoleTool, ToolCallID: "c1", ToolName: "fs.read", Content: conversation.Str(`{"ok":true,"content":"retention_window: 417\nflush_interval: 30"}`)},
+		{Role: conversation.RoleUser, Content: conversation.Str("仓库的盘点周期改成每季度一次，由仓储组负责。")},
 	}
-	call := &convlog.Entry{Role: convlog.RoleAssistant, ToolCalls: []convlog.ToolCall{{ID: "c1", Type: "function", Function: convlog.FunctionCall{Name: "fs.read", Arguments: `{"path":"@project/conf.yaml"}`}}}}
-	if err := f.store.Append(convID, &convlog.Entry{Role: convlog.RoleUser, Content: convlog.Str("check the config")}, call, old[0], old[1]); err != nil {
+	call := &conversation.Entry{Role: conversation.RoleAssistant, ToolCalls: []conversation.ToolCall{{ID: "c1", Type: "function", Function: conversation.FunctionCall{Name: "fs.read", Arguments: `{"path":"@project/conf.yaml"}`}}}}
+	if err := f.store.Append(convID, &conversation.Entry{Role: conversation.RoleUser, Content: conversation.Str("check the config")}, call, old[0], old[1]); err != nil {
 		t.Fatal(err)
 	}
 	f.seed(convID, 30, 60)
@@ -456,7 +616,7 @@ func TestRecallBringsBackCompactedMessages(t *testing.T) {
 		t.Fatalf("the Chinese message was not recalled:\n%s", strings.Join(texts(req), "\n"))
 	}
 	// vectors: computed once per message, cached on disk by model
-	vec := filepath.Join(f.dataDir, "conversations", convID, convlog.EmbeddingsFile(recall.ModelKey("fake-embed")))
+	vec := filepath.Join(f.dataDir, "conversations", convID, conversation.EmbeddingsFile(recall.ModelKey("fake-embed")))
 	if fi, err := os.Stat(vec); err != nil || fi.Size() == 0 {
 		t.Fatalf("vectors file: %v", err)
 	}
@@ -478,7 +638,7 @@ func TestRecallWithoutEmbeddings(t *testing.T) {
 	})
 	f.srv.FailEmbeddings(1000)
 	convID := f.create()
-	if err := f.store.Append(convID, &convlog.Entry{Role: convlog.RoleUser, Content: convlog.Str("The vendor code is QX-4471-B for the parts order.")}); err != nil {
+	if err := f.store.Append(convID, &conversation.Entry{Role: conversation.RoleUser, Content: conversation.Str("The vendor code is QX-4471-B for the parts order.")}); err != nil {
 		t.Fatal(err)
 	}
 	f.seed(convID, 30, 60)
@@ -535,7 +695,7 @@ func TestLLMSummaryFallsBackToTheDigest(t *testing.T) {
 		s.LLM.MaxRetries = 0
 	})
 	convID := f.create()
-	if err := f.store.Append(convID, &convlog.Entry{Role: convlog.RoleUser, Content: convlog.Str("The invoice total must never exceed 4711 EUR.")}); err != nil {
+	if err := f.store.Append(convID, &conversation.Entry{Role: conversation.RoleUser, Content: conversation.Str("The invoice total must never exceed 4711 EUR.")}); err != nil {
 		t.Fatal(err)
 	}
 	f.seed(convID, 30, 60)
@@ -563,7 +723,7 @@ func TestLLMSummaryFallsBackToTheDigest(t *testing.T) {
 func TestBackfillOfEarlierCompactions(t *testing.T) {
 	f := newFixture(t, nil)
 	convID := f.create()
-	lost := &convlog.Entry{Role: convlog.RoleUser, Content: convlog.Str("The export must never include rows of tenant 8842.")}
+	lost := &conversation.Entry{Role: conversation.RoleUser, Content: conversation.Str("The export must never include rows of tenant 8842.")}
 	if err := f.store.Append(convID, lost); err != nil {
 		t.Fatal(err)
 	}

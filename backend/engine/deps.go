@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"crewagent/backend/contextbuilder"
+	"crewagent/backend/conversation"
 	"crewagent/backend/convlog"
 	"crewagent/backend/llm"
 	"crewagent/backend/settings"
@@ -15,21 +16,21 @@ import (
 // (Get, Load, LoadTail, LoadSinceCompaction, SidecarPath), so a read-only
 // store serves it.
 type Store interface {
-	Create(title, activeType string) (convlog.ConversationMeta, error)
+	Create(title, activeType string) (conversation.ConversationMeta, error)
 	// CreateWith creates a conversation together with its first entries.
-	CreateWith(title, activeType string, entries ...*convlog.Entry) (convlog.ConversationMeta, error)
-	Get(id string) (convlog.ConversationMeta, error)
-	Load(id string) ([]*convlog.Entry, error)
-	LoadTail(id string, n int) ([]*convlog.Entry, error)
-	LoadSinceCompaction(id string) ([]*convlog.Entry, error)
-	LoadBackTo(id, from string) ([]*convlog.Entry, error)
-	Append(id string, entries ...*convlog.Entry) error
-	Update(id string, e *convlog.Entry) error
-	UpdateMeta(id string, fn func(*convlog.ConversationMeta)) error
+	CreateWith(title, activeType string, entries ...*conversation.Entry) (conversation.ConversationMeta, error)
+	Get(id string) (conversation.ConversationMeta, error)
+	Load(id string) ([]*conversation.Entry, error)
+	LoadTail(id string, n int) ([]*conversation.Entry, error)
+	LoadSinceCompaction(id string) ([]*conversation.Entry, error)
+	LoadBackTo(id, from string) ([]*conversation.Entry, error)
+	Append(id string, entries ...*conversation.Entry) error
+	Update(id string, e *conversation.Entry) error
+	UpdateMeta(id string, fn func(*conversation.ConversationMeta)) error
 	// Compaction, pins and the files beside the log.
 	Compact(id string, w convlog.CompactionWrite) error
-	Pin(id, msgID string) (*convlog.Entry, error)
-	Unpin(id, msgID string) (*convlog.Entry, error)
+	Pin(id, msgID string) (*conversation.Entry, error)
+	Unpin(id, msgID string) (*conversation.Entry, error)
 	SaveToolOutput(id, msgID, toolCallID, toolName, full string) (string, error)
 	SidecarPath(id, name string) (string, error)
 	AppendSidecar(id, name string, data []byte) error

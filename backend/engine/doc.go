@@ -39,7 +39,7 @@
 // (never that message or the turn in progress), writes the summary that
 // replaces them (the extractive digest, or the LLM summary with the digest as
 // its fallback), and the compaction is persisted in one write: compacted
-// marks, the "compaction" event (convlog.CompactionData: range, strategy,
+// marks, the "compaction" event (conversation.CompactionData: range, strategy,
 // tokens before and after, keptFrom, carried pins and records, earlier
 // compactions, reason threshold | in-loop | context-length | manual), the
 // CONVERSATION_SUMMARY message; the compacted messages go to the recall index

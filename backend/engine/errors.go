@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"errors"
 	"fmt"
 
 	"crewagent/backend/contextbuilder"
@@ -49,15 +48,6 @@ var (
 )
 
 func invalid(msg string) error { return &Error{Code: CodeInvalidRequest, Message: msg} }
-
-// CodeOf returns the stable code of err: an engine code, an LLM_* code, or "".
-func CodeOf(err error) string {
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Code
-	}
-	return llm.CodeOf(err)
-}
 
 // maxTurnsError is the persisted failure of a loop that ran out of turns. It is
 // an *llm.Error so that it renders and travels like the other failures.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 	"crewagent/backend/events"
 	"crewagent/backend/llm"
 	"crewagent/backend/llm/fakellm"
@@ -89,11 +89,11 @@ func TestStreamFaultsThroughTheEngine(t *testing.T) {
 				t.Fatalf("log: %+v", msgs)
 			}
 			last := msgs[1]
-			if last.Role != convlog.RoleAssistant || last.ID != res.MessageID {
+			if last.Role != conversation.RoleAssistant || last.ID != res.MessageID {
 				t.Fatalf("answer entry %+v", last)
 			}
 			for _, m := range msgs {
-				if m.Role == convlog.RoleTool {
+				if m.Role == conversation.RoleTool {
 					t.Fatalf("a tool result was persisted: %+v", m)
 				}
 			}
@@ -108,14 +108,14 @@ func TestStreamFaultsThroughTheEngine(t *testing.T) {
 				if res.Text != "" {
 					want = res.Text + "\n\n" + want
 				}
-				if last.PartType != convlog.PartError || !strings.HasPrefix(last.Text(), want) || last.FinishReason != "" {
+				if last.PartType != conversation.PartError || !strings.HasPrefix(last.Text(), want) || last.FinishReason != "" {
 					t.Fatalf("error entry %q (%s)", last.Text(), last.PartType)
 				}
 			} else {
 				if res.Err != nil || res.FinishReason != tc.finish || res.Text != tc.partial {
 					t.Fatalf("result %+v", res)
 				}
-				if last.PartType != convlog.PartContent || last.Text() != tc.partial || last.FinishReason != tc.finish ||
+				if last.PartType != conversation.PartContent || last.Text() != tc.partial || last.FinishReason != tc.finish ||
 					!last.Incomplete() || len(last.ToolCalls) != 0 {
 					t.Fatalf("incomplete answer entry %+v", last)
 				}
@@ -185,9 +185,9 @@ func TestToolCallsPerMessageAreCapped(t *testing.T) {
 	if len(des) != 3 {
 		t.Fatalf("%d files written, want 3", len(des))
 	}
-	results := map[string]*convlog.Entry{}
+	results := map[string]*conversation.Entry{}
 	for _, m := range f.messages(res.ConversationID) {
-		if m.Role == convlog.RoleTool {
+		if m.Role == conversation.RoleTool {
 			results[m.ToolCallID] = m
 		}
 	}

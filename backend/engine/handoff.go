@@ -3,7 +3,7 @@ package engine
 import (
 	"fmt"
 
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 	"crewagent/backend/errs"
 	"crewagent/backend/events"
 	"crewagent/backend/tools"
@@ -34,14 +34,14 @@ func (handedOff) Error() string { return "the send was handed over to another co
 
 // startHandoff runs the Handoff of the call whose placeholder result is
 // entry. On failure the placeholder becomes the error and false is returned.
-func (r *run) startHandoff(h *Handoff, entry *convlog.Entry) (bool, error) {
+func (r *run) startHandoff(h *Handoff, entry *conversation.Entry) (bool, error) {
 	err := h.Start(entry.ID)
 	if err == nil {
 		return true, nil
 	}
 	failed := *entry
 	res := tools.Failure(tools.NewError(tools.CodeInternal, "could not hand the turn over: "+err.Error(), nil))
-	failed.Content, failed.IsError = convlog.Str(res.Content), true
+	failed.Content, failed.IsError = conversation.Str(res.Content), true
 	if uerr := r.s.opts.Store.Update(r.convID, &failed); uerr != nil {
 		return false, uerr
 	}
@@ -55,12 +55,12 @@ func (r *run) startHandoff(h *Handoff, entry *convlog.Entry) (bool, error) {
 
 // skipAfterHandoff answers the calls of a message that follow one that
 // handed the send over, without running them.
-func (r *run) skipAfterHandoff(msgID, via string, rest []convlog.ToolCall) error {
+func (r *run) skipAfterHandoff(msgID, via string, rest []conversation.ToolCall) error {
 	for _, tc := range rest {
 		res := tools.Failure(tools.NewError(CodeHandedOver, fmt.Sprintf(
 			"not run: %s handed the turn to another conversation first; make this call again if it is still needed", via), nil))
-		entry := &convlog.Entry{Role: convlog.RoleTool, Content: convlog.Str(res.Content), ToolCallID: tc.ID,
-			ToolName: tc.Function.Name, PartType: convlog.PartToolResult, IsError: true}
+		entry := &conversation.Entry{Role: conversation.RoleTool, Content: conversation.Str(res.Content), ToolCallID: tc.ID,
+			ToolName: tc.Function.Name, PartType: conversation.PartToolResult, IsError: true}
 		if err := r.append(entry); err != nil {
 			return err
 		}

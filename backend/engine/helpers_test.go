@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"crewagent/backend/contextbuilder"
+	"crewagent/backend/conversation"
 	"crewagent/backend/convlog"
 	"crewagent/backend/events"
 	"crewagent/backend/llm"
@@ -120,7 +121,7 @@ func (f *fixture) send(req SendRequest) *SendResult {
 	return res
 }
 
-func (f *fixture) load(convID string) []*convlog.Entry {
+func (f *fixture) load(convID string) []*conversation.Entry {
 	f.t.Helper()
 	entries, err := f.store.Load(convID)
 	if err != nil {
@@ -130,8 +131,8 @@ func (f *fixture) load(convID string) []*convlog.Entry {
 }
 
 // messages returns the message entries of the log.
-func (f *fixture) messages(convID string) []*convlog.Entry {
-	var out []*convlog.Entry
+func (f *fixture) messages(convID string) []*conversation.Entry {
+	var out []*conversation.Entry
 	for _, e := range f.load(convID) {
 		if e.IsMessage() {
 			out = append(out, e)
@@ -142,12 +143,12 @@ func (f *fixture) messages(convID string) []*convlog.Entry {
 
 // seed appends a finished exchange of n user/assistant pairs with texts of
 // about words words each.
-func (f *fixture) seed(convID string, n, words int) []*convlog.Entry {
+func (f *fixture) seed(convID string, n, words int) []*conversation.Entry {
 	f.t.Helper()
-	var entries []*convlog.Entry
+	var entries []*conversation.Entry
 	for i := 0; i < n; i++ {
-		u := &convlog.Entry{Role: convlog.RoleUser, Content: convlog.Str(filler("question", i, words)), Mode: convlog.ModeChat}
-		a := &convlog.Entry{Role: convlog.RoleAssistant, Content: convlog.Str(filler("answer", i, words)), Mode: convlog.ModeChat, PartType: convlog.PartContent}
+		u := &conversation.Entry{Role: conversation.RoleUser, Content: conversation.Str(filler("question", i, words)), Mode: conversation.ModeChat}
+		a := &conversation.Entry{Role: conversation.RoleAssistant, Content: conversation.Str(filler("answer", i, words)), Mode: conversation.ModeChat, PartType: conversation.PartContent}
 		entries = append(entries, u, a)
 	}
 	if err := f.store.Append(convID, entries...); err != nil {
@@ -192,7 +193,7 @@ func texts(r fakellm.RecordedRequest) []string {
 func systemText(r fakellm.RecordedRequest) string {
 	var b strings.Builder
 	for _, m := range r.Messages {
-		if m.Role == convlog.RoleSystem {
+		if m.Role == conversation.RoleSystem {
 			b.WriteString(m.Text() + "\n")
 		}
 	}

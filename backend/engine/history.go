@@ -3,11 +3,11 @@ package engine
 import (
 	"encoding/json"
 
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 )
 
 // keyKeptFrom is the compaction event data key naming the oldest log entry
-// the next request needs (convlog.CompactionData.KeptFrom): the history a
+// the next request needs (conversation.CompactionData.KeptFrom): the history a
 // later request loads starts there.
 const keyKeptFrom = "keptFrom"
 
@@ -21,10 +21,10 @@ const (
 )
 
 // historyLoader returns the history a request is built from.
-type historyLoader func(st Store, convID string) ([]convlog.Entry, error)
+type historyLoader func(st Store, convID string) ([]conversation.Entry, error)
 
 // loadHistory is the default historyLoader: loadSinceCompaction.
-func loadHistory(st Store, convID string) ([]convlog.Entry, error) {
+func loadHistory(st Store, convID string) ([]conversation.Entry, error) {
 	return loadSinceCompaction(st, convID)
 }
 
@@ -35,7 +35,7 @@ func loadHistory(st Store, convID string) ([]convlog.Entry, error) {
 // a compaction event is read whole; so is one whose last compaction event was
 // written by another program (no keptFrom). Summary messages written by a
 // compaction follow its event, so they are always included.
-func loadSinceCompaction(st Store, convID string) ([]convlog.Entry, error) {
+func loadSinceCompaction(st Store, convID string) ([]conversation.Entry, error) {
 	since, err := st.LoadSinceCompaction(convID)
 	if err != nil {
 		return nil, err
@@ -61,13 +61,13 @@ func loadSinceCompaction(st Store, convID string) ([]convlog.Entry, error) {
 	return deref(back), nil
 }
 
-func isCompaction(e *convlog.Entry) bool {
-	return e.IsEvent() && e.Event == convlog.EventCompaction
+func isCompaction(e *conversation.Entry) bool {
+	return e.IsEvent() && e.Event == conversation.EventCompaction
 }
 
 // keptFrom reads the keptFrom of a compaction event; known is false when the
 // event does not record it.
-func keptFrom(e *convlog.Entry) (id string, known bool) {
+func keptFrom(e *conversation.Entry) (id string, known bool) {
 	var data map[string]json.RawMessage
 	if json.Unmarshal(e.Data, &data) != nil {
 		return "", false
@@ -79,7 +79,7 @@ func keptFrom(e *convlog.Entry) (id string, known bool) {
 	return id, true
 }
 
-func indexOf(entries []*convlog.Entry, id string) int {
+func indexOf(entries []*conversation.Entry, id string) int {
 	for i, e := range entries {
 		if e.ID == id {
 			return i
@@ -88,8 +88,8 @@ func indexOf(entries []*convlog.Entry, id string) int {
 	return -1
 }
 
-func deref(entries []*convlog.Entry) []convlog.Entry {
-	out := make([]convlog.Entry, len(entries))
+func deref(entries []*conversation.Entry) []conversation.Entry {
+	out := make([]conversation.Entry, len(entries))
 	for i, e := range entries {
 		out[i] = *e
 	}

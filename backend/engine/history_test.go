@@ -5,7 +5,7 @@ import (
 	"sync"
 	"testing"
 
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 )
 
 // countingStore records which reads the history loaders make and how many
@@ -18,7 +18,7 @@ type countingStore struct {
 	read                int // entries returned by the three reads
 }
 
-func (c *countingStore) Load(id string) ([]*convlog.Entry, error) {
+func (c *countingStore) Load(id string) ([]*conversation.Entry, error) {
 	out, err := c.Store.Load(id)
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -27,7 +27,7 @@ func (c *countingStore) Load(id string) ([]*convlog.Entry, error) {
 	return out, err
 }
 
-func (c *countingStore) LoadTail(id string, n int) ([]*convlog.Entry, error) {
+func (c *countingStore) LoadTail(id string, n int) ([]*conversation.Entry, error) {
 	out, err := c.Store.LoadTail(id, n)
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -37,7 +37,7 @@ func (c *countingStore) LoadTail(id string, n int) ([]*convlog.Entry, error) {
 	return out, err
 }
 
-func (c *countingStore) LoadBackTo(id, from string) ([]*convlog.Entry, error) {
+func (c *countingStore) LoadBackTo(id, from string) ([]*conversation.Entry, error) {
 	out, err := c.Store.LoadBackTo(id, from)
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -46,7 +46,7 @@ func (c *countingStore) LoadBackTo(id, from string) ([]*convlog.Entry, error) {
 	return out, err
 }
 
-func (c *countingStore) LoadSinceCompaction(id string) ([]*convlog.Entry, error) {
+func (c *countingStore) LoadSinceCompaction(id string) ([]*conversation.Entry, error) {
 	out, err := c.Store.LoadSinceCompaction(id)
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -120,7 +120,7 @@ func TestLoadHistoryCases(t *testing.T) {
 					t.Fatal(err)
 				}
 				if tc.keptIndex == -2 {
-					later := &convlog.Entry{ID: "kept-after-event", Role: convlog.RoleSystem, Content: convlog.Str("CONVERSATION_SUMMARY\nx")}
+					later := &conversation.Entry{ID: "kept-after-event", Role: conversation.RoleSystem, Content: conversation.Str("CONVERSATION_SUMMARY\nx")}
 					if err := f.store.Append(convID, later); err != nil {
 						t.Fatal(err)
 					}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 	"crewagent/backend/llm/fakellm"
 )
 
@@ -62,11 +62,11 @@ func TestPagingALargeToolOutput(t *testing.T) {
 		t.Fatalf("%+v (%v)", res, res.Err)
 	}
 
-	var first *convlog.Entry
+	var first *conversation.Entry
 	var pages strings.Builder
 	npages := 0
 	for _, m := range f.messages(res.ConversationID) {
-		if m.Role != convlog.RoleTool {
+		if m.Role != conversation.RoleTool {
 			continue
 		}
 		if m.ToolCallID == "read_big" {
@@ -86,7 +86,7 @@ func TestPagingALargeToolOutput(t *testing.T) {
 		pages.WriteString(page.Content)
 		npages++
 	}
-	if first == nil || !strings.HasPrefix(first.Text(), convlog.PreviewPrefix) || !pagingPlan.MatchString(first.Text()) {
+	if first == nil || !strings.HasPrefix(first.Text(), conversation.PreviewPrefix) || !pagingPlan.MatchString(first.Text()) {
 		t.Fatalf("the 300 KB result is not a preview with a plan: %.300s", first.Text())
 	}
 	readable, err := os.ReadFile(filepath.Join(f.dataDir, "logs", "tool-results", res.ConversationID, first.ID+".txt"))

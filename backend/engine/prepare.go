@@ -8,7 +8,6 @@ import (
 	"crewagent/backend/compression"
 	"crewagent/backend/contextbuilder"
 	"crewagent/backend/conversation"
-	"crewagent/backend/convlog"
 	"crewagent/backend/llm"
 	"crewagent/backend/settings"
 	"crewagent/backend/tools"
@@ -37,7 +36,10 @@ type prepared struct {
 	// history is the log since the last compaction (from the oldest entry it
 	// still needs), with the entries of this send appended as they are
 	// written and compactions applied as they happen.
-	history []convlog.Entry
+	history []conversation.Entry
+	// readAt is the log's size before history was read (0: unknown): a
+	// compaction hands the store the versions it read with it.
+	readAt int64
 	// turnStart is the first entry this send wrote (see
 	// contextbuilder.Options.TurnStart).
 	turnStart string
@@ -51,10 +53,30 @@ func (s *ChatService) prepare(convID, mode string, agent *Agent, st settings.Set
 	if err != nil {
 		return nil, err
 	}
-	if p.history, err = s.history(s.opts.Store, convID); err != nil {
+	if err = s.loadInto(p, convID); err != nil {
 		return nil, err
 	}
 	return p, nil
+}
+
+// loadInto reads the history of convID into p, noting the log's size first.
+func (s *ChatService) loadInto(p *prepared, convID string) error {
+	p.readAt = 0
+	if ls, ok := s.opts.Store.(logSizer); ok {
+		if n, err := ls.LogSize(convID); err == nil {
+			p.readAt = n
+		}
+	}
+	var err error
+	p.history, err = s.history(s.opts.Store, convID)
+	return err
+}
+
+// logSizer is implemented by a store that tells how long a log is
+// (*convlog.Store): a compaction then gives it the versions of the
+// compacted messages it read instead of having them read again.
+type logSizer interface {
+	LogSize(id string) (int64, error)
 }
 
 // frame sets up the request of mode without its history: tools, persona,
@@ -89,10 +111,9 @@ func (s *ChatService) frame(convID, mode string, agent *Agent, st settings.Setti
 // prepareRun sets up the run-mode request of convID with the run's persona,
 // blocks and tool host.
 func (s *ChatService) prepareRun(convID string, run *RunSetup, st settings.Settings) (*prepared, error) {
-	p := &prepared{st: st, mode: convlog.ModeRun, model: st.LLM.Model, budget: budgetOf(st.Context)}
+	p := &prepared{st: st, mode: conversation.ModeRun, model: st.LLM.Model, budget: budgetOf(st.Context)}
 	s.useRun(p, run)
-	var err error
-	if p.history, err = s.history(s.opts.Store, convID); err != nil {
+	if err := s.loadInto(p, convID); err != nil {
 		return nil, err
 	}
 	return p, nil

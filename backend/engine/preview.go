@@ -7,7 +7,6 @@ import (
 	"crewagent/backend/compression"
 	"crewagent/backend/contextbuilder"
 	"crewagent/backend/conversation"
-	"crewagent/backend/convlog"
 	"crewagent/backend/llm"
 )
 
@@ -66,16 +65,16 @@ type Preview struct {
 
 // PreviewMessage is one message of the previewed request.
 type PreviewMessage struct {
-	Index      int                `json:"index"`
-	Role       string             `json:"role"`
-	Content    *string            `json:"content"`
-	ToolCalls  []convlog.ToolCall `json:"tool_calls,omitempty"`
-	ToolCallID string             `json:"tool_call_id,omitempty"`
-	Name       string             `json:"name,omitempty"`
-	SourceID   string             `json:"sourceId,omitempty"`
-	Kind       string             `json:"kind"`
-	Tokens     int                `json:"tokens"`
-	Reason     string             `json:"reason"`
+	Index      int                     `json:"index"`
+	Role       string                  `json:"role"`
+	Content    *string                 `json:"content"`
+	ToolCalls  []conversation.ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string                  `json:"tool_call_id,omitempty"`
+	Name       string                  `json:"name,omitempty"`
+	SourceID   string                  `json:"sourceId,omitempty"`
+	Kind       string                  `json:"kind"`
+	Tokens     int                     `json:"tokens"`
+	Reason     string                  `json:"reason"`
 	// Skills names the active skills whose bodies the message carries.
 	Skills []string `json:"skills,omitempty"`
 }
@@ -89,8 +88,8 @@ type PreviewCompression struct {
 	Record   PreviewRecord     `json:"record"`
 	// Summary is the summary it would write (with llm-summary, the digest:
 	// a preview does not call the LLM).
-	Summary string                 `json:"summary"`
-	Data    convlog.CompactionData `json:"data"`
+	Summary string                      `json:"summary"`
+	Data    conversation.CompactionData `json:"data"`
 }
 
 // PreviewRecord lists what a compaction would mark.
@@ -110,7 +109,7 @@ type ConversationView struct {
 	// preview's compaction).
 	Compacted int `json:"compacted"`
 	// Compactions lists every compaction, oldest first (the last 200).
-	Compactions []convlog.CompactionRef `json:"compactions"`
+	Compactions []conversation.CompactionRef `json:"compactions"`
 	// Summary is the summary the request holds.
 	Summary *SummaryView `json:"summary,omitempty"`
 	// Pins are the pinned and carried messages.
@@ -163,12 +162,12 @@ func (s *ChatService) Preview(ctx context.Context, req PreviewRequest) (*Preview
 		mode = meta.ActiveType
 	}
 	switch mode {
-	case convlog.ModeChat, convlog.ModeAgent:
-	case convlog.ModeRun, convlog.ActiveWorkflow:
+	case conversation.ModeChat, conversation.ModeAgent:
+	case conversation.ModeRun, conversation.ActiveWorkflow:
 		if req.Run == nil {
 			return nil, &Error{Code: CodeUnsupportedMode, Message: "previewing run-mode requests needs the workflow run; use chat or agent mode"}
 		}
-		mode = convlog.ModeRun
+		mode = conversation.ModeRun
 	default:
 		return nil, invalid("mode must be chat, agent or run, got " + strconv.Quote(mode))
 	}
@@ -177,12 +176,12 @@ func (s *ChatService) Preview(ctx context.Context, req PreviewRequest) (*Preview
 		p       *prepared
 		agentID string
 	)
-	if mode == convlog.ModeRun {
+	if mode == conversation.ModeRun {
 		agentID = req.Run.AgentID
 		p, err = s.prepareRun(req.ConversationID, req.Run, st)
 	} else {
 		agentID = req.AgentID
-		if agentID == "" && req.Agent == nil && mode == convlog.ModeAgent {
+		if agentID == "" && req.Agent == nil && mode == conversation.ModeAgent {
 			agentID = meta.SelectedAgentID
 		}
 		var agent *Agent
@@ -258,12 +257,12 @@ func (s *ChatService) Preview(ctx context.Context, req PreviewRequest) (*Preview
 
 // explain describes the whole conversation around request res, built over
 // history (the whole log when full).
-func (s *ChatService) explain(meta convlog.ConversationMeta, history []convlog.Entry, loaded int, res *contextbuilder.Result, full bool) ConversationView {
+func (s *ChatService) explain(meta conversation.ConversationMeta, history []conversation.Entry, loaded int, res *contextbuilder.Result, full bool) ConversationView {
 	v := ConversationView{Messages: meta.MessageCount, Loaded: loaded, Recalled: res.Debug.Recalled, Full: full,
-		Compactions: []convlog.CompactionRef{}, Pins: make([]contextbuilder.Pin, len(res.Pins))}
+		Compactions: []conversation.CompactionRef{}, Pins: make([]contextbuilder.Pin, len(res.Pins))}
 	for i, p := range res.Pins {
 		p.Words = p.Text
-		if p.Kind == convlog.CarriedRecord {
+		if p.Kind == conversation.CarriedRecord {
 			p.Words = conversation.RecordWords(p.Text)
 		}
 		v.Pins[i] = p
@@ -273,13 +272,13 @@ func (s *ChatService) explain(meta convlog.ConversationMeta, history []convlog.E
 	}
 	var events []int
 	for i := range history {
-		if history[i].IsEvent() && history[i].Event == convlog.EventCompaction {
+		if history[i].IsEvent() && history[i].Event == conversation.EventCompaction {
 			events = append(events, i)
 		}
 	}
 	if n := len(events); n > 0 {
 		last := &history[events[n-1]]
-		if d, ok := convlog.ParseCompactionData(last.Data); ok {
+		if d, ok := conversation.ParseCompactionData(last.Data); ok {
 			v.Compacted = d.CompactedTotal
 			if !full {
 				v.Compactions = append(v.Compactions, d.Earlier...)
@@ -295,8 +294,8 @@ func (s *ChatService) explain(meta convlog.ConversationMeta, history []convlog.E
 		if listed[e.ID] {
 			continue
 		}
-		d, _ := convlog.ParseCompactionData(e.Data)
-		v.Compactions = append(v.Compactions, convlog.CompactionRef{EventID: e.ID, From: d.From, To: d.To, Count: d.Count, CreatedAt: e.CreatedAt, Reason: d.Reason})
+		d, _ := conversation.ParseCompactionData(e.Data)
+		v.Compactions = append(v.Compactions, conversation.CompactionRef{EventID: e.ID, From: d.From, To: d.To, Count: d.Count, CreatedAt: e.CreatedAt, Reason: d.Reason})
 	}
 	for _, m := range res.Messages {
 		if m.Kind == contextbuilder.KindSummary {
@@ -318,7 +317,7 @@ func (s *ChatService) explain(meta convlog.ConversationMeta, history []convlog.E
 	byEvent := make([]string, len(history)) // compaction event of each position
 	lastEnd := -1
 	for _, i := range events {
-		d, _ := convlog.ParseCompactionData(history[i].Data)
+		d, _ := conversation.ParseCompactionData(history[i].Data)
 		to, ok := pos[d.To]
 		if !ok {
 			to = i

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 	"crewagent/backend/llm/fakellm"
 	"crewagent/backend/settings"
 )
@@ -57,7 +57,7 @@ func TestPreviewIsTheNextRequestAndWritesNothing(t *testing.T) {
 	if !sameFiles(before, snapshot(t, f.dataDir)) {
 		t.Fatal("Preview wrote to the data folder")
 	}
-	if p.Mode != convlog.ModeChat || p.Compression != nil || len(p.ToolNames) != 6 || p.Usage.UsedTokens <= p.ToolTokens || p.Usage.Status != "normal" {
+	if p.Mode != conversation.ModeChat || p.Compression != nil || len(p.ToolNames) != 6 || p.Usage.UsedTokens <= p.ToolTokens || p.Usage.Status != "normal" {
 		t.Fatalf("preview: %+v", p)
 	}
 	if len(p.Build.Kept) != 4 || p.Build.Counts.History != 4 {

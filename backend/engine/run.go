@@ -10,7 +10,8 @@ import (
 
 	"crewagent/backend/compression"
 	"crewagent/backend/contextbuilder"
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
+	"crewagent/backend/errs"
 	"crewagent/backend/events"
 	"crewagent/backend/llm"
 	"crewagent/backend/settings"
@@ -113,21 +114,21 @@ func (r *run) execute() (*SendResult, error) {
 		out, msgID, announced, err := r.call(turn, req)
 		if err != nil {
 			r.interrupt(msgID, announced, nil)
-			if cerr := r.ctx.Err(); cerr != nil && r.mode == convlog.ModeRun {
+			if cerr := r.ctx.Err(); cerr != nil && r.mode == conversation.ModeRun {
 				err = r.aborted(cerr)
 			}
 			return r.fail(out.Content, out.ToolCalls, msgID, err)
 		}
 		if out.Reasoning != "" {
-			if err := r.append(&convlog.Entry{Role: convlog.RoleAssistant, Content: convlog.Str(out.Reasoning),
-				PartType: convlog.PartThinking, IncludeInContext: convlog.Bool(false)}); err != nil {
+			if err := r.append(&conversation.Entry{Role: conversation.RoleAssistant, Content: conversation.Str(out.Reasoning),
+				PartType: conversation.PartThinking, IncludeInContext: conversation.Bool(false)}); err != nil {
 				return r.result(err)
 			}
 		}
 		if len(out.ToolCalls) == 0 || out.Incomplete() {
 			// An answer the server cut short (length, content_filter) is kept as an
 			// incomplete answer: its text is partial and its tool calls never run.
-			answer := &convlog.Entry{ID: msgID, Role: convlog.RoleAssistant, Content: convlog.Str(out.Content), PartType: convlog.PartContent}
+			answer := &conversation.Entry{ID: msgID, Role: conversation.RoleAssistant, Content: conversation.Str(out.Content), PartType: conversation.PartContent}
 			if out.Incomplete() {
 				answer.FinishReason = out.FinishReason
 				r.interrupt(msgID, announced, nil)
@@ -141,9 +142,9 @@ func (r *run) execute() (*SendResult, error) {
 
 		var content *string
 		if out.Content != "" {
-			content = convlog.Str(out.Content)
+			content = conversation.Str(out.Content)
 		}
-		call := &convlog.Entry{ID: msgID, Role: convlog.RoleAssistant, Content: content, ToolCalls: out.ToolCalls, PartType: convlog.PartToolStart}
+		call := &conversation.Entry{ID: msgID, Role: conversation.RoleAssistant, Content: content, ToolCalls: out.ToolCalls, PartType: conversation.PartToolStart}
 		if err := r.append(call); err != nil {
 			return r.result(err)
 		}
@@ -195,7 +196,7 @@ func (r *run) call(turn int, req *contextbuilder.Result) (*llm.Result, string, [
 			u := out.Usage
 			end.Usage = &u
 		}
-		retry := err != nil && !retried && llm.CodeOf(err) == llm.CodeContextLength && out.Content == "" && len(out.ToolCalls) == 0
+		retry := err != nil && !retried && errs.CodeOf(err) == llm.CodeContextLength && out.Content == "" && len(out.ToolCalls) == 0
 		end.Retrying = retry
 		announced := se.end(end)
 		if !retry {
@@ -231,7 +232,7 @@ func (r *run) call(turn int, req *contextbuilder.Result) (*llm.Result, string, [
 // A failing call (same name and arguments) made for the LoopFailThreshold-th
 // time in the send returns an *llm.Error ENGINE_LOOP_DETECTED once every call
 // of the message has run.
-func (r *run) runTools(msgID string, calls []convlog.ToolCall, announced []ToolStartEvent) (*tools.Widget, error) {
+func (r *run) runTools(msgID string, calls []conversation.ToolCall, announced []ToolStartEvent) (*tools.Widget, error) {
 	s := r.s
 	seen := make(map[string]bool, len(announced))
 	for _, a := range announced {
@@ -266,8 +267,8 @@ func (r *run) runTools(msgID string, calls []convlog.ToolCall, announced []ToolS
 				map[string]any{"limit": limit, "calls": len(calls)}))
 		}
 		dur := s.opts.Now().Sub(start)
-		entry := &convlog.Entry{Role: convlog.RoleTool, Content: convlog.Str(result.Content), ToolCallID: tc.ID,
-			ToolName: tc.Function.Name, PartType: convlog.PartToolResult, IsError: !result.OK, DurationMs: dur.Milliseconds()}
+		entry := &conversation.Entry{Role: conversation.RoleTool, Content: conversation.Str(result.Content), ToolCallID: tc.ID,
+			ToolName: tc.Function.Name, PartType: conversation.PartToolResult, IsError: !result.OK, DurationMs: dur.Milliseconds()}
 		if result.Pending != nil {
 			if w, err := json.Marshal(result.Pending); err == nil {
 				entry.Widget = w
@@ -321,7 +322,7 @@ func (r *run) runTools(msgID string, calls []convlog.ToolCall, announced []ToolS
 
 // interrupt emits tool-end (interrupted) for calls that will not run: those
 // announced during a failed stream, or the rest of a message's calls.
-func (r *run) interrupt(msgID string, announced []ToolStartEvent, calls []convlog.ToolCall) {
+func (r *run) interrupt(msgID string, announced []ToolStartEvent, calls []conversation.ToolCall) {
 	em := r.s.opts.Emitter
 	for _, a := range announced {
 		em.Emit(events.StreamToolEnd, ToolEndEvent{ConversationID: r.convID, MessageID: msgID, ToolCallID: a.ToolCallID, ToolName: a.ToolName, Interrupted: true})
@@ -335,7 +336,7 @@ func (r *run) interrupt(msgID string, announced []ToolStartEvent, calls []convlo
 // then the LLM_ERROR block. Only complete tool calls (id, name and arguments
 // that parse) are kept on it, for the record; the context builder never sends
 // the calls of an error message.
-func (r *run) fail(partial string, calls []convlog.ToolCall, msgID string, err error) (*SendResult, error) {
+func (r *run) fail(partial string, calls []conversation.ToolCall, msgID string, err error) (*SendResult, error) {
 	e := llm.AsError(err)
 	if msgID == "" {
 		msgID = r.s.opts.NewID()
@@ -345,7 +346,7 @@ func (r *run) fail(partial string, calls []convlog.ToolCall, msgID string, err e
 		content += "\n\n"
 	}
 	content += llm.FormatErrorBlock(e)
-	entry := &convlog.Entry{ID: msgID, Role: convlog.RoleAssistant, Content: convlog.Str(content), PartType: convlog.PartError,
+	entry := &conversation.Entry{ID: msgID, Role: conversation.RoleAssistant, Content: conversation.Str(content), PartType: conversation.PartError,
 		ToolCalls: completeCalls(calls)}
 	if aerr := r.append(entry); aerr != nil {
 		return r.result(aerr)
@@ -366,7 +367,7 @@ func (r *run) stopped(err error) (*SendResult, error) {
 // result returns a failure that is not persisted (a store error): a send
 // returns no result with it, a run turn the result so far (its LLM calls).
 func (r *run) result(err error) (*SendResult, error) {
-	if r.mode == convlog.ModeRun {
+	if r.mode == conversation.ModeRun {
 		return r.res, err
 	}
 	return nil, err
@@ -375,14 +376,14 @@ func (r *run) result(err error) (*SendResult, error) {
 // aborted is the failure of a cancelled send: LLM_ABORTED, or ENGINE_ABORTED
 // in a run turn.
 func (r *run) aborted(cause error) *llm.Error {
-	if r.mode == convlog.ModeRun {
+	if r.mode == conversation.ModeRun {
 		return runAbortedError(cause)
 	}
 	return abortedError(cause)
 }
 
-func completeCalls(calls []convlog.ToolCall) []convlog.ToolCall {
-	var out []convlog.ToolCall
+func completeCalls(calls []conversation.ToolCall) []conversation.ToolCall {
+	var out []conversation.ToolCall
 	for _, c := range calls {
 		args := strings.TrimSpace(c.Function.Arguments)
 		if c.ID == "" || c.Function.Name == "" || (args != "" && !json.Valid([]byte(args))) {
@@ -397,7 +398,7 @@ func completeCalls(calls []convlog.ToolCall) []convlog.ToolCall {
 // append persists one entry of this send (tagged with mode and agent, and in a
 // run turn with the run and workflow ids) and adds it to the history the
 // next request is built from.
-func (r *run) append(e *convlog.Entry) error {
+func (r *run) append(e *conversation.Entry) error {
 	r.tag(e)
 	if err := r.s.opts.Store.Append(r.convID, e); err != nil {
 		return err
@@ -413,8 +414,8 @@ func (r *run) append(e *convlog.Entry) error {
 
 // tag fills what every message of this send carries: type, id, time, mode and
 // agent, and in a run turn the run and workflow ids.
-func (r *run) tag(e *convlog.Entry) {
-	e.Type = convlog.TypeMsg
+func (r *run) tag(e *conversation.Entry) {
+	e.Type = conversation.TypeMsg
 	if e.ID == "" {
 		e.ID = r.s.opts.NewID()
 	}
@@ -422,7 +423,7 @@ func (r *run) tag(e *convlog.Entry) {
 		e.CreatedAt = r.s.now()
 	}
 	e.Mode, e.AgentID = r.mode, r.agentID
-	if r.mode == convlog.ModeRun {
+	if r.mode == conversation.ModeRun {
 		e.RunID, e.WorkflowID = r.runID, r.workflowID
 	}
 }

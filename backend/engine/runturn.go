@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"strings"
 
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 	"crewagent/backend/tasks"
 )
 
@@ -22,7 +22,7 @@ type RunTurnRequest struct {
 	// ui.ask_user widget, the answer in Widget. Nil when the turn has none (a
 	// run started without a message, a resume). RunTurn tags it (keeping its
 	// AgentID when set) and appends it before anything else.
-	Input *convlog.Entry
+	Input *conversation.Entry
 	// Setup is called before every LLM call of the turn and returns what the
 	// request is built with: the persona, the run blocks and the tool host of
 	// the node the run is at now (a tool call of the turn may have moved it).
@@ -60,7 +60,7 @@ func (s *ChatService) RunTurn(ctx context.Context, req RunTurnRequest) (*SendRes
 		return nil, invalid("a run turn needs its run id")
 	case req.Setup == nil:
 		return nil, invalid("a run turn needs a setup")
-	case req.Input != nil && req.Input.Role != convlog.RoleUser:
+	case req.Input != nil && req.Input.Role != conversation.RoleUser:
 		return nil, invalid("the input of a run turn must be a user message")
 	}
 	st := s.opts.Settings.Effective()
@@ -77,17 +77,17 @@ func (s *ChatService) RunTurn(ctx context.Context, req RunTurnRequest) (*SendRes
 		return nil, err
 	}
 	defer release()
-	if meta.ActiveType != convlog.ActiveWorkflow {
-		if err := s.opts.Store.UpdateMeta(convID, func(m *convlog.ConversationMeta) { m.ActiveType = convlog.ActiveWorkflow }); err != nil {
+	if meta.ActiveType != conversation.ActiveWorkflow {
+		if err := s.opts.Store.UpdateMeta(convID, func(m *conversation.ConversationMeta) { m.ActiveType = conversation.ActiveWorkflow }); err != nil {
 			return nil, err
 		}
 	}
-	r := &run{s: s, ctx: ctx, convID: convID, mode: convlog.ModeRun, st: st,
+	r := &run{s: s, ctx: ctx, convID: convID, mode: conversation.ModeRun, st: st,
 		runID: req.RunID, workflowID: req.WorkflowID, setup: req.Setup, maxTurns: req.MaxTurns,
 		res: &SendResult{ConversationID: convID}}
 	if in := req.Input; in != nil {
 		if in.PartType == "" {
-			in.PartType = convlog.PartContent
+			in.PartType = conversation.PartContent
 		}
 		r.agentID = in.AgentID
 		r.tag(in)
@@ -99,7 +99,7 @@ func (s *ChatService) RunTurn(ctx context.Context, req RunTurnRequest) (*SendRes
 			if setup == nil || setup.Tools == nil || setup.Injector == nil {
 				return nil, invalid("the run setup needs a persona, a run injector and a tool host")
 			}
-			p := &prepared{st: st, mode: convlog.ModeRun, model: st.LLM.Model, budget: budgetOf(st.Context)}
+			p := &prepared{st: st, mode: conversation.ModeRun, model: st.LLM.Model, budget: budgetOf(st.Context)}
 			s.useRun(p, setup)
 			if err := s.checkInput(convID, p, in); err != nil {
 				return nil, err

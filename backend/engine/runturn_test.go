@@ -12,7 +12,8 @@ import (
 	"time"
 
 	"crewagent/backend/contextbuilder"
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
+	"crewagent/backend/errs"
 	"crewagent/backend/events"
 	"crewagent/backend/llm/fakellm"
 	"crewagent/backend/settings"
@@ -57,8 +58,8 @@ func (f *fixture) writeNode(node string) {
 	}
 }
 
-func userInput(text string) *convlog.Entry {
-	return &convlog.Entry{Role: convlog.RoleUser, Content: convlog.Str("USER_INPUT\n- forNodeId: a\n" + text)}
+func userInput(text string) *conversation.Entry {
+	return &conversation.Entry{Role: conversation.RoleUser, Content: conversation.Str("USER_INPUT\n- forNodeId: a\n" + text)}
 }
 
 func (f *fixture) runTurn(req RunTurnRequest) *SendResult {
@@ -92,20 +93,20 @@ func TestRunTurnTagsEveryEntry(t *testing.T) {
 		t.Fatalf("want user, thinking, call, result, answer; got %d messages", len(msgs))
 	}
 	for _, m := range msgs {
-		if m.Mode != convlog.ModeRun || m.RunID != "run-1" || m.WorkflowID != "wf-1" || m.AgentID != "analyst" {
+		if m.Mode != conversation.ModeRun || m.RunID != "run-1" || m.WorkflowID != "wf-1" || m.AgentID != "analyst" {
 			t.Fatalf("untagged %s %s: mode %q run %q workflow %q agent %q", m.Role, m.PartType, m.Mode, m.RunID, m.WorkflowID, m.AgentID)
 		}
 	}
 	user := msgs[0]
-	if user.ID != res.UserMessageID || user.Role != convlog.RoleUser || !strings.HasPrefix(user.Text(), "USER_INPUT\n") ||
-		!strings.Contains(string(user.Widget), `"confirmed":true`) || user.PartType != convlog.PartContent {
+	if user.ID != res.UserMessageID || user.Role != conversation.RoleUser || !strings.HasPrefix(user.Text(), "USER_INPUT\n") ||
+		!strings.Contains(string(user.Widget), `"confirmed":true`) || user.PartType != conversation.PartContent {
 		t.Fatalf("input: %+v", user)
 	}
-	if msgs[1].PartType != convlog.PartThinking || msgs[4].ID != res.MessageID {
+	if msgs[1].PartType != conversation.PartThinking || msgs[4].ID != res.MessageID {
 		t.Fatalf("log: %+v / %+v", msgs[1], msgs[4])
 	}
 	meta, err := f.store.Get(convID)
-	if err != nil || meta.ActiveType != convlog.ActiveWorkflow {
+	if err != nil || meta.ActiveType != conversation.ActiveWorkflow {
 		t.Fatalf("meta: %+v %v", meta, err)
 	}
 	// The first request: the blocks right before the input, the input last.
@@ -116,7 +117,7 @@ func TestRunTurnTagsEveryEntry(t *testing.T) {
 		t.Fatalf("first request:\n%s", strings.Join(first, "\n"))
 	}
 	for _, s := range f.rec.Named(events.StreamStart) {
-		if ev := s.(StreamStartEvent); ev.Mode != convlog.ModeRun || ev.AgentID != "analyst" {
+		if ev := s.(StreamStartEvent); ev.Mode != conversation.ModeRun || ev.AgentID != "analyst" {
 			t.Fatalf("stream-start: %+v", ev)
 		}
 	}
@@ -133,7 +134,7 @@ func TestRunTurnWithoutInput(t *testing.T) {
 		t.Fatalf("result: %+v %v", res, res.Err)
 	}
 	msgs := f.messages(convID)
-	if len(msgs) != 3 || msgs[0].Role != convlog.RoleAssistant {
+	if len(msgs) != 3 || msgs[0].Role != conversation.RoleAssistant {
 		t.Fatalf("want call, result, answer; got %d messages", len(msgs))
 	}
 	reqs := f.srv.ChatRequests()
@@ -258,15 +259,15 @@ func TestRunTurnSetupChangeKeepsInLoopCompression(t *testing.T) {
 		if e.Compacted && !history[e.ID] {
 			t.Fatalf("a message of the current turn was compacted: %s %s", e.Role, e.ID)
 		}
-		if e.IsEvent() && e.Event == convlog.EventCompaction {
+		if e.IsEvent() && e.Event == conversation.EventCompaction {
 			_ = json.Unmarshal(e.Data, &data)
 		}
 	}
-	if data["reason"] != ReasonInLoop || data["runId"] != "run-1" || data["mode"] != convlog.ModeRun {
+	if data["reason"] != ReasonInLoop || data["runId"] != "run-1" || data["mode"] != conversation.ModeRun {
 		t.Fatalf("compaction event: %v", data)
 	}
 	for _, m := range f.messages(convID) {
-		if !history[m.ID] && (m.RunID != "run-1" || m.Mode != convlog.ModeRun) {
+		if !history[m.ID] && (m.RunID != "run-1" || m.Mode != conversation.ModeRun) {
 			t.Fatalf("untagged %s %s", m.Role, m.ID)
 		}
 	}
@@ -276,14 +277,14 @@ func TestLoopDetected(t *testing.T) {
 	bad := fakellm.ToolCall{Name: "fs.read", Arguments: `{"path":"@project/missing.md","startLine":1}`}
 	same := fakellm.ToolCall{Name: "fs.read", Arguments: ` {"startLine": 1, "path": "@project/missing.md"}`}
 	other := fakellm.ToolCall{Name: "fs.read", Arguments: `{"path":"@project/missing.md"}`}
-	for _, mode := range []string{convlog.ModeChat, convlog.ModeRun} {
+	for _, mode := range []string{conversation.ModeChat, conversation.ModeRun} {
 		t.Run(mode, func(t *testing.T) {
 			f := newFixture(t, nil)
 			f.writeNode("a")
 			convID := f.create()
 			f.srv.Enqueue(fakellm.Tools(bad), fakellm.Tools(other), fakellm.Tools(same), fakellm.Tools(bad), fakellm.Text("never"))
 			var res *SendResult
-			if mode == convlog.ModeRun {
+			if mode == conversation.ModeRun {
 				calls := 0
 				res = f.runTurn(RunTurnRequest{ConversationID: convID, RunID: "run-1", Input: userInput("read it"), Setup: f.nodeSetup(&calls)})
 			} else {
@@ -294,7 +295,7 @@ func TestLoopDetected(t *testing.T) {
 			}
 			msgs := f.messages(convID)
 			last := msgs[len(msgs)-1]
-			if last.ID != res.MessageID || last.PartType != convlog.PartError || last.Mode != mode ||
+			if last.ID != res.MessageID || last.PartType != conversation.PartError || last.Mode != mode ||
 				!strings.HasPrefix(last.Text(), "LLM_ERROR\n- code: ENGINE_LOOP_DETECTED") || !strings.Contains(last.Text(), tools.CodeNotFound) {
 				t.Fatalf("persisted: %+v %q", last, last.Text())
 			}
@@ -336,7 +337,7 @@ func TestRunTurnAbort(t *testing.T) {
 	}
 	msgs := f.messages(convID)
 	last := msgs[len(msgs)-1]
-	if last.PartType != convlog.PartError || last.RunID != "run-1" || !strings.HasPrefix(last.Text(), res.Text+"\n\nLLM_ERROR\n- code: ENGINE_ABORTED") {
+	if last.PartType != conversation.PartError || last.RunID != "run-1" || !strings.HasPrefix(last.Text(), res.Text+"\n\nLLM_ERROR\n- code: ENGINE_ABORTED") {
 		t.Fatalf("persisted: %q", last.Text())
 	}
 	if f.svc.Busy(convID) {
@@ -361,7 +362,7 @@ func TestRunTurnAbortBetweenCalls(t *testing.T) {
 		t.Fatalf("result: %+v %v (setups %d)", res, res.Err, calls)
 	}
 	msgs := f.messages(convID)
-	if last := msgs[len(msgs)-1]; last.PartType != convlog.PartError || !strings.Contains(last.Text(), "- code: ENGINE_ABORTED") {
+	if last := msgs[len(msgs)-1]; last.PartType != conversation.PartError || !strings.Contains(last.Text(), "- code: ENGINE_ABORTED") {
 		t.Fatalf("persisted: %q", last.Text())
 	}
 }
@@ -384,7 +385,7 @@ func TestRunTurnMaxTurnsAndAskUser(t *testing.T) {
 		t.Fatalf("ask: %+v %v", res, res.Err)
 	}
 	msgs := f.messages(convID)
-	if last := msgs[len(msgs)-1]; last.Role != convlog.RoleTool || len(last.Widget) == 0 || last.RunID != "run-1" {
+	if last := msgs[len(msgs)-1]; last.Role != conversation.RoleTool || len(last.Widget) == 0 || last.RunID != "run-1" {
 		t.Fatalf("widget result: %+v", last)
 	}
 }
@@ -404,12 +405,12 @@ func TestRunTurnRequests(t *testing.T) {
 		{"no run", RunTurnRequest{ConversationID: convID, Setup: setup}, CodeInvalidRequest},
 		{"no setup", RunTurnRequest{ConversationID: convID, RunID: "r"}, CodeInvalidRequest},
 		{"assistant input", RunTurnRequest{ConversationID: convID, RunID: "r", Setup: setup,
-			Input: &convlog.Entry{Role: convlog.RoleAssistant, Content: convlog.Str("x")}}, CodeInvalidRequest},
+			Input: &conversation.Entry{Role: conversation.RoleAssistant, Content: conversation.Str("x")}}, CodeInvalidRequest},
 		{"empty setup", RunTurnRequest{ConversationID: convID, RunID: "r", Setup: func() (*RunSetup, error) { return &RunSetup{}, nil }}, CodeInvalidRequest},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if _, err := f.svc.RunTurn(context.Background(), tt.req); CodeOf(err) != tt.code {
+			if _, err := f.svc.RunTurn(context.Background(), tt.req); errs.CodeOf(err) != tt.code {
 				t.Fatalf("got %v, want %s", err, tt.code)
 			}
 		})
@@ -437,7 +438,7 @@ func TestRunTurnRequests(t *testing.T) {
 	for !f.svc.Busy(convID) && time.Now().Before(deadline) {
 		time.Sleep(2 * time.Millisecond)
 	}
-	if _, err := f.svc.RunTurn(context.Background(), RunTurnRequest{ConversationID: convID, RunID: "r", Setup: setup}); CodeOf(err) != CodeBusy {
+	if _, err := f.svc.RunTurn(context.Background(), RunTurnRequest{ConversationID: convID, RunID: "r", Setup: setup}); errs.CodeOf(err) != CodeBusy {
 		t.Fatalf("busy: %v", err)
 	}
 	<-done

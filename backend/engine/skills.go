@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"crewagent/backend/contextbuilder"
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 	"crewagent/backend/llm"
 	"crewagent/backend/skills"
 	"crewagent/backend/tools"
@@ -30,7 +30,7 @@ import (
 // and the is_meta message with the skill's body). Messages are tagged like
 // the other entries of the send; events keep their type.
 type EntriesAfterResult struct {
-	Entries []convlog.Entry
+	Entries []conversation.Entry
 }
 
 // runProtocolTools are the tools a run turn keeps while skills narrow the
@@ -50,7 +50,7 @@ func (s *ChatService) skills(p *prepared) *skillsState {
 	if p.sk != nil && p.sk.key == len(p.history) {
 		return p.sk
 	}
-	hist := make([]*convlog.Entry, len(p.history))
+	hist := make([]*conversation.Entry, len(p.history))
 	for i := range p.history {
 		hist[i] = &p.history[i]
 	}
@@ -61,7 +61,7 @@ func (s *ChatService) skills(p *prepared) *skillsState {
 		all[i] = d.Name
 	}
 	if narrowed := st.NarrowTools(all); len(narrowed) != len(all) {
-		if p.mode == convlog.ModeRun {
+		if p.mode == conversation.ModeRun {
 			// A run keeps the tools its protocol needs (reading its step,
 			// recording its progress in @state/workflow.md), whatever a
 			// skill allows.
@@ -145,7 +145,7 @@ func (r *run) appendAfterResult(fx EntriesAfterResult) error {
 	if len(fx.Entries) == 0 {
 		return nil
 	}
-	out := make([]*convlog.Entry, len(fx.Entries))
+	out := make([]*conversation.Entry, len(fx.Entries))
 	for i := range fx.Entries {
 		e := fx.Entries[i]
 		if e.ID == "" {
@@ -180,10 +180,10 @@ func (s *ChatService) skillsSnapshot(p *prepared) []byte {
 
 // newestUserText is the text of the newest message the user wrote in the
 // context ("" when none).
-func newestUserText(h []convlog.Entry) string {
+func newestUserText(h []conversation.Entry) string {
 	for i := len(h) - 1; i >= 0; i-- {
 		e := &h[i]
-		if e.IsMessage() && e.Role == convlog.RoleUser && !e.IsMeta && e.InContext() && !e.Compacted {
+		if e.IsMessage() && e.Role == conversation.RoleUser && !e.IsMeta && e.InContext() && !e.Compacted {
 			return e.Text()
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"crewagent/backend/conversation"
 	"crewagent/backend/convlog"
 	"crewagent/backend/llm/fakellm"
 	"crewagent/backend/settings"
@@ -17,7 +18,7 @@ import (
 func toolMessages(r fakellm.RecordedRequest) map[string]string {
 	out := map[string]string{}
 	for _, m := range r.Messages {
-		if m.Role == convlog.RoleTool {
+		if m.Role == conversation.RoleTool {
 			out[m.ToolCallID] = m.Text()
 		}
 	}
@@ -52,7 +53,7 @@ func TestToolResultsInContextSetting(t *testing.T) {
 
 			// The current turn sees its results.
 			inTurn := toolMessages(f.srv.ChatRequests()[1])
-			if !strings.HasPrefix(inTurn["call_1"], convlog.PreviewPrefix) || !strings.Contains(inTurn["call_2"], `"code":"ENOENT"`) ||
+			if !strings.HasPrefix(inTurn["call_1"], conversation.PreviewPrefix) || !strings.Contains(inTurn["call_2"], `"code":"ENOENT"`) ||
 				strings.Contains(inTurn["call_2"], "TOOL_RESULT_OMITTED") {
 				t.Fatalf("current turn: %q", inTurn)
 			}
@@ -77,7 +78,7 @@ func TestToolResultsInContextSetting(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var full convlog.ToolResultFile
+			var full conversation.ToolResultFile
 			if err := json.Unmarshal(raw, &full); err != nil {
 				t.Fatal(err)
 			}

@@ -59,12 +59,12 @@ func TestCatalogueIsConsistent(t *testing.T) {
 }
 
 // Every Code* constant of the backend packages is a code of the catalogue:
-// an alias of it (errs.X) or a literal it lists.
+// an alias of it (errs.X, the rule) or a literal it lists.
 func TestEveryPackageCodeIsCatalogued(t *testing.T) {
-	known := map[string]bool{}
+	known, names := map[string]bool{}, map[string]bool{}
 	replaced := map[string]string{}
 	for _, e := range Catalogue {
-		known[e.Code] = true
+		known[e.Code], names[e.Name] = true, true
 		for _, old := range e.Replaces {
 			replaced[old] = e.Code
 		}
@@ -80,6 +80,13 @@ func TestEveryPackageCodeIsCatalogued(t *testing.T) {
 		}
 		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
 			return nil
+		}
+		aliases := codeAliases(t, path)
+		for name, target := range aliases {
+			n++
+			if !names[target] {
+				t.Errorf("%s: %s = errs.%s is not a code of the catalogue", path, name, target)
+			}
 		}
 		for name, value := range codeConsts(t, path) {
 			n++
@@ -135,6 +142,38 @@ func codeConsts(t *testing.T, path string) map[string]string {
 	for name, value := range stringConsts(t, path) {
 		if strings.HasPrefix(name, "Code") && len(name) > 4 {
 			out[name] = value
+		}
+	}
+	return out
+}
+
+// codeAliases returns the Code* constants of a file that alias a constant of
+// this package (Code... = errs.Name), by name: the name of the catalogue
+// entry they stand for.
+func codeAliases(t *testing.T, path string) map[string]string {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, decl := range f.Decls {
+		gd, ok := decl.(*ast.GenDecl)
+		if !ok || gd.Tok != token.CONST {
+			continue
+		}
+		for _, spec := range gd.Specs {
+			vs := spec.(*ast.ValueSpec)
+			for i, name := range vs.Names {
+				if i >= len(vs.Values) || !strings.HasPrefix(name.Name, "Code") || len(name.Name) <= 4 {
+					continue
+				}
+				if sel, ok := vs.Values[i].(*ast.SelectorExpr); ok {
+					if pkg, ok := sel.X.(*ast.Ident); ok && pkg.Name == "errs" {
+						out[name.Name] = sel.Sel.Name
+					}
+				}
+			}
 		}
 	}
 	return out

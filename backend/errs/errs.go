@@ -1,8 +1,19 @@
-// Package errs is the one error type of the application layer and the
-// catalogue of every stable error code the runtime produces (codes.go).
-// The window receives a failed call as "CODE: message"; the TypeScript list
-// of codes, frontend/src/bridge/codes.gen.ts, is generated from the
-// catalogue (go generate ./backend/errs).
+// Package errs is the one error type of the runtime and the catalogue of
+// every stable error code it produces (codes.go). The domain packages alias
+// Error (type Error = errs.Error) or build it, and keep their Code* names as
+// aliases of the catalogue's; what one of their errors carries beyond a code
+// and a message goes into Details (a package's problems, the holder of a
+// lock, the path that failed), read back with the package's accessor. Two
+// types stay apart because they are more than an error, and convert to an
+// *Error in one place (Converter, used by From): llm.Error, whose HTTP status,
+// Retry-After and provider drive the client's retries, and tools.ToolError,
+// the JSON part of a tool result the model reads.
+//
+// Read the code of any error with CodeOf and turn any error into an *Error
+// with From (errors.As works for *Error too). The window receives a failed
+// call as "CODE: message"; the TypeScript list of codes,
+// frontend/src/bridge/codes.gen.ts, is generated from the catalogue
+// (go generate ./backend/errs).
 package errs
 
 //go:generate go run ./gen -out ../../frontend/src/bridge/codes.gen.ts
@@ -51,9 +62,39 @@ func Wrap(code string, cause error, message string) *Error {
 }
 
 // Coder is implemented by every error type of the runtime that carries a
-// code (the domain packages' own error types and *Error).
+// code: *Error and the two types that convert to it.
 type Coder interface {
 	ErrorCode() string
+}
+
+// Converter is implemented by the error types that keep fields of their own
+// beside an *Error's (see the package doc): ToError is their *Error, with
+// those fields in Details.
+type Converter interface {
+	ToError() *Error
+}
+
+// Detail returns the detail key of the first *Error (or Converter) in err's
+// chain, or nil.
+func Detail(err error, key string) any {
+	if e := first(err); e != nil {
+		return e.Details[key]
+	}
+	return nil
+}
+
+// first returns the first *Error in err's chain, converting a Converter.
+func first(err error) *Error {
+	for err != nil {
+		switch x := err.(type) {
+		case *Error:
+			return x
+		case Converter:
+			return x.ToError()
+		}
+		err = errors.Unwrap(err)
+	}
+	return nil
 }
 
 // CodeOf returns the code of the first coded error in err's chain, or "".
@@ -65,20 +106,27 @@ func CodeOf(err error) string {
 	return ""
 }
 
-// From returns err as an *Error: err itself when it is one, else an *Error
-// with err's code (Internal when it has none), its message and err as the
-// cause. Nil stays nil.
+// From returns err as an *Error: err itself when it is one, a Converter's
+// ToError, else an *Error with err's code (Internal when it has none), its
+// message and err as the cause; an error wrapped with more text keeps that
+// text as its message and the details of the *Error it wraps. Nil stays nil.
 func From(err error) *Error {
 	if err == nil {
 		return nil
 	}
-	var e *Error
-	if errors.As(err, &e) && e == err {
-		return e
+	switch x := err.(type) {
+	case *Error:
+		return x
+	case Converter:
+		return x.ToError()
 	}
 	code := CodeOf(err)
 	if code == "" {
 		code = Internal
 	}
-	return &Error{Code: code, Message: err.Error(), Cause: err}
+	out := &Error{Code: code, Message: err.Error(), Cause: err}
+	if e := first(err); e != nil {
+		out.Details = e.Details
+	}
+	return out
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"crewagent/backend/contextbuilder"
+	"crewagent/backend/conversation"
 	"crewagent/backend/convlog"
 	"crewagent/backend/engine"
 	"crewagent/backend/llm"
@@ -111,7 +112,7 @@ func Budget(c *Conversation, ratio float64) (limit, history, fixed int) {
 	for _, d := range host.Tools() {
 		toolTokens += toolDefTokens(d)
 	}
-	res, err := contextbuilder.Build(contextbuilder.Options{Mode: convlog.ModeChat, ToolNames: host.ToolNames(), ToolTokens: toolTokens,
+	res, err := contextbuilder.Build(contextbuilder.Options{Mode: conversation.ModeChat, ToolNames: host.ToolNames(), ToolTokens: toolTokens,
 		ToolPolicy: contextbuilder.ToolPolicy{Enabled: host.ToolNames()}, Counter: counter, Model: Model})
 	if err != nil {
 		panic(err)
@@ -120,7 +121,7 @@ func Budget(c *Conversation, ratio float64) (limit, history, fixed int) {
 	for _, m := range logMessages(c, len(c.Turns)-1) {
 		history += counter.CountMessage(Model, &m)
 	}
-	final := counter.CountMessage(Model, &convlog.Entry{Role: convlog.RoleUser, Content: convlog.Str(c.Final())})
+	final := counter.CountMessage(Model, &conversation.Entry{Role: conversation.RoleUser, Content: conversation.Str(c.Final())})
 	budgets.Store(budgetKey{c.Name}, [3]int{history, fixed, final})
 	limit = fixed + final + int(float64(history)/ratio)
 	return limit, history, fixed
@@ -142,22 +143,22 @@ func defsHost() *tools.Host {
 
 // logMessages are the log entries of the first n turns, as the engine writes
 // them (call ids as the scripted model gives them).
-func logMessages(c *Conversation, n int) []convlog.Entry {
-	var out []convlog.Entry
+func logMessages(c *Conversation, n int) []conversation.Entry {
+	var out []conversation.Entry
 	for t := 0; t < n && t < len(c.Turns); t++ {
 		turn := &c.Turns[t]
-		out = append(out, convlog.Entry{Role: convlog.RoleUser, Content: convlog.Str(turn.User)})
+		out = append(out, conversation.Entry{Role: conversation.RoleUser, Content: conversation.Str(turn.User)})
 		for s, st := range turn.Steps {
 			if len(st.Calls) == 0 {
-				out = append(out, convlog.Entry{Role: convlog.RoleAssistant, Content: convlog.Str(st.Text)})
+				out = append(out, conversation.Entry{Role: conversation.RoleAssistant, Content: conversation.Str(st.Text)})
 				continue
 			}
-			a := convlog.Entry{Role: convlog.RoleAssistant}
-			var results []convlog.Entry
+			a := conversation.Entry{Role: conversation.RoleAssistant}
+			var results []conversation.Entry
 			for k, cl := range st.Calls {
 				id := callID(t, s, k)
-				a.ToolCalls = append(a.ToolCalls, convlog.ToolCall{ID: id, Type: "function", Function: convlog.FunctionCall{Name: cl.Name, Arguments: cl.Args}})
-				results = append(results, convlog.Entry{Role: convlog.RoleTool, ToolCallID: id, ToolName: cl.Name, Content: convlog.Str(cl.Output)})
+				a.ToolCalls = append(a.ToolCalls, conversation.ToolCall{ID: id, Type: "function", Function: conversation.FunctionCall{Name: cl.Name, Arguments: cl.Args}})
+				results = append(results, conversation.Entry{Role: conversation.RoleTool, ToolCallID: id, ToolName: cl.Name, Content: conversation.Str(cl.Output)})
 			}
 			out = append(out, a)
 			out = append(out, results...)
@@ -311,7 +312,7 @@ func requestTokens(msgs []llm.Message) int {
 
 func lastUser(msgs []llm.Message) string {
 	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role == convlog.RoleUser && msgs[i].Content != nil {
+		if msgs[i].Role == conversation.RoleUser && msgs[i].Content != nil {
 			return *msgs[i].Content
 		}
 	}
@@ -323,7 +324,7 @@ func lastUser(msgs []llm.Message) string {
 // right after it by exactly one tool message, no other tool message, user,
 // system and tool messages with content.
 func validate(msgs []llm.Message) error {
-	if len(msgs) == 0 || msgs[0].Role != convlog.RoleSystem {
+	if len(msgs) == 0 || msgs[0].Role != conversation.RoleSystem {
 		return errors.New("the request does not start with a system message")
 	}
 	prefix := true
@@ -334,21 +335,21 @@ func validate(msgs []llm.Message) error {
 		if m.Content != nil {
 			text = *m.Content
 		}
-		if m.Role != convlog.RoleSystem {
+		if m.Role != conversation.RoleSystem {
 			prefix = false
 		}
 		switch m.Role {
-		case convlog.RoleSystem:
+		case conversation.RoleSystem:
 			if !prefix || text == "" {
 				return fmt.Errorf("message %d: misplaced or empty system message", i)
 			}
-		case convlog.RoleUser:
+		case conversation.RoleUser:
 			if text == "" {
 				return fmt.Errorf("message %d: empty user message", i)
 			}
-		case convlog.RoleTool:
+		case conversation.RoleTool:
 			return fmt.Errorf("message %d: tool message without its call", i)
-		case convlog.RoleAssistant:
+		case conversation.RoleAssistant:
 			if m.Content == nil && len(m.ToolCalls) == 0 {
 				return fmt.Errorf("message %d: empty assistant message", i)
 			}
@@ -361,7 +362,7 @@ func validate(msgs []llm.Message) error {
 			}
 			for range m.ToolCalls {
 				i++
-				if i >= len(msgs) || msgs[i].Role != convlog.RoleTool || !want[msgs[i].ToolCallID] || msgs[i].Content == nil || *msgs[i].Content == "" {
+				if i >= len(msgs) || msgs[i].Role != conversation.RoleTool || !want[msgs[i].ToolCallID] || msgs[i].Content == nil || *msgs[i].Content == "" {
 					return fmt.Errorf("message %d: a tool call is not answered right after it", i)
 				}
 				delete(want, msgs[i].ToolCallID)
@@ -378,13 +379,13 @@ func validate(msgs []llm.Message) error {
 func keepNewest(c *Conversation, limit int, out *Outcome) {
 	_, _, fixed := Budget(c, 1)
 	hist := logMessages(c, len(c.Turns)-1)
-	final := convlog.Entry{Role: convlog.RoleUser, Content: convlog.Str(c.Final())}
+	final := conversation.Entry{Role: conversation.RoleUser, Content: conversation.Str(c.Final())}
 	room := limit - fixed - counter.CountMessage(Model, &final)
-	var kept []convlog.Entry
+	var kept []conversation.Entry
 	for i := len(hist); i > 0; {
 		// a unit: an assistant with calls and its results, or one message
 		j := i - 1
-		for j > 0 && hist[j].Role == convlog.RoleTool {
+		for j > 0 && hist[j].Role == conversation.RoleTool {
 			j--
 		}
 		n := 0
@@ -395,7 +396,7 @@ func keepNewest(c *Conversation, limit int, out *Outcome) {
 			break
 		}
 		room -= n
-		kept = append(append([]convlog.Entry(nil), hist[j:i]...), kept...)
+		kept = append(append([]conversation.Entry(nil), hist[j:i]...), kept...)
 		i = j
 	}
 	var b strings.Builder
@@ -446,7 +447,7 @@ func (m *scripted) Stream(ctx context.Context, req llm.Request, h llm.Handler) (
 	m.next++
 	res := &llm.Result{Content: st.Text, FinishReason: "stop"}
 	for k, c := range st.Calls {
-		res.ToolCalls = append(res.ToolCalls, convlog.ToolCall{ID: callID(m.turn, s, k), Type: "function", Function: convlog.FunctionCall{Name: c.Name, Arguments: c.Args}})
+		res.ToolCalls = append(res.ToolCalls, conversation.ToolCall{ID: callID(m.turn, s, k), Type: "function", Function: conversation.FunctionCall{Name: c.Name, Arguments: c.Args}})
 		res.FinishReason = "tool_calls"
 	}
 	return res, nil

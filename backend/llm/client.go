@@ -1,5 +1,11 @@
 // Package llm owns the OpenAI-compatible chat-completions client: streaming with tool
 // calls, timeouts, retries, typed errors with stable codes and tool-name mapping.
+//
+// Its Error is the one error type of the runtime that stays apart from errs.Error: the
+// HTTP status, the server's Retry-After, the provider and whether retrying can help are
+// what the client's retry loop and the persisted LLM_ERROR block are made of, read as
+// typed fields on every failure. It converts to an errs.Error in one place, ToError
+// (those fields become Details), which errs.From uses.
 package llm
 
 import (

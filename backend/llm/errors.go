@@ -52,11 +52,12 @@ type Error struct {
 	final bool // retrying the same request cannot help (exhausted quota, 4xx)
 }
 
-// Error implements error.
-func (e *Error) Error() string {
+// Error implements error: "CODE: message (HTTP status) [provider]".
+func (e *Error) Error() string { return e.Code + ": " + e.describe() }
+
+// describe is the message followed by the HTTP status and the provider, when known.
+func (e *Error) describe() string {
 	var b strings.Builder
-	b.WriteString(e.Code)
-	b.WriteString(": ")
 	b.WriteString(e.Message)
 	if e.StatusCode != 0 {
 		fmt.Fprintf(&b, " (HTTP %d)", e.StatusCode)
@@ -88,15 +89,6 @@ func RetryableCode(code string) bool {
 		return true
 	}
 	return false
-}
-
-// CodeOf returns the code of the *Error in err's chain, or "" when there is none.
-func CodeOf(err error) string {
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Code
-	}
-	return ""
 }
 
 // AsError returns the *Error in err's chain, or wraps err: context cancellation becomes

@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"crewagent/backend/errs"
 )
 
 func TestParseRetryAfter(t *testing.T) {
@@ -114,7 +117,7 @@ func TestErrorIsAndUnwrap(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatal("Unwrap to the cause")
 	}
-	if CodeOf(err) != CodeAborted || CodeOf(errors.New("x")) != "" {
+	if errs.CodeOf(err) != CodeAborted || errs.CodeOf(errors.New("x")) != "" {
 		t.Fatal("CodeOf")
 	}
 	if AsError(context.Canceled).Code != CodeAborted || AsError(context.DeadlineExceeded).Code != CodeTimeout ||
@@ -177,4 +180,34 @@ func FuzzIsContextLengthMessage(f *testing.F) {
 			t.Fatalf("not detected when embedded: %q", s)
 		}
 	})
+}
+
+// An *Error converts to the runtime's one error type with its retry fields
+// as details, and errs.From uses that conversion (wrapped or not).
+func TestErrorConvertsToErrs(t *testing.T) {
+	rate := &Error{Code: CodeRateLimit, Message: "slow down", Provider: "api.example.com", StatusCode: 429, RetryAfter: 20 * time.Second}
+	tests := []struct {
+		name    string
+		err     error
+		message string
+		details map[string]any
+	}{
+		{"rate limited", rate, "slow down (HTTP 429) [api.example.com]",
+			map[string]any{DetailStatus: 429, DetailRetryAfter: int64(20000), DetailProvider: "api.example.com", DetailRetryable: true}},
+		{"no answer", &Error{Code: CodeAuth, Message: "bad key"}, "bad key", map[string]any{DetailRetryable: false}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := errs.From(tt.err)
+			if e.Code != errs.CodeOf(tt.err) || e.Message != tt.message || !reflect.DeepEqual(e.Details, tt.details) {
+				t.Fatalf("From = %s %q %v, want %q %v", e.Code, e.Message, e.Details, tt.message, tt.details)
+			}
+			if !errors.Is(e, tt.err) {
+				t.Fatal("the conversion lost the *Error")
+			}
+		})
+	}
+	if e := errs.From(fmt.Errorf("turn: %w", rate)); e.Code != CodeRateLimit || e.Details[DetailStatus] != 429 || e.Message != "turn: "+rate.Error() {
+		t.Fatalf("wrapped: %+v", e)
+	}
 }

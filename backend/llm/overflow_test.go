@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"crewagent/backend/errs"
 	"crewagent/backend/llm/fakellm"
 )
 
@@ -69,10 +70,10 @@ func TestEmbed(t *testing.T) {
 		t.Fatalf("requests %v", in)
 	}
 	srv.FailEmbeddings(1)
-	if _, err := c.Embed(context.Background(), "embed-model", []string{"x"}); CodeOf(err) != CodeServer {
+	if _, err := c.Embed(context.Background(), "embed-model", []string{"x"}); errs.CodeOf(err) != CodeServer {
 		t.Fatalf("a failing endpoint: %v", err)
 	}
-	if _, err := c.Embed(context.Background(), "", []string{"x"}); CodeOf(err) != CodeNotConfigured {
+	if _, err := c.Embed(context.Background(), "", []string{"x"}); errs.CodeOf(err) != CodeNotConfigured {
 		t.Fatalf("no model: %v", err)
 	}
 }

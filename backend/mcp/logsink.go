@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"crewagent/backend/fsx"
 )
 
 // Server logs. What a local server writes to stderr (and stdout lines that are not
@@ -44,7 +46,7 @@ func (l *logSink) begin(header string) {
 	l.mu.Lock()
 	l.tail = l.tail[:0]
 	l.mu.Unlock()
-	_, _ = io.WriteString(l, fmt.Sprintf("--- %s %s ---\n", time.Now().UTC().Format(time.RFC3339), header))
+	_, _ = io.WriteString(l, fmt.Sprintf("--- %s %s ---\n", fsx.Stamp(time.Now()), header))
 	l.mu.Lock()
 	l.tail = l.tail[:0] // the header is for the file, not the status
 	l.mu.Unlock()

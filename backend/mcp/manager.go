@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"crewagent/backend/errs"
 	"crewagent/backend/project"
 )
 
@@ -389,9 +390,8 @@ func (m *Manager) Call(ctx context.Context, wireName string, args []byte, opts *
 		return failed(CodeToolNotAvailable, fmt.Sprintf("the tool policy does not allow the MCP server %q here", name), name, "")
 	}
 	if err := s.runnable(); err != nil {
-		var re *runError
-		errors.As(err, &re)
-		return failed(re.code, re.msg, name, "")
+		e := errs.From(err)
+		return failed(e.Code, e.Message, name, "")
 	}
 	argsObj, bad := checkArgs(args)
 	if bad != "" {

@@ -18,6 +18,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"crewagent/backend/errs"
 )
 
 // server is one configured server and its current connection, if any.
@@ -71,15 +73,10 @@ func newServer(m *Manager, c ServerConfig) *server {
 
 func (s *server) logPath() string { return LogPath(s.m.opts.LogDir, s.cfg.Name) }
 
-// runError is why a server may not run.
-type runError struct{ code, msg string }
-
-func (e *runError) Error() string { return e.msg }
-
-// runnable returns nil when the server may run, else a *runError.
+// runnable returns nil when the server may run, else an *errs.Error saying why.
 func (s *server) runnable() error {
 	if s.cfg.Disabled {
-		return &runError{CodeDisabled, fmt.Sprintf("the MCP server %q is disabled in its configuration", s.cfg.Name)}
+		return errs.New(CodeDisabled, fmt.Sprintf("the MCP server %q is disabled in its configuration", s.cfg.Name))
 	}
 	if s.cfg.Source == SourceProject {
 		ok := false
@@ -87,7 +84,7 @@ func (s *server) runnable() error {
 			ok, _ = s.m.opts.Approvals.IsApproved(s.cfg)
 		}
 		if !ok {
-			return &runError{CodeNotApproved, fmt.Sprintf("the MCP server %q comes from the project's %s and has not been approved for this project (approve it in Settings → MCP or with: crewagent mcp approve %s)", s.cfg.Name, ProjectFileName, s.cfg.Name)}
+			return errs.New(CodeNotApproved, fmt.Sprintf("the MCP server %q comes from the project's %s and has not been approved for this project (approve it in Settings → MCP or with: crewagent mcp approve %s)", s.cfg.Name, ProjectFileName, s.cfg.Name))
 		}
 	}
 	return nil

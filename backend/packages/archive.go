@@ -57,7 +57,7 @@ func (l *problemList) add(file, pointer, format string, args ...any) {
 }
 
 // openSource opens path as a folder or as a .bmad/.zip archive and runs the safety checks.
-// Problems with the input come back as a *ValidationError; other failures (the path cannot be
+// Problems with the input come back as a CodeInvalid error (ProblemsOf); other failures (the path cannot be
 // opened) as plain errors.
 func openSource(p string, lim Limits) (*source, error) {
 	st, err := os.Stat(p)
@@ -78,10 +78,10 @@ func openZip(p string, size int64, lim Limits) (*source, error) {
 	zr, err := zip.NewReader(f, size)
 	if err != nil && !errors.Is(err, zip.ErrInsecurePath) {
 		f.Close()
-		return nil, &ValidationError{Problems: []Problem{{
+		return nil, validationError([]Problem{{
 			File:    filepath.Base(p),
 			Message: fmt.Sprintf("not a valid .bmad/.zip archive (%v)", err),
-		}}}
+		}})
 	}
 	var probs problemList
 	var entries []entry
@@ -145,7 +145,7 @@ func openZip(p string, size int64, lim Limits) (*source, error) {
 	entries = checkEntries(entries, lim, &probs)
 	if len(probs) > 0 {
 		f.Close()
-		return nil, &ValidationError{Problems: probs}
+		return nil, validationError(probs)
 	}
 	return &source{entries: entries, close: f.Close}, nil
 }
@@ -209,7 +209,7 @@ func openFS(fsys fs.FS, lim Limits) (*source, error) {
 	}
 	entries = checkEntries(entries, lim, &probs)
 	if len(probs) > 0 {
-		return nil, &ValidationError{Problems: probs}
+		return nil, validationError(probs)
 	}
 	return &source{entries: entries, close: func() error { return nil }}, nil
 }
@@ -353,7 +353,7 @@ func modeKind(m fs.FileMode) string {
 }
 
 // extract writes the entries under dst. Content problems (corrupt or oversized data) come back
-// as a *ValidationError; failures to write as plain errors.
+// as a CodeInvalid error (ProblemsOf); failures to write as plain errors.
 func extract(src *source, dst string, lim Limits) error {
 	var probs problemList
 	var total int64
@@ -394,7 +394,7 @@ func extract(src *source, dst string, lim Limits) error {
 		}
 	}
 	if len(probs) > 0 {
-		return &ValidationError{Problems: probs}
+		return validationError(probs)
 	}
 	return nil
 }

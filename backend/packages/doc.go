@@ -18,7 +18,7 @@
 //
 // # Validation
 //
-// Every problem is collected (never only the first) into a *ValidationError, each with the file,
+// Every problem is collected (never only the first) into one CodeInvalid error (ProblemsOf), each with the file,
 // the JSON pointer inside it (for schema and reference errors) and a message. Problems that do not
 // make the package unusable (unreachable nodes, dead ends, transitions that differ from the graph's
 // edges) are warnings, returned with the installed package. bmad.json integrity.sha256 is

@@ -8,35 +8,26 @@ import (
 	"crewagent/backend/errs"
 )
 
-// Stable error codes callers can branch on (see Code).
+// Stable error codes callers can branch on (errs.CodeOf).
 const (
-	CodeInvalid  = errs.PackageInvalid  // the package failed validation (*ValidationError)
+	CodeInvalid  = errs.PackageInvalid  // the package failed validation (ProblemsOf)
 	CodeNotFound = errs.PackageNotFound // no installed package has that id
 	CodeRegistry = errs.PackageRegistry // packages.json cannot be read or written
 )
 
-// Sentinel errors matched with errors.Is.
+// Error is every coded error of this package (errs.Error): read its code with errs.CodeOf,
+// the problems of an invalid package with ProblemsOf.
+type Error = errs.Error
+
+// Sentinel errors matched with errors.Is (any *Error with the same code matches).
 var (
-	ErrInvalid  = errors.New("invalid package")
-	ErrNotFound = errors.New("package not installed")
-	ErrRegistry = errors.New("package registry unusable")
+	ErrInvalid  = &Error{Code: CodeInvalid, Message: "invalid package"}
+	ErrNotFound = &Error{Code: CodeNotFound, Message: "package not installed"}
+	ErrRegistry = &Error{Code: CodeRegistry, Message: "package registry unusable"}
 	// ErrDemoRemoved: EnsureDemo found that the user removed the bundled demo package;
-	// InstallDemo puts it back.
+	// InstallDemo puts it back. It is a state, not a failure: it has no code.
 	ErrDemoRemoved = errors.New("the bundled demo package was removed by the user")
 )
-
-// Code returns the stable code for err, or "" when it is none of this package's errors.
-func Code(err error) string {
-	switch {
-	case errors.Is(err, ErrInvalid):
-		return CodeInvalid
-	case errors.Is(err, ErrNotFound):
-		return CodeNotFound
-	case errors.Is(err, ErrRegistry):
-		return CodeRegistry
-	}
-	return ""
-}
 
 // Problem is one thing wrong with a package.
 type Problem struct {
@@ -66,57 +57,47 @@ func (p Problem) String() string {
 	return sb.String()
 }
 
-// ValidationError lists every problem found in a package. errors.Is(err, ErrInvalid) holds.
-type ValidationError struct {
-	Problems []Problem
-}
+// DetailProblems is the detail of a CodeInvalid error that lists the problems ([]Problem).
+const DetailProblems = "problems"
 
-// Error renders a header line followed by one indented line per problem.
-func (e *ValidationError) Error() string {
+// validationError lists every problem found in a package: one header line followed by
+// one indented line per problem. errors.Is(err, ErrInvalid) holds.
+func validationError(problems []Problem) *Error {
 	var sb strings.Builder
-	n := len(e.Problems)
+	n := len(problems)
 	if n == 1 {
 		sb.WriteString("invalid package (1 problem):")
 	} else {
 		fmt.Fprintf(&sb, "invalid package (%d problems):", n)
 	}
-	for _, p := range e.Problems {
+	for _, p := range problems {
 		sb.WriteString("\n  - ")
 		sb.WriteString(p.String())
 	}
-	return sb.String()
+	return &Error{Code: CodeInvalid, Message: sb.String(), Details: map[string]any{DetailProblems: problems}}
 }
 
-// Is makes errors.Is(err, ErrInvalid) true.
-func (e *ValidationError) Is(target error) bool { return target == ErrInvalid }
-
-// ErrorCode returns CodeInvalid (errs.Coder).
-func (e *ValidationError) ErrorCode() string { return CodeInvalid }
-
-// codedError is an error with its own message that matches a sentinel.
-type codedError struct {
-	msg      string
-	sentinel error
-	cause    error
-}
-
-func (e *codedError) Error() string {
-	if e.cause != nil {
-		return e.msg + ": " + e.cause.Error()
+// ProblemsOf returns the problems of an invalid package (nil for any other error).
+func ProblemsOf(err error) []Problem {
+	if errs.CodeOf(err) != CodeInvalid {
+		return nil
 	}
-	return e.msg
+	p, _ := errs.Detail(err, DetailProblems).([]Problem)
+	return p
 }
 
-func (e *codedError) Is(target error) bool { return target == e.sentinel }
-func (e *codedError) Unwrap() error        { return e.cause }
-
-// ErrorCode returns the code of the sentinel it matches (errs.Coder).
-func (e *codedError) ErrorCode() string { return Code(e.sentinel) }
+// coded is an error of code with its own message ("message: cause" with a cause).
+func coded(code, msg string, cause error) error {
+	if cause != nil {
+		msg += ": " + cause.Error()
+	}
+	return &Error{Code: code, Message: msg, Cause: cause}
+}
 
 func notFound(id string) error {
-	return &codedError{msg: fmt.Sprintf("package %q is not installed (see \"package list\")", id), sentinel: ErrNotFound}
+	return coded(CodeNotFound, fmt.Sprintf("package %q is not installed (see \"package list\")", id), nil)
 }
 
 func registryError(msg string, cause error) error {
-	return &codedError{msg: msg, sentinel: ErrRegistry, cause: cause}
+	return coded(CodeRegistry, msg, cause)
 }

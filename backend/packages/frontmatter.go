@@ -1,7 +1,6 @@
 package packages
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -10,56 +9,26 @@ import (
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
+	"crewagent/backend/frontmatter"
 )
 
 // ErrNoFrontmatter is returned by ParseFrontmatter when the text does not start with a "---" line.
 var ErrNoFrontmatter = errors.New("no YAML frontmatter (the file must start with a --- line)")
 
-var utf8BOM = []byte("\xEF\xBB\xBF")
-
 // SplitFrontmatter separates a leading YAML frontmatter block from the rest of a markdown
 // text. The block starts with a first line "---" (after an optional UTF-8 byte order mark)
 // and ends with the next line that is "---" or "..."; trailing spaces and CR are ignored on
-// both. found is false (and body is src) when there is no opening line; an opening line
-// without a closing one is an error. front and body are sub-slices of src.
+// both (frontmatter.Lax). found is false (and body is src) when there is no opening line; an
+// opening line without a closing one is an error. front and body are sub-slices of src.
 func SplitFrontmatter(src []byte) (front, body []byte, found bool, err error) {
-	rest := bytes.TrimPrefix(src, utf8BOM)
-	line, after, ok := cutLine(rest)
-	if !isFence(line, false) {
+	blk := frontmatter.Split(src, frontmatter.Lax)
+	switch {
+	case blk.Unclosed:
+		return nil, nil, true, errors.New("frontmatter starts with --- but has no closing --- line")
+	case !blk.Found:
 		return nil, src, false, nil
 	}
-	if !ok {
-		return nil, nil, true, errors.New("frontmatter starts with --- but has no closing --- line")
-	}
-	start := after
-	cur := after
-	for len(cur) > 0 {
-		line, next, _ := cutLine(cur)
-		if isFence(line, true) {
-			front = start[:len(start)-len(cur)]
-			return front, next, true, nil
-		}
-		cur = next
-	}
-	return nil, nil, true, errors.New("frontmatter starts with --- but has no closing --- line")
-}
-
-// cutLine returns the first line of b (without its newline), the rest after the newline, and
-// whether a newline was found.
-func cutLine(b []byte) (line, rest []byte, ok bool) {
-	if i := bytes.IndexByte(b, '\n'); i >= 0 {
-		return b[:i], b[i+1:], true
-	}
-	return b, nil, false
-}
-
-func isFence(line []byte, closing bool) bool {
-	t := bytes.TrimRight(line, " \t\r")
-	if string(t) == "---" {
-		return true
-	}
-	return closing && string(t) == "..."
+	return blk.YAML, blk.Body, true, nil
 }
 
 var yamlLineRe = regexp.MustCompile(`line (\d+)`)
@@ -102,13 +71,10 @@ func ParseFrontmatter(src []byte) (fm map[string]any, body []byte, err error) {
 
 // decodeYAML decodes one YAML document, turning a panic of the decoder into an error.
 func decodeYAML(b []byte) (v any, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			v, err = nil, fmt.Errorf("yaml: %v", r)
-		}
-	}()
-	err = yaml.Unmarshal(b, &v)
-	return v, err
+	if err := frontmatter.Unmarshal(b, &v); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // jsonCompatible converts a decoded YAML value into values encoding/json can marshal.

@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"gopkg.in/yaml.v3"
+
+	"crewagent/backend/errs"
 )
 
 // Paths inside the demo package.
@@ -156,20 +158,21 @@ func arr(v any, keys ...any) []any {
 	return obj(v, keys[:len(keys)-1]...)[last].([]any)
 }
 
-// validationProblems returns the problems of a *ValidationError, failing otherwise.
+// validationProblems returns the problems of a validation error, failing otherwise.
 func validationProblems(t *testing.T, err error) []Problem {
 	t.Helper()
-	var ve *ValidationError
+	var ve *Error
 	if !errors.As(err, &ve) {
-		t.Fatalf("want a *ValidationError, got %T: %v", err, err)
+		t.Fatalf("want an *Error, got %T: %v", err, err)
 	}
-	if !errors.Is(err, ErrInvalid) || Code(err) != CodeInvalid {
+	if !errors.Is(err, ErrInvalid) || errs.CodeOf(err) != CodeInvalid {
 		t.Fatalf("validation error does not carry ErrInvalid/%s", CodeInvalid)
 	}
-	if len(ve.Problems) == 0 {
+	problems := ProblemsOf(err)
+	if len(problems) == 0 {
 		t.Fatal("validation error without problems")
 	}
-	return ve.Problems
+	return problems
 }
 
 // wantProblem fails unless a problem has exactly file, exactly pointer and a message

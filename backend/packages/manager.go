@@ -97,7 +97,7 @@ func (m *Manager) packagesDir() string  { return filepath.Join(m.home, packagesD
 func (m *Manager) registryPath() string { return filepath.Join(m.home, registryFileName) }
 
 // Import validates the .bmad/.zip file or package folder at path and installs it. An invalid
-// package gives a *ValidationError listing every problem; nothing is installed then.
+// package gives a CodeInvalid error listing every problem (ProblemsOf); nothing is installed then.
 func (m *Manager) Import(path string) (*Installed, error) {
 	if m.imErr != nil {
 		return nil, m.imErr
@@ -116,7 +116,7 @@ func (m *Manager) Import(path string) (*Installed, error) {
 }
 
 // Check validates the file or folder at path exactly as Import would, without installing.
-// It returns the warnings, or the problems as a *ValidationError.
+// It returns the warnings, or the problems as a CodeInvalid error (ProblemsOf).
 func (m *Manager) Check(path string) ([]Problem, error) {
 	if m.imErr != nil {
 		return nil, m.imErr
@@ -317,7 +317,7 @@ func (m *Manager) Load(id string) (*Package, error) {
 		return nil, err
 	}
 	if st, err := os.Stat(root); err != nil || !st.IsDir() {
-		return nil, &codedError{msg: fmt.Sprintf("package %q is registered but its folder %s is missing; import it again", id, root), sentinel: ErrNotFound}
+		return nil, coded(CodeNotFound, fmt.Sprintf("package %q is registered but its folder %s is missing; import it again", id, root), nil)
 	}
 	pkg, _, err := m.im.Validate(os.DirFS(root))
 	if err != nil {

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"crewagent/backend/errs"
 )
 
 var fixedNow = time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)
@@ -402,7 +404,7 @@ func TestFailedImportLeavesNothingBehind(t *testing.T) {
 			return os.MkdirAll(filepath.Join(home, registryFileName, "occupied"), 0o755)
 		}
 		_, err := m.Import(src)
-		if Code(err) != CodeRegistry {
+		if errs.CodeOf(err) != CodeRegistry {
 			t.Fatalf("want %s, got %v", CodeRegistry, err)
 		}
 		os.RemoveAll(filepath.Join(home, registryFileName))
@@ -476,7 +478,7 @@ func TestUnusableRegistryStopsImport(t *testing.T) {
 		os.WriteFile(reg, []byte("{not json"), 0o644)
 		m := NewManager(home)
 		_, err := m.Import(src)
-		if Code(err) != CodeRegistry || !errors.Is(err, ErrRegistry) {
+		if errs.CodeOf(err) != CodeRegistry || !errors.Is(err, ErrRegistry) {
 			t.Fatalf("err = %v", err)
 		}
 		if b, _ := os.ReadFile(reg); string(b) != "{not json" {
@@ -485,10 +487,10 @@ func TestUnusableRegistryStopsImport(t *testing.T) {
 		if entries, _ := os.ReadDir(filepath.Join(home, packagesDirName)); len(entries) != 0 {
 			t.Errorf("packages/ not empty: %v", entries)
 		}
-		if _, err := m.List(); Code(err) != CodeRegistry {
+		if _, err := m.List(); errs.CodeOf(err) != CodeRegistry {
 			t.Errorf("List err = %v", err)
 		}
-		if _, err := m.EnsureDemo(); Code(err) != CodeRegistry {
+		if _, err := m.EnsureDemo(); errs.CodeOf(err) != CodeRegistry {
 			t.Errorf("EnsureDemo err = %v", err)
 		}
 	})
@@ -496,7 +498,7 @@ func TestUnusableRegistryStopsImport(t *testing.T) {
 		home := newHome(t)
 		os.MkdirAll(filepath.Join(home, registryFileName), 0o755)
 		_, err := NewManager(home).Import(src)
-		if Code(err) != CodeRegistry {
+		if errs.CodeOf(err) != CodeRegistry {
 			t.Fatalf("err = %v", err)
 		}
 		if entries, _ := os.ReadDir(filepath.Join(home, packagesDirName)); len(entries) != 0 {
@@ -518,7 +520,7 @@ func TestUnusableRegistryStopsImport(t *testing.T) {
 		files.patchJSON(t, "bmad.json", func(m map[string]any) { m["version"] = "2.0.0" })
 		p := filepath.Join(t.TempDir(), "v2.bmad")
 		files.writeZip(t, p, "")
-		if _, err := m.Import(p); Code(err) != CodeRegistry {
+		if _, err := m.Import(p); errs.CodeOf(err) != CodeRegistry {
 			t.Fatalf("err = %v", err)
 		}
 		if got := packageDirs(t, home); !reflect.DeepEqual(got, []string{demoID}) {
@@ -577,13 +579,13 @@ func TestEnsureDemoIsIdempotent(t *testing.T) {
 func TestNotFoundAndRemove(t *testing.T) {
 	home := newHome(t)
 	m := NewManager(home)
-	if _, err := m.Get("nope@1.0.0"); Code(err) != CodeNotFound || !errors.Is(err, ErrNotFound) {
+	if _, err := m.Get("nope@1.0.0"); errs.CodeOf(err) != CodeNotFound || !errors.Is(err, ErrNotFound) {
 		t.Fatalf("Get err = %v", err)
 	}
-	if _, err := m.Load("nope@1.0.0"); Code(err) != CodeNotFound {
+	if _, err := m.Load("nope@1.0.0"); errs.CodeOf(err) != CodeNotFound {
 		t.Fatalf("Load err = %v", err)
 	}
-	if err := m.Remove("nope@1.0.0"); Code(err) != CodeNotFound {
+	if err := m.Remove("nope@1.0.0"); errs.CodeOf(err) != CodeNotFound {
 		t.Fatalf("Remove err = %v", err)
 	}
 	if list, err := m.List(); err != nil || len(list) != 0 || list == nil {
@@ -674,7 +676,7 @@ func TestLoadReportsDamage(t *testing.T) {
 	wantProblem(t, validationProblems(t, err), demoGraph, "/nodes/0/file", "does not exist")
 
 	removeAllForce(filepath.Join(home, "packages", demoID))
-	if _, err := m.Load(demoID); Code(err) != CodeNotFound {
+	if _, err := m.Load(demoID); errs.CodeOf(err) != CodeNotFound {
 		t.Fatalf("missing folder: err = %v", err)
 	}
 }
@@ -684,10 +686,10 @@ func TestRegistryPathOutsideHomeIsRefused(t *testing.T) {
 	reg := `{"packages":[{"id":"x@1.0.0","name":"x","version":"1.0.0","path":"../../etc","workflows":[],"agents":[]}]}`
 	os.WriteFile(filepath.Join(home, registryFileName), []byte(reg), 0o644)
 	m := NewManager(home)
-	if _, err := m.Load("x@1.0.0"); Code(err) != CodeRegistry {
+	if _, err := m.Load("x@1.0.0"); errs.CodeOf(err) != CodeRegistry {
 		t.Fatalf("err = %v", err)
 	}
-	if err := m.Remove("x@1.0.0"); Code(err) != CodeRegistry {
+	if err := m.Remove("x@1.0.0"); errs.CodeOf(err) != CodeRegistry {
 		t.Fatalf("err = %v", err)
 	}
 }

@@ -40,13 +40,13 @@ const (
 )
 
 // Validate checks the package whose root is fsys. It returns the parsed package and the
-// warnings, or a *ValidationError listing every problem (warnings are returned either way).
+// warnings, or an error listing every problem (ProblemsOf) (warnings are returned either way).
 // Node files in the returned graphs are relative to the package root.
 func (im *Importer) Validate(fsys fs.FS) (*Package, []Problem, error) {
 	c := &checker{s: im.schemas, fsys: fsys}
 	pkg := c.run()
 	if len(c.problems) > 0 {
-		return nil, c.warnings, &ValidationError{Problems: c.problems}
+		return nil, c.warnings, validationError(c.problems)
 	}
 	return pkg, c.warnings, nil
 }

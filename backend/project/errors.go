@@ -1,10 +1,6 @@
 package project
 
-import (
-	"errors"
-
-	"crewagent/backend/errs"
-)
+import "crewagent/backend/errs"
 
 // Stable error codes callers branch on.
 const (
@@ -20,27 +16,22 @@ const (
 	CodeIO            = errs.ProjectIO          // a file could not be read or written
 )
 
-// Error is every error this package returns. Message is one line that says what
-// is wrong and, where it helps, what to do.
-type Error struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-	Path    string `json:"path,omitempty"`
-	Err     error  `json:"-"`
+// Error is every error this package returns (errs.Error). Message is one
+// line that says what is wrong and, where it helps, what to do; the file or
+// folder concerned, when there is one, is its DetailPath (PathOf).
+type Error = errs.Error
+
+// DetailPath is the detail naming the file or folder an error is about.
+const DetailPath = "path"
+
+// PathOf returns the file or folder an error of this package is about, or "".
+func PathOf(err error) string {
+	p, _ := errs.Detail(err, DetailPath).(string)
+	return p
 }
 
-func (e *Error) Error() string { return e.Message }
-
-func (e *Error) Unwrap() error { return e.Err }
-
-// ErrorCode returns the code (errs.Coder).
-func (e *Error) ErrorCode() string { return e.Code }
-
-// CodeOf returns the code of a project error in err's chain, or "".
-func CodeOf(err error) string {
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Code
-	}
-	return ""
+// withPath sets the path of e.
+func withPath(e *Error, path string) *Error {
+	e.Details = map[string]any{DetailPath: path}
+	return e
 }

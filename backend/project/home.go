@@ -28,7 +28,7 @@ func resolveHome(flagHome, envHome string, configDir, userHome func() (string, e
 	if home == "" {
 		dir, err := configDir()
 		if err != nil {
-			return "", &Error{Code: CodeHome, Err: err,
+			return "", &Error{Code: CodeHome, Cause: err,
 				Message: fmt.Sprintf("cannot find the user configuration folder (%v); set %s or pass --home", err, HomeEnv)}
 		}
 		home, source = filepath.Join(dir, "crewagent"), "the user configuration folder"
@@ -36,20 +36,20 @@ func resolveHome(flagHome, envHome string, configDir, userHome func() (string, e
 	if home == "~" || strings.HasPrefix(home, "~/") || strings.HasPrefix(home, `~\`) {
 		uh, err := userHome()
 		if err != nil {
-			return "", &Error{Code: CodeHome, Err: err, Message: fmt.Sprintf("cannot expand ~ in %s (from %s): %v", home, source, err)}
+			return "", &Error{Code: CodeHome, Cause: err, Message: fmt.Sprintf("cannot expand ~ in %s (from %s): %v", home, source, err)}
 		}
 		home = filepath.Join(uh, home[1:])
 	}
 	abs, err := filepath.Abs(home)
 	if err != nil {
-		return "", &Error{Code: CodeHome, Path: home, Err: err, Message: fmt.Sprintf("invalid runtime home %s (from %s): %v", home, source, err)}
+		return "", withPath(&Error{Code: CodeHome, Cause: err, Message: fmt.Sprintf("invalid runtime home %s (from %s): %v", home, source, err)}, home)
 	}
 	if err := os.MkdirAll(abs, 0o700); err != nil {
-		return "", &Error{Code: CodeHome, Path: abs, Err: err,
-			Message: fmt.Sprintf("cannot create the runtime home %s (from %s): %v", abs, source, err)}
+		return "", withPath(&Error{Code: CodeHome, Cause: err,
+			Message: fmt.Sprintf("cannot create the runtime home %s (from %s): %v", abs, source, err)}, abs)
 	}
 	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
-		return "", &Error{Code: CodeHome, Path: abs, Err: err, Message: fmt.Sprintf("runtime home %s (from %s) is not a folder", abs, source)}
+		return "", withPath(&Error{Code: CodeHome, Cause: err, Message: fmt.Sprintf("runtime home %s (from %s) is not a folder", abs, source)}, abs)
 	}
 	return abs, nil
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"crewagent/backend/errs"
 )
 
 func TestResolveHomeOrder(t *testing.T) {
@@ -45,12 +47,12 @@ func TestResolveHomeOrder(t *testing.T) {
 func TestResolveHomeErrors(t *testing.T) {
 	base := t.TempDir()
 	noConfig := func() (string, error) { return "", errors.New("$HOME is not defined") }
-	if _, err := resolveHome("", "", noConfig, os.UserHomeDir); CodeOf(err) != CodeHome {
+	if _, err := resolveHome("", "", noConfig, os.UserHomeDir); errs.CodeOf(err) != CodeHome {
 		t.Errorf("no config dir: err = %v", err)
 	}
 	file := filepath.Join(base, "file")
 	os.WriteFile(file, []byte("x"), 0o600)
-	if _, err := resolveHome(file, "", noConfig, os.UserHomeDir); CodeOf(err) != CodeHome {
+	if _, err := resolveHome(file, "", noConfig, os.UserHomeDir); errs.CodeOf(err) != CodeHome {
 		t.Errorf("home is a file: err = %v", err)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"crewagent/backend/errs"
 )
 
 func TestDefaultParent(t *testing.T) {
@@ -83,7 +85,7 @@ func TestEnsureDefaultParentCreatesOnlyTheDefault(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(home2, DefaultFolderName), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := EnsureDefaultParent(home2, DefaultParent(home2)); CodeOf(err) != CodeIO {
+	if err := EnsureDefaultParent(home2, DefaultParent(home2)); errs.CodeOf(err) != CodeIO {
 		t.Fatalf("err = %v, want %s", err, CodeIO)
 	}
 }

@@ -81,7 +81,7 @@ func Open(home, root string) (*Project, error) {
 				return nil, err
 			}
 			if m == nil || !validID(m.str("projectId")) {
-				return nil, &Error{Code: CodeMetaInvalid, Path: path, Message: fmt.Sprintf("%s changed while it was being created; open the project again", path)}
+				return nil, withPath(&Error{Code: CodeMetaInvalid, Message: fmt.Sprintf("%s changed while it was being created; open the project again", path)}, path)
 			}
 		}
 	case !validID(m.str("projectId")):
@@ -117,8 +117,8 @@ func Create(home, parentDir, name string) (*Project, error) {
 	root := filepath.Join(parent, name)
 	if err := os.Mkdir(root, 0o755); err != nil {
 		if errors.Is(err, fs.ErrExist) {
-			return nil, &Error{Code: CodeExists, Path: root, Err: err,
-				Message: fmt.Sprintf("%s already exists; choose another name or open it as a project", root)}
+			return nil, withPath(&Error{Code: CodeExists, Cause: err,
+				Message: fmt.Sprintf("%s already exists; choose another name or open it as a project", root)}, root)
 		}
 		return nil, ioError(root, "create", err)
 	}
@@ -176,8 +176,7 @@ func SetActivePackage(p *Project, packageID string) error {
 			m.set("createdAt", p.CreatedAt)
 		}
 	} else if id := m.str("projectId"); id != p.ID {
-		return &Error{Code: CodeIDChanged, Path: path,
-			Message: fmt.Sprintf("%s now has projectId %q instead of %q; open the project again", path, id, p.ID)}
+		return withPath(&Error{Code: CodeIDChanged, Message: fmt.Sprintf("%s now has projectId %q instead of %q; open the project again", path, id, p.ID)}, path)
 	}
 	ts := now()
 	m.set("activePackageId", packageID)
@@ -196,16 +195,16 @@ func canonicalDir(dir string) (string, error) {
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return "", &Error{Code: CodeNotFound, Path: dir, Err: err, Message: fmt.Sprintf("invalid folder %s: %v", dir, err)}
+		return "", withPath(&Error{Code: CodeNotFound, Cause: err, Message: fmt.Sprintf("invalid folder %s: %v", dir, err)}, dir)
 	}
 	fi, err := os.Stat(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return "", &Error{Code: CodeNotFound, Path: abs, Err: err, Message: fmt.Sprintf("folder %s does not exist", abs)}
+		return "", withPath(&Error{Code: CodeNotFound, Cause: err, Message: fmt.Sprintf("folder %s does not exist", abs)}, abs)
 	case err != nil:
 		return "", ioError(abs, "read", err)
 	case !fi.IsDir():
-		return "", &Error{Code: CodeNotDir, Path: abs, Message: fmt.Sprintf("%s is not a folder", abs)}
+		return "", withPath(&Error{Code: CodeNotDir, Message: fmt.Sprintf("%s is not a folder", abs)}, abs)
 	}
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
@@ -214,7 +213,7 @@ func canonicalDir(dir string) (string, error) {
 }
 
 func ioError(path, verb string, err error) error {
-	return &Error{Code: CodeIO, Path: path, Err: err, Message: fmt.Sprintf("cannot %s %s: %v", verb, path, err)}
+	return withPath(&Error{Code: CodeIO, Cause: err, Message: fmt.Sprintf("cannot %s %s: %v", verb, path, err)}, path)
 }
 
 func validID(id string) bool {
@@ -257,8 +256,8 @@ func readMeta(path string) (m meta, exists bool, err error) {
 		if err != nil {
 			why = err.Error()
 		}
-		return nil, true, &Error{Code: CodeMetaCorrupt, Path: path, Err: err,
-			Message: fmt.Sprintf("%s is not a valid project file (%s); fix it, or delete it to give the folder a new project id", path, why)}
+		return nil, true, withPath(&Error{Code: CodeMetaCorrupt, Cause: err,
+			Message: fmt.Sprintf("%s is not a valid project file (%s); fix it, or delete it to give the folder a new project id", path, why)}, path)
 	}
 	return m, true, nil
 }
@@ -329,8 +328,7 @@ func (m meta) project(root, path string) (*Project, error) {
 		art = DefaultArtifactsDir
 	}
 	if !filepath.IsLocal(filepath.FromSlash(art)) {
-		return nil, &Error{Code: CodeMetaInvalid, Path: path,
-			Message: fmt.Sprintf("%s: artifactsDir %q must be a relative folder inside the project", path, art)}
+		return nil, withPath(&Error{Code: CodeMetaInvalid, Message: fmt.Sprintf("%s: artifactsDir %q must be a relative folder inside the project", path, art)}, path)
 	}
 	p.ArtifactsDir = filepath.Join(root, filepath.FromSlash(art))
 	return p, nil

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+
+	"crewagent/backend/errs"
 )
 
 // tempDir returns a fresh folder with symlinks resolved, as Open reports roots.
@@ -185,7 +187,7 @@ func TestOpenCorruptFile(t *testing.T) {
 			home, root := tempDir(t), tempDir(t)
 			os.WriteFile(MetaPath(root), []byte(content), 0o644)
 			_, err := Open(home, root)
-			if CodeOf(err) != CodeMetaCorrupt {
+			if errs.CodeOf(err) != CodeMetaCorrupt {
 				t.Fatalf("err = %v, want %s", err, CodeMetaCorrupt)
 			}
 			if !strings.Contains(err.Error(), MetaPath(root)) {
@@ -207,7 +209,7 @@ func TestOpenBadArtifactsDir(t *testing.T) {
 		content := `{"projectId":"` + uuid.NewString() + `","artifactsDir":"` + dir + `"}`
 		os.WriteFile(MetaPath(root), []byte(content), 0o644)
 		_, err := Open(home, root)
-		if CodeOf(err) != CodeMetaInvalid || !strings.Contains(err.Error(), "artifactsDir") {
+		if errs.CodeOf(err) != CodeMetaInvalid || !strings.Contains(err.Error(), "artifactsDir") {
 			t.Errorf("artifactsDir %q: err = %v", dir, err)
 		}
 	}
@@ -227,7 +229,7 @@ func TestOpenErrors(t *testing.T) {
 	}
 	for _, tc := range cases {
 		_, err := Open(tc.home, tc.root)
-		if CodeOf(err) != tc.code {
+		if errs.CodeOf(err) != tc.code {
 			t.Errorf("Open(%q, %q): err = %v, want %s", tc.home, tc.root, err, tc.code)
 		}
 		if tc.root != "" && tc.home != "" && !strings.Contains(err.Error(), tc.root) {
@@ -279,10 +281,10 @@ func TestCreate(t *testing.T) {
 	if m := readJSON(t, MetaPath(root)); m["projectId"] != p.ID || m["projectName"] != "Travel Notes 2025" {
 		t.Errorf("file %v", m)
 	}
-	if _, err := Create(home, parent, "Travel Notes 2025"); CodeOf(err) != CodeExists {
+	if _, err := Create(home, parent, "Travel Notes 2025"); errs.CodeOf(err) != CodeExists {
 		t.Errorf("second create: %v", err)
 	}
-	if _, err := Create(home, filepath.Join(parent, "nope"), "x"); CodeOf(err) != CodeNotFound {
+	if _, err := Create(home, filepath.Join(parent, "nope"), "x"); errs.CodeOf(err) != CodeNotFound {
 		t.Errorf("missing parent: %v", err)
 	}
 }
@@ -291,7 +293,7 @@ func TestCreateCleansUpOnFailure(t *testing.T) {
 	base, parent := tempDir(t), tempDir(t)
 	home := filepath.Join(base, "home-is-a-file") // the data folder cannot be created under it
 	os.WriteFile(home, []byte("x"), 0o600)
-	if _, err := Create(home, parent, "p"); CodeOf(err) != CodeIO {
+	if _, err := Create(home, parent, "p"); errs.CodeOf(err) != CodeIO {
 		t.Fatalf("err = %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(parent, "p")); !os.IsNotExist(err) {
@@ -309,7 +311,7 @@ func TestValidateName(t *testing.T) {
 		}
 	}
 	for _, n := range bad {
-		if err := ValidateName(n); CodeOf(err) != CodeNameInvalid {
+		if err := ValidateName(n); errs.CodeOf(err) != CodeNameInvalid {
 			t.Errorf("ValidateName(%q) = %v, want %s", n, err, CodeNameInvalid)
 		}
 	}
@@ -349,11 +351,11 @@ func TestSetActivePackage(t *testing.T) {
 	// Replaced by another project's file: refused.
 	other := `{"projectId":"` + uuid.NewString() + `"}`
 	os.WriteFile(MetaPath(root), []byte(other), 0o644)
-	if err := SetActivePackage(p, "x"); CodeOf(err) != CodeIDChanged {
+	if err := SetActivePackage(p, "x"); errs.CodeOf(err) != CodeIDChanged {
 		t.Errorf("err = %v", err)
 	}
 	os.WriteFile(MetaPath(root), []byte("{"), 0o644)
-	if err := SetActivePackage(p, "x"); CodeOf(err) != CodeMetaCorrupt {
+	if err := SetActivePackage(p, "x"); errs.CodeOf(err) != CodeMetaCorrupt {
 		t.Errorf("corrupt: err = %v", err)
 	}
 	if data, _ := os.ReadFile(MetaPath(root)); string(data) != "{" {
@@ -372,7 +374,7 @@ func FuzzOpenMeta(f *testing.F) {
 		os.WriteFile(MetaPath(root), data, 0o644)
 		p, err := Open(home, root)
 		if err != nil {
-			switch CodeOf(err) {
+			switch errs.CodeOf(err) {
 			case CodeMetaCorrupt, CodeMetaInvalid:
 			default:
 				t.Fatalf("unexpected error: %v", err)

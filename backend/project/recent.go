@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"crewagent/backend/errs"
 	"crewagent/backend/fsx"
 )
 
@@ -101,7 +102,7 @@ func updateRecent(home string, change func([]recentRecord) []recentRecord) error
 	}
 	defer unlock()
 	list, err := readRecent(path)
-	if CodeOf(err) == CodeRecentCorrupt {
+	if errs.CodeOf(err) == CodeRecentCorrupt {
 		if rerr := os.Rename(path, path+".corrupt"); rerr != nil {
 			return ioError(path, "move aside", rerr)
 		}
@@ -130,8 +131,8 @@ func readRecent(path string) ([]recentRecord, error) {
 	}
 	var f recentFile
 	if err := json.Unmarshal(data, &f); err != nil {
-		return nil, &Error{Code: CodeRecentCorrupt, Path: path, Err: err,
-			Message: fmt.Sprintf("%s is not a valid recent-projects list (%v); it is replaced the next time a project is opened", path, err)}
+		return nil, withPath(&Error{Code: CodeRecentCorrupt, Cause: err,
+			Message: fmt.Sprintf("%s is not a valid recent-projects list (%v); it is replaced the next time a project is opened", path, err)}, path)
 	}
 	return slices.DeleteFunc(f.Projects, func(r recentRecord) bool { return r.Root == "" }), nil
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"crewagent/backend/errs"
 )
 
 func openN(t *testing.T, home string, n int) []*Project {
@@ -162,7 +164,7 @@ func TestCorruptRecentList(t *testing.T) {
 	path := filepath.Join(home, RecentFileName)
 	os.WriteFile(path, []byte(`{"projects": [`), 0o600)
 	_, err := Recent(home)
-	if CodeOf(err) != CodeRecentCorrupt || !strings.Contains(err.Error(), path) {
+	if errs.CodeOf(err) != CodeRecentCorrupt || !strings.Contains(err.Error(), path) {
 		t.Fatalf("err = %v", err)
 	}
 	p := openN(t, home, 1)[0]

@@ -36,7 +36,7 @@ import (
 	"unicode/utf8"
 
 	"crewagent/backend/compression"
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 )
 
 // MaxDocRunes caps the text a document keeps.
@@ -50,17 +50,16 @@ type Doc struct {
 	Text string `json:"text"`
 }
 
-// Files is the part of *convlog.Store the index uses.
+// Files is what the index needs of the conversation store (*convlog.Store):
+// the sidecar files beside a conversation's log.
 type Files interface {
 	SidecarPath(convID, name string) (string, error)
 	AppendSidecar(convID, name string, data []byte) error
 }
 
-var _ Files = (*convlog.Store)(nil)
-
 // DocOf returns the document of a compacted log message ("" text: nothing
 // worth indexing).
-func DocOf(e *convlog.Entry) Doc {
+func DocOf(e *conversation.Entry) Doc {
 	text := e.Text()
 	for _, tc := range e.ToolCalls {
 		text += "\n" + tc.Function.Name + " " + tc.Function.Arguments
@@ -182,7 +181,7 @@ func (c *Cache) Get(files Files, convID string) (*Index, error) {
 		c.m[convID] = x
 	}
 	c.mu.Unlock()
-	path, err := files.SidecarPath(convID, convlog.RecallFile)
+	path, err := files.SidecarPath(convID, conversation.RecallFile)
 	if err != nil {
 		return nil, err
 	}
@@ -249,6 +248,11 @@ func (x *Index) refresh(path string) error {
 // Add appends docs to the index file of convID and to the cached index.
 func (c *Cache) Add(files Files, convID string, docs []Doc) error {
 	var buf bytes.Buffer
+	size := 0
+	for _, d := range docs {
+		size += 64 + len(d.ID) + len(d.Tool) + len(d.Text)
+	}
+	buf.Grow(size)
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	kept := make([]Doc, 0, len(docs))
@@ -269,13 +273,13 @@ func (c *Cache) Add(files Files, convID string, docs []Doc) error {
 	if err != nil {
 		return err
 	}
-	path, err := files.SidecarPath(convID, convlog.RecallFile)
+	path, err := files.SidecarPath(convID, conversation.RecallFile)
 	if err != nil {
 		return err
 	}
 	x.mu.Lock()
 	before := fileSize(path)
-	if err := files.AppendSidecar(convID, convlog.RecallFile, buf.Bytes()); err != nil {
+	if err := files.AppendSidecar(convID, conversation.RecallFile, buf.Bytes()); err != nil {
 		x.mu.Unlock()
 		return err
 	}

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 	"crewagent/backend/llm/fakellm"
 )
 
@@ -108,7 +108,7 @@ func TestIndexFileAndRefresh(t *testing.T) {
 		t.Fatal("a repeated document was indexed twice")
 	}
 	// a torn last line is read once it is complete
-	p, _ := f.SidecarPath("c", convlog.RecallFile)
+	p, _ := f.SidecarPath("c", conversation.RecallFile)
 	fh, _ := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0o644)
 	fh.WriteString(`{"id":"d9","role":"user","text":"half`)
 	fh.Close()
@@ -201,7 +201,7 @@ func TestHybridSearch(t *testing.T) {
 	if _, err := x2.Search("port", Options{Vectors: vs}); err == nil {
 		t.Fatal("an embeddings failure must be reported")
 	}
-	p, _ := f.SidecarPath("c", convlog.EmbeddingsFile(ModelKey("fake-embed")))
+	p, _ := f.SidecarPath("c", conversation.EmbeddingsFile(ModelKey("fake-embed")))
 	if fi, err := os.Stat(p); err != nil || fi.Size() == 0 {
 		t.Fatalf("vectors file: %v", err)
 	}

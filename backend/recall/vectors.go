@@ -14,7 +14,7 @@ import (
 	"slices"
 	"strings"
 
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 )
 
 // Embedder computes embeddings with one model (an OpenAI-compatible
@@ -67,7 +67,7 @@ func (v *VectorSearch) rank(x *Index, query string, skip func(string) bool) ([]i
 		ctx = context.Background()
 	}
 	model := v.Embedder.Model()
-	name := convlog.EmbeddingsFile(ModelKey(model))
+	name := conversation.EmbeddingsFile(ModelKey(model))
 	path, err := v.Files.SidecarPath(v.ConvID, name)
 	if err != nil {
 		return nil, nil, err

@@ -1,7 +1,6 @@
 package settings
 
 import (
-	"errors"
 	"strings"
 
 	"crewagent/backend/errs"
@@ -10,7 +9,7 @@ import (
 // Stable error codes callers branch on.
 const (
 	CodeCorrupt          = errs.SettingsCorrupt  // settings.json is not valid JSON of the right shape
-	CodeInvalid          = errs.SettingsInvalid  // a value is out of range (see Error.Problems)
+	CodeInvalid          = errs.SettingsInvalid  // a value is out of range (see ProblemsOf)
 	CodeEnv              = errs.SettingsEnv      // an environment override has a bad value
 	CodeIO               = errs.SettingsIO       // the file could not be read or written
 	CodeLLMNotConfigured = errs.LLMNotConfigured // no base URL or model to talk to
@@ -22,28 +21,17 @@ type Problem struct {
 	Message string `json:"message"`
 }
 
-// Error is every error this package returns.
-type Error struct {
-	Code     string    `json:"code"`
-	Message  string    `json:"message"`
-	Problems []Problem `json:"problems,omitempty"`
-	Err      error     `json:"-"`
-}
+// Error is every error this package returns (errs.Error): read its code
+// with errs.CodeOf, the invalid fields of CodeInvalid with ProblemsOf.
+type Error = errs.Error
 
-func (e *Error) Error() string { return e.Message }
+// DetailProblems is the detail that lists the invalid fields ([]Problem).
+const DetailProblems = "problems"
 
-func (e *Error) Unwrap() error { return e.Err }
-
-// ErrorCode returns the code (errs.Coder).
-func (e *Error) ErrorCode() string { return e.Code }
-
-// CodeOf returns the code of a settings error in err's chain, or "".
-func CodeOf(err error) string {
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Code
-	}
-	return ""
+// ProblemsOf returns the invalid fields an error of this package lists.
+func ProblemsOf(err error) []Problem {
+	p, _ := errs.Detail(err, DetailProblems).([]Problem)
+	return p
 }
 
 func problemsError(code, prefix string, problems []Problem) error {
@@ -54,5 +42,11 @@ func problemsError(code, prefix string, problems []Problem) error {
 	for i, p := range problems {
 		parts[i] = p.Field + ": " + p.Message
 	}
-	return &Error{Code: code, Message: prefix + strings.Join(parts, "; "), Problems: problems}
+	return withProblems(&Error{Code: code, Message: prefix + strings.Join(parts, "; ")}, problems)
+}
+
+// withProblems sets the problems of e.
+func withProblems(e *Error, problems []Problem) *Error {
+	e.Details = map[string]any{DetailProblems: problems}
+	return e
 }

@@ -28,14 +28,14 @@ func ReadMCPServers(home string) (json.RawMessage, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, &Error{Code: CodeIO, Message: fmt.Sprintf("cannot read settings file %s: %v", path, err), Err: err}
+		return nil, &Error{Code: CodeIO, Message: fmt.Sprintf("cannot read settings file %s: %v", path, err), Cause: err}
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, nil
 	}
 	var doc map[string]json.RawMessage
 	if err := json.Unmarshal(data, &doc); err != nil {
-		return nil, &Error{Code: CodeCorrupt, Err: err,
+		return nil, &Error{Code: CodeCorrupt, Cause: err,
 			Message: fmt.Sprintf("settings file %s is not valid: %s; fix or delete it", path, describeJSONError(data, err))}
 	}
 	v, ok := doc[MCPServersKey]
@@ -56,13 +56,11 @@ func (st *Store) MCPServers() (json.RawMessage, error) {
 // name. The rest of the file is kept as it is.
 func (st *Store) SetMCPServer(name string, entry json.RawMessage) error {
 	if strings.TrimSpace(name) == "" {
-		return &Error{Code: CodeInvalid, Message: "invalid settings: mcpServers: a server needs a name",
-			Problems: []Problem{{Field: MCPServersKey, Message: "a server needs a name"}}}
+		return withProblems(&Error{Code: CodeInvalid, Message: "invalid settings: mcpServers: a server needs a name"}, []Problem{{Field: MCPServersKey, Message: "a server needs a name"}})
 	}
 	var obj map[string]any
 	if err := unmarshalNumbers(entry, &obj); err != nil || obj == nil {
-		return &Error{Code: CodeInvalid, Message: fmt.Sprintf("invalid settings: mcpServers.%s must be a JSON object", name),
-			Problems: []Problem{{Field: MCPServersKey + "." + name, Message: "must be a JSON object"}}}
+		return withProblems(&Error{Code: CodeInvalid, Message: fmt.Sprintf("invalid settings: mcpServers.%s must be a JSON object", name)}, []Problem{{Field: MCPServersKey + "." + name, Message: "must be a JSON object"}})
 	}
 	return st.editMCPServers(func(table map[string]any) bool {
 		table[name] = obj
@@ -88,7 +86,7 @@ func (st *Store) editMCPServers(change func(table map[string]any) bool) error {
 	defer st.mu.Unlock()
 	path := Path(st.home)
 	ioErr := func(err error) error {
-		return &Error{Code: CodeIO, Message: fmt.Sprintf("cannot write settings file %s: %v", path, err), Err: err}
+		return &Error{Code: CodeIO, Message: fmt.Sprintf("cannot write settings file %s: %v", path, err), Cause: err}
 	}
 	var doc map[string]any
 	data, err := os.ReadFile(path)
@@ -103,13 +101,13 @@ func (st *Store) editMCPServers(change func(table map[string]any) bool) error {
 			return ioErr(err)
 		}
 	case err != nil:
-		return &Error{Code: CodeIO, Message: fmt.Sprintf("cannot read settings file %s: %v", path, err), Err: err}
+		return &Error{Code: CodeIO, Message: fmt.Sprintf("cannot read settings file %s: %v", path, err), Cause: err}
 	default:
 		if err := unmarshalNumbers(data, &doc); err != nil || doc == nil {
 			if err == nil {
 				err = errors.New("not a JSON object")
 			}
-			return &Error{Code: CodeCorrupt, Err: err,
+			return &Error{Code: CodeCorrupt, Cause: err,
 				Message: fmt.Sprintf("settings file %s is not valid: %s; fix or delete it", path, describeJSONError(data, err))}
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"crewagent/backend/errs"
 )
 
 func TestMCPServersAreEditedInPlace(t *testing.T) {
@@ -62,10 +64,10 @@ func TestMCPServersAreEditedInPlace(t *testing.T) {
 	if strings.Contains(string(raw), "gh") || !strings.Contains(string(raw), "remote") {
 		t.Fatalf("after remove: %s", raw)
 	}
-	if err := st.SetMCPServer("", json.RawMessage(`{}`)); CodeOf(err) != CodeInvalid {
+	if err := st.SetMCPServer("", json.RawMessage(`{}`)); errs.CodeOf(err) != CodeInvalid {
 		t.Fatalf("empty name: %v", err)
 	}
-	if err := st.SetMCPServer("x", json.RawMessage(`["no"]`)); CodeOf(err) != CodeInvalid {
+	if err := st.SetMCPServer("x", json.RawMessage(`["no"]`)); errs.CodeOf(err) != CodeInvalid {
 		t.Fatalf("not an object: %v", err)
 	}
 }
@@ -96,14 +98,14 @@ func TestMCPServersInADamagedFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := st.SetMCPServer("a", json.RawMessage(`{"command":"x"}`)); CodeOf(err) != CodeCorrupt {
+	if err := st.SetMCPServer("a", json.RawMessage(`{"command":"x"}`)); errs.CodeOf(err) != CodeCorrupt {
 		t.Fatalf("err %v", err)
 	}
 	writeFile(t, home, `{"mcpServers": {`, 0o600)
-	if _, err := ReadMCPServers(home); CodeOf(err) != CodeCorrupt {
+	if _, err := ReadMCPServers(home); errs.CodeOf(err) != CodeCorrupt {
 		t.Fatalf("err %v", err)
 	}
-	if err := st.SetMCPServer("a", json.RawMessage(`{"command":"x"}`)); CodeOf(err) != CodeCorrupt {
+	if err := st.SetMCPServer("a", json.RawMessage(`{"command":"x"}`)); errs.CodeOf(err) != CodeCorrupt {
 		t.Fatalf("err %v", err)
 	}
 	if data, _ := os.ReadFile(Path(home)); string(data) != `{"mcpServers": {` {

@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"crewagent/backend/errs"
 )
 
 func noEnv(string) (string, bool) { return "", false }
@@ -236,12 +238,12 @@ func TestBadEnvValues(t *testing.T) {
 	}
 	for name, value := range cases {
 		_, err := LoadWithEnv(t.TempDir(), envMap(map[string]string{name: value}))
-		if CodeOf(err) != CodeEnv || !strings.Contains(err.Error(), name) || !strings.Contains(err.Error(), value) {
-			t.Errorf("%s=%s: err = %v (code %q)", name, value, err, CodeOf(err))
+		if errs.CodeOf(err) != CodeEnv || !strings.Contains(err.Error(), name) || !strings.Contains(err.Error(), value) {
+			t.Errorf("%s=%s: err = %v (code %q)", name, value, err, errs.CodeOf(err))
 		}
 	}
 	_, err := LoadWithEnv(t.TempDir(), envMap(map[string]string{"CREWAGENT_TOKEN_BUDGET": "-5"}))
-	if CodeOf(err) != CodeEnv {
+	if errs.CodeOf(err) != CodeEnv {
 		t.Errorf("negative budget: %v", err)
 	}
 }
@@ -303,7 +305,7 @@ func TestCorruptFile(t *testing.T) {
 			home := t.TempDir()
 			writeFile(t, home, tc.content, 0o600)
 			_, err := LoadWithEnv(home, noEnv)
-			if CodeOf(err) != CodeCorrupt {
+			if errs.CodeOf(err) != CodeCorrupt {
 				t.Fatalf("err = %v, want %s", err, CodeCorrupt)
 			}
 			msg := err.Error()
@@ -371,7 +373,7 @@ func TestValidate(t *testing.T) {
 				t.Fatalf("err = %v, want %s", err, CodeInvalid)
 			}
 			var got []string
-			for _, p := range e.Problems {
+			for _, p := range ProblemsOf(err) {
 				got = append(got, p.Field)
 				if !strings.Contains(err.Error(), p.Field+": ") {
 					t.Errorf("message %q does not name %s", err, p.Field)
@@ -388,7 +390,7 @@ func TestSaveRejectsInvalid(t *testing.T) {
 	home := t.TempDir()
 	s := Defaults()
 	s.Theme = "blue"
-	if err := Save(home, s); CodeOf(err) != CodeInvalid {
+	if err := Save(home, s); errs.CodeOf(err) != CodeInvalid {
 		t.Fatalf("err = %v", err)
 	}
 	if _, err := os.Stat(Path(home)); !os.IsNotExist(err) {
@@ -399,7 +401,7 @@ func TestSaveRejectsInvalid(t *testing.T) {
 func TestRequireLLM(t *testing.T) {
 	s := Defaults()
 	err := s.RequireLLM()
-	if CodeOf(err) != CodeLLMNotConfigured || !strings.Contains(err.Error(), "llm.baseUrl") || !strings.Contains(err.Error(), "llm.model") {
+	if errs.CodeOf(err) != CodeLLMNotConfigured || !strings.Contains(err.Error(), "llm.baseUrl") || !strings.Contains(err.Error(), "llm.model") {
 		t.Fatalf("err = %v", err)
 	}
 	s.LLM.BaseURL, s.LLM.Model = "http://127.0.0.1:1/v1", "m"
@@ -481,7 +483,7 @@ func TestUpdateRejectsInvalid(t *testing.T) {
 	st, _ := LoadWithEnv(home, noEnv)
 	in := st.Effective()
 	in.Context.TriggerThreshold = 2
-	if err := st.Update(in); CodeOf(err) != CodeInvalid {
+	if err := st.Update(in); errs.CodeOf(err) != CodeInvalid {
 		t.Fatalf("err = %v", err)
 	}
 	if st.File().Context.TriggerThreshold != 0.8 {
@@ -497,7 +499,7 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := parse("settings.json", data)
 		if err != nil {
-			if CodeOf(err) != CodeCorrupt || !strings.Contains(err.Error(), "settings.json") {
+			if errs.CodeOf(err) != CodeCorrupt || !strings.Contains(err.Error(), "settings.json") {
 				t.Fatalf("error without code or file name: %v", err)
 			}
 			return
@@ -525,7 +527,7 @@ func TestLoadForReadingToleratesACorruptFile(t *testing.T) {
 	writeFile(t, home, `{"llm": {"model": "x",}`, 0o600)
 	t.Setenv("CREWAGENT_LLM_MODEL", "from-env")
 	st, warning, err := LoadForReading(home)
-	if err != nil || CodeOf(warning) != CodeCorrupt || !strings.Contains(warning.Error(), Path(home)) {
+	if err != nil || errs.CodeOf(warning) != CodeCorrupt || !strings.Contains(warning.Error(), Path(home)) {
 		t.Fatalf("store %v, warning %v, err %v", st, warning, err)
 	}
 	if s := st.Effective(); s.LLM.Model != "from-env" || s.Context.TokenBudget != Defaults().Context.TokenBudget {
@@ -536,7 +538,7 @@ func TestLoadForReadingToleratesACorruptFile(t *testing.T) {
 		t.Fatalf("a valid file: %v %v", warning, err)
 	}
 	t.Setenv("CREWAGENT_TOKEN_BUDGET", "lots")
-	if _, _, err := LoadForReading(home); CodeOf(err) != CodeEnv {
+	if _, _, err := LoadForReading(home); errs.CodeOf(err) != CodeEnv {
 		t.Fatalf("a bad variable is still an error: %v", err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"crewagent/backend/errs"
 	"crewagent/backend/fsx"
 )
 
@@ -101,7 +102,7 @@ func LoadWithEnv(home string, lookup func(string) (string, bool)) (*Store, error
 // Other errors are returned as by Load.
 func LoadForReading(home string) (st *Store, warning error, err error) {
 	st, err = Load(home)
-	if CodeOf(err) != CodeCorrupt {
+	if errs.CodeOf(err) != CodeCorrupt {
 		return st, nil, err
 	}
 	st, envErr := withEnv(home, Defaults(), os.LookupEnv)
@@ -199,7 +200,7 @@ func readFile(path string) (Settings, error) {
 		return s, nil
 	}
 	if err != nil {
-		return s, &Error{Code: CodeIO, Message: fmt.Sprintf("cannot read settings file %s: %v", path, err), Err: err}
+		return s, &Error{Code: CodeIO, Message: fmt.Sprintf("cannot read settings file %s: %v", path, err), Cause: err}
 	}
 	restrictMode(path)
 	return parse(path, data)
@@ -213,7 +214,7 @@ func parse(path string, data []byte) (Settings, error) {
 		return s, nil
 	}
 	if err := json.Unmarshal(data, &s); err != nil {
-		return Defaults(), &Error{Code: CodeCorrupt, Err: err,
+		return Defaults(), &Error{Code: CodeCorrupt, Cause: err,
 			Message: fmt.Sprintf("settings file %s is not valid: %s; fix or delete it (defaults are used when it is missing)", path, describeJSONError(data, err))}
 	}
 	if s.Context.MaxMessages == legacyMaxMessages && s.Context.MaxChars == legacyMaxChars {
@@ -271,7 +272,7 @@ func Save(home string, s Settings) error {
 	}
 	path := Path(home)
 	ioErr := func(err error) error {
-		return &Error{Code: CodeIO, Message: fmt.Sprintf("cannot write settings file %s: %v", path, err), Err: err}
+		return &Error{Code: CodeIO, Message: fmt.Sprintf("cannot write settings file %s: %v", path, err), Cause: err}
 	}
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		return ioErr(err)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 	"crewagent/backend/errs"
 )
 
@@ -34,14 +34,10 @@ const (
 	StatusNotActive     = "not_active"
 )
 
-// Error is a refused activation or deactivation; its message is written for
-// the model (and the user) and holds no host path.
-type Error struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-}
-
-func (e *Error) Error() string { return e.Code + ": " + e.Message }
+// Error is a refused activation or deactivation (errs.Error); its message is
+// written for the model (and the user) and holds no host path. It is also
+// the {"code","message"} of a refusing tool result.
+type Error = errs.Error
 
 func errorf(code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
@@ -67,7 +63,7 @@ type Activation struct {
 	// Entries are to be appended to the log in this order (after the tool
 	// result of a model activation): the skill_activated event and the
 	// is_meta user message carrying the body. None when already active.
-	Entries []convlog.Entry
+	Entries []conversation.Entry
 }
 
 // Activate checks a request against the catalog and the conversation's
@@ -220,16 +216,16 @@ func RenderBody(sk Skill, body string) string {
 // skill_activated event (its ref_msg_id names the body message) and the
 // is_meta user message whose content is rendered (see RenderBody). It is
 // pure: ids are given, createdAt is left for the store to fill.
-func ActivationEntries(sk Skill, by Actor, toolCallID, rendered, eventID, metaID string) []convlog.Entry {
+func ActivationEntries(sk Skill, by Actor, toolCallID, rendered, eventID, metaID string) []conversation.Entry {
 	d := ActivatedData{Skill: sk.Name, Source: sk.Source, Path: sk.Path, By: by, ToolCallID: toolCallID}
 	if t := sk.Tools(); t.Declared {
 		tools := t.Tools
 		d.AllowedTools = &tools
 	}
 	data, _ := json.Marshal(d)
-	return []convlog.Entry{
-		{Type: convlog.TypeEvt, ID: eventID, Event: EventActivated, Data: data, RefMsgID: metaID},
-		{Type: convlog.TypeMsg, ID: metaID, Role: convlog.RoleUser, Content: convlog.Str(rendered), IsMeta: true, PartType: convlog.PartContent},
+	return []conversation.Entry{
+		{Type: conversation.TypeEvt, ID: eventID, Event: EventActivated, Data: data, RefMsgID: metaID},
+		{Type: conversation.TypeMsg, ID: metaID, Role: conversation.RoleUser, Content: conversation.Str(rendered), IsMeta: true, PartType: conversation.PartContent},
 	}
 }
 
@@ -238,7 +234,7 @@ type Deactivation struct {
 	Name   string
 	Status string // StatusDeactivated or StatusNotActive
 	// Entries holds the skill_deactivated event (none when not active).
-	Entries []convlog.Entry
+	Entries []conversation.Entry
 }
 
 // Deactivate returns the entry that ends an active skill. A skill that is
@@ -259,13 +255,13 @@ func Deactivate(st *State, name string, by Actor, toolCallID string, newID func(
 	if by == "" {
 		by = ByModel
 	}
-	return Deactivation{Name: name, Status: StatusDeactivated, Entries: []convlog.Entry{DeactivationEntry(name, by, toolCallID, newID())}}, nil
+	return Deactivation{Name: name, Status: StatusDeactivated, Entries: []conversation.Entry{DeactivationEntry(name, by, toolCallID, newID())}}, nil
 }
 
 // DeactivationEntry builds the skill_deactivated event (pure).
-func DeactivationEntry(name string, by Actor, toolCallID, id string) convlog.Entry {
+func DeactivationEntry(name string, by Actor, toolCallID, id string) conversation.Entry {
 	data, _ := json.Marshal(DeactivatedData{Skill: name, By: by, ToolCallID: toolCallID})
-	return convlog.Entry{Type: convlog.TypeEvt, ID: id, Event: EventDeactivated, Data: data}
+	return conversation.Entry{Type: conversation.TypeEvt, ID: id, Event: EventDeactivated, Data: data}
 }
 
 // ToolResult is the content of the tool message answering skill.activate or
@@ -316,7 +312,7 @@ func (d Deactivation) Result() ToolResult {
 func ErrorResult(err error) ToolResult {
 	var e *Error
 	if !errors.As(err, &e) {
-		e = &Error{Code: "E_INTERNAL", Message: err.Error()}
+		e = &Error{Code: errs.Internal, Message: err.Error()}
 	}
 	return ToolResult{OK: false, Error: e}
 }

@@ -12,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
+
+	"crewagent/backend/frontmatter"
 )
 
 // Limits of the format and of discovery.
@@ -155,32 +157,16 @@ func normalizeLineEnds(data []byte) string {
 }
 
 // splitFrontmatter splits text (line ends already "\n") around a leading
-// "---" block closed by a "---" or "..." line.
+// "---" block closed by a "---" or "..." line (frontmatter.Strict).
 func splitFrontmatter(text string) (front, body string, found bool, err error) {
-	first, rest, ok := strings.Cut(text, "\n")
-	if strings.TrimRight(first, " \t") != "---" {
+	blk := frontmatter.Split([]byte(text), frontmatter.Strict)
+	switch {
+	case blk.Unclosed:
+		return "", "", true, fmt.Errorf("the frontmatter starts with --- but has no closing --- line")
+	case !blk.Found:
 		return "", text, false, nil
 	}
-	if !ok {
-		return "", "", true, fmt.Errorf("the frontmatter starts with --- but has no closing --- line")
-	}
-	pos := 0
-	for pos <= len(rest) {
-		line, _, _ := strings.Cut(rest[pos:], "\n")
-		t := strings.TrimRight(line, " \t")
-		if t == "---" || t == "..." {
-			end := pos + len(line)
-			if end < len(rest) {
-				end++
-			}
-			return rest[:pos], rest[end:], true, nil
-		}
-		if pos+len(line) >= len(rest) {
-			break
-		}
-		pos += len(line) + 1
-	}
-	return "", "", true, fmt.Errorf("the frontmatter starts with --- but has no closing --- line")
+	return string(blk.YAML), string(blk.Body), true, nil
 }
 
 func trimLeadingBlankLines(s string) string {
@@ -197,7 +183,7 @@ func trimLeadingBlankLines(s string) string {
 // by normalised name. Invalid YAML falls back to reading "key: value" lines.
 func (p *Parsed) frontmatterFields(front string) map[string]*yaml.Node {
 	var doc yaml.Node
-	if err := safeUnmarshal([]byte(front), &doc); err != nil {
+	if err := frontmatter.Unmarshal([]byte(front), &doc); err != nil {
 		msg := oneLine(strings.TrimPrefix(err.Error(), "yaml: "))
 		fields := looseFields(front)
 		if d := fields["description"]; d == nil || d.Kind != yaml.ScalarNode || d.Value == "" {
@@ -233,16 +219,6 @@ func (p *Parsed) frontmatterFields(front string) map[string]*yaml.Node {
 		fields[key] = resolveAlias(root.Content[i+1])
 	}
 	return fields
-}
-
-// safeUnmarshal is yaml.Unmarshal turning a decoder panic into an error.
-func safeUnmarshal(b []byte, v any) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("yaml: %v", r)
-		}
-	}()
-	return yaml.Unmarshal(b, v)
 }
 
 func resolveAlias(n *yaml.Node) *yaml.Node {

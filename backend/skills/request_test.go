@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"crewagent/backend/contextbuilder"
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 )
 
 // TestEntriesMakeAValidRequest builds a request with the context builder
@@ -18,14 +18,14 @@ func TestEntriesMakeAValidRequest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	log := []convlog.Entry{
-		msg("u1", convlog.RoleUser, "Fill in this PDF form"),
-		{Type: convlog.TypeMsg, ID: "a1", Role: convlog.RoleAssistant, PartType: convlog.PartToolStart,
-			ToolCalls: []convlog.ToolCall{{ID: "call_1", Type: "function", Function: convlog.FunctionCall{Name: ActivateTool, Arguments: `{"name":"pdf-processing"}`}}}},
-		{Type: convlog.TypeMsg, ID: "t1", Role: convlog.RoleTool, ToolCallID: "call_1", ToolName: ActivateTool, Content: convlog.Str(act.Result().JSON())},
+	log := []conversation.Entry{
+		msg("u1", conversation.RoleUser, "Fill in this PDF form"),
+		{Type: conversation.TypeMsg, ID: "a1", Role: conversation.RoleAssistant, PartType: conversation.PartToolStart,
+			ToolCalls: []conversation.ToolCall{{ID: "call_1", Type: "function", Function: conversation.FunctionCall{Name: ActivateTool, Arguments: `{"name":"pdf-processing"}`}}}},
+		{Type: conversation.TypeMsg, ID: "t1", Role: conversation.RoleTool, ToolCallID: "call_1", ToolName: ActivateTool, Content: conversation.Str(act.Result().JSON())},
 	}
 	log = append(log, act.Entries...)
-	res, err := contextbuilder.Build(contextbuilder.Options{Mode: convlog.ModeChat, History: log, Counter: counter, Model: model,
+	res, err := contextbuilder.Build(contextbuilder.Options{Mode: conversation.ModeChat, History: log, Counter: counter, Model: model,
 		ToolNames: []string{"fs.read", ActivateTool, DeactivateTool}})
 	if err != nil {
 		t.Fatal(err)

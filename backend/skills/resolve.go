@@ -14,6 +14,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
+
+	"crewagent/backend/errs"
 )
 
 // Alias is the read-only path alias of active skills' folders:
@@ -32,9 +34,9 @@ const maxPercentRounds = 4
 
 // Error codes of path resolution, the same as the tool host's.
 const (
-	CodeNotFound         = "ENOENT"
-	CodeSandboxViolation = "E_SANDBOX_VIOLATION"
-	CodeReadLimit        = "E_READ_LIMIT"
+	CodeNotFound         = errs.ToolNotFound
+	CodeSandboxViolation = errs.SandboxViolation
+	CodeReadLimit        = errs.ReadLimit
 )
 
 // IsAlias reports whether p is an @skill path (so the tool host routes it
@@ -106,17 +108,27 @@ func (r Resolved) Display() string {
 	return AliasPrefix + r.Name + "/" + r.Rel
 }
 
-// PathError is a refused @skill path. Messages never contain host paths.
-type PathError struct {
-	Code    string `json:"code"`
-	Reason  string `json:"reason"`
-	Message string `json:"message"`
+// PathError is a refused @skill path (errs.Error): its code, a message that
+// never contains host paths, and why in a word (ReasonOf).
+type PathError = errs.Error
+
+// DetailReason is the detail of a PathError that says why in a word
+// ("not_found", "symlink_escape", …), as the tool host's refusals do.
+const DetailReason = "reason"
+
+// ReasonOf returns the reason of a refused @skill path, or "".
+func ReasonOf(err error) string {
+	r, _ := errs.Detail(err, DetailReason).(string)
+	return r
 }
 
-func (e *PathError) Error() string { return e.Code + ": " + e.Message }
+// pathError builds a PathError.
+func pathError(code, reason, message string) *PathError {
+	return &PathError{Code: code, Message: message, Details: map[string]any{DetailReason: reason}}
+}
 
 func violation(reason, format string, args ...any) *PathError {
-	return &PathError{Code: CodeSandboxViolation, Reason: reason, Message: fmt.Sprintf(format, args...)}
+	return pathError(CodeSandboxViolation, reason, fmt.Sprintf(format, args...))
 }
 
 // Resolve checks an @skill path and maps it to an existing file or folder
@@ -133,24 +145,22 @@ func (r *Resolver) Resolve(p string) (Resolved, error) {
 	}
 	dir, ok := r.dirs[name]
 	if !ok && r.gone[name] {
-		return Resolved{}, &PathError{Code: CodeNotFound, Reason: "skill_missing",
-			Message: fmt.Sprintf("the files of skill %q are no longer available (its folder was moved or deleted)", name)}
+		return Resolved{}, pathError(CodeNotFound, "skill_missing", fmt.Sprintf("the files of skill %q are no longer available (its folder was moved or deleted)", name))
 	}
 	if !ok {
-		return Resolved{}, &PathError{Code: CodeNotFound, Reason: "alias_unavailable",
-			Message: fmt.Sprintf("%s%s is not available: the skill %q is not active (activate it with %s first)", AliasPrefix, name, name, ActivateTool)}
+		return Resolved{}, pathError(CodeNotFound, "alias_unavailable", fmt.Sprintf("%s%s is not available: the skill %q is not active (activate it with %s first)", AliasPrefix, name, name, ActivateTool))
 	}
 	res := Resolved{Name: name, Rel: rel}
 	root, err := filepath.EvalSymlinks(dir)
 	if err != nil {
-		return Resolved{}, &PathError{Code: CodeNotFound, Reason: "skill_missing", Message: fmt.Sprintf("the folder of skill %q no longer exists", name)}
+		return Resolved{}, pathError(CodeNotFound, "skill_missing", fmt.Sprintf("the folder of skill %q no longer exists", name))
 	}
 	res.Root = root
 	host, err := filepath.EvalSymlinks(filepath.Join(root, filepath.FromSlash(rel)))
 	switch {
 	case err == nil:
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
-		return Resolved{}, &PathError{Code: CodeNotFound, Reason: "not_found", Message: res.Display() + " does not exist"}
+		return Resolved{}, pathError(CodeNotFound, "not_found", res.Display()+" does not exist")
 	case errors.Is(err, syscall.ELOOP):
 		return Resolved{}, violation("symlink_loop", "%s goes through a symbolic link loop", res.Display())
 	default:
@@ -161,7 +171,7 @@ func (r *Resolver) Resolve(p string) (Resolved, error) {
 	}
 	fi, err := os.Stat(host)
 	if err != nil {
-		return Resolved{}, &PathError{Code: CodeNotFound, Reason: "not_found", Message: res.Display() + " does not exist"}
+		return Resolved{}, pathError(CodeNotFound, "not_found", res.Display()+" does not exist")
 	}
 	res.Host, res.IsDir = host, fi.IsDir()
 	return res, nil
@@ -182,27 +192,27 @@ func (r *Resolver) ReadFile(p string, limit int64) ([]byte, Resolved, error) {
 // readResolved reads a resolved file through an os.Root on its skill folder.
 func readResolved(res Resolved, limit int64) ([]byte, error) {
 	if res.IsDir {
-		return nil, &PathError{Code: CodeNotFound, Reason: "is_folder", Message: res.Display() + " is a folder, not a file"}
+		return nil, pathError(CodeNotFound, "is_folder", res.Display()+" is a folder, not a file")
 	}
 	root, err := os.OpenRoot(res.Root)
 	if err != nil {
-		return nil, &PathError{Code: CodeNotFound, Reason: "skill_missing", Message: fmt.Sprintf("the folder of skill %q cannot be opened", res.Name)}
+		return nil, pathError(CodeNotFound, "skill_missing", fmt.Sprintf("the folder of skill %q cannot be opened", res.Name))
 	}
 	defer root.Close()
 	f, err := root.Open(filepath.FromSlash(res.Rel))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, &PathError{Code: CodeNotFound, Reason: "not_found", Message: res.Display() + " does not exist"}
+			return nil, pathError(CodeNotFound, "not_found", res.Display()+" does not exist")
 		}
 		return nil, violation("symlink_escape", "%s cannot be opened inside the skill folder (%s)", res.Display(), osErrText(err))
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil || !fi.Mode().IsRegular() {
-		return nil, &PathError{Code: CodeNotFound, Reason: "not_a_file", Message: res.Display() + " is not a regular file"}
+		return nil, pathError(CodeNotFound, "not_a_file", res.Display()+" is not a regular file")
 	}
 	if limit > 0 && fi.Size() > limit {
-		return nil, &PathError{Code: CodeReadLimit, Reason: "too_large", Message: fmt.Sprintf("%s is %d bytes, more than %d", res.Display(), fi.Size(), limit)}
+		return nil, pathError(CodeReadLimit, "too_large", fmt.Sprintf("%s is %d bytes, more than %d", res.Display(), fi.Size(), limit))
 	}
 	var rd io.Reader = f
 	if limit > 0 {
@@ -210,10 +220,10 @@ func readResolved(res Resolved, limit int64) ([]byte, error) {
 	}
 	data, err := io.ReadAll(rd)
 	if err != nil {
-		return nil, &PathError{Code: CodeNotFound, Reason: "read_failed", Message: res.Display() + ": " + osErrText(err)}
+		return nil, pathError(CodeNotFound, "read_failed", res.Display()+": "+osErrText(err))
 	}
 	if limit > 0 && int64(len(data)) > limit {
-		return nil, &PathError{Code: CodeReadLimit, Reason: "too_large", Message: fmt.Sprintf("%s is more than %d bytes", res.Display(), limit)}
+		return nil, pathError(CodeReadLimit, "too_large", fmt.Sprintf("%s is more than %d bytes", res.Display(), limit))
 	}
 	return data, nil
 }
@@ -248,7 +258,7 @@ func splitSkillPath(p string) (name, rel string, _ *PathError) {
 		return "", "", violation("no_skill", "path must name a skill: %s<skill>/...", AliasPrefix)
 	}
 	if !ValidName(name) {
-		return "", "", &PathError{Code: CodeNotFound, Reason: "alias_unavailable", Message: fmt.Sprintf("%q is not a skill name", name)}
+		return "", "", pathError(CodeNotFound, "alias_unavailable", fmt.Sprintf("%q is not a skill name", name))
 	}
 	return name, strings.Trim(path.Clean("/"+rel), "/"), nil
 }
@@ -285,7 +295,7 @@ func checkText(s string) *PathError {
 			return violation("lookalike", "path contains characters that normalise to a separator")
 		}
 		if perr := checkSegments(n); perr != nil {
-			perr.Reason = "lookalike"
+			perr.Details[DetailReason] = "lookalike"
 			perr.Message = "path contains characters that normalise to " + perr.Message
 			return perr
 		}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 )
 
 // activeResolver discovers the fixture tree, activates pptx and returns a
@@ -87,7 +87,7 @@ func TestResolve(t *testing.T) {
 	for _, tt := range attacks {
 		_, err := r.Resolve(tt.in)
 		var pe *PathError
-		if !errors.As(err, &pe) || pe.Code != tt.code || pe.Reason != tt.reason {
+		if !errors.As(err, &pe) || pe.Code != tt.code || ReasonOf(err) != tt.reason {
 			t.Errorf("%q: got %v (%+v), want %s/%s", tt.in, err, pe, tt.code, tt.reason)
 			continue
 		}
@@ -109,7 +109,7 @@ func TestResolverReadFile(t *testing.T) {
 	if _, _, err := r.ReadFile("@skill/pptx/reference/ooxml.md", 10); err == nil || err.(*PathError).Code != CodeReadLimit {
 		t.Errorf("limit: %v", err)
 	}
-	if _, _, err := r.ReadFile("@skill/pptx/scripts", 0); err == nil || err.(*PathError).Reason != "is_folder" {
+	if _, _, err := r.ReadFile("@skill/pptx/scripts", 0); err == nil || ReasonOf(err) != "is_folder" {
 		t.Errorf("folder: %v", err)
 	}
 	// a file swapped for a link leaving the folder between the check and the
@@ -126,7 +126,7 @@ func TestResolverReadFile(t *testing.T) {
 	if data, err := readResolved(res, 0); err == nil || err.(*PathError).Code != CodeSandboxViolation {
 		t.Errorf("read %q through a swapped link (%v)", data, err)
 	}
-	if _, _, err := r.ReadFile("@skill/pptx/reference/ooxml.md", 0); err == nil || err.(*PathError).Reason != "symlink_escape" {
+	if _, _, err := r.ReadFile("@skill/pptx/reference/ooxml.md", 0); err == nil || ReasonOf(err) != "symlink_escape" {
 		t.Errorf("ReadFile after the swap: %v", err)
 	}
 }
@@ -139,7 +139,7 @@ func TestResolverNotActive(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 	// an active skill recorded with another path (a shadowed skill now wins)
-	st := Derive(ptrs([]convlog.Entry{evt("e1", EventActivated, `{"skill":"pptx","path":"/elsewhere/pptx/SKILL.md"}`, "")}))
+	st := Derive(ptrs([]conversation.Entry{evt("e1", EventActivated, `{"skill":"pptx","path":"/elsewhere/pptx/SKILL.md"}`, "")}))
 	if _, err := cat.Resolver(st).Resolve("@skill/pptx/SKILL.md"); err == nil || !strings.Contains(err.Error(), "no longer available") {
 		t.Errorf("got %v", err)
 	}

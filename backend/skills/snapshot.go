@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 )
 
 // maxSnapshotEnded is the most ended bodies a snapshot names (the newest):
@@ -12,12 +12,12 @@ import (
 const maxSnapshotEnded = 200
 
 // Snapshot is the state of a conversation's skills as a compaction event
-// records it (convlog.CompactionData.Skills). A request reads the log only
+// records it (conversation.CompactionData.Skills). A request reads the log only
 // back to its last compaction, so the activations older than that are known
 // from here: State.Apply of a compaction event that carries a snapshot
 // takes the state from it. The bodies are not in it: a body message still in
 // the history is read there, a compacted one is carried word for word by the
-// compaction (convlog.CompactionData.Pinned).
+// compaction (conversation.CompactionData.Pinned).
 type Snapshot struct {
 	Active []SnapshotSkill `json:"active"`
 	// Ended are the body messages of skills that ended (the newest
@@ -69,7 +69,7 @@ func (s *State) Snapshot() Snapshot {
 	return out
 }
 
-// JSON renders the snapshot (for convlog.CompactionData.Skills).
+// JSON renders the snapshot (for conversation.CompactionData.Skills).
 func (sn Snapshot) JSON() json.RawMessage {
 	b, _ := json.Marshal(sn) // plain values: cannot fail
 	return b
@@ -78,7 +78,7 @@ func (sn Snapshot) JSON() json.RawMessage {
 // compactionSkills reads the snapshot of a compaction event; ok is false
 // when it carries none (a compaction written without skills, or by another
 // program).
-func compactionSkills(e *convlog.Entry) (Snapshot, bool) {
+func compactionSkills(e *conversation.Entry) (Snapshot, bool) {
 	var d struct {
 		Skills *Snapshot `json:"skills"`
 	}

@@ -7,13 +7,12 @@ import (
 	"testing"
 
 	"crewagent/backend/conversation"
-	"crewagent/backend/convlog"
 )
 
 // compactionEvent is a compaction event recording st, as the engine writes it.
-func compactionEvent(id string, st *State) convlog.Entry {
-	data, _ := json.Marshal(convlog.CompactionData{Strategy: "key-messages", Pinned: []convlog.Carried{}, Skills: st.Snapshot().JSON()})
-	return convlog.Entry{Type: convlog.TypeEvt, ID: id, Event: convlog.EventCompaction, Data: data}
+func compactionEvent(id string, st *State) conversation.Entry {
+	data, _ := json.Marshal(conversation.CompactionData{Strategy: "key-messages", Pinned: []conversation.Carried{}, Skills: st.Snapshot().JSON()})
+	return conversation.Entry{Type: conversation.TypeEvt, ID: id, Event: conversation.EventCompaction, Data: data}
 }
 
 // TestSnapshotRestoresTheState checks that a reader starting at a compaction
@@ -22,7 +21,7 @@ func compactionEvent(id string, st *State) convlog.Entry {
 func TestSnapshotRestoresTheState(t *testing.T) {
 	cat, _ := treeCatalog(t)
 	ids := seqIDs("x")
-	activate := func(st *State, name string, by Actor) []convlog.Entry {
+	activate := func(st *State, name string, by Actor) []conversation.Entry {
 		t.Helper()
 		act, err := cat.Activate(st, Request{Name: name, By: by, NewID: ids})
 		if err != nil {
@@ -30,7 +29,7 @@ func TestSnapshotRestoresTheState(t *testing.T) {
 		}
 		return act.Entries
 	}
-	user := func(id, text string) convlog.Entry { return msg(id, convlog.RoleUser, text) }
+	user := func(id, text string) conversation.Entry { return msg(id, conversation.RoleUser, text) }
 	type step struct {
 		activate, deactivate string
 		compact              bool
@@ -50,7 +49,7 @@ func TestSnapshotRestoresTheState(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			var log []convlog.Entry
+			var log []conversation.Entry
 			lastCompaction := -1
 			for i, s := range tc.steps {
 				st := Derive(ptrs(log))
@@ -111,10 +110,10 @@ func names(s *State) []string {
 func TestCompactionWithoutSnapshot(t *testing.T) {
 	cat, _ := treeCatalog(t)
 	act := mustActivate(t, cat, NewState(), "pptx", ByUser)
-	log := append([]convlog.Entry{}, act.Entries...)
-	log = append(log, convlog.Entry{Type: convlog.TypeEvt, ID: "c1", Event: convlog.EventCompaction, Data: json.RawMessage(`{"from":"a","to":"b","pinned":[]}`)},
-		convlog.Entry{Type: convlog.TypeEvt, ID: "c2", Event: convlog.EventCompaction, Data: json.RawMessage(`{"skills":"garbage"}`)},
-		convlog.Entry{Type: convlog.TypeEvt, ID: "c3", Event: convlog.EventCompaction, Data: json.RawMessage(`not json`)})
+	log := append([]conversation.Entry{}, act.Entries...)
+	log = append(log, conversation.Entry{Type: conversation.TypeEvt, ID: "c1", Event: conversation.EventCompaction, Data: json.RawMessage(`{"from":"a","to":"b","pinned":[]}`)},
+		conversation.Entry{Type: conversation.TypeEvt, ID: "c2", Event: conversation.EventCompaction, Data: json.RawMessage(`{"skills":"garbage"}`)},
+		conversation.Entry{Type: conversation.TypeEvt, ID: "c3", Event: conversation.EventCompaction, Data: json.RawMessage(`not json`)})
 	if got := Derive(ptrs(log)).Names(); !reflect.DeepEqual(got, []string{"pptx"}) {
 		t.Errorf("active %v, want [pptx]", got)
 	}
@@ -128,8 +127,8 @@ func TestSnapshotJSON(t *testing.T) {
 	}
 	tools := []string{}
 	data, _ := json.Marshal(ActivatedData{Skill: "lint", Source: SourceUser, Path: "/s/lint/SKILL.md", By: ByModel, ToolCallID: "call_1", AllowedTools: &tools})
-	st.Apply(&convlog.Entry{Type: convlog.TypeEvt, ID: "e1", Event: EventActivated, Data: data, RefMsgID: "m1"})
-	st.Apply(&convlog.Entry{Type: convlog.TypeMsg, ID: "m1", Role: convlog.RoleUser, IsMeta: true, Content: convlog.Str("<skill>")})
+	st.Apply(&conversation.Entry{Type: conversation.TypeEvt, ID: "e1", Event: EventActivated, Data: data, RefMsgID: "m1"})
+	st.Apply(&conversation.Entry{Type: conversation.TypeMsg, ID: "m1", Role: conversation.RoleUser, IsMeta: true, Content: conversation.Str("<skill>")})
 	want := `{"active":[{"skill":"lint","source":"user","path":"/s/lint/SKILL.md","by":"model","toolCallId":"call_1","allowedTools":[],"eventId":"e1","metaId":"m1"}]}`
 	if got := string(st.Snapshot().JSON()); got != want {
 		t.Errorf("snapshot\n got %s\nwant %s", got, want)
@@ -160,12 +159,12 @@ func FuzzDerive(f *testing.F) {
 	f.Add(`{"skill":"a","allowedTools":[]}`, `{"skills":{"active":[{"skill":"a","metaId":"m1"},{"skill":"a","metaId":"m2"}]}}`, `{}`)
 	f.Add(`null`, `{"skills":null}`, `[]`)
 	f.Fuzz(func(t *testing.T, activated, compaction, deactivated string) {
-		log := []*convlog.Entry{
-			{Type: convlog.TypeEvt, ID: "e1", Event: EventActivated, Data: json.RawMessage(activated), RefMsgID: "m1"},
-			{Type: convlog.TypeMsg, ID: "m1", Role: convlog.RoleUser, IsMeta: true, Content: convlog.Str("<skill>")},
-			{Type: convlog.TypeEvt, ID: "c1", Event: convlog.EventCompaction, Data: json.RawMessage(compaction)},
-			{Type: convlog.TypeMsg, ID: "m2", Role: convlog.RoleUser, IsMeta: true, Content: convlog.Str("<skill>")},
-			{Type: convlog.TypeEvt, ID: "d1", Event: EventDeactivated, Data: json.RawMessage(deactivated)},
+		log := []*conversation.Entry{
+			{Type: conversation.TypeEvt, ID: "e1", Event: EventActivated, Data: json.RawMessage(activated), RefMsgID: "m1"},
+			{Type: conversation.TypeMsg, ID: "m1", Role: conversation.RoleUser, IsMeta: true, Content: conversation.Str("<skill>")},
+			{Type: conversation.TypeEvt, ID: "c1", Event: conversation.EventCompaction, Data: json.RawMessage(compaction)},
+			{Type: conversation.TypeMsg, ID: "m2", Role: conversation.RoleUser, IsMeta: true, Content: conversation.Str("<skill>")},
+			{Type: conversation.TypeEvt, ID: "d1", Event: EventDeactivated, Data: json.RawMessage(deactivated)},
 		}
 		for _, from := range []int{0, 2} {
 			st := Derive(log[from:])

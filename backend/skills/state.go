@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"crewagent/backend/conversation"
-	"crewagent/backend/convlog"
 )
 
 // Event names recorded in the conversation log.
@@ -91,7 +90,7 @@ func NewState() *State { return &State{metas: map[string]string{}} }
 // of a log, as convlog.Store.Load returns them, or its end from a compaction
 // event on, as convlog.Store.LoadSinceCompaction returns it: a compaction
 // event records the state, see Snapshot).
-func Derive(entries []*convlog.Entry) *State {
+func Derive(entries []*conversation.Entry) *State {
 	s := NewState()
 	for _, e := range entries {
 		s.Apply(e)
@@ -102,7 +101,7 @@ func Derive(entries []*convlog.Entry) *State {
 // DeriveAsOf returns the state as of the entry with the given id, included
 // (a fork at a message copies the entries up to it, so it gets this state).
 // An id not in entries is an error.
-func DeriveAsOf(entries []*convlog.Entry, id string) (*State, error) {
+func DeriveAsOf(entries []*conversation.Entry, id string) (*State, error) {
 	s := NewState()
 	for _, e := range entries {
 		if e == nil {
@@ -117,7 +116,7 @@ func DeriveAsOf(entries []*convlog.Entry, id string) (*State, error) {
 }
 
 // Apply advances the state by one log entry.
-func (s *State) Apply(e *convlog.Entry) {
+func (s *State) Apply(e *conversation.Entry) {
 	if e == nil {
 		return
 	}
@@ -125,7 +124,7 @@ func (s *State) Apply(e *convlog.Entry) {
 		s.metas = map[string]string{}
 	}
 	switch {
-	case e.IsEvent() && e.Event == convlog.EventCompaction:
+	case e.IsEvent() && e.Event == conversation.EventCompaction:
 		if sn, ok := compactionSkills(e); ok {
 			s.restore(sn)
 		}
@@ -151,7 +150,7 @@ func (s *State) Apply(e *convlog.Entry) {
 			return
 		}
 		s.end(d.Skill)
-	case e.IsMessage() && e.IsMeta && e.Role == convlog.RoleUser:
+	case e.IsMessage() && e.IsMeta && e.Role == conversation.RoleUser:
 		if name, ok := s.metas[e.ID]; ok {
 			if a := s.find(name); a != nil && a.MetaID == e.ID {
 				a.Body, a.HasBody, a.Compacted = e.Text(), true, e.Compacted

@@ -11,7 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
+	"crewagent/backend/errs"
 )
 
 // seqIDs returns an id generator: prefix-1, prefix-2, ...
@@ -27,8 +28,8 @@ func treeCatalog(t *testing.T) (*Catalog, string) {
 	return Discover(DefaultLocations(treePlaces(root))), root
 }
 
-func ptrs(es []convlog.Entry) []*convlog.Entry {
-	out := make([]*convlog.Entry, len(es))
+func ptrs(es []conversation.Entry) []*conversation.Entry {
+	out := make([]*conversation.Entry, len(es))
 	for i := range es {
 		out[i] = &es[i]
 	}
@@ -159,12 +160,12 @@ func TestActivateFileChangedAfterDiscovery(t *testing.T) {
 	}
 	// broken
 	os.WriteFile(p, []byte("---\nname: x\n"), 0o644)
-	if _, err := cat.Activate(NewState(), Request{Name: "x"}); err == nil || !strings.Contains(err.Error(), CodeInvalidSkill+`: the skill "x" is no longer valid: the frontmatter starts with --- but has no closing --- line`) {
+	if _, err := cat.Activate(NewState(), Request{Name: "x"}); errs.CodeOf(err) != CodeInvalidSkill || !strings.Contains(err.Error(), `the skill "x" is no longer valid: the frontmatter starts with --- but has no closing --- line`) {
 		t.Errorf("got %v", err)
 	}
 	// deleted
 	os.RemoveAll(filepath.Join(dir, "x"))
-	if _, err := cat.Activate(NewState(), Request{Name: "x"}); err == nil || !strings.Contains(err.Error(), CodeInvalidSkill+`: the skill "x" cannot be read any more`) || strings.Contains(err.Error(), dir) {
+	if _, err := cat.Activate(NewState(), Request{Name: "x"}); errs.CodeOf(err) != CodeInvalidSkill || !strings.Contains(err.Error(), `the skill "x" cannot be read any more`) || strings.Contains(err.Error(), dir) {
 		t.Errorf("got %v", err)
 	}
 }
@@ -192,25 +193,25 @@ func TestDeactivate(t *testing.T) {
 }
 
 // msg and evt build log entries for derivation tests.
-func msg(id, role, content string) convlog.Entry {
-	return convlog.Entry{Type: convlog.TypeMsg, ID: id, Role: role, Content: convlog.Str(content)}
+func msg(id, role, content string) conversation.Entry {
+	return conversation.Entry{Type: conversation.TypeMsg, ID: id, Role: role, Content: conversation.Str(content)}
 }
 
-func meta(id, content string) convlog.Entry {
-	e := msg(id, convlog.RoleUser, content)
+func meta(id, content string) conversation.Entry {
+	e := msg(id, conversation.RoleUser, content)
 	e.IsMeta = true
 	return e
 }
 
-func evt(id, name, data, ref string) convlog.Entry {
-	return convlog.Entry{Type: convlog.TypeEvt, ID: id, Event: name, Data: json.RawMessage(data), RefMsgID: ref}
+func evt(id, name, data, ref string) conversation.Entry {
+	return conversation.Entry{Type: conversation.TypeEvt, ID: id, Event: name, Data: json.RawMessage(data), RefMsgID: ref}
 }
 
-func activatedEvt(id, skill, ref string) convlog.Entry {
+func activatedEvt(id, skill, ref string) conversation.Entry {
 	return evt(id, EventActivated, `{"skill":"`+skill+`","source":"project","path":"/p/`+skill+`/SKILL.md"}`, ref)
 }
 
-func deactivatedEvt(id, skill string) convlog.Entry {
+func deactivatedEvt(id, skill string) conversation.Entry {
 	return evt(id, EventDeactivated, `{"skill":"`+skill+`"}`, "")
 }
 
@@ -219,7 +220,7 @@ func TestDerive(t *testing.T) {
 	compacted.Compacted = true
 	tests := []struct {
 		name   string
-		log    []convlog.Entry
+		log    []conversation.Entry
 		active []string
 		bodies map[string]string
 		pinned []string
@@ -228,38 +229,38 @@ func TestDerive(t *testing.T) {
 		{name: "empty"},
 		{
 			name: "activate",
-			log: []convlog.Entry{msg("u1", "user", "make slides"), activatedEvt("e1", "a", "b1"), meta("b1", "A body"),
+			log: []conversation.Entry{msg("u1", "user", "make slides"), activatedEvt("e1", "a", "b1"), meta("b1", "A body"),
 				msg("a1", "assistant", "done")},
 			active: []string{"a"}, bodies: map[string]string{"a": "A body"}, pinned: []string{"b1"},
 		},
 		{
 			name:  "deactivate",
-			log:   []convlog.Entry{activatedEvt("e1", "a", "b1"), meta("b1", "A body"), deactivatedEvt("e2", "a")},
+			log:   []conversation.Entry{activatedEvt("e1", "a", "b1"), meta("b1", "A body"), deactivatedEvt("e2", "a")},
 			stale: []string{"b1"},
 		},
 		{
 			name: "re-activate takes the new body; the old one is stale",
-			log: []convlog.Entry{activatedEvt("e1", "a", "b1"), meta("b1", "old"), deactivatedEvt("e2", "a"),
+			log: []conversation.Entry{activatedEvt("e1", "a", "b1"), meta("b1", "old"), deactivatedEvt("e2", "a"),
 				activatedEvt("e3", "a", "b2"), meta("b2", "new")},
 			active: []string{"a"}, bodies: map[string]string{"a": "new"}, pinned: []string{"b2"}, stale: []string{"b1"},
 		},
 		{
 			name:   "two skills keep activation order",
-			log:    []convlog.Entry{activatedEvt("e1", "b", "b1"), meta("b1", "B"), activatedEvt("e2", "a", "b2"), meta("b2", "A")},
+			log:    []conversation.Entry{activatedEvt("e1", "b", "b1"), meta("b1", "B"), activatedEvt("e2", "a", "b2"), meta("b2", "A")},
 			active: []string{"b", "a"}, bodies: map[string]string{"a": "A", "b": "B"}, pinned: []string{"b1", "b2"},
 		},
 		{
 			name: "the seed's order, no ref: the next is_meta message is the body",
-			log: []convlog.Entry{msg("m2", "user", "帮我创建PPT"),
-				{Type: convlog.TypeMsg, ID: "m3", Role: "assistant", ToolCalls: []convlog.ToolCall{{ID: "tc001", Type: "function", Function: convlog.FunctionCall{Name: "skill_activate", Arguments: `{"name":"pptx"}`}}}},
+			log: []conversation.Entry{msg("m2", "user", "帮我创建PPT"),
+				{Type: conversation.TypeMsg, ID: "m3", Role: "assistant", ToolCalls: []conversation.ToolCall{{ID: "tc001", Type: "function", Function: conversation.FunctionCall{Name: "skill_activate", Arguments: `{"name":"pptx"}`}}}},
 				evt("e001", EventActivated, `{"skill":"pptx"}`, ""),
-				{Type: convlog.TypeMsg, ID: "m4", Role: "tool", ToolCallID: "tc001", ToolName: "Skill", Content: convlog.Str("loaded")},
+				{Type: conversation.TypeMsg, ID: "m4", Role: "tool", ToolCallID: "tc001", ToolName: "Skill", Content: conversation.Str("loaded")},
 				meta("m5", "<skill-prompt>...")},
 			active: []string{"pptx"}, bodies: map[string]string{"pptx": "<skill-prompt>..."}, pinned: []string{"m5"},
 		},
 		{
 			name: "unknown and malformed events are ignored",
-			log: []convlog.Entry{evt("x1", "mode_switch", `{"to":"agent"}`, ""), evt("x2", EventActivated, `not json`, ""),
+			log: []conversation.Entry{evt("x1", "mode_switch", `{"to":"agent"}`, ""), evt("x2", EventActivated, `not json`, ""),
 				evt("x3", EventActivated, `{"skill":"Bad Name"}`, ""), evt("x4", EventDeactivated, `{}`, ""),
 				evt("x5", "skill_activated_v2", `{"skill":"z"}`, ""), activatedEvt("e1", "a", "b1"),
 				evt("x6", EventDeactivated, `{"skill":"never-active"}`, ""), meta("b1", "A"), meta("other", "an unrelated meta message")},
@@ -267,17 +268,17 @@ func TestDerive(t *testing.T) {
 		},
 		{
 			name:   "a compacted body is still the body (the caller re-injects it)",
-			log:    []convlog.Entry{activatedEvt("e1", "a", "b1"), compacted},
+			log:    []conversation.Entry{activatedEvt("e1", "a", "b1"), compacted},
 			active: []string{"a"}, bodies: map[string]string{"a": "<skill name=\"a\">A body</skill>"}, pinned: []string{"b1"},
 		},
 		{
 			name:   "an activation whose body is not in the log yet",
-			log:    []convlog.Entry{activatedEvt("e1", "a", "b1")},
+			log:    []conversation.Entry{activatedEvt("e1", "a", "b1")},
 			active: []string{"a"}, bodies: map[string]string{"a": ""}, pinned: []string{"b1"},
 		},
 		{
 			name:   "activating again without deactivating replaces",
-			log:    []convlog.Entry{activatedEvt("e1", "a", "b1"), meta("b1", "one"), activatedEvt("e2", "a", "b2"), meta("b2", "two")},
+			log:    []conversation.Entry{activatedEvt("e1", "a", "b1"), meta("b1", "one"), activatedEvt("e2", "a", "b2"), meta("b2", "two")},
 			active: []string{"a"}, bodies: map[string]string{"a": "two"}, pinned: []string{"b2"}, stale: []string{"b1"},
 		},
 	}
@@ -312,7 +313,7 @@ func TestDerive(t *testing.T) {
 }
 
 func TestDeriveAsOf(t *testing.T) {
-	log := []convlog.Entry{msg("u1", "user", "hi"), activatedEvt("e1", "a", "b1"), meta("b1", "A"),
+	log := []conversation.Entry{msg("u1", "user", "hi"), activatedEvt("e1", "a", "b1"), meta("b1", "A"),
 		msg("u2", "user", "next"), deactivatedEvt("e2", "a"), msg("u3", "user", "later")}
 	for _, tt := range []struct {
 		at     string
@@ -332,7 +333,7 @@ func TestDeriveAsOf(t *testing.T) {
 }
 
 func TestStateIsSkillBody(t *testing.T) {
-	st := Derive(ptrs([]convlog.Entry{activatedEvt("e1", "a", "b1"), meta("b1", "A"), deactivatedEvt("e2", "a"), meta("m9", "other")}))
+	st := Derive(ptrs([]conversation.Entry{activatedEvt("e1", "a", "b1"), meta("b1", "A"), deactivatedEvt("e2", "a"), meta("m9", "other")}))
 	if name, ok := st.IsSkillBody("b1"); !ok || name != "a" {
 		t.Errorf("b1: %s %v", name, ok)
 	}
@@ -347,7 +348,7 @@ func TestStateIsSkillBody(t *testing.T) {
 
 func TestStateNarrowTools(t *testing.T) {
 	current := []string{"fs.list", "fs.read", "fs.write", "skill.activate", "skill.deactivate"}
-	log := []convlog.Entry{
+	log := []conversation.Entry{
 		evt("e1", EventActivated, `{"skill":"reader","allowedTools":["fs.read"]}`, "b1"), meta("b1", "R"),
 		evt("e2", EventActivated, `{"skill":"plain"}`, "b2"), meta("b2", "P"),
 	}
@@ -355,12 +356,12 @@ func TestStateNarrowTools(t *testing.T) {
 	if got := st.NarrowTools(current); !reflect.DeepEqual(got, []string{"fs.read", "skill.activate", "skill.deactivate"}) {
 		t.Errorf("narrowed %q", got)
 	}
-	st.Apply(&[]convlog.Entry{deactivatedEvt("e3", "reader")}[0])
+	st.Apply(&[]conversation.Entry{deactivatedEvt("e3", "reader")}[0])
 	if got := st.NarrowTools(current); !reflect.DeepEqual(got, current) {
 		t.Errorf("after deactivation %q", got)
 	}
 	// declared but nothing available here: narrows to the kept tools
-	st.Apply(&[]convlog.Entry{evt("e4", EventActivated, `{"skill":"bash-only","allowedTools":[]}`, "b4")}[0])
+	st.Apply(&[]conversation.Entry{evt("e4", EventActivated, `{"skill":"bash-only","allowedTools":[]}`, "b4")}[0])
 	if got := st.NarrowTools(current); !reflect.DeepEqual(got, []string{"skill.activate", "skill.deactivate"}) {
 		t.Errorf("bash-only %q", got)
 	}
@@ -368,7 +369,7 @@ func TestStateNarrowTools(t *testing.T) {
 
 func TestActivateActiveSkillGoneFromDisk(t *testing.T) {
 	cat := Discover(nil)
-	st := Derive(ptrs([]convlog.Entry{activatedEvt("e1", "gone", "b1"), meta("b1", "Gone body")}))
+	st := Derive(ptrs([]conversation.Entry{activatedEvt("e1", "gone", "b1"), meta("b1", "Gone body")}))
 	act, err := cat.Activate(st, Request{Name: "gone", By: ByModel})
 	if err != nil || act.Status != StatusAlreadyActive || len(act.Entries) != 0 || act.Skill.Path != "/p/gone/SKILL.md" {
 		t.Errorf("got %+v, %v", act, err)

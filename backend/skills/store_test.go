@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"crewagent/backend/conversation"
 	"crewagent/backend/convlog"
 	"crewagent/backend/tokens"
 )
@@ -31,9 +32,9 @@ func TestActivationThroughTheStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	appendAll := func(es ...convlog.Entry) {
+	appendAll := func(es ...conversation.Entry) {
 		t.Helper()
-		ps := make([]*convlog.Entry, len(es))
+		ps := make([]*conversation.Entry, len(es))
 		for i := range es {
 			e := es[i]
 			ps[i] = &e
@@ -42,7 +43,7 @@ func TestActivationThroughTheStore(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	load := func(s *convlog.Store, id string) []*convlog.Entry {
+	load := func(s *convlog.Store, id string) []*conversation.Entry {
 		t.Helper()
 		es, err := s.Load(id)
 		if err != nil {
@@ -52,19 +53,19 @@ func TestActivationThroughTheStore(t *testing.T) {
 	}
 
 	// a model activation: the tool call, its result, then the skill's entries
-	appendAll(convlog.Entry{ID: "u1", Role: convlog.RoleUser, Content: convlog.Str("Make a deck about our roadmap")})
-	call := convlog.Entry{ID: "a1", Role: convlog.RoleAssistant, PartType: convlog.PartToolStart,
-		ToolCalls: []convlog.ToolCall{{ID: "call_1", Type: "function", Function: convlog.FunctionCall{Name: "skill.activate", Arguments: `{"name":"pptx"}`}}}}
+	appendAll(conversation.Entry{ID: "u1", Role: conversation.RoleUser, Content: conversation.Str("Make a deck about our roadmap")})
+	call := conversation.Entry{ID: "a1", Role: conversation.RoleAssistant, PartType: conversation.PartToolStart,
+		ToolCalls: []conversation.ToolCall{{ID: "call_1", Type: "function", Function: conversation.FunctionCall{Name: "skill.activate", Arguments: `{"name":"pptx"}`}}}}
 	appendAll(call)
 	st := Derive(load(store, conv.ID))
 	act, err := cat.Activate(st, Request{Name: "pptx", By: ByModel, ToolCallID: "call_1"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	appendAll(append([]convlog.Entry{{ID: "t1", Role: convlog.RoleTool, ToolCallID: "call_1", ToolName: ActivateTool,
-		PartType: convlog.PartToolResult, Content: convlog.Str(act.Result().JSON())}}, act.Entries...)...)
+	appendAll(append([]conversation.Entry{{ID: "t1", Role: conversation.RoleTool, ToolCallID: "call_1", ToolName: ActivateTool,
+		PartType: conversation.PartToolResult, Content: conversation.Str(act.Result().JSON())}}, act.Entries...)...)
 	bodyID := act.Entries[1].ID
-	appendAll(convlog.Entry{ID: "a2", Role: convlog.RoleAssistant, Content: convlog.Str("Here is the outline.")})
+	appendAll(conversation.Entry{ID: "a2", Role: conversation.RoleAssistant, Content: conversation.Str("Here is the outline.")})
 	if _, err := store.Checkpoint(conv.ID, "outline"); err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +76,7 @@ func TestActivationThroughTheStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	appendAll(act2.Entries...)
-	appendAll(convlog.Entry{ID: "u2", Role: convlog.RoleUser, Content: convlog.Str("Apply the brand")})
+	appendAll(conversation.Entry{ID: "u2", Role: conversation.RoleUser, Content: conversation.Str("Apply the brand")})
 	deact, err := Deactivate(Derive(load(store, conv.ID)), "brand-guidelines", ByUser, "", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -101,7 +102,7 @@ func TestActivationThroughTheStore(t *testing.T) {
 		t.Errorf("stale %q", got)
 	}
 	for _, e := range entries {
-		if e.ID == bodyID && (e.Tokens == 0 || !e.IsMeta || e.Role != convlog.RoleUser) {
+		if e.ID == bodyID && (e.Tokens == 0 || !e.IsMeta || e.Role != conversation.RoleUser) {
 			t.Errorf("stored body %+v", e)
 		}
 	}

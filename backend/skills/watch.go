@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"crewagent/backend/fsx"
 )
 
 // DefaultDebounce is how long the watcher waits after the last file event
@@ -40,15 +42,12 @@ type Watcher struct {
 	onChange func(*Catalog)
 	opts     WatchOptions
 	log      *slog.Logger
-	fsw      *fsnotify.Watcher
-	done     chan struct{}
-	wg       sync.WaitGroup
-	once     sync.Once
+	fsw      *fsx.Watcher
 
 	mu  sync.Mutex
 	cat *Catalog
 
-	// owned by the loop goroutine (and by NewWatcher before it starts)
+	// owned by the watcher's goroutine (and by NewWatcher before it starts)
 	watched map[string]bool
 	chains  []chain
 	sig     string
@@ -70,15 +69,21 @@ func NewWatcher(locs []Location, onChange func(*Catalog), opts WatchOptions) (*W
 	if lg == nil {
 		lg = slog.Default()
 	}
-	fsw, err := fsnotify.NewWatcher()
+	w := &Watcher{
+		locs: append([]Location(nil), locs...), onChange: onChange, opts: opts,
+		log: lg.With("component", "skills-watcher"), watched: map[string]bool{},
+	}
+	fsw, err := fsx.NewWatcher(fsx.WatchOptions{
+		OnEvent:  func(ev fsnotify.Event) bool { return w.relevant(ev.Name) },
+		OnQuiet:  w.rescan,
+		Debounce: opts.Debounce,
+		MaxDelay: 5 * opts.Debounce,
+		OnError:  func(err error) { w.log.Warn("skills watcher error", "error", err) },
+	})
 	if err != nil {
 		return nil, fmt.Errorf("skills: cannot watch for changes: %w", err)
 	}
-	w := &Watcher{
-		locs: append([]Location(nil), locs...), onChange: onChange, opts: opts,
-		log: lg.With("component", "skills-watcher"), fsw: fsw, done: make(chan struct{}),
-		watched: map[string]bool{},
-	}
+	w.fsw = fsw
 	for _, l := range locs {
 		w.chains = append(w.chains, newChain(l))
 	}
@@ -87,8 +92,7 @@ func NewWatcher(locs []Location, onChange func(*Catalog), opts WatchOptions) (*W
 	w.rewatch()
 	w.cat = Discover(w.locs)
 	w.sig = signature(w.cat)
-	w.wg.Add(1)
-	go w.loop()
+	fsw.Start()
 	return w, nil
 }
 
@@ -129,51 +133,7 @@ func (w *Watcher) Catalog() *Catalog {
 }
 
 // Close stops the watcher and waits for its goroutine to end.
-func (w *Watcher) Close() error {
-	var err error
-	w.once.Do(func() {
-		close(w.done)
-		err = w.fsw.Close()
-		w.wg.Wait()
-	})
-	return err
-}
-
-func (w *Watcher) loop() {
-	defer w.wg.Done()
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
-	var first time.Time
-	for {
-		select {
-		case <-w.done:
-			timer.Stop()
-			return
-		case ev, ok := <-w.fsw.Events:
-			if !ok {
-				return
-			}
-			if !w.relevant(ev.Name) {
-				continue
-			}
-			now := time.Now()
-			if first.IsZero() {
-				first = now
-			}
-			if now.Sub(first) < 5*w.opts.Debounce {
-				timer.Reset(w.opts.Debounce)
-			}
-		case err, ok := <-w.fsw.Errors:
-			if !ok {
-				return
-			}
-			w.log.Warn("skills watcher error", "error", err)
-		case <-timer.C:
-			first = time.Time{}
-			w.rescan()
-		}
-	}
-}
+func (w *Watcher) Close() error { return w.fsw.Close() }
 
 // relevant reports whether an event path can change what discovery finds:
 // a folder of a chain, the next folder down a chain, or anything inside a
@@ -204,10 +164,8 @@ func (w *Watcher) rescan() {
 	w.mu.Lock()
 	w.cat = cat
 	w.mu.Unlock()
-	select {
-	case <-w.done:
+	if w.fsw.Closed() {
 		return
-	default:
 	}
 	if w.onChange != nil {
 		w.onChange(cat)

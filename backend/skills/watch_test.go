@@ -12,8 +12,9 @@ import (
 
 const testDebounce = 40 * time.Millisecond
 
-// noLeaks fails the test when goroutines of the watcher or of fsnotify are
-// still running once the test's cleanups have run.
+// noLeaks fails the test when goroutines of the watcher (its own, the file
+// watcher it runs on or fsnotify's) are still running once the test's
+// cleanups have run.
 func noLeaks(t *testing.T) {
 	t.Helper()
 	t.Cleanup(func() {
@@ -23,7 +24,7 @@ func noLeaks(t *testing.T) {
 			stacks := string(buf[:runtime.Stack(buf, true)])
 			var leaked []string
 			for _, g := range strings.Split(stacks, "\n\n") {
-				if strings.Contains(g, "backend/skills.(*Watcher)") || strings.Contains(g, "fsnotify") {
+				if strings.Contains(g, "backend/skills.(*Watcher)") || strings.Contains(g, "backend/fsx.(*Watcher)") || strings.Contains(g, "fsnotify") {
 					leaked = append(leaked, g)
 				}
 			}

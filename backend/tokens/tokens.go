@@ -9,7 +9,7 @@ import (
 	"github.com/pkoukk/tiktoken-go"
 	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
 
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 )
 
 // Encoding names returned by EncodingFor.
@@ -22,6 +22,12 @@ const (
 // its text (role and message framing), as in OpenAI's published counting recipe.
 // The 3 tokens that prime the assistant reply are added once per request by callers.
 const MessageOverhead = 4
+
+// MaxTokenBytes is the most bytes one token of the encodings counted here
+// covers (the longest entry of both vocabularies; a test checks it): a text
+// of n bytes is at least n/MaxTokenBytes tokens, whatever it holds, which
+// lets a caller refuse a text that can never fit without counting it.
+const MaxTokenBytes = 128
 
 // ReplyPriming is the number of tokens a request costs once, for the assistant
 // reply header. Callers that total a request add it themselves.
@@ -147,7 +153,7 @@ func estimate(text string) int { return (len(text) + 2) / 3 }
 // tokens of the function name and of the arguments + the tokens of tool_call_id
 // and tool_name when set. Event entries ("evt") never reach the model and count 0.
 // ReplyPriming (3 per request) is not included.
-func (c *Counter) CountMessage(model string, e *convlog.Entry) int {
+func (c *Counter) CountMessage(model string, e *conversation.Entry) int {
 	if e == nil || e.IsEvent() {
 		return 0
 	}
@@ -162,22 +168,22 @@ func (c *Counter) CountMessage(model string, e *convlog.Entry) int {
 	return n
 }
 
-// ModelCounter counts entries for one model. It implements convlog.TokenCounter.
+// ModelCounter counts entries for one model. It implements conversation.TokenCounter.
 type ModelCounter struct {
 	c     *Counter
 	model string
 }
 
-// ForModel returns the convlog.TokenCounter that counts entries for model
+// ForModel returns the conversation.TokenCounter that counts entries for model
 // (a *ModelCounter).
-func (c *Counter) ForModel(model string) convlog.TokenCounter {
+func (c *Counter) ForModel(model string) conversation.TokenCounter {
 	return &ModelCounter{c: c, model: model}
 }
 
-var _ convlog.TokenCounter = (*ModelCounter)(nil)
+var _ conversation.TokenCounter = (*ModelCounter)(nil)
 
 // CountEntry returns CountMessage(model, e) and the encoding used.
-func (m *ModelCounter) CountEntry(e *convlog.Entry) (n int, encoding string) {
+func (m *ModelCounter) CountEntry(e *conversation.Entry) (n int, encoding string) {
 	return m.c.CountMessage(m.model, e), encodingFor(m.model)
 }
 

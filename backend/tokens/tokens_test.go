@@ -7,7 +7,9 @@ import (
 	"sync"
 	"testing"
 
-	"crewagent/backend/convlog"
+	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
+
+	"crewagent/backend/conversation"
 )
 
 // Token ids below are those of OpenAI's reference tokenizer (tiktoken), e.g.
@@ -129,22 +131,22 @@ func TestCountMessage(t *testing.T) {
 	const model = "gpt-4o"
 	cases := []struct {
 		name string
-		e    *convlog.Entry
+		e    *conversation.Entry
 		want int
 	}{
 		{"nil", nil, 0},
-		{"event", &convlog.Entry{Type: convlog.TypeEvt, Event: convlog.EventCheckpoint, Data: []byte(`{"name":"hello world"}`)}, 0},
-		{"null content", &convlog.Entry{Type: convlog.TypeMsg, Role: convlog.RoleAssistant}, MessageOverhead},
-		{"user", &convlog.Entry{Type: convlog.TypeMsg, Role: convlog.RoleUser, Content: convlog.Str("hello world")}, MessageOverhead + 2},
-		{"tool calls", &convlog.Entry{
-			Type: convlog.TypeMsg, Role: convlog.RoleAssistant, Content: convlog.Str("hello world"),
-			ToolCalls: []convlog.ToolCall{
-				{ID: "call_1", Type: "function", Function: convlog.FunctionCall{Name: "fs.read", Arguments: `{"path":"@project/README.md"}`}},
-				{ID: "call_2", Type: "function", Function: convlog.FunctionCall{Name: "fs.read", Arguments: ""}},
+		{"event", &conversation.Entry{Type: conversation.TypeEvt, Event: conversation.EventCheckpoint, Data: []byte(`{"name":"hello world"}`)}, 0},
+		{"null content", &conversation.Entry{Type: conversation.TypeMsg, Role: conversation.RoleAssistant}, MessageOverhead},
+		{"user", &conversation.Entry{Type: conversation.TypeMsg, Role: conversation.RoleUser, Content: conversation.Str("hello world")}, MessageOverhead + 2},
+		{"tool calls", &conversation.Entry{
+			Type: conversation.TypeMsg, Role: conversation.RoleAssistant, Content: conversation.Str("hello world"),
+			ToolCalls: []conversation.ToolCall{
+				{ID: "call_1", Type: "function", Function: conversation.FunctionCall{Name: "fs.read", Arguments: `{"path":"@project/README.md"}`}},
+				{ID: "call_2", Type: "function", Function: conversation.FunctionCall{Name: "fs.read", Arguments: ""}},
 			},
 		}, MessageOverhead + 2 + (2 + 9) + (2 + 0)},
-		{"tool result", &convlog.Entry{
-			Type: convlog.TypeMsg, Role: convlog.RoleTool, Content: convlog.Str("hello world"),
+		{"tool result", &conversation.Entry{
+			Type: conversation.TypeMsg, Role: conversation.RoleTool, Content: conversation.Str("hello world"),
 			ToolCallID: "call_abc123", ToolName: "fs.read",
 		}, MessageOverhead + 2 + 4 + 2},
 	}
@@ -157,7 +159,7 @@ func TestCountMessage(t *testing.T) {
 
 func TestForModel(t *testing.T) {
 	c := New()
-	e := &convlog.Entry{Type: convlog.TypeMsg, Role: convlog.RoleUser, Content: convlog.Str("你好，世界")}
+	e := &conversation.Entry{Type: conversation.TypeMsg, Role: conversation.RoleUser, Content: conversation.Str("你好，世界")}
 	for _, tc := range []struct {
 		model, enc string
 		n          int
@@ -240,7 +242,7 @@ func sampleMessage(n int) string {
 func BenchmarkCountMessage1KB(b *testing.B) {
 	c := New()
 	for _, model := range []string{"gpt-4o", "gpt-4"} {
-		e := &convlog.Entry{Type: convlog.TypeMsg, Role: convlog.RoleUser, Content: convlog.Str(sampleMessage(1024))}
+		e := &conversation.Entry{Type: conversation.TypeMsg, Role: conversation.RoleUser, Content: conversation.Str(sampleMessage(1024))}
 		c.CountMessage(model, e) // build the encoder outside the timed loop
 		b.Run(c.EncodingFor(model), func(b *testing.B) {
 			b.SetBytes(1024)
@@ -248,5 +250,32 @@ func BenchmarkCountMessage1KB(b *testing.B) {
 				c.CountMessage(model, e)
 			}
 		})
+	}
+}
+
+// MaxTokenBytes is at least the longest token of every vocabulary counted
+// with, so size/MaxTokenBytes never exceeds a text's count.
+func TestMaxTokenBytesBoundsTheVocabularies(t *testing.T) {
+	files := map[string]string{O200kBase: "o200k_base.tiktoken", CL100kBase: "cl100k_base.tiktoken"}
+	for enc, file := range files {
+		ranks, err := tiktoken_loader.NewOfflineLoader().LoadTiktokenBpe(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		longest := 0
+		for tok := range ranks {
+			longest = max(longest, len(tok))
+		}
+		if len(ranks) < 100000 || longest > MaxTokenBytes {
+			t.Errorf("%s: %d tokens, the longest %d bytes: MaxTokenBytes (%d) must be at least that", enc, len(ranks), longest, MaxTokenBytes)
+		}
+	}
+	c := New()
+	for _, text := range []string{strings.Repeat(" ", 100000), strings.Repeat("=", 100000), strings.Repeat("a", 100000), strings.Repeat("<|endoftext|>", 5000)} {
+		for _, model := range []string{"gpt-4o", "gpt-4"} {
+			if n := c.Count(model, text); n < len(text)/MaxTokenBytes {
+				t.Errorf("%s counts %d tokens for %d bytes of %q…: fewer than size/MaxTokenBytes", model, n, len(text), text[:5])
+			}
+		}
 	}
 }

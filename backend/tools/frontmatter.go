@@ -8,9 +8,9 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
-)
 
-var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+	"crewagent/backend/frontmatter"
+)
 
 // Frontmatter is a markdown file split around its YAML frontmatter. Open, YAML, Close and
 // Body concatenated are the input byte for byte.
@@ -31,53 +31,14 @@ type Frontmatter struct {
 func (f Frontmatter) CRLF() bool { return bytes.HasSuffix(f.Open, []byte("\r\n")) }
 
 // SplitFrontmatter finds a YAML frontmatter block: the file starts (after an optional BOM) with
-// a "---" line and a later line is "---" or "..." (trailing spaces allowed, "\n" or "\r\n").
+// a "---" line and a later line is "---" or "..." (trailing spaces allowed, "\n" or "\r\n":
+// frontmatter.Strict). A block that is never closed is no frontmatter.
 func SplitFrontmatter(b []byte) Frontmatter {
-	i := 0
-	if bytes.HasPrefix(b, utf8BOM) {
-		i = len(utf8BOM)
-	}
-	openEnd, ok := delimiterLine(b, i, "---")
-	if !ok {
+	blk := frontmatter.Split(b, frontmatter.Strict)
+	if !blk.Found {
 		return Frontmatter{Body: b}
 	}
-	for pos := openEnd; pos < len(b); {
-		end := bytes.IndexByte(b[pos:], '\n')
-		lineEnd := len(b)
-		if end >= 0 {
-			lineEnd = pos + end + 1
-		}
-		e, ok := delimiterLine(b, pos, "---")
-		if !ok {
-			e, ok = delimiterLine(b, pos, "...")
-		}
-		if ok {
-			return Frontmatter{Open: b[:openEnd], YAML: b[openEnd:pos], Close: b[pos:e], Body: b[e:], Found: true}
-		}
-		pos = lineEnd
-	}
-	return Frontmatter{Body: b}
-}
-
-// delimiterLine reports whether the line at pos is delim followed by optional spaces/tabs
-// and a line end (or the end of input), and returns the offset after the line.
-func delimiterLine(b []byte, pos int, delim string) (int, bool) {
-	if !bytes.HasPrefix(b[pos:], []byte(delim)) {
-		return 0, false
-	}
-	j := pos + len(delim)
-	for j < len(b) && (b[j] == ' ' || b[j] == '\t') {
-		j++
-	}
-	switch {
-	case j == len(b):
-		return j, true
-	case b[j] == '\n':
-		return j + 1, true
-	case b[j] == '\r' && j+1 < len(b) && b[j+1] == '\n':
-		return j + 2, true
-	}
-	return 0, false
+	return Frontmatter{Open: blk.Open, YAML: blk.YAML, Close: blk.Close, Body: blk.Body, Found: true}
 }
 
 // Frontmatter update operations (one per key of the update object).
@@ -114,9 +75,9 @@ func updateFrontmatter(content []byte, update json.RawMessage, mergeSet map[stri
 	if !fm.Found {
 		open := []byte("---\n")
 		body := content
-		if bytes.HasPrefix(body, utf8BOM) {
-			open = append(append([]byte{}, utf8BOM...), open...)
-			body = body[len(utf8BOM):]
+		if bytes.HasPrefix(body, frontmatter.BOM) {
+			open = append(append([]byte{}, frontmatter.BOM...), open...)
+			body = body[len(frontmatter.BOM):]
 		}
 		fm = Frontmatter{Open: open, Close: []byte("---\n"), Body: body, Found: true}
 	}

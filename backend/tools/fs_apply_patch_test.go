@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"gopkg.in/yaml.v3"
+
+	"crewagent/backend/frontmatter"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -242,7 +244,7 @@ func FuzzSplitFrontmatter(f *testing.F) {
 			}
 			return
 		}
-		if !bytes.HasPrefix(bytes.TrimPrefix(fm.Open, utf8BOM), []byte("---")) {
+		if !bytes.HasPrefix(bytes.TrimPrefix(fm.Open, frontmatter.BOM), []byte("---")) {
 			t.Fatalf("open %q", fm.Open)
 		}
 		if c := strings.TrimRight(string(fm.Close), " \t\r\n"); c != "---" && c != "..." {

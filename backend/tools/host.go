@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"crewagent/backend/fsx"
 )
 
 // DefaultArtifactsDir is the project-relative folder whose new files are reported through
@@ -340,7 +342,7 @@ func (h *Host) logCall(ctx context.Context, start time.Time, name, argsJSON stri
 		return
 	}
 	line := execLine{
-		TS:         start.UTC().Format(time.RFC3339Nano),
+		TS:         fsx.Stamp(start),
 		Type:       ExecLineType,
 		Tool:       name,
 		ToolCallID: toolCallID(ctx),

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 func TestCallArguments(t *testing.T) {
@@ -58,7 +60,7 @@ func TestExecLog(t *testing.T) {
 	if first["tool"] != FSWriteName || first["ok"] != true || first["toolCallId"] != "call_1" || first["type"] != ExecLineType {
 		t.Errorf("first line: %v", first)
 	}
-	if first["ts"] != "2025-01-02T03:04:05Z" {
+	if first["ts"] != "2025-01-02T03:04:05.000Z" {
 		t.Errorf("ts: %v", first["ts"])
 	}
 	if _, ok := first["durationMs"].(float64); !ok {
@@ -140,5 +142,27 @@ func TestConcurrentCalls(t *testing.T) {
 	}
 	if n := len(hs.h.PendingWidgets()); n != 8 {
 		t.Fatalf("want 8 pending widgets, got %d", n)
+	}
+}
+
+// The execution log and the questions write their timestamps in the one
+// format of persisted data (fsx.TimeFormat: UTC, milliseconds).
+func TestPersistedTimestampsUseTheOneFormat(t *testing.T) {
+	stamp := regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`)
+	clock := time.Date(2025, 1, 2, 3, 4, 5, 123456789, time.UTC)
+	hs := newHarness(t, func(c *Config) { c.Now = func() time.Time { return clock } })
+	hs.call(FSReadName, map[string]any{"path": "@project/docs/readme.md"})
+	res := hs.h.Call(context.Background(), UIAskUserName, `{"type":"confirmation","prompt":"Go on?"}`)
+	if res.Pending == nil || res.Pending.CreatedAt != "2025-01-02T03:04:05.123Z" {
+		t.Fatalf("question createdAt %+v", res.Pending)
+	}
+	lines := hs.log.lines(t)
+	if len(lines) != 2 {
+		t.Fatalf("want 2 exec log lines, got %d", len(lines))
+	}
+	for _, l := range lines {
+		if ts, _ := l["ts"].(string); !stamp.MatchString(ts) {
+			t.Errorf("exec log ts %q is not in fsx.TimeFormat", l["ts"])
+		}
 	}
 }

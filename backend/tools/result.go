@@ -4,27 +4,36 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"crewagent/backend/errs"
 )
 
 // Stable error codes carried in {"ok":false,"error":{"code":...}}.
 const (
-	CodeNotFound           = "ENOENT"
-	CodeSandboxViolation   = "E_SANDBOX_VIOLATION"
-	CodeReadLimit          = "E_READ_LIMIT"
-	CodeWriteLimit         = "E_WRITE_LIMIT"
-	CodeSchemaValidation   = "E_SCHEMA_VALIDATION"
-	CodeInvalidTransition  = "E_INVALID_TRANSITION"
-	CodePreconditionFailed = "E_PRECONDITION_FAILED"
-	CodeInternal           = "E_INTERNAL"
-	CodeToolNotAvailable   = "TOOL_NOT_AVAILABLE"
-	CodeBadArguments       = "E_BAD_ARGUMENTS"
+	CodeNotFound           = errs.ToolNotFound
+	CodeSandboxViolation   = errs.SandboxViolation
+	CodeReadLimit          = errs.ReadLimit
+	CodeWriteLimit         = errs.WriteLimit
+	CodeSchemaValidation   = errs.SchemaValidation
+	CodeInvalidTransition  = errs.InvalidTransition
+	CodePreconditionFailed = errs.PreconditionFailed
+	CodeInternal           = errs.Internal
+	CodeToolNotAvailable   = errs.ToolNotAvailable
+	CodeBadArguments       = errs.BadArguments
 	// CodeTooManyCalls answers the tool calls of one model message beyond the cap
 	// (settings engine.maxToolCallsPerMessage): they are not run.
-	CodeTooManyCalls = "E_TOO_MANY_TOOL_CALLS"
+	CodeTooManyCalls = errs.TooManyToolCalls
 )
 
-// ToolError is the error part of a failed tool result. It is also a Go error, so a StateGuard
-// can return one to choose the code and details the model sees.
+// ToolError is the error part of a failed tool result: the {"code","message","details"}
+// the model reads. It is also a Go error, so a StateGuard can return one to choose the code
+// and details the model sees.
+//
+// It stays a type of its own beside errs.Error, the runtime's one error type, because it is
+// protocol rather than failure: it travels as JSON to the model, its Go text is the
+// "CODE: message" line the model and the run's execution log see, and only a ToolError
+// returned by a guard (not any coded error passing through it) chooses what the model reads.
+// It converts to an errs.Error in one place, ToError, which errs.From uses.
 type ToolError struct {
 	Code    string         `json:"code"`
 	Message string         `json:"message"`
@@ -32,6 +41,14 @@ type ToolError struct {
 }
 
 func (e *ToolError) Error() string { return e.Code + ": " + e.Message }
+
+// ErrorCode returns the code (errs.Coder).
+func (e *ToolError) ErrorCode() string { return e.Code }
+
+// ToError is e as an errs.Error (errs.Converter): the same code, message and details.
+func (e *ToolError) ToError() *errs.Error {
+	return &errs.Error{Code: e.Code, Message: e.Message, Details: e.Details, Cause: e}
+}
 
 // NewError builds a ToolError; details may be nil.
 func NewError(code, message string, details map[string]any) *ToolError {

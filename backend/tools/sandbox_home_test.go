@@ -168,7 +168,9 @@ func TestProjectFileIsReadOnly(t *testing.T) {
 }
 
 // A folder swapped for a symbolic link to an outside folder, over and over, while the
-// tools work on paths through it: no operation ever reads, lists or writes outside.
+// tools work on paths through it: no operation ever reads, lists or writes outside. The
+// swaps are counted, and the operations must have met both states of the folder (reads
+// of the real one, refusals of the link), so the race really ran.
 func TestSymlinkSwapRaceNeverEscapes(t *testing.T) {
 	base := t.TempDir()
 	proj, outside := filepath.Join(base, "project"), filepath.Join(base, "outside")
@@ -184,18 +186,22 @@ func TestSymlinkSwapRaceNeverEscapes(t *testing.T) {
 
 	var stop atomic.Bool
 	var wg sync.WaitGroup
-	var swaps atomic.Int64
+	var swaps, failedSwaps atomic.Int64
+	var swapErr atomic.Value
 	wg.Add(1)
 	go func() { // "swap" is the real folder and the link out in turns
 		defer wg.Done()
 		evil, swap := filepath.Join(proj, "evil"), filepath.Join(proj, "swap")
 		for !stop.Load() {
-			if exchange(swap, evil) == nil {
-				swaps.Add(1)
+			if err := exchange(swap, evil); err != nil {
+				failedSwaps.Add(1)
+				swapErr.CompareAndSwap(nil, err)
+				continue
 			}
+			swaps.Add(1)
 		}
 	}()
-	var escapes, ops atomic.Int64
+	var escapes, ops, readInside, refused atomic.Int64
 	deadline := time.Now().Add(3 * time.Second)
 	var workers sync.WaitGroup
 	for w := 0; w < 3; w++ {
@@ -217,6 +223,12 @@ func TestSymlinkSwapRaceNeverEscapes(t *testing.T) {
 				ops.Add(1)
 				if strings.Contains(res.Content, "OUTSIDE-SECRET") || strings.Contains(res.Content, "only-outside") {
 					escapes.Add(1)
+				}
+				switch {
+				case (i+w)%4 == 0 && res.OK && strings.Contains(res.Content, "inside"):
+					readInside.Add(1)
+				case res.Code() == CodeSandboxViolation:
+					refused.Add(1)
 				}
 			}
 		}(w)
@@ -240,5 +252,13 @@ func TestSymlinkSwapRaceNeverEscapes(t *testing.T) {
 	if n := escapes.Load(); n != 0 {
 		t.Fatalf("%d of %d operations reached the outside folder", n, ops.Load())
 	}
-	t.Logf("%d operations during %d swaps, no escape", ops.Load(), swaps.Load())
+	t.Logf("%d operations during %d swaps (%d failed), no escape; %d reads of the real folder, %d refusals of the link",
+		ops.Load(), swaps.Load(), failedSwaps.Load(), readInside.Load(), refused.Load())
+	if swaps.Load() < 100 {
+		t.Fatalf("only %d swaps happened (first failure: %v): the race was not exercised", swaps.Load(), swapErr.Load())
+	}
+	if readInside.Load() == 0 || refused.Load() == 0 {
+		t.Fatalf("the operations met only one state of the folder (%d reads inside, %d refusals): the swaps did not interleave with them",
+			readInside.Load(), refused.Load())
+	}
 }

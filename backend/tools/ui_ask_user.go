@@ -7,7 +7,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"time"
+
+	"crewagent/backend/fsx"
 )
 
 // UIAskUserName is the name of the tool that asks the user through a widget.
@@ -162,7 +163,7 @@ func runUIAskUser(ctx context.Context, h *Host, raw json.RawMessage) Result {
 		Options:    p.Options,
 		Fields:     p.Fields,
 		ToolCallID: toolCallID(ctx),
-		CreatedAt:  h.cfg.Now().UTC().Format(time.RFC3339Nano),
+		CreatedAt:  fsx.Stamp(h.cfg.Now()),
 	}
 	if h.cfg.AskUser != nil {
 		if err := h.cfg.AskUser.AskUser(ctx, w); err != nil {

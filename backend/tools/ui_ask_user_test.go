@@ -29,7 +29,7 @@ func TestUIAskUser(t *testing.T) {
 		t.Fatalf("content: %s", res.Content)
 	}
 	w := *res.Pending
-	if w.ID != "w1" || w.ToolCallID != "call_9" || w.CreatedAt != "2025-01-02T03:04:05Z" ||
+	if w.ID != "w1" || w.ToolCallID != "call_9" || w.CreatedAt != "2025-01-02T03:04:05.000Z" ||
 		len(w.Options) != 2 || w.Options[0] != (WidgetOption{"formal", "formal"}) || w.Options[1] != (WidgetOption{"casual", "Casual tone"}) {
 		t.Fatalf("widget: %+v", w)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"crewagent/backend/conversation"
 	"crewagent/backend/convlog"
 )
 
@@ -145,7 +146,7 @@ func TestIgnoresTheStoresOwnWrites(t *testing.T) {
 
 	m, _ := s.Create("", "")
 	for i := range 5 {
-		if err := s.Append(m.ID, &convlog.Entry{Role: convlog.RoleUser, Content: convlog.Str(strings.Repeat("x", i*10))}); err != nil {
+		if err := s.Append(m.ID, &conversation.Entry{Role: conversation.RoleUser, Content: conversation.Str(strings.Repeat("x", i*10))}); err != nil {
 			t.Fatal(err)
 		}
 	}

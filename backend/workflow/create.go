@@ -7,7 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
+	"crewagent/backend/errs"
 	"crewagent/backend/fsx"
 	"crewagent/backend/packages"
 	"crewagent/backend/settings"
@@ -66,17 +67,17 @@ func (s *Service) CreateRun(packageID, workflowID, activeAgentID, conversationID
 		return Run{}, fmt.Errorf("package %s: cannot read %s: %w", pkg.ID, wf.WorkflowPath, err)
 	}
 
-	var conv convlog.ConversationMeta
+	var conv conversation.ConversationMeta
 	if conversationID == "" {
 		title := wf.DisplayName
 		if title == "" {
 			title = wf.ID
 		}
-		conv, err = s.cfg.Store.Create(title, convlog.ActiveWorkflow)
+		conv, err = s.cfg.Store.Create(title, conversation.ActiveWorkflow)
 	} else {
 		conv, err = s.cfg.Store.Get(conversationID)
-		if err != nil && convlog.ErrorCode(err) != "" {
-			err = &Error{Code: CodeConversationNotFound, Message: fmt.Sprintf("conversation %q cannot be used for the run", conversationID), Err: err}
+		if err != nil && errs.CodeOf(err) != "" {
+			err = wrap(CodeConversationNotFound, err, fmt.Sprintf("conversation %q cannot be used for the run", conversationID))
 		}
 	}
 	if err != nil {
@@ -132,16 +133,16 @@ func (s *Service) CreateRun(packageID, workflowID, activeAgentID, conversationID
 	if err != nil {
 		return fail(err)
 	}
-	if err := s.cfg.Store.UpdateMeta(conv.ID, func(m *convlog.ConversationMeta) {
-		m.ActiveType = convlog.ActiveWorkflow
+	if err := s.cfg.Store.UpdateMeta(conv.ID, func(m *conversation.ConversationMeta) {
+		m.ActiveType = conversation.ActiveWorkflow
 		m.SelectedWorkflowID = wf.ID
 		m.SelectedAgentID = activeAgentID
-		m.Runs = append(m.Runs, convlog.RunRef{RunID: runID, WorkflowID: wf.ID, Phase: PhaseIdle, StartedAt: now, LastUpdatedAt: now})
+		m.Runs = append(m.Runs, conversation.RunRef{RunID: runID, WorkflowID: wf.ID, Phase: PhaseIdle, StartedAt: now, LastUpdatedAt: now})
 	}); err != nil {
 		return run, err
 	}
 	data, _ := json.Marshal(map[string]string{"runId": runID, "workflowId": wf.ID, "packageId": pkg.ID, "activeAgentId": activeAgentID})
-	if err := s.cfg.Store.Append(conv.ID, &convlog.Entry{Type: convlog.TypeEvt, Event: convlog.EventRunStarted, Data: data,
+	if err := s.cfg.Store.Append(conv.ID, &conversation.Entry{Type: conversation.TypeEvt, Event: conversation.EventRunStarted, Data: data,
 		RunID: runID, WorkflowID: wf.ID}); err != nil {
 		return run, err
 	}
@@ -161,7 +162,7 @@ func (s *Service) toolHost(rc *runCtx, agent *packages.Agent, ss *session, set s
 	policy := tools.Merge(systemPolicy(set.Tools), agentPolicy(agent))
 	var providers []tools.Provider
 	if s.cfg.Providers != nil {
-		providers = s.cfg.Providers(tools.Scope{ConversationID: rc.run.ConversationID, Mode: convlog.ModeRun, AgentID: agent.ID,
+		providers = s.cfg.Providers(tools.Scope{ConversationID: rc.run.ConversationID, Mode: conversation.ModeRun, AgentID: agent.ID,
 			RunID: runID, WorkflowID: rc.wf.ID, Policy: policy})
 	}
 	return tools.NewHost(tools.Config{

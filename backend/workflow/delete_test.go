@@ -3,6 +3,8 @@ package workflow
 import (
 	"os"
 	"testing"
+
+	"crewagent/backend/errs"
 )
 
 func TestDeleteConversationRuns(t *testing.T) {
@@ -27,7 +29,7 @@ func TestDeleteConversationRuns(t *testing.T) {
 		if _, err := os.Stat(e.svc.runDir(id)); !os.IsNotExist(err) {
 			t.Fatalf("run folder %s: %v", id, err)
 		}
-		if _, err := e.svc.Get(id); CodeOf(err) != CodeRunNotFound {
+		if _, err := e.svc.Get(id); errs.CodeOf(err) != CodeRunNotFound {
 			t.Fatalf("run %s: %v", id, err)
 		}
 	}

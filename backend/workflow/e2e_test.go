@@ -6,7 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
+	"crewagent/backend/errs"
 	"crewagent/backend/events"
 	"crewagent/backend/llm/fakellm"
 	"crewagent/backend/tools"
@@ -64,12 +65,12 @@ func TestDemoRunEndToEnd(t *testing.T) {
 		t.Fatalf("user input not wrapped: %q", last.Text())
 	}
 	for _, x := range e.entries(convID) {
-		if x.IsMessage() && (x.RunID != runID || x.Mode != convlog.ModeRun || x.WorkflowID != "write-brief") {
+		if x.IsMessage() && (x.RunID != runID || x.Mode != conversation.ModeRun || x.WorkflowID != "write-brief") {
 			t.Fatalf("run message not tagged: %+v", x)
 		}
 	}
 	meta, err := e.store.Get(convID)
-	if err != nil || len(meta.Runs) != 1 || meta.Runs[0].RunID != runID || meta.Runs[0].Phase != PhaseWaitingUser || meta.ActiveType != convlog.ActiveWorkflow {
+	if err != nil || len(meta.Runs) != 1 || meta.Runs[0].RunID != runID || meta.Runs[0].Phase != PhaseWaitingUser || meta.ActiveType != conversation.ActiveWorkflow {
 		t.Fatalf("conversation meta: %+v %v", meta, err)
 	}
 
@@ -90,7 +91,7 @@ func TestDemoRunEndToEnd(t *testing.T) {
 	if err != nil || res.Intent != IntentContinue || res.Run.Phase != PhaseWaitingUser {
 		t.Fatalf("turn 2: %+v %v", res, err)
 	}
-	var rejected *convlog.Entry
+	var rejected *conversation.Entry
 	for _, x := range e.toolResults(convID) {
 		if x.IsError && strings.Contains(x.Text(), tools.CodeInvalidTransition) {
 			rejected = x
@@ -206,7 +207,7 @@ func TestDemoRunEndToEnd(t *testing.T) {
 	if results[len(results)-2].IsError || !results[len(results)-1].IsError {
 		t.Fatal("the confirmation must allow exactly one write")
 	}
-	if _, err := e.svc.AnswerWidget(ctx(t), runID, res.Run.RunID, tools.WidgetAnswer{Confirmed: &yes}); CodeOf(err) != CodeNoWidget {
+	if _, err := e.svc.AnswerWidget(ctx(t), runID, res.Run.RunID, tools.WidgetAnswer{Confirmed: &yes}); errs.CodeOf(err) != CodeNoWidget {
 		t.Fatalf("answering again: %v", err)
 	}
 
@@ -222,8 +223,8 @@ func TestDemoRunEndToEnd(t *testing.T) {
 	// conversation, once, as hidden records compaction carries.
 	var records []string
 	for _, m := range e.entries(convID) {
-		if m.PartType == convlog.PartRecord {
-			if m.Role != convlog.RoleSystem || m.RunID != runID || !strings.Contains(m.Text(), "run "+runID) {
+		if m.PartType == conversation.PartRecord {
+			if m.Role != conversation.RoleSystem || m.RunID != runID || !strings.Contains(m.Text(), "run "+runID) {
 				t.Fatalf("record: %+v", m)
 			}
 			records = append(records, strings.SplitN(m.Text(), " —", 2)[0])
@@ -275,8 +276,8 @@ func TestCreateRunErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := e.svc.CreateRun(tt.pkg, tt.wf, tt.agent, tt.conv)
-			if CodeOf(err) != tt.code {
-				t.Fatalf("got %v (code %q), want %s", err, CodeOf(err), tt.code)
+			if errs.CodeOf(err) != tt.code {
+				t.Fatalf("got %v (code %q), want %s", err, errs.CodeOf(err), tt.code)
 			}
 		})
 	}
@@ -316,7 +317,7 @@ func TestCreateRunFiles(t *testing.T) {
 		t.Fatalf("runsIndex.json:\n%s", idx)
 	}
 	entries := e.entries(run.ConversationID)
-	if len(entries) != 1 || entries[0].Event != convlog.EventRunStarted {
+	if len(entries) != 1 || entries[0].Event != conversation.EventRunStarted {
 		t.Fatalf("conversation log: %+v", entries)
 	}
 	// A second run in the same conversation.

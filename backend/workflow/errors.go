@@ -1,7 +1,6 @@
 package workflow
 
 import (
-	"errors"
 	"fmt"
 
 	"crewagent/backend/errs"
@@ -39,41 +38,16 @@ const (
 	CodeNoPackage = errs.NoPackage
 )
 
-// Error is a run failure with a stable code. Messages are written for the user of the
-// command line and the UI: they say what was wrong and what to do.
-type Error struct {
-	Code    string
-	Message string
-	Err     error
-}
-
-func (e *Error) Error() string {
-	if e.Err != nil {
-		return e.Message + ": " + e.Err.Error()
-	}
-	return e.Message
-}
-
-func (e *Error) Unwrap() error { return e.Err }
-
-// ErrorCode returns the code (errs.Coder).
-func (e *Error) ErrorCode() string { return e.Code }
-
-// Is matches another *Error with the same code.
-func (e *Error) Is(target error) bool {
-	t, ok := target.(*Error)
-	return ok && t.Code == e.Code
-}
+// Error is a run failure with a stable code (errs.Error). Messages are
+// written for the user of the command line and the UI: they say what was
+// wrong and what to do.
+type Error = errs.Error
 
 func errorf(code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
-// CodeOf returns the code of the *Error in err's chain, or "".
-func CodeOf(err error) string {
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Code
-	}
-	return ""
+// wrap is an *Error whose message ends with the cause's: "message: cause".
+func wrap(code string, cause error, message string) *Error {
+	return &Error{Code: code, Message: message + ": " + cause.Error(), Cause: cause}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"crewagent/backend/conversation"
 	"crewagent/backend/convlog"
 	"crewagent/backend/events"
 	"crewagent/backend/llm/fakellm"
@@ -124,7 +125,7 @@ func (e *env) state(runID string) *State {
 	return st
 }
 
-func (e *env) entries(convID string) []*convlog.Entry {
+func (e *env) entries(convID string) []*conversation.Entry {
 	e.t.Helper()
 	es, err := e.store.Load(convID)
 	if err != nil {
@@ -134,10 +135,10 @@ func (e *env) entries(convID string) []*convlog.Entry {
 }
 
 // toolResults returns the contents of the run's tool messages, in order.
-func (e *env) toolResults(convID string) []*convlog.Entry {
-	var out []*convlog.Entry
+func (e *env) toolResults(convID string) []*conversation.Entry {
+	var out []*conversation.Entry
 	for _, x := range e.entries(convID) {
-		if x.Role == convlog.RoleTool {
+		if x.Role == conversation.RoleTool {
 			out = append(out, x)
 		}
 	}

@@ -93,11 +93,11 @@ func (x *runIndex) read() (*indexDoc, error) {
 		return &indexDoc{SchemaVersion: indexSchemaVersion, Runs: []Run{}}, nil
 	}
 	if err != nil {
-		return nil, &Error{Code: CodeIndexCorrupt, Message: "cannot read " + x.path, Err: err}
+		return nil, wrap(CodeIndexCorrupt, err, "cannot read "+x.path)
 	}
 	var d indexDoc
 	if err := json.Unmarshal(b, &d); err != nil {
-		return nil, &Error{Code: CodeIndexCorrupt, Message: x.path + " is not valid JSON; repair or delete it (the run states under runs/ are kept)", Err: err}
+		return nil, wrap(CodeIndexCorrupt, err, x.path+" is not valid JSON; repair or delete it (the run states under runs/ are kept)")
 	}
 	if d.Runs == nil {
 		d.Runs = []Run{}
@@ -176,7 +176,7 @@ func (x *runIndex) update(id string, create bool, fn func(*Run)) (Run, bool, err
 		return Run{}, false, err
 	}
 	if err := fsx.WriteFile(x.path, append(b, '\n'), 0o644); err != nil {
-		return Run{}, false, &Error{Code: CodeIndexCorrupt, Message: "cannot write " + x.path, Err: err}
+		return Run{}, false, wrap(CodeIndexCorrupt, err, "cannot write "+x.path)
 	}
 	return cur, true, nil
 }
@@ -208,7 +208,7 @@ func (x *runIndex) removeWhere(drop func(Run) bool) ([]Run, error) {
 		return nil, err
 	}
 	if err := fsx.WriteFile(x.path, append(b, '\n'), 0o644); err != nil {
-		return nil, &Error{Code: CodeIndexCorrupt, Message: "cannot write " + x.path, Err: err}
+		return nil, wrap(CodeIndexCorrupt, err, "cannot write "+x.path)
 	}
 	return removed, nil
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 	"crewagent/backend/packages"
 )
 
@@ -84,10 +84,10 @@ func TestInjectorProfiles(t *testing.T) {
 		strings.Contains(blocks[0], "stepFile") || !strings.Contains(blocks[0], "Post-Run Protocol:") {
 		t.Fatalf("post-completion blocks: %q", blocks)
 	}
-	if got := convlog.RunInputText(UserInput("n1", "hello\nworld")); got != "hello\nworld" {
+	if got := conversation.RunInputText(UserInput("n1", "hello\nworld")); got != "hello\nworld" {
 		t.Fatalf("RunInputText: %q", got)
 	}
-	if got := convlog.RunInputText("plain"); got != "plain" {
+	if got := conversation.RunInputText("plain"); got != "plain" {
 		t.Fatalf("RunInputText of plain text: %q", got)
 	}
 }

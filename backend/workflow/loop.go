@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 	"crewagent/backend/engine"
 	"crewagent/backend/llm"
 	"crewagent/backend/settings"
@@ -55,7 +55,7 @@ type Turn struct {
 	WorkflowID     string
 	// Input is the user message that starts the turn (nil: none, e.g. a run started
 	// without a message). RunTurn tags and appends it.
-	Input *convlog.Entry
+	Input *conversation.Entry
 	// Prepare is called before every model request of the turn.
 	Prepare func() (*Setup, error)
 	// MaxTurns caps the model requests of the turn (settings engine.maxTurns).
@@ -110,7 +110,7 @@ func (l *engineLoop) RunTurn(ctx context.Context, t *Turn) (*TurnOutcome, error)
 func loopError(e *llm.Error) error {
 	switch e.Code {
 	case CodeMaxTurns, CodeLoopDetected, CodeAborted:
-		return &Error{Code: e.Code, Message: e.Message, Err: e.Cause}
+		return &Error{Code: e.Code, Message: e.Message, Cause: e.Cause}
 	}
 	return e
 }

@@ -9,8 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"crewagent/backend/convlog"
+	"crewagent/backend/conversation"
 	"crewagent/backend/engine"
+	"crewagent/backend/errs"
 	"crewagent/backend/events"
 	"crewagent/backend/fsx"
 	"crewagent/backend/llm"
@@ -20,10 +21,10 @@ import (
 )
 
 // lastError returns the run's last persisted error part.
-func (e *env) lastErrorPart(convID string) *convlog.Entry {
-	var last *convlog.Entry
+func (e *env) lastErrorPart(convID string) *conversation.Entry {
+	var last *conversation.Entry
 	for _, x := range e.entries(convID) {
-		if x.PartType == convlog.PartError {
+		if x.PartType == conversation.PartError {
 			last = x
 		}
 	}
@@ -35,7 +36,7 @@ func TestLoopDetected(t *testing.T) {
 	bad := tools1("fs.read", map[string]any{"path": "@project/missing.md"})
 	e.srv.Enqueue(bad, tools1("fs.read", map[string]any{"path": "@project/missing.md", "startLine": 1}), bad, bad)
 	res, err := e.svc.Start(ctx(t), StartOptions{PackageID: e.pkgID, WorkflowID: "write-brief", Message: "hi"})
-	if CodeOf(err) != CodeLoopDetected {
+	if errs.CodeOf(err) != CodeLoopDetected {
 		t.Fatalf("got %v", err)
 	}
 	if res.Run.Phase != PhaseFailed || res.Run.LastError == nil || res.Run.LastError.Code != CodeLoopDetected {
@@ -70,7 +71,7 @@ func TestMaxTurns(t *testing.T) {
 		fakellm.Text("never reached"),
 	)
 	res, err := e.svc.Start(ctx(t), StartOptions{PackageID: e.pkgID, WorkflowID: "write-brief"})
-	if CodeOf(err) != CodeMaxTurns || res.Run.Phase != PhaseWaitingUser || res.Run.LastError.Code != CodeMaxTurns {
+	if errs.CodeOf(err) != CodeMaxTurns || res.Run.Phase != PhaseWaitingUser || res.Run.LastError.Code != CodeMaxTurns {
 		t.Fatalf("got %+v %v", res, err)
 	}
 	if n := len(e.srv.ChatRequests()); n != 2 {
@@ -85,15 +86,16 @@ func TestLLMFailurePersisted(t *testing.T) {
 	e := newEnv(t)
 	e.srv.Enqueue(fakellm.Response{Text: "Let me look at", Chunks: 3, Cut: true, CutAfter: 3})
 	res, err := e.svc.Start(ctx(t), StartOptions{PackageID: e.pkgID, WorkflowID: "write-brief", Message: "hello"})
-	if llm.CodeOf(err) == "" {
+	var failed *llm.Error
+	if !errors.As(err, &failed) {
 		t.Fatalf("want an LLM error, got %v", err)
 	}
 	if res.Run.Phase != PhaseFailed || !strings.HasPrefix(res.Run.LastError.Code, "LLM_") {
 		t.Fatalf("row: %+v", res.Run)
 	}
 	part := e.lastErrorPart(res.Run.ConversationID)
-	if part == nil || part.Role != convlog.RoleAssistant || !strings.Contains(part.Text(), "\n\nLLM_ERROR\n- code: LLM_") ||
-		!strings.HasPrefix(part.Text(), "Let me") || part.Mode != convlog.ModeRun || part.RunID != res.Run.RunID {
+	if part == nil || part.Role != conversation.RoleAssistant || !strings.Contains(part.Text(), "\n\nLLM_ERROR\n- code: LLM_") ||
+		!strings.HasPrefix(part.Text(), "Let me") || part.Mode != conversation.ModeRun || part.RunID != res.Run.RunID {
 		t.Fatalf("error part: %+v %q", part, part.Text())
 	}
 }
@@ -125,14 +127,14 @@ func TestAbortAndBusy(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	if _, err := e.svc.Continue(ctx(t), run.RunID, "again"); CodeOf(err) != CodeRunBusy {
+	if _, err := e.svc.Continue(ctx(t), run.RunID, "again"); errs.CodeOf(err) != CodeRunBusy {
 		t.Fatalf("second turn while busy: %v", err)
 	}
 	if !e.svc.Abort(run.RunID) {
 		t.Fatal("Abort found no turn")
 	}
 	o := <-done
-	if CodeOf(o.err) != CodeAborted || o.res.Run.Phase != PhaseWaitingUser || o.res.Run.LastError.Code != CodeAborted {
+	if errs.CodeOf(o.err) != CodeAborted || o.res.Run.Phase != PhaseWaitingUser || o.res.Run.LastError.Code != CodeAborted {
 		t.Fatalf("aborted turn: %+v %v", o.res, o.err)
 	}
 	if p := e.lastErrorPart(run.ConversationID); p == nil || !strings.Contains(p.Text(), CodeAborted) || !strings.HasPrefix(p.Text(), "think") {
@@ -219,16 +221,16 @@ func TestContinueAnswersPendingWidget(t *testing.T) {
 	if err != nil || w == nil || w.ID != res.Pending.ID {
 		t.Fatalf("pending after restart: %+v %v", w, err)
 	}
-	if _, err := e.svc.AnswerWidget(ctx(t), run.RunID, w.ID, tools.WidgetAnswer{Selected: "desktop"}); CodeOf(err) != CodeBadAnswer {
+	if _, err := e.svc.AnswerWidget(ctx(t), run.RunID, w.ID, tools.WidgetAnswer{Selected: "desktop"}); errs.CodeOf(err) != CodeBadAnswer {
 		t.Fatalf("invalid answer: %v", err)
 	}
 	e.srv.Enqueue(fakellm.Text("Mobile it is."))
 	if _, err := e.svc.Continue(ctx(t), run.RunID, "Mobile"); err != nil {
 		t.Fatal(err)
 	}
-	var answer *convlog.Entry
+	var answer *conversation.Entry
 	for _, x := range e.entries(run.ConversationID) {
-		if x.Role == convlog.RoleUser {
+		if x.Role == conversation.RoleUser {
 			answer = x
 		}
 	}
@@ -323,10 +325,10 @@ func TestWatchReportsExternalStateChanges(t *testing.T) {
 
 func TestStatusAndListUnknownRun(t *testing.T) {
 	e := newEnv(t)
-	if _, err := e.svc.Status("nope"); CodeOf(err) != CodeRunNotFound {
+	if _, err := e.svc.Status("nope"); errs.CodeOf(err) != CodeRunNotFound {
 		t.Fatalf("status: %v", err)
 	}
-	if _, err := e.svc.Continue(context.Background(), "../etc", "x"); CodeOf(err) != CodeRunNotFound {
+	if _, err := e.svc.Continue(context.Background(), "../etc", "x"); errs.CodeOf(err) != CodeRunNotFound {
 		t.Fatalf("continue: %v", err)
 	}
 	runs, err := e.svc.List()
@@ -336,7 +338,7 @@ func TestStatusAndListUnknownRun(t *testing.T) {
 	if err := os.WriteFile(e.proj.DataDir+"/"+IndexFile, []byte("{broken"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.svc.List(); CodeOf(err) != CodeIndexCorrupt {
+	if _, err := e.svc.List(); errs.CodeOf(err) != CodeIndexCorrupt {
 		t.Fatalf("corrupt index: %v", err)
 	}
 }
@@ -409,7 +411,7 @@ func TestSharedEngineStopsRunTurns(t *testing.T) {
 		t.Fatal("Stop found no turn")
 	}
 	o := <-done
-	if CodeOf(o.err) != CodeAborted || o.res.Run.Phase != PhaseWaitingUser {
+	if errs.CodeOf(o.err) != CodeAborted || o.res.Run.Phase != PhaseWaitingUser {
 		t.Fatalf("stopped turn: %+v %v", o.res, o.err)
 	}
 }

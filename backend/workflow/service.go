@@ -15,8 +15,10 @@ import (
 	"github.com/google/uuid"
 
 	"crewagent/backend/contextbuilder"
+	"crewagent/backend/conversation"
 	"crewagent/backend/convlog"
 	"crewagent/backend/engine"
+	"crewagent/backend/errs"
 	"crewagent/backend/events"
 	"crewagent/backend/llm"
 	"crewagent/backend/packages"
@@ -277,11 +279,11 @@ func (s *Service) open(runID string) (*runCtx, error) {
 func (s *Service) readState(runID string) (*State, error) {
 	b, err := os.ReadFile(s.statePath(runID))
 	if err != nil {
-		return nil, &Error{Code: CodeStateCorrupt, Message: fmt.Sprintf("run %s: cannot read its state file", runID), Err: err}
+		return nil, wrap(CodeStateCorrupt, err, fmt.Sprintf("run %s: cannot read its state file", runID))
 	}
 	st, err := ParseState(b)
 	if err != nil {
-		return nil, &Error{Code: CodeStateCorrupt, Message: fmt.Sprintf("run %s: the state file is damaged (%s); fix its frontmatter by hand", runID, s.statePath(runID)), Err: err}
+		return nil, wrap(CodeStateCorrupt, err, fmt.Sprintf("run %s: the state file is damaged (%s); fix its frontmatter by hand", runID, s.statePath(runID)))
 	}
 	return st, nil
 }
@@ -482,11 +484,11 @@ func (s *Service) turn(ctx context.Context, rc *runCtx, in *turnInput) (*TurnRes
 	res.Intent = s.intent(rc, st, ss.turns, entries)
 	ss.mu.Unlock()
 
-	var input *convlog.Entry
+	var input *conversation.Entry
 	if in != nil {
 		node := st.EffectiveNode(rc.graph)
-		input = &convlog.Entry{Role: convlog.RoleUser, PartType: convlog.PartContent,
-			Content: convlog.Str(UserInput(node, in.text)), AgentID: nodeAgent(rc.graph, node, rc.run.ActiveAgentID)}
+		input = &conversation.Entry{Role: conversation.RoleUser, PartType: conversation.PartContent,
+			Content: conversation.Str(UserInput(node, in.text)), AgentID: nodeAgent(rc.graph, node, rc.run.ActiveAgentID)}
 		if in.answer != nil {
 			b, err := json.Marshal(in.answer)
 			if err != nil {
@@ -494,7 +496,7 @@ func (s *Service) turn(ctx context.Context, rc *runCtx, in *turnInput) (*TurnRes
 			}
 			input.Widget = b
 		}
-		entries = append(entries, &convlog.Entry{Type: convlog.TypeMsg, Role: convlog.RoleUser, RunID: runID, Widget: input.Widget})
+		entries = append(entries, &conversation.Entry{Type: conversation.TypeMsg, Role: conversation.RoleUser, RunID: runID, Widget: input.Widget})
 	}
 	ss.mu.Lock()
 	ss.grant = confirmationAvailable(entries, runID)
@@ -566,35 +568,28 @@ func errCode(err error) string {
 	if err == nil {
 		return ""
 	}
-	if c := CodeOf(err); c != "" {
-		return c
-	}
-	if c := engine.CodeOf(err); c != "" {
-		return c
-	}
-	return "E_INTERNAL"
+	return errs.From(err).Code
 }
 
+// errMessage is the message of a turn's failure without its code: an
+// *Error's, a failed model call's (without its HTTP status and provider).
 func errMessage(err error) string {
 	var e *Error
-	if errors.As(err, &e) {
+	var le *llm.Error
+	switch {
+	case errors.As(err, &e):
 		return e.Message
-	}
-	if le := llm.AsError(err); le != nil && llm.CodeOf(err) != "" {
+	case errors.As(err, &le):
 		return le.Message
-	}
-	var ee *engine.Error
-	if errors.As(err, &ee) {
-		return ee.Message
 	}
 	return err.Error()
 }
 
 // intent is start for a run without progress or earlier exchanges, resume for the first
 // turn of this process or after a failed or interrupted turn, continue otherwise.
-func (s *Service) intent(rc *runCtx, st *State, turnsHere int, entries []*convlog.Entry) string {
-	spoken := slices.ContainsFunc(entries, func(e *convlog.Entry) bool {
-		return e.IsMessage() && e.RunID == rc.run.RunID && e.Role == convlog.RoleAssistant
+func (s *Service) intent(rc *runCtx, st *State, turnsHere int, entries []*conversation.Entry) string {
+	spoken := slices.ContainsFunc(entries, func(e *conversation.Entry) bool {
+		return e.IsMessage() && e.RunID == rc.run.RunID && e.Role == conversation.RoleAssistant
 	})
 	switch {
 	case !st.Started() && !spoken:
@@ -668,7 +663,7 @@ func applyState(r *Run, st *State) bool {
 // run reference, then reports progress.
 func (s *Service) setPhase(rc *runCtx, phase string, lastErr *RunError, st *State) (Run, error) {
 	now := s.now()
-	var recs []*convlog.Entry
+	var recs []*conversation.Entry
 	run, _, err := s.index.update(rc.run.RunID, false, func(r *Run) {
 		r.Phase = phase
 		r.LastError = lastErr
@@ -683,14 +678,14 @@ func (s *Service) setPhase(rc *runCtx, phase string, lastErr *RunError, st *Stat
 		return rc.run, err
 	}
 	rc.run = run
-	err = s.cfg.Store.UpdateMeta(run.ConversationID, func(m *convlog.ConversationMeta) {
+	err = s.cfg.Store.UpdateMeta(run.ConversationID, func(m *conversation.ConversationMeta) {
 		for i := range m.Runs {
 			if m.Runs[i].RunID == run.RunID {
 				m.Runs[i].Phase, m.Runs[i].LastUpdatedAt = phase, now
 				return
 			}
 		}
-		m.Runs = append(m.Runs, convlog.RunRef{RunID: run.RunID, WorkflowID: run.WorkflowID, Phase: phase, StartedAt: run.CreatedAt, LastUpdatedAt: now})
+		m.Runs = append(m.Runs, conversation.RunRef{RunID: run.RunID, WorkflowID: run.WorkflowID, Phase: phase, StartedAt: run.CreatedAt, LastUpdatedAt: now})
 	})
 	s.emitProgress(rc, run, st)
 	return run, err
@@ -699,7 +694,7 @@ func (s *Service) setPhase(rc *runCtx, phase string, lastErr *RunError, st *Stat
 // syncMirror refreshes the index row from the state and reports progress when it changed.
 func (s *Service) syncMirror(rc *runCtx, st *State) {
 	now := s.now()
-	var recs []*convlog.Entry
+	var recs []*conversation.Entry
 	run, changed, err := s.index.update(rc.run.RunID, false, func(r *Run) {
 		recs = s.progressRecords(rc, r, st)
 		if applyState(r, st) {
@@ -721,24 +716,24 @@ func (s *Service) syncMirror(rc *runCtx, st *State) {
 // starting with NODE_COMPLETE or ARTIFACT_SAVED, naming the workflow and the
 // run.
 const (
-	RecordNodeComplete  = convlog.RecordNodeComplete
-	RecordArtifactSaved = convlog.RecordArtifactSaved
+	RecordNodeComplete  = conversation.RecordNodeComplete
+	RecordArtifactSaved = conversation.RecordArtifactSaved
 )
 
 // progressRecords returns the records of what st holds beyond row r.
-func (s *Service) progressRecords(rc *runCtx, r *Run, st *State) []*convlog.Entry {
+func (s *Service) progressRecords(rc *runCtx, r *Run, st *State) []*conversation.Entry {
 	if st == nil {
 		return nil
 	}
 	tag := " — workflow " + rc.run.WorkflowID + ", run " + rc.run.RunID
-	var out []*convlog.Entry
+	var out []*conversation.Entry
 	add := func(text string) {
 		// A system message: the chat hides it, the rules that read a run's
 		// user and assistant messages (the pending question, the user's
 		// confirmation) pass it by, and the context builder quotes it in its
 		// PINNED message, where every compaction carries it.
-		out = append(out, &convlog.Entry{Type: convlog.TypeMsg, ID: s.cfg.NewID(), CreatedAt: s.now(), Role: convlog.RoleSystem,
-			Content: convlog.Str(text), PartType: convlog.PartRecord, Mode: convlog.ModeRun,
+		out = append(out, &conversation.Entry{Type: conversation.TypeMsg, ID: s.cfg.NewID(), CreatedAt: s.now(), Role: conversation.RoleSystem,
+			Content: conversation.Str(text), PartType: conversation.PartRecord, Mode: conversation.ModeRun,
 			RunID: rc.run.RunID, WorkflowID: rc.run.WorkflowID, AgentID: rc.run.ActiveAgentID})
 	}
 	for _, n := range st.StepsCompleted {
@@ -768,7 +763,7 @@ func (s *Service) progressRecords(rc *runCtx, r *Run, st *State) []*convlog.Entr
 
 // writeRecords appends records to the run's conversation; a failure is
 // logged in the run's execution log (the state still holds the progress).
-func (s *Service) writeRecords(rc *runCtx, recs []*convlog.Entry) {
+func (s *Service) writeRecords(rc *runCtx, recs []*conversation.Entry) {
 	if len(recs) == 0 {
 		return
 	}

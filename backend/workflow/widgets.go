@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"crewagent/backend/conversation"
-	"crewagent/backend/convlog"
 	"crewagent/backend/tools"
 )
 
@@ -22,7 +21,7 @@ type WidgetAnswerRecord struct {
 // settled is false when the entries hold no message of the run that decides it (the
 // answer lies further back in the log).
 // (the rule is conversation.PendingQuestion's).
-func pendingWidget(entries []*convlog.Entry, runID string) (w *tools.Widget, settled bool) {
+func pendingWidget(entries []*conversation.Entry, runID string) (w *tools.Widget, settled bool) {
 	q, settled := conversation.PendingQuestion(entries, runID)
 	if q == nil {
 		return nil, settled
@@ -59,18 +58,18 @@ func (s *Service) pendingWidgetIn(convID, runID string) (*tools.Widget, error) {
 // confirmationAvailable reports whether the run's latest confirmation answer was "yes" and
 // no write to the state file has succeeded since: the user's go-ahead for one change of the
 // state of a completed workflow.
-func confirmationAvailable(entries []*convlog.Entry, runID string) bool {
+func confirmationAvailable(entries []*conversation.Entry, runID string) bool {
 	for i := len(entries) - 1; i >= 0; i-- {
 		e := entries[i]
 		if !e.IsMessage() || e.RunID != runID {
 			continue
 		}
 		switch e.Role {
-		case convlog.RoleTool:
+		case conversation.RoleTool:
 			if isStateWrite(e) {
 				return false
 			}
-		case convlog.RoleUser:
+		case conversation.RoleUser:
 			if len(e.Widget) == 0 {
 				continue
 			}
@@ -84,7 +83,7 @@ func confirmationAvailable(entries []*convlog.Entry, runID string) bool {
 }
 
 // isStateWrite reports a successful fs.write or fs.apply_patch of the state file.
-func isStateWrite(e *convlog.Entry) bool {
+func isStateWrite(e *conversation.Entry) bool {
 	if e.IsError || (e.ToolName != tools.FSWriteName && e.ToolName != tools.FSApplyPatchName) {
 		return false
 	}

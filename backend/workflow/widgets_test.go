@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"crewagent/backend/conversation"
 	"crewagent/backend/convlog"
 )
 
@@ -11,25 +12,25 @@ import (
 // when other talk came after the run's last message.
 func TestPendingWidgetIn(t *testing.T) {
 	const run = "r1"
-	ask := func(id string) []*convlog.Entry {
-		return []*convlog.Entry{
-			{ID: "a-" + id, Role: convlog.RoleAssistant, RunID: run, Mode: convlog.ModeRun,
-				ToolCalls: []convlog.ToolCall{{ID: "k-" + id, Type: "function", Function: convlog.FunctionCall{Name: "ui.ask_user", Arguments: `{}`}}}},
-			{ID: "t-" + id, Role: convlog.RoleTool, RunID: run, Mode: convlog.ModeRun, ToolCallID: "k-" + id, ToolName: "ui.ask_user",
-				Content: convlog.Str(`{"ok":true,"pending":true}`), Widget: []byte(`{"widgetId":"` + id + `","type":"confirmation","prompt":"Go?"}`)},
+	ask := func(id string) []*conversation.Entry {
+		return []*conversation.Entry{
+			{ID: "a-" + id, Role: conversation.RoleAssistant, RunID: run, Mode: conversation.ModeRun,
+				ToolCalls: []conversation.ToolCall{{ID: "k-" + id, Type: "function", Function: conversation.FunctionCall{Name: "ui.ask_user", Arguments: `{}`}}}},
+			{ID: "t-" + id, Role: conversation.RoleTool, RunID: run, Mode: conversation.ModeRun, ToolCallID: "k-" + id, ToolName: "ui.ask_user",
+				Content: conversation.Str(`{"ok":true,"pending":true}`), Widget: []byte(`{"widgetId":"` + id + `","type":"confirmation","prompt":"Go?"}`)},
 		}
 	}
-	answer := &convlog.Entry{ID: "u-answer", Role: convlog.RoleUser, RunID: run, Mode: convlog.ModeRun, Content: convlog.Str("yes")}
-	chat := func(n int) []*convlog.Entry {
-		var out []*convlog.Entry
+	answer := &conversation.Entry{ID: "u-answer", Role: conversation.RoleUser, RunID: run, Mode: conversation.ModeRun, Content: conversation.Str("yes")}
+	chat := func(n int) []*conversation.Entry {
+		var out []*conversation.Entry
 		for i := 0; i < n; i++ {
-			out = append(out, &convlog.Entry{ID: fmt.Sprintf("c%d", i), Role: convlog.RoleUser, Mode: convlog.ModeChat, Content: convlog.Str("chat")})
+			out = append(out, &conversation.Entry{ID: fmt.Sprintf("c%d", i), Role: conversation.RoleUser, Mode: conversation.ModeChat, Content: conversation.Str("chat")})
 		}
 		return out
 	}
 	cases := []struct {
 		name string
-		log  []*convlog.Entry
+		log  []*conversation.Entry
 		want string
 	}{
 		{"pending, newest", ask("w1"), "w1"},
@@ -45,12 +46,12 @@ func TestPendingWidgetIn(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer st.Close()
-			m, err := st.Create("", convlog.ActiveWorkflow)
+			m, err := st.Create("", conversation.ActiveWorkflow)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, e := range tc.log {
-				e.Type = convlog.TypeMsg
+				e.Type = conversation.TypeMsg
 			}
 			if err := st.Append(m.ID, tc.log...); err != nil {
 				t.Fatal(err)

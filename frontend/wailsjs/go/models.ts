@@ -350,11 +350,49 @@ export namespace conversation {
 	    reason?: string;
 	    frozen?: boolean;
 	}
+	export interface Carried {
+	    id: string;
+	    role: string;
+	    tool?: string;
+	    kind: string;
+	    text: string;
+	}
 	export interface Checkpoint {
 	    name: string;
 	    messageId: string;
 	    createdAt: string;
 	}
+	export interface CompactionRef {
+	    eventId: string;
+	    from: string;
+	    to: string;
+	    count: number;
+	    createdAt?: string;
+	    reason?: string;
+	}
+	export interface CompactionData {
+	    from: string;
+	    to: string;
+	    summary?: string;
+	    strategy: string;
+	    count: number;
+	    compactedTotal: number;
+	    keptFrom: string;
+	    reason?: string;
+	    focus?: string;
+	    tokensBefore: number;
+	    tokensAfter: number;
+	    target: number;
+	    mode?: string;
+	    runId?: string;
+	    workflowId?: string;
+	    summaryError?: string;
+	    pinned: Carried[];
+	    earlier?: CompactionRef[];
+	    recallDocs?: number;
+	    skills?: number[];
+	}
+	
 	export interface PinnedView {
 	    id: string;
 	    who: string;
@@ -549,44 +587,6 @@ export namespace conversation {
 
 export namespace convlog {
 	
-	export interface Carried {
-	    id: string;
-	    role: string;
-	    tool?: string;
-	    kind: string;
-	    text: string;
-	}
-	export interface CompactionRef {
-	    eventId: string;
-	    from: string;
-	    to: string;
-	    count: number;
-	    createdAt?: string;
-	    reason?: string;
-	}
-	export interface CompactionData {
-	    from: string;
-	    to: string;
-	    summary?: string;
-	    strategy: string;
-	    count: number;
-	    compactedTotal: number;
-	    keptFrom: string;
-	    reason?: string;
-	    focus?: string;
-	    tokensBefore: number;
-	    tokensAfter: number;
-	    target: number;
-	    mode?: string;
-	    runId?: string;
-	    workflowId?: string;
-	    summaryError?: string;
-	    pinned: Carried[];
-	    earlier?: CompactionRef[];
-	    recallDocs?: number;
-	    skills?: number[];
-	}
-	
 	export interface SearchHit {
 	    conversationId: string;
 	    title: string;
@@ -630,7 +630,7 @@ export namespace engine {
 	    messages: number;
 	    loaded: number;
 	    compacted: number;
-	    compactions: convlog.CompactionRef[];
+	    compactions: conversation.CompactionRef[];
 	    summary?: SummaryView;
 	    pins: contextbuilder.Pin[];
 	    recalled: contextbuilder.RecallItem[];
@@ -649,7 +649,7 @@ export namespace engine {
 	    after: compression.Usage;
 	    record: PreviewRecord;
 	    summary: string;
-	    data: convlog.CompactionData;
+	    data: conversation.CompactionData;
 	}
 	export interface PreviewMessage {
 	    index: number;
