@@ -159,6 +159,10 @@ func normalizeLineEnds(data []byte) string {
 // splitFrontmatter splits text (line ends already "\n") around a leading
 // "---" block closed by a "---" or "..." line (frontmatter.Strict).
 func splitFrontmatter(text string) (front, body string, found bool, err error) {
+	if strings.HasPrefix(text, "\uFEFF") {
+		// Parse took the file's byte order mark away: another one is text.
+		return "", text, false, nil
+	}
 	blk := frontmatter.Split([]byte(text), frontmatter.Strict)
 	switch {
 	case blk.Unclosed:
