@@ -317,13 +317,14 @@ export function splitBlocks(src: string): string[] {
   return blocks
 }
 
-/** The HTML of one block of splitBlocks: formatted (cached), or plain text for a
+/** The HTML of one block of splitBlocks: formatted (cached, unless `cached` is
+ * false: a block still growing is never asked for twice), or plain text for a
  * block too long to format in one go (limits.blockChars). */
-export function renderBlock(block: string): string {
+export function renderBlock(block: string, cached = true): string {
   if (block.length > limits.blockChars && !/^ {0,3}(`{3,}|~{3,})/.test(block)) {
     return `<pre class="md-plain">${escapeHtml(block)}</pre>`
   }
-  return renderMarkdownCached(block)
+  return cached ? renderMarkdownCached(block) : renderMarkdown(block)
 }
 
 const cache = new Map<string, string>()
