@@ -69,6 +69,20 @@ export function estimateRow(row: Row | undefined): number {
   }
 }
 
+const estimates = new WeakMap<Row, number>()
+
+/** estimateRow, worked out once per row (the list asks again for every row
+ * not measured yet whenever its positions change). */
+export function estimateRowOnce(row: Row | undefined): number {
+  if (!row) return estimateRow(row)
+  let h = estimates.get(row)
+  if (h === undefined) {
+    h = estimateRow(row)
+    estimates.set(row, h)
+  }
+  return h
+}
+
 /** The messages of the open conversation, virtualised (only the rows on
  * screen are in the DOM; heights are measured as rows render). It follows
  * new content while the user is at the bottom, pauses when they scroll up
@@ -102,12 +116,18 @@ export function MessageList({ onFork }: { onFork: (messageId: string) => void })
   const [atBottom, setAtBottom] = useState(true)
   const [nearTop, setNearTop] = useState(false)
 
+  // The same functions while the rows are the same: the list works out the
+  // positions of all its rows again whenever getItemKey changes, and scrolling
+  // renders this component at every frame.
+  const getItemKey = useCallback((i: number) => rows[i]?.key ?? i, [rows])
+  const estimateSize = useCallback((i: number) => estimateRowOnce(rows[i]), [rows])
+  const getScrollElement = useCallback(() => scrollRef.current, [])
   const virtualizer = useVirtualizer({
     count: rows.length,
-    getScrollElement: () => scrollRef.current,
-    estimateSize: (i) => estimateRow(rows[i]),
+    getScrollElement,
+    estimateSize,
     overscan: 8,
-    getItemKey: (i) => rows[i]?.key ?? i,
+    getItemKey,
   })
 
   // Older rows put before the first one drawn: the view moves down by their

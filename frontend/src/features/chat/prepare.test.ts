@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Entry } from '../../bridge'
 import type { Row } from './messageRows'
-import { offsetAfterPrepend } from './MessageList'
+import { estimateRow, estimateRowOnce, offsetAfterPrepend } from './MessageList'
 import { createPreparer, prepareAhead, prepareBehind, prepareOrder, rowMarkdown, type AfterFrame } from './prepare'
 
 const entry = (id: string) => ({ type: 'msg', id, createdAt: '', role: 'assistant' }) as Entry
@@ -132,5 +132,18 @@ describe('offsetAfterPrepend', () => {
     expect(offsetAfterPrepend(rows(['a', 'b']), null, [], 0, start([1, 1]))).toBeNull()
     expect(offsetAfterPrepend(rows(['x', 'y']), 'a', drawn, 10, start([1, 1]))).toBeNull()
     expect(offsetAfterPrepend([], 'a', drawn, 10, start([]))).toBeNull()
+  })
+})
+
+describe('estimateRowOnce', () => {
+  it('is estimateRow, worked out once per row', () => {
+    let reads = 0
+    const text = 'line\n'.repeat(30)
+    const row = { ...answer('a'), get text() { reads++; return text } } as Row
+    expect(estimateRowOnce(row)).toBe(estimateRow(answer('a', text)))
+    const after = reads
+    for (let i = 0; i < 5; i++) estimateRowOnce(row)
+    expect(reads).toBe(after)
+    expect(estimateRowOnce(undefined)).toBe(estimateRow(undefined))
   })
 })
