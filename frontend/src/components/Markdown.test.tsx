@@ -69,11 +69,16 @@ describe('LiveMarkdown', () => {
     const answer = Array.from({ length: 150 }, (_, i) =>
       i % 5 === 4 ? '```go\nfunc F' + i + '() {}\n```' : `Paragraph ${i} says **something** short.`,
     ).join('\n\n')
-    const sanitize = vi.spyOn(DOMPurify, 'sanitize')
+    let formatted = 0
+    const real = DOMPurify.sanitize.bind(DOMPurify) as (dirty: string | Node, cfg: object) => unknown
+    const sanitize = vi.spyOn(DOMPurify, 'sanitize').mockImplementation(((dirty: string | Node, cfg: object) => {
+      formatted += typeof dirty === 'string' ? dirty.length : (dirty as Element).innerHTML.length
+      return real(dirty, cfg)
+    }) as typeof DOMPurify.sanitize)
     const { container, rerender } = render(live(answer.slice(0, 16)))
     for (let end = 32; end < answer.length + 16; end += 16) rerender(live(answer.slice(0, end)))
-    const formatted = sanitize.mock.calls.reduce((n, c) => n + String(c[0]).length, 0)
     sanitize.mockRestore()
+    expect(formatted).toBeGreaterThan(0)
     const final = container.querySelector('.md-live')!.innerHTML.length
     // Each block once, plus the growing end again at each chunk: a few times
     // the answer at most (formatting the KBs already complete again at every
