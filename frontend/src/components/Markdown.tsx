@@ -1,5 +1,5 @@
 import { Component, memo, useCallback, useEffect, useMemo, useReducer, useRef, useState, type MouseEvent, type ReactNode } from 'react'
-import { allowedHref, isCached, limits, plainNote, plainReason, renderBlock, renderMarkdownCached, splitBlocks, warmUp } from '../markdown/markdown'
+import { allowedHref, limits, plainNote, plainReason, renderBlock, renderMarkdownCached, splitBlocks, warmUp } from '../markdown/markdown'
 import { useStores } from '../stores'
 import './Markdown.css'
 
@@ -27,19 +27,6 @@ export const Markdown = memo(function Markdown({ text, className = '' }: { text:
     </MarkdownBoundary>
   )
 })
-
-/** The pieces of formatting <Markdown text> does as it is drawn (the text,
- * or the units of a long one), each a function that formats one piece into
- * the cache; none for a text shown as plain text, or already formatted. Done
- * ahead of time (between frames), they let the view draw without formatting. */
-export function markdownWork(text: string): (() => void)[] {
-  if (text.length <= limits.progressiveChars && isCached(text)) return []
-  if (!text.trim() || plainReason(text)) return []
-  if (text.length <= limits.progressiveChars) return [() => void renderMarkdownCached(text)]
-  return unitsOf(splitBlocks(text))
-    .filter((u) => !isCached(u))
-    .map((u) => () => void renderBlock(u))
-}
 
 /** The start of a very long text shown as plain text; the rest on request (or,
  * while it streams, not yet). */

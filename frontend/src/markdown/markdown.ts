@@ -351,11 +351,6 @@ export function renderBlock(block: string, cached = true): string {
 const cache = new Map<string, string>()
 const cacheLimit = 600
 
-/** Whether renderMarkdownCached has the HTML of src (without marking it used). */
-export function isCached(src: string): boolean {
-  return cache.has(src)
-}
-
 /** renderMarkdown with a small cache keyed by the text (rows of a long list
  * re-render as they scroll in and out). */
 export function renderMarkdownCached(src: string): string {

@@ -1,9 +1,7 @@
 import { useVirtualizer } from '@tanstack/react-virtual'
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
-import { markdownWork } from '../../components/Markdown'
 import { useStore, useStores } from '../../stores'
 import { buildEntryRows, buildLiveRows, type Row, type RowsEnd } from './messageRows'
-import { createPreparer } from './prepare'
 import { MessageRow, type RowActions } from './rows'
 
 /** Distance from the bottom (px) within which the list follows new content. */
@@ -12,8 +10,7 @@ const stickThreshold = 48
  * ("Loading older messages…"). */
 const loadOlderThreshold = 400
 /** Older entries are loaded once the view is this many screens from the top,
- * so that they are there (and formatted: see prepare.ts) before the user
- * reaches them. */
+ * so that they are there before the user reaches them. */
 const loadOlderScreens = 6
 
 /** A row as it was drawn: its key and where it started. */
@@ -196,14 +193,8 @@ export function MessageList({ onFork }: { onFork: (messageId: string) => void })
     if (el && hasMore && !loadingOlder && el.scrollHeight <= el.clientHeight + loadOlderThreshold) loadOlder()
   }, [hasMore, loadingOlder, loadOlder, rows.length])
 
-  // The markdown of the rows around the ones drawn is formatted between frames.
-  const [preparer] = useState(() => createPreparer(markdownWork))
-  useEffect(() => () => preparer.stop(), [preparer])
   const items = virtualizer.getVirtualItems()
   drawn.current = items.map((it) => ({ key: String(it.key), start: it.start }))
-  const firstDrawn = items[0]?.index ?? 0
-  const lastDrawn = items[items.length - 1]?.index ?? -1
-  useEffect(() => preparer.update(rows, firstDrawn, lastDrawn), [preparer, rows, firstDrawn, lastDrawn])
 
   const actions: RowActions = useMemo(
     () => ({
