@@ -17,7 +17,7 @@ import (
 const (
 	trimEvery  = time.Second      // how often the heap is looked at (reading the metrics costs microseconds)
 	trimAtMost = 15 * time.Second // the least time between two trims (each is a full collection)
-	trimGrowth = 32 << 20         // how much the heap must have grown since the last trim
+	trimGrowth = 16 << 20         // how much the heap must have grown since the last trim (about what is alive once a long conversation is open)
 )
 
 // heapSample is what the trimmer reads of the heap.
