@@ -135,12 +135,14 @@ export function MessageList({ onFork }: { onFork: (messageId: string) => void })
   const drawn = useRef<DrawnRow[]>([])
   const moveTo = useRef<number | null>(null)
   const el = scrollRef.current
-  const target = el
-    ? offsetAfterPrepend(rows, firstKey.current, drawn.current, el.scrollTop, (i) => {
-        virtualizer.getTotalSize() // brings the positions up to date with the rows
-        return virtualizer.measurementsCache[i]?.start ?? 0
-      })
-    : null
+  // (the element's position is read only when the first row changed)
+  const target =
+    el && firstKey.current !== null && rows[0]?.key !== firstKey.current
+      ? offsetAfterPrepend(rows, firstKey.current, drawn.current, el.scrollTop, (i) => {
+          virtualizer.getTotalSize() // brings the positions up to date with the rows
+          return virtualizer.measurementsCache[i]?.start ?? 0
+        })
+      : null
   firstKey.current = rows[0]?.key ?? null
   if (target !== null) {
     moveTo.current = target
