@@ -15,9 +15,9 @@ import (
 // heap that grew by much and stopped growing, and returns what it does not
 // need.
 const (
-	trimEvery  = time.Second      // how often the heap is looked at (reading the metrics costs microseconds)
-	trimAtMost = 15 * time.Second // the least time between two trims (each is a full collection)
-	trimGrowth = 32 << 20         // how much the heap must have grown since the last trim
+	trimEvery  = time.Second     // how often the heap is looked at (reading the metrics costs microseconds)
+	trimAtMost = 5 * time.Second // the least time between two trims (each is a full collection: a few ms with the heap of a long conversation)
+	trimGrowth = 16 << 20        // how much the heap must have grown since the last trim (about what is alive once a long conversation is open)
 )
 
 // heapSample is what the trimmer reads of the heap.

@@ -3,10 +3,10 @@
 package tokens
 
 import (
+	"fmt"
 	"strings"
 	"sync"
 
-	"github.com/pkoukk/tiktoken-go"
 	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
 
 	"crewagent/backend/conversation"
@@ -33,35 +33,31 @@ const MaxTokenBytes = 128
 // reply header. Callers that total a request add it themselves.
 const ReplyPriming = 3
 
-// encoder is one tokenizer, built on first use. The vocabularies are immutable
-// once built, so they are shared by every Counter in the process: building one
-// costs 70-160 ms and tens of MB.
+// encoder is one tokenizer, built on first use (bpe.go). The vocabularies are
+// immutable once built, so they are shared by every Counter in the process:
+// building one costs 70-160 ms; it then holds about 5 MB (o200k_base).
 type encoder struct {
 	name string
 	once sync.Once
-	tk   *tiktoken.Tiktoken
+	tk   *bpe
 	err  error
 }
 
-var (
-	loaderOnce sync.Once
-	shared     = map[string]*encoder{
-		O200kBase:  {name: O200kBase},
-		CL100kBase: {name: CL100kBase},
-	}
-)
-
-// useOfflineVocabularies makes the tokenizer library read its vocabularies from
-// the embedded copies instead of downloading them. The setter is global to the
-// library, so it runs once per process.
-func useOfflineVocabularies() {
-	loaderOnce.Do(func() { tiktoken.SetBpeLoader(tiktoken_loader.NewOfflineLoader()) })
+var shared = map[string]*encoder{
+	O200kBase:  {name: O200kBase},
+	CL100kBase: {name: CL100kBase},
 }
 
-func (e *encoder) get() (*tiktoken.Tiktoken, error) {
+// get builds the encoder from the vocabulary embedded in the binary (the
+// tokenizer library's offline copies: nothing is downloaded).
+func (e *encoder) get() (*bpe, error) {
 	e.once.Do(func() {
-		useOfflineVocabularies()
-		e.tk, e.err = tiktoken.GetEncoding(e.name)
+		ranks, err := tiktoken_loader.NewOfflineLoader().LoadTiktokenBpe(e.name + ".tiktoken")
+		if err != nil {
+			e.err = fmt.Errorf("the %s vocabulary: %w", e.name, err)
+			return
+		}
+		e.tk, e.err = newBPE(ranks, pretokenizers[e.name])
 	})
 	return e.tk, e.err
 }
@@ -75,7 +71,6 @@ type Counter struct {
 // New returns a Counter. It is cheap: encoders are built on first use (call Warm
 // to build them ahead of time, off the UI path).
 func New() *Counter {
-	useOfflineVocabularies()
 	return &Counter{encoders: shared}
 }
 
@@ -138,10 +133,10 @@ func (c *Counter) countEncoding(encoding, text string) int {
 		return estimate(text)
 	}
 	if len(text) <= maxRun {
-		return len(tk.EncodeOrdinary(text))
+		return tk.CountOrdinary(text)
 	}
 	n := 0
-	split(text, chunkBytes, maxRun, func(part string) { n += len(tk.EncodeOrdinary(part)) })
+	split(text, chunkBytes, maxRun, func(part string) { n += tk.CountOrdinary(part) })
 	return n
 }
 

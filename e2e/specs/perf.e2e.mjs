@@ -173,6 +173,38 @@ export default async function perf({ app, step, prepared }) {
     assert.ok(env.includes('JSC_useDFGJIT=false'), 'the page runs with the optimising JavaScript compiler')
   })
 
+  await step('older entries arriving put rows above without moving the view', async () => {
+    // Two screens from the top: older entries load (six screens from it). The
+    // message at the top of the view stays where it is when they arrive.
+    const r = await app.call(`new Promise((resolve, reject) => {
+      const list = document.querySelector('[data-testid="message-list"]')
+      const top = () => list.getBoundingClientRect().top
+      list.scrollTop = 2 * list.clientHeight
+      requestAnimationFrame(() => {
+        const rows = Number(list.dataset.rows)
+        const first = [...list.querySelectorAll('.row [data-id]')].find((el) => el.getBoundingClientRect().top >= top())
+        if (!first) return reject(new Error('no message in view'))
+        const id = first.dataset.id
+        const before = first.getBoundingClientRect().top - top()
+        const deadline = performance.now() + 15000
+        const wait = () => {
+          if (Number(list.dataset.rows) > rows) {
+            requestAnimationFrame(() => requestAnimationFrame(() => {
+              const el = list.querySelector('.row [data-id="' + id + '"]')
+              resolve({ id, rows, now: Number(list.dataset.rows), before, after: el ? el.getBoundingClientRect().top - top() : null, scrollTop: list.scrollTop })
+            }))
+          } else if (performance.now() > deadline) reject(new Error('no older entries arrived'))
+          else requestAnimationFrame(wait)
+        }
+        wait()
+      })
+    })`, 20000)
+    assert.ok(r.now > r.rows, `rows ${r.rows} → ${r.now}`)
+    assert.ok(r.after !== null, `message ${r.id} left the view when older entries arrived`)
+    assert.ok(Math.abs(r.after - r.before) <= 2, `message ${r.id} moved from ${r.before} to ${r.after} px when ${r.now - r.rows} rows were put above`)
+    assert.ok(r.scrollTop > 2 * 600, `the view stayed at the top (${r.scrollTop} px)`)
+  })
+
   await step('an answer streamed at 200 tokens/s: frame times while it renders', async () => {
     await app.click('conv-new')
     await app.waitForTestId('chat-empty')

@@ -1,4 +1,5 @@
 import { render, screen, waitFor } from '@testing-library/react'
+import DOMPurify from 'dompurify'
 import type { ReactNode } from 'react'
 import { pathological } from '../test/pathological'
 import { StoresProvider, createStores, type Stores } from '../stores'
@@ -55,6 +56,36 @@ describe('LiveMarkdown', () => {
     expect(container.querySelector('.md-live')?.textContent).toContain('A new paragraph begins.')
     expect(container.querySelectorAll('strong')).toHaveLength(120)
     expect(container.querySelector('pre.md-code')).not.toBeNull()
+  })
+
+  it('formats each complete block once while a long answer streams in small chunks', () => {
+    const stores: Stores = createStores(createFakeBridge().bridge)
+    const live = (text: string) => (
+      <StoresProvider stores={stores}>
+        <LiveMarkdown text={text} />
+      </StoresProvider>
+    )
+    // about 10 KB of short paragraphs and code blocks, arriving 16 characters at a time
+    const answer = Array.from({ length: 150 }, (_, i) =>
+      i % 5 === 4 ? '```go\nfunc F' + i + '() {}\n```' : `Paragraph ${i} says **something** short.`,
+    ).join('\n\n')
+    let formatted = 0
+    const real = DOMPurify.sanitize.bind(DOMPurify) as (dirty: string | Node, cfg: object) => unknown
+    const sanitize = vi.spyOn(DOMPurify, 'sanitize').mockImplementation(((dirty: string | Node, cfg: object) => {
+      formatted += typeof dirty === 'string' ? dirty.length : (dirty as Element).innerHTML.length
+      return real(dirty, cfg)
+    }) as typeof DOMPurify.sanitize)
+    const { container, rerender } = render(live(answer.slice(0, 16)))
+    for (let end = 32; end < answer.length + 16; end += 16) rerender(live(answer.slice(0, end)))
+    sanitize.mockRestore()
+    expect(formatted).toBeGreaterThan(0)
+    const final = container.querySelector('.md-live')!.innerHTML.length
+    // Each block once, plus the growing end again at each chunk: a few times
+    // the answer at most (formatting the KBs already complete again at every
+    // block would be tens of times).
+    expect(formatted).toBeLessThan(4 * final)
+    expect(container.querySelectorAll('strong')).toHaveLength(120)
+    expect(container.querySelectorAll('pre.md-code')).toHaveLength(30)
   })
 
   it('shows a long block still arriving as plain text, formatted once it is complete', async () => {

@@ -1,4 +1,4 @@
-import { Component, memo, useCallback, useEffect, useMemo, useState, type MouseEvent, type ReactNode } from 'react'
+import { Component, memo, useCallback, useEffect, useMemo, useReducer, useRef, useState, type MouseEvent, type ReactNode } from 'react'
 import { allowedHref, limits, plainNote, plainReason, renderBlock, renderMarkdownCached, splitBlocks, warmUp } from '../markdown/markdown'
 import { useStores } from '../stores'
 import './Markdown.css'
@@ -79,14 +79,22 @@ function unitsOf(blocks: string[]): string[] {
   return out
 }
 
+/** A unit: a text formatted in one pass (a long answer shown whole), or the
+ * complete blocks of a streamed answer, each formatted once as it completed
+ * and joined (a unit never formats text it formatted before). */
+type Unit = string | readonly string[]
+
+const unitText = (u: Unit) => (typeof u === 'string' ? u : u.join(''))
+const renderUnit = (u: Unit) => (typeof u === 'string' ? renderBlock(u) : u.map((b) => renderBlock(b)).join(''))
+
 /** Formats units from `from` on (filling the cache) until the budget is spent,
  * at least one; returns how many are formatted. */
-function formatWithin(units: string[], from: number, budgetMs: number): number {
+function formatWithin(units: readonly Unit[], from: number, budgetMs: number): number {
   if (from >= units.length) return from
   const t0 = performance.now()
   let i = from
   do {
-    renderBlock(units[i])
+    renderUnit(units[i])
     i++
   } while (i < units.length && performance.now() - t0 < budgetMs)
   return i
@@ -100,23 +108,28 @@ function ProgressiveBlocks({ blocks }: { blocks: string[] }) {
 }
 
 /** Units formatted a frame's budget at a time (the first ones at once), the
- * others shown as plain text meanwhile. Units are only ever added at the end. */
-function ProgressiveUnits({ units }: { units: string[] }) {
-  const [done, setDone] = useState(() => formatWithin(units, 0, frameBudgetMs))
-  const shown = Math.min(done, units.length)
+ * others shown as plain text meanwhile. Units are only ever added at the end;
+ * those added are formatted as they come, within the budget (at once when
+ * their blocks are formatted already, as a streamed answer's are). */
+function ProgressiveUnits({ units }: { units: readonly Unit[] }) {
+  const done = useRef(0)
+  const [, next] = useReducer((n: number) => n + 1, 0)
+  // Formatting only fills the cache, so doing it while rendering is safe.
+  if (done.current < units.length) done.current = formatWithin(units, done.current, frameBudgetMs)
+  const shown = done.current
   useEffect(() => {
     if (shown >= units.length) return
-    const h = setTimeout(() => setDone(formatWithin(units, shown, frameBudgetMs)), 0)
+    const h = setTimeout(next, 0)
     return () => clearTimeout(h)
   }, [units, shown])
   return (
     <>
       {units.map((u, i) =>
         i < shown ? (
-          <MarkdownBlock key={i} text={u} />
+          <UnitBlock key={i} unit={u} />
         ) : (
           <div key={i} className="md-block md-pending">
-            <pre className="md-plain">{u}</pre>
+            <pre className="md-plain">{unitText(u)}</pre>
           </div>
         ),
       )}
@@ -126,39 +139,46 @@ function ProgressiveUnits({ units }: { units: string[] }) {
 
 /** The parts of a streaming text, worked out incrementally: the text only grows,
  * so only what follows the last complete block is split again. Complete blocks
- * are joined into units (unitsOf) that never change once full; `open` collects
- * the complete blocks of the unit being filled; `tail` is the block still
- * growing. */
-function useStreamParts(text: string): { units: string[]; open: string; tail: string } {
-  const [state] = useState(() => ({ prefix: '', units: [] as string[], open: '' }))
+ * are grouped into units (of about unitChars, as unitsOf does) that never change
+ * once full; `open` holds the complete blocks of the unit being filled; `tail`
+ * is the block still growing. Each complete block is formatted once (and
+ * cached): a unit is its blocks' HTML joined, so filling or closing a unit
+ * never formats its text again. */
+function useStreamParts(text: string): { units: readonly (readonly string[])[]; open: readonly string[]; tail: string } {
+  const [state] = useState(() => ({ prefix: '', units: [] as (readonly string[])[], open: [] as string[], openChars: 0 }))
   if (!text.startsWith(state.prefix)) {
     state.prefix = ''
     state.units = []
-    state.open = ''
+    state.open = []
+    state.openChars = 0
   }
   const parts = splitBlocks(text.slice(state.prefix.length))
   for (const b of parts.slice(0, -1)) {
     state.prefix += b
     if (b.length >= unitChars) {
-      state.units = state.open ? [...state.units, state.open, b] : [...state.units, b]
-      state.open = ''
+      // a big block stands alone (it may be shown as plain text: see renderBlock)
+      state.units = state.open.length ? [...state.units, state.open, [b]] : [...state.units, [b]]
+      state.open = []
+      state.openChars = 0
       continue
     }
-    state.open += b
-    if (state.open.length >= unitChars) {
+    state.open = [...state.open, b]
+    state.openChars += b.length
+    if (state.openChars >= unitChars) {
       state.units = [...state.units, state.open]
-      state.open = ''
+      state.open = []
+      state.openChars = 0
     }
   }
   return { units: state.units, open: state.open, tail: parts[parts.length - 1] }
 }
 
-/** An answer as it streams in. It is cut into blocks (see splitBlocks), joined
- * into units of a few KB: the units already complete are rendered once and
- * kept, and only the unit being filled and the block still growing are
- * rendered again as text arrives — the growing block as plain text once it is
- * long (see limits.liveBlockChars) — so the work per chunk does not grow with
- * the length of the answer. */
+/** An answer as it streams in. It is cut into blocks (see splitBlocks): each
+ * complete block is formatted once, when it completes, and kept; only the
+ * block still growing is formatted again as text arrives — as plain text once
+ * it is long (see limits.liveBlockChars) — so the work per chunk does not grow
+ * with the length of the answer. Complete blocks are shown in units of a few KB
+ * (fewer elements for a long answer). */
 export const LiveMarkdown = memo(function LiveMarkdown({ text, className = '' }: { text: string; className?: string }) {
   const onClick = useLinkClick()
   const reason = plainReason(text)
@@ -169,12 +189,14 @@ export const LiveMarkdown = memo(function LiveMarkdown({ text, className = '' }:
     <MarkdownBoundary text={text}>
       <div className={`md md-live ${className}`} onClick={onClick}>
         {plain ? (
-          <MarkdownBlock text={text} />
+          <GrowingMarkdown text={text} />
         ) : (
           <>
             <ProgressiveUnits key="units" units={units} />
-            <MarkdownBlock key="open" text={open} />
-            {tail.length > limits.liveBlockChars ? <GrowingBlock key="tail" text={tail} /> : <MarkdownBlock key="tail" text={tail} />}
+            {open.map((b, i) => (
+              <MarkdownBlock key={`open:${units.length}:${i}`} text={b} />
+            ))}
+            {tail.length > limits.liveBlockChars ? <GrowingBlock key="tail" text={tail} /> : <GrowingMarkdown key="tail" text={tail} />}
           </>
         )}
       </div>
@@ -193,8 +215,17 @@ function GrowingBlock({ text }: { text: string }) {
   )
 }
 
+/** The block still arriving, formatted (each version once: not cached). */
+const GrowingMarkdown = memo(function GrowingMarkdown({ text }: { text: string }) {
+  return <div className="md-block" dangerouslySetInnerHTML={{ __html: renderBlock(text, false) }} />
+})
+
 const MarkdownBlock = memo(function MarkdownBlock({ text }: { text: string }) {
   return <div className="md-block" dangerouslySetInnerHTML={{ __html: renderBlock(text) }} />
+})
+
+const UnitBlock = memo(function UnitBlock({ unit }: { unit: Unit }) {
+  return <div className="md-block" dangerouslySetInnerHTML={{ __html: renderUnit(unit) }} />
 })
 
 /** Opens allowed links in the system browser. */

@@ -252,3 +252,23 @@ describe('splitBlocks', () => {
     expect(blocks[400]).toBe('the growing tail')
   })
 })
+
+describe('renderMarkdown: the sanitiser', () => {
+  it('makes no document per text (one inert document serves them all)', () => {
+    const parse = vi.spyOn(DOMParser.prototype, 'parseFromString')
+    const create = vi.spyOn(document.implementation, 'createHTMLDocument')
+    for (let i = 0; i < 5; i++) renderMarkdown(`Answer ${i} with **bold**, a [link](https://example.com/${i}) and <img src=x onerror=alert(${i})>`)
+    expect(parse).not.toHaveBeenCalled()
+    expect(create.mock.calls.length).toBeLessThanOrEqual(1)
+    parse.mockRestore()
+    create.mockRestore()
+  })
+
+  it('gives the same HTML for the same text, whatever was sanitised before', () => {
+    const text = '# T\n\n- a <script>alert(1)</script>\n- [x](javascript:alert(1))\n\n```js\nconst a = "<b>"\n```'
+    const first = renderMarkdown(text)
+    renderMarkdown('<a href="https://example.com" onclick="x()">y</a> **z**')
+    expect(renderMarkdown(text)).toBe(first)
+    expect(first).not.toMatch(/<script|javascript:|onclick/i)
+  })
+})

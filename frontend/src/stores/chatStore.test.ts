@@ -158,6 +158,19 @@ describe('mergeTail', () => {
     expect(replaced).toBe(false)
     expect(entries.map((x) => `${x.id}:${x.content}`)).toEqual(['a:a', 'b:B!', 'c:c', 'd:d'])
   })
+  it('gives the window itself when the tail changes nothing', () => {
+    const current = [e('a'), e('b'), e('c')]
+    const same = mergeTail(current, [e('b'), e('c')])
+    expect(same.entries).toBe(current)
+    expect(same.replaced).toBe(false)
+    // an update in place: a new window, the other entries as they were
+    const updated = mergeTail(current, [e('b'), e('c', 'C!')])
+    expect(updated.entries).not.toBe(current)
+    expect(updated.entries[0]).toBe(current[0])
+    expect(updated.entries[1]).toBe(current[1])
+    expect(updated.entries[2].content).toBe('C!')
+    expect(current[2].content).toBe('c')
+  })
   it('takes the tail when it does not overlap', () => {
     expect(mergeTail([e('a')], [e('x'), e('y')])).toMatchObject({ replaced: true, entries: [{ id: 'x' }, { id: 'y' }] })
     expect(mergeTail([], [e('x')]).entries.map((x) => x.id)).toEqual(['x'])

@@ -169,22 +169,30 @@ const initial = (): ChatState => ({
 
 /** Merges a fresh tail into the loaded window: entries with known ids are
  * replaced (updates), new ones appended. When the tail does not overlap the
- * window (more new entries than the tail holds) the tail replaces it. */
+ * window (more new entries than the tail holds) the tail replaces it. A tail
+ * that changes nothing gives the window itself (the list builds its rows
+ * again only when its entries change). */
 export function mergeTail(current: Entry[], tail: Entry[]): { entries: Entry[]; replaced: boolean } {
   if (tail.length === 0) return { entries: current, replaced: false }
-  const index = new Map(current.map((e, i) => [e.id, i]))
-  if (current.length > 0 && !index.has(tail[0].id)) return { entries: tail, replaced: true }
-  const out = current.slice()
-  for (const e of tail) {
-    const i = index.get(e.id)
+  const start = current.length - tail.length
+  // The usual case: the window ends with the tail's entries, in order.
+  const aligned = start >= 0 && tail.every((e, k) => current[start + k].id === e.id)
+  const index = aligned ? null : new Map(current.map((e, i) => [e.id, i]))
+  if (index && current.length > 0 && !index.has(tail[0].id)) return { entries: tail, replaced: true }
+  let out: Entry[] | null = null
+  for (let k = 0; k < tail.length; k++) {
+    const e = tail[k]
+    const i = aligned ? start + k : index!.get(e.id)
     if (i === undefined) {
-      index.set(e.id, out.length)
+      out ??= current.slice()
+      index!.set(e.id, out.length)
       out.push(e)
-    } else if (JSON.stringify(out[i]) !== JSON.stringify(e)) {
+    } else if (JSON.stringify(current[i]) !== JSON.stringify(e)) {
+      out ??= current.slice()
       out[i] = e
     }
   }
-  return { entries: out, replaced: false }
+  return { entries: out ?? current, replaced: false }
 }
 
 const userKinds = new Set(['user', 'run-input', 'answer'])

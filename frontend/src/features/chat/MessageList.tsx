@@ -6,8 +6,38 @@ import { MessageRow, type RowActions } from './rows'
 
 /** Distance from the bottom (px) within which the list follows new content. */
 const stickThreshold = 48
-/** Distance from the top (px) at which older entries are loaded. */
+/** Distance from the top (px) within which the user waits for older entries
+ * ("Loading older messages…"). */
 const loadOlderThreshold = 400
+/** Older entries are loaded once the view is this many screens from the top,
+ * so that they are there before the user reaches them. */
+const loadOlderScreens = 6
+
+/** A row as it was drawn: its key and where it started. */
+export interface DrawnRow {
+  key: string
+  start: number
+}
+
+/** Where the view goes when rows are put before the first one (older entries
+ * arrived): the rows drawn before stay where they were on screen, wherever
+ * the user scrolled while the entries loaded. prevFirst: the key of the first
+ * row before; drawn: the rows drawn then; start(i): where row i starts now.
+ * null when no rows were put first (or none of those drawn is left). */
+export function offsetAfterPrepend(
+  rows: readonly Row[],
+  prevFirst: string | null,
+  drawn: readonly DrawnRow[],
+  scrollTop: number,
+  start: (index: number) => number,
+): number | null {
+  if (prevFirst === null || rows.length === 0 || rows[0].key === prevFirst) return null
+  for (const d of drawn) {
+    const i = rows.findIndex((r) => r.key === d.key)
+    if (i >= 0) return Math.max(0, scrollTop + start(i) - d.start)
+  }
+  return null
+}
 
 /** A first guess of a row's height before it is measured: the closer it is,
  * the less the list moves when rows above the screen are measured while
@@ -34,6 +64,20 @@ export function estimateRow(row: Row | undefined): number {
     default:
       return 88
   }
+}
+
+const estimates = new WeakMap<Row, number>()
+
+/** estimateRow, worked out once per row (the list asks again for every row
+ * not measured yet whenever its positions change). */
+export function estimateRowOnce(row: Row | undefined): number {
+  if (!row) return estimateRow(row)
+  let h = estimates.get(row)
+  if (h === undefined) {
+    h = estimateRow(row)
+    estimates.set(row, h)
+  }
+  return h
 }
 
 /** The messages of the open conversation, virtualised (only the rows on
@@ -67,14 +111,47 @@ export function MessageList({ onFork }: { onFork: (messageId: string) => void })
   const scrollRef = useRef<HTMLDivElement>(null)
   const stick = useRef(true)
   const [atBottom, setAtBottom] = useState(true)
-  const anchor = useRef<{ key: string; delta: number } | null>(null)
+  const [nearTop, setNearTop] = useState(false)
 
+  // The same functions while the rows are the same: the list works out the
+  // positions of all its rows again whenever getItemKey changes, and scrolling
+  // renders this component at every frame.
+  const getItemKey = useCallback((i: number) => rows[i]?.key ?? i, [rows])
+  const estimateSize = useCallback((i: number) => estimateRowOnce(rows[i]), [rows])
+  const getScrollElement = useCallback(() => scrollRef.current, [])
   const virtualizer = useVirtualizer({
     count: rows.length,
-    getScrollElement: () => scrollRef.current,
-    estimateSize: (i) => estimateRow(rows[i]),
+    getScrollElement,
+    estimateSize,
     overscan: 8,
-    getItemKey: (i) => rows[i]?.key ?? i,
+    getItemKey,
+  })
+
+  // Older rows put before the first one drawn: the view moves down by their
+  // height, worked out now so that this render draws the rows that stay on
+  // screen (not the new ones at the old position), and written to the
+  // element once they are in the page.
+  const firstKey = useRef<string | null>(null)
+  const drawn = useRef<DrawnRow[]>([])
+  const moveTo = useRef<number | null>(null)
+  const el = scrollRef.current
+  // (the element's position is read only when the first row changed)
+  const target =
+    el && firstKey.current !== null && rows[0]?.key !== firstKey.current
+      ? offsetAfterPrepend(rows, firstKey.current, drawn.current, el.scrollTop, (i) => {
+          virtualizer.getTotalSize() // brings the positions up to date with the rows
+          return virtualizer.measurementsCache[i]?.start ?? 0
+        })
+      : null
+  firstKey.current = rows[0]?.key ?? null
+  if (target !== null) {
+    moveTo.current = target
+    virtualizer.scrollOffset = target
+  }
+  useLayoutEffect(() => {
+    const to = moveTo.current
+    moveTo.current = null
+    if (to !== null && scrollRef.current) scrollRef.current.scrollTop = to
   })
 
   const scrollToBottom = useCallback(() => {
@@ -88,29 +165,13 @@ export function MessageList({ onFork }: { onFork: (messageId: string) => void })
     setAtBottom(true)
   }, [conversationId])
 
-  // Keep the view where it was when older rows are put above it.
-  useLayoutEffect(() => {
-    const a = anchor.current
-    if (!a) return
-    const i = rows.findIndex((r) => r.key === a.key)
-    anchor.current = null
-    if (i < 0) return
-    const start = virtualizer.getOffsetForIndex(i, 'start')?.[0]
-    if (start !== undefined) virtualizer.scrollToOffset(start - a.delta)
-  }, [rows, virtualizer])
-
   // Follow new content and growing rows while stuck to the bottom.
   const total = virtualizer.getTotalSize()
   useLayoutEffect(() => {
     if (stick.current) scrollToBottom()
   }, [total, rows, scrollToBottom])
 
-  const loadOlder = useCallback(() => {
-    const el = scrollRef.current
-    const first = virtualizer.getVirtualItems()[0]
-    if (el && first) anchor.current = { key: String(first.key), delta: first.start - el.scrollTop }
-    void chat.actions.loadOlder()
-  }, [chat, virtualizer])
+  const loadOlder = useCallback(() => void chat.actions.loadOlder(), [chat])
 
   const onScroll = useCallback(() => {
     const el = scrollRef.current
@@ -118,7 +179,8 @@ export function MessageList({ onFork }: { onFork: (messageId: string) => void })
     const bottom = el.scrollHeight - el.scrollTop - el.clientHeight < stickThreshold
     stick.current = bottom
     setAtBottom(bottom)
-    if (el.scrollTop < loadOlderThreshold && hasMore && !loadingOlder) loadOlder()
+    setNearTop(el.scrollTop < loadOlderThreshold)
+    if (el.scrollTop < Math.max(loadOlderThreshold, loadOlderScreens * el.clientHeight) && hasMore && !loadingOlder) loadOlder()
   }, [hasMore, loadingOlder, loadOlder])
 
   // Wheel/touch/keys up mean the user wants to read: stop following at once
@@ -132,6 +194,9 @@ export function MessageList({ onFork }: { onFork: (messageId: string) => void })
     const el = scrollRef.current
     if (el && hasMore && !loadingOlder && el.scrollHeight <= el.clientHeight + loadOlderThreshold) loadOlder()
   }, [hasMore, loadingOlder, loadOlder, rows.length])
+
+  const items = virtualizer.getVirtualItems()
+  drawn.current = items.map((it) => ({ key: String(it.key), start: it.start }))
 
   const actions: RowActions = useMemo(
     () => ({
@@ -168,14 +233,14 @@ export function MessageList({ onFork }: { onFork: (messageId: string) => void })
         aria-label="Messages"
       >
         <div className="message-list-inner" style={{ height: total }}>
-          {virtualizer.getVirtualItems().map((item) => (
+          {items.map((item) => (
             <div key={item.key} data-index={item.index} ref={virtualizer.measureElement} className="row" style={{ transform: `translateY(${item.start}px)` }}>
               <MessageRow row={rows[item.index]} actions={actions} />
             </div>
           ))}
         </div>
       </div>
-      {hasMore && loadingOlder && (
+      {hasMore && loadingOlder && nearTop && (
         <div className="list-loader" data-testid="load-older">
           Loading older messages…
         </div>
