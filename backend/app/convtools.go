@@ -600,7 +600,7 @@ func (p *convProvider) list(ctx context.Context) tools.Result {
 		}
 		out = append(out, e)
 	}
-	return convtools.Payload(struct {
+	return tools.Success(struct {
 		Conversations []convtools.ListEntry `json:"conversations"`
 	}{out})
 }
@@ -629,7 +629,7 @@ func (p *convProvider) history(raw []byte) tools.Result {
 	if out == nil {
 		out = []convtools.HistoryEntry{}
 	}
-	return convtools.Payload(struct {
+	return tools.Success(struct {
 		ConversationID string                   `json:"conversation_id"`
 		Entries        []convtools.HistoryEntry `json:"entries"`
 	}{args.ConversationID, out})
@@ -684,7 +684,7 @@ func (p *convProvider) destroy(ctx context.Context, raw []byte) tools.Result {
 			return tools.Failure(tools.NewError(tools.CodeInternal, "could not delete the conversation: "+err.Error(), nil))
 		}
 	}
-	return convtools.Payload(struct {
+	return tools.Success(struct {
 		Deleted []string `json:"deleted"`
 	}{doomed})
 }

@@ -430,6 +430,20 @@ type ArtifactView struct {
 	ModifiedAt string `json:"modifiedAt"`
 }
 
+// artifactError says why an artifact cannot be read: it is missing, or it
+// leads outside the project folder.
+func artifactError(terr *tools.ToolError, display string) error {
+	err := sandboxError(terr)
+	if errors.Is(err, os.ErrNotExist) {
+		return errs.Errorf(errs.NotFound, "%s does not exist in the project (it may have been moved or deleted)", display)
+	}
+	var e *errs.Error
+	if errors.As(err, &e) && e.Code == errs.ArtifactPath {
+		return errs.Wrap(errs.ArtifactPath, err, fmt.Sprintf("%s leads outside the project folder", display))
+	}
+	return err
+}
+
 // ReadArtifact reads a file of the project by its project-relative path (as
 // runs list their artifacts) for a read-only view, through the sandbox the
 // tools use: paths that leave the project folder, also through symbolic
@@ -442,29 +456,13 @@ func (ws *Workspace) ReadArtifact(path string) (ArtifactView, error) {
 	display := filepath.ToSlash(filepath.Clean(rel))
 	r, terr := ws.sandbox.Resolve("@project/"+display, tools.AccessRead)
 	if terr != nil {
-		err := sandboxError(terr)
-		if errors.Is(err, os.ErrNotExist) {
-			return ArtifactView{}, errs.Errorf(errs.NotFound, "%s does not exist in the project (it may have been moved or deleted)", display)
-		}
-		var e *errs.Error
-		if errors.As(err, &e) && e.Code == errs.ArtifactPath {
-			return ArtifactView{}, errs.Wrap(errs.ArtifactPath, err, fmt.Sprintf("%s leads outside the project folder", display))
-		}
-		return ArtifactView{}, err
+		return ArtifactView{}, artifactError(terr, display)
 	}
 	// Read beneath the project folder: a folder swapped for a symbolic link
 	// since the path was checked cannot lead outside it.
 	f, st, terr := ws.sandbox.Open(r)
 	if terr != nil {
-		err := sandboxError(terr)
-		if errors.Is(err, os.ErrNotExist) {
-			return ArtifactView{}, errs.Errorf(errs.NotFound, "%s does not exist in the project (it may have been moved or deleted)", display)
-		}
-		var e *errs.Error
-		if errors.As(err, &e) && e.Code == errs.ArtifactPath {
-			return ArtifactView{}, errs.Wrap(errs.ArtifactPath, err, fmt.Sprintf("%s leads outside the project folder", display))
-		}
-		return ArtifactView{}, err
+		return ArtifactView{}, artifactError(terr, display)
 	}
 	defer f.Close()
 	if !st.Mode().IsRegular() {

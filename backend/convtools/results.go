@@ -74,18 +74,6 @@ func Refusal(code, reason string) tools.Result {
 	return tools.Result{OK: false, Error: e, Content: string(b)}
 }
 
-// Payload is a successful result with more fields after "ok":true.
-func Payload(v any) tools.Result {
-	b, err := json.Marshal(v)
-	if err != nil || len(b) < 2 || b[0] != '{' {
-		return tools.Failure(tools.NewError(tools.CodeInternal, "could not encode the result", nil))
-	}
-	if string(b) == "{}" {
-		return tools.Result{OK: true, Content: `{"ok":true}`}
-	}
-	return tools.Result{OK: true, Content: `{"ok":true,` + string(b[1:])}
-}
-
 // ListEntry is one conversation of conv.list.
 type ListEntry struct {
 	ID           string `json:"id"`

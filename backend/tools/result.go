@@ -122,6 +122,10 @@ func failure(e *ToolError) Result {
 	return Result{OK: false, Error: e, Content: string(b)}
 }
 
+// Success builds an ok:true result whose other top-level fields are those of payload (a
+// struct or map encoding to a JSON object; nil for none), for a provider's tool.
+func Success(payload any) Result { return success(payload) }
+
 // success builds an ok:true result whose other top-level fields are those of payload (a struct
 // or map encoding to a JSON object; nil for none).
 func success(payload any) Result {
