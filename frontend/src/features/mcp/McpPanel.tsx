@@ -70,7 +70,7 @@ export function McpPanel() {
           </p>
         )}
         {editing?.previous === '' && <ServerForm previous="" initial={editing.form} onDone={() => setEditing(null)} />}
-        <ul className="mcp-list">
+        <ul className="card-list">
           {servers.map((s) =>
             editing?.previous === s.name ? (
               <li key={s.name}>
@@ -177,7 +177,7 @@ function ServerCard({ server: s, hasProject, onEdit, onRemove }: { server: McpSe
   const headers = Object.entries(s.config.headers ?? {})
   const runnable = s.state !== 'disabled' && s.state !== 'pending-approval'
   return (
-    <li className={`mcp-card is-${s.state}`} data-testid="mcp-server" data-name={s.name} data-state={s.state}>
+    <li className={`card mcp-card is-${s.state}`} data-testid="mcp-server" data-name={s.name} data-state={s.state}>
       <div className="mcp-head">
         <span className={`mcp-dot is-${s.state}`} aria-hidden="true" />
         <strong className="mcp-name">{s.name}</strong>

@@ -56,7 +56,7 @@ export function PackagesPanel() {
             No packages are installed.
           </p>
         )}
-        <ul className="pkg-list">
+        <ul className="card-list">
           {list.map((p) => (
             <PackageCard key={p.id} pkg={p} active={p.id === activeId} canActivate={!!project} onRemove={() => setRemoving(p)} />
           ))}
@@ -119,7 +119,7 @@ function PackageCard({ pkg, active, canActivate, onRemove }: { pkg: InstalledPac
   const activating = useStore(packages, (s) => s.activating === pkg.id)
   const removing = useStore(packages, (s) => s.removing === pkg.id)
   return (
-    <li className={`pkg-card ${active ? 'is-active' : ''}`} data-testid="pkg-item" data-id={pkg.id} data-name={pkg.name} data-active={active}>
+    <li className={`card pkg-card ${active ? 'is-active' : ''}`} data-testid="pkg-item" data-id={pkg.id} data-name={pkg.name} data-active={active}>
       <div className="pkg-head">
         <strong className="pkg-name">{pkg.name}</strong>
         <span className="badge">{pkg.version}</span>

@@ -64,7 +64,7 @@ export function SkillsPanel() {
             No skills found. Put a folder with a SKILL.md into one of the folders below.
           </p>
         )}
-        <ul className="skills-list">
+        <ul className="card-list">
           {items.map((s, i) => (
             <SkillCard key={`${s.name}:${s.path}:${i}`} s={s} />
           ))}
@@ -90,7 +90,7 @@ export function SkillsPanel() {
 
 function SkillCard({ s }: { s: SkillItem }) {
   return (
-    <li className={`skill-card is-${s.status}`} data-testid="skill-card" data-skill={s.name} data-status={s.status}>
+    <li className={`card skill-card is-${s.status}`} data-testid="skill-card" data-skill={s.name} data-status={s.status}>
       <div className="skill-card-head">
         <span className="skill-card-name">{s.name || '(no name)'}</span>
         <span className="badge" title={sourceLabels[s.source] ?? s.source}>
