@@ -254,7 +254,7 @@ func TestConvCreateHandsOverAndContinues(t *testing.T) {
 		t.Fatalf("result the continuation got: %+v", got)
 	}
 
-	// Events in the seed's order, routed by conversation.
+	// Events in order (the caller replaced, the child's task, the continuation), routed by conversation.
 	want := []string{
 		"started Plan a weekend in Lyon", "aborted Plan a weekend in Lyon replaced",
 		"started Hotels", "complete Hotels",

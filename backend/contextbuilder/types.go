@@ -123,8 +123,8 @@ const (
 
 // Budget limits the request. Zero fields take the defaults.
 //
-// Only the token limit bounds a request. MaxMessages and MaxChars (seed
-// settings contextMaxMessages / contextMaxChars) never cut anything here:
+// Only the token limit bounds a request. MaxMessages and MaxChars (the
+// settings context.maxMessages / context.maxChars) never cut anything here:
 // the engine reads them as compaction triggers (a request over either is
 // compacted like one over the token trigger). Below zero (or zero after
 // withDefaults for callers that pass -1) they are off.

@@ -79,7 +79,7 @@ func Defs() []tools.ToolDef {
 	}
 }
 
-// Item is one input item of a message (the seed's InputItem).
+// Item is one input item of a message (the InputItem shape other agent runtimes use).
 type Item struct {
 	Type     string `json:"type"`
 	Text     string `json:"text,omitempty"`

@@ -250,7 +250,7 @@ func TestDerive(t *testing.T) {
 			active: []string{"b", "a"}, bodies: map[string]string{"a": "A", "b": "B"}, pinned: []string{"b1", "b2"},
 		},
 		{
-			name: "the seed's order, no ref: the next is_meta message is the body",
+			name: "the documented order, no ref: the next is_meta message is the body",
 			log: []conversation.Entry{msg("m2", "user", "帮我创建PPT"),
 				{Type: conversation.TypeMsg, ID: "m3", Role: "assistant", ToolCalls: []conversation.ToolCall{{ID: "tc001", Type: "function", Function: conversation.FunctionCall{Name: "skill_activate", Arguments: `{"name":"pptx"}`}}}},
 				evt("e001", EventActivated, `{"skill":"pptx"}`, ""),
