@@ -9,6 +9,7 @@ import (
 	"crewagent/backend/engine"
 	"crewagent/backend/errs"
 	"crewagent/backend/events"
+	"crewagent/backend/memory"
 	"crewagent/backend/project"
 	"crewagent/backend/tasks"
 	"crewagent/backend/tools"
@@ -137,6 +138,7 @@ func (rt *Runtime) OpenProject(p *project.Project, o OpenOptions) (*Workspace, e
 		Agents:   ws.agents(),
 		Tasks:    ws.tasks,
 		Skills:   ws.SkillCatalog,
+		Memory:   memory.New(p.Root).Files,
 	})
 	if err != nil {
 		ws.mcp.close()

@@ -19,8 +19,8 @@ const (
 
 // Defaults of Config.
 const (
-	DefaultTrigger      = 0.8
-	DefaultTarget       = 0.5
+	DefaultTrigger      = 0.9
+	DefaultTarget       = 0.6
 	DefaultSummaryShare = 0.25
 	// MaxSummaryTokens caps the summary whatever the window.
 	MaxSummaryTokens = 16000
@@ -30,7 +30,8 @@ const (
 type Config struct {
 	// Limit is what a request may use in tokens (window minus reply reserve).
 	Limit int
-	// Trigger and Target are shares of Limit (0.8 and 0.5).
+	// Trigger and Target are shares of Limit (0.9 and 0.6; Landing lowers
+	// the target when the recent turns are large).
 	Trigger, Target float64
 	// MaxMessages and MaxChars are further triggers (0: off): a request with
 	// more messages or characters is compacted to Target of them.
@@ -118,7 +119,6 @@ func Plan(res *contextbuilder.Result, history []conversation.Entry, c Config, al
 		}
 	}
 	budget := c.SummaryBudget()
-	target := int(c.Target * float64(c.Limit))
 	tokens, msgs, chars := d.FullTokens, d.FullMessages, d.FullChars
 	byID := make(map[string]*conversation.Entry, len(history))
 	for i := range history {
@@ -126,6 +126,7 @@ func Plan(res *contextbuilder.Result, history []conversation.Entry, c Config, al
 			byID[history[i].ID] = &history[i]
 		}
 	}
+	target := Landing(res, byID, c)
 	lines := 0 // estimated tokens of the digest lines of the units so far
 	if oldSummary == 0 {
 		lines = 200 // header and task
@@ -157,6 +158,55 @@ func Plan(res *contextbuilder.Result, history []conversation.Entry, c Config, al
 		}
 	}
 	return before
+}
+
+// Landing is the size in tokens a compaction of res brings the request to:
+// the target share of the limit, lowered so that the turns that follow have
+// room to grow before the trigger is reached again — twice the largest of
+// the last few turns (a user message and everything after it) — but never
+// below a quarter of the limit. A compaction that lands there is not due
+// again for at least two turns of that size.
+func Landing(res *contextbuilder.Result, byID map[string]*conversation.Entry, c Config) int {
+	c = c.withDefaults()
+	target := int(c.Target * float64(c.Limit))
+	var turns []int
+	for _, s := range res.Spans {
+		if s.Trimmed {
+			continue
+		}
+		if len(s.SourceIDs) == 1 {
+			if e := byID[s.SourceIDs[0]]; e != nil && e.Role == conversation.RoleUser && !e.IsMeta {
+				turns = append(turns, 0)
+			}
+		}
+		if len(turns) > 0 {
+			turns[len(turns)-1] += s.Tokens
+		}
+	}
+	const recent = 4
+	if len(turns) > recent {
+		turns = turns[len(turns)-recent:]
+	}
+	largest := 0
+	for _, t := range turns {
+		largest = max(largest, t)
+	}
+	trigger := int(c.Trigger * float64(c.Limit))
+	if room := trigger - 2*largest; room < target {
+		target = max(room, c.Limit/4)
+	}
+	return target
+}
+
+// LandingOf is Landing for a request built over history.
+func LandingOf(res *contextbuilder.Result, history []conversation.Entry, c Config) int {
+	byID := make(map[string]*conversation.Entry, len(history))
+	for i := range history {
+		if history[i].IsMessage() {
+			byID[history[i].ID] = &history[i]
+		}
+	}
+	return Landing(res, byID, c)
 }
 
 // Compaction is a compaction ready to be persisted.
@@ -250,10 +300,30 @@ func Compact(ctx context.Context, res *contextbuilder.Result, history []conversa
 		skip[p.ID] = true
 	}
 	in := digestInput{entries: out.Entries, skip: skip, previous: previous, total: total, budget: budget, focus: c.Focus, counter: c.Counter, model: c.Model}
+	// The summary grows by appending: the summary in the request stays byte
+	// for byte at the start of the new one, and a block for the messages
+	// compacted now follows it, so a provider's prompt cache keeps
+	// everything up to the end of the old summary. Only when the blocks
+	// outgrow the summary's budget are they consolidated into one digest
+	// (written to leave room for the blocks that follow).
+	base := ""
+	if prev, room, ok := appendable(previous, budget, c); ok {
+		base = prev
+		in.previous, in.block, in.budget = nil, true, min(room, blockBudget(budget))
+		out.Data.Appended = true
+	} else if len(previous) > 0 {
+		in.budget = consolidatedBudget(budget)
+	}
+	join := func(block string) string {
+		if base == "" {
+			return block
+		}
+		return base + "\n\n" + block
+	}
 	if c.Strategy == NameLLMSummary && c.Summarizer != nil {
 		text, err := llmSummary(ctx, c, in)
 		if err == nil {
-			out.Summary = text
+			out.Summary = join(text)
 			return out, nil
 		}
 		if ctx.Err() != nil {
@@ -266,10 +336,37 @@ func Compact(ctx context.Context, res *contextbuilder.Result, history []conversa
 		out.Data.SummaryError = "no summary model is available"
 	}
 	dg := buildDigest(in)
-	out.Summary = dg.text
+	out.Summary = join(dg.text)
 	out.Lines = len(dg.lines)
 	return out, nil
 }
+
+// appendable reports whether the one summary in the request can take a
+// block for the messages compacted now: it is a summary this package wrote
+// and the summary's budget has room for a block of at least minBlock
+// tokens. It returns the summary and the room left.
+func appendable(previous []string, budget int, c Config) (string, int, bool) {
+	if len(previous) != 1 || !strings.HasPrefix(previous[0], contextbuilder.ConversationSummaryPrefix) {
+		return "", 0, false
+	}
+	room := budget - c.Counter.Count(c.Model, previous[0]) - contextbuilder.MessageOverhead - 2
+	if room < minBlock(budget) {
+		return "", 0, false
+	}
+	return previous[0], room, true
+}
+
+// blockBudget is the most one appended block may take of the summary's
+// budget: a few blocks fit before the summary is consolidated.
+func blockBudget(budget int) int { return max(64, budget*2/5) }
+
+// minBlock is the least room a block needs; with less the summary is
+// consolidated.
+func minBlock(budget int) int { return max(48, budget/6) }
+
+// consolidatedBudget is what a consolidated summary may take: it leaves
+// room for blocks appended by the compactions that follow.
+func consolidatedBudget(budget int) int { return max(64, budget*3/5) }
 
 // carried returns the messages the compaction carries word for word: the
 // active pins (whether compacted now or still in the history, since their

@@ -5,14 +5,20 @@
 //
 // The order is build → compact → build, never truncate-then-compress: the
 // context builder builds the request with every history unit whole (its
-// Debug.Full* figures); when that is over the trigger (Config.Trigger, 80 %
+// Debug.Full* figures); when that is over the trigger (Config.Trigger, 90 %
 // of the token limit, or over a message/character cap) Plan picks the oldest
 // units before the newest user message — whole tool groups, never the newest
 // user message or the current tool loop — until the rebuilt request would be
-// at the target (50 %); Compact writes the summary that replaces them and the
-// summaries before it; the caller persists it (convlog.Store.Compact: the
+// at the landing size (Landing: the target, 60 %, lowered so that the next
+// turns have room before the trigger); Compact writes the summary that
+// replaces them; the caller persists it (convlog.Store.Compact: the
 // compacted marks, the "compaction" event, the summary message) and builds
 // again.
+//
+// The request stays cache-friendly: the summary grows by appending a block
+// for each compaction (the earlier summary's bytes stay at its start, so a
+// provider's prefix cache keeps them), and is consolidated into one digest
+// only when the blocks outgrow the summary's budget.
 //
 // Strategies: key-messages (the default, no LLM) writes an extractive digest
 // (digest.go); llm-summary asks the summary model for the same classes of

@@ -35,12 +35,14 @@ import (
 var sectionTitles = [...]string{
 	secRequire:  "Requirements and decisions:",
 	secFindings: "Errors and findings:",
+	secFiles:    "Files changed:",
 	secFacts:    "Facts, files and numbers:",
 }
 
 const (
 	secRequire = iota
 	secFindings
+	secFiles
 	secFacts
 )
 
@@ -54,6 +56,14 @@ const minLineScore = 3.0
 const (
 	keptBonus   = 1.0
 	rarityBonus = 1.0
+)
+
+// valueBonus is what a line stating a value gains in a tool's output or the
+// model's answer (isValueLine); concludingBonus what a line of the model's
+// text without tool calls gains (its answers and findings).
+const (
+	valueBonus      = 2.5
+	concludingBonus = 1.0
 )
 
 // shapePenalty is what each newer line of the same shape costs a line.
@@ -336,6 +346,9 @@ func messageText(e *conversation.Entry) string {
 	b.WriteString(text)
 	for _, tc := range e.ToolCalls {
 		args := tc.Function.Arguments
+		if trailText(tc.Function.Name, args) != "" {
+			continue // the artifact trail describes it (trailLines)
+		}
 		b.WriteString("\ncalls " + tc.Function.Name)
 		if p := jsonStringField(args, "path"); p != "" {
 			b.WriteString(" " + p)
@@ -461,9 +474,14 @@ func whoOf(e *conversation.Entry) string {
 // maxLinesPerMessage, the best), with order base.
 func candidates(e *conversation.Entry, focus *termSet, order int) []dline {
 	who := whoOf(e)
-	var out []dline
+	out := trailLines(e)
+	isTool := e.Role == conversation.RoleTool
+	// the model's own text without calls: its answers, findings and
+	// conclusions after a tool loop
+	concluding := e.Role == conversation.RoleAssistant && len(e.ToolCalls) == 0
 	splitLines(messageText(e), func(line string, inCode bool) {
-		if inCode || looksLikeCode(line) {
+		value := (isTool || concluding) && isValueLine(strings.TrimSpace(line))
+		if (inCode || looksLikeCode(line)) && !value {
 			keep := false
 			for _, m := range codeMarkers {
 				keep = keep || strings.Contains(line, m)
@@ -474,7 +492,15 @@ func candidates(e *conversation.Entry, focus *termSet, order int) []dline {
 		}
 		f := analyse(line, focus)
 		s := scoreOf(f, who)
-		if s < minLineScore-rarityBonus || !hasContent(f) {
+		if value {
+			// a setting, an error code, a failing test, a URL: what a tool's
+			// output or the model's answer establishes
+			s += valueBonus
+		}
+		if concluding && hasContent(f) {
+			s += concludingBonus
+		}
+		if s < minLineScore-rarityBonus || !(hasContent(f) || value) {
 			return // (rarity may still lift it to minLineScore)
 		}
 		out = append(out, dline{cite: contextbuilder.Cite(e.ID), who: who, text: clipLine(line), section: sectionOf(f, who), score: s})
@@ -573,7 +599,7 @@ func parseDigest(text string) parsedDigest {
 		if inTask {
 			inTask = false
 		}
-		if trim == "" || trim == llmBodyTitle || trim == truncatedTitle || strings.HasPrefix(trim, focusTitle) || isSectionTitle(trim) {
+		if trim == "" || trim == llmBodyTitle || trim == truncatedTitle || strings.HasPrefix(trim, focusTitle) || strings.HasPrefix(trim, blockTitle) || isSectionTitle(trim) {
 			continue
 		}
 		d := dline{who: whoSummary, text: trim}
@@ -626,6 +652,10 @@ type digestInput struct {
 	focus    string
 	counter  contextbuilder.Counter
 	model    string
+	// block: the digest is a block appended to the summary in the request
+	// (previous is empty): a block header instead of the summary's, and no
+	// task (the first block has it).
+	block bool
 }
 
 // digest is a written digest.
@@ -668,7 +698,7 @@ func buildDigest(in digestInput) digest {
 	// The task: the first user message, when no earlier digest has it.
 	tk := prevTask
 	taskID := ""
-	if tk == nil {
+	if tk == nil && !in.block {
 		for i := range in.entries {
 			e := &in.entries[i]
 			if e.Role == conversation.RoleUser && !e.IsMeta && strings.TrimSpace(e.Text()) != "" {
@@ -804,6 +834,9 @@ func buildDigest(in digestInput) digest {
 	all = uniq
 
 	header := renderHeader(in.total, in.focus, tk)
+	if in.block {
+		header = renderBlockHeader(in.entries, in.focus)
+	}
 	room := in.budget - count(header) - 4
 	ranked := make([]int, len(all))
 	for i := range ranked {
@@ -910,6 +943,23 @@ func renderHeader(total int, focus string, tk *task) string {
 				b.WriteString("\n> " + l)
 			}
 		}
+	}
+	return b.String()
+}
+
+// blockTitle starts the header of a block appended to a summary.
+const blockTitle = "Compacted after that:"
+
+// renderBlockHeader is the header of a block appended to a summary: the
+// messages it covers.
+func renderBlockHeader(entries []conversation.Entry, focus string) string {
+	var b strings.Builder
+	b.WriteString(blockTitle)
+	if len(entries) > 0 {
+		fmt.Fprintf(&b, " %d messages, %s to %s.", len(entries), contextbuilder.Cite(entries[0].ID), contextbuilder.Cite(entries[len(entries)-1].ID))
+	}
+	if f := strings.TrimSpace(focus); f != "" {
+		b.WriteString("\n" + focusTitle + " " + oneLineText(f))
 	}
 	return b.String()
 }

@@ -159,6 +159,9 @@ func llmSummary(ctx context.Context, c Config, in digestInput) (string, error) {
 		}
 	}
 	var tk *task
+	if in.block {
+		tk = &task{} // the first block has it
+	}
 	for _, p := range in.previous {
 		if t := parseDigest(p).task; t != nil {
 			tk = t
@@ -183,7 +186,12 @@ func llmSummary(ctx context.Context, c Config, in digestInput) (string, error) {
 	if tk != nil && count(tk.text) > min(in.budget/3, 2000) {
 		tk = &task{cite: tk.cite, text: clip(tk.text, in.budget/3*3), keyLines: true}
 	}
-	header := renderHeader(in.total, in.focus, tk) + "\n\n" + llmBodyTitle
+	var header string
+	if in.block {
+		header = renderBlockHeader(in.entries, in.focus) + "\n\n" + llmBodyTitle
+	} else {
+		header = renderHeader(in.total, in.focus, tk) + "\n\n" + llmBodyTitle
+	}
 	room := in.budget - count(header) - contextbuilder.MessageOverhead - 2
 	if room < 32 {
 		return "", errors.New("no room for a summary")

@@ -143,7 +143,7 @@ func Build(opts Options) (*Result, error) {
 		b.res.ToolNames = []string{}
 	}
 
-	parts, err := composeSystem(opts.Mode, opts.Agent, opts.Instructions, opts.ToolPolicy, b.res.ToolNames, opts.Skills.Registry)
+	parts, err := composeSystem(opts.Mode, opts.Agent, opts.Instructions, opts.Memory, opts.ToolPolicy, b.res.ToolNames, opts.Skills.Registry)
 	if err != nil {
 		return nil, err
 	}

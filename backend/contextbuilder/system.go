@@ -32,7 +32,7 @@ type systemPart struct {
 // banner, one system message each.
 // The run directive protocol is deliberately absent: it travels in the
 // RUN_DIRECTIVE user block of the run injector.
-func composeSystem(mode string, persona *Persona, instructions string, policy ToolPolicy, toolNames []string, skills string) ([]systemPart, error) {
+func composeSystem(mode string, persona *Persona, instructions string, memory []MemoryFile, policy ToolPolicy, toolNames []string, skills string) ([]systemPart, error) {
 	base := "system-base-rules-chat.md"
 	if mode == conversation.ModeRun {
 		base = "system-base-rules-run.md"
@@ -61,6 +61,12 @@ func composeSystem(mode string, persona *Persona, instructions string, policy To
 		if err := add("system prompt: conversation instructions", "conversation-instructions.md", in); err != nil {
 			return nil, err
 		}
+	}
+	for _, m := range memory {
+		if strings.TrimSpace(m.Text) == "" {
+			continue
+		}
+		parts = append(parts, systemPart{name: "project instructions: " + m.Path, text: memoryText(m)})
 	}
 	if skills = strings.TrimSpace(skills); skills != "" {
 		parts = append(parts, systemPart{name: "system prompt: skills", text: skills})
@@ -142,4 +148,16 @@ func personaView(p *Persona) personaData {
 	d.CriticalActions = nonEmpty(p.CriticalActions)
 	d.SystemPrompt = strings.TrimSpace(p.SystemPrompt)
 	return d
+}
+
+// memoryText is the system message of one project instruction file.
+func memoryText(m MemoryFile) string {
+	var b strings.Builder
+	b.WriteString(MemoryPrefix + "\n")
+	b.WriteString("The project's own instructions, from " + m.Path + ". Follow them in this project unless the user says otherwise.\n\n")
+	b.WriteString(strings.TrimRight(m.Text, "\n"))
+	if m.Truncated {
+		fmt.Fprintf(&b, "\n\n(The file is %d bytes; only its beginning is above. Read the rest with fs.read.)", m.Size)
+	}
+	return b.String()
 }

@@ -196,6 +196,10 @@ type Options struct {
 	// Instructions are the base instructions of a conversation created by
 	// another one (conv.create), sent as a section of the system prompt.
 	Instructions string
+	// Memory are the project's instruction files (AGENTS.md), a section of
+	// the system prompt in every mode, word for word: compaction never
+	// touches them.
+	Memory []MemoryFile
 	// ToolPolicy describes the enabled tools and limits.
 	ToolPolicy ToolPolicy
 	// ToolNames are the tool definitions sent with the request; when empty,
@@ -244,6 +248,21 @@ type Options struct {
 	// package doc.
 	Skills Skills
 }
+
+// MemoryFile is one of the project's instruction files as a request
+// carries it.
+type MemoryFile struct {
+	// Path is its alias path (@project/AGENTS.md).
+	Path string `json:"path"`
+	// Text is what the request carries: the file, or its first MaxBytes
+	// when Truncated.
+	Text      string `json:"text"`
+	Size      int64  `json:"size"`
+	Truncated bool   `json:"truncated,omitempty"`
+}
+
+// MemoryPrefix starts the system message of the project's instructions.
+const MemoryPrefix = "PROJECT_INSTRUCTIONS"
 
 // RecallItem is one compacted message brought back into a request.
 type RecallItem struct {

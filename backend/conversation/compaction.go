@@ -92,6 +92,10 @@ type CompactionData struct {
 	// SummaryError says why the configured summary failed and the digest
 	// was used instead.
 	SummaryError string `json:"summaryError,omitempty"`
+	// Appended is true when the summary is the one before with a block for
+	// the messages compacted now appended (its text starts with the earlier
+	// summary's, byte for byte); false when it was written whole.
+	Appended bool `json:"appended,omitempty"`
 	// Pinned are the messages carried word for word: active pins, runtime
 	// records and meta messages, in log order.
 	Pinned []Carried `json:"pinned"`

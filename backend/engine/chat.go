@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"crewagent/backend/contextbuilder"
 	"crewagent/backend/conversation"
 	"crewagent/backend/events"
 	"crewagent/backend/fsx"
@@ -48,6 +49,9 @@ type Options struct {
 	// catalog: none are listed to the model; the skills a log activated
 	// still apply). See skills.go.
 	Skills func() *skills.Catalog
+	// Memory returns the project's instruction files as they are now
+	// (AGENTS.md; nil: none), carried by every request word for word.
+	Memory func() []contextbuilder.MemoryFile
 }
 
 // ChatService runs chat and agent mode sends and the turns of workflow runs

@@ -171,10 +171,7 @@ func (c *contexter) compact(ctx context.Context, res *contextbuilder.Result, rea
 	data.Skills = s.skillsSnapshot(c.p)
 	data.Mode, data.RunID, data.WorkflowID = c.mode, c.runID, c.workflowID
 	data.TokensBefore = res.Debug.FullTokens
-	data.Target = int(cfg.Target * float64(c.limit))
-	if data.Target == 0 {
-		data.Target = int(compression.DefaultTarget * float64(c.limit))
-	}
+	data.Target = compression.LandingOf(res, saved, cfg)
 	raw, _ := json.Marshal(data) // plain values: cannot fail
 	event.Data = raw
 	c.p.history = append(h, event, summary)

@@ -144,7 +144,10 @@ func TestCompactionPersistedAndResumedAfterRestart(t *testing.T) {
 // Pinned messages stay in every request, through several compactions, and
 // leave once unpinned.
 func TestPinsSurviveCompactions(t *testing.T) {
-	f := newFixture(t, smallBudget(5000))
+	f := newFixture(t, func(s *settings.Settings) {
+		smallBudget(5000)(s)
+		s.Context.TriggerThreshold, s.Context.TargetAfterCompression = 0.8, 0.5
+	})
 	convID := f.create()
 	f.seed(convID, 4, 20)
 	pinned := &conversation.Entry{Role: conversation.RoleAssistant, Content: conversation.Str("The release checklist: tag, changelog, smoke test on staging-7, then announce in #launch.")}
@@ -348,6 +351,7 @@ func TestThresholdCompactionLandsNearTheTarget(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t, func(s *settings.Settings) {
 				smallBudget(tt.limit)(s)
+				s.Context.TriggerThreshold = 0.8
 				s.Context.TargetAfterCompression = tt.target
 			})
 			convID := f.create()

@@ -45,6 +45,8 @@ type prepared struct {
 	turnStart string
 	// instructions are those of a conversation created by another one.
 	instructions *conversation.Instructions
+	// memory are the project's instruction files, read once per send.
+	memory []contextbuilder.MemoryFile
 }
 
 // prepare loads the history of convID and sets up the request of mode.
@@ -82,7 +84,7 @@ type logSizer interface {
 // frame sets up the request of mode without its history: tools, persona,
 // budget.
 func (s *ChatService) frame(convID, mode string, agent *Agent, st settings.Settings) (*prepared, error) {
-	p := &prepared{st: st, mode: mode, agent: agent, model: st.LLM.Model, budget: budgetOf(st.Context)}
+	p := &prepared{st: st, mode: mode, agent: agent, model: st.LLM.Model, budget: budgetOf(st.Context), memory: s.memory()}
 	policy := systemPolicy(st.Tools).Normalized()
 	if agent != nil {
 		policy = tools.Merge(systemPolicy(st.Tools), agent.Tools)
@@ -111,12 +113,20 @@ func (s *ChatService) frame(convID, mode string, agent *Agent, st settings.Setti
 // prepareRun sets up the run-mode request of convID with the run's persona,
 // blocks and tool host.
 func (s *ChatService) prepareRun(convID string, run *RunSetup, st settings.Settings) (*prepared, error) {
-	p := &prepared{st: st, mode: conversation.ModeRun, model: st.LLM.Model, budget: budgetOf(st.Context)}
+	p := &prepared{st: st, mode: conversation.ModeRun, model: st.LLM.Model, budget: budgetOf(st.Context), memory: s.memory()}
 	s.useRun(p, run)
 	if err := s.loadInto(p, convID); err != nil {
 		return nil, err
 	}
 	return p, nil
+}
+
+// memory returns the project's instruction files (Options.Memory).
+func (s *ChatService) memory() []contextbuilder.MemoryFile {
+	if s.opts.Memory == nil {
+		return nil
+	}
+	return s.opts.Memory()
 }
 
 // useRun makes setup the frame of p's requests: persona, run blocks, tools.
@@ -156,6 +166,7 @@ func (s *ChatService) options(p *prepared) contextbuilder.Options {
 		Model:        p.model,
 		Agent:        p.persona,
 		Instructions: instructionsText(p.instructions),
+		Memory:       p.memory,
 		Run:          p.run,
 		TurnStart:    p.turnStart,
 		// Results of earlier turns enter as stubs when the setting is off.

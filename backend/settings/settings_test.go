@@ -47,8 +47,8 @@ func TestDefaults(t *testing.T) {
 		"llm.embeddingsModel":                 {d.LLM.EmbeddingsModel, ""},
 		"context.tokenBudget":                 {d.Context.TokenBudget, 128000},
 		"context.reserveForResponse":          {d.Context.ReserveForResponse, 8192},
-		"context.triggerThreshold":            {d.Context.TriggerThreshold, 0.8},
-		"context.targetAfterCompression":      {d.Context.TargetAfterCompression, 0.5},
+		"context.triggerThreshold":            {d.Context.TriggerThreshold, 0.9},
+		"context.targetAfterCompression":      {d.Context.TargetAfterCompression, 0.6},
 		"context.compressionStrategy":         {d.Context.CompressionStrategy, "key-messages"},
 		"context.includeToolResultsInContext": {d.Context.IncludeToolResultsInContext, true},
 		"tools.fs.enabled":                    {d.Tools.FS.Enabled, true},
@@ -342,7 +342,7 @@ func TestValidate(t *testing.T) {
 		{"trigger 1", func(s *Settings) { s.Context.TriggerThreshold = 1 }, []string{"context.triggerThreshold"}},
 		{"target 0", func(s *Settings) { s.Context.TargetAfterCompression = 0 }, []string{"context.targetAfterCompression"}},
 		{"target above trigger", func(s *Settings) { s.Context.TargetAfterCompression = 0.9 }, []string{"context.targetAfterCompression"}},
-		{"target equals trigger", func(s *Settings) { s.Context.TargetAfterCompression = 0.8 }, []string{"context.targetAfterCompression"}},
+		{"target equals trigger", func(s *Settings) { s.Context.TargetAfterCompression = 0.9 }, []string{"context.targetAfterCompression"}},
 		{"strategy", func(s *Settings) { s.Context.CompressionStrategy = "magic" }, []string{"context.compressionStrategy"}},
 		{"limits", func(s *Settings) {
 			s.Context.MaxMessages, s.Context.MaxChars, s.Tools.FS.MaxReadBytes, s.Tools.FS.MaxWriteBytes, s.Engine.MaxTurns = -1, -1, 0, -1, 0
@@ -486,7 +486,7 @@ func TestUpdateRejectsInvalid(t *testing.T) {
 	if err := st.Update(in); errs.CodeOf(err) != CodeInvalid {
 		t.Fatalf("err = %v", err)
 	}
-	if st.File().Context.TriggerThreshold != 0.8 {
+	if st.File().Context.TriggerThreshold != 0.9 {
 		t.Error("store changed after a rejected update")
 	}
 }

@@ -1,0 +1,285 @@
+package compression
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"crewagent/backend/contextbuilder"
+	"crewagent/backend/conversation"
+)
+
+// The artifact trail: what the agent did to the project's files, read from
+// the arguments of its own tool calls (not from their results, which only
+// say that something was written). Each change is one digest line in the
+// "Files changed" section: the tool's verb, the path, the size, and the
+// lines of the written text that carry values (settings, names, figures),
+// so "the config now says port 6851" survives although only a write's
+// arguments ever held it.
+
+// trailScore is the score of a file-change line: above the lines of plain
+// chatter, below the user's requirements.
+const trailScore = 6.0
+
+// maxTrailValues is how many value lines of a written text a trail line
+// quotes.
+const maxTrailValues = 4
+
+// trailLines returns the file-change lines of an assistant message's tool
+// calls.
+func trailLines(e *conversation.Entry) []dline {
+	var out []dline
+	for _, tc := range e.ToolCalls {
+		text := trailText(tc.Function.Name, tc.Function.Arguments)
+		if text == "" {
+			continue
+		}
+		out = append(out, dline{cite: contextbuilder.Cite(e.ID), who: conversation.RoleAssistant, text: clipTrail(text), section: secFiles, score: trailScore})
+	}
+	return out
+}
+
+// clipTrail shortens a trail line to twice a digest line's length (it
+// carries a path and several values).
+func clipTrail(s string) string {
+	if utf8.RuneCountInString(s) <= 2*maxLineRunes {
+		return s
+	}
+	return headRunes(s, 2*maxLineRunes-1) + "…"
+}
+
+// trailText describes one tool call that changes files ("" for one that
+// does not).
+func trailText(name, args string) string {
+	var a map[string]json.RawMessage
+	if json.Unmarshal([]byte(args), &a) != nil {
+		return ""
+	}
+	str := func(k string) string {
+		var s string
+		if raw, ok := a[k]; ok && json.Unmarshal(raw, &s) == nil {
+			return s
+		}
+		return ""
+	}
+	path := str("path")
+	base := name
+	if i := strings.LastIndexAny(base, "._"); i >= 0 && strings.HasPrefix(base, "mcp__") {
+		base = base[i+1:]
+	}
+	switch {
+	case name == "fs.write" || name == "fs_write":
+		content := str("content")
+		if path == "" {
+			return ""
+		}
+		lines := strings.Count(content, "\n")
+		if content != "" && !strings.HasSuffix(content, "\n") {
+			lines++
+		}
+		s := fmt.Sprintf("wrote %s (%d lines)", path, lines)
+		if v := valueLines(content); len(v) > 0 {
+			s += ": " + strings.Join(v, "; ")
+		}
+		return s
+	case name == "fs.apply_patch" || name == "fs_apply_patch":
+		if path == "" {
+			return ""
+		}
+		s := "updated " + path
+		if kv := flatUpdate(a["update"]); kv != "" {
+			s += ": " + kv
+		}
+		return s
+	case name == "shell.run" || name == "shell_run":
+		if c := strings.TrimSpace(str("command")); c != "" {
+			return "ran `" + oneLineText(c) + "`"
+		}
+		return ""
+	}
+	low := strings.ToLower(base)
+	verb := ""
+	for _, v := range []string{"write", "create", "edit", "patch", "replace", "move", "rename", "delete", "remove", "mkdir"} {
+		if strings.Contains(low, v) {
+			verb = v
+			break
+		}
+	}
+	if verb == "" {
+		return ""
+	}
+	target := path
+	for _, k := range []string{"destination", "target", "to", "newPath", "new_path"} {
+		if d := str(k); d != "" {
+			target = strings.TrimSpace(path + " → " + d)
+			break
+		}
+	}
+	if target == "" {
+		for _, k := range []string{"file", "filePath", "file_path", "source"} {
+			if target = str(k); target != "" {
+				break
+			}
+		}
+	}
+	if target == "" {
+		return ""
+	}
+	s := name + " " + target
+	for _, k := range []string{"content", "text", "newText", "new_string", "edits"} {
+		if v := valueLines(str(k)); len(v) > 0 {
+			s += ": " + strings.Join(v, "; ")
+			break
+		}
+	}
+	return s
+}
+
+// flatUpdate renders an fs.apply_patch update as key → value pairs.
+func flatUpdate(raw json.RawMessage) string {
+	var u map[string]map[string]json.RawMessage
+	if len(raw) == 0 || json.Unmarshal(raw, &u) != nil {
+		return ""
+	}
+	keys := make([]string, 0, len(u))
+	for k := range u {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var parts []string
+	for _, k := range keys {
+		for op, v := range u[k] {
+			val := oneLineText(string(v))
+			if utf8.RuneCountInString(val) > 80 {
+				val = headRunes(val, 79) + "…"
+			}
+			parts = append(parts, k+" "+op+" "+val)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// valueLines returns the lines of a written text that carry values, best
+// first up to maxTrailValues, in their order: "key: value" and "key = value"
+// lines, lines with figures, names or paths.
+func valueLines(text string) []string {
+	if strings.TrimSpace(text) == "" {
+		return nil
+	}
+	type cand struct {
+		text  string
+		score float64
+		order int
+	}
+	var cands []cand
+	n := 0
+	for _, line := range strings.Split(text, "\n") {
+		n++
+		if n > 2000 {
+			break
+		}
+		t := strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), "-*#>/ "))
+		if t == "" || utf8.RuneCountInString(t) > 160 {
+			continue
+		}
+		f := analyse(t, nil)
+		s := 0.0
+		if isValueLine(t) {
+			s += 3
+		}
+		if f.numberCtx {
+			s += 2
+		}
+		if f.name {
+			s += 1
+		}
+		if f.path {
+			s += 1
+		}
+		if f.requirement || f.decision || f.role {
+			s += 2
+		}
+		if s < 2 {
+			continue
+		}
+		cands = append(cands, cand{text: t, score: s, order: len(cands)})
+	}
+	slices.SortStableFunc(cands, func(a, b cand) int { return cmp.Compare(b.score, a.score) })
+	if len(cands) > maxTrailValues {
+		cands = cands[:maxTrailValues]
+	}
+	slices.SortFunc(cands, func(a, b cand) int { return cmp.Compare(a.order, b.order) })
+	out := make([]string, len(cands))
+	for i, c := range cands {
+		out[i] = "`" + c.text + "`"
+	}
+	return out
+}
+
+// isValueLine reports whether a line states a value: "key: value" or
+// "key = value" with a short key, an error code, a failing test, a URL or a
+// version.
+func isValueLine(t string) bool {
+	if i := strings.IndexAny(t, ":="); i > 0 && i <= 48 {
+		key := strings.TrimSpace(t[:i])
+		val := strings.TrimSpace(strings.TrimLeft(t[i+1:], "= "))
+		if key != "" && val != "" && !strings.HasPrefix(val, "//") && utf8.RuneCountInString(val) <= 120 && keyLike(key) {
+			return true
+		}
+	}
+	if strings.Contains(t, "://") || strings.Contains(t, "FAIL") || strings.Contains(t, "Error:") || strings.Contains(t, "error:") {
+		return true
+	}
+	return hasErrorCode(t)
+}
+
+// keyLike reports whether s looks like the key of a setting: words,
+// dots, dashes and underscores, at most four words.
+func keyLike(s string) bool {
+	s = strings.Trim(s, `"' `)
+	if s == "" || strings.Count(s, " ") > 3 || s[0] >= '0' && s[0] <= '9' {
+		return false
+	}
+	for _, r := range s {
+		switch {
+		case r == '.' || r == '-' || r == '_' || r == ' ' || r == '"' || r == '\'' || r == '[' || r == ']':
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+		case r >= utf8.RuneSelf && isCJK(r):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// hasErrorCode reports whether t holds an identifier shaped like an error
+// code: upper-case words joined by underscores (E_NOT_FOUND,
+// ERR_TIMEOUT_2) or a letter and three digits or more (E1042).
+func hasErrorCode(t string) bool {
+	for _, w := range strings.FieldsFunc(t, func(r rune) bool {
+		return !(r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r >= 'a' && r <= 'z')
+	}) {
+		if len(w) < 4 || strings.ToUpper(w) != w {
+			continue
+		}
+		if strings.Contains(w, "_") && !strings.HasPrefix(w, "_") && !strings.HasSuffix(w, "_") && w[0] >= 'A' && w[0] <= 'Z' {
+			return true
+		}
+		if w[0] >= 'A' && w[0] <= 'Z' && len(w) >= 4 && allDigits(w[1:]) {
+			return true
+		}
+	}
+	return false
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}

@@ -1,0 +1,113 @@
+// Package memory reads a project's instruction files — AGENTS.md at the
+// project root, or CLAUDE.md when there is no AGENTS.md — which every
+// request of every mode carries word for word (contextbuilder.MemoryFile).
+package memory
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"crewagent/backend/contextbuilder"
+)
+
+// Names are the files read, in order of preference: the first that exists
+// is the project's instructions.
+var Names = []string{"AGENTS.md", "CLAUDE.md"}
+
+// MaxBytes is the most of a file a request carries; a longer file is cut
+// at a line end before it, and the request says so.
+const MaxBytes = 64 << 10
+
+// Reader reads a project's instruction files, again only when one changed
+// on disk (its size or modification time).
+type Reader struct {
+	root string
+
+	mu    sync.Mutex
+	stamp stamp
+	files []contextbuilder.MemoryFile
+}
+
+type stamp struct {
+	name  string
+	size  int64
+	mtime time.Time
+}
+
+// New returns the reader of the project at root.
+func New(root string) *Reader { return &Reader{root: root} }
+
+// Files returns the instruction files as they are now (none when the
+// project has none or they cannot be read).
+func (r *Reader) Files() []contextbuilder.MemoryFile {
+	if r == nil || r.root == "" {
+		return nil
+	}
+	root, err := os.OpenRoot(r.root)
+	if err != nil {
+		return nil
+	}
+	defer root.Close()
+	for _, name := range Names {
+		fi, err := root.Stat(name)
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		st := stamp{name: name, size: fi.Size(), mtime: fi.ModTime()}
+		r.mu.Lock()
+		if r.stamp == st && r.files != nil {
+			out := r.files
+			r.mu.Unlock()
+			return out
+		}
+		r.mu.Unlock()
+		f, err := read(root, name, fi.Size())
+		if err != nil {
+			continue
+		}
+		files := []contextbuilder.MemoryFile{f}
+		r.mu.Lock()
+		r.stamp, r.files = st, files
+		r.mu.Unlock()
+		return files
+	}
+	r.mu.Lock()
+	r.stamp, r.files = stamp{}, nil
+	r.mu.Unlock()
+	return nil
+}
+
+// read reads name beneath root, at most MaxBytes of it (cut at the last
+// line end before the limit).
+func read(root *os.Root, name string, size int64) (contextbuilder.MemoryFile, error) {
+	f, err := root.Open(name)
+	if err != nil {
+		return contextbuilder.MemoryFile{}, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxBytes+1))
+	if err != nil {
+		return contextbuilder.MemoryFile{}, err
+	}
+	out := contextbuilder.MemoryFile{Path: "@project/" + name, Size: size}
+	if len(data) > MaxBytes {
+		data = data[:MaxBytes]
+		for i := len(data) - 1; i > MaxBytes/2; i-- {
+			if data[i] == '\n' {
+				data = data[:i+1]
+				break
+			}
+		}
+		out.Truncated = true
+	}
+	if bytes.IndexByte(data, 0) >= 0 {
+		return contextbuilder.MemoryFile{}, errors.New("not a text file")
+	}
+	out.Text = strings.ToValidUTF8(string(data), "\uFFFD")
+	return out, nil
+}
