@@ -307,9 +307,13 @@ func Compact(ctx context.Context, res *contextbuilder.Result, history []conversa
 	// outgrow the summary's budget are they consolidated into one digest
 	// (written to leave room for the blocks that follow).
 	base := ""
+	spanTokens := 0
+	for _, s := range spans {
+		spanTokens += s.Tokens
+	}
 	if prev, room, ok := appendable(previous, budget, c); ok {
 		base = prev
-		in.previous, in.block, in.budget = nil, true, min(room, blockBudget(budget))
+		in.previous, in.block, in.budget = nil, true, min(room, blockBudget(budget, spanTokens))
 		out.Data.Appended = true
 	} else if len(previous) > 0 {
 		in.budget = consolidatedBudget(budget)
@@ -357,16 +361,20 @@ func appendable(previous []string, budget int, c Config) (string, int, bool) {
 }
 
 // blockBudget is the most one appended block may take of the summary's
-// budget: a few blocks fit before the summary is consolidated.
-func blockBudget(budget int) int { return max(64, budget*2/5) }
+// budget for messages of spanTokens: a fifth of what it replaces, at least
+// minBlock and at most two fifths of the budget, so several blocks fit
+// before the summary is consolidated.
+func blockBudget(budget, spanTokens int) int {
+	return max(minBlock(budget), min(budget*2/5, spanTokens/5))
+}
 
 // minBlock is the least room a block needs; with less the summary is
 // consolidated.
-func minBlock(budget int) int { return max(48, budget/6) }
+func minBlock(budget int) int { return max(48, budget/8) }
 
 // consolidatedBudget is what a consolidated summary may take: it leaves
 // room for blocks appended by the compactions that follow.
-func consolidatedBudget(budget int) int { return max(64, budget*3/5) }
+func consolidatedBudget(budget int) int { return max(64, budget/2) }
 
 // carried returns the messages the compaction carries word for word: the
 // active pins (whether compacted now or still in the history, since their

@@ -15,6 +15,7 @@ import (
 	"crewagent/backend/events"
 	"crewagent/backend/llm"
 	"crewagent/backend/llm/fakellm"
+	"crewagent/backend/memory"
 	"crewagent/backend/settings"
 	"crewagent/backend/tokens"
 	"crewagent/backend/tools"
@@ -87,7 +88,7 @@ func (f *fixture) open() {
 		rec.Emit(events.ConversationChanged, ChangeEvent{ConversationID: id, Kind: kind})
 	})
 	svc, err := New(Options{Store: published, Settings: StaticSettings(f.st), LLM: testLLM, Tools: hosts, Counter: counter,
-		Emitter: f.rec, Agents: f.agents})
+		Emitter: f.rec, Agents: f.agents, Memory: memory.New(f.root).Files})
 	if err != nil {
 		f.t.Fatal(err)
 	}

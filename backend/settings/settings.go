@@ -145,7 +145,7 @@ func Defaults() Settings {
 			CompressionStrategy:         StrategyKeyMessages,
 			IncludeToolResultsInContext: true,
 			SummaryShare:                0.25,
-			RecallShare:                 0.15,
+			RecallShare:                 0.05,
 		},
 		Tools: Tools{
 			FS:  FSTools{Enabled: true, MaxReadBytes: 524288, MaxWriteBytes: 2097152},
