@@ -67,8 +67,8 @@ func trailText(name, args string) string {
 	}
 	path := str("path")
 	base := name
-	if i := strings.LastIndexAny(base, "._"); i >= 0 && strings.HasPrefix(base, "mcp__") {
-		base = base[i+1:]
+	if i := strings.LastIndex(base, "__"); i >= 0 && strings.HasPrefix(base, "mcp__") {
+		base = base[i+2:]
 	}
 	switch {
 	case name == "fs.write" || name == "fs_write":
@@ -112,17 +112,16 @@ func trailText(name, args string) string {
 		return ""
 	}
 	target := path
-	for _, k := range []string{"destination", "target", "to", "newPath", "new_path"} {
-		if d := str(k); d != "" {
-			target = strings.TrimSpace(path + " → " + d)
+	for _, k := range []string{"source", "file", "filePath", "file_path", "from"} {
+		if target != "" {
 			break
 		}
+		target = str(k)
 	}
-	if target == "" {
-		for _, k := range []string{"file", "filePath", "file_path", "source"} {
-			if target = str(k); target != "" {
-				break
-			}
+	for _, k := range []string{"destination", "target", "to", "newPath", "new_path"} {
+		if d := str(k); d != "" {
+			target = strings.TrimSpace(target + " → " + d)
+			break
 		}
 	}
 	if target == "" {
@@ -226,7 +225,8 @@ func isValueLine(t string) bool {
 	if i := strings.IndexAny(t, ":="); i > 0 && i <= 48 {
 		key := strings.TrimSpace(t[:i])
 		val := strings.TrimSpace(strings.TrimLeft(t[i+1:], "= "))
-		if key != "" && val != "" && !strings.HasPrefix(val, "//") && utf8.RuneCountInString(val) <= 120 && keyLike(key) {
+		if key != "" && val != "" && !strings.HasPrefix(val, "//") && utf8.RuneCountInString(val) <= 120 && keyLike(key) &&
+			(!strings.Contains(key, " ") || strings.ContainsAny(val, "0123456789")) {
 			return true
 		}
 	}
@@ -240,7 +240,7 @@ func isValueLine(t string) bool {
 // dots, dashes and underscores, at most four words.
 func keyLike(s string) bool {
 	s = strings.Trim(s, `"' `)
-	if s == "" || strings.Count(s, " ") > 3 || s[0] >= '0' && s[0] <= '9' {
+	if s == "" || strings.Count(s, " ") > 2 || s[0] >= '0' && s[0] <= '9' {
 		return false
 	}
 	for _, r := range s {
