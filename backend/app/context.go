@@ -2,9 +2,12 @@ package app
 
 import (
 	"context"
+	"errors"
 
 	"crewagent/backend/conversation"
 	"crewagent/backend/engine"
+	"crewagent/backend/errs"
+	"crewagent/backend/memory"
 )
 
 // ExplainRequest asks what the next request of a conversation would send and
@@ -84,4 +87,32 @@ func (ws *Workspace) runSetupIfRun(conversationID, mode string) (*engine.RunSetu
 		return nil, err
 	}
 	return &engine.RunSetup{AgentID: setup.AgentID, Persona: setup.Persona, Injector: setup.Injector, Tools: setup.Tools}, nil
+}
+
+// ProjectInstructions returns the project's instruction file (AGENTS.md,
+// or CLAUDE.md when there is only that), which every request carries.
+func (ws *Workspace) ProjectInstructions() (memory.File, error) {
+	f, err := ws.memory.File()
+	if err != nil {
+		return f, instructionsError(err)
+	}
+	return f, nil
+}
+
+// SaveProjectInstructions writes the project's instruction file; the next
+// request carries the new text.
+func (ws *Workspace) SaveProjectInstructions(text string) (memory.File, error) {
+	f, err := ws.memory.Save(text)
+	if err != nil {
+		return f, instructionsError(err)
+	}
+	return f, nil
+}
+
+func instructionsError(err error) error {
+	switch {
+	case errors.Is(err, memory.ErrTooLarge), errors.Is(err, memory.ErrNotAFile):
+		return errs.Wrap(errs.InvalidArgument, err, err.Error())
+	}
+	return errs.Wrap(errs.ProjectIO, err, "the project instructions could not be read or written: "+err.Error())
 }

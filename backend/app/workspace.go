@@ -61,6 +61,8 @@ type Workspace struct {
 	chains chains
 	// skills are the project's skills (found, watched in the window).
 	skills *skillSet
+	// memory reads the project's instruction files (AGENTS.md).
+	memory *memory.Reader
 }
 
 // Open opens the project folder root of the runtime home home with a
@@ -127,6 +129,7 @@ func (rt *Runtime) OpenProject(p *project.Project, o OpenOptions) (*Workspace, e
 	ws.roots.Skills = ws.skillDir
 	ws.providers = append(ws.providers, ws.skillProviders)
 	ws.sandbox = tools.NewSandbox(ws.roots)
+	ws.memory = memory.New(p.Root)
 	ws.openMCP(o)
 	ws.engine, err = engine.New(engine.Options{
 		Store:    ws.store,
@@ -138,7 +141,7 @@ func (rt *Runtime) OpenProject(p *project.Project, o OpenOptions) (*Workspace, e
 		Agents:   ws.agents(),
 		Tasks:    ws.tasks,
 		Skills:   ws.SkillCatalog,
-		Memory:   memory.New(p.Root).Files,
+		Memory:   ws.memory.Files,
 	})
 	if err != nil {
 		ws.mcp.close()

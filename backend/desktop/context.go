@@ -5,6 +5,7 @@ import (
 
 	"crewagent/backend/app"
 	"crewagent/backend/engine"
+	"crewagent/backend/memory"
 )
 
 // Context compacts conversations and pins their messages (bridge/context.ts).
@@ -27,4 +28,15 @@ func (x *Context) Pin(conversationID, messageID string) error {
 // Unpin removes a message's pin.
 func (x *Context) Unpin(conversationID, messageID string) error {
 	return currentDo(x.s, func(ws *app.Workspace) error { return ws.UnpinMessage(conversationID, messageID) })
+}
+
+// Instructions returns the project's instruction file (AGENTS.md), which
+// every request carries.
+func (x *Context) Instructions() (memory.File, error) {
+	return current(x.s, func(ws *app.Workspace) (memory.File, error) { return ws.ProjectInstructions() })
+}
+
+// SaveInstructions writes the project's instruction file.
+func (x *Context) SaveInstructions(text string) (memory.File, error) {
+	return current(x.s, func(ws *app.Workspace) (memory.File, error) { return ws.SaveProjectInstructions(text) })
 }

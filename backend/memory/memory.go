@@ -8,6 +8,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -110,4 +111,92 @@ func read(root *os.Root, name string, size int64) (contextbuilder.MemoryFile, er
 	}
 	out.Text = strings.ToValidUTF8(string(data), "\uFFFD")
 	return out, nil
+}
+
+// File is the project's instruction file as the window edits it.
+type File struct {
+	// Name is the file's name (AGENTS.md, or CLAUDE.md when the project
+	// has only that); Path its alias path.
+	Name string `json:"name"`
+	Path string `json:"path"`
+	// Exists is false when the project has none yet (Name is then the
+	// one a save creates).
+	Exists bool   `json:"exists"`
+	Text   string `json:"text"`
+	Size   int64  `json:"size"`
+	// Truncated: the file is longer than MaxBytes; requests carry its
+	// beginning and the window cannot edit it.
+	Truncated bool `json:"truncated,omitempty"`
+}
+
+// ErrTooLarge refuses a text over MaxBytes.
+var ErrTooLarge = errors.New("the project instructions are larger than 64 KiB; shorten them")
+
+// ErrNotAFile refuses to edit an instruction file that is not a regular
+// file of the project (a symbolic link, a folder).
+var ErrNotAFile = errors.New("the project instructions are not a regular file of the project folder")
+
+// File returns the project's instruction file (the one requests carry).
+func (r *Reader) File() (File, error) {
+	root, err := os.OpenRoot(r.root)
+	if err != nil {
+		return File{}, err
+	}
+	defer root.Close()
+	for _, name := range Names {
+		fi, err := root.Lstat(name)
+		if err != nil {
+			continue
+		}
+		if !fi.Mode().IsRegular() {
+			return File{Name: name, Path: "@project/" + name, Exists: true}, ErrNotAFile
+		}
+		m, err := read(root, name, fi.Size())
+		if err != nil {
+			return File{}, err
+		}
+		return File{Name: name, Path: m.Path, Exists: true, Text: m.Text, Size: m.Size, Truncated: m.Truncated}, nil
+	}
+	return File{Name: Names[0], Path: "@project/" + Names[0]}, nil
+}
+
+// Save writes text as the project's instruction file (the one that exists,
+// else AGENTS.md), atomically, beneath the project folder. An empty text
+// is saved as an empty file.
+func (r *Reader) Save(text string) (File, error) {
+	if len(text) > MaxBytes {
+		return File{}, ErrTooLarge
+	}
+	cur, err := r.File()
+	if err != nil {
+		return File{}, err
+	}
+	if cur.Truncated {
+		return File{}, ErrTooLarge
+	}
+	root, err := os.OpenRoot(r.root)
+	if err != nil {
+		return File{}, err
+	}
+	defer root.Close()
+	tmp := "." + cur.Name + ".tmp-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return File{}, err
+	}
+	_, werr := f.WriteString(text)
+	if werr == nil {
+		werr = f.Sync()
+	}
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = root.Rename(tmp, cur.Name)
+	}
+	if werr != nil {
+		_ = root.Remove(tmp)
+		return File{}, werr
+	}
+	return r.File()
 }

@@ -50,7 +50,7 @@ export { BridgeError, ErrorCodes, toBridgeError, type ErrorCode } from './errors
 export { Codes } from './codes.gen'
 export { EventNames, subscribeAll } from './events'
 export { safeExternalURL } from './system'
-export type { CompactResult, CompactionView, ContextApi, PinnedView, StepView } from './context'
+export type { CompactResult, CompactionView, ContextApi, InstructionsFile, PinnedView, StepView } from './context'
 export type { AgentInfo, AgentList, ChatApi, ContextPreview, EditRequest, Mode, PreviewDecision, PreviewMessage, RegenerateRequest, SendRequest } from './chat'
 export type {
   BranchView,

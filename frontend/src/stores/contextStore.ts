@@ -1,4 +1,4 @@
-import type { Bridge, BridgeError, CompactResult } from '../bridge'
+import type { Bridge, BridgeError, CompactResult, InstructionsFile } from '../bridge'
 import { toBridgeError } from '../bridge'
 import type { ChatStore } from './chatStore'
 import { createStore, type Store } from './store'
@@ -18,6 +18,12 @@ export interface ContextState {
   /** The message whose pin is being changed. */
   pinning: string | null
   error: BridgeError | null
+  /** The project's instruction file (null until loaded). */
+  instructions: InstructionsFile | null
+  /** A save of it is in progress. */
+  savingInstructions: boolean
+  /** Why the last load or save of it failed. */
+  instructionsError: BridgeError | null
 }
 
 export interface ContextActions {
@@ -28,6 +34,10 @@ export interface ContextActions {
   setPinned(messageId: string, pinned: boolean): Promise<boolean>
   dismissLast(): void
   dismissError(): void
+  /** Reads the project's instruction file (AGENTS.md). */
+  loadInstructions(): Promise<InstructionsFile | null>
+  /** Writes it; true when saved (the next request carries it). */
+  saveInstructions(text: string): Promise<boolean>
 }
 
 export type ContextStore = Store<ContextState> & { actions: ContextActions }
@@ -37,7 +47,7 @@ export type ContextStore = Store<ContextState> & { actions: ContextActions }
  * conversation as it follows changes; the meter gets its number from the
  * usage the app sends after the compaction. */
 export function createContextStore(bridge: Pick<Bridge, 'context'>, chat: ChatStore): ContextStore {
-  const store = createStore<ContextState>({ compacting: null, last: null, pinning: null, error: null })
+  const store = createStore<ContextState>({ compacting: null, last: null, pinning: null, error: null, instructions: null, savingInstructions: false, instructionsError: null })
   const actions: ContextActions = {
     async compact(focus) {
       const id = chat.getState().conversationId
@@ -76,6 +86,31 @@ export function createContextStore(bridge: Pick<Bridge, 'context'>, chat: ChatSt
 
     dismissError() {
       store.setState({ error: null })
+    },
+
+    async loadInstructions() {
+      try {
+        const instructions = await bridge.context.instructions()
+        store.setState({ instructions, instructionsError: null })
+        return instructions
+      } catch (e) {
+        store.setState({ instructionsError: toBridgeError(e) })
+        return null
+      }
+    },
+
+    async saveInstructions(text) {
+      if (store.getState().savingInstructions) return false
+      store.setState({ savingInstructions: true, instructionsError: null })
+      try {
+        const instructions = await bridge.context.saveInstructions(text)
+        store.setState({ instructions, savingInstructions: false })
+        if (chat.getState().conversationId) void chat.actions.loadPreview()
+        return true
+      } catch (e) {
+        store.setState({ savingInstructions: false, instructionsError: toBridgeError(e) })
+        return false
+      }
     },
   }
   return Object.assign(store, { actions })

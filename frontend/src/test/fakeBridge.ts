@@ -226,6 +226,7 @@ export function createFakeBridge(
     (id, ...entries) => conv(id).entries.push(...entries.map(withView)),
     (id) => handlers.get('conversation:changed')?.forEach((h) => h({ conversationId: id, kind: 'updated' })),
   )
+  let instructions = { name: 'AGENTS.md', path: '@project/AGENTS.md', exists: false, text: '', size: 0 }
   const compactions: { conversationId: string; focus: string }[] = []
 
   const bridge: Bridge = {
@@ -580,6 +581,13 @@ export function createFakeBridge(
         const c = conv(id)
         c.entries = c.entries.map((e) => (e.id === messageId ? { ...e, view: { ...(e.view ?? { kind: 'user' }), pinned: false } } : e))
         c.entries.push({ type: 'evt', id: newId('evt'), createdAt: stamp(), event: 'unpin', ref_msg_id: messageId, view: { kind: 'event' } })
+      }),
+      // The project's AGENTS.md, as backend/memory reads and writes it.
+      instructions: vi.fn(async () => ({ ...instructions })),
+      saveInstructions: vi.fn(async (text: string) => {
+        if (text.length > 65536) throw new BridgeError('E_INVALID_ARGUMENT', 'the project instructions are larger than 64 KiB; shorten them')
+        instructions = { ...instructions, exists: true, text, size: text.length }
+        return { ...instructions }
       }),
     },
     events: {

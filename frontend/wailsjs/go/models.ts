@@ -387,6 +387,7 @@ export namespace conversation {
 	    runId?: string;
 	    workflowId?: string;
 	    summaryError?: string;
+	    appended?: boolean;
 	    pinned: Carried[];
 	    earlier?: CompactionRef[];
 	    recallDocs?: number;
@@ -823,6 +824,19 @@ export namespace mcp {
 	    server?: string;
 	    field?: string;
 	    message: string;
+	}
+
+}
+
+export namespace memory {
+	
+	export interface File {
+	    name: string;
+	    path: string;
+	    exists: boolean;
+	    text: string;
+	    size: number;
+	    truncated?: boolean;
 	}
 
 }

@@ -4,6 +4,7 @@ import { Markdown } from '../../components/Markdown'
 import { Modal } from '../../components/Modal'
 import { useStore, useStores } from '../../stores'
 import { formatPercent, formatTokens, statusLabel } from './meter'
+import { ProjectInstructions } from './ProjectInstructions'
 import { count } from '../../lib/count'
 import { formatBytes } from '../../lib/format'
 import { timeAgo } from '../../lib/time'
@@ -118,6 +119,7 @@ function PreviewBody({ p }: { p: Preview }) {
           </p>
         </section>
       )}
+      <ProjectInstructions preview={p} />
       <Memory c={c} />
       <section className="inspector-section">
         <h3>

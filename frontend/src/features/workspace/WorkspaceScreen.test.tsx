@@ -1,6 +1,6 @@
 import { act, fireEvent, screen, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
-import type { Entry } from '../../bridge'
+import { BridgeError, type Entry } from '../../bridge'
 import { failure, msg } from '../../test/entries'
 import { createFakeBridge } from '../../test/fakeBridge'
 import { renderWithStores } from '../../test/render'
@@ -145,6 +145,28 @@ describe('workspace', () => {
     const rows = await screen.findAllByTestId('inspector-row')
     expect(rows[0]).toHaveTextContent('system')
     expect(rows[1]).toHaveTextContent('hello')
+  })
+
+  it('the inspector shows the project instructions and creates and edits AGENTS.md', async () => {
+    const { fake } = renderWorkspace([msg('u1', 'user', 'hello', { tokens: 10 })])
+    await openConversation('First chat')
+    await userEvent.click(await screen.findByTestId('context-meter'))
+    expect(await screen.findByTestId('instructions-none')).toHaveTextContent(/no AGENTS\.md/)
+    await userEvent.click(screen.getByTestId('instructions-edit'))
+    await userEvent.type(screen.getByTestId('instructions-editor'), 'Run the tests first.')
+    await userEvent.click(screen.getByTestId('instructions-save'))
+    expect(await screen.findByTestId('instructions-saved')).toBeInTheDocument()
+    expect(fake.bridge.context.saveInstructions).toHaveBeenCalledWith('Run the tests first.')
+    expect(screen.getByTestId('instructions-text')).toHaveTextContent('Run the tests first.')
+    await userEvent.click(screen.getByTestId('instructions-edit'))
+    const editor = screen.getByTestId('instructions-editor')
+    expect(editor).toHaveValue('Run the tests first.')
+    await userEvent.clear(editor)
+    await userEvent.type(editor, 'x'.repeat(10))
+    ;(fake.bridge.context.saveInstructions as ReturnType<typeof vi.fn>).mockRejectedValueOnce(new BridgeError('E_PROJECT_IO', 'the disk is full'))
+    await userEvent.click(screen.getByTestId('instructions-save'))
+    expect(await screen.findByTestId('instructions-error')).toHaveTextContent('the disk is full')
+    expect(screen.getByTestId('instructions-editor')).toHaveValue('xxxxxxxxxx')
   })
 })
 

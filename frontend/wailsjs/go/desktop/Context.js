@@ -6,8 +6,16 @@ export function Compact(arg1, arg2) {
   return window['go']['desktop']['Context']['Compact'](arg1, arg2);
 }
 
+export function Instructions() {
+  return window['go']['desktop']['Context']['Instructions']();
+}
+
 export function Pin(arg1, arg2) {
   return window['go']['desktop']['Context']['Pin'](arg1, arg2);
+}
+
+export function SaveInstructions(arg1) {
+  return window['go']['desktop']['Context']['SaveInstructions'](arg1);
 }
 
 export function Unpin(arg1, arg2) {
