@@ -20,7 +20,7 @@ const (
 // Defaults of Config.
 const (
 	DefaultTrigger      = 0.9
-	DefaultTarget       = 0.6
+	DefaultTarget       = 0.75
 	DefaultSummaryShare = 0.25
 	// MaxSummaryTokens caps the summary whatever the window.
 	MaxSummaryTokens = 16000
@@ -30,7 +30,7 @@ const (
 type Config struct {
 	// Limit is what a request may use in tokens (window minus reply reserve).
 	Limit int
-	// Trigger and Target are shares of Limit (0.9 and 0.6; Landing lowers
+	// Trigger and Target are shares of Limit (0.9 and 0.75; Landing lowers
 	// the target when the recent turns are large).
 	Trigger, Target float64
 	// MaxMessages and MaxChars are further triggers (0: off): a request with
@@ -162,10 +162,11 @@ func Plan(res *contextbuilder.Result, history []conversation.Entry, c Config, al
 
 // Landing is the size in tokens a compaction of res brings the request to:
 // the target share of the limit, lowered so that the turns that follow have
-// room to grow before the trigger is reached again — twice the largest of
-// the last few turns (a user message and everything after it) — but never
-// below a quarter of the limit. A compaction that lands there is not due
-// again for at least two turns of that size.
+// room to grow before the trigger is reached again — three times the
+// largest of the last few turns (a user message and everything after it) —
+// but never below a quarter of the limit. A compaction that lands there is
+// not due again for at least three turns of that size, and the request
+// keeps as much of the history word for word as that allows.
 func Landing(res *contextbuilder.Result, byID map[string]*conversation.Entry, c Config) int {
 	c = c.withDefaults()
 	target := int(c.Target * float64(c.Limit))
@@ -192,7 +193,7 @@ func Landing(res *contextbuilder.Result, byID map[string]*conversation.Entry, c 
 		largest = max(largest, t)
 	}
 	trigger := int(c.Trigger * float64(c.Limit))
-	if room := trigger - 2*largest; room < target {
+	if room := trigger - 3*largest; room < target {
 		target = max(room, c.Limit/4)
 	}
 	return target
