@@ -35,9 +35,9 @@ type Response struct {
 	Usage        *Usage `json:"usage,omitempty"`
 	// Cache reports the cached prompt tokens in an estimated usage in this shape
 	// (CacheOpenAI or CacheDeepSeek), whatever the server's SetCacheReport says.
-	Cache string `json:"cache,omitempty"`
-	OmitUsage    bool   `json:"omit_usage,omitempty"`
-	OmitDone     bool   `json:"omit_done,omitempty"`
+	Cache     string `json:"cache,omitempty"`
+	OmitUsage bool   `json:"omit_usage,omitempty"`
+	OmitDone  bool   `json:"omit_done,omitempty"`
 
 	Status  int               `json:"status,omitempty"`
 	Body    string            `json:"body,omitempty"`
