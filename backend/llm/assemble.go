@@ -128,9 +128,9 @@ func (a *assembler) finished() bool { return a.finish != "" }
 // call finds or creates the call a tool call delta belongs to. Most servers send an index;
 // without one an id starts a new call and an id-less delta continues the last one. A new
 // id on an index that already has another id (servers that number every call 0) starts a
-// new call too, and so does a delta that announces a call again — with the id and a
-// name — when the call it would continue is complete (servers that give parallel calls
-// one id and one index).
+// new call too, and so does a delta that announces a call again — a name, with the same
+// id or none — when the call it would continue is complete (servers that give parallel
+// calls one index and one id, or none).
 func (a *assembler) call(index *int, id, name string) *callState {
 	if index == nil {
 		if id != "" {
@@ -159,10 +159,10 @@ func (a *assembler) call(index *int, id, name string) *callState {
 	return cs
 }
 
-// reannounced reports a delta that opens a call again (same id, a name) on a call whose
-// name is known and whose arguments are a complete JSON value.
+// reannounced reports a delta that opens a call again (a name, and the same id or none)
+// on a call whose name is known and whose arguments are a complete JSON value.
 func reannounced(cs *callState, id, name string) bool {
-	if id == "" || name == "" || cs.serverID != id || cs.name == "" {
+	if name == "" || cs.name == "" || (id != "" && cs.serverID != id) {
 		return false
 	}
 	args := strings.TrimSpace(cs.args.String())
