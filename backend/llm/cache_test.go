@@ -305,3 +305,30 @@ func TestReasoningField(t *testing.T) {
 		t.Fatalf("complete: reasoning %q content %q", res.Reasoning, res.Content)
 	}
 }
+
+func TestMaxTokensRefusedUsesMaxCompletionTokens(t *testing.T) {
+	srv := newFake(t)
+	srv.Enqueue(fakellm.Error(400, "invalid_request_error", "unsupported_parameter",
+		"Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead."))
+	cfg := testConfig(srv)
+	cfg.Model = "house-reasoner"
+	c := New(cfg)
+	if err := c.TestConnection(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.TestConnection(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.ChatRequests()
+	if len(reqs) != 3 || !reqs[0].HasField("max_tokens") || reqs[1].HasField("max_tokens") || !reqs[1].HasField("max_completion_tokens") ||
+		!reqs[2].HasField("max_completion_tokens") || reqs[2].MaxTokens != 16 {
+		t.Fatalf("%d requests: %v / %v", len(reqs), reqs[0].Fields, reqs[len(reqs)-1].Fields)
+	}
+	// a limit that is too high is not a refusal of the field
+	srv.Enqueue(fakellm.Error(400, "invalid_request_error", "", "max_tokens is too large: 90000. This model supports at most 4096 completion tokens"))
+	other := New(testConfig(srv))
+	req := userReq("hi")
+	req.MaxTokens = 90000
+	_, err := other.Complete(context.Background(), req)
+	wantCode(t, err, CodeBadResponse)
+}

@@ -413,13 +413,6 @@ func (c *Client) build(req Request, stream bool) (openai.ChatCompletionRequest, 
 		out.Messages = append(out.Messages, om)
 	}
 	reasoning := isReasoningModel(model)
-	if req.MaxTokens > 0 {
-		if reasoning {
-			out.MaxCompletionTokens = req.MaxTokens
-		} else {
-			out.MaxTokens = req.MaxTokens
-		}
-	}
 	if t := req.Temperature; t != nil && (!reasoning || *t == 1) {
 		out.Temperature = *t
 		if *t == 0 {

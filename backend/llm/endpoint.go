@@ -20,10 +20,13 @@ const (
 	FieldPromptCacheKey = "prompt_cache_key"
 	// FieldStreamOptions asks a streamed answer to end with its usage.
 	FieldStreamOptions = "stream_options"
+	// FieldMaxTokens is the output limit under its old name; an endpoint that refuses it
+	// (reasoning models) gets max_completion_tokens instead.
+	FieldMaxTokens = "max_tokens"
 )
 
 // optionalFields are the fields a refusal can name, in the order they are checked.
-var optionalFields = []string{FieldPromptCacheKey, FieldStreamOptions}
+var optionalFields = []string{FieldPromptCacheKey, FieldStreamOptions, FieldMaxTokens}
 
 // EndpointMemory remembers what each endpoint (a base URL) refused, so that it is not sent
 // again: optional request fields, and the schema keywords that only some providers accept
@@ -157,9 +160,13 @@ func refusal(e *Error, sent []string, hadTools bool) (field string, schema bool)
 	}
 	text := strings.ToLower(e.Message + " " + e.body)
 	for _, f := range optionalFields {
-		if slices.Contains(sent, f) && strings.Contains(text, f) {
-			return f, false
+		if !slices.Contains(sent, f) || !strings.Contains(text, f) {
+			continue
 		}
+		if f == FieldMaxTokens && !strings.Contains(text, "max_completion_tokens") {
+			continue // a limit too high, not the name refused
+		}
+		return f, false
 	}
 	if hadTools && mentionsSchemaKeyword(text) {
 		return "", true

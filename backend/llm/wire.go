@@ -14,6 +14,8 @@ import (
 // optional fields and the form of the tool schemas.
 type wireParts struct {
 	streamOptions bool
+	maxTokens     int  // the output limit (0: the server's default)
+	completion    bool // sent as max_completion_tokens
 	tools         []openai.Tool
 	plain         bool     // tool schemas in their plain form
 	extra         []byte   // members added to the body (prompt_cache_key)
@@ -42,6 +44,17 @@ func (c *Client) wire(req Request, names *NameMap, stream bool) wireParts {
 		w.extra = append([]byte(`"`+FieldPromptCacheKey+`":`), v...)
 		w.sent = append(w.sent, FieldPromptCacheKey)
 	}
+	if req.MaxTokens > 0 {
+		w.maxTokens = req.MaxTokens
+		model := req.Model
+		if model == "" {
+			model = c.cfg.Model
+		}
+		w.completion = isReasoningModel(model) || mem.Refuses(c.baseURL, FieldMaxTokens)
+		if !w.completion {
+			w.sent = append(w.sent, FieldMaxTokens)
+		}
+	}
 	w.plain = mem.PlainSchemas(c.baseURL) || plainByDefault(c.baseURL)
 	for _, t := range req.Tools {
 		params := t.Parameters
@@ -63,6 +76,12 @@ func (c *Client) wire(req Request, names *NameMap, stream bool) wireParts {
 // apply sets the parts go-openai sends itself.
 func (w wireParts) apply(oreq *openai.ChatCompletionRequest) {
 	oreq.Tools = w.tools
+	oreq.MaxTokens, oreq.MaxCompletionTokens = 0, 0
+	if w.completion {
+		oreq.MaxCompletionTokens = w.maxTokens
+	} else {
+		oreq.MaxTokens = w.maxTokens
+	}
 	oreq.StreamOptions = nil
 	if w.streamOptions {
 		oreq.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
