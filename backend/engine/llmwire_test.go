@@ -170,3 +170,32 @@ func TestPromptCacheKeyRefusedOnce(t *testing.T) {
 		})
 	}
 }
+
+// The model's thinking, under either name, is kept in the log and never sent back.
+func TestReasoningKeptNotSentBack(t *testing.T) {
+	for _, tt := range []struct {
+		field string
+		json  bool
+	}{{"reasoning_content", false}, {"reasoning", false}, {"reasoning", true}} {
+		t.Run(tt.field, func(t *testing.T) {
+			f := newFixture(t, nil)
+			f.srv.Enqueue(fakellm.Response{Reasoning: "The user wants the port; it was 6851.", ReasoningField: tt.field, JSON: tt.json, Text: "Port 6851."}, fakellm.Text("ok"))
+			first := f.send(SendRequest{Text: "which port?"})
+			f.send(SendRequest{ConversationID: first.ConversationID, Text: "thanks"})
+			var thinking, answer bool
+			for _, e := range f.messages(first.ConversationID) {
+				thinking = thinking || (e.PartType == conversation.PartThinking && e.Text() == "The user wants the port; it was 6851.")
+				answer = answer || e.Text() == "Port 6851."
+			}
+			if !thinking || !answer {
+				t.Fatalf("thinking logged %v, answer logged %v", thinking, answer)
+			}
+			next := f.srv.ChatRequests()[1]
+			for _, m := range next.Messages {
+				if strings.Contains(m.Text(), "The user wants the port") {
+					t.Fatalf("the thinking was sent back: %+v", m)
+				}
+			}
+		})
+	}
+}

@@ -65,7 +65,8 @@
 //
 // Response fields (all optional):
 //   - text, repeat (text repeated this many times), echo (append the content of the request's
-//     last message to text), reasoning (streamed as reasoning_content before the text),
+//     last message to text), reasoning (streamed as reasoning_content before the text;
+//     reasoning_field "reasoning" sends it as "reasoning" instead),
 //     chunks (how many chunks the text is split into; default one per 16 characters),
 //     chunk_delay_ms (pause before each chunk after the first).
 //   - tool_calls: [{"id", "name", "arguments", "arg_chunks"}]; a name is sent the way the

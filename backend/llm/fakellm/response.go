@@ -19,7 +19,10 @@ type Response struct {
 	Repeat    int    `json:"repeat,omitempty"`
 	Echo      bool   `json:"echo,omitempty"`
 	Reasoning string `json:"reasoning,omitempty"`
-	Chunks    int    `json:"chunks,omitempty"`
+	// ReasoningField names the member the reasoning is sent in: "reasoning_content"
+	// (the default, DeepSeek and vLLM) or "reasoning" (OpenRouter, Ollama).
+	ReasoningField string `json:"reasoning_field,omitempty"`
+	Chunks         int    `json:"chunks,omitempty"`
 	// ChunkDelay is the pause before each event after the first (JSON: chunk_delay_ms).
 	ChunkDelay time.Duration `json:"-"`
 
@@ -152,6 +155,11 @@ func (r *Response) UnmarshalJSON(b []byte) error {
 	case "", FaultAbort, FaultClose, FaultEnd, FaultChunkCut:
 	default:
 		return fmt.Errorf("unknown fault %q (want %q, %q, %q or %q)", a.Fault, FaultAbort, FaultClose, FaultEnd, FaultChunkCut)
+	}
+	switch a.ReasoningField {
+	case "", "reasoning_content", "reasoning":
+	default:
+		return fmt.Errorf("unknown reasoning_field %q (want reasoning_content or reasoning)", a.ReasoningField)
 	}
 	switch a.CallIDs {
 	case "", IDsSame, IDsEmpty:

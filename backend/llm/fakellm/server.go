@@ -485,6 +485,7 @@ type chunkDelta struct {
 	Role             string          `json:"role,omitempty"`
 	Content          *string         `json:"content,omitempty"`
 	ReasoningContent string          `json:"reasoning_content,omitempty"`
+	Reasoning        string          `json:"reasoning,omitempty"`
 	ToolCalls        []chunkToolCall `json:"tool_calls,omitempty"`
 }
 
@@ -511,7 +512,11 @@ func (a *answerPlan) events(rec *RecordedRequest, resp Response) []chunk {
 	empty := ""
 	out := []chunk{mk(chunkDelta{Role: "assistant", Content: &empty})}
 	for _, piece := range split(a.reasoning, resp.Chunks) {
-		out = append(out, mk(chunkDelta{ReasoningContent: piece}))
+		if resp.ReasoningField == "reasoning" {
+			out = append(out, mk(chunkDelta{Reasoning: piece}))
+		} else {
+			out = append(out, mk(chunkDelta{ReasoningContent: piece}))
+		}
 	}
 	for _, piece := range split(a.text, resp.Chunks) {
 		p := piece
@@ -703,6 +708,7 @@ func (s *Server) writeJSONAnswer(w http.ResponseWriter, r *http.Request, a answe
 		Role             string  `json:"role"`
 		Content          *string `json:"content"`
 		ReasoningContent string  `json:"reasoning_content,omitempty"`
+		Reasoning        string  `json:"reasoning,omitempty"`
 		ToolCalls        []call  `json:"tool_calls,omitempty"`
 	}
 	type choice struct {
@@ -711,6 +717,9 @@ func (s *Server) writeJSONAnswer(w http.ResponseWriter, r *http.Request, a answe
 		FinishReason string  `json:"finish_reason"`
 	}
 	msg := message{Role: "assistant", ReasoningContent: a.reasoning}
+	if resp.ReasoningField == "reasoning" {
+		msg.ReasoningContent, msg.Reasoning = "", a.reasoning
+	}
 	if a.text != "" || len(a.calls) == 0 {
 		t := a.text
 		msg.Content = &t
