@@ -28,6 +28,9 @@ var plainSchemaDrops = []string{
 // keywords).
 var schemaNameMaps = map[string]bool{"properties": true, "$defs": true, "definitions": true, "patternProperties": true, "dependentSchemas": true}
 
+// schemaData are keywords whose value is data, not a schema.
+var schemaData = map[string]bool{"enum": true, "required": true, "format": true, "pattern": true, "description": true}
+
 // maxRefDepth bounds the inlining of (possibly recursive) $ref.
 const maxRefDepth = 8
 
@@ -119,6 +122,8 @@ func plainNode(v any, root map[string]any, depth int) any {
 				out[k] = mapValues(val, func(s any) any { return plainNode(s, root, depth) })
 			case k == "type":
 				out[k] = plainType(val, out)
+			case schemaData[k]:
+				out[k] = val // values, not schemas
 			default:
 				out[k] = plainNode(val, root, depth)
 			}
@@ -136,9 +141,12 @@ func plainNode(v any, root map[string]any, depth int) any {
 
 // plainType turns a type list (["string","null"]) into one type, marking it nullable.
 func plainType(v any, node map[string]any) any {
+	if _, ok := v.(string); ok {
+		return v
+	}
 	list, ok := v.([]any)
 	if !ok {
-		return v
+		return "object" // not a type: the model is told no more than an object
 	}
 	var types []any
 	for _, t := range list {
@@ -146,7 +154,9 @@ func plainType(v any, node map[string]any) any {
 			node["nullable"] = true
 			continue
 		}
-		types = append(types, t)
+		if _, ok := t.(string); ok {
+			types = append(types, t)
+		}
 	}
 	if len(types) == 0 {
 		return "string"
