@@ -44,8 +44,8 @@ type callState struct {
 	name     string // wire name
 	args     strings.Builder
 	started  bool
-	split    bool // begun by a repeated id on an index whose call was complete
-	sent     int  // bytes of args delivered to the handler
+	split    *callState // the complete call this one was split from (a repeated announcement)
+	sent     int        // bytes of args delivered to the handler
 }
 
 func newAssembler(names *NameMap, h Handler) *assembler {
@@ -137,7 +137,7 @@ func (a *assembler) call(index *int, id, name string) *callState {
 			for i := len(a.calls) - 1; i >= 0; i-- {
 				if cs := a.calls[i]; cs.serverID == id {
 					if reannounced(cs, id, name) {
-						return a.splitCall(-1)
+						return a.splitCall(-1, cs)
 					}
 					return cs
 				}
@@ -154,7 +154,7 @@ func (a *assembler) call(index *int, id, name string) *callState {
 	case !ok, id != "" && cs.serverID != "" && cs.serverID != id:
 		return a.newCall(*index)
 	case reannounced(cs, id, name):
-		return a.splitCall(*index)
+		return a.splitCall(*index, cs)
 	}
 	return cs
 }
@@ -169,10 +169,16 @@ func reannounced(cs *callState, id, name string) bool {
 	return args != "" && json.Valid([]byte(args))
 }
 
-func (a *assembler) splitCall(serverIndex int) *callState {
+func (a *assembler) splitCall(serverIndex int, from *callState) *callState {
 	cs := a.newCall(serverIndex)
-	cs.split = true
+	cs.split = from
 	return cs
+}
+
+// blank reports a call split off whose arguments are still only white space: it may be
+// a repeated announcement of the call it was split from, not a call of its own.
+func (cs *callState) blank() bool {
+	return cs.split != nil && strings.TrimSpace(cs.args.String()) == ""
 }
 
 func (a *assembler) newCall(serverIndex int) *callState {
@@ -186,7 +192,7 @@ func (a *assembler) newCall(serverIndex int) *callState {
 
 func (a *assembler) notify(cs *callState) {
 	if !cs.started {
-		if cs.name == "" || (cs.split && cs.args.Len() == 0) {
+		if cs.name == "" || cs.blank() {
 			return // wait for the name (and, for a repeated announcement, for arguments)
 		}
 		cs.id = a.ids.unique(cs.serverID)
@@ -219,7 +225,18 @@ func (a *assembler) fill(res *Result) {
 	res.Model = a.model
 	res.ToolCalls = nil
 	for _, cs := range a.calls {
-		if cs.name == "" && cs.args.Len() == 0 || cs.split && cs.args.Len() == 0 {
+		if cs.blank() {
+			// A repeated announcement after all: its white space belongs to the
+			// call it repeated (an ancestor when it was split off twice).
+			to := cs.split
+			for to.blank() {
+				to = to.split
+			}
+			to.args.WriteString(cs.args.String())
+		}
+	}
+	for _, cs := range a.calls {
+		if cs.name == "" && cs.args.Len() == 0 || cs.blank() {
 			continue
 		}
 		if cs.id == "" {

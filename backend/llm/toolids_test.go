@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -142,4 +143,25 @@ func FuzzAssembleToolCalls(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A server that repeats a call's id and name with every fragment, a trailing blank one
+// included, still makes one call.
+func TestRepeatedAnnouncementIsOneCall(t *testing.T) {
+	srv := newFake(t)
+	open := func(args string) string {
+		b, _ := json.Marshal(args)
+		return ev(chunk(`{"tool_calls":[{"index":0,"id":"call_7","type":"function","function":{"name":"fs_read","arguments":`+string(b)+`}}]}`, ""))
+	}
+	srv.Enqueue(fakellm.Response{Raw: []string{open(`{"path":`), open(`"a"}`), open(" "), ev(toolStop), ev("[DONE]")}})
+	rec := newRecorder()
+	req := userReq("read")
+	req.Tools = []Tool{{Name: "fs.read"}}
+	res, err := New(testConfig(srv)).Stream(context.Background(), req, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.ToolCalls) != 1 || res.ToolCalls[0].ID != "call_7" || strings.TrimSpace(res.ToolCalls[0].Function.Arguments) != `{"path":"a"}` || rec.count("start:") != 1 {
+		t.Fatalf("calls %+v, events %v", res.ToolCalls, rec.events)
+	}
 }
