@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -53,6 +54,10 @@ func TestChatJSONReportsCachedTokensAndTotals(t *testing.T) {
 	}
 	if len(reqs) != 3 || !reqs[0].HasField("prompt_cache_key") || reqs[2].HasField("prompt_cache_key") {
 		t.Fatalf("%d requests", len(reqs))
+	}
+	r := c.run(t, "", "context", first.ConversationID)
+	if !strings.Contains(r.stdout, fmt.Sprintf("reported by the server: 2 calls, %d prompt tokens, %d of them from its prompt cache", tot.PromptTokens, want)) {
+		t.Fatalf("context: %s", r.stdout)
 	}
 	data, err := os.ReadFile(filepath.Join(c.home, "llm-endpoints.json"))
 	if err != nil || !strings.Contains(string(data), `"prompt_cache_key"`) || !strings.Contains(string(data), c.srv.URL()) {
