@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"path/filepath"
 	"sync"
 	"time"
 
 	"crewagent/backend/conversation"
 	"crewagent/backend/engine"
 	"crewagent/backend/events"
+	"crewagent/backend/llm"
 	"crewagent/backend/mcp"
 	"crewagent/backend/packages"
 	"crewagent/backend/settings"
@@ -71,6 +73,9 @@ type Runtime struct {
 	demo   *demoInstall // the background installation (DemoAtStartup)
 }
 
+// EndpointsFile, in the runtime home, remembers what each LLM endpoint refused.
+const EndpointsFile = "llm-endpoints.json"
+
 // New returns the runtime of home.
 func New(home string, opts Options) *Runtime {
 	em := opts.Emitter
@@ -82,6 +87,11 @@ func New(home string, opts Options) *Runtime {
 		lg = slog.Default()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
+	if home != "" {
+		// What endpoints refused (request fields, schema keywords) is remembered
+		// across restarts.
+		llm.UseEndpointFile(filepath.Join(home, EndpointsFile))
+	}
 	return &Runtime{
 		home:     home,
 		opts:     opts,

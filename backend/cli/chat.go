@@ -21,7 +21,7 @@ type chatOutput struct {
 	ConversationID string             `json:"conversationId"`
 	MessageID      string             `json:"messageId"`
 	Text           string             `json:"text"`
-	Usage          llm.Usage          `json:"usage"`
+	Usage          chatTokens         `json:"usage"`
 	Context        engine.ContextInfo `json:"context"`
 	// Incomplete and FinishReason are set when the server cut the answer short
 	// (finish_reason "length" or "content_filter").
@@ -31,6 +31,14 @@ type chatOutput struct {
 	// Tasks lists the tasks that ran when the conversation tools handed the
 	// turn to other conversations (absent otherwise).
 	Tasks []app.TaskReport `json:"tasks,omitempty"`
+}
+
+// chatTokens is what the servers reported for the LLM calls of this send
+// (cachedTokens: the prompt tokens read from their prompt cache) and, in
+// conversation, for all the conversation's calls so far.
+type chatTokens struct {
+	llm.Usage
+	Conversation *conversation.UsageTotals `json:"conversation,omitempty"`
 }
 
 type chatError struct {
@@ -84,7 +92,10 @@ func cmdChat(e *env, rest []string) error {
 	}
 	res := chain.Result
 	if e.asJSON() {
-		o := chatOutput{ConversationID: res.ConversationID, MessageID: res.MessageID, Text: res.Text, Usage: res.Usage, Context: res.Context}
+		o := chatOutput{ConversationID: res.ConversationID, MessageID: res.MessageID, Text: res.Text, Usage: chatTokens{Usage: res.Usage}, Context: res.Context}
+		if meta, err := ws.GetConversation(res.ConversationID); err == nil {
+			o.Usage.Conversation = meta.Usage
+		}
 		if len(chain.Tasks) > 1 {
 			o.Tasks = chain.Tasks
 		}

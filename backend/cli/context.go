@@ -46,6 +46,14 @@ func writePreview(w io.Writer, p *engine.Preview) {
 	c := p.Conversation
 	fmt.Fprintf(w, "conversation: %d messages in the log, %d compacted in %d compaction(s); %d entries read for this request\n",
 		c.Messages, c.Compacted, len(c.Compactions), c.Loaded)
+	if r := u.Reported; r != nil && r.Calls > 0 {
+		fmt.Fprintf(w, "reported by the server: %d calls, %d prompt tokens, %d of them from its prompt cache (%.0f%%)",
+			r.Calls, r.PromptTokens, r.CachedTokens, share(r.CachedTokens, r.PromptTokens))
+		if l := r.Last; l != nil {
+			fmt.Fprintf(w, "; the last call %d of %d (%.0f%%)", l.CachedTokens, l.PromptTokens, share(l.CachedTokens, l.PromptTokens))
+		}
+		fmt.Fprintln(w)
+	}
 
 	fmt.Fprintf(w, "\nrequest: %d messages\n", len(p.Messages))
 	for _, m := range p.Messages {
@@ -164,3 +172,11 @@ func firstLineOf(m engine.PreviewMessage) string {
 }
 
 func valueOrNone(s string) string { return orDefault(s, "(none)") }
+
+// share is part as a percentage of whole (0 when whole is 0).
+func share(part, whole int) float64 {
+	if whole <= 0 {
+		return 0
+	}
+	return 100 * float64(part) / float64(whole)
+}

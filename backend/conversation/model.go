@@ -110,6 +110,10 @@ type Entry struct {
 	// EditOf names the user message this one replaces (an edit sent again:
 	// see the branches in branch.go).
 	EditOf string `json:"editOf,omitempty"`
+	// Usage is what the server reported for the LLM call that produced this
+	// assistant message (its answer, tool calls or error), cached prompt
+	// tokens included.
+	Usage *Usage `json:"usage,omitempty"`
 
 	// event fields
 	Event    string          `json:"event,omitempty"`
@@ -208,6 +212,9 @@ type ConversationMeta struct {
 	Origin       *Origin       `json:"origin,omitempty"`
 	Instructions *Instructions `json:"instructions,omitempty"`
 	Waiting      *Waiting      `json:"waiting,omitempty"`
+	// Usage adds up what the servers reported for the conversation's LLM
+	// calls (derived from the Usage of its messages).
+	Usage *UsageTotals `json:"usage,omitempty"`
 }
 
 // RunRef links a workflow run to the conversation that holds its messages.
@@ -226,11 +233,38 @@ type Checkpoint struct {
 	CreatedAt string `json:"createdAt"`
 }
 
-// Usage is the token usage a server reported for a request.
+// Usage is the token usage a server reported for a request. CachedTokens are
+// the prompt tokens the server read from its prompt cache (OpenAI's
+// prompt_tokens_details.cached_tokens, DeepSeek's prompt_cache_hit_tokens).
 type Usage struct {
 	PromptTokens     int `json:"promptTokens"`
 	CompletionTokens int `json:"completionTokens"`
 	TotalTokens      int `json:"totalTokens"`
+	CachedTokens     int `json:"cachedTokens"`
+}
+
+// UsageTotals adds up the usage servers reported for a conversation's LLM
+// calls (the Usage of its messages).
+type UsageTotals struct {
+	// Calls counts the LLM calls whose usage was reported.
+	Calls            int `json:"calls"`
+	PromptTokens     int `json:"promptTokens"`
+	CompletionTokens int `json:"completionTokens"`
+	TotalTokens      int `json:"totalTokens"`
+	CachedTokens     int `json:"cachedTokens"`
+	// Last is the usage of the newest call.
+	Last *Usage `json:"last,omitempty"`
+}
+
+// Add counts one call's usage.
+func (t *UsageTotals) Add(u Usage) {
+	t.Calls++
+	t.PromptTokens += u.PromptTokens
+	t.CompletionTokens += u.CompletionTokens
+	t.TotalTokens += u.TotalTokens
+	t.CachedTokens += u.CachedTokens
+	last := u
+	t.Last = &last
 }
 
 // TokenCounter counts the tokens of an entry once, when it is appended. The

@@ -52,6 +52,7 @@ func (s *Store) Fork(id string, opts ForkOptions) (conversation.ConversationMeta
 	for _, e := range entries {
 		c := *e
 		c.UpdatedAt = ""
+		c.Usage = nil // the LLM calls were the parent's: the fork's totals start at zero
 		if msg, ok := strings.CutPrefix(c.FullOutputPath, oldPrefix); ok {
 			msg = strings.TrimSuffix(msg, ".json")
 			if !IsValidMessageID(msg) {

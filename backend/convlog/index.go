@@ -333,6 +333,10 @@ func deriveMeta(m *conversation.ConversationMeta, entries []*conversation.Entry,
 	title, forkTitle := "", ""
 	mode := ""
 	summary := false
+	var usage *conversation.UsageTotals
+	if incremental {
+		usage = m.Usage
+	}
 	cps := map[string]bool{}
 	for _, c := range m.Checkpoints {
 		cps[c.Name] = true
@@ -353,6 +357,12 @@ func deriveMeta(m *conversation.ConversationMeta, entries []*conversation.Entry,
 				continue
 			}
 			count++
+			if e.Usage != nil {
+				if usage == nil {
+					usage = &conversation.UsageTotals{}
+				}
+				usage.Add(*e.Usage)
+			}
 			if title == "" && e.Role == conversation.RoleUser && !e.IsMeta {
 				title = titleFrom(e.Text())
 			}
@@ -380,6 +390,7 @@ func deriveMeta(m *conversation.ConversationMeta, entries []*conversation.Entry,
 			}
 		}
 	}
+	m.Usage = usage
 	if incremental {
 		m.MessageCount += count
 		m.HasSummary = m.HasSummary || summary

@@ -1161,6 +1161,7 @@ func (s *Store) commit(id string, entries []*conversation.Entry) error {
 				continue
 			}
 			m.MessageCount++
+			addUsage(m, e)
 			if e.Role == conversation.RoleUser && !e.IsMeta && isDefaultTitle(m.Title) {
 				if t := titleFrom(e.Text()); t != "" {
 					m.Title = t
@@ -1495,5 +1496,29 @@ func cloneMeta(m *conversation.ConversationMeta) conversation.ConversationMeta {
 		w := *m.Waiting
 		c.Waiting = &w
 	}
+	c.Usage = cloneUsage(m.Usage)
 	return c
+}
+
+func cloneUsage(t *conversation.UsageTotals) *conversation.UsageTotals {
+	if t == nil {
+		return nil
+	}
+	c := *t
+	if t.Last != nil {
+		l := *t.Last
+		c.Last = &l
+	}
+	return &c
+}
+
+// addUsage counts the usage of a new message into the record's totals.
+func addUsage(m *conversation.ConversationMeta, e *conversation.Entry) {
+	if e.Usage == nil {
+		return
+	}
+	if m.Usage == nil {
+		m.Usage = &conversation.UsageTotals{}
+	}
+	m.Usage.Add(*e.Usage)
 }

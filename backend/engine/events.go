@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"crewagent/backend/compression"
+	"crewagent/backend/conversation"
 	"crewagent/backend/events"
 	"crewagent/backend/llm"
 )
@@ -34,6 +35,16 @@ func usageEvent(convID string, u compression.Usage, status string) UsageEvent {
 	}
 	return UsageEvent{ConversationID: convID, UsedTokens: u.UsedTokens, TotalBudget: u.TotalBudget,
 		UsagePercent: u.UsagePercent, Remaining: u.Remaining, Status: status}
+}
+
+// reportedUsage is what the servers reported for the conversation's LLM calls
+// so far (nil when nothing was reported).
+func (s *ChatService) reportedUsage(convID string) *conversation.UsageTotals {
+	m, err := s.opts.Store.Get(convID)
+	if err != nil {
+		return nil
+	}
+	return m.Usage
 }
 
 func eventError(err error) *EventError {

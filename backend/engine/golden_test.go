@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 
 	"crewagent/backend/llm/fakellm"
@@ -45,10 +46,16 @@ func TestGoldenToolResultsOmitted(t *testing.T) {
 	checkGolden(t, "chat-tool-results-omitted.golden", reqs[2].Body)
 }
 
+// cacheKeyPattern matches the prompt_cache_key of a request: it is derived
+// from the conversation id, which differs from run to run (the key itself is
+// checked in TestCachedTokensRecorded).
+var cacheKeyPattern = regexp.MustCompile(`"prompt_cache_key":"crewagent-[0-9a-f]{32}"`)
+
 // checkGolden compares an indented JSON body with testdata/name (rewritten
 // with -update).
 func checkGolden(t *testing.T, name string, body []byte) {
 	t.Helper()
+	body = cacheKeyPattern.ReplaceAll(body, []byte(`"prompt_cache_key":"crewagent-(the conversation's key)"`))
 	var buf bytes.Buffer
 	if err := json.Indent(&buf, body, "", "  "); err != nil {
 		t.Fatal(err)

@@ -110,6 +110,7 @@ func testLLM(s settings.LLM) LLM {
 	cfg := LLMConfig(s)
 	cfg.RetryBaseDelay, cfg.MaxRetryDelay = time.Millisecond, 5*time.Millisecond
 	cfg.IdleTimeout, cfg.FirstTokenTimeout = 300*time.Millisecond, 5*time.Second
+	cfg.Endpoints = llm.NewEndpointMemory("") // what a test's server refused stays with its client
 	return llm.New(cfg)
 }
 

@@ -44,6 +44,10 @@ type run struct {
 	cx        *contexter
 	lastUsage compression.Usage
 	failing   map[string]int // failed tool calls of this send by name and arguments
+	// callUsage is the usage the server reported for the LLM call whose
+	// message is callMsgID: append records it on that message.
+	callUsage *conversation.Usage
+	callMsgID string
 }
 
 func (r *run) execute() (*SendResult, error) {
@@ -184,13 +188,18 @@ func (r *run) call(turn int, req *contextbuilder.Result) (*llm.Result, string, [
 		msgID := s.opts.NewID()
 		s.opts.Emitter.Emit(events.StreamStart, StreamStartEvent{ConversationID: r.convID, MessageID: msgID, Mode: r.mode, AgentID: r.agentID, Turn: turn})
 		se := newStreamEmitter(s.opts.Emitter, r.convID, msgID, s.opts.FlushInterval, s.opts.FlushChars)
-		lreq := llm.Request{Messages: toLLM(req.Messages), Tools: r.p.llmTools, Model: r.p.model}
+		lreq := llm.Request{Messages: toLLM(req.Messages), Tools: r.p.llmTools, Model: r.p.model, CacheKey: r.convID}
 		out, err := r.client.Stream(r.ctx, lreq, se)
 		if out == nil {
 			out = &llm.Result{}
 		}
 		r.res.Turns++
 		r.addUsage(out)
+		r.callUsage, r.callMsgID = nil, msgID
+		if out.UsageReported {
+			u := out.Usage
+			r.callUsage = &u
+		}
 		end := StreamEndEvent{FinishReason: out.FinishReason, ToolCalls: len(out.ToolCalls), Error: eventError(err)}
 		if out.UsageReported {
 			u := out.Usage
@@ -400,6 +409,9 @@ func completeCalls(calls []conversation.ToolCall) []conversation.ToolCall {
 // next request is built from.
 func (r *run) append(e *conversation.Entry) error {
 	r.tag(e)
+	if e.ID == r.callMsgID && r.callUsage != nil {
+		e.Usage, r.callUsage = r.callUsage, nil
+	}
 	if err := r.s.opts.Store.Append(r.convID, e); err != nil {
 		return err
 	}
@@ -432,6 +444,7 @@ func (r *run) addUsage(out *llm.Result) {
 	r.res.Usage.PromptTokens += out.Usage.PromptTokens
 	r.res.Usage.CompletionTokens += out.Usage.CompletionTokens
 	r.res.Usage.TotalTokens += out.Usage.TotalTokens
+	r.res.Usage.CachedTokens += out.Usage.CachedTokens
 }
 
 // emitUsage measures the request and emits context:usage (status "" derives
@@ -440,7 +453,9 @@ func (r *run) emitUsage(req *contextbuilder.Result, status string) {
 	u := compression.UsageOf(req.Debug.UsedTokens, r.cx.limit)
 	r.lastUsage = u
 	r.res.Context.UsedTokens, r.res.Context.TotalBudget, r.res.Context.UsagePercent = u.UsedTokens, u.TotalBudget, round1(u.UsagePercent)
-	r.s.opts.Emitter.Emit(events.ContextUsage, usageEvent(r.convID, u, status))
+	ev := usageEvent(r.convID, u, status)
+	ev.Reported = r.s.reportedUsage(r.convID)
+	r.s.opts.Emitter.Emit(events.ContextUsage, ev)
 }
 
 func round1(v float64) float64 { return math.Round(v*10) / 10 }

@@ -19,6 +19,10 @@ type UsageEvent struct {
 	UsagePercent   float64 `json:"usagePercent"`
 	Remaining      int     `json:"remaining"`
 	Status         string  `json:"status"` // normal | warning | critical | compressing
+	// Reported adds up the usage servers reported for the conversation's LLM
+	// calls (prompt tokens read from the prompt cache included) and holds
+	// the newest call's; nil before any was reported.
+	Reported *conversation.UsageTotals `json:"reported,omitempty"`
 }
 
 // StreamStartEvent is the payload of llm:stream-start: one LLM call begins.

@@ -3,6 +3,7 @@ package llm
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -21,25 +22,34 @@ type assembler struct {
 	reasoning strings.Builder
 	calls     []*callState       // in order of first appearance; Result index = position
 	byServer  map[int]*callState // latest call seen for a server index
+	ids       idSet              // the call ids given out in this answer
 	finish    string
 	usage     Usage
 	reported  bool
 	model     string
 	chunks    int  // data chunks decoded
 	begun     bool // something was delivered to the handler
+
+	cached        int  // prompt tokens read from the server's cache
+	cacheReported bool // the stream said how many
 }
 
+// callState is one tool call being assembled. serverID is the id the server streamed it
+// with; id is the call's id in the answer, unique within it (the server's id unless
+// another call of the answer has it already or it is empty).
 type callState struct {
-	index   int
-	id      string
-	name    string // wire name
-	args    strings.Builder
-	started bool
-	sent    int // bytes of args delivered to the handler
+	index    int
+	serverID string
+	id       string
+	name     string // wire name
+	args     strings.Builder
+	started  bool
+	split    *callState // the complete call this one was split from (a repeated announcement)
+	sent     int        // bytes of args delivered to the handler
 }
 
 func newAssembler(names *NameMap, h Handler) *assembler {
-	a := &assembler{names: names, h: h, byServer: map[int]*callState{}}
+	a := &assembler{names: names, h: h, byServer: map[int]*callState{}, ids: newIDSet()}
 	if h != nil {
 		a.td, _ = h.(ToolCallDeltaHandler)
 		a.rh, _ = h.(ReasoningHandler)
@@ -84,24 +94,11 @@ func (a *assembler) add(chunk openai.ChatCompletionStreamResponse) {
 		}
 		var touched []*callState
 		for _, tc := range d.ToolCalls {
-			cs := a.call(tc.Index, tc.ID)
-			if tc.ID != "" && cs.id == "" {
-				cs.id = tc.ID
-			}
-			if tc.Function.Name != "" && cs.name == "" {
-				cs.name = tc.Function.Name
-			}
-			cs.args.WriteString(tc.Function.Arguments)
-			touched = append(touched, cs)
+			touched = append(touched, a.delta(tc.Index, tc.ID, tc.Function.Name, tc.Function.Arguments))
 		}
 		if fc := d.FunctionCall; fc != nil { // legacy function_call streaming
 			zero := 0
-			cs := a.call(&zero, "")
-			if fc.Name != "" && cs.name == "" {
-				cs.name = fc.Name
-			}
-			cs.args.WriteString(fc.Arguments)
-			touched = append(touched, cs)
+			touched = append(touched, a.delta(&zero, "", fc.Name, fc.Arguments))
 		}
 		for _, cs := range touched {
 			a.notify(cs)
@@ -112,18 +109,36 @@ func (a *assembler) add(chunk openai.ChatCompletionStreamResponse) {
 	}
 }
 
+// delta adds one tool call fragment and returns the call it belongs to.
+func (a *assembler) delta(index *int, id, name, args string) *callState {
+	cs := a.call(index, id, name)
+	if id != "" && cs.serverID == "" {
+		cs.serverID = id
+	}
+	if name != "" && cs.name == "" {
+		cs.name = name
+	}
+	cs.args.WriteString(args)
+	return cs
+}
+
 // finished reports whether the server ended the answer with a finish_reason.
 func (a *assembler) finished() bool { return a.finish != "" }
 
 // call finds or creates the call a tool call delta belongs to. Most servers send an index;
 // without one an id starts a new call and an id-less delta continues the last one. A new
 // id on an index that already has another id (servers that number every call 0) starts a
-// new call too.
-func (a *assembler) call(index *int, id string) *callState {
+// new call too, and so does a delta that announces a call again — a name, with the same
+// id or none — when the call it would continue is complete (servers that give parallel
+// calls one index and one id, or none).
+func (a *assembler) call(index *int, id, name string) *callState {
 	if index == nil {
 		if id != "" {
-			for _, cs := range a.calls {
-				if cs.id == id {
+			for i := len(a.calls) - 1; i >= 0; i-- {
+				if cs := a.calls[i]; cs.serverID == id {
+					if reannounced(cs, id, name) {
+						return a.splitCall(-1, cs)
+					}
 					return cs
 				}
 			}
@@ -135,10 +150,35 @@ func (a *assembler) call(index *int, id string) *callState {
 		return a.newCall(-1)
 	}
 	cs, ok := a.byServer[*index]
-	if !ok || (id != "" && cs.id != "" && cs.id != id) {
+	switch {
+	case !ok, id != "" && cs.serverID != "" && cs.serverID != id:
 		return a.newCall(*index)
+	case reannounced(cs, id, name):
+		return a.splitCall(*index, cs)
 	}
 	return cs
+}
+
+// reannounced reports a delta that opens a call again (a name, and the same id or none)
+// on a call whose name is known and whose arguments are a complete JSON value.
+func reannounced(cs *callState, id, name string) bool {
+	if name == "" || cs.name == "" || (id != "" && cs.serverID != id) {
+		return false
+	}
+	args := strings.TrimSpace(cs.args.String())
+	return args != "" && json.Valid([]byte(args))
+}
+
+func (a *assembler) splitCall(serverIndex int, from *callState) *callState {
+	cs := a.newCall(serverIndex)
+	cs.split = from
+	return cs
+}
+
+// blank reports a call split off whose arguments are still only white space: it may be
+// a repeated announcement of the call it was split from, not a call of its own.
+func (cs *callState) blank() bool {
+	return cs.split != nil && strings.TrimSpace(cs.args.String()) == ""
 }
 
 func (a *assembler) newCall(serverIndex int) *callState {
@@ -152,12 +192,10 @@ func (a *assembler) newCall(serverIndex int) *callState {
 
 func (a *assembler) notify(cs *callState) {
 	if !cs.started {
-		if cs.name == "" {
-			return // wait for the name
+		if cs.name == "" || cs.blank() {
+			return // wait for the name (and, for a repeated announcement, for arguments)
 		}
-		if cs.id == "" {
-			cs.id = newCallID()
-		}
+		cs.id = a.ids.unique(cs.serverID)
 		cs.started = true
 		a.begun = true
 		if a.h != nil {
@@ -181,14 +219,28 @@ func (a *assembler) fill(res *Result) {
 	res.FinishReason = a.finish
 	res.Usage = a.usage
 	res.UsageReported = a.reported
+	if a.cacheReported {
+		res.Usage.CachedTokens, res.CacheReported = a.cached, true
+	}
 	res.Model = a.model
 	res.ToolCalls = nil
 	for _, cs := range a.calls {
-		if cs.name == "" && cs.args.Len() == 0 {
+		if cs.blank() {
+			// A repeated announcement after all: its white space belongs to the
+			// call it repeated (an ancestor when it was split off twice).
+			to := cs.split
+			for to.blank() {
+				to = to.split
+			}
+			to.args.WriteString(cs.args.String())
+		}
+	}
+	for _, cs := range a.calls {
+		if cs.name == "" && cs.args.Len() == 0 || cs.blank() {
 			continue
 		}
 		if cs.id == "" {
-			cs.id = newCallID()
+			cs.id = a.ids.unique(cs.serverID)
 		}
 		res.ToolCalls = append(res.ToolCalls, conversation.ToolCall{
 			ID:       cs.id,
@@ -198,7 +250,23 @@ func (a *assembler) fill(res *Result) {
 	}
 }
 
-// newCallID makes an id for a tool call a server sent without one.
+// idSet gives the tool calls of one answer unique ids, so that each result is sent back
+// paired with its own call.
+type idSet map[string]bool
+
+func newIDSet() idSet { return idSet{} }
+
+// unique returns id, or a new id when id is empty or taken by another call of the answer.
+func (s idSet) unique(id string) string {
+	for id == "" || s[id] {
+		id = newCallID()
+	}
+	s[id] = true
+	return id
+}
+
+// newCallID makes an id for a tool call a server sent without one (or with another
+// call's).
 func newCallID() string {
 	var b [12]byte
 	_, _ = rand.Read(b[:])

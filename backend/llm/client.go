@@ -93,26 +93,21 @@ func (c *Client) Stream(ctx context.Context, req Request, h Handler) (*Result, e
 	defer cancel()
 	var asm *assembler
 	err = c.retry(ctx, callCtx, res, c.cfg.MaxRetries, func() (bool, error) {
-		asm = newAssembler(names, h)
-		err := c.streamOnce(ctx, callCtx, &oreq, asm)
-		if err != nil && !asm.begun && oreq.StreamOptions != nil && rejectsStreamOptions(err) {
-			// Some servers refuse stream_options; ask again without usage reporting.
-			oreq.StreamOptions = nil
+		for {
 			asm = newAssembler(names, h)
-			err = c.streamOnce(ctx, callCtx, &oreq, asm)
+			w := c.wire(req, names, true)
+			w.apply(&oreq)
+			err := c.streamOnce(ctx, callCtx, &oreq, w.extra, asm)
+			if err != nil && !asm.begun && c.learn(err, w) {
+				continue // the endpoint refused an optional part: at once without it
+			}
+			return asm.begun, err
 		}
-		return asm.begun, err
 	})
 	if asm != nil {
 		asm.fill(res)
 	}
 	return res, err
-}
-
-func rejectsStreamOptions(err error) bool {
-	var e *Error
-	return errors.As(err, &e) && e.StatusCode >= 400 && e.StatusCode < 500 &&
-		strings.Contains(strings.ToLower(e.Message), "stream_options")
 }
 
 // watchdog cancels an attempt when no chunk arrives in time.
@@ -135,11 +130,16 @@ func (w *watchdog) stop() {
 	}
 }
 
-func (c *Client) streamOnce(ctx, callCtx context.Context, oreq *openai.ChatCompletionRequest, asm *assembler) error {
+func (c *Client) streamOnce(ctx, callCtx context.Context, oreq *openai.ChatCompletionRequest, extra []byte, asm *assembler) error {
 	actx, acancel := context.WithCancelCause(callCtx)
 	defer acancel(nil)
-	info := &attemptInfo{}
+	info := &attemptInfo{extra: extra}
 	actx = withAttempt(actx, info)
+	defer func() {
+		if r := info.stream(); r != nil {
+			asm.cached, asm.cacheReported = r.cachedTokens()
+		}
+	}()
 	wd := &watchdog{cancel: acancel}
 	defer wd.stop()
 
@@ -209,16 +209,32 @@ func (c *Client) complete(ctx context.Context, req Request, retries int) (*Resul
 	callCtx, cancel := c.callContext(ctx)
 	defer cancel()
 	err = c.retry(ctx, callCtx, res, retries, func() (bool, error) {
+		for {
+			err := c.completeOnce(ctx, callCtx, &oreq, req, names, res)
+			if w := c.wire(req, names, false); err != nil && c.learn(err, w) {
+				continue // the endpoint refused an optional part: at once without it
+			}
+			return false, err
+		}
+	})
+	return res, err
+}
+
+// completeOnce sends one non-streamed attempt and fills res.
+func (c *Client) completeOnce(ctx, callCtx context.Context, oreq *openai.ChatCompletionRequest, req Request, names *NameMap, res *Result) error {
+	w := c.wire(req, names, false)
+	w.apply(oreq)
+	err := func() error {
 		actx, acancel := context.WithCancelCause(callCtx)
 		defer acancel(nil)
-		info := &attemptInfo{}
+		info := &attemptInfo{extra: w.extra}
 		actx = withAttempt(actx, info)
-		resp, err := c.oa.CreateChatCompletion(actx, oreq)
+		resp, err := c.oa.CreateChatCompletion(actx, *oreq)
 		if err != nil {
-			return false, c.classify(ctx, callCtx, actx, info, err)
+			return c.classify(ctx, callCtx, actx, info, err)
 		}
 		if len(resp.Choices) == 0 {
-			return false, c.newError(CodeBadResponse, "the answer has no choices", info, nil)
+			return c.newError(CodeBadResponse, "the answer has no choices", info, nil)
 		}
 		ch := resp.Choices[0]
 		res.Content = ch.Message.Content
@@ -226,6 +242,10 @@ func (c *Client) complete(ctx context.Context, req Request, retries int) (*Resul
 			res.Content += p.Text
 		}
 		res.Reasoning = ch.Message.ReasoningContent
+		body := info.answerBody()
+		if res.Reasoning == "" && body != nil {
+			res.Reasoning = reasoningOf(body)
+		}
 		res.FinishReason = string(ch.FinishReason)
 		res.Model = resp.Model
 		res.Usage = Usage{
@@ -233,22 +253,24 @@ func (c *Client) complete(ctx context.Context, req Request, retries int) (*Resul
 			CompletionTokens: resp.Usage.CompletionTokens,
 			TotalTokens:      resp.Usage.TotalTokens,
 		}
+		if n, ok := cachedTokensOf(body); ok {
+			res.Usage.CachedTokens, res.CacheReported = n, true
+		} else if d := resp.Usage.PromptTokensDetails; d != nil {
+			res.Usage.CachedTokens, res.CacheReported = d.CachedTokens, true
+		}
 		res.UsageReported = resp.Usage.TotalTokens > 0 || resp.Usage.PromptTokens > 0
 		res.ToolCalls = nil
+		ids := newIDSet()
 		for _, tc := range ch.Message.ToolCalls {
-			id := tc.ID
-			if id == "" {
-				id = newCallID()
-			}
 			res.ToolCalls = append(res.ToolCalls, conversation.ToolCall{
-				ID:       id,
+				ID:       ids.unique(tc.ID),
 				Type:     "function",
 				Function: conversation.FunctionCall{Name: names.Name(tc.Function.Name), Arguments: tc.Function.Arguments},
 			})
 		}
-		return false, nil
-	})
-	return res, err
+		return nil
+	}()
+	return err
 }
 
 // TestConnection sends a tiny non-streamed request (no retries) with the configured model
@@ -390,28 +412,7 @@ func (c *Client) build(req Request, stream bool) (openai.ChatCompletionRequest, 
 		}
 		out.Messages = append(out.Messages, om)
 	}
-	for _, t := range req.Tools {
-		params := t.Parameters
-		if len(strings.TrimSpace(string(params))) == 0 || string(params) == "null" {
-			params = json.RawMessage(`{"type":"object","properties":{}}`)
-		}
-		out.Tools = append(out.Tools, openai.Tool{
-			Type: openai.ToolTypeFunction,
-			Function: &openai.FunctionDefinition{
-				Name:        names.Wire(t.Name),
-				Description: t.Description,
-				Parameters:  params,
-			},
-		})
-	}
 	reasoning := isReasoningModel(model)
-	if req.MaxTokens > 0 {
-		if reasoning {
-			out.MaxCompletionTokens = req.MaxTokens
-		} else {
-			out.MaxTokens = req.MaxTokens
-		}
-	}
 	if t := req.Temperature; t != nil && (!reasoning || *t == 1) {
 		out.Temperature = *t
 		if *t == 0 {
@@ -419,9 +420,6 @@ func (c *Client) build(req Request, stream bool) (openai.ChatCompletionRequest, 
 			// to send "0".
 			out.Temperature = math.SmallestNonzeroFloat32
 		}
-	}
-	if stream {
-		out.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
 	}
 	return out, names, nil
 }
@@ -459,6 +457,7 @@ func (c *Client) newError(code, msg string, info *attemptInfo, cause error) *Err
 		status, header := info.response()
 		if status >= 400 {
 			e.StatusCode = status
+			e.body = redact(string(info.errorBody()), c.cfg.APIKey)
 		}
 		if header != nil {
 			e.RetryAfter = ParseRetryAfter(header.Get("Retry-After"), time.Now())

@@ -49,6 +49,11 @@ type Config struct {
 	// HTTPClient replaces the default client (whose dialer applies ConnectTimeout). Its
 	// Timeout should be zero: it would cut long streams.
 	HTTPClient *http.Client
+
+	// Endpoints remembers what endpoints refused (optional request fields, schema
+	// keywords) so that it is not sent again; nil uses the process's memory (see
+	// UseEndpointFile).
+	Endpoints *EndpointMemory
 }
 
 func pick(v, def time.Duration) time.Duration {

@@ -49,7 +49,8 @@ type Error struct {
 	RetryAfter time.Duration // the server's Retry-After, 0 when absent
 	Cause      error         // the underlying error (context.Canceled, net errors, ...)
 
-	final bool // retrying the same request cannot help (exhausted quota, 4xx)
+	final bool   // retrying the same request cannot help (exhausted quota, 4xx)
+	body  string // the start of the error response's body (redacted), for refusal checks
 }
 
 // Error implements error: "CODE: message (HTTP status) [provider]".

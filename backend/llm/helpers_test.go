@@ -68,6 +68,7 @@ func testConfig(srv *fakellm.Server) Config {
 		MaxRetries:        2,
 		RetryBaseDelay:    time.Millisecond,
 		MaxRetryDelay:     20 * time.Millisecond,
+		Endpoints:         NewEndpointMemory(""),
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"regexp"
 	"sync/atomic"
 )
 
@@ -31,6 +32,14 @@ type sseReader struct {
 	hasData bool
 	err     error // terminal error, returned once out is drained
 	done    atomic.Bool
+	// cached is the newest cached-prompt-token count a payload reported, +1 (0: none).
+	cached atomic.Int64
+}
+
+// cachedTokens returns the cached prompt tokens the stream reported, if any.
+func (r *sseReader) cachedTokens() (int, bool) {
+	n := r.cached.Load()
+	return int(n - 1), n > 0
 }
 
 func newSSEReader(body io.ReadCloser) *sseReader {
@@ -130,6 +139,20 @@ func (r *sseReader) line(line []byte) {
 	r.hasData = true
 }
 
+// reasoningKey matches the "reasoning" member servers other than DeepSeek use for the
+// model's thinking (OpenRouter, Ollama, recent vLLM).
+var reasoningKey = regexp.MustCompile(`"reasoning"(\s*):`)
+
+// reasoningAsContent renames a "reasoning" member to "reasoning_content", the name
+// go-openai decodes, when the payload has no reasoning_content of its own. Outside of a
+// member name the sequence cannot occur: a quote inside a JSON string is escaped.
+func reasoningAsContent(p []byte) []byte {
+	if !bytes.Contains(p, []byte(`"reasoning"`)) || bytes.Contains(p, []byte(`"reasoning_content"`)) {
+		return p
+	}
+	return reasoningKey.ReplaceAll(p, []byte(`"reasoning_content"$1:`))
+}
+
 func completePayload(b []byte) bool {
 	t := bytes.TrimSpace(b)
 	return string(t) == "[DONE]" || (len(t) > 0 && json.Valid(t))
@@ -151,6 +174,11 @@ func (r *sseReader) dispatch() {
 	isErr := false
 	if p, ok := errorPayload(payload); ok {
 		payload, isErr = p, true
+	} else {
+		if n, ok := cachedTokensOf(payload); ok {
+			r.cached.Store(int64(n) + 1)
+		}
+		payload = reasoningAsContent(payload)
 	}
 	r.out = append(r.out, "data: "...)
 	r.out = append(r.out, payload...)

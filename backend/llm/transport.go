@@ -25,6 +25,33 @@ type attemptInfo struct {
 	// bodyEnded is set when a non-streamed body reached its real end, so a JSON decoder's
 	// "unexpected EOF" means truncated JSON rather than a cut connection.
 	bodyEnded atomic.Bool
+	// extra are JSON object members ("name":value,...) added to the request body: the
+	// fields go-openai does not know.
+	extra []byte
+	// errBody is the start of an error response's body; body a copy of a non-streamed
+	// answer's body (what go-openai does not decode: other providers' usage fields).
+	errBody []byte
+	body    *bytes.Buffer
+}
+
+// maxErrBody bounds the copy of an error response kept for refusal checks.
+const maxErrBody = 64 << 10
+
+// errorBody returns the start of the error response's body.
+func (a *attemptInfo) errorBody() []byte {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.errBody
+}
+
+// answerBody returns the copy of a non-streamed answer's body (nil when none).
+func (a *attemptInfo) answerBody() []byte {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.body == nil {
+		return nil
+	}
+	return a.body.Bytes()
 }
 
 func (a *attemptInfo) response() (int, http.Header) {
@@ -52,11 +79,17 @@ type transport struct {
 }
 
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	info, _ := req.Context().Value(attemptKey{}).(*attemptInfo)
+	if info != nil && len(info.extra) > 0 && req.Body != nil {
+		var err error
+		if req, err = withMembers(req, info.extra); err != nil {
+			return nil, err
+		}
+	}
 	resp, err := t.base.RoundTrip(req)
 	if err != nil {
 		return nil, err
 	}
-	info, _ := req.Context().Value(attemptKey{}).(*attemptInfo)
 	if info == nil {
 		return resp, nil
 	}
@@ -66,10 +99,14 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	info.header = resp.Header.Clone()
 	streamed := strings.Contains(req.Header.Get("Accept"), "text/event-stream")
 	if resp.StatusCode < 200 || resp.StatusCode >= 300 {
+		head, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrBody))
+		info.errBody = head
+		resp.Body = &replacedBody{Reader: io.MultiReader(bytes.NewReader(head), resp.Body), c: resp.Body}
 		return resp, nil
 	}
 	if !streamed {
-		resp.Body = &trackedBody{ReadCloser: resp.Body, ended: &info.bodyEnded}
+		info.body = &bytes.Buffer{}
+		resp.Body = &trackedBody{ReadCloser: resp.Body, ended: &info.bodyEnded, copy: info.body}
 		return resp, nil
 	}
 	ct := strings.ToLower(resp.Header.Get("Content-Type"))
@@ -104,6 +141,7 @@ func jsonAsSSE(body io.ReadCloser) io.ReadCloser {
 		out.WriteString("\n\n")
 		return &replacedBody{Reader: &out, c: body}
 	}
+	raw = reasoningAsContent(raw)
 	var full openai.ChatCompletionResponse
 	if err := json.Unmarshal(raw, &full); err != nil {
 		// Let the stream parser report it as malformed.
@@ -128,6 +166,9 @@ func jsonAsSSE(body io.ReadCloser) io.ReadCloser {
 	}
 	if full.Usage.TotalTokens > 0 || full.Usage.PromptTokens > 0 {
 		u := full.Usage
+		if n, ok := cachedTokensOf(raw); ok {
+			u.PromptTokensDetails = &openai.PromptTokensDetails{CachedTokens: n}
+		}
 		chunk.Usage = &u
 	}
 	b, _ := json.Marshal(chunk)
@@ -140,10 +181,14 @@ func jsonAsSSE(body io.ReadCloser) io.ReadCloser {
 type trackedBody struct {
 	io.ReadCloser
 	ended *atomic.Bool
+	copy  *bytes.Buffer // the first maxEventBytes of the body
 }
 
 func (b *trackedBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
+	if b.copy != nil && b.copy.Len()+n <= maxEventBytes {
+		b.copy.Write(p[:n])
+	}
 	if err == io.EOF {
 		b.ended.Store(true)
 	}
@@ -164,6 +209,31 @@ type errBody struct {
 
 func (b *errBody) Read([]byte) (int, error) { return 0, b.err }
 func (b *errBody) Close() error             { return b.c.Close() }
+
+// withMembers returns a copy of req whose JSON object body starts with the members extra.
+func withMembers(req *http.Request, extra []byte) (*http.Request, error) {
+	body, err := io.ReadAll(req.Body)
+	req.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	trimmed := bytes.TrimLeft(body, " \t\r\n")
+	if len(trimmed) > 1 && trimmed[0] == '{' {
+		rest := bytes.TrimLeft(trimmed[1:], " \t\r\n")
+		out := make([]byte, 0, len(body)+len(extra)+1)
+		out = append(out, '{')
+		out = append(out, extra...)
+		if len(rest) > 0 && rest[0] != '}' {
+			out = append(out, ',')
+		}
+		body = append(out, rest...)
+	}
+	r := req.Clone(req.Context())
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	return r, nil
+}
 
 // newHTTPClient wraps the configured client (or builds one whose dialer applies the
 // connect timeout) with the recording transport.

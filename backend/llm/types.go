@@ -31,6 +31,10 @@ type Request struct {
 	Model       string   // overrides Config.Model when set
 	Temperature *float32 // nil: the server's default
 	MaxTokens   int      // 0: the server's default
+	// CacheKey identifies the conversation the request belongs to ("" for none). It is
+	// sent hashed as prompt_cache_key (see CacheKey), which keeps the requests of one
+	// conversation on the same prompt cache, unless the endpoint refused that field.
+	CacheKey string
 }
 
 // Usage is the token usage a server reported (conversation.Usage).
@@ -48,6 +52,9 @@ type Result struct {
 	Usage        Usage
 	// UsageReported is false when the server sent no usage (Usage is then zero).
 	UsageReported bool
+	// CacheReported is true when the usage said how many prompt tokens came from the
+	// server's prompt cache (Usage.CachedTokens, possibly 0).
+	CacheReported bool
 	Model         string // the model the server says answered
 	Attempts      int    // requests sent, retries included
 }

@@ -4,6 +4,8 @@
 // Usage:
 //
 //	go run ./cmd/fakellm -addr 127.0.0.1:0 -script rules.json [-models a,b] [-api-key KEY] [-v]
+//	    [-refuse-fields prompt_cache_key,stream_options [-refuse-style openai|pydantic]]
+//	    [-refuse-schema-keywords '$schema,additionalProperties'] [-cache openai|deepseek]
 //
 // The script is a JSON list of rules ({"match", "on_tool_result", "times", "response"});
 // its format is documented in package crewagent/backend/llm/fakellm. Without a script
@@ -39,11 +41,27 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	apiKey := fs.String("api-key", "", "require this bearer token (default: accept any request)")
 	lenient := fs.Bool("lenient", false, "accept requests the OpenAI API would reject")
 	verbose := fs.Bool("v", false, "log each request on stderr")
+	refuseFields := fs.String("refuse-fields", "", "comma-separated request fields refused as unknown (e.g. prompt_cache_key,stream_options)")
+	refuseStyle := fs.String("refuse-style", fakellm.RefuseOpenAI, "how unknown fields are refused: openai (400) or pydantic (422)")
+	refuseKeywords := fs.String("refuse-schema-keywords", "", "comma-separated tool schema keywords refused the way Gemini does (e.g. $schema,additionalProperties)")
+	cache := fs.String("cache", "", "report cached prompt tokens in usage: openai (prompt_tokens_details.cached_tokens) or deepseek (prompt_cache_hit_tokens)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "fakellm: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	switch *refuseStyle {
+	case fakellm.RefuseOpenAI, fakellm.RefusePydantic:
+	default:
+		fmt.Fprintf(stderr, "fakellm: -refuse-style must be %s or %s\n", fakellm.RefuseOpenAI, fakellm.RefusePydantic)
+		return 2
+	}
+	switch *cache {
+	case "", fakellm.CacheOpenAI, fakellm.CacheDeepSeek:
+	default:
+		fmt.Fprintf(stderr, "fakellm: -cache must be %s or %s\n", fakellm.CacheOpenAI, fakellm.CacheDeepSeek)
 		return 2
 	}
 	var rules []fakellm.Rule
@@ -67,6 +85,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	srv.SetModels(strings.Split(*models, ",")...)
 	srv.RequireAPIKey(*apiKey)
 	srv.SetStrict(!*lenient)
+	srv.RefuseFields(*refuseStyle, list(*refuseFields)...)
+	srv.RefuseSchemaKeywords(list(*refuseKeywords)...)
+	srv.SetCacheReport(*cache)
 	responder := fakellm.NewRules(rules...)
 	srv.SetDefault(func(r fakellm.RecordedRequest) fakellm.Response {
 		if *verbose {
@@ -78,6 +99,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "FAKE_LLM_URL=%s\n", srv.URL())
 	<-ctx.Done()
 	return 0
+}
+
+// list splits a comma-separated flag value, without empty items.
+func list(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func clip(s string, n int) string {

@@ -101,3 +101,46 @@ func TestRunRejectsBadScript(t *testing.T) {
 		t.Fatalf("bad flag: code %d", c)
 	}
 }
+
+func TestRunRefusesFieldsAndReportsCache(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out := lineWriter{ch: make(chan string, 4)}
+	code := make(chan int, 1)
+	go func() {
+		code <- run(ctx, []string{"-refuse-fields", "prompt_cache_key, stream_options", "-refuse-style", "pydantic", "-cache", "openai"}, out, io.Discard)
+	}()
+	var base string
+	select {
+	case line := <-out.ch:
+		base = strings.TrimPrefix(line, "FAKE_LLM_URL=")
+	case <-time.After(5 * time.Second):
+		t.Fatal("no URL printed")
+	}
+	post := func(body string) (int, string) {
+		resp, err := http.Post(base+"/chat/completions", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if st, b := post(`{"model":"m","prompt_cache_key":"k","messages":[{"role":"user","content":"hi"}]}`); st != 422 || !strings.Contains(b, "prompt_cache_key") {
+		t.Fatalf("%d %s", st, b)
+	}
+	if st, b := post(`{"model":"m","messages":[{"role":"user","content":"hi"}]}`); st != 200 || !strings.Contains(b, `"prompt_tokens_details":{"cached_tokens":0}`) {
+		t.Fatalf("%d %s", st, b)
+	}
+	cancel()
+	<-code
+}
+
+func TestRunRejectsBadModes(t *testing.T) {
+	for _, args := range [][]string{{"-refuse-style", "xml"}, {"-cache", "anthropic"}} {
+		var stderr strings.Builder
+		if c := run(context.Background(), args, io.Discard, &stderr); c != 2 || stderr.Len() == 0 {
+			t.Fatalf("%v: code %d stderr %q", args, c, stderr.String())
+		}
+	}
+}

@@ -26,6 +26,17 @@
 // developer and tool messages need a content. A request that breaks one of these rules gets
 // the 400 invalid_request_error the real API would send. SetStrict(false) turns this off.
 //
+// Like strict OpenAI-compatible servers, it can refuse request fields it does not know
+// (RefuseFields: "prompt_cache_key", "stream_options"; a 400 "Unrecognized request argument
+// supplied: NAME" or a 422 naming the field) and tool schema keywords the way Gemini does
+// (RefuseSchemaKeywords: "$schema", "additionalProperties": a 400 "Unknown name ..."). It
+// records the cached prefix of every accepted request — the estimated prompt tokens it
+// shares with the request accepted before it: whole equal messages, then the common start
+// of the first one that differs, nothing when the tools changed — and with SetCacheReport
+// (or a response's cache field) reports it in the usage in OpenAI's shape
+// (prompt_tokens_details.cached_tokens) or DeepSeek's (prompt_cache_hit_tokens and
+// prompt_cache_miss_tokens).
+//
 // GET /_fakellm/requests returns the recorded requests as JSON (without headers), for
 // end-to-end tests that drive the server from another process.
 //
@@ -54,16 +65,20 @@
 //
 // Response fields (all optional):
 //   - text, repeat (text repeated this many times), echo (append the content of the request's
-//     last message to text), reasoning (streamed as reasoning_content before the text),
+//     last message to text), reasoning (streamed as reasoning_content before the text;
+//     reasoning_field "reasoning" sends it as "reasoning" instead),
 //     chunks (how many chunks the text is split into; default one per 16 characters),
 //     chunk_delay_ms (pause before each chunk after the first).
 //   - tool_calls: [{"id", "name", "arguments", "arg_chunks"}]; a name is sent the way the
 //     request declared it (a "fs.list" rule answers a request that declared "fs_list" with
 //     "fs_list"); missing ids become "call_<request>_<index>". interleave: send the argument
-//     chunks of parallel calls alternately.
+//     chunks of parallel calls alternately. call_ids: "same" streams every call with the
+//     first call's id, "empty" with none; one_index: every call at index 0.
 //   - finish_reason (default "stop", or "tool_calls" when there are tool calls), usage
-//     ({"prompt_tokens", "completion_tokens", "total_tokens"}; default: an estimate of one
-//     token per 4 bytes), omit_usage, omit_done.
+//     ({"prompt_tokens", "completion_tokens", "total_tokens", "prompt_tokens_details":
+//     {"cached_tokens"}, "prompt_cache_hit_tokens", "prompt_cache_miss_tokens"}; default:
+//     an estimate of one token per 4 bytes), cache ("openai" or "deepseek": the estimate
+//     reports the cached prefix in that shape), omit_usage, omit_done.
 //   - status, body, headers: an HTTP error (status >= 400; body defaults to an OpenAI error
 //     JSON for that status); headers are sent with any answer (e.g. {"Retry-After": "1"}).
 //   - delay_ms: wait before sending anything. stall_after + stall_ms: after that many events

@@ -25,6 +25,23 @@ type RecordedRequest struct {
 	ToolChoice   json.RawMessage   `json:"toolChoice,omitempty"`
 	Temperature  *float64          `json:"temperature,omitempty"`
 	MaxTokens    int               `json:"maxTokens,omitempty"` // max_tokens or max_completion_tokens
+	// PromptCacheKey is the request's prompt_cache_key ("" when absent).
+	PromptCacheKey string `json:"promptCacheKey,omitempty"`
+	// Fields are the top-level fields of the body, sorted.
+	Fields []string `json:"fields,omitempty"`
+	// CachedTokens is the prompt prefix, in estimated tokens, this request shares with
+	// the chat request received before it (what a prompt cache could have reused).
+	CachedTokens int `json:"cachedTokens,omitempty"`
+}
+
+// HasField reports whether the body carried the top-level field name.
+func (r RecordedRequest) HasField(name string) bool {
+	for _, f := range r.Fields {
+		if f == name {
+			return true
+		}
+	}
+	return false
 }
 
 // RecordedMessage is one decoded request message. Content is nil when the field was absent
@@ -119,6 +136,7 @@ type wireRequest struct {
 	Temperature         *float64        `json:"temperature"`
 	MaxTokens           int             `json:"max_tokens"`
 	MaxCompletionTokens int             `json:"max_completion_tokens"`
+	PromptCacheKey      string          `json:"prompt_cache_key"`
 }
 
 // decodeChat fills the chat fields of r from its body.
@@ -127,7 +145,15 @@ func decodeChat(r *RecordedRequest) error {
 	if err := json.Unmarshal(r.Body, &w); err != nil {
 		return fmt.Errorf("We could not parse the JSON body of your request. (%v)", err)
 	}
+	var top map[string]json.RawMessage
+	if json.Unmarshal(r.Body, &top) == nil {
+		for k := range top {
+			r.Fields = append(r.Fields, k)
+		}
+		sort.Strings(r.Fields)
+	}
 	r.Model = w.Model
+	r.PromptCacheKey = w.PromptCacheKey
 	r.Stream = w.Stream
 	r.IncludeUsage = w.StreamOptions != nil && w.StreamOptions.IncludeUsage
 	r.ToolChoice = w.ToolChoice

@@ -19,17 +19,28 @@ type Response struct {
 	Repeat    int    `json:"repeat,omitempty"`
 	Echo      bool   `json:"echo,omitempty"`
 	Reasoning string `json:"reasoning,omitempty"`
-	Chunks    int    `json:"chunks,omitempty"`
+	// ReasoningField names the member the reasoning is sent in: "reasoning_content"
+	// (the default, DeepSeek and vLLM) or "reasoning" (OpenRouter, Ollama).
+	ReasoningField string `json:"reasoning_field,omitempty"`
+	Chunks         int    `json:"chunks,omitempty"`
 	// ChunkDelay is the pause before each event after the first (JSON: chunk_delay_ms).
 	ChunkDelay time.Duration `json:"-"`
 
 	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
 	Interleave bool       `json:"interleave,omitempty"`
+	// CallIDs changes the ids the tool calls are streamed with: IDsSame sends every call
+	// with the id of the first, IDsEmpty sends none (local servers do both).
+	CallIDs string `json:"call_ids,omitempty"`
+	// OneIndex streams every tool call at index 0, as servers that number no call do.
+	OneIndex bool `json:"one_index,omitempty"`
 
 	FinishReason string `json:"finish_reason,omitempty"`
 	Usage        *Usage `json:"usage,omitempty"`
-	OmitUsage    bool   `json:"omit_usage,omitempty"`
-	OmitDone     bool   `json:"omit_done,omitempty"`
+	// Cache reports the cached prompt tokens in an estimated usage in this shape
+	// (CacheOpenAI or CacheDeepSeek), whatever the server's SetCacheReport says.
+	Cache     string `json:"cache,omitempty"`
+	OmitUsage bool   `json:"omit_usage,omitempty"`
+	OmitDone  bool   `json:"omit_done,omitempty"`
 
 	Status  int               `json:"status,omitempty"`
 	Body    string            `json:"body,omitempty"`
@@ -72,6 +83,12 @@ const (
 	FaultChunkCut = "chunk_cut"
 )
 
+// Values of Response.CallIDs.
+const (
+	IDsSame  = "same"  // every call streamed with the first call's id
+	IDsEmpty = "empty" // calls streamed without an id
+)
+
 // ToolCall is a scripted tool call. ArgChunks is how many chunks Arguments is split into
 // (default 1).
 type ToolCall struct {
@@ -81,11 +98,21 @@ type ToolCall struct {
 	ArgChunks int    `json:"arg_chunks,omitempty"`
 }
 
-// Usage is the token usage reported with an answer.
+// Usage is the token usage reported with an answer, with the cached prompt tokens in
+// OpenAI's shape (PromptTokensDetails) or DeepSeek's (PromptCacheHitTokens and
+// PromptCacheMissTokens) when set.
 type Usage struct {
-	PromptTokens     int `json:"prompt_tokens"`
-	CompletionTokens int `json:"completion_tokens"`
-	TotalTokens      int `json:"total_tokens"`
+	PromptTokens          int                  `json:"prompt_tokens"`
+	CompletionTokens      int                  `json:"completion_tokens"`
+	TotalTokens           int                  `json:"total_tokens"`
+	PromptTokensDetails   *PromptTokensDetails `json:"prompt_tokens_details,omitempty"`
+	PromptCacheHitTokens  *int                 `json:"prompt_cache_hit_tokens,omitempty"`
+	PromptCacheMissTokens *int                 `json:"prompt_cache_miss_tokens,omitempty"`
+}
+
+// PromptTokensDetails is OpenAI's breakdown of the prompt tokens.
+type PromptTokensDetails struct {
+	CachedTokens int `json:"cached_tokens"`
 }
 
 type responseAlias Response
@@ -128,6 +155,21 @@ func (r *Response) UnmarshalJSON(b []byte) error {
 	case "", FaultAbort, FaultClose, FaultEnd, FaultChunkCut:
 	default:
 		return fmt.Errorf("unknown fault %q (want %q, %q, %q or %q)", a.Fault, FaultAbort, FaultClose, FaultEnd, FaultChunkCut)
+	}
+	switch a.ReasoningField {
+	case "", "reasoning_content", "reasoning":
+	default:
+		return fmt.Errorf("unknown reasoning_field %q (want reasoning_content or reasoning)", a.ReasoningField)
+	}
+	switch a.CallIDs {
+	case "", IDsSame, IDsEmpty:
+	default:
+		return fmt.Errorf("unknown call_ids %q (want %q or %q)", a.CallIDs, IDsSame, IDsEmpty)
+	}
+	switch a.Cache {
+	case "", CacheOpenAI, CacheDeepSeek:
+	default:
+		return fmt.Errorf("unknown cache %q (want %q or %q)", a.Cache, CacheOpenAI, CacheDeepSeek)
 	}
 	*r = Response(a)
 	r.ChunkDelay = time.Duration(in.ChunkDelayMS) * time.Millisecond

@@ -27,6 +27,12 @@ type Server struct {
 	apiKey   string
 	strict   bool
 
+	refuseStyle    string
+	refuseFields   []string
+	refuseKeywords []string
+	cacheShape     string
+	lastPrompt     *promptShape // the last chat request accepted, for cached prefixes
+
 	embedFail int // embeddings requests left to fail
 }
 
@@ -229,6 +235,24 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.mu.Lock()
+	status, refusal := refuseField(&rec, s.refuseStyle, s.refuseFields)
+	if status == 0 {
+		if msg := refuseKeywords(&rec, s.refuseKeywords); msg != "" {
+			status, refusal = http.StatusBadRequest, ErrorBody("INVALID_ARGUMENT", "", msg)
+		}
+	}
+	if status != 0 {
+		s.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_, _ = io.WriteString(w, refusal)
+		return
+	}
+	shape := shapeOf(&rec)
+	rec.CachedTokens = cachedPrefix(s.lastPrompt, shape)
+	s.lastPrompt = shape
+	s.requests[rec.Seq-1].CachedTokens = rec.CachedTokens
+	cacheShape := s.cacheShape
 	var resp Response
 	fromQueue := false
 	if len(s.queue) > 0 {
@@ -243,6 +267,9 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		} else {
 			resp = Response{Echo: true}
 		}
+	}
+	if resp.Cache == "" {
+		resp.Cache = cacheShape
 	}
 	s.answer(w, r, &rec, resp)
 }
@@ -364,7 +391,12 @@ func build(rec *RecordedRequest, resp Response) answerPlan {
 		declared[t.Name] = true
 	}
 	for i, c := range resp.ToolCalls {
-		if c.ID == "" {
+		switch {
+		case resp.CallIDs == IDsEmpty:
+			c.ID = ""
+		case resp.CallIDs == IDsSame && i > 0:
+			c.ID = a.calls[0].ID
+		case c.ID == "":
 			c.ID = fmt.Sprintf("call_%d_%d", rec.Seq, i)
 		}
 		if !declared[c.Name] && declared[sanitize(c.Name)] {
@@ -390,7 +422,7 @@ func build(rec *RecordedRequest, resp Response) answerPlan {
 		for _, c := range a.calls {
 			completion += (len(c.Name)+len(c.Arguments))/4 + 1
 		}
-		a.usage = Usage{PromptTokens: prompt, CompletionTokens: completion, TotalTokens: prompt + completion}
+		a.usage = withCache(Usage{PromptTokens: prompt, CompletionTokens: completion, TotalTokens: prompt + completion}, rec.CachedTokens, resp.Cache)
 	}
 	return a
 }
@@ -453,6 +485,7 @@ type chunkDelta struct {
 	Role             string          `json:"role,omitempty"`
 	Content          *string         `json:"content,omitempty"`
 	ReasoningContent string          `json:"reasoning_content,omitempty"`
+	Reasoning        string          `json:"reasoning,omitempty"`
 	ToolCalls        []chunkToolCall `json:"tool_calls,omitempty"`
 }
 
@@ -479,7 +512,11 @@ func (a *answerPlan) events(rec *RecordedRequest, resp Response) []chunk {
 	empty := ""
 	out := []chunk{mk(chunkDelta{Role: "assistant", Content: &empty})}
 	for _, piece := range split(a.reasoning, resp.Chunks) {
-		out = append(out, mk(chunkDelta{ReasoningContent: piece}))
+		if resp.ReasoningField == "reasoning" {
+			out = append(out, mk(chunkDelta{Reasoning: piece}))
+		} else {
+			out = append(out, mk(chunkDelta{ReasoningContent: piece}))
+		}
 	}
 	for _, piece := range split(a.text, resp.Chunks) {
 		p := piece
@@ -494,13 +531,19 @@ func (a *answerPlan) events(rec *RecordedRequest, resp Response) []chunk {
 		}
 		argPieces[i] = split(c.Arguments, n)
 	}
+	index := func(i int) int {
+		if resp.OneIndex {
+			return 0
+		}
+		return i
+	}
 	open := func(i int) chunk {
 		e := ""
-		return mk(chunkDelta{ToolCalls: []chunkToolCall{{Index: i, ID: a.calls[i].ID, Type: "function",
+		return mk(chunkDelta{ToolCalls: []chunkToolCall{{Index: index(i), ID: a.calls[i].ID, Type: "function",
 			Function: chunkFn{Name: a.calls[i].Name, Arguments: &e}}}})
 	}
 	arg := func(i int, p string) chunk {
-		return mk(chunkDelta{ToolCalls: []chunkToolCall{{Index: i, Function: chunkFn{Arguments: &p}}}})
+		return mk(chunkDelta{ToolCalls: []chunkToolCall{{Index: index(i), Function: chunkFn{Arguments: &p}}}})
 	}
 	if resp.Interleave {
 		for i := range a.calls {
@@ -665,6 +708,7 @@ func (s *Server) writeJSONAnswer(w http.ResponseWriter, r *http.Request, a answe
 		Role             string  `json:"role"`
 		Content          *string `json:"content"`
 		ReasoningContent string  `json:"reasoning_content,omitempty"`
+		Reasoning        string  `json:"reasoning,omitempty"`
 		ToolCalls        []call  `json:"tool_calls,omitempty"`
 	}
 	type choice struct {
@@ -673,6 +717,9 @@ func (s *Server) writeJSONAnswer(w http.ResponseWriter, r *http.Request, a answe
 		FinishReason string  `json:"finish_reason"`
 	}
 	msg := message{Role: "assistant", ReasoningContent: a.reasoning}
+	if resp.ReasoningField == "reasoning" {
+		msg.ReasoningContent, msg.Reasoning = "", a.reasoning
+	}
 	if a.text != "" || len(a.calls) == 0 {
 		t := a.text
 		msg.Content = &t

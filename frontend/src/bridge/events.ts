@@ -1,4 +1,4 @@
-import type { events } from '../../wailsjs/go/models'
+import type { conversation, events } from '../../wailsjs/go/models'
 import { EventsOn } from '../../wailsjs/runtime/runtime'
 
 /** Event names pushed by the Go side; mirrors backend/events/events.go
@@ -27,6 +27,13 @@ export type ContextStatus = 'normal' | 'warning' | 'critical' | 'compressing'
 // System.EventTypes returns them); here they only get narrower names.
 
 export type ContextUsage = Omit<events.UsageEvent, 'status'> & { status: ContextStatus }
+
+/** The usage a server reported for one LLM call (llm:stream-end), cached
+ * prompt tokens included. */
+export type CallUsage = conversation.Usage
+/** What the servers reported for a conversation's LLM calls so far
+ * (ContextUsage.reported). */
+export type ReportedUsage = conversation.UsageTotals
 
 /** The failure carried by stream-end and tool-end events. */
 export type EventError = events.Error

@@ -103,6 +103,17 @@ describe('chatStore', () => {
     expect(store.getState().usage).toMatchObject({ status: 'normal', usedTokens: 400 })
   })
 
+  it('adds the usage each call reports to the cache figures the meter shows', async () => {
+    const { fake, store } = setup()
+    await store.actions.open('c1')
+    const reported = { calls: 1, promptTokens: 1000, completionTokens: 20, totalTokens: 1020, cachedTokens: 0, last: { promptTokens: 1000, completionTokens: 20, totalTokens: 1020, cachedTokens: 0 } }
+    fake.emit('context:usage', { conversationId: 'c1', usedTokens: 1100, totalBudget: 8000, usagePercent: 13.75, remaining: 6900, status: 'normal', reported })
+    fake.emit('llm:stream-end', { conversationId: 'c1', messageId: 'a1', toolCalls: 0, usage: { promptTokens: 1100, completionTokens: 30, totalTokens: 1130, cachedTokens: 960 } })
+    expect(store.getState().usage?.reported).toMatchObject({ calls: 2, promptTokens: 2100, cachedTokens: 960, last: { cachedTokens: 960, promptTokens: 1100 } })
+    fake.emit('llm:stream-end', { conversationId: 'c2', messageId: 'b1', toolCalls: 0, usage: { promptTokens: 5, completionTokens: 1, totalTokens: 6, cachedTokens: 5 } })
+    expect(store.getState().usage?.reported?.calls).toBe(2)
+  })
+
   it('continue sends "continue"; retry answers the last message again (a run gets it again)', async () => {
     const err = failure('e1', 'part', 'LLM_TIMEOUT', 'no data', { latest: true })
     const { fake, store } = setup([msg('u1', 'user', 'first question'), msg('u2', 'user', 'second question'), err])

@@ -17,6 +17,7 @@ import type {
   WaitingView,
 } from '../bridge'
 import { ErrorCodes, subscribeAll, toBridgeError } from '../bridge'
+import { addReported } from '../lib/usage'
 import { createStore, type Store } from './store'
 
 /** A tool call announced during the reply in progress. */
@@ -134,6 +135,7 @@ export function usageFromPreview(conversationId: string, p: ContextPreview): Con
     usagePercent: u.usagePercent,
     remaining: u.remaining,
     status: u.status as ContextStatus,
+    reported: u.reported,
   }
 }
 
@@ -328,6 +330,14 @@ export function createChatStore(
           }))
         },
         'llm:stream-end': (p) => {
+          // The call's usage counts at once (the next context:usage brings the
+          // totals the backend recorded).
+          const before = usageByConversation.get(p.conversationId)
+          if (p.usage && !p.retrying && before) {
+            const after = { ...before, reported: addReported(before.reported, p.usage) }
+            usageByConversation.set(p.conversationId, after)
+            if (isCurrent(p.conversationId)) store.setState({ usage: after })
+          }
           if (!isCurrent(p.conversationId)) return
           flushText()
           updateCall(p.messageId, (c) => ({ ...c, ended: true, error: p.error }))

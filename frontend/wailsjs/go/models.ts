@@ -409,6 +409,20 @@ export namespace conversation {
 	    summary?: string;
 	    pinned: PinnedView[];
 	}
+	export interface Usage {
+	    promptTokens: number;
+	    completionTokens: number;
+	    totalTokens: number;
+	    cachedTokens: number;
+	}
+	export interface UsageTotals {
+	    calls: number;
+	    promptTokens: number;
+	    completionTokens: number;
+	    totalTokens: number;
+	    cachedTokens: number;
+	    last?: Usage;
+	}
 	export interface Waiting {
 	    conversationId: string;
 	    toolCallId: string;
@@ -455,6 +469,7 @@ export namespace conversation {
 	    origin?: Origin;
 	    instructions?: Instructions;
 	    waiting?: Waiting;
+	    usage?: UsageTotals;
 	}
 	export interface StepView {
 	    title: string;
@@ -558,6 +573,7 @@ export namespace conversation {
 	    widget?: number[];
 	    finishReason?: string;
 	    editOf?: string;
+	    usage?: Usage;
 	    event?: string;
 	    data?: number[];
 	    ref_msg_id?: string;
@@ -577,11 +593,8 @@ export namespace conversation {
 	
 	
 	
-	export interface Usage {
-	    promptTokens: number;
-	    completionTokens: number;
-	    totalTokens: number;
-	}
+	
+	
 	
 
 }
@@ -791,6 +804,7 @@ export namespace events {
 	    usagePercent: number;
 	    remaining: number;
 	    status: string;
+	    reported?: conversation.UsageTotals;
 	}
 	export interface Payloads {
 	    "context:usage": UsageEvent;

@@ -148,4 +148,18 @@ describe('the context inspector', () => {
     expect(meter.dataset.used).toBe(String(preview.usage.usedTokens))
     expect(within(body).getByTestId('inspector-used').dataset.used).toBe(String(preview.usage.usedTokens))
   })
+
+  it('shows the prompt cache hits the server reported in the meter and the inspector', async () => {
+    const { fake } = renderChat(history())
+    const base = await fake.bridge.chat.preview('c1', 'chat')
+    const last = { promptTokens: 2006, completionTokens: 25, totalTokens: 2031, cachedTokens: 1920 }
+    const preview: ContextPreview = { ...base, usage: { ...base.usage, reported: { calls: 2, promptTokens: 4000, completionTokens: 50, totalTokens: 4050, cachedTokens: 1920, last } } }
+    vi.mocked(fake.bridge.chat.preview).mockResolvedValue(preview)
+    await userEvent.click(screen.getByTestId('context-meter'))
+    const body = await screen.findByTestId('inspector-body')
+    expect(within(body).getByTestId('inspector-cache')).toHaveTextContent("the last request read 1,920 of 2,006 prompt tokens from the server's cache (96%)")
+    const meter = screen.getByTestId('context-meter')
+    await vi.waitFor(() => expect(meter.dataset.cached).toBe('1920'))
+    expect(meter.title).toContain('this conversation 1,920 of 4,000 (48%) over 2 requests')
+  })
 })

@@ -3,7 +3,7 @@ import type { ContextPreview, PreviewDecision, PreviewMessage } from '../../brid
 import { Markdown } from '../../components/Markdown'
 import { Modal } from '../../components/Modal'
 import { useStore, useStores } from '../../stores'
-import { formatPercent, formatTokens, statusLabel } from './meter'
+import { cacheSummary, formatPercent, formatTokens, statusLabel } from './meter'
 import { ProjectInstructions } from './ProjectInstructions'
 import { count } from '../../lib/count'
 import { formatBytes } from '../../lib/format'
@@ -80,6 +80,12 @@ function PreviewBody({ p }: { p: Preview }) {
           <dt>Used</dt>
           <dd data-testid="inspector-used" data-used={u.usedTokens} data-percent={u.usagePercent.toFixed(1)}>
             {u.usedTokens.toLocaleString()} / {u.totalBudget.toLocaleString()} tokens ({formatPercent(u.usagePercent)})
+          </dd>
+        </div>
+        <div>
+          <dt>Prompt cache</dt>
+          <dd data-testid="inspector-cache" data-cached={u.reported?.cachedTokens ?? 0}>
+            {cacheSummary(u.reported)?.replace(/^Prompt cache: /, '') ?? 'no usage reported yet'}
           </dd>
         </div>
         <div>

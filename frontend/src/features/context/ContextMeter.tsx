@@ -1,5 +1,5 @@
 import type { ContextUsage } from '../../bridge'
-import { displayStatus, formatPercent, formatTokens, statusLabel } from './meter'
+import { cacheSummary, displayStatus, formatPercent, formatTokens, statusLabel } from './meter'
 import './context.css'
 
 /** The context-usage indicator next to the input: a bar and a percentage,
@@ -18,7 +18,8 @@ export function ContextMeter({ usage, onOpen }: { usage: ContextUsage | null; on
   }
   const status = displayStatus(usage)
   const pct = Math.max(0, Math.min(100, usage.usagePercent))
-  const title = `${statusLabel[status]}: ${usage.usedTokens.toLocaleString()} of ${usage.totalBudget.toLocaleString()} tokens (${formatPercent(usage.usagePercent)}), ${usage.remaining.toLocaleString()} left. Click to see what the next request contains.`
+  const cache = cacheSummary(usage.reported)
+  const title = `${statusLabel[status]}: ${usage.usedTokens.toLocaleString()} of ${usage.totalBudget.toLocaleString()} tokens (${formatPercent(usage.usagePercent)}), ${usage.remaining.toLocaleString()} left.${cache ? `\n${cache}` : ''}\nClick to see what the next request contains.`
   return (
     <button
       type="button"
@@ -30,6 +31,7 @@ export function ContextMeter({ usage, onOpen }: { usage: ContextUsage | null; on
       data-status={status}
       data-percent={usage.usagePercent.toFixed(1)}
       data-used={usage.usedTokens}
+      data-cached={usage.reported?.cachedTokens ?? 0}
     >
       <span className="meter-bar">
         <span className="meter-fill" style={{ width: `${pct}%` }} />

@@ -1,4 +1,4 @@
-import { displayStatus, formatPercent, formatTokens } from './meter'
+import { cacheSummary, displayStatus, formatPercent, formatTokens } from './meter'
 
 describe('context meter', () => {
   it('shows the status the backend measured', () => {
@@ -13,5 +13,21 @@ describe('context meter', () => {
     expect(formatTokens(2_500_000)).toBe('2.5M')
     expect(formatPercent(5.55)).toBe('5.5%')
     expect(formatPercent(64.4)).toBe('64%')
+  })
+
+  it('says how much of the prompt came from the server\'s cache', () => {
+    expect(cacheSummary(undefined)).toBeNull()
+    expect(cacheSummary({ calls: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0, cachedTokens: 0 })).toBeNull()
+    expect(cacheSummary({ calls: 3, promptTokens: 3000, completionTokens: 10, totalTokens: 3010, cachedTokens: 0 })).toBe('Prompt cache: no cache hits reported in 3 requests so far.')
+    const s = cacheSummary({
+      calls: 2,
+      promptTokens: 4000,
+      completionTokens: 50,
+      totalTokens: 4050,
+      cachedTokens: 1920,
+      last: { promptTokens: 2006, completionTokens: 25, totalTokens: 2031, cachedTokens: 1920 },
+    })
+    expect(s).toContain('the last request read 1,920 of 2,006 prompt tokens from the server\'s cache (96%)')
+    expect(s).toContain('this conversation 1,920 of 4,000 (48%) over 2 requests')
   })
 })

@@ -1,4 +1,4 @@
-import type { ContextStatus, ContextUsage } from '../../bridge'
+import type { ContextStatus, ContextUsage, ReportedUsage } from '../../bridge'
 
 /** The status to show, as the backend measured it (its thresholds, in
  * backend/compression, are the only ones: normal below 60 %, warning from 60
@@ -28,4 +28,21 @@ export function formatTokens(n: number): string {
 export function formatPercent(p: number): string {
   if (!Number.isFinite(p)) return '–'
   return p < 10 ? `${p.toFixed(1)}%` : `${Math.round(p)}%`
+}
+
+function share(part: number, whole: number): string {
+  return whole > 0 ? ` (${formatPercent((100 * part) / whole)})` : ''
+}
+
+/** The prompt cache in words: how much of the last request and of the whole
+ * conversation the server read from its cache; null before any usage was
+ * reported. */
+export function cacheSummary(r: ReportedUsage | undefined | null): string | null {
+  if (!r || r.calls === 0) return null
+  if (r.cachedTokens === 0) return `Prompt cache: no cache hits reported in ${r.calls === 1 ? 'the one request' : `${r.calls} requests`} so far.`
+  const last = r.last
+  const lastPart = last
+    ? `the last request read ${last.cachedTokens.toLocaleString()} of ${last.promptTokens.toLocaleString()} prompt tokens from the server's cache${share(last.cachedTokens, last.promptTokens)}; `
+    : ''
+  return `Prompt cache: ${lastPart}this conversation ${r.cachedTokens.toLocaleString()} of ${r.promptTokens.toLocaleString()}${share(r.cachedTokens, r.promptTokens)} over ${r.calls} requests.`
 }
