@@ -169,7 +169,9 @@ func (g *pgen) num(lo, hi int) string {
 	})
 }
 
-func (g *pgen) fname() string  { return g.unique(func() string { return pick(g.r, g.v.people[g.lng()]) }) }
+func (g *pgen) fname() string {
+	return g.unique(func() string { return pick(g.r, g.v.people[g.lng()]) })
+}
 func (g *pgen) filler() string { return pick(g.r, g.v.fillers[g.lng()]) }
 
 // ident is a unique identifier of three words in camel case (filler

@@ -225,7 +225,7 @@ func Print(w io.Writer, rows []Row) {
 			}
 			s := fmt.Sprintf("%s %.0f%%", k, v*100)
 			if okN {
-				s += fmt.Sprintf(" (newest %.0f%%)", mn[k]*100)
+				s += fmt.Sprintf(" (keep-newest %.0f%%)", mn[k]*100)
 			}
 			return s
 		}
@@ -245,7 +245,7 @@ func Print(w io.Writer, rows []Row) {
 		if d.Updates > 0 {
 			fmt.Fprintf(w, "  updates: newest present %.0f%%, stale without correction %.0f%% (%d updates)", d.UpdatesNewest*100, d.UpdatesStale*100, d.Updates)
 			if okN {
-				fmt.Fprintf(w, "; newest: %.0f%%, %.0f%%", n.UpdatesNewest*100, n.UpdatesStale*100)
+				fmt.Fprintf(w, "; keep-newest: %.0f%%, %.0f%%", n.UpdatesNewest*100, n.UpdatesStale*100)
 			}
 			fmt.Fprintln(w)
 		}

@@ -40,7 +40,9 @@ func heldOutVoice() *voice {
 		})
 	}
 	bucket := func(g *pgen) string {
-		return g.unique(func() string { return fmt.Sprintf("gs://%s-%s-%d", pick(g.r, v.words), pick(g.r, v.words), 11+g.r.Intn(88)) })
+		return g.unique(func() string {
+			return fmt.Sprintf("gs://%s-%s-%d", pick(g.r, v.words), pick(g.r, v.words), 11+g.r.Intn(88))
+		})
 	}
 	v.user = map[string]map[string][]tmpl{
 		KindRequirement: {
@@ -140,7 +142,9 @@ func heldOutVoice() *voice {
 	}
 	v.toolOut = []func(g *pgen) (Call, []string, string){
 		func(g *pgen) (Call, []string, string) { // a TOML value
-			key := g.unique(func() string { return pick(g.r, v.words) + "_" + pick(g.r, []string{"ttl_secs", "max_pending", "chunk_kb", "poll_ms"}) })
+			key := g.unique(func() string {
+				return pick(g.r, v.words) + "_" + pick(g.r, []string{"ttl_secs", "max_pending", "chunk_kb", "poll_ms"})
+			})
 			val := g.num(1001, 99999)
 			lines := heldOutTOML(g, 8+g.r.Intn(14))
 			at := 1 + g.r.Intn(len(lines)-1)

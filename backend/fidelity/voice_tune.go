@@ -140,7 +140,9 @@ func tuneVoice() *voice {
 	}
 	v.toolOut = []func(g *pgen) (Call, []string, string){
 		func(g *pgen) (Call, []string, string) { // a config value
-			key := g.unique(func() string { return pick(g.r, v.words) + "_" + pick(g.r, []string{"timeout_ms", "max_inflight", "window_s", "pool_size"}) })
+			key := g.unique(func() string {
+				return pick(g.r, v.words) + "_" + pick(g.r, []string{"timeout_ms", "max_inflight", "window_s", "pool_size"})
+			})
 			val := g.num(1001, 99999)
 			lines := tuneYAML(g, 10+g.r.Intn(14))
 			at := g.r.Intn(len(lines))
@@ -163,7 +165,9 @@ func tuneVoice() *voice {
 			return Call{Name: "fs.search", Args: `{"path":"@project/logs","pattern":"settle"}`, Output: toolJSON(map[string]any{"ok": true, "matches": lines})}, []string{code}, g.t("the error code the bank returns", "银行返回的错误码")
 		},
 		func(g *pgen) (Call, []string, string) { // an owner
-			owner := g.unique(func() string { return "@" + strings.ToLower(pick(g.r, []string{"lvoss", "baaltonen", "opereira", "tlindholm", "mdragomir", "ksorensen", "obrandauer", "jnwachukwu"})) + "-" + pick(g.r, v.words) })
+			owner := g.unique(func() string {
+				return "@" + strings.ToLower(pick(g.r, []string{"lvoss", "baaltonen", "opereira", "tlindholm", "mdragomir", "ksorensen", "obrandauer", "jnwachukwu"})) + "-" + pick(g.r, v.words)
+			})
 			var lines []string
 			for _, d := range v.dirs {
 				o := "@payments-core"
@@ -185,14 +189,18 @@ func tuneVoice() *voice {
 			return writeCall(p, content), []string{p}, g.t("the file you created", "你新建的文件")
 		},
 		func(g *pgen) (Call, []string, string) { // a value written into a config
-			key := g.unique(func() string { return pick(g.r, v.words) + "_" + pick(g.r, []string{"retry_budget", "max_batch", "grace_ms", "burst"}) })
+			key := g.unique(func() string {
+				return pick(g.r, v.words) + "_" + pick(g.r, []string{"retry_budget", "max_batch", "grace_ms", "burst"})
+			})
 			val := g.num(1001, 99999)
 			lines := tuneYAML(g, 6+g.r.Intn(6))
 			lines = append(lines, "  "+key+": "+val)
 			return writeCall(g.dpath("yaml"), strings.Join(lines, "\n")+"\n"), []string{key, val}, g.t("the value you wrote into the config", "你写进配置的值")
 		},
 		func(g *pgen) (Call, []string, string) { // a frontmatter patch
-			adr := g.unique(func() string { return fmt.Sprintf("docs/adr/%04d-%s-%s.md", 10+g.r.Intn(89), pick(g.r, v.words), pick(g.r, v.words)) })
+			adr := g.unique(func() string {
+				return fmt.Sprintf("docs/adr/%04d-%s-%s.md", 10+g.r.Intn(89), pick(g.r, v.words), pick(g.r, v.words))
+			})
 			val := g.unique(func() string { return fmt.Sprintf("ADR-%d", 1001+g.r.Intn(8998)) })
 			args := fmt.Sprintf(`{"path":"@project/%s","operation":"updateFrontmatter","update":{"status":{"set":"accepted"},"supersedes":{"set":"%s"}}}`, adr, val)
 			return Call{Name: "fs.apply_patch", Args: args, Output: `{"ok":true,"changed":["status","supersedes"]}`}, []string{val}, g.t("which record the new one supersedes", "新记录取代了哪条")
