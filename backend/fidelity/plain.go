@@ -216,22 +216,25 @@ func (v *voice) generate(seed int64, lang, kind string, turns int) Conversation 
 			kinds = append(kinds, k)
 		}
 	}
+	// most facts where they are in real sessions: in agent sessions in tool
+	// outputs, in the agent's writes and in its findings, in design chats
+	// in decisions and findings as much as in the user's asides
 	if kind == "agent" {
-		add(KindRequirement, 3)
+		add(KindRequirement, 2)
 		add(KindPath, 2)
-		add(KindNumber, 3)
-		add(KindDecision, 2)
+		add(KindNumber, 2)
+		add(KindDecision, 3)
 		add(KindName, 2)
 		add(KindTool, 4)
 		add(KindToolArgs, 4)
-		add(KindFinding, 3)
-	} else {
-		add(KindRequirement, 4)
-		add(KindPath, 3)
-		add(KindNumber, 4)
-		add(KindDecision, 4)
-		add(KindName, 3)
 		add(KindFinding, 4)
+	} else {
+		add(KindRequirement, 3)
+		add(KindPath, 3)
+		add(KindNumber, 3)
+		add(KindDecision, 5)
+		add(KindName, 3)
+		add(KindFinding, 5)
 	}
 	r.Shuffle(len(kinds), func(i, j int) { kinds[i], kinds[j] = kinds[j], kinds[i] })
 	kinds = kinds[:len(kinds)-r.Intn(4)]
@@ -372,7 +375,7 @@ func (g *pgen) factTurn(k string, t int) Turn {
 	r, v := g.r, g.v
 	switch k {
 	case KindDecision:
-		if r.Intn(3) == 0 {
+		if r.Intn(2) == 0 { // half of the decisions are the model's proposal
 			tp := pick(r, v.decide[g.lng()])
 			val := tp.val(g)
 			s := fmt.Sprintf(tp.text, val, g.word())

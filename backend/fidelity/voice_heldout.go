@@ -223,7 +223,7 @@ func heldOutVoice() *voice {
 		"en": {"CI blew up again, full output:", "dumping the device log here:"},
 		"zh": {"CI 又挂了，完整输出：", "设备日志贴这了："},
 	}
-	v.pastedLog = func(g *pgen) string { return strings.Join(heldOutDeviceLog(g, 60+g.r.Intn(140)), "\n") }
+	v.pastedLog = func(g *pgen) string { return strings.Join(heldOutDeviceLog(g, 20+g.r.Intn(50)), "\n") }
 	v.leads = map[string][]string{
 		"en": {"", "", "random thing: ", "oh, ", "unrelated but ", "quick one: ", "before I forget, "},
 		"zh": {"", "", "插一句，", "哦对，", "说个不相关的，", "先记一下，"},

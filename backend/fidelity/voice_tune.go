@@ -228,7 +228,7 @@ func tuneVoice() *voice {
 		"en": {"here's what the nightly run printed:", "pasting the worker log from this morning:"},
 		"zh": {"这是昨晚任务的输出：", "把今早 worker 的日志贴给你："},
 	}
-	v.pastedLog = func(g *pgen) string { return strings.Join(tuneLog(g, 60+g.r.Intn(140)), "\n") }
+	v.pastedLog = func(g *pgen) string { return strings.Join(tuneLog(g, 20+g.r.Intn(50)), "\n") }
 	v.leads = map[string][]string{
 		"en": {"", "", "oh and ", "fwiw ", "btw ", "also, ", "side note: "},
 		"zh": {"", "", "对了，", "顺便说下，", "另外，", "补一句，"},
