@@ -13,10 +13,12 @@ import (
 	"sync/atomic"
 	"time"
 
+	"crewagent/backend/compression"
 	"crewagent/backend/contextbuilder"
 	"crewagent/backend/conversation"
 	"crewagent/backend/convlog"
 	"crewagent/backend/engine"
+	"crewagent/backend/events"
 	"crewagent/backend/llm"
 	"crewagent/backend/llm/fakellm"
 	"crewagent/backend/settings"
@@ -223,7 +225,7 @@ func Run(ctx context.Context, c *Conversation, ratio float64, variant, dir strin
 	host := &scriptedHost{Host: defsHost()}
 	var ids atomic.Int64
 	clock := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
-	svc, err := engine.New(engine.Options{Store: store, Settings: engine.StaticSettings(st), Counter: counter,
+	svc, err := engine.New(engine.Options{Store: store, Settings: engine.StaticSettings(st), Counter: counter, Emitter: store,
 		NewID: func() string { return fmt.Sprintf("m%07d", ids.Add(1)) },
 		Now:   func() time.Time { return clock.Add(time.Duration(ids.Load()) * time.Second) },
 		LLM:   func(settings.LLM) engine.LLM { return model },
@@ -246,7 +248,7 @@ func Run(ctx context.Context, c *Conversation, ratio float64, variant, dir strin
 		}
 		model.start(t, turn)
 		host.start(t, turn)
-		before := store.compactions.Load()
+		before := store.count()
 		res, err := svc.Send(ctx, engine.SendRequest{ConversationID: convID, Text: user})
 		if err != nil {
 			return out, fmt.Errorf("turn %d: %w", t, err)
@@ -256,7 +258,7 @@ func Run(ctx context.Context, c *Conversation, ratio float64, variant, dir strin
 			out.Failures = append(out.Failures, fmt.Sprintf("turn %d: %s", t, res.Err.Error()))
 		}
 		out.Turns++
-		if n := store.compactions.Load(); n > before {
+		if n := store.count(); n > before {
 			out.Compactions += int(n - before)
 			out.CompactedTurns++
 			if lastCompacted {
@@ -439,11 +441,23 @@ func PrefixReuse(prev, cur []byte) float64 {
 	return float64(i) / float64(len(cur))
 }
 
-// countingStore is the conversation store of a run; it counts the
-// compactions the engine persists.
+// countingStore is the conversation store of a run and the engine's event
+// sink; it counts compactions: those the engine announces (the meter's
+// "compressing" status) and those it persists, whichever is more (a
+// compaction persisted later than it is done counts once, when done).
 type countingStore struct {
 	*convlog.Store
 	compactions atomic.Int64
+	announced   atomic.Int64
+}
+
+func (s *countingStore) count() int64 { return max(s.compactions.Load(), s.announced.Load()) }
+
+// Emit implements events.Emitter.
+func (s *countingStore) Emit(name string, payload any) {
+	if u, ok := payload.(engine.UsageEvent); ok && name == events.ContextUsage && u.Status == compression.StatusCompressing {
+		s.announced.Add(1)
+	}
 }
 
 // Compact implements engine.Store.
@@ -605,7 +619,7 @@ type scripted struct {
 	steps []Step
 	next  int
 	reqs  []llm.Request
-	comps []int64 // compactions done when each request was sent
+	comps []int64 // compactions done when each request was sent (countingStore.count)
 }
 
 func (m *scripted) start(t int, turn *Turn) {
@@ -627,7 +641,7 @@ func (m *scripted) Stream(ctx context.Context, req llm.Request, h llm.Handler) (
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.reqs = append(m.reqs, req)
-	m.comps = append(m.comps, m.store.compactions.Load())
+	m.comps = append(m.comps, m.store.count())
 	if m.next >= len(m.steps) {
 		return &llm.Result{Content: "(no more scripted steps)", FinishReason: "stop"}, nil
 	}
