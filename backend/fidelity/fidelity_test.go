@@ -233,6 +233,17 @@ func TestPrefixReuse(t *testing.T) {
 	}
 }
 
+func TestConsecutive(t *testing.T) {
+	for _, tc := range []struct {
+		turns []int
+		want  int
+	}{{nil, 0}, {[]int{4}, 0}, {[]int{3, 5, 7}, 0}, {[]int{3, 4}, 1}, {[]int{1, 2, 3, 7, 8, 12}, 3}} {
+		if got := consecutive(tc.turns); got != tc.want {
+			t.Errorf("consecutive(%v) = %d, want %d", tc.turns, got, tc.want)
+		}
+	}
+}
+
 // A knowledge update: the newest value present and no stale value without
 // its correction after or beside it.
 func TestUpdateScoring(t *testing.T) {

@@ -67,8 +67,10 @@ type Outcome struct {
 	Turns          int `json:"turns"`
 	Compactions    int `json:"compactions"`
 	CompactedTurns int `json:"compactedTurns"`
-	// Thrash counts turns that compacted right after a turn that did.
-	Thrash int `json:"thrash"`
+	// CompactedAt are the turns that compacted; Thrash counts those that
+	// compacted right after a turn that did.
+	CompactedAt []int `json:"compactedAt,omitempty"`
+	Thrash      int   `json:"thrash"`
 	// Prefix reuse between consecutive requests (see PrefixReuse): over all
 	// pairs, and over the pairs with a compaction between them.
 	Prefix     Reuse `json:"prefix"`
@@ -239,7 +241,7 @@ func Run(ctx context.Context, c *Conversation, ratio float64, variant, dir strin
 	}
 	convID := ""
 	var prev []byte
-	prevComp, lastCompacted := int64(0), false
+	prevComp := int64(0)
 	for t := range c.Turns {
 		turn := &c.Turns[t]
 		user := turn.User
@@ -260,13 +262,7 @@ func Run(ctx context.Context, c *Conversation, ratio float64, variant, dir strin
 		out.Turns++
 		if n := store.count(); n > before {
 			out.Compactions += int(n - before)
-			out.CompactedTurns++
-			if lastCompacted {
-				out.Thrash++
-			}
-			lastCompacted = true
-		} else {
-			lastCompacted = false
+			out.CompactedAt = append(out.CompactedAt, t)
 		}
 		reqs, comps := model.take()
 		for i, req := range reqs {
@@ -303,7 +299,20 @@ func Run(ctx context.Context, c *Conversation, ratio float64, variant, dir strin
 	if out.Facts == 0 {
 		countFacts(c, "", &out) // the last request was never sent
 	}
+	out.CompactedTurns, out.Thrash = len(out.CompactedAt), consecutive(out.CompactedAt)
 	return out, nil
+}
+
+// consecutive counts the turns of an ascending list that follow the turn
+// before them.
+func consecutive(turns []int) int {
+	n := 0
+	for i := 1; i < len(turns); i++ {
+		if turns[i] == turns[i-1]+1 {
+			n++
+		}
+	}
+	return n
 }
 
 // countFacts counts the facts of c present in text (once: the first request
