@@ -71,7 +71,9 @@
 //	go run ./cmd/fidelity [-style heldout|tune|a|b|all] [-conversations N] [-ratios 1.5,3,10] [-variants default,named,newest] [-v] [-json]
 //
 // which prints the held-out table by default (about a minute and a half on
-// two cores), or with
+// two cores), each budget closed by a verdict against the targets (facts
+// kept 90 / 80 / 60 %, prefix reuse 90 %, no thrashing, every request valid,
+// within budget and verbatim, no depth third below keep-newest), or with
 //
 //	go test -run '^$' -bench Fidelity -benchtime 1x ./backend/fidelity
 //

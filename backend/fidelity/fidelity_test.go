@@ -2,8 +2,10 @@ package fidelity
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -307,5 +309,42 @@ func TestRunSmall(t *testing.T) {
 	}
 	if !named.NewestVerbatim || named.Valid != named.Requests {
 		t.Fatalf("named: %+v", named)
+	}
+}
+
+var updateGolden = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// The printed summary of hand-made outcomes (golden file).
+func TestPrintGolden(t *testing.T) {
+	outs := []Outcome{
+		{Conversation: "c1", Lang: "en", Variant: Default, Ratio: 1.5, Facts: 4, Kept: 3, Requests: 10, Valid: 10, WithinBudget: 10, NewestVerbatim: true,
+			ByKind:  map[string][2]int{KindToolArgs: {1, 2}, KindUpdate: {2, 2}},
+			ByDepth: map[string][2]int{DepthOldest: {1, 2}, DepthNewest: {2, 2}},
+			Updates: 2, UpdatesNewest: 2, Turns: 5, Compactions: 2, CompactedAt: []int{2, 3}, Thrash: 1,
+			Prefix: Reuse{Pairs: 9, Sum: 8.1, Min: 0.5}, PrefixComp: Reuse{Pairs: 2, Sum: 1.2, Min: 0.5}},
+		{Conversation: "c2", Lang: "zh", Variant: Default, Ratio: 1.5, Facts: 2, Kept: 2, Requests: 4, Valid: 4, WithinBudget: 3, NewestVerbatim: true,
+			ByKind:  map[string][2]int{KindTool: {2, 2}},
+			ByDepth: map[string][2]int{DepthMiddle: {2, 2}},
+			Turns:   4, Prefix: Reuse{Pairs: 3, Sum: 2.97, Min: 0.98}},
+		{Conversation: "c1", Lang: "en", Variant: Newest, Ratio: 1.5, Facts: 4, Kept: 2, Requests: 1, Valid: 1, WithinBudget: 1,
+			ByKind:  map[string][2]int{KindToolArgs: {0, 2}, KindUpdate: {2, 2}},
+			ByDepth: map[string][2]int{DepthOldest: {0, 2}, DepthNewest: {2, 2}}, Updates: 2, UpdatesNewest: 2},
+		{Conversation: "c2", Lang: "zh", Variant: Newest, Ratio: 1.5, Facts: 2, Kept: 2, Requests: 1, Valid: 1, WithinBudget: 1,
+			ByKind: map[string][2]int{KindTool: {2, 2}}, ByDepth: map[string][2]int{DepthMiddle: {2, 2}}},
+	}
+	var b strings.Builder
+	Print(&b, Summarize(outs))
+	path := filepath.Join("testdata", "print.golden")
+	if *updateGolden {
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != string(want) {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }

@@ -256,5 +256,41 @@ func Print(w io.Writer, rows []Row) {
 			}
 		}
 		fmt.Fprintf(w, "  default by language: %s\n", strings.Join(langs, ", "))
+		fmt.Fprintf(w, "  verdict: %s\n", strings.Join(Verdict(d, n, okN), "; "))
 	}
+}
+
+// Verdict lists how the default row d of a ratio stands against the
+// targets: facts kept, prefix reuse, no thrashing, every request valid,
+// within budget and with the newest message verbatim, and (when n, the
+// keep-newest row of the ratio, is there) no depth bucket below keep-newest.
+func Verdict(d, n Row, withNewest bool) []string {
+	var out []string
+	check := func(ok bool, what string) {
+		if ok {
+			out = append(out, what+" ok")
+		} else {
+			out = append(out, what+" MISSED")
+		}
+	}
+	if t, ok := Targets[d.Ratio]; ok {
+		check(d.Kept >= t, fmt.Sprintf("facts %s (>= %.0f%%)", pct(d.Kept), t*100))
+	}
+	check(d.Prefix.Mean() >= PrefixTarget, fmt.Sprintf("prefix reuse %s (>= %.0f%%)", pct(d.Prefix.Mean()), PrefixTarget*100))
+	check(d.Thrash == 0, fmt.Sprintf("%d compactions in consecutive turns (0)", d.Thrash))
+	check(d.Valid == 1 && d.WithinBudget == 1 && d.Verbatim == 1, "valid, within budget, verbatim (100%)")
+	if withNewest {
+		var below []string
+		for _, k := range Depths {
+			if v, ok := n.ByDepth[k]; ok && d.ByDepth[k] < v {
+				below = append(below, fmt.Sprintf("%s %.0f%% < %.0f%%", k, d.ByDepth[k]*100, v*100))
+			}
+		}
+		what := "no depth below keep-newest"
+		if len(below) > 0 {
+			what += " (" + strings.Join(below, ", ") + ")"
+		}
+		check(len(below) == 0, what)
+	}
+	return out
 }
