@@ -487,16 +487,16 @@ func Locate(c *Conversation) {
 }
 
 // Check verifies that every needle of c occurs only in its planting
-// message(s), where the fact says it is (a tool-args fact only in the
-// arguments of a call, a tool-output fact only in a tool's output, ...), and
-// in neither final message; a stale value of an update only at its first
-// statement and its correction.
+// message (a stale value of an update in its first statement and its
+// correction), in the part of it the fact's kind says (a tool-args fact only
+// in the arguments of a call, a tool-output fact only in a tool's output,
+// ...), and in neither final message.
 func Check(c *Conversation) error {
 	ps, _ := pieces(c)
 	var errs []string
 	for _, f := range c.Facts {
-		check := func(nd string, turns ...int) {
-			found := false
+		check := func(nd string, msgs int, turns ...int) {
+			found, in := false, map[int]bool{}
 			for _, p := range ps {
 				if !strings.Contains(p.text, nd) {
 					continue
@@ -514,7 +514,10 @@ func Check(c *Conversation) error {
 				if f.Where != "" && p.turn == f.Turn && p.where != f.Where {
 					errs = append(errs, fmt.Sprintf("fact %d (%s) %q in %s, planted in %s", f.ID, f.Kind, nd, p.where, f.Where))
 				}
-				found = true
+				found, in[p.msg] = true, true
+			}
+			if len(in) > msgs {
+				errs = append(errs, fmt.Sprintf("fact %d (%s) %q in %d messages", f.ID, f.Kind, nd, len(in)))
 			}
 			if !found {
 				errs = append(errs, fmt.Sprintf("fact %d (%s) %q is not in the conversation", f.ID, f.Kind, nd))
@@ -524,10 +527,10 @@ func Check(c *Conversation) error {
 			}
 		}
 		for _, nd := range f.Needles {
-			check(nd, f.Turn)
+			check(nd, 1, f.Turn)
 		}
 		for _, nd := range f.Stale {
-			check(nd, f.StaleTurn, f.Turn)
+			check(nd, 2, f.StaleTurn, f.Turn)
 		}
 	}
 	if len(errs) > 0 {
