@@ -11,12 +11,22 @@ import (
 // the fact to count as kept.
 type Fact struct {
 	ID      int      `json:"id"`
-	Kind    string   `json:"kind"` // requirement, path, number, decision, name, tool
+	Kind    string   `json:"kind"` // one of Kinds
 	Text    string   `json:"text"`
 	Needles []string `json:"needles"`
 	Turn    int      `json:"turn"`
 	// Topic is how a later message refers to it ("the export deadline").
 	Topic string `json:"topic"`
+	// Where the needles are: user or assistant text, a tool's output, or
+	// the arguments of a tool call (WhereUser, ...; empty: anywhere).
+	Where string `json:"where,omitempty"`
+	// Stale are the needles of the value an update corrects, first said at
+	// StaleTurn (knowledge updates only).
+	Stale     []string `json:"stale,omitempty"`
+	StaleTurn int      `json:"staleTurn,omitempty"`
+	// Depth is the position of the planting message in the history, from 0
+	// (the first message) to 1 (the newest), set by Locate.
+	Depth float64 `json:"depth"`
 }
 
 // Fact kinds.
@@ -26,8 +36,50 @@ const (
 	KindNumber      = "number"
 	KindDecision    = "decision"
 	KindName        = "name"
-	KindTool        = "tool"
+	// KindTool: a value only a tool's output shows (a config value, a
+	// failing test, an error code, an owner).
+	KindTool = "tool_output"
+	// KindToolArgs: a path or content only in the arguments of a write or
+	// patch the agent made.
+	KindToolArgs = "tool_args"
+	// KindFinding: the model's own conclusion (root cause, measurement,
+	// rename), in assistant text.
+	KindFinding = "finding"
+	// KindUpdate: a value said early and corrected later.
+	KindUpdate = "update"
 )
+
+// Kinds lists the fact kinds in report order.
+var Kinds = []string{KindRequirement, KindPath, KindNumber, KindDecision, KindName, KindTool, KindToolArgs, KindFinding, KindUpdate}
+
+// Where a fact's needles are.
+const (
+	WhereUser      = "user"
+	WhereAssistant = "assistant"
+	WhereTool      = "tool"
+	WhereArgs      = "args"
+)
+
+// Depth buckets: the oldest, middle and newest third of the history.
+const (
+	DepthOldest = "oldest"
+	DepthMiddle = "middle"
+	DepthNewest = "newest"
+)
+
+// Depths lists the buckets in report order.
+var Depths = []string{DepthOldest, DepthMiddle, DepthNewest}
+
+// Bucket is the depth bucket of a fact.
+func (f *Fact) Bucket() string {
+	switch {
+	case f.Depth < 1.0/3:
+		return DepthOldest
+	case f.Depth < 2.0/3:
+		return DepthMiddle
+	}
+	return DepthNewest
+}
 
 // Call is a tool call of a scripted assistant step and the output the tool
 // gives.
@@ -51,17 +103,28 @@ type Turn struct {
 }
 
 // Conversation is a generated conversation. The last turn's user message
-// refers back to early facts.
+// names nothing (in the legacy styles it refers back to early facts);
+// Named is the variant of it that names the topics of a few facts.
 type Conversation struct {
 	Name  string `json:"name"`
+	Style string `json:"style"`
 	Lang  string `json:"lang"` // en | zh
 	Kind  string `json:"kind"` // chat | agent
 	Turns []Turn `json:"turns"`
 	Facts []Fact `json:"facts"`
+	Named string `json:"named"`
 }
 
 // Final is the last user message.
 func (c *Conversation) Final() string { return c.Turns[len(c.Turns)-1].User }
+
+// FinalFor is the last user message of a variant: Named's names topics.
+func (c *Conversation) FinalFor(variant string) string {
+	if variant == Named && c.Named != "" {
+		return c.Named
+	}
+	return c.Final()
+}
 
 // gen holds the state of one generation.
 type gen struct {
@@ -152,6 +215,8 @@ func Generate(seed int64, lang, kind string, turns int) Conversation {
 	}
 	c.Facts = g.facts
 	c.Turns = append(c.Turns, g.finalTurn())
+	c.Style, c.Named = "a", c.Final()
+	Locate(&c)
 	return c
 }
 

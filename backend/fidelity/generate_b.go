@@ -63,6 +63,8 @@ func GenerateB(seed int64, lang, kind string, turns int) Conversation {
 		final = fmt.Sprintf("Writing the weekly update now. Can you remind me what we had on %s, %s and %s?", early[0].Topic, early[1].Topic, early[2].Topic)
 	}
 	c.Turns = append(c.Turns, Turn{User: final, Steps: []Step{{Text: "Here is what we had."}}})
+	c.Style, c.Named = "b", final
+	Locate(&c)
 	return c
 }
 

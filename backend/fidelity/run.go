@@ -1,7 +1,9 @@
 package fidelity
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -11,10 +13,12 @@ import (
 	"sync/atomic"
 	"time"
 
+	"crewagent/backend/compression"
 	"crewagent/backend/contextbuilder"
 	"crewagent/backend/conversation"
 	"crewagent/backend/convlog"
 	"crewagent/backend/engine"
+	"crewagent/backend/events"
 	"crewagent/backend/llm"
 	"crewagent/backend/llm/fakellm"
 	"crewagent/backend/settings"
@@ -24,14 +28,18 @@ import (
 
 // Variants measured.
 const (
-	Default = "default" // the default settings: digest + lexical recall
+	Default = "default" // the default settings: digest + lexical recall; the final message names nothing
+	Named   = "named"   // the default settings; the final message names the topics of three facts
 	Digest  = "digest"  // the digest alone (recall off)
 	Hybrid  = "hybrid"  // digest + recall fused with embeddings
 	Newest  = "newest"  // keep-newest truncation at the same budget
 )
 
 // Variants lists them in report order.
-var Variants = []string{Default, Digest, Hybrid, Newest}
+var Variants = []string{Default, Named, Digest, Hybrid, Newest}
+
+// DefaultVariants are the variants measured unless asked otherwise.
+var DefaultVariants = []string{Default, Named, Newest}
 
 // Model is the model the benchmark's requests are for (o200k tokenizer).
 const Model = "gpt-4o"
@@ -48,8 +56,25 @@ type Outcome struct {
 	History int `json:"history"`
 	Facts   int `json:"facts"`
 	Kept    int `json:"kept"`
-	// ByKind is kept/total per fact kind.
-	ByKind map[string][2]int `json:"byKind"`
+	// ByKind is kept/total per fact kind, ByDepth per depth bucket.
+	ByKind  map[string][2]int `json:"byKind"`
+	ByDepth map[string][2]int `json:"byDepth"`
+	// Knowledge updates: how many, how many with their newest value
+	// present, how many with a stale value and no correction after it.
+	Updates        int `json:"updates"`
+	UpdatesNewest  int `json:"updatesNewest"`
+	UpdatesStale   int `json:"updatesStale"`
+	Turns          int `json:"turns"`
+	Compactions    int `json:"compactions"`
+	CompactedTurns int `json:"compactedTurns"`
+	// CompactedAt are the turns that compacted; Thrash counts those that
+	// compacted right after a turn that did.
+	CompactedAt []int `json:"compactedAt,omitempty"`
+	Thrash      int   `json:"thrash"`
+	// Prefix reuse between consecutive requests (see PrefixReuse): over all
+	// pairs, and over the pairs with a compaction between them.
+	Prefix     Reuse `json:"prefix"`
+	PrefixComp Reuse `json:"prefixCompaction"`
 	// Requests sent, valid under the OpenAI protocol, within the limit.
 	Requests     int `json:"requests"`
 	Valid        int `json:"valid"`
@@ -121,7 +146,10 @@ func Budget(c *Conversation, ratio float64) (limit, history, fixed int) {
 	for _, m := range logMessages(c, len(c.Turns)-1) {
 		history += counter.CountMessage(Model, &m)
 	}
-	final := counter.CountMessage(Model, &conversation.Entry{Role: conversation.RoleUser, Content: conversation.Str(c.Final())})
+	final := 0
+	for _, text := range []string{c.Final(), c.Named} {
+		final = max(final, counter.CountMessage(Model, &conversation.Entry{Role: conversation.RoleUser, Content: conversation.Str(text)}))
+	}
 	budgets.Store(budgetKey{c.Name}, [3]int{history, fixed, final})
 	limit = fixed + final + int(float64(history)/ratio)
 	return limit, history, fixed
@@ -175,16 +203,17 @@ func callID(turn, step, k int) string { return fmt.Sprintf("call_%d_%d_%d", turn
 func Run(ctx context.Context, c *Conversation, ratio float64, variant, dir string) (Outcome, error) {
 	limit, history, _ := Budget(c, ratio)
 	out := Outcome{Conversation: c.Name, Lang: c.Lang, Kind: c.Kind, Variant: variant, Ratio: ratio, Limit: limit, History: history,
-		ByKind: map[string][2]int{}, NewestVerbatim: true}
+		ByKind: map[string][2]int{}, ByDepth: map[string][2]int{}, NewestVerbatim: true}
 	if variant == Newest {
 		keepNewest(c, limit, &out)
 		return out, nil
 	}
-	store, err := convlog.Open(filepath.Join(dir, "data"), convlog.Options{Counter: counter.ForModel(Model)})
+	cs, err := convlog.Open(filepath.Join(dir, "data"), convlog.Options{Counter: counter.ForModel(Model)})
 	if err != nil {
 		return out, err
 	}
-	defer store.Close()
+	defer cs.Close()
+	store := &countingStore{Store: cs}
 	st := settings.Defaults()
 	st.LLM.BaseURL, st.LLM.Model = "http://127.0.0.1:1/v1", Model
 	st.Context.TokenBudget, st.Context.ReserveForResponse = limit, 0
@@ -194,11 +223,11 @@ func Run(ctx context.Context, c *Conversation, ratio float64, variant, dir strin
 	case Hybrid:
 		st.LLM.EmbeddingsModel = "fake-embeddings"
 	}
-	model := &scripted{}
+	model := &scripted{store: store}
 	host := &scriptedHost{Host: defsHost()}
 	var ids atomic.Int64
 	clock := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
-	svc, err := engine.New(engine.Options{Store: store, Settings: engine.StaticSettings(st), Counter: counter,
+	svc, err := engine.New(engine.Options{Store: store, Settings: engine.StaticSettings(st), Counter: counter, Emitter: store,
 		NewID: func() string { return fmt.Sprintf("m%07d", ids.Add(1)) },
 		Now:   func() time.Time { return clock.Add(time.Duration(ids.Load()) * time.Second) },
 		LLM:   func(settings.LLM) engine.LLM { return model },
@@ -211,11 +240,18 @@ func Run(ctx context.Context, c *Conversation, ratio float64, variant, dir strin
 		toolTokens += toolDefTokens(d)
 	}
 	convID := ""
+	var prev []byte
+	prevComp := int64(0)
 	for t := range c.Turns {
 		turn := &c.Turns[t]
+		user := turn.User
+		if t == len(c.Turns)-1 {
+			user = c.FinalFor(variant)
+		}
 		model.start(t, turn)
 		host.start(t, turn)
-		res, err := svc.Send(ctx, engine.SendRequest{ConversationID: convID, Text: turn.User})
+		before := store.count()
+		res, err := svc.Send(ctx, engine.SendRequest{ConversationID: convID, Text: user})
 		if err != nil {
 			return out, fmt.Errorf("turn %d: %w", t, err)
 		}
@@ -223,7 +259,22 @@ func Run(ctx context.Context, c *Conversation, ratio float64, variant, dir strin
 		if res.Err != nil {
 			out.Failures = append(out.Failures, fmt.Sprintf("turn %d: %s", t, res.Err.Error()))
 		}
-		for _, req := range model.take() {
+		out.Turns++
+		if n := store.count(); n > before {
+			out.Compactions += int(n - before)
+			out.CompactedAt = append(out.CompactedAt, t)
+		}
+		reqs, comps := model.take()
+		for i, req := range reqs {
+			cur := serialize(req)
+			if prev != nil {
+				share := PrefixReuse(prev, cur)
+				out.Prefix.add(share)
+				if comps[i] > prevComp {
+					out.PrefixComp.add(share)
+				}
+			}
+			prev, prevComp = cur, comps[i]
 			out.Requests++
 			if err := validate(req.Messages); err == nil {
 				out.Valid++
@@ -237,7 +288,7 @@ func Run(ctx context.Context, c *Conversation, ratio float64, variant, dir strin
 			} else {
 				out.Failures = append(out.Failures, fmt.Sprintf("turn %d: request of %d tokens over the limit of %d", t, used, limit))
 			}
-			if lastUser(req.Messages) != turn.User {
+			if lastUser(req.Messages) != user {
 				out.NewestVerbatim = false
 			}
 			if t == len(c.Turns)-1 {
@@ -248,11 +299,26 @@ func Run(ctx context.Context, c *Conversation, ratio float64, variant, dir strin
 	if out.Facts == 0 {
 		countFacts(c, "", &out) // the last request was never sent
 	}
+	out.CompactedTurns, out.Thrash = len(out.CompactedAt), consecutive(out.CompactedAt)
 	return out, nil
 }
 
+// consecutive counts the turns of an ascending list that follow the turn
+// before them.
+func consecutive(turns []int) int {
+	n := 0
+	for i := 1; i < len(turns); i++ {
+		if turns[i] == turns[i-1]+1 {
+			n++
+		}
+	}
+	return n
+}
+
 // countFacts counts the facts of c present in text (once: the first request
-// of the last turn).
+// of the last turn). A fact is kept when all its needles are in text; a
+// knowledge update when its newest value is and no stale value appears
+// without the newest after it.
 func countFacts(c *Conversation, text string, out *Outcome) {
 	if out.Facts > 0 {
 		return
@@ -264,17 +330,160 @@ func countFacts(c *Conversation, text string, out *Outcome) {
 				kept = false
 			}
 		}
-		k := out.ByKind[f.Kind]
+		why := ""
+		if f.Kind == KindUpdate {
+			out.Updates++
+			if kept {
+				out.UpdatesNewest++
+			}
+			if Stale(text, f) {
+				out.UpdatesStale++
+				kept, why = false, " (stale value without its correction)"
+			}
+		}
+		k, d := out.ByKind[f.Kind], out.ByDepth[f.Bucket()]
 		k[1]++
+		d[1]++
 		out.Facts++
 		if kept {
 			k[0]++
+			d[0]++
 			out.Kept++
 		} else {
-			out.Missing = append(out.Missing, fmt.Sprintf("%s: %s", f.Kind, strings.Join(f.Needles, " + ")))
+			out.Missing = append(out.Missing, fmt.Sprintf("%s at %.2f: %s%s", f.Kind, f.Depth, strings.Join(f.Needles, " + "), why))
 		}
-		out.ByKind[f.Kind] = k
+		out.ByKind[f.Kind], out.ByDepth[f.Bucket()] = k, d
 	}
+}
+
+// Stale reports whether text carries a stale value of update f without its
+// correction after it or beside it: the newest value is absent, or the last
+// mention of a stale value comes more than correctionReach bytes after the
+// last mention of the newest (a correction names the old value next to the
+// new one, "the cap is 4120, not 3875").
+func Stale(text string, f Fact) bool {
+	last := -1
+	for _, n := range f.Needles {
+		if i := strings.LastIndex(text, n); i >= 0 {
+			last = max(last, i+len(n))
+		}
+	}
+	for _, s := range f.Stale {
+		if i := strings.LastIndex(text, s); i >= 0 && (last < 0 || i > last+correctionReach) {
+			return true
+		}
+	}
+	return false
+}
+
+// correctionReach is how far after the newest value a mention of the old
+// one still counts as part of the correction.
+const correctionReach = 160
+
+// Reuse aggregates prefix-reuse shares.
+type Reuse struct {
+	Pairs int     `json:"pairs"`
+	Sum   float64 `json:"sum"`
+	Min   float64 `json:"min"`
+}
+
+func (r *Reuse) add(share float64) {
+	if r.Pairs == 0 || share < r.Min {
+		r.Min = share
+	}
+	r.Pairs++
+	r.Sum += share
+}
+
+func (r *Reuse) merge(o Reuse) {
+	if o.Pairs == 0 {
+		return
+	}
+	if r.Pairs == 0 || o.Min < r.Min {
+		r.Min = o.Min
+	}
+	r.Pairs += o.Pairs
+	r.Sum += o.Sum
+}
+
+// Mean is the mean share (0 without pairs).
+func (r Reuse) Mean() float64 {
+	if r.Pairs == 0 {
+		return 0
+	}
+	return r.Sum / float64(r.Pairs)
+}
+
+// serialize is the part of a request a provider's prompt cache keys on: the
+// tools and the messages, as JSON, in order.
+func serialize(req llm.Request) []byte {
+	b, err := json.Marshal(struct {
+		Tools    []llm.Tool
+		Messages []llm.Message
+	}{req.Tools, req.Messages})
+	if err != nil {
+		panic(err) // plain values
+	}
+	return b
+}
+
+// PrefixReuse is the share of the bytes of cur equal to the longest common
+// prefix with prev: what an automatic prefix cache can reuse of cur.
+func PrefixReuse(prev, cur []byte) float64 {
+	if len(cur) == 0 {
+		return 1
+	}
+	n := min(len(prev), len(cur))
+	i := 0
+	for i < n {
+		// compare in chunks, then byte by byte in the first differing one
+		k := min(n, i+4096)
+		if bytes.Equal(prev[i:k], cur[i:k]) {
+			i = k
+			continue
+		}
+		for i < k && prev[i] == cur[i] {
+			i++
+		}
+		break
+	}
+	return float64(i) / float64(len(cur))
+}
+
+// countingStore is the conversation store of a run and the engine's event
+// sink; it counts compactions: those the engine announces (the meter's
+// "compressing" status) and those it persists, whichever is more (a
+// compaction persisted later than it is done counts once, when done).
+type countingStore struct {
+	*convlog.Store
+	compactions atomic.Int64
+	announced   atomic.Int64
+}
+
+func (s *countingStore) count() int64 { return max(s.compactions.Load(), s.announced.Load()) }
+
+// Emit implements events.Emitter.
+func (s *countingStore) Emit(name string, payload any) {
+	if u, ok := payload.(engine.UsageEvent); ok && name == events.ContextUsage && u.Status == compression.StatusCompressing {
+		s.announced.Add(1)
+	}
+}
+
+// Compact implements engine.Store.
+func (s *countingStore) Compact(id string, w convlog.CompactionWrite) error {
+	s.compactions.Add(1)
+	return s.Store.Compact(id, w)
+}
+
+// Append implements engine.Store (a compaction event appended on its own
+// counts too).
+func (s *countingStore) Append(id string, entries ...*conversation.Entry) error {
+	for _, e := range entries {
+		if e.IsEvent() && e.Event == conversation.EventCompaction {
+			s.compactions.Add(1)
+		}
+	}
+	return s.Store.Append(id, entries...)
 }
 
 func requestText(msgs []llm.Message) string {
@@ -414,10 +623,12 @@ func keepNewest(c *Conversation, limit int, out *Outcome) {
 // step of the current turn and records the requests.
 type scripted struct {
 	mu    sync.Mutex
+	store *countingStore
 	turn  int
 	steps []Step
 	next  int
 	reqs  []llm.Request
+	comps []int64 // compactions done when each request was sent (countingStore.count)
 }
 
 func (m *scripted) start(t int, turn *Turn) {
@@ -426,12 +637,12 @@ func (m *scripted) start(t int, turn *Turn) {
 	m.turn, m.steps, m.next = t, turn.Steps, 0
 }
 
-func (m *scripted) take() []llm.Request {
+func (m *scripted) take() ([]llm.Request, []int64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := m.reqs
-	m.reqs = nil
-	return out
+	out, comps := m.reqs, m.comps
+	m.reqs, m.comps = nil, nil
+	return out, comps
 }
 
 // Stream implements engine.LLM.
@@ -439,6 +650,7 @@ func (m *scripted) Stream(ctx context.Context, req llm.Request, h llm.Handler) (
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.reqs = append(m.reqs, req)
+	m.comps = append(m.comps, m.store.count())
 	if m.next >= len(m.steps) {
 		return &llm.Result{Content: "(no more scripted steps)", FinishReason: "stop"}, nil
 	}
