@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"crewagent/backend/contextbuilder"
 	"crewagent/backend/conversation"
 	"crewagent/backend/convtools"
 	"crewagent/backend/engine"
@@ -16,6 +17,7 @@ import (
 	"crewagent/backend/fsx"
 	"crewagent/backend/mcp"
 	"crewagent/backend/tasks"
+	"crewagent/backend/tokens"
 	"crewagent/backend/tools"
 )
 
@@ -101,6 +103,17 @@ func (p *convProvider) create(ctx context.Context, raw []byte) tools.Result {
 	if terr != nil {
 		return tools.Failure(terr)
 	}
+	base := ""
+	if in != nil {
+		base = in.Base
+	}
+	if terr := p.ws.checkFirstMessage(msg.Text, base); terr != nil {
+		return tools.Failure(terr)
+	}
+	title := strings.TrimSpace(args.Title)
+	if utf8.RuneCountInString(title) > maxTitleRunes {
+		title = string([]rune(title)[:maxTitleRunes]) + "…"
+	}
 	ignored = append(msg.Ignored, ignored...)
 	mode, agent := task.Kind, p.scope.AgentID
 	if mode != conversation.ModeAgent {
@@ -108,9 +121,14 @@ func (p *convProvider) create(ctx context.Context, raw []byte) tools.Result {
 	}
 	first := &conversation.Entry{Type: conversation.TypeMsg, Role: conversation.RoleUser, Content: conversation.Str(msg.Text),
 		Mode: mode, AgentID: agent, PartType: conversation.PartContent}
+	if limit := p.ws.rt.Effective().Engine.ConversationsPerMessage(); !c.spendConversation(limit) {
+		return convtools.Refusal(convtools.CodeBudget, fmt.Sprintf(
+			"not created: the work the user's message started has created %d conversations, the limit for one message (settings engine.maxConversationsPerMessage). "+
+				"Do this part yourself, or finish with what you have; the user can ask for more in a new message", limit))
+	}
 	toolCallID := tools.ToolCallID(ctx)
 	child, err := p.ws.store.CreateRecord(conversation.ConversationMeta{
-		Title: strings.TrimSpace(args.Title), ActiveType: mode, SelectedAgentID: agent, ParentID: parent.ID,
+		Title: title, ActiveType: mode, SelectedAgentID: agent, ParentID: parent.ID,
 		Origin:       &conversation.Origin{ConversationID: parent.ID, ToolCallID: toolCallID},
 		Instructions: in,
 	}, first)
@@ -133,6 +151,10 @@ func (p *convProvider) instructions(parent conversation.ConversationMeta, args c
 	}
 	switch {
 	case args.BaseInstructionText != nil:
+		if n := len(*args.BaseInstructionText); n > maxInstructionBytes {
+			return nil, nil, tools.NewError(tools.CodeBadArguments, fmt.Sprintf(
+				"base_instruction_text is %d bytes, more than the %d KB base instructions may hold: shorten it, or write it to a project file and give base_instruction_file", n, maxInstructionBytes>>10), nil)
+		}
 		in.Base = strings.TrimSpace(*args.BaseInstructionText)
 	case args.BaseInstructionFile != nil:
 		text, err := p.ws.readProjectText(*args.BaseInstructionFile)
@@ -207,8 +229,38 @@ func (p *convProvider) instructions(parent conversation.ConversationMeta, args c
 // mcpWireServer is a server name as it appears in its tools' wire names.
 func mcpWireServer(name string) string { return mcp.ServerWireName(name) }
 
-// maxInstructionBytes bounds a base instruction file.
+// maxInstructionBytes bounds base instructions, given as text or as a file.
 const maxInstructionBytes = 256 << 10
+
+// maxTitleRunes bounds the title conv.create gives a conversation.
+const maxTitleRunes = 200
+
+// checkFirstMessage applies to the first message of a new conversation the
+// rule a message the user types is held to: one that can never fit the
+// request limit (settings context.tokenBudget minus the reply reserve) with
+// the base instructions it comes with is refused before anything is stored.
+func (ws *Workspace) checkFirstMessage(text, base string) *tools.ToolError {
+	st := ws.rt.Effective()
+	limit := contextbuilder.Budget{TokenBudget: st.Context.TokenBudget, ReserveForResponse: st.Context.ReserveForResponse}.TokenLimit()
+	size := len(text) + len(base)
+	if size <= limit/4 {
+		return nil // a token is at least one byte: it fits
+	}
+	refuse := func(what string) *tools.ToolError {
+		return tools.NewError(convtools.CodeTooLarge, fmt.Sprintf(
+			"not created: the first message with its base instructions is %s, more than the request limit of %d tokens (settings context.tokenBudget minus the reply reserve) can hold, so it could never be sent; nothing was stored. "+
+				"Give it a shorter task, or write the material to a project file and tell it to read the file with fs.read", what, limit), nil)
+	}
+	if least := size / tokens.MaxTokenBytes; least > limit {
+		return refuse(fmt.Sprintf("%d bytes (at least %d tokens)", size, least))
+	}
+	model := st.LLM.Model
+	n := ws.rt.counter.Count(model, text) + ws.rt.counter.Count(model, base)
+	if n > limit {
+		return refuse(fmt.Sprintf("%d tokens", n))
+	}
+	return nil
+}
 
 // readProjectText reads a text file of the project through the tools'
 // sandbox (an @project path, or a path relative to the project folder).
@@ -220,12 +272,9 @@ func (ws *Workspace) readProjectText(path string) (string, error) {
 	if !strings.HasPrefix(path, "@project/") {
 		return "", fmt.Errorf("%s is not a project file: use a path under @project", path)
 	}
-	b, err := readThrough(ws.sandbox, path)
+	b, err := readThroughAtMost(ws.sandbox, path, maxInstructionBytes)
 	if err != nil {
 		return "", err
-	}
-	if len(b) > maxInstructionBytes {
-		return "", fmt.Errorf("%s is larger than %d KB", path, maxInstructionBytes>>10)
 	}
 	if !utf8.Valid(b) {
 		return "", fmt.Errorf("%s is not a UTF-8 text file", path)

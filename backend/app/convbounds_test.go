@@ -1,0 +1,169 @@
+package app_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"crewagent/backend/conversation"
+	"crewagent/backend/convtools"
+	"crewagent/backend/engine"
+	"crewagent/backend/llm/fakellm"
+)
+
+// A model that answers every request with conv.create: the work one user
+// message starts is bounded by the conversations it may create and the
+// model calls it may make, whatever maxTurns and the depth allow, and it
+// ends with a failure that says why, in the log of the conversation the
+// user wrote in.
+func TestConvFanOutStopsAtTheBudget(t *testing.T) {
+	tests := []struct {
+		name                 string
+		conversations, calls int
+		wantCode             string
+	}{
+		{"model calls run out first", 50, 12, convtools.CodeBudget},
+		{"conversations run out first", 3, 40, convtools.CodeBudget},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newConvWorld(t, fmt.Sprintf(`{"engine":{"maxTurns":5,"maxInterruptChainDepth":4,"maxConversationsPerMessage":%d,"maxModelCallsPerMessage":%d}}`,
+				tt.conversations, tt.calls))
+			var n atomic.Int64
+			w.srv.SetDefault(func(r fakellm.RecordedRequest) fakellm.Response {
+				i := n.Add(1)
+				return fakellm.Response{ToolCalls: []fakellm.ToolCall{call(fmt.Sprintf("c%d", i), "conv.create",
+					map[string]any{"user_instruction": fmt.Sprintf("Spawn more, helper %d", i)})}}
+			})
+			res, err := w.ws.ChatChain(context.Background(), engine.SendRequest{Text: "Spawn helpers forever"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			list, err := w.ws.ListConversations()
+			mustOK(t, err)
+			calls := len(w.srv.ChatRequests())
+			if created := len(list) - 1; created > tt.conversations {
+				t.Fatalf("%d conversations created, the budget is %d", created, tt.conversations)
+			}
+			if calls > tt.calls {
+				t.Fatalf("%d model calls, the budget is %d", calls, tt.calls)
+			}
+			// The work stopped with the reason persisted where the user wrote.
+			root := res.Result.ConversationID
+			if res.Result.Err == nil || res.Result.Err.Code != tt.wantCode && res.Result.Err.Code != engine.CodeMaxTurnsExceeded {
+				t.Fatalf("the root's final result: %+v", res.Result)
+			}
+			es := w.entries(t, root)
+			all := ""
+			for _, e := range es {
+				all += e.Text() + "\n"
+			}
+			if !strings.Contains(all, convtools.CodeBudget) || !strings.Contains(all, "the limit for one message") {
+				t.Fatalf("no explained budget result in the root's log:\n%s", all)
+			}
+			protocolValid(t, es)
+		})
+	}
+}
+
+// The same probe at the default budget: it ends, within the defaults.
+func TestConvFanOutDefaultBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("200 model calls")
+	}
+	w := newConvWorld(t, `{"engine":{"maxTurns":5}}`)
+	var n atomic.Int64
+	w.srv.SetDefault(func(r fakellm.RecordedRequest) fakellm.Response {
+		i := n.Add(1)
+		return fakellm.Response{ToolCalls: []fakellm.ToolCall{call(fmt.Sprintf("c%d", i), "conv.create",
+			map[string]any{"user_instruction": fmt.Sprintf("Spawn more, helper %d", i)})}}
+	})
+	if _, err := w.ws.ChatChain(context.Background(), engine.SendRequest{Text: "Spawn helpers forever"}); err != nil {
+		t.Fatal(err)
+	}
+	list, err := w.ws.ListConversations()
+	mustOK(t, err)
+	if len(list)-1 > 20 || len(w.srv.ChatRequests()) > 200 {
+		t.Fatalf("%d conversations, %d model calls: over the defaults 20 and 200", len(list)-1, len(w.srv.ChatRequests()))
+	}
+}
+
+// conv.create's instructions are held to the rules of the user's own
+// input before anything is stored: a first message that could never be
+// sent, base instructions over 256 KB (given as text or as a file, which is
+// not read whole) are refused in words, and the index stays small.
+func TestConvCreateBoundsItsInstructions(t *testing.T) {
+	w := newConvWorld(t, `{"context":{"tokenBudget":8000,"reserveForResponse":1000}}`)
+	big := strings.Repeat("lorem ipsum dolor sit amet ", 120000) // ~3 MB
+	mustOK(t, os.WriteFile(filepath.Join(w.root, "huge.md"), []byte(strings.Repeat("x", 64<<20)), 0o600))
+	mustOK(t, os.WriteFile(filepath.Join(w.root, "role.md"), []byte("You review code."), 0o600))
+	tests := []struct {
+		name string
+		args map[string]any
+		want string // in the result; "" for a child created
+	}{
+		{"huge first message", map[string]any{"user_instruction": big}, convtools.CodeTooLarge},
+		{"first message over the token limit", map[string]any{"user_instruction": strings.Repeat("word ", 9000)}, convtools.CodeTooLarge},
+		{"huge base text", map[string]any{"user_instruction": "review", "base_instruction_text": big}, "256 KB"},
+		{"base text with the message over the limit", map[string]any{"user_instruction": "review", "base_instruction_text": strings.Repeat("rule ", 9000)}, convtools.CodeTooLarge},
+		{"huge base file", map[string]any{"user_instruction": "review", "base_instruction_file": "@project/huge.md"}, "larger than 256 KB"},
+		{"small ones pass", map[string]any{"user_instruction": "review", "base_instruction_file": "@project/role.md", "title": strings.Repeat("t", 5000)}, ""},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			first := fmt.Sprintf("Delegate %d", i)
+			w.on(first, func(r fakellm.RecordedRequest) fakellm.Response {
+				if _, ok := afterTool(r, "conv.create"); ok {
+					return fakellm.Response{Text: "ok"}
+				}
+				return fakellm.Response{ToolCalls: []fakellm.ToolCall{call("k", "conv.create", tt.args)}}
+			})
+			w.on("review", func(r fakellm.RecordedRequest) fakellm.Response { return fakellm.Response{Text: "reviewed"} })
+			before, err := w.ws.ListConversations()
+			mustOK(t, err)
+			res, err := w.ws.ChatChain(context.Background(), engine.SendRequest{Text: first})
+			if err != nil {
+				t.Fatal(err)
+			}
+			result := ""
+			for _, e := range w.entries(t, res.Result.ConversationID) {
+				if e.Role == conversation.RoleTool && e.ToolCallID == "k" {
+					result = e.Text()
+				}
+			}
+			after, err := w.ws.ListConversations()
+			mustOK(t, err)
+			created := len(after) - len(before) - 1 // the root is new too
+			if tt.want == "" {
+				if created != 1 || !strings.Contains(result, `"ok":true`) {
+					t.Fatalf("not created (%d): %s", created, result)
+				}
+				for _, m := range after {
+					if m.IsChild() && len([]rune(m.Title)) > 201 {
+						t.Fatalf("title of %d runes kept", len([]rune(m.Title)))
+					}
+				}
+				return
+			}
+			if created != 0 || !strings.Contains(result, `"ok":false`) || !strings.Contains(result, tt.want) {
+				t.Fatalf("created %d, result %.300s", created, result)
+			}
+		})
+	}
+	fi, err := os.Stat(filepath.Join(w.home, "projects"))
+	mustOK(t, err)
+	var index int64
+	mustOK(t, filepath.Walk(filepath.Join(w.home, "projects"), func(p string, info os.FileInfo, err error) error {
+		if err == nil && info.Name() == "index.json" {
+			index += info.Size()
+		}
+		return err
+	}))
+	if !fi.IsDir() || index > 64<<10 {
+		t.Fatalf("index.json holds %d bytes", index)
+	}
+}
