@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"crewagent/backend/app"
 	"crewagent/backend/conversation"
 	"crewagent/backend/convtools"
 	"crewagent/backend/engine"
@@ -165,5 +166,31 @@ func TestConvCreateBoundsItsInstructions(t *testing.T) {
 	}))
 	if !fi.IsDir() || index > 64<<10 {
 		t.Fatalf("index.json holds %d bytes", index)
+	}
+}
+
+// Settings shows the out-of-range values in effect in words (the window
+// lists them above the form); valid settings show none.
+func TestSettingsViewWarnsOfOutOfRangeValues(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("CREWAGENT_TOKEN_BUDGET", "")
+	mustOK(t, os.WriteFile(filepath.Join(home, "settings.json"), []byte(`{"context":{"tokenBudget":-5},"engine":{"maxInterruptChainDepth":-3}}`), 0o600))
+	rt := app.New(home, app.Options{})
+	defer rt.Shutdown()
+	v, err := rt.GetSettings()
+	mustOK(t, err)
+	var got []string
+	for _, w := range v.Warnings {
+		got = append(got, w.Field+" "+w.Message)
+	}
+	if len(got) != 2 || !strings.Contains(got[0], "context.tokenBudget must be a positive integer, got -5: the default of 128000 tokens is used") ||
+		!strings.Contains(got[1], "engine.maxInterruptChainDepth must be 0 or more, got -3: handing a turn to another conversation") {
+		t.Fatalf("warnings %q", got)
+	}
+	mustOK(t, os.WriteFile(filepath.Join(home, "settings.json"), []byte(`{}`), 0o600))
+	rt2 := app.New(home, app.Options{})
+	defer rt2.Shutdown()
+	if v, err := rt2.GetSettings(); err != nil || v.Warnings == nil || len(v.Warnings) != 0 {
+		t.Fatalf("valid settings: %v %v", v.Warnings, err)
 	}
 }

@@ -215,6 +215,7 @@ export namespace app {
 	    llmConfigured: boolean;
 	    hasApiKey: boolean;
 	    path: string;
+	    warnings: settings.Problem[];
 	}
 	export interface SkillChange {
 	    conversationId: string;
@@ -892,6 +893,8 @@ export namespace settings {
 	    maxTurns: number;
 	    maxToolCallsPerMessage: number;
 	    maxInterruptChainDepth: number;
+	    maxConversationsPerMessage: number;
+	    maxModelCallsPerMessage: number;
 	}
 	export interface FSTools {
 	    enabled: boolean;
@@ -920,6 +923,10 @@ export namespace settings {
 	export interface Override {
 	    field: string;
 	    variable: string;
+	}
+	export interface Problem {
+	    field: string;
+	    message: string;
 	}
 	export interface Tools {
 	    fs: FSTools;

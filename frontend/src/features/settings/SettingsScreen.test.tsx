@@ -24,6 +24,17 @@ async function retype(user: ReturnType<typeof userEvent.setup>, path: string, te
 }
 
 describe('settings screen', () => {
+  it('says in words which values in effect are out of range and what is used instead', async () => {
+    await openSettings({ settingsWarnings: [{ field: 'engine.maxTurns', message: 'must be a positive integer, got -1: the default of 30 is used until it is corrected' }] })
+    const box = screen.getByTestId('settings-warnings')
+    expect(box).toHaveTextContent('engine.maxTurns must be a positive integer, got -1: the default of 30 is used')
+  })
+
+  it('shows no warning when every value is in range', async () => {
+    await openSettings()
+    expect(screen.queryByTestId('settings-warnings')).toBeNull()
+  })
+
   it('lists its pages beside the page shown; every page is one entry of the list', async () => {
     const { user } = await openSettings()
     const nav = screen.getByRole('tablist', { name: 'Settings pages' })

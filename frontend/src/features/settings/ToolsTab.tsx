@@ -55,6 +55,38 @@ export function ToolsTab({ draft }: FormTabProps) {
               suffix="deep"
             />
           </Field>
+          <Field
+            draft={draft}
+            path="engine.maxConversationsPerMessage"
+            label="Conversations per message"
+            help="How many conversations conv.create may make in the work one message starts; past it, conv.create is refused."
+          >
+            <UnitInput
+              draft={draft}
+              path="engine.maxConversationsPerMessage"
+              value={f.engine.maxConversationsPerMessage}
+              set={(s, v) => (s.engine.maxConversationsPerMessage = v)}
+              format={formatCount}
+              parse={(t) => parseCount(t, { min: 1, max: 10000, what: 'a number of conversations' })}
+              suffix="conversations"
+            />
+          </Field>
+          <Field
+            draft={draft}
+            path="engine.maxModelCallsPerMessage"
+            label="Model calls per message, in all conversations"
+            help="The work one message starts, in every conversation it reaches, stops with an error after this many."
+          >
+            <UnitInput
+              draft={draft}
+              path="engine.maxModelCallsPerMessage"
+              value={f.engine.maxModelCallsPerMessage}
+              set={(s, v) => (s.engine.maxModelCallsPerMessage = v)}
+              format={formatCount}
+              parse={(t) => parseCount(t, { min: 1, max: 100000, what: 'a number of calls' })}
+              suffix="calls"
+            />
+          </Field>
         </div>
       </section>
     </>
