@@ -3,6 +3,7 @@ package settings
 import (
 	"fmt"
 	"net/url"
+	"slices"
 )
 
 // Validate checks every value and returns an *Error with code CodeInvalid that
@@ -125,10 +126,16 @@ func checkBaseURL(raw string) error {
 // command line and Settings show these so that nothing is used silently.
 func (s Settings) Warnings() []Problem {
 	ps := ProblemsOf(s.Validate())
+	// A reply reserve not below the token budget is capped at a quarter of it
+	// by design (a small budget with the default reserve): only a negative one
+	// is out of range.
+	ps = slices.DeleteFunc(ps, func(p Problem) bool {
+		return p.Field == "context.reserveForResponse" && s.Context.ReserveForResponse >= 0
+	})
 	d := Defaults()
 	instead := map[string]string{
 		"context.tokenBudget":               fmt.Sprintf("the default of %d tokens is used", d.Context.TokenBudget),
-		"context.reserveForResponse":        "the reply reserve used is kept between 0 and a quarter of the token budget",
+		"context.reserveForResponse":        "0 is used",
 		"context.maxMessages":               "0 (off) is used",
 		"context.maxChars":                  "0 (off) is used",
 		"llm.timeoutSeconds":                "the client's default is used",
