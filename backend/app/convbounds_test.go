@@ -194,3 +194,121 @@ func TestSettingsViewWarnsOfOutOfRangeValues(t *testing.T) {
 		t.Fatalf("valid settings: %v %v", v.Warnings, err)
 	}
 }
+
+// conv.destroy deletes only what the model made in this conversation's
+// work and the user has not written in since: a child of another user
+// conversation, a child the user wrote in (or one made from it), are
+// refused in words that tell the model to ask the user; the user's
+// messages stay.
+func TestConvDestroyOnlyWhatTheWorkMade(t *testing.T) {
+	w := newConvWorld(t, "")
+	// The user's conversation A makes three children; the third makes a grandchild.
+	w.on("A: make helpers", func(r fakellm.RecordedRequest) fakellm.Response {
+		n := 0
+		for _, m := range r.Messages {
+			if m.Role == "tool" {
+				n++
+			}
+		}
+		if n == 3 {
+			return fakellm.Response{Text: "made"}
+		}
+		return fakellm.Response{ToolCalls: []fakellm.ToolCall{call(fmt.Sprintf("mk%d", n), "conv.create", map[string]any{"user_instruction": fmt.Sprintf("Helper %d", n)})}}
+	})
+	for _, h := range []string{"Helper 0", "Helper 1"} {
+		w.on(h, func(r fakellm.RecordedRequest) fakellm.Response { return fakellm.Response{Text: "ok"} })
+	}
+	w.on("Helper 2", func(r fakellm.RecordedRequest) fakellm.Response {
+		if _, ok := afterTool(r, "conv.create"); ok || r.LastUserText() != "Helper 2" {
+			return fakellm.Response{Text: "ok"}
+		}
+		return fakellm.Response{ToolCalls: []fakellm.ToolCall{call("g", "conv.create", map[string]any{"user_instruction": "Grandchild"})}}
+	})
+	w.on("Grandchild", func(r fakellm.RecordedRequest) fakellm.Response { return fakellm.Response{Text: "ok"} })
+	res, err := w.ws.ChatChain(context.Background(), engine.SendRequest{Text: "A: make helpers"})
+	mustOK(t, err)
+	a := res.Result.ConversationID
+	ids := map[string]string{}
+	list, err := w.ws.ListConversations()
+	mustOK(t, err)
+	for _, m := range list {
+		es := w.entries(t, m.ID)
+		ids[es[0].Text()] = m.ID
+	}
+	if len(ids) != 5 {
+		t.Fatalf("conversations %v", ids)
+	}
+	// The user writes in helper 1 and in the grandchild.
+	for _, first := range []string{"Helper 1", "Grandchild"} {
+		if _, err := w.ws.ChatChain(context.Background(), engine.SendRequest{ConversationID: ids[first], Text: "my own notes for " + first}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	destroyFrom := func(first, target string) string {
+		t.Helper()
+		var out string
+		w.on(first, func(r fakellm.RecordedRequest) fakellm.Response {
+			if last, ok := afterTool(r, "conv.destroy"); ok {
+				out = last.Text()
+				return fakellm.Response{Text: "done"}
+			}
+			return fakellm.Response{ToolCalls: []fakellm.ToolCall{call("d", "conv.destroy", map[string]any{"conversation_id": target})}}
+		})
+		if _, err := w.ws.ChatChain(context.Background(), engine.SendRequest{Text: first}); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	tests := []struct {
+		name, from, target, want string
+		gone                     bool
+	}{
+		{"a child of another user conversation", "B: tidy up 1", "Helper 0", "another conversation of the user", false},
+		{"a child the user wrote in", "", "Helper 1", "holds messages the user wrote", false},
+		{"a child whose child the user wrote in", "", "Helper 2", "created from it, holds messages the user wrote", false},
+		{"its own untouched child", "", "Helper 0", `"ok":true`, true},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out string
+			if tt.from != "" {
+				out = destroyFrom(tt.from, ids[tt.target])
+			} else {
+				// A's model, in a later message of A.
+				var got string
+				w.on("A: make helpers", func(r fakellm.RecordedRequest) fakellm.Response {
+					if last, ok := afterTool(r, "conv.destroy"); ok && last.ToolCallID == fmt.Sprintf("d%d", i) {
+						got = last.Text()
+						return fakellm.Response{Text: "done"}
+					}
+					return fakellm.Response{ToolCalls: []fakellm.ToolCall{call(fmt.Sprintf("d%d", i), "conv.destroy", map[string]any{"conversation_id": ids[tt.target]})}}
+				})
+				if _, err := w.ws.ChatChain(context.Background(), engine.SendRequest{ConversationID: a, Text: "tidy up " + tt.name}); err != nil {
+					t.Fatal(err)
+				}
+				out = got
+			}
+			if !strings.Contains(out, tt.want) {
+				t.Fatalf("result %s, want %q", out, tt.want)
+			}
+			if !tt.gone && !strings.Contains(out, "ask the user to delete it") {
+				t.Fatalf("the refusal does not tell the model to ask the user: %s", out)
+			}
+			_, err := w.ws.GetConversation(ids[tt.target])
+			if gone := err != nil; gone != tt.gone {
+				t.Fatalf("gone %v, want %v", gone, tt.gone)
+			}
+		})
+	}
+	// The user's messages are still there.
+	for _, first := range []string{"Helper 1", "Grandchild"} {
+		found := false
+		for _, e := range w.entries(t, ids[first]) {
+			found = found || e.Text() == "my own notes for "+first
+		}
+		if !found {
+			t.Fatalf("the user's message in %s is gone", first)
+		}
+	}
+}

@@ -713,18 +713,34 @@ func (p *convProvider) destroy(ctx context.Context, raw []byte) tools.Result {
 	if err != nil {
 		return convtools.Refusal(convtools.CodeNotFound, "conversation not found")
 	}
+	askUser := "; if it should go, ask the user to delete it (they can, from the list of conversations)"
 	if !target.IsChild() {
-		return convtools.Refusal(convtools.CodeRefused, fmt.Sprintf("%q is a root conversation (the user's): only conversations created with conv.create can be destroyed", target.Title))
+		return convtools.Refusal(convtools.CodeRefused, fmt.Sprintf("%q is a root conversation (the user's): only conversations created with conv.create in this conversation's work can be destroyed%s", target.Title, askUser))
 	}
-	doomed, err := p.ws.descendants(target.ID)
+	list, err := p.ws.store.List()
 	if err != nil {
 		return tools.Failure(tools.NewError(tools.CodeInternal, "could not list the conversations: "+err.Error(), nil))
 	}
+	metas := map[string]conversation.ConversationMeta{}
+	for _, m := range list {
+		metas[m.ID] = m
+	}
+	if rootOf(metas, target.ID) != rootOf(metas, p.scope.ConversationID) {
+		return convtools.Refusal(convtools.CodeRefused, fmt.Sprintf("%q was not created in this conversation's work: it belongs to another conversation of the user%s", target.Title, askUser))
+	}
+	doomed := descendantsIn(list, target.ID)
 	c := chainOf(ctx)
 	for _, id := range doomed {
 		inChain := id == p.scope.ConversationID || (c != nil && c.isWaiting(id))
 		if inChain {
 			return convtools.Refusal(convtools.CodeRefused, "it takes part in the work in progress (a conversation waiting for an answer, or this one): it can be destroyed once that work is done")
+		}
+		if m := metas[id]; m.Origin != nil && m.Origin.UserWroteAt != "" {
+			what := "it"
+			if id != target.ID {
+				what = fmt.Sprintf("%q, created from it,", m.Title)
+			}
+			return convtools.Refusal(convtools.CodeRefused, fmt.Sprintf("%q was not destroyed: %s holds messages the user wrote%s", target.Title, what, askUser))
 		}
 	}
 	// Deepest first, so that no child outlives its parent.
@@ -738,13 +754,45 @@ func (p *convProvider) destroy(ctx context.Context, raw []byte) tools.Result {
 	}{doomed})
 }
 
-// descendants returns id and the conversations created from it, parents
-// before their children.
-func (ws *Workspace) descendants(id string) ([]string, error) {
-	list, err := ws.store.List()
-	if err != nil {
-		return nil, err
+// rootOf is the conversation of the user that id was created from (id
+// itself when it is one).
+func rootOf(metas map[string]conversation.ConversationMeta, id string) string {
+	seen := map[string]bool{}
+	for {
+		m, ok := metas[id]
+		if !ok || !m.IsChild() || seen[id] {
+			return id
+		}
+		seen[id] = true
+		id = m.ParentID
 	}
+}
+
+// noteUserWrote records that the user wrote in a conversation created by
+// conv.create (Origin.UserWroteAt): conv.destroy no longer deletes it.
+func (ws *Workspace) noteUserWrote(id string) {
+	if id == "" {
+		return
+	}
+	meta, err := ws.store.Get(id)
+	if err != nil || !meta.IsChild() || meta.Origin.UserWroteAt != "" {
+		return
+	}
+	stamp := fsx.Stamp(time.Now())
+	if err := ws.store.UpdateMeta(id, func(m *conversation.ConversationMeta) {
+		if m.Origin != nil && m.Origin.UserWroteAt == "" {
+			o := *m.Origin
+			o.UserWroteAt = stamp
+			m.Origin = &o
+		}
+	}); err != nil {
+		ws.rt.log.Warn("noting that the user wrote in a conversation", "conversation", id, "error", err)
+	}
+}
+
+// descendantsIn returns id and the conversations created from it, parents
+// before their children, among the records of list.
+func descendantsIn(list []conversation.ConversationMeta, id string) []string {
 	children := map[string][]string{}
 	for _, m := range list {
 		if m.IsChild() {
@@ -755,5 +803,5 @@ func (ws *Workspace) descendants(id string) ([]string, error) {
 	for i := 0; i < len(out); i++ {
 		out = append(out, children[out[i]]...)
 	}
-	return out, nil
+	return out
 }

@@ -427,6 +427,7 @@ export namespace conversation {
 	export interface Origin {
 	    conversationId: string;
 	    toolCallId: string;
+	    userWroteAt?: string;
 	}
 	export interface RunRef {
 	    runId: string;
