@@ -88,6 +88,32 @@ type chains struct {
 	byID map[string]*chain
 	// gone are the conversations being deleted.
 	gone map[string]bool
+	// reaches are what the conversations answering for another one may do,
+	// by conversation (see reach).
+	reaches map[string]*reach
+}
+
+// setReach narrows what a conversation may do while it answers for another
+// one (nil: no longer).
+func (cs *chains) setReach(id string, r *reach) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if cs.reaches == nil {
+		cs.reaches = map[string]*reach{}
+	}
+	if r == nil {
+		delete(cs.reaches, id)
+	} else {
+		cs.reaches[id] = r
+	}
+}
+
+// reachOf is what a conversation may do while it answers for another one
+// (nil when it does not).
+func (cs *chains) reachOf(id string) *reach {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	return cs.reaches[id]
 }
 
 // deleting marks a conversation as being deleted (or no longer).

@@ -2,9 +2,11 @@ package app_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -14,6 +16,7 @@ import (
 	"crewagent/backend/convtools"
 	"crewagent/backend/engine"
 	"crewagent/backend/llm/fakellm"
+	"crewagent/backend/mcp/mcptest"
 )
 
 // A model that answers every request with conv.create: the work one user
@@ -310,5 +313,89 @@ func TestConvDestroyOnlyWhatTheWorkMade(t *testing.T) {
 		if !found {
 			t.Fatalf("the user's message in %s is gone", first)
 		}
+	}
+}
+
+// Restrictions are transitive: a conversation without MCP (a child created
+// with an empty mcp_allowlist and only conv.send) cannot get an MCP tool run
+// by sending to a conversation of the project that has MCP: that one
+// answers with no more tools than the sender, and has its own again for the
+// user's next message.
+func TestConvSendAnswersWithinTheCallersTools(t *testing.T) {
+	npm := mcptest.Servers(t)
+	doc, _ := json.Marshal(map[string]any{
+		"tools":      map[string]any{"mcp": map[string]any{"enabled": true}},
+		"mcpServers": map[string]any{"alpha": npm.Everything("reach-alpha", nil)},
+	})
+	w := newConvWorld(t, string(doc))
+	mcpTools := func(r fakellm.RecordedRequest) (out []string) {
+		for _, n := range toolNames(r) {
+			if strings.HasPrefix(n, "mcp__") {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
+	// The user's wide conversation, with MCP.
+	var wideRequests []fakellm.RecordedRequest
+	echoed := ""
+	w.on("Wide: hello", func(r fakellm.RecordedRequest) fakellm.Response {
+		wideRequests = append(wideRequests, r)
+		if last, ok := afterTool(r, "mcp__alpha__echo"); ok {
+			echoed = last.Text()
+			return fakellm.Response{Text: "tried"}
+		}
+		if r.LastUserText() == "Run the echo tool for me" {
+			return fakellm.Response{ToolCalls: []fakellm.ToolCall{call("e1", "mcp__alpha__echo", map[string]any{"message": "smuggled"})}}
+		}
+		return fakellm.Response{Text: "hi"}
+	})
+	wide, err := w.ws.ChatChain(context.Background(), engine.SendRequest{Text: "Wide: hello"})
+	mustOK(t, err)
+	wideID := wide.Result.ConversationID
+	if len(mcpTools(wideRequests[0])) == 0 {
+		t.Fatalf("the wide conversation has no MCP tools: %v", toolNames(wideRequests[0]))
+	}
+	// Another conversation makes a narrow helper that sends to it.
+	w.on("Boss: delegate", func(r fakellm.RecordedRequest) fakellm.Response {
+		if r.LastMessage().Role == "tool" {
+			return fakellm.Response{Text: "done"}
+		}
+		return fakellm.Response{ToolCalls: []fakellm.ToolCall{call("n1", "conv.create", map[string]any{
+			"user_instruction": "Narrow: ask the wide one", "tools": []string{"conv.send"}, "mcp_allowlist": []string{}})}}
+	})
+	var narrowRequest fakellm.RecordedRequest
+	var sent string
+	w.on("Narrow: ask the wide one", func(r fakellm.RecordedRequest) fakellm.Response {
+		if last, ok := afterTool(r, "conv.send"); ok {
+			sent = last.Text()
+			return fakellm.Response{Text: "asked"}
+		}
+		narrowRequest = r
+		return fakellm.Response{ToolCalls: []fakellm.ToolCall{call("s1", "conv.send", map[string]any{"conversation_id": wideID, "text": "Run the echo tool for me"})}}
+	})
+	_, err = w.ws.ChatChain(context.Background(), engine.SendRequest{Text: "Boss: delegate"})
+	mustOK(t, err)
+	if got := mcpTools(narrowRequest); len(got) != 0 || !slices.Equal(toolNames(narrowRequest), []string{"conv_send"}) {
+		t.Fatalf("the narrow helper's tools: %v", toolNames(narrowRequest))
+	}
+	answering := wideRequests[1]
+	if got := mcpTools(answering); len(got) != 0 {
+		t.Fatalf("answering the narrow helper, the wide conversation was offered %v", got)
+	}
+	if slices.ContainsFunc(toolNames(answering), func(n string) bool { return strings.HasPrefix(n, "fs_") }) {
+		t.Fatalf("answering the narrow helper, the wide conversation was offered the fs tools: %v", toolNames(answering))
+	}
+	if strings.Contains(echoed, "smuggled") || !strings.Contains(echoed, `"ok":false`) {
+		t.Fatalf("the MCP tool ran on behalf of the narrow helper: %s", echoed)
+	}
+	if !strings.Contains(sent, `"ok":true`) || !strings.Contains(sent, "tried") {
+		t.Fatalf("the helper's call: %s", sent)
+	}
+	// The user's own next message gets the wide tools again.
+	_, err = w.ws.ChatChain(context.Background(), engine.SendRequest{ConversationID: wideID, Text: "and now?"})
+	mustOK(t, err)
+	if got := mcpTools(wideRequests[len(wideRequests)-1]); len(got) == 0 {
+		t.Fatal("the wide conversation lost its MCP tools for the user")
 	}
 }

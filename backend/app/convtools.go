@@ -136,7 +136,7 @@ func (p *convProvider) create(ctx context.Context, raw []byte) tools.Result {
 		return tools.Failure(tools.NewError(tools.CodeInternal, "could not create the conversation: "+err.Error(), nil))
 	}
 	h := handover{tool: convtools.Create, toolCallID: toolCallID, target: child.ID, title: child.Title, mode: mode, agent: agent,
-		inputID: first.ID, firstMessage: msg.Text, items: msg.Items, ignored: ignored}
+		inputID: first.ID, firstMessage: msg.Text, items: msg.Items, ignored: ignored, reach: p.reachOf()}
 	return p.waitFor(ctx, c, task, h)
 }
 
@@ -314,7 +314,7 @@ func (p *convProvider) send(ctx context.Context, raw []byte) tools.Result {
 	input := &conversation.Entry{Type: conversation.TypeMsg, Role: conversation.RoleUser, Content: conversation.Str(msg.Text),
 		Mode: mode, AgentID: agent, PartType: conversation.PartContent}
 	h := handover{tool: convtools.Send, toolCallID: tools.ToolCallID(ctx), target: target.ID, title: target.Title, mode: mode, agent: agent,
-		input: input, ignored: msg.Ignored}
+		input: input, ignored: msg.Ignored, reach: p.reachOf()}
 	return p.waitFor(ctx, c, task, h)
 }
 
@@ -348,6 +348,78 @@ type handover struct {
 	// failed is why the target's task failed without an answer in its log
 	// (e.g. its agent is gone), for the result.
 	failed error
+	// reach is what the caller may do: the target answers with no more.
+	reach *reach
+}
+
+// reach is what a conversation that hands its turn over may do, which the
+// conversation answering for it may not exceed: restrictions are
+// transitive. A conversation reached by conv.send (or created by
+// conv.create) answers, and hands over in turn, with the intersection of
+// its own tools and the caller's: the fs switch and limits, MCP on or off
+// and its servers, and the other tools by name. The user's own messages to
+// it are answered with its own tools again.
+type reach struct {
+	policy tools.Policy
+	// allow names the caller's tools other than MCP ones; mcp narrows the
+	// MCP servers further (nil: no further).
+	allow []string
+	mcp   []string
+}
+
+// reachOf is what the conversation of p may do.
+func (p *convProvider) reachOf() *reach {
+	r := &reach{policy: p.scope.Policy, allow: []string{}}
+	if p.scope.MCPAllowlist != nil {
+		r.mcp = slices.Clone(p.scope.MCPAllowlist)
+	}
+	for _, n := range p.host {
+		if !strings.HasPrefix(n, "mcp__") {
+			r.allow = append(r.allow, n)
+		}
+	}
+	return r
+}
+
+// withinReach narrows the tool scope of a conversation that answers for
+// another one to what that one may do (see reach).
+func (ws *Workspace) withinReach(scope engine.ToolScope) engine.ToolScope {
+	r := ws.chains.reachOf(scope.ConversationID)
+	if r == nil {
+		return scope
+	}
+	p, q := scope.Policy.Normalized(), r.policy.Normalized()
+	p.FS.Enabled = p.FS.Enabled && q.FS.Enabled
+	p.FS.MaxReadBytes = min(p.FS.MaxReadBytes, q.FS.MaxReadBytes)
+	p.FS.MaxWriteBytes = min(p.FS.MaxWriteBytes, q.FS.MaxWriteBytes)
+	p.MCP.Enabled = p.MCP.Enabled && q.MCP.Enabled
+	p.MCP.AllowedServers = intersectServers(p.MCP.AllowedServers, q.MCP.AllowedServers)
+	scope.Policy = p
+	if scope.Allow == nil {
+		scope.Allow = slices.Clone(r.allow)
+	} else {
+		scope.Allow = slices.DeleteFunc(slices.Clone(scope.Allow), func(n string) bool { return !slices.Contains(r.allow, n) })
+	}
+	scope.MCPServers = intersectServers(scope.MCPServers, r.mcp)
+	return scope
+}
+
+// intersectServers is the servers both lists allow, matched by their wire
+// names; nil allows every server.
+func intersectServers(a, b []string) []string {
+	switch {
+	case a == nil:
+		return slices.Clone(b)
+	case b == nil:
+		return slices.Clone(a)
+	}
+	out := []string{}
+	for _, s := range a {
+		if slices.ContainsFunc(b, func(t string) bool { return mcp.ServerWireName(t) == mcp.ServerWireName(s) }) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // handOver hands the running task of from over to the target conversation
@@ -369,6 +441,9 @@ func (ws *Workspace) handOver(c *chain, from tasks.Task, hv handover) error {
 	}
 	c.push(from.ConversationID)
 	c.add(2)
+	// The target answers (and hands over in turn) within what from may do,
+	// until from goes on.
+	ws.chains.setReach(h.target, h.reach)
 	answer := tasks.Plan{
 		Task: tasks.Task{ConversationID: h.target, Kind: h.mode, Chain: c.id, Depth: from.Depth + 1, Tool: h.tool, For: from.ConversationID},
 		Run: func(ctx context.Context) error {
@@ -383,6 +458,7 @@ func (ws *Workspace) handOver(c *chain, from tasks.Task, hv handover) error {
 	cont := tasks.Plan{
 		Task: tasks.Task{ConversationID: from.ConversationID, Kind: from.Kind, Chain: c.id, Depth: from.Depth, Continues: true},
 		Run: func(ctx context.Context) error {
+			ws.chains.setReach(h.target, nil)
 			if err := ws.closeWaitAfter(from.ConversationID, "", h.failed); err != nil {
 				return err
 			}
@@ -394,6 +470,7 @@ func (ws *Workspace) handOver(c *chain, from tasks.Task, hv handover) error {
 			return err
 		},
 		OnDrop: func(why string) {
+			ws.chains.setReach(h.target, nil)
 			if err := ws.closeWait(from.ConversationID, why); err != nil {
 				ws.rt.log.Warn("closing a call that waited for another conversation", "conversation", from.ConversationID, "error", err)
 			}
@@ -402,6 +479,7 @@ func (ws *Workspace) handOver(c *chain, from tasks.Task, hv handover) error {
 		},
 	}
 	if _, err := ws.tasks.Replace(from.ConversationID, answer, cont); err != nil {
+		ws.chains.setReach(h.target, nil)
 		c.pop(from.ConversationID)
 		c.add(-2)
 		_ = ws.store.UpdateMeta(from.ConversationID, func(m *conversation.ConversationMeta) { m.Waiting = nil })
