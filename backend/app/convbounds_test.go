@@ -399,3 +399,47 @@ func TestConvSendAnswersWithinTheCallersTools(t *testing.T) {
 		t.Fatal("the wide conversation lost its MCP tools for the user")
 	}
 }
+
+// One MCP server over the bounds of one server's tools loses its tools,
+// named with the reason in Settings → MCP (and mcp list); the model is
+// offered the other servers' tools.
+func TestOversizedMCPServerKeepsTheOthers(t *testing.T) {
+	npm := mcptest.Servers(t)
+	files := t.TempDir()
+	doc, _ := json.Marshal(map[string]any{
+		"tools": map[string]any{"mcp": map[string]any{"enabled": true, "maxToolsPerServer": 13}},
+		"mcpServers": map[string]any{
+			"alpha": npm.Everything("bound-alpha", nil), // 13 tools
+			"files": npm.Files("bound-files", files),    // 14 tools
+		},
+	})
+	w := newConvWorld(t, string(doc))
+	var offered []string
+	w.on("Which tools?", func(r fakellm.RecordedRequest) fakellm.Response {
+		offered = toolNames(r)
+		return fakellm.Response{Text: "these"}
+	})
+	res, err := w.ws.ChatChain(context.Background(), engine.SendRequest{Text: "Which tools?"})
+	mustOK(t, err)
+	if res.Result.Err != nil {
+		t.Fatalf("the request failed: %+v", res.Result.Err)
+	}
+	alpha := slices.ContainsFunc(offered, func(n string) bool { return strings.HasPrefix(n, "mcp__alpha__") })
+	fs := slices.ContainsFunc(offered, func(n string) bool { return strings.HasPrefix(n, "mcp__files__") })
+	if !alpha || fs {
+		t.Fatalf("offered %v", offered)
+	}
+	v := w.ws.MCPView(context.Background(), true)
+	for _, s := range v.Servers {
+		switch s.Name {
+		case "files":
+			if !strings.Contains(s.Withheld, `MCP server "files" lists 14 tools, more than the 13`) || !strings.Contains(s.Summary, "not offered") {
+				t.Fatalf("files: %q / %q", s.Summary, s.Withheld)
+			}
+		case "alpha":
+			if s.Withheld != "" {
+				t.Fatalf("alpha withheld: %s", s.Withheld)
+			}
+		}
+	}
+}

@@ -109,6 +109,35 @@ type MCPTools struct {
 	// CallTimeoutSeconds bounds one tool call; a call that takes longer is
 	// cancelled on the server.
 	CallTimeoutSeconds int `json:"callTimeoutSeconds"`
+	// MaxToolsPerServer and MaxToolTokensPerServer bound the tool
+	// definitions one server may bring into every request (tokens estimated
+	// from their size); a server over either is offered without its tools,
+	// and says so, while the other servers' tools are offered.
+	MaxToolsPerServer      int `json:"maxToolsPerServer"`
+	MaxToolTokensPerServer int `json:"maxToolTokensPerServer"`
+}
+
+// Default bounds of one MCP server's tool definitions.
+const (
+	DefaultMaxToolsPerServer      = 128
+	DefaultMaxToolTokensPerServer = 32000
+)
+
+// ToolsPerServer is MaxToolsPerServer, its default when not positive.
+func (m MCPTools) ToolsPerServer() int {
+	if m.MaxToolsPerServer <= 0 {
+		return DefaultMaxToolsPerServer
+	}
+	return m.MaxToolsPerServer
+}
+
+// ToolTokensPerServer is MaxToolTokensPerServer, its default when not
+// positive.
+func (m MCPTools) ToolTokensPerServer() int {
+	if m.MaxToolTokensPerServer <= 0 {
+		return DefaultMaxToolTokensPerServer
+	}
+	return m.MaxToolTokensPerServer
 }
 
 // Engine configures the tool loop.
@@ -180,8 +209,9 @@ func Defaults() Settings {
 			RecallShare:                 0.15,
 		},
 		Tools: Tools{
-			FS:  FSTools{Enabled: true, MaxReadBytes: 524288, MaxWriteBytes: 2097152},
-			MCP: MCPTools{Enabled: false, AllowedServers: []string{}, CallTimeoutSeconds: 120},
+			FS: FSTools{Enabled: true, MaxReadBytes: 524288, MaxWriteBytes: 2097152},
+			MCP: MCPTools{Enabled: false, AllowedServers: []string{}, CallTimeoutSeconds: 120,
+				MaxToolsPerServer: DefaultMaxToolsPerServer, MaxToolTokensPerServer: DefaultMaxToolTokensPerServer},
 		},
 		Engine: Engine{MaxTurns: 30, MaxToolCallsPerMessage: 64, MaxInterruptChainDepth: 4,
 			MaxConversationsPerMessage: DefaultMaxConversationsPerMessage, MaxModelCallsPerMessage: DefaultMaxModelCallsPerMessage},

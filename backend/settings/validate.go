@@ -82,6 +82,8 @@ func (s Settings) Validate() error {
 		}
 	}
 	positive("tools.mcp.callTimeoutSeconds", s.Tools.MCP.CallTimeoutSeconds)
+	positive("tools.mcp.maxToolsPerServer", s.Tools.MCP.MaxToolsPerServer)
+	positive("tools.mcp.maxToolTokensPerServer", s.Tools.MCP.MaxToolTokensPerServer)
 	positive("engine.maxTurns", s.Engine.MaxTurns)
 	positive("engine.maxToolCallsPerMessage", s.Engine.MaxToolCallsPerMessage)
 	if s.Engine.MaxInterruptChainDepth < 0 {
@@ -144,6 +146,8 @@ func (s Settings) Warnings() []Problem {
 		"llm.idleTimeoutSeconds":            "the client's default is used",
 		"tools.fs.maxReadBytes":             fmt.Sprintf("the default of %d bytes is used", d.Tools.FS.MaxReadBytes),
 		"tools.fs.maxWriteBytes":            fmt.Sprintf("the default of %d bytes is used", d.Tools.FS.MaxWriteBytes),
+		"tools.mcp.maxToolsPerServer":       fmt.Sprintf("the default of %d is used", DefaultMaxToolsPerServer),
+		"tools.mcp.maxToolTokensPerServer":  fmt.Sprintf("the default of %d tokens is used", DefaultMaxToolTokensPerServer),
 		"engine.maxTurns":                   fmt.Sprintf("the default of %d is used", d.Engine.MaxTurns),
 		"engine.maxToolCallsPerMessage":     fmt.Sprintf("the default of %d is used", d.Engine.MaxToolCallsPerMessage),
 		"engine.maxInterruptChainDepth":     "handing a turn to another conversation (conv.create, conv.send) is off, as with 0",

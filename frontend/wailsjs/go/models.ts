@@ -149,6 +149,7 @@ export namespace app {
 	    serverVersion?: string;
 	    approvalChanged?: boolean;
 	    offered: boolean;
+	    withheld?: string;
 	    config: MCPServerSpec;
 	}
 	export interface MCPParsed {
@@ -920,6 +921,8 @@ export namespace settings {
 	    allowedServers: string[];
 	    startOnOpen: boolean;
 	    callTimeoutSeconds: number;
+	    maxToolsPerServer: number;
+	    maxToolTokensPerServer: number;
 	}
 	export interface Override {
 	    field: string;
