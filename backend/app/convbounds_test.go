@@ -443,3 +443,34 @@ func TestOversizedMCPServerKeepsTheOthers(t *testing.T) {
 		}
 	}
 }
+
+// conv.send is held to the same rule: a message that could never be sent
+// is refused before it is appended to the other conversation.
+func TestConvSendBoundsItsMessage(t *testing.T) {
+	w := newConvWorld(t, `{"context":{"tokenBudget":8000,"reserveForResponse":1000}}`)
+	w.on("Target: hello", func(r fakellm.RecordedRequest) fakellm.Response { return fakellm.Response{Text: "hi"} })
+	target, err := w.ws.ChatChain(context.Background(), engine.SendRequest{Text: "Target: hello"})
+	mustOK(t, err)
+	targetID := target.Result.ConversationID
+	before := len(w.entries(t, targetID))
+	w.on("Sender: flood it", func(r fakellm.RecordedRequest) fakellm.Response {
+		if r.LastMessage().Role == "tool" {
+			return fakellm.Response{Text: "ok"}
+		}
+		return fakellm.Response{ToolCalls: []fakellm.ToolCall{call("s", "conv.send", map[string]any{"conversation_id": targetID, "text": strings.Repeat("word ", 9000)})}}
+	})
+	res, err := w.ws.ChatChain(context.Background(), engine.SendRequest{Text: "Sender: flood it"})
+	mustOK(t, err)
+	result := ""
+	for _, e := range w.entries(t, res.Result.ConversationID) {
+		if e.Role == conversation.RoleTool && e.ToolCallID == "s" {
+			result = e.Text()
+		}
+	}
+	if !strings.Contains(result, convtools.CodeTooLarge) || !strings.Contains(result, "not sent: the message is") {
+		t.Fatalf("result %.300s", result)
+	}
+	if after := len(w.entries(t, targetID)); after != before {
+		t.Fatalf("the target's log grew from %d to %d entries", before, after)
+	}
+}
