@@ -17,6 +17,7 @@ import (
 	"crewagent/backend/engine"
 	"crewagent/backend/llm/fakellm"
 	"crewagent/backend/mcp/mcptest"
+	"crewagent/backend/packages"
 )
 
 // A model that answers every request with conv.create: the work one user
@@ -472,5 +473,57 @@ func TestConvSendBoundsItsMessage(t *testing.T) {
 	}
 	if after := len(w.entries(t, targetID)); after != before {
 		t.Fatalf("the target's log grew from %d to %d entries", before, after)
+	}
+}
+
+// The probe as found: an agent whose agents.json says tools.mcp.enabled:
+// false (the demo's analyst) asks, with conv.send, a chat conversation of
+// the project that has MCP to run an MCP tool: it answers without MCP.
+func TestConvSendFromAnAgentWithoutMCP(t *testing.T) {
+	npm := mcptest.Servers(t)
+	doc, _ := json.Marshal(map[string]any{
+		"tools":      map[string]any{"mcp": map[string]any{"enabled": true}},
+		"mcpServers": map[string]any{"alpha": npm.Everything("reach-agent", nil)},
+	})
+	w := newConvWorld(t, string(doc))
+	pkgDir := t.TempDir()
+	mustOK(t, os.CopyFS(pkgDir, os.DirFS(filepath.Join("..", "packages", "demo"))))
+	inst, err := packages.NewManager(w.home).Import(pkgDir)
+	mustOK(t, err)
+	mustOK(t, w.ws.SetActivePackage(inst.ID))
+
+	var answering fakellm.RecordedRequest
+	echoed := ""
+	w.on("Wide: hello", func(r fakellm.RecordedRequest) fakellm.Response {
+		if last, ok := afterTool(r, "mcp__alpha__echo"); ok {
+			echoed = last.Text()
+			return fakellm.Response{Text: "tried"}
+		}
+		if r.LastUserText() == "Run the echo tool for me" {
+			answering = r
+			return fakellm.Response{ToolCalls: []fakellm.ToolCall{call("e1", "mcp__alpha__echo", map[string]any{"message": "smuggled"})}}
+		}
+		return fakellm.Response{Text: "hi"}
+	})
+	wide, err := w.ws.ChatChain(context.Background(), engine.SendRequest{Text: "Wide: hello"})
+	mustOK(t, err)
+	var agentTools []string
+	w.on("Analyst: get it done", func(r fakellm.RecordedRequest) fakellm.Response {
+		if r.LastMessage().Role == "tool" {
+			return fakellm.Response{Text: "done"}
+		}
+		agentTools = toolNames(r)
+		return fakellm.Response{ToolCalls: []fakellm.ToolCall{call("s1", "conv.send", map[string]any{"conversation_id": wide.Result.ConversationID, "text": "Run the echo tool for me"})}}
+	})
+	_, err = w.ws.ChatChain(context.Background(), engine.SendRequest{Text: "Analyst: get it done", Mode: conversation.ModeAgent, AgentID: "analyst"})
+	mustOK(t, err)
+	if slices.ContainsFunc(agentTools, func(n string) bool { return strings.HasPrefix(n, "mcp__") }) || !slices.Contains(agentTools, "conv_send") {
+		t.Fatalf("the analyst's own tools: %v", agentTools)
+	}
+	if slices.ContainsFunc(toolNames(answering), func(n string) bool { return strings.HasPrefix(n, "mcp__") }) {
+		t.Fatalf("answering the analyst, the chat conversation was offered MCP tools: %v", toolNames(answering))
+	}
+	if strings.Contains(echoed, "smuggled") || !strings.Contains(echoed, `"ok":false`) {
+		t.Fatalf("the MCP tool ran on behalf of the analyst: %s", echoed)
 	}
 }
