@@ -23,6 +23,34 @@ export function ToolsTab({ draft }: FormTabProps) {
       </section>
 
       <section className="settings-section">
+        <h3>MCP servers</h3>
+        <div className="settings-grid">
+          <Field draft={draft} path="tools.mcp.maxToolsPerServer" label="Tools per server" help="A server that lists more is offered without its tools; the others keep theirs.">
+            <UnitInput
+              draft={draft}
+              path="tools.mcp.maxToolsPerServer"
+              value={f.tools.mcp.maxToolsPerServer}
+              set={(s, v) => (s.tools.mcp.maxToolsPerServer = v)}
+              format={formatCount}
+              parse={(t) => parseCount(t, { min: 1, max: 10000, what: 'a number of tools' })}
+              suffix="tools"
+            />
+          </Field>
+          <Field draft={draft} path="tools.mcp.maxToolTokensPerServer" label="Tool definitions per server" help="Tokens their names, descriptions and schemas take in every request (about 4 bytes a token).">
+            <UnitInput
+              draft={draft}
+              path="tools.mcp.maxToolTokensPerServer"
+              value={f.tools.mcp.maxToolTokensPerServer}
+              set={(s, v) => (s.tools.mcp.maxToolTokensPerServer = v)}
+              format={formatCount}
+              parse={(t) => parseCount(t, { min: 1, max: 10000000, what: 'a number of tokens' })}
+              suffix="tokens"
+            />
+          </Field>
+        </div>
+      </section>
+
+      <section className="settings-section">
         <h3>Tool loop</h3>
         <div className="settings-grid">
           <Field draft={draft} path="engine.maxTurns" label="Model calls per message" help="The loop stops with an error after this many.">
