@@ -308,12 +308,28 @@ func (ws *Workspace) budgetedLLM(f engine.LLMFactory) engine.LLMFactory {
 	if f == nil {
 		f = engine.DefaultLLMFactory
 	}
-	return func(s settings.LLM) engine.LLM { return budgetLLM{LLM: f(s), ws: ws} }
+	return func(s settings.LLM) engine.LLM {
+		inner := f(s)
+		b := budgetLLM{LLM: inner, ws: ws}
+		if em, ok := inner.(engine.Embedders); ok {
+			return budgetEmbedLLM{budgetLLM: b, em: em} // embeddings (recall) go through as they are
+		}
+		return b
+	}
 }
 
 type budgetLLM struct {
 	engine.LLM
 	ws *Workspace
+}
+
+type budgetEmbedLLM struct {
+	budgetLLM
+	em engine.Embedders
+}
+
+func (b budgetEmbedLLM) Embed(ctx context.Context, model string, texts []string) ([][]float32, error) {
+	return b.em.Embed(ctx, model, texts)
 }
 
 func (b budgetLLM) Stream(ctx context.Context, req llm.Request, h llm.Handler) (*llm.Result, error) {
