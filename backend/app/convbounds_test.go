@@ -92,6 +92,7 @@ func TestConvFanOutDefaultBudget(t *testing.T) {
 	}
 	list, err := w.ws.ListConversations()
 	mustOK(t, err)
+	t.Logf("%d conversations created, %d model calls", len(list)-1, len(w.srv.ChatRequests()))
 	if len(list)-1 > 20 || len(w.srv.ChatRequests()) > 200 {
 		t.Fatalf("%d conversations, %d model calls: over the defaults 20 and 200", len(list)-1, len(w.srv.ChatRequests()))
 	}
