@@ -107,7 +107,7 @@ func (p *convProvider) create(ctx context.Context, raw []byte) tools.Result {
 	if in != nil {
 		base = in.Base
 	}
-	if terr := p.ws.checkFirstMessage(msg.Text, base, "not created: the first message with its base instructions"); terr != nil {
+	if terr := p.ws.checkToolMessage(msg.Text, base, "not created: the first message with its base instructions"); terr != nil {
 		return tools.Failure(terr)
 	}
 	title := strings.TrimSpace(args.Title)
@@ -235,23 +235,23 @@ const maxInstructionBytes = 256 << 10
 // maxTitleRunes bounds the title conv.create gives a conversation.
 const maxTitleRunes = 200
 
-// checkFirstMessage applies to a message the conversation tools write into
+// checkToolMessage applies to a message the conversation tools write into
 // a conversation (the first message of conv.create with its base
 // instructions, the message of conv.send) the rule a message the user types
 // is held to: one that can never fit the request limit (settings
 // context.tokenBudget minus the reply reserve) is refused before anything
 // is stored; what names it in the refusal.
-func (ws *Workspace) checkFirstMessage(text, base, what string) *tools.ToolError {
+func (ws *Workspace) checkToolMessage(text, base, what string) *tools.ToolError {
 	st := ws.rt.Effective()
 	limit := contextbuilder.Budget{TokenBudget: st.Context.TokenBudget, ReserveForResponse: st.Context.ReserveForResponse}.TokenLimit()
 	size := len(text) + len(base)
 	if size <= limit/4 {
 		return nil // a token is at least one byte: it fits
 	}
-	refuse := func(size string) *tools.ToolError {
+	refuse := func(measured string) *tools.ToolError {
 		return tools.NewError(convtools.CodeTooLarge, fmt.Sprintf(
 			"%s is %s, more than the request limit of %d tokens (settings context.tokenBudget minus the reply reserve) can hold, so it could never be sent; nothing was stored. "+
-				"Give a shorter task, or write the material to a project file and say to read the file with fs.read", what, size, limit), nil)
+				"Give a shorter task, or write the material to a project file and say to read the file with fs.read", what, measured, limit), nil)
 	}
 	if least := size / tokens.MaxTokenBytes; least > limit {
 		return refuse(fmt.Sprintf("%d bytes (at least %d tokens)", size, least))
@@ -303,7 +303,7 @@ func (p *convProvider) send(ctx context.Context, raw []byte) tools.Result {
 	if refused != nil {
 		return *refused
 	}
-	if terr := p.ws.checkFirstMessage(msg.Text, "", "not sent: the message"); terr != nil {
+	if terr := p.ws.checkToolMessage(msg.Text, "", "not sent: the message"); terr != nil {
 		return tools.Failure(terr)
 	}
 	if c.isWaiting(target.ID) {
