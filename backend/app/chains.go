@@ -2,12 +2,16 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"sync"
 	"sync/atomic"
 
 	"crewagent/backend/engine"
+	"crewagent/backend/errs"
 	"crewagent/backend/events"
+	"crewagent/backend/llm"
+	"crewagent/backend/settings"
 )
 
 // A chain is one piece of work that the conversation tools hand from
@@ -32,6 +36,10 @@ type chain struct {
 	final   *engine.SendResult // the root conversation's latest result
 	stopped string             // the conversation the user stopped, if any
 	done    chan struct{}
+	// created and calls are what the chain spent of its budget: the
+	// conversations conv.create made and the model calls (settings
+	// engine.maxConversationsPerMessage, engine.maxModelCallsPerMessage).
+	created, calls int
 }
 
 // TaskReport is one task of a chain as the command line lists it.
@@ -80,6 +88,32 @@ type chains struct {
 	byID map[string]*chain
 	// gone are the conversations being deleted.
 	gone map[string]bool
+	// reaches are what the conversations answering for another one may do,
+	// by conversation (see reach).
+	reaches map[string]*reach
+}
+
+// setReach narrows what a conversation may do while it answers for another
+// one (nil: no longer).
+func (cs *chains) setReach(id string, r *reach) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if cs.reaches == nil {
+		cs.reaches = map[string]*reach{}
+	}
+	if r == nil {
+		delete(cs.reaches, id)
+	} else {
+		cs.reaches[id] = r
+	}
+}
+
+// reachOf is what a conversation may do while it answers for another one
+// (nil when it does not).
+func (cs *chains) reachOf(id string) *reach {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	return cs.reaches[id]
 }
 
 // deleting marks a conversation as being deleted (or no longer).
@@ -239,6 +273,74 @@ func (c *chain) markStopped(conversationID string) {
 		c.stopped = conversationID
 	}
 	c.mu.Unlock()
+}
+
+// spendConversation counts a conversation conv.create is about to make;
+// false (nothing counted) when the chain has made limit already.
+func (c *chain) spendConversation(limit int) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.created >= limit {
+		return false
+	}
+	c.created++
+	return true
+}
+
+// spendCall counts a model call about to be made; false (nothing counted)
+// when the chain has made limit already.
+func (c *chain) spendCall(limit int) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.calls >= limit {
+		return false
+	}
+	c.calls++
+	return true
+}
+
+// budgetedLLM is the model client of a project's sends: within a chain, a
+// model call past settings engine.maxModelCallsPerMessage is not made; it
+// fails with E_CONV_BUDGET instead, which the engine persists as the
+// conversation's failed answer, so every conversation of the work still at
+// it stops with a result that says why.
+func (ws *Workspace) budgetedLLM(f engine.LLMFactory) engine.LLMFactory {
+	if f == nil {
+		f = engine.DefaultLLMFactory
+	}
+	return func(s settings.LLM) engine.LLM {
+		inner := f(s)
+		b := budgetLLM{LLM: inner, ws: ws}
+		if em, ok := inner.(engine.Embedders); ok {
+			return budgetEmbedLLM{budgetLLM: b, em: em} // embeddings (recall) go through as they are
+		}
+		return b
+	}
+}
+
+type budgetLLM struct {
+	engine.LLM
+	ws *Workspace
+}
+
+type budgetEmbedLLM struct {
+	budgetLLM
+	em engine.Embedders
+}
+
+func (b budgetEmbedLLM) Embed(ctx context.Context, model string, texts []string) ([][]float32, error) {
+	return b.em.Embed(ctx, model, texts)
+}
+
+func (b budgetLLM) Stream(ctx context.Context, req llm.Request, h llm.Handler) (*llm.Result, error) {
+	if c := chainOf(ctx); c != nil {
+		if limit := b.ws.rt.Effective().Engine.ModelCallsPerMessage(); !c.spendCall(limit) {
+			return nil, &llm.Error{Code: errs.ConvBudget, Message: fmt.Sprintf(
+				"not sent: the work this user message started has made %d model calls, the limit for one message (settings engine.maxModelCallsPerMessage); "+
+					"it stops here. Read what the conversations wrote, then send a new message to go on", limit)}
+		}
+	}
+	return b.LLM.Stream(ctx, req, h)
 }
 
 // ChainResult is what a message answered through a chain did.

@@ -38,6 +38,7 @@ func (ws *Workspace) Send(req SendRequest) error {
 	if err != nil {
 		return err
 	}
+	ws.noteUserWrote(req.ConversationID)
 	if mode == conversation.ModeRun {
 		if req.Retry {
 			return errs.New(errs.InvalidRequest, "a run takes its input again as a new message: send it")
@@ -116,6 +117,7 @@ func (ws *Workspace) Chat(ctx context.Context, req engine.SendRequest) (*engine.
 
 // ChatChain is Chat with every task the message led to.
 func (ws *Workspace) ChatChain(ctx context.Context, req engine.SendRequest) (*ChainResult, error) {
+	ws.noteUserWrote(req.ConversationID)
 	c := ws.chains.start(req.ConversationID)
 	res, err := ws.engine.Send(withChain(ctx, c), req)
 	if err != nil {

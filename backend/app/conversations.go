@@ -298,6 +298,38 @@ func readThrough(sb *tools.Sandbox, alias string) ([]byte, error) {
 	return io.ReadAll(f)
 }
 
+// readThroughAtMost is readThrough for a file of at most max bytes: a larger
+// one is refused by its size, and never read past max+1 bytes (a file that
+// grows while it is read included).
+func readThroughAtMost(sb *tools.Sandbox, alias string, max int64) ([]byte, error) {
+	r, terr := sb.Resolve(alias, tools.AccessRead)
+	if terr != nil {
+		return nil, sandboxError(terr)
+	}
+	f, fi, terr := sb.Open(r)
+	if terr != nil {
+		return nil, sandboxError(terr)
+	}
+	defer f.Close()
+	if !fi.Mode().IsRegular() {
+		return nil, errs.Errorf(errs.ArtifactPath, "%s is not a file", r.Display())
+	}
+	tooLarge := func() error {
+		return fmt.Errorf("%s is larger than %d KB", r.Display(), max>>10)
+	}
+	if fi.Size() > max {
+		return nil, tooLarge()
+	}
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > max {
+		return nil, tooLarge()
+	}
+	return b, nil
+}
+
 // sandboxError turns a refusal of the sandbox into an error of the app: a
 // path that leaves its root is ArtifactPath, a missing one NotFound.
 func sandboxError(terr *tools.ToolError) error {

@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"crewagent/backend/contextbuilder"
 	"crewagent/backend/conversation"
 	"crewagent/backend/convtools"
 	"crewagent/backend/engine"
@@ -16,6 +17,7 @@ import (
 	"crewagent/backend/fsx"
 	"crewagent/backend/mcp"
 	"crewagent/backend/tasks"
+	"crewagent/backend/tokens"
 	"crewagent/backend/tools"
 )
 
@@ -101,6 +103,17 @@ func (p *convProvider) create(ctx context.Context, raw []byte) tools.Result {
 	if terr != nil {
 		return tools.Failure(terr)
 	}
+	base := ""
+	if in != nil {
+		base = in.Base
+	}
+	if terr := p.ws.checkToolMessage(msg.Text, base, "not created: the first message with its base instructions"); terr != nil {
+		return tools.Failure(terr)
+	}
+	title := strings.TrimSpace(args.Title)
+	if utf8.RuneCountInString(title) > maxTitleRunes {
+		title = string([]rune(title)[:maxTitleRunes]) + "…"
+	}
 	ignored = append(msg.Ignored, ignored...)
 	mode, agent := task.Kind, p.scope.AgentID
 	if mode != conversation.ModeAgent {
@@ -108,9 +121,14 @@ func (p *convProvider) create(ctx context.Context, raw []byte) tools.Result {
 	}
 	first := &conversation.Entry{Type: conversation.TypeMsg, Role: conversation.RoleUser, Content: conversation.Str(msg.Text),
 		Mode: mode, AgentID: agent, PartType: conversation.PartContent}
+	if limit := p.ws.rt.Effective().Engine.ConversationsPerMessage(); !c.spendConversation(limit) {
+		return convtools.Refusal(convtools.CodeBudget, fmt.Sprintf(
+			"not created: the work the user's message started has created %d conversations, the limit for one message (settings engine.maxConversationsPerMessage). "+
+				"Do this part yourself, or finish with what you have; the user can ask for more in a new message", limit))
+	}
 	toolCallID := tools.ToolCallID(ctx)
 	child, err := p.ws.store.CreateRecord(conversation.ConversationMeta{
-		Title: strings.TrimSpace(args.Title), ActiveType: mode, SelectedAgentID: agent, ParentID: parent.ID,
+		Title: title, ActiveType: mode, SelectedAgentID: agent, ParentID: parent.ID,
 		Origin:       &conversation.Origin{ConversationID: parent.ID, ToolCallID: toolCallID},
 		Instructions: in,
 	}, first)
@@ -118,7 +136,7 @@ func (p *convProvider) create(ctx context.Context, raw []byte) tools.Result {
 		return tools.Failure(tools.NewError(tools.CodeInternal, "could not create the conversation: "+err.Error(), nil))
 	}
 	h := handover{tool: convtools.Create, toolCallID: toolCallID, target: child.ID, title: child.Title, mode: mode, agent: agent,
-		inputID: first.ID, firstMessage: msg.Text, items: msg.Items, ignored: ignored}
+		inputID: first.ID, firstMessage: msg.Text, items: msg.Items, ignored: ignored, reach: p.reachOf()}
 	return p.waitFor(ctx, c, task, h)
 }
 
@@ -133,6 +151,10 @@ func (p *convProvider) instructions(parent conversation.ConversationMeta, args c
 	}
 	switch {
 	case args.BaseInstructionText != nil:
+		if n := len(*args.BaseInstructionText); n > maxInstructionBytes {
+			return nil, nil, tools.NewError(tools.CodeBadArguments, fmt.Sprintf(
+				"base_instruction_text is %d bytes, more than the %d KB base instructions may hold: shorten it, or write it to a project file and give base_instruction_file", n, maxInstructionBytes>>10), nil)
+		}
 		in.Base = strings.TrimSpace(*args.BaseInstructionText)
 	case args.BaseInstructionFile != nil:
 		text, err := p.ws.readProjectText(*args.BaseInstructionFile)
@@ -207,8 +229,40 @@ func (p *convProvider) instructions(parent conversation.ConversationMeta, args c
 // mcpWireServer is a server name as it appears in its tools' wire names.
 func mcpWireServer(name string) string { return mcp.ServerWireName(name) }
 
-// maxInstructionBytes bounds a base instruction file.
+// maxInstructionBytes bounds base instructions, given as text or as a file.
 const maxInstructionBytes = 256 << 10
+
+// maxTitleRunes bounds the title conv.create gives a conversation.
+const maxTitleRunes = 200
+
+// checkToolMessage applies to a message the conversation tools write into
+// a conversation (the first message of conv.create with its base
+// instructions, the message of conv.send) the rule a message the user types
+// is held to: one that can never fit the request limit (settings
+// context.tokenBudget minus the reply reserve) is refused before anything
+// is stored; what names it in the refusal.
+func (ws *Workspace) checkToolMessage(text, base, what string) *tools.ToolError {
+	st := ws.rt.Effective()
+	limit := contextbuilder.Budget{TokenBudget: st.Context.TokenBudget, ReserveForResponse: st.Context.ReserveForResponse}.TokenLimit()
+	size := len(text) + len(base)
+	if size <= limit/4 {
+		return nil // a token is at least one byte: it fits
+	}
+	refuse := func(measured string) *tools.ToolError {
+		return tools.NewError(convtools.CodeTooLarge, fmt.Sprintf(
+			"%s is %s, more than the request limit of %d tokens (settings context.tokenBudget minus the reply reserve) can hold, so it could never be sent; nothing was stored. "+
+				"Give a shorter task, or write the material to a project file and say to read the file with fs.read", what, measured, limit), nil)
+	}
+	if least := size / tokens.MaxTokenBytes; least > limit {
+		return refuse(fmt.Sprintf("%d bytes (at least %d tokens)", size, least))
+	}
+	model := st.LLM.Model
+	n := ws.rt.counter.Count(model, text) + ws.rt.counter.Count(model, base)
+	if n > limit {
+		return refuse(fmt.Sprintf("%d tokens", n))
+	}
+	return nil
+}
 
 // readProjectText reads a text file of the project through the tools'
 // sandbox (an @project path, or a path relative to the project folder).
@@ -220,12 +274,9 @@ func (ws *Workspace) readProjectText(path string) (string, error) {
 	if !strings.HasPrefix(path, "@project/") {
 		return "", fmt.Errorf("%s is not a project file: use a path under @project", path)
 	}
-	b, err := readThrough(ws.sandbox, path)
+	b, err := readThroughAtMost(ws.sandbox, path, maxInstructionBytes)
 	if err != nil {
 		return "", err
-	}
-	if len(b) > maxInstructionBytes {
-		return "", fmt.Errorf("%s is larger than %d KB", path, maxInstructionBytes>>10)
 	}
 	if !utf8.Valid(b) {
 		return "", fmt.Errorf("%s is not a UTF-8 text file", path)
@@ -252,6 +303,9 @@ func (p *convProvider) send(ctx context.Context, raw []byte) tools.Result {
 	if refused != nil {
 		return *refused
 	}
+	if terr := p.ws.checkToolMessage(msg.Text, "", "not sent: the message"); terr != nil {
+		return tools.Failure(terr)
+	}
 	if c.isWaiting(target.ID) {
 		return convtools.Refusal(convtools.CodeRefused, fmt.Sprintf("%q is waiting for this conversation's answer: it cannot be asked before you answer it", target.Title))
 	}
@@ -265,7 +319,7 @@ func (p *convProvider) send(ctx context.Context, raw []byte) tools.Result {
 	input := &conversation.Entry{Type: conversation.TypeMsg, Role: conversation.RoleUser, Content: conversation.Str(msg.Text),
 		Mode: mode, AgentID: agent, PartType: conversation.PartContent}
 	h := handover{tool: convtools.Send, toolCallID: tools.ToolCallID(ctx), target: target.ID, title: target.Title, mode: mode, agent: agent,
-		input: input, ignored: msg.Ignored}
+		input: input, ignored: msg.Ignored, reach: p.reachOf()}
 	return p.waitFor(ctx, c, task, h)
 }
 
@@ -299,6 +353,78 @@ type handover struct {
 	// failed is why the target's task failed without an answer in its log
 	// (e.g. its agent is gone), for the result.
 	failed error
+	// reach is what the caller may do: the target answers with no more.
+	reach *reach
+}
+
+// reach is what a conversation that hands its turn over may do, which the
+// conversation answering for it may not exceed: restrictions are
+// transitive. A conversation reached by conv.send (or created by
+// conv.create) answers, and hands over in turn, with the intersection of
+// its own tools and the caller's: the fs switch and limits, MCP on or off
+// and its servers, and the other tools by name. The user's own messages to
+// it are answered with its own tools again.
+type reach struct {
+	policy tools.Policy
+	// allow names the caller's tools other than MCP ones; mcp narrows the
+	// MCP servers further (nil: no further).
+	allow []string
+	mcp   []string
+}
+
+// reachOf is what the conversation of p may do.
+func (p *convProvider) reachOf() *reach {
+	r := &reach{policy: p.scope.Policy, allow: []string{}}
+	if p.scope.MCPAllowlist != nil {
+		r.mcp = slices.Clone(p.scope.MCPAllowlist)
+	}
+	for _, n := range p.host {
+		if !strings.HasPrefix(n, "mcp__") {
+			r.allow = append(r.allow, n)
+		}
+	}
+	return r
+}
+
+// withinReach narrows the tool scope of a conversation that answers for
+// another one to what that one may do (see reach).
+func (ws *Workspace) withinReach(scope engine.ToolScope) engine.ToolScope {
+	r := ws.chains.reachOf(scope.ConversationID)
+	if r == nil {
+		return scope
+	}
+	p, q := scope.Policy.Normalized(), r.policy.Normalized()
+	p.FS.Enabled = p.FS.Enabled && q.FS.Enabled
+	p.FS.MaxReadBytes = min(p.FS.MaxReadBytes, q.FS.MaxReadBytes)
+	p.FS.MaxWriteBytes = min(p.FS.MaxWriteBytes, q.FS.MaxWriteBytes)
+	p.MCP.Enabled = p.MCP.Enabled && q.MCP.Enabled
+	p.MCP.AllowedServers = intersectServers(p.MCP.AllowedServers, q.MCP.AllowedServers)
+	scope.Policy = p
+	if scope.Allow == nil {
+		scope.Allow = slices.Clone(r.allow)
+	} else {
+		scope.Allow = slices.DeleteFunc(slices.Clone(scope.Allow), func(n string) bool { return !slices.Contains(r.allow, n) })
+	}
+	scope.MCPServers = intersectServers(scope.MCPServers, r.mcp)
+	return scope
+}
+
+// intersectServers is the servers both lists allow, matched by their wire
+// names; nil allows every server.
+func intersectServers(a, b []string) []string {
+	switch {
+	case a == nil:
+		return slices.Clone(b)
+	case b == nil:
+		return slices.Clone(a)
+	}
+	out := []string{}
+	for _, s := range a {
+		if slices.ContainsFunc(b, func(t string) bool { return mcp.ServerWireName(t) == mcp.ServerWireName(s) }) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // handOver hands the running task of from over to the target conversation
@@ -320,6 +446,9 @@ func (ws *Workspace) handOver(c *chain, from tasks.Task, hv handover) error {
 	}
 	c.push(from.ConversationID)
 	c.add(2)
+	// The target answers (and hands over in turn) within what from may do,
+	// until from goes on.
+	ws.chains.setReach(h.target, h.reach)
 	answer := tasks.Plan{
 		Task: tasks.Task{ConversationID: h.target, Kind: h.mode, Chain: c.id, Depth: from.Depth + 1, Tool: h.tool, For: from.ConversationID},
 		Run: func(ctx context.Context) error {
@@ -334,6 +463,7 @@ func (ws *Workspace) handOver(c *chain, from tasks.Task, hv handover) error {
 	cont := tasks.Plan{
 		Task: tasks.Task{ConversationID: from.ConversationID, Kind: from.Kind, Chain: c.id, Depth: from.Depth, Continues: true},
 		Run: func(ctx context.Context) error {
+			ws.chains.setReach(h.target, nil)
 			if err := ws.closeWaitAfter(from.ConversationID, "", h.failed); err != nil {
 				return err
 			}
@@ -345,6 +475,7 @@ func (ws *Workspace) handOver(c *chain, from tasks.Task, hv handover) error {
 			return err
 		},
 		OnDrop: func(why string) {
+			ws.chains.setReach(h.target, nil)
 			if err := ws.closeWait(from.ConversationID, why); err != nil {
 				ws.rt.log.Warn("closing a call that waited for another conversation", "conversation", from.ConversationID, "error", err)
 			}
@@ -353,6 +484,7 @@ func (ws *Workspace) handOver(c *chain, from tasks.Task, hv handover) error {
 		},
 	}
 	if _, err := ws.tasks.Replace(from.ConversationID, answer, cont); err != nil {
+		ws.chains.setReach(h.target, nil)
 		c.pop(from.ConversationID)
 		c.add(-2)
 		_ = ws.store.UpdateMeta(from.ConversationID, func(m *conversation.ConversationMeta) { m.Waiting = nil })
@@ -664,18 +796,34 @@ func (p *convProvider) destroy(ctx context.Context, raw []byte) tools.Result {
 	if err != nil {
 		return convtools.Refusal(convtools.CodeNotFound, "conversation not found")
 	}
+	askUser := "; if it should go, ask the user to delete it (they can, from the list of conversations)"
 	if !target.IsChild() {
-		return convtools.Refusal(convtools.CodeRefused, fmt.Sprintf("%q is a root conversation (the user's): only conversations created with conv.create can be destroyed", target.Title))
+		return convtools.Refusal(convtools.CodeRefused, fmt.Sprintf("%q is a root conversation (the user's): only conversations created with conv.create in this conversation's work can be destroyed%s", target.Title, askUser))
 	}
-	doomed, err := p.ws.descendants(target.ID)
+	list, err := p.ws.store.List()
 	if err != nil {
 		return tools.Failure(tools.NewError(tools.CodeInternal, "could not list the conversations: "+err.Error(), nil))
 	}
+	metas := map[string]conversation.ConversationMeta{}
+	for _, m := range list {
+		metas[m.ID] = m
+	}
+	if rootOf(metas, target.ID) != rootOf(metas, p.scope.ConversationID) {
+		return convtools.Refusal(convtools.CodeRefused, fmt.Sprintf("%q was not created in this conversation's work: it belongs to another conversation of the user%s", target.Title, askUser))
+	}
+	doomed := descendantsIn(list, target.ID)
 	c := chainOf(ctx)
 	for _, id := range doomed {
 		inChain := id == p.scope.ConversationID || (c != nil && c.isWaiting(id))
 		if inChain {
 			return convtools.Refusal(convtools.CodeRefused, "it takes part in the work in progress (a conversation waiting for an answer, or this one): it can be destroyed once that work is done")
+		}
+		if m := metas[id]; m.Origin != nil && m.Origin.UserWroteAt != "" {
+			what := "it"
+			if id != target.ID {
+				what = fmt.Sprintf("%q, created from it,", m.Title)
+			}
+			return convtools.Refusal(convtools.CodeRefused, fmt.Sprintf("%q was not destroyed: %s holds messages the user wrote%s", target.Title, what, askUser))
 		}
 	}
 	// Deepest first, so that no child outlives its parent.
@@ -689,13 +837,45 @@ func (p *convProvider) destroy(ctx context.Context, raw []byte) tools.Result {
 	}{doomed})
 }
 
-// descendants returns id and the conversations created from it, parents
-// before their children.
-func (ws *Workspace) descendants(id string) ([]string, error) {
-	list, err := ws.store.List()
-	if err != nil {
-		return nil, err
+// rootOf is the conversation of the user that id was created from (id
+// itself when it is one).
+func rootOf(metas map[string]conversation.ConversationMeta, id string) string {
+	seen := map[string]bool{}
+	for {
+		m, ok := metas[id]
+		if !ok || !m.IsChild() || seen[id] {
+			return id
+		}
+		seen[id] = true
+		id = m.ParentID
 	}
+}
+
+// noteUserWrote records that the user wrote in a conversation created by
+// conv.create (Origin.UserWroteAt): conv.destroy no longer deletes it.
+func (ws *Workspace) noteUserWrote(id string) {
+	if id == "" {
+		return
+	}
+	meta, err := ws.store.Get(id)
+	if err != nil || !meta.IsChild() || meta.Origin.UserWroteAt != "" {
+		return
+	}
+	stamp := fsx.Stamp(time.Now())
+	if err := ws.store.UpdateMeta(id, func(m *conversation.ConversationMeta) {
+		if m.Origin != nil && m.Origin.UserWroteAt == "" {
+			o := *m.Origin
+			o.UserWroteAt = stamp
+			m.Origin = &o
+		}
+	}); err != nil {
+		ws.rt.log.Warn("noting that the user wrote in a conversation", "conversation", id, "error", err)
+	}
+}
+
+// descendantsIn returns id and the conversations created from it, parents
+// before their children, among the records of list.
+func descendantsIn(list []conversation.ConversationMeta, id string) []string {
 	children := map[string][]string{}
 	for _, m := range list {
 		if m.IsChild() {
@@ -706,5 +886,5 @@ func (ws *Workspace) descendants(id string) ([]string, error) {
 	for i := 0; i < len(out); i++ {
 		out = append(out, children[out[i]]...)
 	}
-	return out, nil
+	return out
 }

@@ -424,8 +424,9 @@ func TestConvListHistoryDestroyDoNotInterrupt(t *testing.T) {
 		}
 	}
 
+	// A later message of the same conversation: its work made the child.
 	results := map[string]string{}
-	w.on("Tidy up", func(r fakellm.RecordedRequest) fakellm.Response {
+	w.on("Root with a child", func(r fakellm.RecordedRequest) fakellm.Response {
 		if r.LastMessage().Role == "tool" {
 			for _, m := range r.Messages {
 				if m.Role == "tool" {
@@ -444,11 +445,11 @@ func TestConvListHistoryDestroyDoNotInterrupt(t *testing.T) {
 		}}
 	})
 	before := len(w.taskEvents())
-	res, err := w.ws.ChatChain(context.Background(), engine.SendRequest{Text: "Tidy up"})
+	res, err := w.ws.ChatChain(context.Background(), engine.SendRequest{ConversationID: root, Text: "Tidy up"})
 	if err != nil || res.Result.Text != "tidied" {
 		t.Fatalf("%v %+v", err, res)
 	}
-	if got := w.taskEvents()[before:]; !slices.Equal(got, []string{"started Tidy up", "complete Tidy up"}) {
+	if got := w.taskEvents()[before:]; !slices.Equal(got, []string{"started Root with a child", "complete Root with a child"}) {
 		t.Fatalf("events %q: something was interrupted", got)
 	}
 	var list struct {
@@ -456,7 +457,7 @@ func TestConvListHistoryDestroyDoNotInterrupt(t *testing.T) {
 		Conversations []convtools.ListEntry `json:"conversations"`
 	}
 	mustOK(t, json.Unmarshal([]byte(results["l"]), &list))
-	if !list.OK || len(list.Conversations) != 3 {
+	if !list.OK || len(list.Conversations) != 2 {
 		t.Fatalf("list %s", results["l"])
 	}
 	for _, c := range list.Conversations {

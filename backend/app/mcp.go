@@ -169,11 +169,22 @@ func (ws *Workspace) mcpProvider(s tools.Scope) []tools.Provider {
 	if len(servers) == 0 {
 		return nil
 	}
-	timeout := time.Duration(ws.rt.Effective().Tools.MCP.CallTimeoutSeconds) * time.Second
+	st := ws.rt.Effective().Tools.MCP
+	timeout := time.Duration(st.CallTimeoutSeconds) * time.Second
 	return []tools.Provider{m.Provider(mcp.ProviderOptions{Servers: servers, Timeout: timeout, Context: ws.rt.lifetime,
+		Limits: mcpLimits(st),
+		Withheld: func(w mcp.Withheld) {
+			ws.rt.log.Warn("MCP server's tools not offered", "server", w.Server, "reason", w.Reason)
+		},
 		Save: func(ctx context.Context, a mcp.Attachment) (string, error) {
 			return ws.store.SaveAttachment(s.ConversationID, attachmentFileName(tools.ToolCallID(ctx), a.Name), a.Data)
 		}})}
+}
+
+// mcpLimits bound one server's tool definitions (settings
+// tools.mcp.maxToolsPerServer, maxToolTokensPerServer).
+func mcpLimits(st settings.MCPTools) mcp.Limits {
+	return mcp.Limits{MaxTools: st.ToolsPerServer(), MaxTokens: st.ToolTokensPerServer()}
 }
 
 // attachmentFileName names a saved attachment after its tool call (its id
@@ -239,6 +250,10 @@ type MCPServerView struct {
 	// Offered: the model is offered its tools where MCP is on (the settings
 	// enable MCP and their allowedServers include it).
 	Offered bool `json:"offered"`
+	// Withheld says why its tools are not offered although it is ready: they
+	// are over the bounds of one server (tools.mcp.maxToolsPerServer,
+	// maxToolTokensPerServer).
+	Withheld string `json:"withheld,omitempty"`
 	// Config is the configuration with its secrets masked.
 	Config MCPServerSpec `json:"config"`
 }
@@ -283,6 +298,8 @@ type MCPView struct {
 	Project      string `json:"project"`
 	ProjectFile  string `json:"projectFile,omitempty"`
 	SettingsPath string `json:"settingsPath"`
+
+	limits mcp.Limits
 }
 
 // commandLine shows what a server runs: the command and its arguments
@@ -312,7 +329,7 @@ func (rt *Runtime) mcpBaseView() MCPView {
 		allowed = []string{}
 	}
 	return MCPView{Enabled: st.Enabled, AllowedServers: allowed, StartOnOpen: st.StartOnOpen, CallTimeoutSeconds: st.CallTimeoutSeconds,
-		Servers: []MCPServerView{}, Problems: []mcp.Problem{}, SettingsPath: settings.Path(rt.home)}
+		Servers: []MCPServerView{}, Problems: []mcp.Problem{}, SettingsPath: settings.Path(rt.home), limits: mcpLimits(st)}
 }
 
 // offered reports whether the settings offer a server's tools.
@@ -329,6 +346,10 @@ func serverView(st mcp.Status, list []mcp.Tool, v MCPView) MCPServerView {
 		LogPath: st.LogPath, PID: st.PID, Failures: st.Failures, GaveUp: st.GaveUp, ServerName: st.ServerName,
 		ServerVersion: st.ServerVersion, ApprovalChanged: st.ApprovalChanged, Offered: offered(v, st.Name), Config: specOf(st.Config)}
 	out.Config.Name = st.Name
+	if _, w := mcp.Bound(list, v.limits); len(w) > 0 {
+		out.Withheld = w[0].Reason
+		out.Summary += ", not offered: over the limit of one server's tools"
+	}
 	if st.RetryAt != nil {
 		out.RetryAt = fsx.Stamp(*st.RetryAt)
 	}

@@ -25,6 +25,9 @@ type SettingsView struct {
 	// HasAPIKey is true when a key is stored or set in the environment.
 	HasAPIKey bool   `json:"hasApiKey"`
 	Path      string `json:"path"`
+	// Warnings name the values in effect that are out of range, each with
+	// what is used instead (settings.Settings.Warnings).
+	Warnings []settings.Problem `json:"warnings"`
 }
 
 func (rt *Runtime) settingsView(st *settings.Store) SettingsView {
@@ -33,12 +36,17 @@ func (rt *Runtime) settingsView(st *settings.Store) SettingsView {
 	if ov == nil {
 		ov = []settings.Override{}
 	}
+	warnings := eff.Warnings()
+	if warnings == nil {
+		warnings = []settings.Problem{}
+	}
 	return SettingsView{
 		Settings:      eff.Masked(),
 		Overrides:     ov,
 		LLMConfigured: eff.RequireLLM() == nil,
 		HasAPIKey:     eff.LLM.APIKey != "",
 		Path:          settings.Path(rt.home),
+		Warnings:      warnings,
 	}
 }
 

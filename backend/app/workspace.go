@@ -134,7 +134,7 @@ func (rt *Runtime) OpenProject(p *project.Project, o OpenOptions) (*Workspace, e
 	ws.engine, err = engine.New(engine.Options{
 		Store:    ws.store,
 		Settings: rt,
-		LLM:      rt.opts.LLM,
+		LLM:      ws.budgetedLLM(rt.opts.LLM),
 		Tools:    ws.toolHost,
 		Counter:  rt.counter,
 		Emitter:  ws.emitter,

@@ -51,6 +51,9 @@ func (e *env) printMCP(v app.MCPView) {
 				fmt.Fprintf(w, "  log: %s\n", s.LogPath)
 			}
 		}
+		if s.Withheld != "" {
+			fmt.Fprintf(w, "  not offered: %s\n", s.Withheld)
+		}
 		for _, t := range s.Tools {
 			desc := oneLine(t.Description)
 			if len(desc) > 100 {

@@ -165,3 +165,39 @@ func TestSettingsWithByteOrderMark(t *testing.T) {
 		t.Fatalf("requests: %+v", reqs)
 	}
 }
+
+// Out-of-range settings are not used silently: each command warns on stderr
+// in words, naming the field, the value and what is used instead, and goes
+// on; --json output stays exactly JSON on stdout.
+func TestOutOfRangeSettingsWarn(t *testing.T) {
+	home, root, convID, _ := fixture(t)
+	writeSettings(t, home, `{"context":{"tokenBudget":-5},"engine":{"maxTurns":-1,"maxInterruptChainDepth":-3}}`)
+	want := []string{
+		"context.tokenBudget must be a positive integer, got -5: the default of 128000 tokens is used",
+		"engine.maxTurns must be a positive integer, got -1: the default of 30 is used",
+		"engine.maxInterruptChainDepth must be 0 or more, got -3: handing a turn to another conversation (conv.create, conv.send) is off",
+	}
+	for _, args := range [][]string{
+		{"conversations", "list"},
+		{"--json", "conversations", "list"},
+		{"conversations", "show", convID},
+		{"context", convID},
+	} {
+		r := run(t, "", append(args, "--home", home, "--project", root)...)
+		if r.code != ExitOK {
+			t.Fatalf("%v: %+v", args, r)
+		}
+		for _, w := range want {
+			if !strings.Contains(r.stderr, w) {
+				t.Errorf("%v: stderr lacks %q:\n%s", args, w, r.stderr)
+			}
+		}
+		if args[0] == "--json" && !json.Valid([]byte(r.stdout)) {
+			t.Errorf("--json output is not JSON: %q", r.stdout)
+		}
+	}
+	writeSettings(t, home, `{"engine":{"maxTurns":12}}`)
+	if r := run(t, "", "conversations", "list", "--home", home, "--project", root); strings.Contains(r.stderr, "warning") {
+		t.Fatalf("warned about valid settings: %s", r.stderr)
+	}
+}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"unicode/utf8"
 )
@@ -15,7 +16,10 @@ import (
 // (ESC as "␛", so "ESC ] 52" shows as "␛]52"), DEL as "␡", C1 controls (U+0080-U+009F,
 // which some terminals obey as well) and bytes that are not UTF-8 as "�". A carriage return
 // followed by a line feed is a line end and becomes "\n"; any other carriage return shows
-// as "␍". --json output is JSON, which escapes the C0 controls itself; jsonWriter also
+// as "␍". The invisible controls of bidirectional text (the embeddings, overrides and
+// isolates U+202A-U+202E and U+2066-U+2069, the marks U+200E, U+200F and U+061C), which
+// reorder what a terminal shows so that a title or a command reads other than it is, show
+// as their code point ("⟨U+202E⟩"). --json output is JSON, which escapes the C0 controls itself; jsonWriter also
 // escapes the C1 controls there (\u009b), which keeps every value exact.
 
 // termWriter neutralises control characters in text written to a terminal. Writes may split
@@ -76,6 +80,8 @@ func (t *termWriter) Write(p []byte) (int, error) {
 				t.out = append(t.out, "�"...)
 			case r >= 0x80 && r <= 0x9f:
 				t.out = append(t.out, "�"...)
+			case isBidiControl(r):
+				t.out = append(t.out, fmt.Sprintf("⟨U+%04X⟩", r)...)
 			default:
 				t.out = append(t.out, data[i:i+w]...)
 			}
@@ -88,6 +94,11 @@ func (t *termWriter) Write(p []byte) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// isBidiControl reports whether r is an invisible control of bidirectional text.
+func isBidiControl(r rune) bool {
+	return r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 || r == 0x200e || r == 0x200f || r == 0x061c
 }
 
 // Flush writes what a write held back: a lone CR or an incomplete UTF-8 sequence.
@@ -106,40 +117,41 @@ func (t *termWriter) Flush() error {
 	return err
 }
 
-// jsonWriter writes JSON with the C1 control characters (U+0080-U+009F, UTF-8 C2 80-C2 9F,
-// which can only stand inside strings) escaped as \u00XX: the same values, nothing a
-// terminal obeys. The encoder escapes the C0 controls itself.
+// jsonWriter writes JSON with the C1 control characters (U+0080-U+009F) and the bidi
+// controls escaped as \uXXXX (they can only stand inside strings): the same values,
+// nothing a terminal obeys or reorders. The encoder escapes the C0 controls itself.
 type jsonWriter struct {
 	w       io.Writer
-	pending bool // the last write ended with a C2 byte
+	pending []byte // an incomplete UTF-8 sequence the last write ended with
 }
 
 func (j *jsonWriter) Write(p []byte) (int, error) {
 	n := len(p)
-	var out []byte
 	data := p
-	if j.pending {
-		data = append([]byte{0xC2}, p...)
-		j.pending = false
+	if len(j.pending) > 0 {
+		data = append(j.pending, p...)
+		j.pending = nil
 	}
+	var out []byte
 	start := 0
-	for i := 0; i < len(data); i++ {
-		if data[i] != 0xC2 {
+	for i := 0; i < len(data); {
+		if data[i] < utf8.RuneSelf {
+			i++
 			continue
 		}
-		if i+1 == len(data) {
+		if !utf8.FullRune(data[i:]) && len(data)-i < utf8.UTFMax {
 			out = append(out, data[start:i]...)
-			j.pending = true
+			j.pending = append([]byte(nil), data[i:]...)
 			start = len(data)
 			break
 		}
-		if b := data[i+1]; b >= 0x80 && b <= 0x9f {
+		r, w := utf8.DecodeRune(data[i:])
+		if r >= 0x80 && r <= 0x9f || isBidiControl(r) {
 			out = append(out, data[start:i]...)
-			out = append(out, `\u00`...)
-			out = append(out, "0123456789abcdef"[b>>4], "0123456789abcdef"[b&0xf])
-			i++
-			start = i + 1
+			out = append(out, fmt.Sprintf(`\u%04x`, r)...)
+			start = i + w
 		}
+		i += w
 	}
 	out = append(out, data[start:]...)
 	if len(out) > 0 {
@@ -150,12 +162,13 @@ func (j *jsonWriter) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-// Flush writes a C2 byte a write ended with.
+// Flush writes an incomplete sequence a write ended with.
 func (j *jsonWriter) Flush() error {
-	if !j.pending {
+	if len(j.pending) == 0 {
 		return nil
 	}
-	j.pending = false
-	_, err := j.w.Write([]byte{0xC2})
+	p := j.pending
+	j.pending = nil
+	_, err := j.w.Write(p)
 	return err
 }

@@ -19,12 +19,14 @@ const (
 	c1CSI      = "\u009b2J"                               // CSI as one C1 character
 	crOverride = "rm -rf / # safe\rls    "                // overwrite what was printed
 	backspaces = "yes\b\b\bno "
+	// bidi reorders what is shown: the title reads "invoice_fdp.exe" as "invoice_exe.pdf".
+	bidi = "invoice_\u202efdp.exe \u2066iso\u2069 \u202a\u202b\u202c\u202d \u2067\u2068 marks\u200e\u200f\u061c"
 )
 
 // terminalActive reports whether s still holds anything a terminal acts on.
 func terminalActive(s string) bool {
 	for _, r := range s {
-		if (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f || (r >= 0x80 && r <= 0x9f) {
+		if (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f || (r >= 0x80 && r <= 0x9f) || isBidiControl(r) {
 			return true
 		}
 	}
@@ -43,6 +45,8 @@ func TestTermWriter(t *testing.T) {
 		{"windows\r\nline ends\r\n", "windows\nline ends\n"},
 		{"bell\a del\x7f nul\x00", "bell␇ del␡ nul␀"},
 		{"bad \xff\xfe utf8 中文", "bad �� utf8 中文"},
+		{bidi, "invoice_⟨U+202E⟩fdp.exe ⟨U+2066⟩iso⟨U+2069⟩ ⟨U+202A⟩⟨U+202B⟩⟨U+202C⟩⟨U+202D⟩ ⟨U+2067⟩⟨U+2068⟩ marks⟨U+200E⟩⟨U+200F⟩⟨U+061C⟩"},
+		{"עברית and العربية stay", "עברית and العربية stay"},
 	}
 	for _, tc := range tests {
 		for _, split := range []int{0, 1, 2, 3} { // whole, and cut into pieces of n bytes
@@ -67,7 +71,7 @@ func TestTermWriter(t *testing.T) {
 }
 
 func TestJSONWriterKeepsValuesExact(t *testing.T) {
-	v := map[string]string{"text": "a" + osc52 + titleSet + clear + c1CSI + "\u0085" + crOverride + backspaces + "中文 ok"}
+	v := map[string]string{"text": "a" + osc52 + titleSet + clear + c1CSI + "\u0085" + crOverride + backspaces + "中文 ok" + bidi}
 	for _, split := range []int{0, 1, 7} {
 		var raw bytes.Buffer
 		json.NewEncoder(&raw).Encode(v)
@@ -120,5 +124,25 @@ func TestCommandOutputNeutralisesControlSequences(t *testing.T) {
 	r = c.run(t, "", "chat", "--conversation", convID, "and again")
 	if r.code != ExitLLMFailed || terminalActive(r.stderr) || !strings.Contains(r.stderr, "bad request") {
 		t.Fatalf("error: %q", r.stderr)
+	}
+}
+
+// Bidi controls in a title (taken from the message) and in the model's answer show as
+// their code points in the terminal; --json keeps the values exact, escaped.
+func TestCommandOutputShowsBidiControls(t *testing.T) {
+	c := newChatEnv(t)
+	c.srv.Enqueue(fakellm.TextChunks("Saved as report_\u202etxt.exe done", 3, 0))
+	r := c.run(t, "", "chat", "open invoice_\u202efdp.exe")
+	if r.code != ExitOK || terminalActive(r.stdout) || !strings.Contains(r.stdout, "report_⟨U+202E⟩txt.exe") {
+		t.Fatalf("chat: %q / %q", r.stdout, r.stderr)
+	}
+	r = c.run(t, "", "conversations", "list")
+	if r.code != ExitOK || terminalActive(r.stdout) || !strings.Contains(r.stdout, "invoice_⟨U+202E⟩fdp.exe") {
+		t.Fatalf("list: %q", r.stdout)
+	}
+	r = c.run(t, "", "--json", "conversations", "list")
+	var list []struct{ Title string }
+	if r.code != ExitOK || terminalActive(r.stdout) || json.Unmarshal([]byte(r.stdout), &list) != nil || len(list) != 1 || list[0].Title != "open invoice_\u202efdp.exe" {
+		t.Fatalf("list --json: %q", r.stdout)
 	}
 }

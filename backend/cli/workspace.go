@@ -55,11 +55,15 @@ func (e *env) workspace() (*app.Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := rt.Settings(); err != nil {
+	if st, err := rt.Settings(); err != nil {
 		if e.cmd.usesLLM || errs.CodeOf(err) != settings.CodeCorrupt {
 			return nil, err
 		}
 		fmt.Fprintf(e.stderr, "crewagent: warning: %s; using the default settings\n", oneLine(err.Error()))
+	} else {
+		for _, w := range st.Effective().Warnings() {
+			fmt.Fprintf(e.stderr, "crewagent: warning: settings (%s): %s %s\n", settings.Path(rt.Home()), w.Field, oneLine(w.Message))
+		}
 	}
 	ws, err := rt.OpenProject(p, app.OpenOptions{ReadOnly: e.cmd.access != Write})
 	if err != nil {

@@ -14,6 +14,10 @@ type Origin struct {
 	// ConversationID is the parent conversation, ToolCallID its conv.create call.
 	ConversationID string `json:"conversationId"`
 	ToolCallID     string `json:"toolCallId"`
+	// UserWroteAt is when the user first wrote in it (sent, edited or
+	// regenerated a message): from then on it is the user's as well, and
+	// conv.destroy no longer deletes it.
+	UserWroteAt string `json:"userWroteAt,omitempty"`
 }
 
 // Instructions are what a child conversation was created with.

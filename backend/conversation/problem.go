@@ -101,6 +101,10 @@ func Describe(b ErrorBlock) Problem {
 			Settings: true}
 	case errs.MaxTurnsExceeded:
 		return Problem{Title: "Stopped after too many tool steps", Advice: "The model kept calling tools without finishing its answer."}
+	case errs.ConvBudget:
+		return Problem{Title: "Stopped: this message's work reached its budget",
+			Advice:   "The conversations it handed work to made as many model calls as one message may (engine.maxModelCallsPerMessage in Settings). Read what they wrote, then send a new message to go on.",
+			Settings: true}
 	case errs.LoopDetected:
 		return Problem{Title: "Stopped a tool call that kept failing", Advice: "The model repeated the same failing call. The details say which; tell it what to do differently."}
 	case errs.LLMBadResponse:

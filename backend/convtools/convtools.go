@@ -37,6 +37,8 @@ const (
 	CodeStopped     = errs.ConvStopped
 	CodeInterrupted = errs.ConvInterrupted
 	CodeBadFile     = errs.ConvBadFile
+	CodeTooLarge    = errs.ConvTooLarge
+	CodeBudget      = errs.ConvBudget
 )
 
 // Limits of conv.history.

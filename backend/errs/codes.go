@@ -134,6 +134,8 @@ const (
 	ConvStopped     = "E_CONV_STOPPED"
 	ConvInterrupted = "E_CONV_INTERRUPTED"
 	ConvBadFile     = "E_CONV_BAD_FILE"
+	ConvTooLarge    = "E_CONV_TOO_LARGE"
+	ConvBudget      = "E_CONV_BUDGET"
 )
 
 // Entry describes one code of the catalogue.
@@ -264,6 +266,8 @@ var Catalogue = []Entry{
 	{"ConvStopped", ConvStopped, "the user stopped the work while the conversation a turn was handed to answered", nil},
 	{"ConvInterrupted", ConvInterrupted, "the app closed or stopped while the conversation a turn was handed to answered", nil},
 	{"ConvBadFile", ConvBadFile, "conv.create's base_instruction_file cannot be read", nil},
+	{"ConvTooLarge", ConvTooLarge, "conv.create's first message with its base instructions could never fit the request limit; nothing was stored", nil},
+	{"ConvBudget", ConvBudget, "the work one user message started reached settings engine.maxConversationsPerMessage or engine.maxModelCallsPerMessage", nil},
 
 	{"MCPToolError", MCPToolError, "an MCP tool ran and reported an error (isError)", nil},
 	{"MCPTimeout", MCPTimeout, "an MCP server did not answer a call in time; the call was cancelled", nil},

@@ -281,14 +281,15 @@ func (r *renderer) entry(v conversation.EntryView, results map[string]conversati
 	}
 }
 
-// text writes model or user text as it is (it is Markdown already).
+// text writes model or user text as Markdown (it is Markdown already),
+// made safe to render (safeMarkdown).
 func (r *renderer) text(s string) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return
 	}
 	r.blank()
-	r.b.WriteString(s)
+	r.b.WriteString(safeMarkdown(s))
 	r.b.WriteString("\n")
 }
 
@@ -456,8 +457,8 @@ func plural(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-// escapeLine keeps a value on one line of Markdown.
-func escapeLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// escapeLine keeps a value on one line of Markdown, made safe to render.
+func escapeLine(s string) string { return safeProse(strings.Join(strings.Fields(s), " ")) }
 
 func htmlEscape(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)

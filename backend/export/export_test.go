@@ -5,6 +5,8 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -163,4 +165,108 @@ func TestFileName(t *testing.T) {
 			t.Errorf("FileName(%q) = %q, want %q", tt.title, got, tt.want)
 		}
 	}
+}
+
+// hostile is a conversation whose title, messages, agent name, checkpoint
+// and error carry HTML and links that run code in a viewer that renders
+// HTML, and code that must stay as it is.
+func hostile() (c.ConversationMeta, []*c.Entry) {
+	e := func(id, role, content string) *c.Entry {
+		return &c.Entry{Type: c.TypeMsg, ID: id, CreatedAt: at(1), Role: role, Mode: c.ModeAgent, AgentID: "evil", Content: c.Str(content)}
+	}
+	user := e("u1", c.RoleUser, "Summarise <b>this</b> & that &lt;script&gt; please")
+	user.Mode, user.AgentID = c.ModeChat, ""
+	answer := e("a1", c.RoleAssistant, "Done. <script>alert(1)</script>\n"+
+		"<img src=x onerror=alert(2)> and <!-- hidden --> and <https://example.com>\n\n"+
+		"[click](javascript:alert(3)) [img](  JaVaScRiPt:alert(4)) ![pic](data:text/html;base64,PHNjcmlwdD4=)\n"+
+		"[esc](java\\script\\:alert(5)) [ent](jav&#97;script:alert(6)) [vb](vbscript:msgbox(7)) [ok](https://example.com/a?b=1&c=2)\n\n"+
+		"[ref]: javascript:alert(8)\n\n"+
+		"Code stays: `<script>x</script>` and ``a ` <b> b``\n\n"+
+		"```html\n<script>alert('kept in code')</script>\n[x](javascript:kept)\n```\n\n"+
+		"~~~\n<i>tilde code</i>\n~~~\n\n"+
+		"A lone ` backtick <u>then</u>\n\n"+
+		"```\nan open fence <b>at the end</b>")
+	failed := e("x1", c.RoleAssistant, c.ErrorContent("", c.ErrorBlock{Code: "LLM_SERVER", Status: 500, Message: `<html><body onload="alert(9)">bad gateway</body></html>`}))
+	failed.PartType, failed.IncludeInContext = c.PartError, c.Bool(false)
+	entries := []*c.Entry{user, answer,
+		{Type: c.TypeEvt, ID: "cp", CreatedAt: at(2), Event: c.EventCheckpoint, Data: json.RawMessage(`{"name":"<img src=y onerror=alert(10)>"}`)},
+		failed,
+	}
+	return c.ConversationMeta{ID: "h", Title: `<svg onload=alert(11)> [t](javascript:alert(12))`, CreatedAt: at(0), LastActiveAt: at(3), MessageCount: 3}, entries
+}
+
+func TestMarkdownIsSafeToRender(t *testing.T) {
+	meta, entries := hostile()
+	got := RenderMarkdown(meta, entries, Options{Agents: map[string]Agent{"evil": {Name: "<b onmouseover=alert(13)>Eve</b>"}}})
+	golden(t, "hostile.md", got)
+	s := string(got)
+	// Outside code, no tag but the export's own and no link that runs code.
+	prose := proseOf(s)
+	for _, tag := range regexp.MustCompile(`<[/!]?[A-Za-z]+`).FindAllString(prose, -1) {
+		if !slices.Contains([]string{"<details", "</details", "<summary", "</summary"}, tag) {
+			t.Errorf("raw HTML outside code: %s", tag)
+		}
+	}
+	for _, link := range regexp.MustCompile(`(?i)(\]\(\s*|\]:\s*)[^)\s]*`).FindAllString(prose, -1) {
+		l := strings.ToLower(strings.ReplaceAll(link, `\`, ""))
+		for _, bad := range []string{"javascript:", "vbscript:", "data:"} {
+			if strings.Contains(l, bad) && !strings.Contains(l, "unsafe:") {
+				t.Errorf("unsafe link outside code: %s", link)
+			}
+		}
+	}
+	for _, kept := range []string{"<script>alert('kept in code')</script>", "`<script>x</script>`", "``a ` <b> b``", "<i>tilde code</i>",
+		"[ok](https://example.com/a?b=1&c=2)", "an open fence <b>at the end</b>\n```"} {
+		if !strings.Contains(s, kept) {
+			t.Errorf("code or a safe link was changed: %q missing", kept)
+		}
+	}
+}
+
+// proseOf is s without its fenced blocks and code spans.
+func proseOf(s string) string {
+	var out []string
+	open := ""
+	for _, line := range strings.Split(s, "\n") {
+		t := strings.TrimSpace(line)
+		switch {
+		case open == "" && (strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~")):
+			open = t[:3]
+		case open != "" && strings.HasPrefix(t, open):
+			open = ""
+		case open == "":
+			out = append(out, line)
+		}
+	}
+	return regexp.MustCompile("``[^`].*?``|`[^`\n]+`").ReplaceAllString(strings.Join(out, "\n"), "")
+}
+
+// Whatever the text, outside code the output holds no "<", no character
+// reference but the "&lt;" and "&amp;" it writes, and no link with an unsafe scheme.
+func FuzzSafeMarkdown(f *testing.F) {
+	for _, s := range []string{"<script>", "[a](javascript:x)", "```\n<b>\n```", "`<i>`", "&#60;b&#62;", "[r]: data:x", "[e](java\\script\\:y)", "x\\:y"} {
+		f.Add(s)
+	}
+	ref := regexp.MustCompile(`&(#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{0,31});`)
+	link := regexp.MustCompile(`(?i)(\]\(\s*|^\s*\[[^\]]+\]:\s*)((?:\\?[a-z])+\\?:)`)
+	f.Fuzz(func(t *testing.T, s string) {
+		out := safeMarkdown(s)
+		if strings.ContainsAny(s, "`~") {
+			return // code keeps every character
+		}
+		if strings.Contains(out, "<") {
+			t.Fatalf("%q → %q keeps a <", s, out)
+		}
+		for _, r := range ref.FindAllString(out, -1) {
+			if r != "&lt;" && r != "&amp;" {
+				t.Fatalf("%q → %q keeps the reference %s", s, out, r)
+			}
+		}
+		for _, m := range link.FindAllStringSubmatch(out, -1) {
+			name := strings.ToLower(strings.TrimSuffix(strings.ReplaceAll(m[2], `\`, ""), ":"))
+			if name == "javascript" || name == "vbscript" || name == "data" {
+				t.Fatalf("%q → %q keeps the link %s", s, out, m[0])
+			}
+		}
+	})
 }

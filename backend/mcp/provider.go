@@ -3,6 +3,8 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"sync"
 	"time"
 
 	"crewagent/backend/tools"
@@ -23,6 +25,81 @@ type ProviderOptions struct {
 	// Context bounds the starts that listing the tools may cause (nil: the manager's own
 	// lifetime). Each start is bounded by Options.HandshakeTimeout anyway.
 	Context context.Context
+	// Limits bound what one server's tool definitions may bring into a request (see
+	// Bound); a server over them is listed without its tools.
+	Limits Limits
+	// Withheld, when set, is told of each server whose tools were left out, and why.
+	Withheld func(Withheld)
+}
+
+// Limits bound the tool definitions of one server: how many tools, and about how many
+// tokens their names, descriptions and schemas take (EstimateTokens). Zero: no bound.
+type Limits struct {
+	MaxTools  int
+	MaxTokens int
+}
+
+// Withheld is a server whose tools are not offered because they are over Limits.
+type Withheld struct {
+	Server string
+	Tools  int
+	Tokens int
+	// Reason says it in words, naming the server and the setting.
+	Reason string
+}
+
+// EstimateTokens estimates what a tool definition costs in a request from its size: a
+// token for every 4 bytes of its name, description and schema, and a little framing.
+func EstimateTokens(t Tool) int {
+	return 8 + (len(t.WireName)+len(t.Description)+len(t.Title)+len(t.InputSchema)+3)/4
+}
+
+// Bound keeps the tools of each server of list whose definitions are within limits, in
+// order, and names the servers over them: one server with thousands of tools or a
+// schema of megabytes loses its tools, the others keep theirs.
+func Bound(list []Tool, limits Limits) ([]Tool, []Withheld) {
+	if limits.MaxTools <= 0 && limits.MaxTokens <= 0 {
+		return list, nil
+	}
+	type total struct{ tools, tokens int }
+	totals := map[string]*total{}
+	var order []string
+	for _, t := range list {
+		tt := totals[t.Server]
+		if tt == nil {
+			tt = &total{}
+			totals[t.Server] = tt
+			order = append(order, t.Server)
+		}
+		tt.tools++
+		tt.tokens += EstimateTokens(t)
+	}
+	var withheld []Withheld
+	over := map[string]bool{}
+	for _, srv := range order {
+		tt := totals[srv]
+		w := Withheld{Server: srv, Tools: tt.tools, Tokens: tt.tokens}
+		switch {
+		case limits.MaxTools > 0 && tt.tools > limits.MaxTools:
+			w.Reason = fmt.Sprintf("MCP server %q lists %d tools, more than the %d one server may bring into a request (settings tools.mcp.maxToolsPerServer): its tools are not offered, the other servers' are", srv, tt.tools, limits.MaxTools)
+		case limits.MaxTokens > 0 && tt.tokens > limits.MaxTokens:
+			w.Reason = fmt.Sprintf("the tool definitions of MCP server %q take about %d tokens, more than the %d one server may bring into a request (settings tools.mcp.maxToolTokensPerServer): its tools are not offered, the other servers' are", srv, tt.tokens, limits.MaxTokens)
+		default:
+			continue
+		}
+		over[srv] = true
+		withheld = append(withheld, w)
+	}
+	if len(withheld) == 0 {
+		return list, nil
+	}
+	kept := make([]Tool, 0, len(list))
+	for _, t := range list {
+		if !over[t.Server] {
+			kept = append(kept, t)
+		}
+	}
+	return kept, withheld
 }
 
 // Provider returns the tools of the allowed servers as a tools.Provider: each tool under
@@ -34,6 +111,9 @@ func (m *Manager) Provider(o ProviderOptions) tools.Provider { return &provider{
 type provider struct {
 	m *Manager
 	o ProviderOptions
+
+	mu       sync.Mutex
+	withheld map[string]string // the reason, by server wire name: its tools are not offered
 }
 
 // Tools implements tools.Provider.
@@ -42,7 +122,18 @@ func (p *provider) Tools() []tools.ToolDef {
 	if ctx == nil {
 		ctx = p.m.ctx
 	}
-	list := p.m.Tools(ctx, p.o.Servers)
+	list, withheld := Bound(p.m.Tools(ctx, p.o.Servers), p.o.Limits)
+	p.mu.Lock()
+	p.withheld = map[string]string{}
+	for _, w := range withheld {
+		p.withheld[ServerWireName(w.Server)] = w.Reason
+	}
+	p.mu.Unlock()
+	if p.o.Withheld != nil {
+		for _, w := range withheld {
+			p.o.Withheld(w)
+		}
+	}
 	defs := make([]tools.ToolDef, 0, len(list))
 	for _, t := range list {
 		desc := t.Description
@@ -58,6 +149,14 @@ func (p *provider) Tools() []tools.ToolDef {
 func (p *provider) Call(ctx context.Context, name string, args []byte) (tools.Result, bool) {
 	if !IsWireName(name) {
 		return tools.Result{}, false
+	}
+	if sw, _, ok := SplitWireName(name); ok {
+		p.mu.Lock()
+		why, out := p.withheld[sw]
+		p.mu.Unlock()
+		if out {
+			return ToolResult(failed(CodeToolNotAvailable, why, sw, "")), true
+		}
 	}
 	opts := &CallOptions{Timeout: p.o.Timeout, Servers: p.o.Servers}
 	if p.o.Save != nil {

@@ -93,6 +93,7 @@ func runTestServer(mode string) int {
 	}
 	srv := sdk.NewServer(&sdk.Implementation{Name: "testserver", Version: "0.1"}, nil)
 	addTestTools(srv)
+	addBulkTools(srv)
 	fmt.Fprintln(os.Stderr, "testserver ready")
 	err := srv.Run(context.Background(), &sdk.StdioTransport{})
 	if mode == "immortal" {

@@ -109,6 +109,35 @@ type MCPTools struct {
 	// CallTimeoutSeconds bounds one tool call; a call that takes longer is
 	// cancelled on the server.
 	CallTimeoutSeconds int `json:"callTimeoutSeconds"`
+	// MaxToolsPerServer and MaxToolTokensPerServer bound the tool
+	// definitions one server may bring into every request (tokens estimated
+	// from their size); a server over either is offered without its tools,
+	// and says so, while the other servers' tools are offered.
+	MaxToolsPerServer      int `json:"maxToolsPerServer"`
+	MaxToolTokensPerServer int `json:"maxToolTokensPerServer"`
+}
+
+// Default bounds of one MCP server's tool definitions.
+const (
+	DefaultMaxToolsPerServer      = 128
+	DefaultMaxToolTokensPerServer = 32000
+)
+
+// ToolsPerServer is MaxToolsPerServer, its default when not positive.
+func (m MCPTools) ToolsPerServer() int {
+	if m.MaxToolsPerServer <= 0 {
+		return DefaultMaxToolsPerServer
+	}
+	return m.MaxToolsPerServer
+}
+
+// ToolTokensPerServer is MaxToolTokensPerServer, its default when not
+// positive.
+func (m MCPTools) ToolTokensPerServer() int {
+	if m.MaxToolTokensPerServer <= 0 {
+		return DefaultMaxToolTokensPerServer
+	}
+	return m.MaxToolTokensPerServer
 }
 
 // Engine configures the tool loop.
@@ -122,6 +151,38 @@ type Engine struct {
 	// hands over again, and so on); past it the call fails instead. 0 turns
 	// the handovers off.
 	MaxInterruptChainDepth int `json:"maxInterruptChainDepth"`
+	// MaxConversationsPerMessage caps the conversations conv.create makes in
+	// the work one user message starts (its reply, the replies it hands
+	// over to, and theirs); past it conv.create is refused.
+	MaxConversationsPerMessage int `json:"maxConversationsPerMessage"`
+	// MaxModelCallsPerMessage caps the model calls of that work, in every
+	// conversation it reaches; past it the work stops, each conversation
+	// still at work with a failure that says so.
+	MaxModelCallsPerMessage int `json:"maxModelCallsPerMessage"`
+}
+
+// Default budgets of the work one user message starts.
+const (
+	DefaultMaxConversationsPerMessage = 20
+	DefaultMaxModelCallsPerMessage    = 200
+)
+
+// ConversationsPerMessage is MaxConversationsPerMessage, its default when
+// not positive.
+func (e Engine) ConversationsPerMessage() int {
+	if e.MaxConversationsPerMessage <= 0 {
+		return DefaultMaxConversationsPerMessage
+	}
+	return e.MaxConversationsPerMessage
+}
+
+// ModelCallsPerMessage is MaxModelCallsPerMessage, its default when not
+// positive.
+func (e Engine) ModelCallsPerMessage() int {
+	if e.MaxModelCallsPerMessage <= 0 {
+		return DefaultMaxModelCallsPerMessage
+	}
+	return e.MaxModelCallsPerMessage
 }
 
 // Defaults returns the settings used for every field settings.json does not set.
@@ -148,11 +209,13 @@ func Defaults() Settings {
 			RecallShare:                 0.05,
 		},
 		Tools: Tools{
-			FS:  FSTools{Enabled: true, MaxReadBytes: 524288, MaxWriteBytes: 2097152},
-			MCP: MCPTools{Enabled: false, AllowedServers: []string{}, CallTimeoutSeconds: 120},
+			FS: FSTools{Enabled: true, MaxReadBytes: 524288, MaxWriteBytes: 2097152},
+			MCP: MCPTools{Enabled: false, AllowedServers: []string{}, CallTimeoutSeconds: 120,
+				MaxToolsPerServer: DefaultMaxToolsPerServer, MaxToolTokensPerServer: DefaultMaxToolTokensPerServer},
 		},
-		Engine: Engine{MaxTurns: 30, MaxToolCallsPerMessage: 64, MaxInterruptChainDepth: 4},
-		Theme:  ThemeSystem,
+		Engine: Engine{MaxTurns: 30, MaxToolCallsPerMessage: 64, MaxInterruptChainDepth: 4,
+			MaxConversationsPerMessage: DefaultMaxConversationsPerMessage, MaxModelCallsPerMessage: DefaultMaxModelCallsPerMessage},
+		Theme: ThemeSystem,
 	}
 }
 

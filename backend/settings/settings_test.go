@@ -564,3 +564,45 @@ func TestLegacyCapDefaultsTurnOff(t *testing.T) {
 		}
 	}
 }
+
+// Warnings name every out-of-range value read from a file and say what is
+// used instead; valid settings give none.
+func TestWarningsOfOutOfRangeValues(t *testing.T) {
+	tests := []struct {
+		name, file string
+		want       []string
+	}{
+		{"valid", `{"engine":{"maxTurns":3}}`, nil},
+		{"token budget", `{"context":{"tokenBudget":-5}}`, []string{"context.tokenBudget: must be a positive integer, got -5: the default of 128000 tokens is used"}},
+		{"max turns", `{"engine":{"maxTurns":-1}}`, []string{"engine.maxTurns: must be a positive integer, got -1: the default of 30 is used"}},
+		{"chain depth", `{"engine":{"maxInterruptChainDepth":-3}}`, []string{"engine.maxInterruptChainDepth: must be 0 or more, got -3: handing a turn"}},
+		{"budgets", `{"engine":{"maxConversationsPerMessage":0,"maxModelCallsPerMessage":-2}}`, []string{
+			"engine.maxConversationsPerMessage: must be a positive integer, got 0: the default of 20 is used",
+			"engine.maxModelCallsPerMessage: must be a positive integer, got -2: the default of 200 is used"}},
+		{"no fallback known", `{"llm":{"maxRetries":-4}}`, []string{"llm.maxRetries: must be 0 or more, got -4: correct it in Settings"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			home := t.TempDir()
+			if err := os.WriteFile(Path(home), []byte(tt.file), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			st, err := LoadWithEnv(home, func(string) (string, bool) { return "", false })
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, w := range st.Effective().Warnings() {
+				got = append(got, w.Field+": "+w.Message)
+			}
+			if len(got) != len(tt.want) {
+				t.Fatalf("warnings %q, want %d", got, len(tt.want))
+			}
+			for i := range got {
+				if !strings.HasPrefix(got[i], tt.want[i]) {
+					t.Fatalf("warning %q, want it to start with %q", got[i], tt.want[i])
+				}
+			}
+		})
+	}
+}

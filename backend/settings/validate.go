@@ -3,6 +3,7 @@ package settings
 import (
 	"fmt"
 	"net/url"
+	"slices"
 )
 
 // Validate checks every value and returns an *Error with code CodeInvalid that
@@ -81,11 +82,15 @@ func (s Settings) Validate() error {
 		}
 	}
 	positive("tools.mcp.callTimeoutSeconds", s.Tools.MCP.CallTimeoutSeconds)
+	positive("tools.mcp.maxToolsPerServer", s.Tools.MCP.MaxToolsPerServer)
+	positive("tools.mcp.maxToolTokensPerServer", s.Tools.MCP.MaxToolTokensPerServer)
 	positive("engine.maxTurns", s.Engine.MaxTurns)
 	positive("engine.maxToolCallsPerMessage", s.Engine.MaxToolCallsPerMessage)
 	if s.Engine.MaxInterruptChainDepth < 0 {
 		add("engine.maxInterruptChainDepth", "must be 0 or more, got %d", s.Engine.MaxInterruptChainDepth)
 	}
+	positive("engine.maxConversationsPerMessage", s.Engine.MaxConversationsPerMessage)
+	positive("engine.maxModelCallsPerMessage", s.Engine.MaxModelCallsPerMessage)
 	switch s.Theme {
 	case ThemeLight, ThemeDark, ThemeSystem:
 	default:
@@ -115,4 +120,46 @@ func checkBaseURL(raw string) error {
 		return fmt.Errorf("%q is not an http or https URL (e.g. http://127.0.0.1:11434/v1)", raw)
 	}
 	return nil
+}
+
+// Warnings lists the values of settings read from settings.json that are
+// out of range (those Validate refuses), each saying what is used instead.
+// They are not errors: the runtime goes on with its fallback, and the
+// command line and Settings show these so that nothing is used silently.
+func (s Settings) Warnings() []Problem {
+	ps := ProblemsOf(s.Validate())
+	// A reply reserve not below the token budget is capped at a quarter of it
+	// by design (a small budget with the default reserve): only a negative one
+	// is out of range.
+	ps = slices.DeleteFunc(ps, func(p Problem) bool {
+		return p.Field == "context.reserveForResponse" && s.Context.ReserveForResponse >= 0
+	})
+	d := Defaults()
+	instead := map[string]string{
+		"context.tokenBudget":               fmt.Sprintf("the default of %d tokens is used", d.Context.TokenBudget),
+		"context.reserveForResponse":        "0 is used",
+		"context.maxMessages":               "0 (off) is used",
+		"context.maxChars":                  "0 (off) is used",
+		"llm.timeoutSeconds":                "the client's default is used",
+		"llm.connectTimeoutSeconds":         "the client's default is used",
+		"llm.firstTokenTimeoutSeconds":      "the client's default is used",
+		"llm.idleTimeoutSeconds":            "the client's default is used",
+		"tools.fs.maxReadBytes":             fmt.Sprintf("the default of %d bytes is used", d.Tools.FS.MaxReadBytes),
+		"tools.fs.maxWriteBytes":            fmt.Sprintf("the default of %d bytes is used", d.Tools.FS.MaxWriteBytes),
+		"tools.mcp.maxToolsPerServer":       fmt.Sprintf("the default of %d is used", DefaultMaxToolsPerServer),
+		"tools.mcp.maxToolTokensPerServer":  fmt.Sprintf("the default of %d tokens is used", DefaultMaxToolTokensPerServer),
+		"engine.maxTurns":                   fmt.Sprintf("the default of %d is used", d.Engine.MaxTurns),
+		"engine.maxToolCallsPerMessage":     fmt.Sprintf("the default of %d is used", d.Engine.MaxToolCallsPerMessage),
+		"engine.maxInterruptChainDepth":     "handing a turn to another conversation (conv.create, conv.send) is off, as with 0",
+		"engine.maxConversationsPerMessage": fmt.Sprintf("the default of %d is used", DefaultMaxConversationsPerMessage),
+		"engine.maxModelCallsPerMessage":    fmt.Sprintf("the default of %d is used", DefaultMaxModelCallsPerMessage),
+	}
+	for i := range ps {
+		if what, ok := instead[ps[i].Field]; ok {
+			ps[i].Message += ": " + what + " until it is corrected"
+		} else {
+			ps[i].Message += ": correct it in Settings or in settings.json"
+		}
+	}
+	return ps
 }

@@ -166,6 +166,10 @@ export const Codes = {
   ConvInterrupted: 'E_CONV_INTERRUPTED',
   /** conv.create's base_instruction_file cannot be read */
   ConvBadFile: 'E_CONV_BAD_FILE',
+  /** conv.create's first message with its base instructions could never fit the request limit; nothing was stored */
+  ConvTooLarge: 'E_CONV_TOO_LARGE',
+  /** the work one user message started reached settings engine.maxConversationsPerMessage or engine.maxModelCallsPerMessage */
+  ConvBudget: 'E_CONV_BUDGET',
   /** an MCP tool ran and reported an error (isError) */
   MCPToolError: 'E_MCP_TOOL_ERROR',
   /** an MCP server did not answer a call in time; the call was cancelled */

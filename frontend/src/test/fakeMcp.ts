@@ -15,6 +15,8 @@ export interface FakeMcpServer {
   error?: string
   stderrTail?: string
   log?: string
+  /** Why its tools are not offered (over the bounds of one server). */
+  withheld?: string
 }
 
 /** An in-memory MCP page behaving like backend/app's: masked secrets that
@@ -43,6 +45,7 @@ export function createFakeMcp(opts: { servers?: FakeMcpServer[]; enabled?: boole
           stderrTail: s.state === 'failed' ? s.stderrTail : undefined,
           logPath: s.spec.url ? undefined : `/home/test/logs/mcp/${s.spec.name}.log`,
           offered: options.enabled,
+          withheld: s.withheld,
           config: { ...s.spec, env: masked(s.spec.env), headers: masked(s.spec.headers) },
         }),
       ),

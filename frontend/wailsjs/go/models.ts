@@ -149,6 +149,7 @@ export namespace app {
 	    serverVersion?: string;
 	    approvalChanged?: boolean;
 	    offered: boolean;
+	    withheld?: string;
 	    config: MCPServerSpec;
 	}
 	export interface MCPParsed {
@@ -215,6 +216,7 @@ export namespace app {
 	    llmConfigured: boolean;
 	    hasApiKey: boolean;
 	    path: string;
+	    warnings: settings.Problem[];
 	}
 	export interface SkillChange {
 	    conversationId: string;
@@ -441,6 +443,7 @@ export namespace conversation {
 	export interface Origin {
 	    conversationId: string;
 	    toolCallId: string;
+	    userWroteAt?: string;
 	}
 	export interface RunRef {
 	    runId: string;
@@ -920,6 +923,8 @@ export namespace settings {
 	    maxTurns: number;
 	    maxToolCallsPerMessage: number;
 	    maxInterruptChainDepth: number;
+	    maxConversationsPerMessage: number;
+	    maxModelCallsPerMessage: number;
 	}
 	export interface FSTools {
 	    enabled: boolean;
@@ -944,10 +949,16 @@ export namespace settings {
 	    allowedServers: string[];
 	    startOnOpen: boolean;
 	    callTimeoutSeconds: number;
+	    maxToolsPerServer: number;
+	    maxToolTokensPerServer: number;
 	}
 	export interface Override {
 	    field: string;
 	    variable: string;
+	}
+	export interface Problem {
+	    field: string;
+	    message: string;
 	}
 	export interface Tools {
 	    fs: FSTools;

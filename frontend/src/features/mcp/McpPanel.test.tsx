@@ -31,6 +31,21 @@ async function openMcp(fake: ReturnType<typeof createFakeBridge>) {
 const card = (name: string) => screen.getAllByTestId('mcp-server').find((c) => c.dataset.name === name)!
 
 describe('Settings → MCP', () => {
+  it('names a server whose tools are over the bounds of one server, and says why they are not offered', async () => {
+    const big: FakeMcpServer = {
+      spec: { name: 'huge', command: 'node', args: ['huge.js'] },
+      source: 'settings',
+      state: 'ready',
+      tools: [{ name: 'a', description: 'x' }],
+      withheld: 'MCP server "huge" lists 5000 tools, more than the 128 one server may bring into a request (settings tools.mcp.maxToolsPerServer)',
+    }
+    const fake = createFakeBridge({ folders: [project.root], current: project, conversations: [], mcpServers: [servers[0], big] })
+    await openMcp(fake)
+    await waitFor(() => expect(screen.getAllByTestId('mcp-server')).toHaveLength(2))
+    expect(within(card('huge')).getByTestId('mcp-withheld')).toHaveTextContent('MCP server "huge" lists 5000 tools')
+    expect(within(card('everything')).queryByTestId('mcp-withheld')).toBeNull()
+  })
+
   it('shows each server with its status: tools, the failure with its stderr and log, and what a project server would run', async () => {
     const fake = createFakeBridge({ folders: [project.root], current: project, conversations: [], mcpServers: servers })
     await openMcp(fake)

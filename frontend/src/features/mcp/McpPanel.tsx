@@ -260,6 +260,11 @@ function ServerCard({ server: s, hasProject, onEdit, onRemove }: { server: McpSe
             : 'This server came with the project’s .mcp.json. Approving it lets it run the command above in this project, whenever its tools are needed.'}
         </div>
       )}
+      {s.withheld && (
+        <div className="mcp-failure" data-testid="mcp-withheld">
+          <div className="mcp-error">{s.withheld}</div>
+        </div>
+      )}
       {s.state === 'failed' && (
         <div className="mcp-failure" data-testid="mcp-failure">
           <div className="mcp-error" data-testid="mcp-error">

@@ -24,6 +24,34 @@ async function retype(user: ReturnType<typeof userEvent.setup>, path: string, te
 }
 
 describe('settings screen', () => {
+  it('says in words which values in effect are out of range and what is used instead', async () => {
+    await openSettings({ settingsWarnings: [{ field: 'engine.maxTurns', message: 'must be a positive integer, got -1: the default of 30 is used until it is corrected' }] })
+    const box = screen.getByTestId('settings-warnings')
+    expect(box).toHaveTextContent('engine.maxTurns must be a positive integer, got -1: the default of 30 is used')
+  })
+
+  it('sets the budgets of one message and the bounds of one MCP server on the Tools page', async () => {
+    const { user, fake } = await openSettings()
+    await user.click(screen.getByTestId('settings-tab-tools'))
+    expect(field('engine.maxConversationsPerMessage')).toHaveValue('20')
+    expect(field('engine.maxModelCallsPerMessage')).toHaveValue('200')
+    expect(field('tools.mcp.maxToolsPerServer')).toHaveValue('128')
+    expect(field('tools.mcp.maxToolTokensPerServer')).toHaveValue('32,000')
+    await retype(user, 'engine.maxModelCallsPerMessage', '50')
+    await retype(user, 'tools.mcp.maxToolTokensPerServer', '8k')
+    await user.click(screen.getByTestId('settings-save'))
+    expect(await screen.findByTestId('settings-saved')).toBeInTheDocument()
+    const s = savedSettings(fake)
+    expect(s.engine.maxModelCallsPerMessage).toBe(50)
+    expect(s.engine.maxConversationsPerMessage).toBe(20)
+    expect(s.tools.mcp.maxToolTokensPerServer).toBe(8000)
+  })
+
+  it('shows no warning when every value is in range', async () => {
+    await openSettings()
+    expect(screen.queryByTestId('settings-warnings')).toBeNull()
+  })
+
   it('lists its pages beside the page shown; every page is one entry of the list', async () => {
     const { user } = await openSettings()
     const nav = screen.getByRole('tablist', { name: 'Settings pages' })

@@ -129,6 +129,18 @@ export function SettingsScreen() {
             data-testid="settings-form"
           >
             {error && <ErrorBanner error={error} onDismiss={settings.actions.dismissError} />}
+            {view && view.warnings?.length > 0 && (
+              <div className="settings-warnings" role="status" data-testid="settings-warnings">
+                <p>These values are out of range and are not used as written:</p>
+                <ul>
+                  {view.warnings.map((w) => (
+                    <li key={w.field}>
+                      <span className="mono">{w.field}</span> {w.message}
+                    </li>
+                  ))}
+                </ul>
+              </div>
+            )}
             {!loaded && !view && <p className="hint">Loading…</p>}
             {draft &&
               view &&

@@ -23,6 +23,34 @@ export function ToolsTab({ draft }: FormTabProps) {
       </section>
 
       <section className="settings-section">
+        <h3>MCP servers</h3>
+        <div className="settings-grid">
+          <Field draft={draft} path="tools.mcp.maxToolsPerServer" label="Tools per server" help="A server that lists more is offered without its tools; the others keep theirs.">
+            <UnitInput
+              draft={draft}
+              path="tools.mcp.maxToolsPerServer"
+              value={f.tools.mcp.maxToolsPerServer}
+              set={(s, v) => (s.tools.mcp.maxToolsPerServer = v)}
+              format={formatCount}
+              parse={(t) => parseCount(t, { min: 1, max: 10000, what: 'a number of tools' })}
+              suffix="tools"
+            />
+          </Field>
+          <Field draft={draft} path="tools.mcp.maxToolTokensPerServer" label="Tool definitions per server" help="Tokens their names, descriptions and schemas take in every request (about 4 bytes a token).">
+            <UnitInput
+              draft={draft}
+              path="tools.mcp.maxToolTokensPerServer"
+              value={f.tools.mcp.maxToolTokensPerServer}
+              set={(s, v) => (s.tools.mcp.maxToolTokensPerServer = v)}
+              format={formatCount}
+              parse={(t) => parseCount(t, { min: 1, max: 10000000, what: 'a number of tokens' })}
+              suffix="tokens"
+            />
+          </Field>
+        </div>
+      </section>
+
+      <section className="settings-section">
         <h3>Tool loop</h3>
         <div className="settings-grid">
           <Field draft={draft} path="engine.maxTurns" label="Model calls per message" help="The loop stops with an error after this many.">
@@ -53,6 +81,38 @@ export function ToolsTab({ draft }: FormTabProps) {
               format={formatCount}
               parse={(t) => parseCount(t, { min: 0, max: 32, what: 'a number of conversations' })}
               suffix="deep"
+            />
+          </Field>
+          <Field
+            draft={draft}
+            path="engine.maxConversationsPerMessage"
+            label="Conversations per message"
+            help="How many conversations conv.create may make in the work one message starts; past it, conv.create is refused."
+          >
+            <UnitInput
+              draft={draft}
+              path="engine.maxConversationsPerMessage"
+              value={f.engine.maxConversationsPerMessage}
+              set={(s, v) => (s.engine.maxConversationsPerMessage = v)}
+              format={formatCount}
+              parse={(t) => parseCount(t, { min: 1, max: 10000, what: 'a number of conversations' })}
+              suffix="conversations"
+            />
+          </Field>
+          <Field
+            draft={draft}
+            path="engine.maxModelCallsPerMessage"
+            label="Model calls per message, in all conversations"
+            help="The work one message starts, in every conversation it reaches, stops with an error after this many."
+          >
+            <UnitInput
+              draft={draft}
+              path="engine.maxModelCallsPerMessage"
+              value={f.engine.maxModelCallsPerMessage}
+              set={(s, v) => (s.engine.maxModelCallsPerMessage = v)}
+              format={formatCount}
+              parse={(t) => parseCount(t, { min: 1, max: 100000, what: 'a number of calls' })}
+              suffix="calls"
             />
           </Field>
         </div>
