@@ -10,6 +10,10 @@ import (
 	"crewagent/backend/conversation"
 )
 
+// testShare is the summary's share in these tests: small, so that the
+// blocks reach its budget within a few compactions.
+const testShare = 0.15
+
 // compactOnce builds the request over history, compacts what Plan picks,
 // and applies it (compacted marks, the summary appended) as the engine does.
 func compactOnce(t *testing.T, history []conversation.Entry, limit int) ([]conversation.Entry, *Compaction) {
@@ -19,7 +23,7 @@ func compactOnce(t *testing.T, history []conversation.Entry, limit int) ([]conve
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := Config{Limit: res.Debug.TokenLimit, Counter: counter, Model: testModel}
+	cfg := Config{Limit: res.Debug.TokenLimit, Counter: counter, Model: testModel, SummaryShare: testShare}
 	spans := Plan(res, history, cfg, false)
 	if len(spans) == 0 {
 		t.Fatal("nothing to compact")
@@ -84,14 +88,14 @@ func TestSummaryGrowsByAppendedBlocks(t *testing.T) {
 			}
 		default:
 			consolidated++
-			if got, budget := counter.Count(testModel, comp.Summary), (Config{Limit: 8000}).SummaryBudget(); got > consolidatedBudget(budget)+16 {
+			if got, budget := counter.Count(testModel, comp.Summary), (Config{Limit: 8000, SummaryShare: testShare}).SummaryBudget(); got > consolidatedBudget(budget)+16 {
 				t.Fatalf("a consolidated summary of %d tokens leaves no room for blocks (budget %d)", got, budget)
 			}
 			if !strings.Contains(comp.Summary, "The cutover must happen on a Sunday.") {
 				t.Fatalf("consolidation lost the task:\n%s", comp.Summary)
 			}
 		}
-		if n := counter.Count(testModel, comp.Summary); n > (Config{Limit: 8000}).SummaryBudget() {
+		if n := counter.Count(testModel, comp.Summary); n > (Config{Limit: 8000, SummaryShare: testShare}).SummaryBudget() {
 			t.Fatalf("summary of %d tokens over its budget", n)
 		}
 		prev = comp.Summary

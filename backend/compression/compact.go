@@ -21,7 +21,7 @@ const (
 const (
 	DefaultTrigger      = 0.9
 	DefaultTarget       = 0.75
-	DefaultSummaryShare = 0.25
+	DefaultSummaryShare = 0.4
 	// MaxSummaryTokens caps the summary whatever the window.
 	MaxSummaryTokens = 16000
 )
@@ -36,7 +36,9 @@ type Config struct {
 	// MaxMessages and MaxChars are further triggers (0: off): a request with
 	// more messages or characters is compacted to Target of them.
 	MaxMessages, MaxChars int
-	// SummaryShare is the share of Limit the summary may take (0.25, at most
+	// SummaryShare is the share of the room the request's fixed part leaves
+	// (system prompt, tool definitions, instructions) that the summary may
+	// take (0.4, at most
 	// MaxSummaryTokens).
 	SummaryShare float64
 	// Strategy is NameKeyMessages (default) or NameLLMSummary.
@@ -112,21 +114,17 @@ func Plan(res *contextbuilder.Result, history []conversation.Entry, c Config, al
 		return before
 	}
 	d := &res.Debug
-	oldSummary := 0
-	for _, m := range res.Messages {
-		if m.Kind == contextbuilder.KindSummary {
-			oldSummary += m.Tokens
-		}
-	}
-	budget := c.SummaryBudget()
-	tokens, msgs, chars := d.FullTokens, d.FullMessages, d.FullChars
 	byID := make(map[string]*conversation.Entry, len(history))
 	for i := range history {
 		if history[i].IsMessage() {
 			byID[history[i].ID] = &history[i]
 		}
 	}
-	target := Landing(res, byID, c)
+	sh := shapeOf(res, byID)
+	oldSummary := sh.summary
+	budget := c.budgetFor(sh)
+	tokens, msgs, chars := d.FullTokens, d.FullMessages, d.FullChars
+	target := c.landing(sh)
 	lines := 0 // estimated tokens of the digest lines of the units so far
 	if oldSummary == 0 {
 		lines = 200 // header and task
@@ -160,21 +158,27 @@ func Plan(res *contextbuilder.Result, history []conversation.Entry, c Config, al
 	return before
 }
 
-// Landing is the size in tokens a compaction of res brings the request to:
-// the target share of the limit, lowered so that the turns that follow have
-// room to grow before the trigger is reached again — three times the
-// largest of the last few turns (a user message and everything after it) —
-// but never below a quarter of the limit. A compaction that lands there is
-// not due again for at least three turns of that size, and the request
-// keeps as much of the history word for word as that allows.
-func Landing(res *contextbuilder.Result, byID map[string]*conversation.Entry, c Config) int {
-	c = c.withDefaults()
-	target := int(c.Target * float64(c.Limit))
+// shape is what a request holds besides the history a compaction can take:
+// fixed is what no compaction changes (system prompt, tool definitions,
+// project instructions, pins, run blocks), summary the summary in it, and
+// largest the largest of its last few turns (a user message and
+// everything after it).
+type shape struct {
+	fixed, summary, largest int
+}
+
+// recentTurns is how many of the newest turns shapeOf looks at.
+const recentTurns = 4
+
+func shapeOf(res *contextbuilder.Result, byID map[string]*conversation.Entry) shape {
+	var sh shape
+	history := 0
 	var turns []int
 	for _, s := range res.Spans {
 		if s.Trimmed {
 			continue
 		}
+		history += s.Tokens
 		if len(s.SourceIDs) == 1 {
 			if e := byID[s.SourceIDs[0]]; e != nil && e.Role == conversation.RoleUser && !e.IsMeta {
 				turns = append(turns, 0)
@@ -184,19 +188,56 @@ func Landing(res *contextbuilder.Result, byID map[string]*conversation.Entry, c 
 			turns[len(turns)-1] += s.Tokens
 		}
 	}
-	const recent = 4
-	if len(turns) > recent {
-		turns = turns[len(turns)-recent:]
+	if len(turns) > recentTurns {
+		turns = turns[len(turns)-recentTurns:]
 	}
-	largest := 0
 	for _, t := range turns {
-		largest = max(largest, t)
+		sh.largest = max(sh.largest, t)
 	}
-	trigger := int(c.Trigger * float64(c.Limit))
-	if room := trigger - 3*largest; room < target {
-		target = max(room, c.Limit/4)
+	for _, m := range res.Messages {
+		if m.Kind == contextbuilder.KindSummary {
+			sh.summary += m.Tokens
+		}
+	}
+	sh.fixed = max(0, res.Debug.FullTokens-history-sh.summary)
+	return sh
+}
+
+// room is what the history and the summary may use of the limit.
+func (c Config) room(sh shape) int { return max(1, c.Limit-sh.fixed) }
+
+// budgetFor is the most the summary may take in a request shaped sh:
+// SummaryShare of the room the fixed part leaves, at most
+// MaxSummaryTokens, and less when the recent turns are large, so that a
+// compaction can still leave room for three of them and the newest one
+// before the trigger (but never under a third of the share).
+func (c Config) budgetFor(sh shape) int {
+	c = c.withDefaults()
+	share := int(c.SummaryShare * float64(c.room(sh)))
+	free := int(c.Trigger*float64(c.Limit)) - sh.fixed - 4*sh.largest
+	return max(64, min(MaxSummaryTokens, max(share/3, min(share, free))))
+}
+
+// landing is the size in tokens a compaction brings a request shaped sh
+// to: the fixed part and the target share of the room after it, lowered so
+// that the turns that follow have room to grow before the trigger is
+// reached again — three times the largest recent turn — but never below
+// the fixed part and a quarter of the room. A compaction that lands there
+// is not due again for at least three turns of that size, and the request
+// keeps as much of the history word for word as that allows.
+func (c Config) landing(sh shape) int {
+	c = c.withDefaults()
+	target := sh.fixed + int(c.Target*float64(c.room(sh)))
+	if lim := int(c.Trigger*float64(c.Limit)) - 3*sh.largest; lim < target {
+		target = max(lim, sh.fixed+c.room(sh)/4)
 	}
 	return target
+}
+
+// Landing is the size in tokens a compaction of res brings the request to
+// (see landing).
+func Landing(res *contextbuilder.Result, byID map[string]*conversation.Entry, c Config) int {
+	return c.landing(shapeOf(res, byID))
 }
 
 // LandingOf is Landing for a request built over history.
@@ -295,7 +336,13 @@ func Compact(ctx context.Context, res *contextbuilder.Result, history []conversa
 		}
 	}
 
-	budget := c.SummaryBudget()
+	byEntry := make(map[string]*conversation.Entry, len(history))
+	for i := range history {
+		if history[i].IsMessage() {
+			byEntry[history[i].ID] = &history[i]
+		}
+	}
+	budget := c.budgetFor(shapeOf(res, byEntry))
 	skip := make(map[string]bool, len(out.Data.Pinned))
 	for _, p := range out.Data.Pinned {
 		skip[p.ID] = true
@@ -362,11 +409,11 @@ func appendable(previous []string, budget int, c Config) (string, int, bool) {
 }
 
 // blockBudget is the most one appended block may take of the summary's
-// budget for messages of spanTokens: a fifth of what it replaces, at least
+// budget for messages of spanTokens: a third of what it replaces, at least
 // minBlock and at most two fifths of the budget, so several blocks fit
 // before the summary is consolidated.
 func blockBudget(budget, spanTokens int) int {
-	return max(minBlock(budget), min(budget*2/5, spanTokens/5))
+	return max(minBlock(budget), min(budget*2/5, spanTokens/3))
 }
 
 // minBlock is the least room a block needs; with less the summary is
@@ -375,7 +422,7 @@ func minBlock(budget int) int { return max(48, budget/8) }
 
 // consolidatedBudget is what a consolidated summary may take: it leaves
 // room for blocks appended by the compactions that follow.
-func consolidatedBudget(budget int) int { return max(64, budget/2) }
+func consolidatedBudget(budget int) int { return max(64, budget*7/10) }
 
 // carried returns the messages the compaction carries word for word: the
 // active pins (whether compacted now or still in the history, since their

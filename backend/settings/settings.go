@@ -67,9 +67,10 @@ type Context struct {
 	// IncludeCollapsedUIEventsInContext sends legacy collapsed tool_start /
 	// tool_result UI entries to the model as assistant text (default off).
 	IncludeCollapsedUIEventsInContext bool `json:"includeCollapsedUiEventsInContext"`
-	// SummaryShare is the share of the request limit a compaction summary
-	// may take; RecallShare the share recalled messages may take (0 = no
-	// recall).
+	// SummaryShare is the share of the room left by the request's fixed
+	// part (system prompt, tool definitions, project instructions) that a
+	// compaction summary may take; RecallShare the share of the request
+	// limit recalled messages may take (0 = no recall).
 	SummaryShare float64 `json:"summaryShare"`
 	RecallShare  float64 `json:"recallShare"`
 }
@@ -205,7 +206,7 @@ func Defaults() Settings {
 			TargetAfterCompression:      0.75,
 			CompressionStrategy:         StrategyKeyMessages,
 			IncludeToolResultsInContext: true,
-			SummaryShare:                0.25,
+			SummaryShare:                0.4,
 			RecallShare:                 0.05,
 		},
 		Tools: Tools{
