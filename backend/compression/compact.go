@@ -208,14 +208,10 @@ func (c Config) room(sh shape) int { return max(1, c.Limit-sh.fixed) }
 
 // budgetFor is the most the summary may take in a request shaped sh:
 // SummaryShare of the room the fixed part leaves, at most
-// MaxSummaryTokens, and less when the recent turns are large, so that a
-// compaction can still leave room for three of them and the newest one
-// before the trigger (but never under a third of the share).
+// MaxSummaryTokens.
 func (c Config) budgetFor(sh shape) int {
 	c = c.withDefaults()
-	share := int(c.SummaryShare * float64(c.room(sh)))
-	free := int(c.Trigger*float64(c.Limit)) - sh.fixed - 4*sh.largest
-	return max(64, min(MaxSummaryTokens, max(share/3, min(share, free))))
+	return max(64, min(MaxSummaryTokens, int(c.SummaryShare*float64(c.room(sh)))))
 }
 
 // landing is the size in tokens a compaction brings a request shaped sh

@@ -222,6 +222,9 @@ func valueLines(text string) []string {
 // "key = value" with a short key, an error code, a failing test, a URL or a
 // version.
 func isValueLine(t string) bool {
+	if strings.Count(t, `"`) > 4 && (strings.Contains(t, `":`) || strings.Contains(t, `","`)) {
+		return false // a fragment of JSON: listings, search hits
+	}
 	if i := strings.IndexAny(t, ":="); i > 0 && i <= 48 {
 		key := strings.TrimSpace(t[:i])
 		val := strings.TrimSpace(strings.TrimLeft(t[i+1:], "= "))
