@@ -127,7 +127,22 @@ func newRedactor(c ServerConfig) redactor {
 	return redactor{ss}
 }
 
-func (r redactor) scrub(s string) string {
+// with returns the redactor that also hides the secrets of c.
+func (r *redactor) with(c ServerConfig) redactor {
+	more := newRedactor(c)
+	seen := map[string]bool{}
+	var ss []string
+	for _, v := range append(append([]string{}, r.secrets...), more.secrets...) {
+		if !seen[v] {
+			seen[v] = true
+			ss = append(ss, v)
+		}
+	}
+	sort.Slice(ss, func(i, j int) bool { return len(ss[i]) > len(ss[j]) })
+	return redactor{ss}
+}
+
+func (r *redactor) scrub(s string) string {
 	for _, v := range r.secrets {
 		if strings.Contains(s, v) {
 			s = strings.ReplaceAll(s, v, mask)
