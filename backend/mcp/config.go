@@ -533,7 +533,7 @@ func jsonValueKind(v any) string {
 }
 
 // probeURL stands a URL with variables in for the URL they give, for checking its form:
-// ${workspaceFolder} and the like become a path, other variables the host name "x".
+// ${workspaceFolder} and the like become a path, other variables "1" (a host or a port).
 func probeURL(raw string) string {
 	if !strings.Contains(raw, "${") {
 		return raw
@@ -541,7 +541,7 @@ func probeURL(raw string) string {
 	if strings.HasPrefix(raw, "${") {
 		return "http://x/" // the whole URL comes from a variable: checked when the server starts
 	}
-	s, err := (Vars{WorkspaceFolder: "/", UserHome: "/", Lookup: func(string) (string, bool) { return "x", true }}).Expand(raw)
+	s, err := (Vars{WorkspaceFolder: "/", UserHome: "/", Lookup: func(string) (string, bool) { return "1", true }}).Expand(raw)
 	if err != nil {
 		return raw
 	}

@@ -23,9 +23,13 @@ import (
 //
 // A variable that is not defined (and has no default) is an error naming it: the server does
 // not start and its status says which variable is missing; the text "${NAME}" is never sent
-// to a server. VS Code's ${input:ID} (a value it prompts for) is an error that names the
+// to a server. The app's own variables (CREWAGENT_*, its settings and API key) are refused. VS Code's ${input:ID} (a value it prompts for) is an error that names the
 // input. A "$" not followed by "{" is kept as it is, and so is "$${" written as an escape
 // for a literal "${".
+
+// appVarPrefix starts the names of the app's own environment variables, which hold its
+// settings and API key: no configuration can hand them to a server.
+const appVarPrefix = "CREWAGENT_"
 
 // VarError is an undefined or malformed variable reference.
 type VarError struct {
@@ -123,6 +127,9 @@ func (v Vars) resolve(ref string) (string, error) {
 	}
 	if !validVarName(name) {
 		return "", &VarError{Message: fmt.Sprintf("${%s} is not a variable reference this configuration understands (${env:NAME}, ${NAME}, ${NAME:-default}, ${workspaceFolder}, ${userHome})", clip(ref))}
+	}
+	if strings.HasPrefix(strings.ToUpper(name), appVarPrefix) {
+		return "", &VarError{Name: name, Message: fmt.Sprintf("${%s}: the %s* variables are the app's own settings (its API key among them) and are not given to servers", ref, appVarPrefix)}
 	}
 	val, ok := v.lookup(name)
 	if hasDefault && val == "" {

@@ -17,7 +17,7 @@ func testVars(env map[string]string) Vars {
 }
 
 func TestExpand(t *testing.T) {
-	v := testVars(map[string]string{"TOKEN": "t0k3n", "EMPTY": "", "HOST": "example.com"})
+	v := testVars(map[string]string{"TOKEN": "t0k3n", "EMPTY": "", "HOST": "example.com", "CREWAGENT_LLM_API_KEY": "sk-app"})
 	sep := string(filepath.Separator)
 	cases := []struct {
 		in, want string
@@ -41,6 +41,7 @@ func TestExpand(t *testing.T) {
 		{"${NOPE}", "", "NOPE"},
 		{"--key=${env:MISSING_KEY}", "", "MISSING_KEY"},
 		{"${input:apiKey}", "", "input:apiKey"},
+		{"${env:CREWAGENT_LLM_API_KEY}", "", "CREWAGENT_LLM_API_KEY"},
 		{"${TOKEN", "", "-"},
 		{"${}", "", "-"},
 		{"${1BAD}", "", "-"},
