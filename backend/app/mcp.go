@@ -221,12 +221,12 @@ type MCPToolView struct {
 // show it. Secrets (env and header values, a URL's password and query) are
 // masked everywhere in it.
 type MCPServerView struct {
-	Name      string     `json:"name"`
-	Source    mcp.Source `json:"source"` // settings | project
+	Name   string     `json:"name"`
+	Source mcp.Source `json:"source"` // settings | project
 	// File is the project file a project server comes from (.mcp.json,
 	// .cursor/mcp.json or .vscode/mcp.json).
-	File      string     `json:"file,omitempty"`
-	Transport string     `json:"transport"` // stdio | http
+	File      string `json:"file,omitempty"`
+	Transport string `json:"transport"` // stdio | http
 	// State: disabled, pending-approval, stopped, starting, ready or failed.
 	State   mcp.State `json:"state"`
 	Summary string    `json:"summary"` // "ready (12 tools)", "failed: …"

@@ -132,6 +132,7 @@ export namespace app {
 	export interface MCPServerView {
 	    name: string;
 	    source: string;
+	    file?: string;
 	    transport: string;
 	    state: string;
 	    summary: string;
@@ -175,6 +176,7 @@ export namespace app {
 	    package?: packages.Installed;
 	    problems: packages.Problem[];
 	    warnings: packages.Problem[];
+	    exists?: packages.Installed;
 	    file: string;
 	}
 	export interface PackagesView {
