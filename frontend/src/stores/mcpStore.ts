@@ -17,11 +17,19 @@ export interface McpPageState {
   /** The end of a server's stderr log, by name, once asked for. */
   logs: Record<string, string>
   error: BridgeError | null
+  /** Servers of the open project that failed to start and so offer the model
+   * no tools, with the reason (from mcp:status, while watchFailures runs);
+   * the composer shows them until they recover or are dismissed. */
+  failed: Record<string, string>
 }
 
 export interface McpActions {
   /** Follows mcp:status events while the page is shown; returns the unsubscribe. */
   start(): Unsubscribe
+  /** Follows mcp:status events to keep `failed`; returns the unsubscribe. */
+  watchFailures(): Unsubscribe
+  /** Hides a failure until the server fails again. */
+  dismissFailure(name: string): void
   load(): Promise<void>
   /** Adds (previous "") or replaces a settings server; false when it failed (see error). */
   save(previous: string, spec: McpServerSpec): Promise<boolean>
@@ -62,6 +70,7 @@ export function createMcpStore(bridge: Pick<Bridge, 'mcp' | 'events'>, onSetting
     imported: null,
     logs: {},
     error: null,
+    failed: {},
   })
   const fail = (e: unknown) => store.setState({ error: toBridgeError(e) })
   const setBusy = (name: string, what: string | null) =>
@@ -97,6 +106,28 @@ export function createMcpStore(bridge: Pick<Bridge, 'mcp' | 'events'>, onSetting
         clearTimeout(timer)
         off()
       }
+    },
+
+    watchFailures() {
+      return bridge.events.on('mcp:status', (ev) => {
+        store.setState((s) => {
+          // "" : the configuration changed; its servers report again as they start.
+          if (!ev.server) return Object.keys(s.failed).length ? { failed: {} } : {}
+          if (ev.state !== 'failed' && s.failed[ev.server] === undefined) return {}
+          const failed = { ...s.failed }
+          if (ev.state === 'failed') failed[ev.server] = ev.error || 'it failed to start'
+          else delete failed[ev.server]
+          return { failed }
+        })
+      })
+    },
+
+    dismissFailure(name) {
+      store.setState((s) => {
+        const failed = { ...s.failed }
+        delete failed[name]
+        return { failed }
+      })
     },
 
     async load() {

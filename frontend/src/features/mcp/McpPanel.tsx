@@ -47,8 +47,8 @@ export function McpPanel() {
           Servers in the settings are yours and may start whenever their tools are needed.{' '}
           {view?.project ? (
             <>
-              Servers in <span className="mono">.mcp.json</span> came with the project <strong>{view.project}</strong>: they never start until you approve
-              them here.
+              Servers in the project’s <span className="mono">.mcp.json</span>, <span className="mono">.cursor/mcp.json</span> or{' '}
+              <span className="mono">.vscode/mcp.json</span> came with the project <strong>{view.project}</strong>: they never start until you approve them here.
             </>
           ) : (
             'Open a project to see its own servers, their status and their tools.'
@@ -173,6 +173,7 @@ function ServerCard({ server: s, hasProject, onEdit, onRemove }: { server: McpSe
   const busy = useStore(mcp, (st) => st.busy[s.name])
   const log = useStore(mcp, (st) => st.logs[s.name])
   const fromProject = s.source === 'project'
+  const file = s.file || '.mcp.json'
   const env = Object.entries(s.config.env ?? {})
   const headers = Object.entries(s.config.headers ?? {})
   const runnable = s.state !== 'disabled' && s.state !== 'pending-approval'
@@ -181,8 +182,8 @@ function ServerCard({ server: s, hasProject, onEdit, onRemove }: { server: McpSe
       <div className="mcp-head">
         <span className={`mcp-dot is-${s.state}`} aria-hidden="true" />
         <strong className="mcp-name">{s.name}</strong>
-        <span className="badge" title={fromProject ? 'From the project’s .mcp.json' : 'From the settings'}>
-          {fromProject ? '.mcp.json' : 'settings'}
+        <span className="badge" title={fromProject ? `From the project’s ${file}` : 'From the settings'} data-testid="mcp-source">
+          {fromProject ? file : 'settings'}
         </span>
         <span className="badge">{s.transport === 'http' ? 'HTTP' : 'local'}</span>
         <span className={`mcp-status is-${s.state}`} data-testid="mcp-status">
@@ -256,8 +257,8 @@ function ServerCard({ server: s, hasProject, onEdit, onRemove }: { server: McpSe
       {s.state === 'pending-approval' && (
         <div className="mcp-approval" data-testid="mcp-approval">
           {s.approvalChanged
-            ? 'Its entry in the project’s .mcp.json changed since you approved it. Approve it again to let it run as it is now.'
-            : 'This server came with the project’s .mcp.json. Approving it lets it run the command above in this project, whenever its tools are needed.'}
+            ? `Its entry in the project’s ${file} changed since you approved it. Approve it again to let it run as it is now.`
+            : `This server came with the project’s ${file}. Approving it lets it run the command above in this project, whenever its tools are needed.`}
         </div>
       )}
       {s.state === 'failed' && (
@@ -432,7 +433,9 @@ function PasteBlock() {
     <section className="settings-section">
       <h3>Paste a configuration</h3>
       <p className="hint">
-        A Claude Desktop or Cursor file, its <span className="mono">mcpServers</span> object, or <span className="mono">"name": {'{…}'}</span> entries.
+        A Claude Desktop, Claude Code or Cursor file, its <span className="mono">mcpServers</span> object, a VS Code <span className="mono">mcp.json</span> (
+        <span className="mono">servers</span> and <span className="mono">inputs</span>), or <span className="mono">"name": {'{…}'}</span> entries. Values may use{' '}
+        <span className="mono">{'${env:NAME}'}</span>, <span className="mono">{'${NAME:-default}'}</span> and <span className="mono">{'${workspaceFolder}'}</span>.
       </p>
       <textarea
         className="input mono mcp-textarea"
