@@ -169,3 +169,26 @@ func TestShellQuote(t *testing.T) {
 		t.Errorf("ApproveCommand = %q", got)
 	}
 }
+
+// A value that only refers to variables is shown as written (it holds no secret), and the
+// error that names an unset one is not masked; the values references resolve to are.
+func TestReferencesAreNotSecrets(t *testing.T) {
+	cfg := ServerConfig{Name: "gh", URL: "https://h/mcp", Headers: map[string]string{"Authorization": "Bearer ${env:GH_TOKEN}", "X-Key": "literal-secret-value"}}
+	r := cfg.Redacted()
+	if r.Headers["Authorization"] != "Bearer ${env:GH_TOKEN}" || r.Headers["X-Key"] == "literal-secret-value" {
+		t.Fatalf("redacted %v", r.Headers)
+	}
+	red := newRedactor(cfg)
+	msg := "headers.Authorization: the environment variable GH_TOKEN is not set (it is used as ${env:GH_TOKEN})"
+	if got := red.scrub(msg); got != msg {
+		t.Fatalf("scrubbed %q", got)
+	}
+	resolved, err := cfg.Resolve(testVars(map[string]string{"GH_TOKEN": "ghp_resolved_secret"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	red = red.with(resolved)
+	if got := red.scrub("401 for ghp_resolved_secret and literal-secret-value"); strings.Contains(got, "ghp_resolved_secret") || strings.Contains(got, "literal-secret-value") {
+		t.Fatalf("scrubbed %q", got)
+	}
+}
