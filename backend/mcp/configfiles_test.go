@@ -199,13 +199,13 @@ func TestProjectFilesNeedApproval(t *testing.T) {
 // sent anywhere.
 func TestUndefinedVariableFailsTheServer(t *testing.T) {
 	home := t.TempDir()
-	cfg := ServerConfig{Name: "needs-key", Source: SourceSettings, Command: os.Args[0], Args: []string{"--key", "${CREWAGENT_TEST_UNSET_KEY}"}}
+	cfg := ServerConfig{Name: "needs-key", Source: SourceSettings, Command: os.Args[0], Args: []string{"--key", "${MCPTEST_UNSET_KEY_9C1}"}}
 	m := NewManager(Options{Home: home, ProjectID: "p1", ProjectRoot: t.TempDir(), Servers: []ServerConfig{cfg}, HandshakeTimeout: 5 * time.Second,
 		LookupEnv: func(string) (string, bool) { return "", false }})
 	defer m.Close()
 	m.Tools(context.Background(), nil)
 	st, _ := m.Status("needs-key")
-	if st.State != StateFailed || !strings.Contains(st.Error, "CREWAGENT_TEST_UNSET_KEY is not set") || !strings.Contains(st.Error, "args[1]") {
+	if st.State != StateFailed || !strings.Contains(st.Error, "MCPTEST_UNSET_KEY_9C1 is not set") || !strings.Contains(st.Error, "args[1]") {
 		t.Fatalf("status %+v", st)
 	}
 	if st.PID != 0 {
