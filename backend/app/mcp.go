@@ -113,13 +113,16 @@ func (x *mcpServers) changed(st mcp.Status) {
 }
 
 // watch follows the files that configure the servers: settings.json (its
-// mcpServers and tools.mcp), the project's .mcp.json and the approvals (a
-// command may approve a server while the window is open).
+// mcpServers and tools.mcp), the project's .mcp.json, .cursor/mcp.json,
+// .vscode/mcp.json and .env, and the approvals (a command may approve a
+// server while the window is open).
 func (x *mcpServers) watch() {
 	p := x.ws.project
 	want := map[string]bool{
 		filepath.Clean(settings.Path(x.ws.rt.home)):                     true,
 		filepath.Clean(filepath.Join(p.DataDir, mcp.ApprovalsFileName)): true,
+		// the usual envFile of project servers: its content is part of their approval
+		filepath.Clean(filepath.Join(p.Root, ".env")): true,
 	}
 	dirs := []string{x.ws.rt.home, p.Root, p.DataDir}
 	for _, rel := range mcp.ProjectFiles {

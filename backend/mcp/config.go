@@ -51,6 +51,11 @@ type ServerConfig struct {
 	URL      string            `json:"url,omitempty"`
 	Headers  map[string]string `json:"headers,omitempty"`
 	Disabled bool              `json:"disabled,omitempty"`
+
+	// envFileDigest is, for a project server with an envFile, the SHA-256 of that file's
+	// content as it was read with the configuration: part of Hash, so an approval covers the
+	// variables the project's file gives the server as well.
+	envFileDigest string
 }
 
 // Transport returns TransportStdio or TransportHTTP.
@@ -87,7 +92,8 @@ func cloneMap(m map[string]string) map[string]string {
 }
 
 // Hash identifies what the entry runs: transport, command, args, env, envFile, cwd, url and
-// headers as written (not the name, the source, the file or disabled). An approval holds the hash of the configuration
+// headers as written, and the content of a project server's envFile (not the name, the
+// source, the file or disabled). An approval holds the hash of the configuration
 // it approved, so an edited entry needs a new approval. The form is "sha256:<hex>".
 func (c ServerConfig) Hash() string {
 	canon := struct {
@@ -96,10 +102,11 @@ func (c ServerConfig) Hash() string {
 		Args      []string          `json:"args"`
 		Env       map[string]string `json:"env"`
 		EnvFile   string            `json:"envFile,omitempty"`
+		EnvDigest string            `json:"envFileDigest,omitempty"`
 		Cwd       string            `json:"cwd"`
 		URL       string            `json:"url"`
 		Headers   map[string]string `json:"headers"`
-	}{c.Transport(), c.Command, nilIfEmpty(c.Args), nilIfEmptyMap(c.Env), c.EnvFile, c.Cwd, c.URL, nilIfEmptyMap(c.Headers)}
+	}{c.Transport(), c.Command, nilIfEmpty(c.Args), nilIfEmptyMap(c.Env), c.EnvFile, c.envFileDigest, c.Cwd, c.URL, nilIfEmptyMap(c.Headers)}
 	b, _ := json.Marshal(canon) // maps marshal with sorted keys: the form is canonical
 	sum := sha256.Sum256(b)
 	return "sha256:" + hex.EncodeToString(sum[:])

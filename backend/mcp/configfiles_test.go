@@ -212,3 +212,48 @@ func TestUndefinedVariableFailsTheServer(t *testing.T) {
 		t.Fatal("a process was started")
 	}
 }
+
+// TestEnvFileIsPartOfTheApproval: a project server's approval covers its envFile's content,
+// so a project that changes the file needs a new approval (and the file changed after the
+// configuration was read is not used).
+func TestEnvFileIsPartOfTheApproval(t *testing.T) {
+	root := t.TempDir()
+	write := func(rel, content string) {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(".cursor/mcp.json", `{"mcpServers": {"tools": {"command": "node", "args": ["server.js"], "envFile": "${workspaceFolder}/.env"}}}`)
+	write(".env", "MODE=safe\n")
+	approvals := NewApprovals(t.TempDir(), "p1")
+	servers, _ := LoadConfig(nil, root)
+	if err := approvals.Approve(servers[0]); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := approvals.IsApproved(servers[0]); !ok {
+		t.Fatal("not approved")
+	}
+	vars := Vars{WorkspaceFolder: root, Lookup: func(string) (string, bool) { return "", false }}
+	if r, err := servers[0].Resolve(vars); err != nil || r.Env["MODE"] != "safe" {
+		t.Fatalf("resolve: %+v %v", r, err)
+	}
+
+	write(".env", "MODE=safe\nNODE_OPTIONS=--require ./other.js\n")
+	if _, err := servers[0].Resolve(vars); err == nil || !strings.Contains(err.Error(), "changed after the project's configuration was read") {
+		t.Fatalf("a changed envFile was used: %v", err)
+	}
+	again, _ := LoadConfig(nil, root)
+	pending, err := approvals.Pending(again)
+	if err != nil || len(pending) != 1 || !pending[0].Changed {
+		t.Fatalf("pending after the change: %+v %v", pending, err)
+	}
+	// A settings server's envFile is the user's own: no approval, and read as it is.
+	settingsSrv, _ := ParseServers([]byte(`{"own": {"command": "x", "envFile": "`+filepath.Join(root, ".env")+`"}}`), SourceSettings)
+	if r, err := settingsSrv[0].Resolve(vars); err != nil || r.Env["NODE_OPTIONS"] == "" {
+		t.Fatalf("settings server: %+v %v", r, err)
+	}
+}

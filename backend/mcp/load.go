@@ -82,10 +82,32 @@ func LoadConfig(settingsTable []byte, projectRoot string) ([]ServerConfig, []Pro
 				problems = append(problems, Problem{Server: p.Name, Message: fmt.Sprintf("is defined in %s and also (as %q) in %s", file, other.Name, where)})
 				continue
 			}
+			p.envFileDigest = envFileDigest(p, projectRoot)
 			taken[ServerWireName(p.Name)] = p
 			servers = append(servers, p)
 		}
 	}
 	sort.Slice(servers, func(i, j int) bool { return servers[i].Name < servers[j].Name })
 	return servers, problems
+}
+
+// envFileDigest hashes the content of a project server's envFile ("" without one, "missing"
+// when it cannot be read): a project that changes the file changes the server's Hash, and
+// so needs a new approval.
+func envFileDigest(c ServerConfig, root string) string {
+	if c.EnvFile == "" {
+		return ""
+	}
+	path, err := (Vars{WorkspaceFolder: root}).Expand(c.EnvFile)
+	if err != nil {
+		return "unresolved"
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(root, path)
+	}
+	data, err := readEnvFile(path)
+	if err != nil {
+		return "missing"
+	}
+	return digestOf(data)
 }

@@ -3,6 +3,8 @@ package mcp
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -219,9 +221,16 @@ func (c ServerConfig) Resolve(v Vars) (ServerConfig, error) {
 		if !filepath.IsAbs(path) && v.WorkspaceFolder != "" {
 			path = filepath.Join(v.WorkspaceFolder, path)
 		}
-		vars, err := ReadEnvFile(path)
+		data, err := readEnvFile(path)
 		if err != nil {
 			return c, fmt.Errorf("envFile: %w", err)
+		}
+		if c.envFileDigest != "" && c.envFileDigest != digestOf(data) {
+			return c, fmt.Errorf("envFile: %s changed after the project's configuration was read, so it is not the file that was approved; it is read again (and asks for a new approval) when the configuration is reloaded", path)
+		}
+		vars, err := ParseEnvFile(data)
+		if err != nil {
+			return c, fmt.Errorf("envFile: %s: %w", path, err)
 		}
 		if out.Env == nil && len(vars) > 0 {
 			out.Env = map[string]string{}
@@ -252,6 +261,18 @@ const maxEnvFileBytes = 1 << 20
 // quotes (with \n, \t, \" and \\ escapes); an unquoted value ends at " #". Variables are not
 // expanded inside the file.
 func ReadEnvFile(path string) (map[string]string, error) {
+	data, err := readEnvFile(path)
+	if err != nil {
+		return nil, err
+	}
+	vars, err := ParseEnvFile(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return vars, nil
+}
+
+func readEnvFile(path string) ([]byte, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		var pe *os.PathError
@@ -263,11 +284,12 @@ func ReadEnvFile(path string) (map[string]string, error) {
 	if len(data) > maxEnvFileBytes {
 		return nil, fmt.Errorf("%s is larger than %d bytes", path, maxEnvFileBytes)
 	}
-	vars, err := ParseEnvFile(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return vars, nil
+	return data, nil
+}
+
+func digestOf(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
 }
 
 // ParseEnvFile parses the content of a dotenv file (see ReadEnvFile).
