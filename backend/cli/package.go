@@ -47,6 +47,20 @@ func cmdPackageImport(e *env, rest []string) error {
 	})
 }
 
+// importReport is the --json output of a package import refused as invalid.
+type importReport struct {
+	OK       bool               `json:"ok"`
+	Problems []packages.Problem `json:"problems"`
+	Warnings []packages.Problem `json:"warnings"`
+}
+
+func nonNilProblems(p []packages.Problem) []packages.Problem {
+	if p == nil {
+		return []packages.Problem{}
+	}
+	return p
+}
+
 // importFailed reports a refused import: an invalid package's problems and warnings one per
 // line, or what to do about an installed package of the same id.
 func (e *env) importFailed(arg string, err error) error {
@@ -57,11 +71,18 @@ func (e *env) importFailed(arg string, err error) error {
 	if problems == nil {
 		return err
 	}
-	if !e.asJSON() {
+	warnings := packages.WarningsOf(err)
+	where := "listed above"
+	if e.asJSON() {
+		where = "listed on stdout"
+		if werr := e.printJSON(importReport{OK: false, Problems: problems, Warnings: nonNilProblems(warnings)}); werr != nil {
+			return werr
+		}
+	} else {
 		for _, p := range problems {
 			fmt.Fprintf(e.stderr, "error: %s\n", p.String())
 		}
-		for _, w := range packages.WarningsOf(err) {
+		for _, w := range warnings {
 			fmt.Fprintf(e.stderr, "warning: %s\n", w.String())
 		}
 	}
@@ -70,7 +91,7 @@ func (e *env) importFailed(arg string, err error) error {
 	if n == 1 {
 		plural = ""
 	}
-	return errs.Wrap(packages.CodeInvalid, err, fmt.Sprintf("%s is not a valid package (%d problem%s, listed above); nothing was installed", arg, n, plural))
+	return errs.Wrap(packages.CodeInvalid, err, fmt.Sprintf("%s is not a valid package (%d problem%s, %s); nothing was installed", arg, n, plural, where))
 }
 
 func cmdPackageList(e *env, _ []string) error {

@@ -83,6 +83,17 @@ func TestPackageImportReport(t *testing.T) {
 		"error: "+cliDemoStep+" at /transitions/0/to: unknown node \"nowhere\"",
 		"warning: "+cliDemoStep+`: no "## Goal" section (the step is given to the model as written)`,
 		"crewagent: "+broken+" is not a valid package (2 problems, listed above); nothing was installed")
+
+	res = r.run(t, "package", "import", broken, "--json")
+	var report struct {
+		OK       bool
+		Problems []packages.Problem
+		Warnings []packages.Problem
+	}
+	if res.code != 1 || json.Unmarshal([]byte(res.stdout), &report) != nil || report.OK || len(report.Problems) != 2 || len(report.Warnings) != 2 ||
+		report.Problems[1].Pointer != "/transitions/0/to" || !strings.Contains(res.stderr, "(2 problems, listed on stdout)") {
+		t.Fatalf("--json: %+v", res)
+	}
 }
 
 // wantLines fails unless every want is a whole line of out.
