@@ -263,10 +263,12 @@ type MCPServerView struct {
 // MCPServerSpec is a server's configuration as the window edits it: an entry
 // of the mcpServers table with its name.
 type MCPServerSpec struct {
-	Name     string            `json:"name"`
-	Command  string            `json:"command,omitempty"`
-	Args     []string          `json:"args,omitempty"`
-	Env      map[string]string `json:"env,omitempty"`
+	Name    string            `json:"name"`
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	// EnvFile is a dotenv file whose variables are added to Env.
+	EnvFile  string            `json:"envFile,omitempty"`
 	Cwd      string            `json:"cwd,omitempty"`
 	URL      string            `json:"url,omitempty"`
 	Headers  map[string]string `json:"headers,omitempty"`
@@ -274,12 +276,12 @@ type MCPServerSpec struct {
 }
 
 func specOf(c mcp.ServerConfig) MCPServerSpec {
-	return MCPServerSpec{Name: c.Name, Command: c.Command, Args: c.Args, Env: c.Env, Cwd: c.Cwd, URL: c.URL, Headers: c.Headers, Disabled: c.Disabled}
+	return MCPServerSpec{Name: c.Name, Command: c.Command, Args: c.Args, Env: c.Env, EnvFile: c.EnvFile, Cwd: c.Cwd, URL: c.URL, Headers: c.Headers, Disabled: c.Disabled}
 }
 
 func (s MCPServerSpec) config(src mcp.Source) mcp.ServerConfig {
 	c := mcp.ServerConfig{Name: strings.TrimSpace(s.Name), Source: src, Command: strings.TrimSpace(s.Command), Args: s.Args,
-		Env: s.Env, Cwd: strings.TrimSpace(s.Cwd), URL: strings.TrimSpace(s.URL), Headers: s.Headers, Disabled: s.Disabled}
+		Env: s.Env, EnvFile: strings.TrimSpace(s.EnvFile), Cwd: strings.TrimSpace(s.Cwd), URL: strings.TrimSpace(s.URL), Headers: s.Headers, Disabled: s.Disabled}
 	return c.Clone()
 }
 

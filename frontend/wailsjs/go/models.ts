@@ -117,6 +117,7 @@ export namespace app {
 	    command?: string;
 	    args?: string[];
 	    env?: Record<string, string>;
+	    envFile?: string;
 	    cwd?: string;
 	    url?: string;
 	    headers?: Record<string, string>;

@@ -230,8 +230,14 @@ function ServerCard({ server: s, hasProject, onEdit, onRemove }: { server: McpSe
       <div className="mcp-command mono" title={s.command} data-testid="mcp-command">
         {s.transport === 'http' ? s.command : `$ ${s.command}`}
       </div>
-      {(env.length > 0 || headers.length > 0 || s.config.cwd) && (
+      {(env.length > 0 || headers.length > 0 || s.config.cwd || s.config.envFile) && (
         <dl className="mcp-facts">
+          {s.config.envFile && (
+            <>
+              <dt>Environment file</dt>
+              <dd className="mono">{s.config.envFile}</dd>
+            </>
+          )}
           {s.config.cwd && (
             <>
               <dt>Folder</dt>
@@ -330,7 +336,7 @@ function ServerForm({ previous, initial, onDone }: { previous: string; initial: 
     if (problems.length) return
     if (await mcp.actions.save(previous, spec)) onDone()
   }
-  const text = (key: 'name' | 'command' | 'cwd' | 'url', label: string, placeholder: string) => (
+  const text = (key: 'name' | 'command' | 'cwd' | 'envFile' | 'url', label: string, placeholder: string) => (
     <div className="settings-field">
       <label htmlFor={`mcp-form-${key}`}>{label}</label>
       <input id={`mcp-form-${key}`} className="input mono" value={form[key]} placeholder={placeholder} onChange={(e) => set({ [key]: e.target.value })} data-testid={`mcp-form-${key}`} />
@@ -389,7 +395,13 @@ function ServerForm({ previous, initial, onDone }: { previous: string; initial: 
             {text('cwd', 'Folder (optional)', 'the project folder')}
           </div>
           {area('args', 'Arguments, one a line', '-y\n@modelcontextprotocol/server-filesystem\n/home/me/notes')}
-          {area('env', 'Environment, NAME=value a line', 'GITHUB_TOKEN=…', 'Values are kept like API keys and shown masked; a masked value stays as saved.')}
+          {area(
+            'env',
+            'Environment, NAME=value a line',
+            'GITHUB_TOKEN=${env:GITHUB_TOKEN}',
+            'Values are kept like API keys and shown masked; a masked value stays as saved. ${env:NAME}, ${NAME:-default} and ${workspaceFolder} are expanded when the server starts.',
+          )}
+          {text('envFile', 'Environment file (optional)', '${workspaceFolder}/.env')}
         </>
       ) : (
         <>
