@@ -109,7 +109,21 @@ export function createMcpStore(bridge: Pick<Bridge, 'mcp' | 'events'>, onSetting
     },
 
     watchFailures() {
-      return bridge.events.on('mcp:status', (ev) => {
+      // Servers that failed before the watch began come from the page (which
+      // starts nothing); an event that arrives first wins over it.
+      const seen = new Set<string>()
+      let live = true
+      void api
+        .list()
+        .then((v) => {
+          if (!live) return
+          const before = v.servers.filter((x) => x.state === 'failed' && !seen.has(x.name))
+          if (before.length === 0) return
+          store.setState((s) => ({ failed: { ...Object.fromEntries(before.map((x) => [x.name, x.error || 'it failed to start'])), ...s.failed } }))
+        })
+        .catch(() => {})
+      const off = bridge.events.on('mcp:status', (ev) => {
+        seen.add(ev.server)
         store.setState((s) => {
           // "" : the configuration changed; its servers report again as they start.
           if (!ev.server) return Object.keys(s.failed).length ? { failed: {} } : {}
@@ -120,6 +134,10 @@ export function createMcpStore(bridge: Pick<Bridge, 'mcp' | 'events'>, onSetting
           return { failed }
         })
       })
+      return () => {
+        live = false
+        off()
+      }
     },
 
     dismissFailure(name) {

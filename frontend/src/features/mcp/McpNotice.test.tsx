@@ -25,4 +25,12 @@ describe('McpNotice', () => {
     act(() => fake.emit('mcp:status', { server: 'github', state: 'ready', toolCount: 4 }))
     expect(screen.queryByTestId('mcp-notice')).toBeNull()
   })
+
+  it('shows a server that failed before the conversation was opened', async () => {
+    const fake = createFakeBridge({
+      mcpServers: [{ spec: { name: 'db', command: 'node', args: ['db.js'] }, source: 'settings', state: 'failed', error: 'exit status 3' }],
+    })
+    renderWithStores(<McpNotice />, fake.bridge)
+    expect(await screen.findByTestId('mcp-notice-row')).toHaveTextContent('MCP server db failed to start, so its tools are not offered: exit status 3')
+  })
 })
