@@ -192,3 +192,28 @@ func TestReferencesAreNotSecrets(t *testing.T) {
 		t.Fatalf("scrubbed %q", got)
 	}
 }
+
+// FuzzParseEnvFile: any content parses or fails with a message naming its line; names are
+// valid variable names and no value keeps a line break it did not escape.
+func FuzzParseEnvFile(f *testing.F) {
+	for _, s := range []string{"A=1\n", "export B='x'\n# c\n", "C=\"a\\nb\"\n", "D=e # f\n", "=x", "A=\"open"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		vars, err := ParseEnvFile(data)
+		if err != nil {
+			if !strings.Contains(err.Error(), "line ") && !strings.Contains(err.Error(), "token too long") {
+				t.Fatalf("error without a line: %v", err)
+			}
+			return
+		}
+		for k, v := range vars {
+			if !validVarName(k) {
+				t.Fatalf("name %q", k)
+			}
+			if strings.Contains(v, "\n") && !strings.Contains(string(data), `\n`) {
+				t.Fatalf("value %q of %q has a raw line break", v, k)
+			}
+		}
+	})
+}
