@@ -21,6 +21,11 @@ export interface McpPageState {
    * no tools, with the reason (from mcp:status, while watchFailures runs);
    * the composer shows them until they recover or are dismissed. */
   failed: Record<string, string>
+  /** How many configured servers offer no tools because MCP tools are off in
+   * the settings (0 when they are on; while watchFailures runs). */
+  offCount: number
+  /** The user hid the notice about MCP tools being off. */
+  offDismissed: boolean
 }
 
 export interface McpActions {
@@ -28,7 +33,8 @@ export interface McpActions {
   start(): Unsubscribe
   /** Follows mcp:status events to keep `failed`; returns the unsubscribe. */
   watchFailures(): Unsubscribe
-  /** Hides a failure until the server fails again. */
+  /** Hides a failure until the server fails again; "" hides the notice that
+   * MCP tools are off. */
   dismissFailure(name: string): void
   load(): Promise<void>
   /** Adds (previous "") or replaces a settings server; false when it failed (see error). */
@@ -71,6 +77,8 @@ export function createMcpStore(bridge: Pick<Bridge, 'mcp' | 'events'>, onSetting
     logs: {},
     error: null,
     failed: {},
+    offCount: 0,
+    offDismissed: false,
   })
   const fail = (e: unknown) => store.setState({ error: toBridgeError(e) })
   const setBusy = (name: string, what: string | null) =>
@@ -110,20 +118,27 @@ export function createMcpStore(bridge: Pick<Bridge, 'mcp' | 'events'>, onSetting
 
     watchFailures() {
       // Servers that failed before the watch began come from the page (which
-      // starts nothing); an event that arrives first wins over it.
+      // starts nothing); an event that arrives first wins over it. The page
+      // is read again when the configuration changes (event server "").
       const seen = new Set<string>()
       let live = true
-      void api
-        .list()
-        .then((v) => {
-          if (!live) return
-          const before = v.servers.filter((x) => x.state === 'failed' && !seen.has(x.name))
-          if (before.length === 0) return
-          store.setState((s) => ({ failed: { ...Object.fromEntries(before.map((x) => [x.name, x.error || 'it failed to start'])), ...s.failed } }))
-        })
-        .catch(() => {})
+      const read = (seed: boolean) =>
+        void api
+          .list()
+          .then((v) => {
+            if (!live) return
+            const offCount = v.enabled ? 0 : v.servers.filter((x) => x.state !== 'disabled').length
+            const before = seed ? v.servers.filter((x) => x.state === 'failed' && !seen.has(x.name)) : []
+            store.setState((s) => ({
+              offCount,
+              failed: before.length ? { ...Object.fromEntries(before.map((x) => [x.name, x.error || 'it failed to start'])), ...s.failed } : s.failed,
+            }))
+          })
+          .catch(() => {})
+      read(true)
       const off = bridge.events.on('mcp:status', (ev) => {
         seen.add(ev.server)
+        if (!ev.server) read(false)
         store.setState((s) => {
           // "" : the configuration changed; its servers report again as they start.
           if (!ev.server) return Object.keys(s.failed).length ? { failed: {} } : {}
@@ -141,6 +156,10 @@ export function createMcpStore(bridge: Pick<Bridge, 'mcp' | 'events'>, onSetting
     },
 
     dismissFailure(name) {
+      if (!name) {
+        store.setState({ offDismissed: true })
+        return
+      }
       store.setState((s) => {
         const failed = { ...s.failed }
         delete failed[name]

@@ -33,4 +33,19 @@ describe('McpNotice', () => {
     renderWithStores(<McpNotice />, fake.bridge)
     expect(await screen.findByTestId('mcp-notice-row')).toHaveTextContent('MCP server db failed to start, so its tools are not offered: exit status 3')
   })
+
+  it('says when configured servers offer nothing because MCP tools are off, until dismissed', async () => {
+    const fake = createFakeBridge({
+      mcpServers: [
+        { spec: { name: 'db', command: 'node', args: ['db.js'] }, source: 'settings', state: 'stopped' },
+        { spec: { name: 'files', command: 'npx', args: ['fs'] }, source: 'settings', state: 'stopped' },
+      ],
+    })
+    await fake.bridge.mcp.setOptions({ enabled: false, startOnOpen: false, callTimeoutSeconds: 120 })
+    renderWithStores(<McpNotice />, fake.bridge)
+    const row = await screen.findByTestId('mcp-notice-off')
+    expect(row).toHaveTextContent('MCP tools are off in the settings: the model is offered none of the tools of the 2 configured servers.')
+    await userEvent.click(within(row).getByTestId('mcp-notice-dismiss'))
+    expect(screen.queryByTestId('mcp-notice')).toBeNull()
+  })
 })
