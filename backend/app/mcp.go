@@ -3,6 +3,8 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -111,14 +113,26 @@ func (x *mcpServers) changed(st mcp.Status) {
 }
 
 // watch follows the files that configure the servers: settings.json (its
-// mcpServers and tools.mcp), the project's .mcp.json and the approvals (a
-// command may approve a server while the window is open).
+// mcpServers and tools.mcp), the project's .mcp.json, .cursor/mcp.json,
+// .vscode/mcp.json and .env, and the approvals (a command may approve a
+// server while the window is open).
 func (x *mcpServers) watch() {
 	p := x.ws.project
 	want := map[string]bool{
 		filepath.Clean(settings.Path(x.ws.rt.home)):                     true,
-		filepath.Clean(filepath.Join(p.Root, mcp.ProjectFileName)):      true,
 		filepath.Clean(filepath.Join(p.DataDir, mcp.ApprovalsFileName)): true,
+		// the usual envFile of project servers: its content is part of their approval
+		filepath.Clean(filepath.Join(p.Root, ".env")): true,
+	}
+	dirs := []string{x.ws.rt.home, p.Root, p.DataDir}
+	for _, rel := range mcp.ProjectFiles {
+		file := filepath.Clean(filepath.Join(p.Root, filepath.FromSlash(rel)))
+		want[file] = true
+		if dir := filepath.Dir(file); !slices.Contains(dirs, dir) {
+			if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+				dirs = append(dirs, dir) // .cursor and .vscode, when the project has them
+			}
+		}
 	}
 	w, err := fsx.NewWatcher(fsx.WatchOptions{
 		OnEvent:  func(ev fsnotify.Event) bool { return want[filepath.Clean(ev.Name)] },
@@ -129,7 +143,7 @@ func (x *mcpServers) watch() {
 		x.ws.rt.log.Warn("cannot watch the MCP configuration for changes", "error", err)
 		return
 	}
-	for _, dir := range []string{x.ws.rt.home, p.Root, p.DataDir} {
+	for _, dir := range dirs {
 		if err := w.Add(dir); err != nil {
 			x.ws.rt.log.Warn("cannot watch a folder for MCP configuration changes", "folder", dir, "error", err)
 		}
@@ -221,9 +235,12 @@ type MCPToolView struct {
 // show it. Secrets (env and header values, a URL's password and query) are
 // masked everywhere in it.
 type MCPServerView struct {
-	Name      string     `json:"name"`
-	Source    mcp.Source `json:"source"`    // settings | project
-	Transport string     `json:"transport"` // stdio | http
+	Name   string     `json:"name"`
+	Source mcp.Source `json:"source"` // settings | project
+	// File is the project file a project server comes from (.mcp.json,
+	// .cursor/mcp.json or .vscode/mcp.json).
+	File      string `json:"file,omitempty"`
+	Transport string `json:"transport"` // stdio | http
 	// State: disabled, pending-approval, stopped, starting, ready or failed.
 	State   mcp.State `json:"state"`
 	Summary string    `json:"summary"` // "ready (12 tools)", "failed: …"
@@ -261,10 +278,12 @@ type MCPServerView struct {
 // MCPServerSpec is a server's configuration as the window edits it: an entry
 // of the mcpServers table with its name.
 type MCPServerSpec struct {
-	Name     string            `json:"name"`
-	Command  string            `json:"command,omitempty"`
-	Args     []string          `json:"args,omitempty"`
-	Env      map[string]string `json:"env,omitempty"`
+	Name    string            `json:"name"`
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	// EnvFile is a dotenv file whose variables are added to Env.
+	EnvFile  string            `json:"envFile,omitempty"`
 	Cwd      string            `json:"cwd,omitempty"`
 	URL      string            `json:"url,omitempty"`
 	Headers  map[string]string `json:"headers,omitempty"`
@@ -272,12 +291,12 @@ type MCPServerSpec struct {
 }
 
 func specOf(c mcp.ServerConfig) MCPServerSpec {
-	return MCPServerSpec{Name: c.Name, Command: c.Command, Args: c.Args, Env: c.Env, Cwd: c.Cwd, URL: c.URL, Headers: c.Headers, Disabled: c.Disabled}
+	return MCPServerSpec{Name: c.Name, Command: c.Command, Args: c.Args, Env: c.Env, EnvFile: c.EnvFile, Cwd: c.Cwd, URL: c.URL, Headers: c.Headers, Disabled: c.Disabled}
 }
 
 func (s MCPServerSpec) config(src mcp.Source) mcp.ServerConfig {
 	c := mcp.ServerConfig{Name: strings.TrimSpace(s.Name), Source: src, Command: strings.TrimSpace(s.Command), Args: s.Args,
-		Env: s.Env, Cwd: strings.TrimSpace(s.Cwd), URL: strings.TrimSpace(s.URL), Headers: s.Headers, Disabled: s.Disabled}
+		Env: s.Env, EnvFile: strings.TrimSpace(s.EnvFile), Cwd: strings.TrimSpace(s.Cwd), URL: strings.TrimSpace(s.URL), Headers: s.Headers, Disabled: s.Disabled}
 	return c.Clone()
 }
 
@@ -341,7 +360,7 @@ func offered(v MCPView, name string) bool {
 }
 
 func serverView(st mcp.Status, list []mcp.Tool, v MCPView) MCPServerView {
-	out := MCPServerView{Name: st.Name, Source: st.Source, Transport: st.Transport, State: st.State, Summary: st.Summary(),
+	out := MCPServerView{Name: st.Name, Source: st.Source, File: st.Config.File, Transport: st.Transport, State: st.State, Summary: st.Summary(),
 		Command: commandLine(st.Config), ToolCount: st.ToolCount, Tools: []MCPToolView{}, Error: st.Error, StderrTail: st.StderrTail,
 		LogPath: st.LogPath, PID: st.PID, Failures: st.Failures, GaveUp: st.GaveUp, ServerName: st.ServerName,
 		ServerVersion: st.ServerVersion, ApprovalChanged: st.ApprovalChanged, Offered: offered(v, st.Name), Config: specOf(st.Config)}
@@ -452,7 +471,7 @@ func (ws *Workspace) RestartMCPServer(ctx context.Context, name string) error {
 	case mcp.StateDisabled:
 		return errs.Errorf(errs.MCPDisabled, "the MCP server %q is disabled: enable it first", name)
 	case mcp.StatePendingApproval:
-		return errs.Errorf(errs.MCPNotApproved, "the MCP server %q of the project's %s is not approved: approve it first", name, mcp.ProjectFileName)
+		return errs.Errorf(errs.MCPNotApproved, "the MCP server %q of the project's %s is not approved: approve it first", name, mcpFileOf(st.Config))
 	}
 	_ = ws.mcp.manager.Restart(ctx, name)
 	return nil
@@ -472,6 +491,55 @@ func (ws *Workspace) MCPLog(name string, maxBytes int) (string, error) {
 		return "", errs.Wrap(errs.ProjectIO, err, "cannot read the log of the MCP server "+strconv.Quote(name)+": "+err.Error())
 	}
 	return s, nil
+}
+
+// MCPNotices says, one sentence each, why configured servers offer the model
+// no tools: MCP tools switched off in the settings while servers are
+// configured, servers that failed to start (with the reason), project
+// servers waiting for an approval, and entries of the configuration left
+// out. A send reports them (chat on stderr) instead of answering without
+// the tools in silence. Servers never asked for their tools are not named.
+func (ws *Workspace) MCPNotices() []string {
+	v := ws.rt.mcpBaseView()
+	x := ws.mcp
+	var out []string
+	statuses := x.manager.Statuses()
+	enabled := 0
+	for _, st := range statuses {
+		if st.State != mcp.StateDisabled {
+			enabled++
+		}
+	}
+	if !v.Enabled {
+		switch {
+		case enabled == 1:
+			out = append(out, "1 MCP server is configured but MCP tools are off in the settings (tools.mcp.enabled): the model is offered none of its tools")
+		case enabled > 1:
+			out = append(out, fmt.Sprintf("%d MCP servers are configured but MCP tools are off in the settings (tools.mcp.enabled): the model is offered none of their tools", enabled))
+		}
+		return out
+	}
+	for _, st := range statuses {
+		if !offered(v, st.Name) {
+			continue
+		}
+		switch st.State {
+		case mcp.StateFailed:
+			out = append(out, fmt.Sprintf("the MCP server %q failed to start, so its tools are not offered: %s (see 'crewagent mcp list')", st.Name, oneLineText(st.Error)))
+		case mcp.StatePendingApproval:
+			out = append(out, fmt.Sprintf("the MCP server %q of the project's %s is not approved, so its tools are not offered (approve it with: %s)", st.Name, mcpFileOf(st.Config), mcp.ApproveCommand(st.Name)))
+		}
+	}
+	x.mu.Lock()
+	for _, p := range x.problems {
+		out = append(out, "an MCP server entry is left out: "+p.String())
+	}
+	x.mu.Unlock()
+	return out
+}
+
+func oneLineText(s string) string {
+	return strings.Join(strings.Fields(s), " ")
 }
 
 // ReloadMCP reads the MCP configuration again and applies it.
@@ -675,4 +743,12 @@ func (rt *Runtime) SetMCPOptions(o MCPOptions) error {
 		return err
 	}
 	return st.Update(next)
+}
+
+// mcpFileOf names the project file a project server comes from.
+func mcpFileOf(c mcp.ServerConfig) string {
+	if c.File != "" {
+		return c.File
+	}
+	return mcp.ProjectFileName
 }

@@ -441,22 +441,29 @@ func nonNilInstalled(p packages.Installed) packages.Installed {
 }
 
 // PackageImport is the outcome of ImportPackage: the installed package, or
-// every problem found when the package is invalid (nothing is installed then).
+// every problem found when the package is invalid (nothing is installed then),
+// or the installed package of the same id and version that it would replace.
 type PackageImport struct {
 	OK       bool                `json:"ok"`
 	Package  *packages.Installed `json:"package,omitempty"`
 	Problems []packages.Problem  `json:"problems"`
-	// Warnings are problems that did not stop the installation.
+	// Warnings are problems that did not stop the installation (or were found
+	// beside the problems that did).
 	Warnings []packages.Problem `json:"warnings"`
+	// Exists is the installed package with the same id and version: the
+	// import did nothing, and installs only when asked again with replace.
+	Exists *packages.Installed `json:"exists,omitempty"`
 	// File is the imported file or folder.
 	File string `json:"file"`
 }
 
 // ImportPackage validates the .bmad/.zip file (or package folder) at the
 // absolute path and installs it. An invalid package is not an error of the
-// call: the result lists every problem (file, JSON pointer, message). A path
-// that cannot be read fails with PKG_OPEN.
-func (rt *Runtime) ImportPackage(path string) (PackageImport, error) {
+// call: the result lists every problem (file, JSON pointer, message). A
+// package whose id and version are installed already is not an error either:
+// the result names the installed one (Exists) and nothing changes unless
+// replace is true. A path that cannot be read fails with PKG_OPEN.
+func (rt *Runtime) ImportPackage(path string, replace bool) (PackageImport, error) {
 	path = strings.TrimSpace(path)
 	out := PackageImport{File: path, Problems: []packages.Problem{}, Warnings: []packages.Problem{}}
 	if path == "" {
@@ -465,10 +472,20 @@ func (rt *Runtime) ImportPackage(path string) (PackageImport, error) {
 	if !filepath.IsAbs(path) {
 		return out, errs.New(errs.PackageOpen, "give the full path of the package file ("+path+" is relative)")
 	}
-	inst, err := rt.packages.Import(path)
+	var opts []packages.ImportOption
+	if replace {
+		opts = append(opts, packages.Replace())
+	}
+	inst, err := rt.packages.Import(path, opts...)
 	if err != nil {
 		if problems := packages.ProblemsOf(err); problems != nil {
 			out.Problems = append(out.Problems, problems...)
+			out.Warnings = append(out.Warnings, packages.WarningsOf(err)...)
+			return out, nil
+		}
+		if existing, ok := packages.ExistingOf(err); ok {
+			p := nonNilInstalled(existing)
+			out.Exists = &p
 			return out, nil
 		}
 		if errs.CodeOf(err) == "" {

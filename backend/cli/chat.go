@@ -90,6 +90,7 @@ func cmdChat(e *env, rest []string) error {
 	if err != nil {
 		return err
 	}
+	defer e.reportMCP(ws)
 	res := chain.Result
 	if e.asJSON() {
 		o := chatOutput{ConversationID: res.ConversationID, MessageID: res.MessageID, Text: res.Text, Usage: chatTokens{Usage: res.Usage}, Context: res.Context}

@@ -30,18 +30,18 @@ func (e *env) printMCP(v app.MCPView) {
 		fmt.Fprintf(w, "problem: %s\n", p)
 	}
 	if len(v.Servers) == 0 {
-		fmt.Fprintf(w, "no MCP servers: add them to mcpServers in %s or to %s\n", v.SettingsPath, v.ProjectFile)
+		fmt.Fprintf(w, "no MCP servers: add them to mcpServers in %s or to the project's %s\n", v.SettingsPath, strings.Join(mcp.ProjectFiles, ", "))
 		return
 	}
 	for _, s := range v.Servers {
 		src := "settings"
 		if s.Source == mcp.SourceProject {
-			src = mcp.ProjectFileName
+			src = orDefault(s.File, mcp.ProjectFileName)
 		}
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", s.Name, src, s.Transport, s.Summary)
 		switch s.State {
 		case mcp.StatePendingApproval:
-			fmt.Fprintf(w, "  would run: %s\n  approve it with: crewagent mcp approve %s\n", s.Command, s.Name)
+			fmt.Fprintf(w, "  would run: %s\n  approve it with: %s\n", s.Command, mcp.ApproveCommand(s.Name))
 		case mcp.StateFailed:
 			fmt.Fprintf(w, "  runs: %s\n", s.Command)
 			for _, l := range tailLinesOf(s.StderrTail, 5) {
@@ -117,4 +117,17 @@ func (e *env) approveMCP(name string, approve bool) error {
 			fmt.Fprintf(e.stdout, "revoked the approval of %s for this project\n", name)
 		}
 	})
+}
+
+// shellQuote quotes s for a POSIX shell when it needs to be.
+func shellQuote(s string) string { return mcp.ShellQuote(s) }
+
+// reportMCP prints on stderr why configured MCP servers offered the model no
+// tools in this send (a server that failed to start, one waiting for its
+// approval, MCP tools switched off), so that a send never goes without them
+// in silence.
+func (e *env) reportMCP(ws *app.Workspace) {
+	for _, n := range ws.MCPNotices() {
+		fmt.Fprintf(e.stderr, "crewagent: warning: %s\n", n)
+	}
 }

@@ -531,3 +531,69 @@ func startHTTPEverything(t *testing.T, npm mcptest.NPM) string {
 	}
 	return fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
 }
+
+// The servers the user configured are offered without any tools.mcp block, and a chat says
+// on stderr which configured servers offer no tools and why: one that failed to start (a
+// crash, an unset variable), a project server of .vscode/mcp.json waiting for its approval
+// (the approve command quoted for its space), MCP tools switched off.
+func TestChatReportsServersThatOfferNoTools(t *testing.T) {
+	c := newMCPEnv(t)
+	servers := map[string]any{
+		"everything": c.everything("rep-ev", nil),
+		"broken":     map[string]any{"command": "node", "args": []string{"-e", "process.exit(3)"}},
+		"needs key":  map[string]any{"command": "node", "args": []string{"${env:MCPTEST_UNSET_KEY_7F3A}"}},
+	}
+	b, _ := json.Marshal(map[string]any{"mcpServers": servers})
+	if err := os.WriteFile(filepath.Join(c.home, "settings.json"), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	vs, _ := json.Marshal(map[string]any{"inputs": []any{}, "servers": map[string]any{"my tools": c.everything("rep-proj", nil)}})
+	if err := os.MkdirAll(filepath.Join(c.root, ".vscode"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(c.root, ".vscode", "mcp.json"), vs, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var w mcptest.Watch
+	script(c.srv, &w, nil, fakellm.Text("ok"))
+	r := c.runStdin(t, "", "chat", "hello")
+	if r.code != ExitOK || r.stdout != "ok\n" {
+		t.Fatalf("chat: %+v", r)
+	}
+	if n := c.srv.ChatRequests()[0].ToolNames(); !slices.Contains(n, "mcp__everything__echo") {
+		t.Fatalf("the configured server is not offered by default: %v", n)
+	}
+	for _, want := range []string{
+		`warning: the MCP server "broken" failed to start, so its tools are not offered:`,
+		`warning: the MCP server "needs key" failed to start, so its tools are not offered:`,
+		"the environment variable MCPTEST_UNSET_KEY_7F3A is not set",
+		`warning: the MCP server "my tools" of the project's .vscode/mcp.json is not approved`,
+		"crewagent mcp approve 'my tools'",
+	} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+	if strings.Contains(r.stderr, `"everything"`) {
+		t.Errorf("the working server is reported:\n%s", r.stderr)
+	}
+	r = c.runStdin(t, "", "mcp", "list")
+	for _, want := range []string{"my tools\t.vscode/mcp.json\tstdio\tpending approval", "approve it with: crewagent mcp approve 'my tools'"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("mcp list lacks %q:\n%s", want, r.stdout)
+		}
+	}
+
+	// Switched off: said once, no server started.
+	c.writeSettings(t, map[string]any{"enabled": false}, servers)
+	script(c.srv, &w, []string{"rep-ev"}, fakellm.Text("ok"))
+	r = c.runStdin(t, "", "chat", "hello")
+	if r.code != ExitOK || !strings.Contains(r.stderr, "4 MCP servers are configured but MCP tools are off in the settings (tools.mcp.enabled)") ||
+		strings.Contains(r.stderr, "failed to start") {
+		t.Fatalf("chat with MCP off: %+v", r)
+	}
+	if pids := w.Of("rep-ev"); len(pids) > 0 {
+		t.Fatalf("a server started with MCP off: %v", pids)
+	}
+	mcptest.WaitGone(t, 5*time.Second, mcptest.Marked("rep-ev"))
+}

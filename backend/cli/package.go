@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"crewagent/backend/errs"
 	"crewagent/backend/packages"
 )
 
@@ -17,6 +18,10 @@ func (e *env) packages() (*packages.Manager, error) {
 	return rt.Packages(), nil
 }
 
+// package import installs a package. The report has one line per problem and per warning,
+// each with its file and JSON pointer: problems (the package was refused) on stderr before the
+// error line, warnings on stderr after the "installed" line. A package whose id and version
+// are installed already is refused unless --replace.
 func cmdPackageImport(e *env, rest []string) error {
 	mgr, err := e.packages()
 	if err != nil {
@@ -26,9 +31,13 @@ func cmdPackageImport(e *env, rest []string) error {
 	if err != nil {
 		return err
 	}
-	inst, err := mgr.Import(file)
+	var opts []packages.ImportOption
+	if e.args.has("replace") {
+		opts = append(opts, packages.Replace())
+	}
+	inst, err := mgr.Import(file, opts...)
 	if err != nil {
-		return err
+		return e.importFailed(rest[0], err)
 	}
 	return e.print(inst, func() {
 		fmt.Fprintf(e.stdout, "installed %s\n", describePackage(inst))
@@ -36,6 +45,53 @@ func cmdPackageImport(e *env, rest []string) error {
 			fmt.Fprintf(e.stderr, "warning: %s\n", w.String())
 		}
 	})
+}
+
+// importReport is the --json output of a package import refused as invalid.
+type importReport struct {
+	OK       bool               `json:"ok"`
+	Problems []packages.Problem `json:"problems"`
+	Warnings []packages.Problem `json:"warnings"`
+}
+
+func nonNilProblems(p []packages.Problem) []packages.Problem {
+	if p == nil {
+		return []packages.Problem{}
+	}
+	return p
+}
+
+// importFailed reports a refused import: an invalid package's problems and warnings one per
+// line, or what to do about an installed package of the same id.
+func (e *env) importFailed(arg string, err error) error {
+	if _, ok := packages.ExistingOf(err); ok {
+		return errs.Wrap(errs.PackageExists, err, fmt.Sprintf("%s; to replace it, run: crewagent package import %s --replace", err.Error(), shellQuote(arg)))
+	}
+	problems := packages.ProblemsOf(err)
+	if problems == nil {
+		return err
+	}
+	warnings := packages.WarningsOf(err)
+	where := "listed above"
+	if e.asJSON() {
+		where = "listed on stdout"
+		if werr := e.printJSON(importReport{OK: false, Problems: problems, Warnings: nonNilProblems(warnings)}); werr != nil {
+			return werr
+		}
+	} else {
+		for _, p := range problems {
+			fmt.Fprintf(e.stderr, "error: %s\n", p.String())
+		}
+		for _, w := range warnings {
+			fmt.Fprintf(e.stderr, "warning: %s\n", w.String())
+		}
+	}
+	n := len(problems)
+	plural := "s"
+	if n == 1 {
+		plural = ""
+	}
+	return errs.Wrap(packages.CodeInvalid, err, fmt.Sprintf("%s is not a valid package (%d problem%s, %s); nothing was installed", arg, n, plural, where))
 }
 
 func cmdPackageList(e *env, _ []string) error {

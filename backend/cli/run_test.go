@@ -179,7 +179,8 @@ func TestPackageCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	res = r.run(t, "package", "import", bad)
-	if res.code != 1 || strings.Count(res.stderr, "\n") != 1 {
+	if res.code != 1 || strings.Count(res.stderr, "\n") != 2 || !strings.Contains(res.stderr, "error: bad.bmad: not a valid .bmad/.zip archive") ||
+		!strings.Contains(res.stderr, "is not a valid package (1 problem, listed above); nothing was installed") {
 		t.Fatalf("bad import: %+v", res)
 	}
 	oneLineErr(t, r.run(t, "package", "import"), 1, "usage: crewagent package import FILE")

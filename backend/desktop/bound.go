@@ -238,8 +238,16 @@ type Packages struct {
 func (x *Packages) List() (app.PackagesView, error) { return x.s.ListPackages() }
 
 // Import validates and installs a package file or folder (by its full path).
+// A package whose id and version are installed already is not imported: the
+// result names it (exists) so that the user can be asked.
 func (x *Packages) Import(path string) (app.PackageImport, error) {
-	return x.s.Runtime().ImportPackage(path)
+	return x.s.Runtime().ImportPackage(path, false)
+}
+
+// ImportReplacing imports a package file or folder, replacing an installed
+// package of the same id and version (after the user confirmed it).
+func (x *Packages) ImportReplacing(path string) (app.PackageImport, error) {
+	return x.s.Runtime().ImportPackage(path, true)
 }
 
 // ChooseFile shows the native file picker for packages; "" means cancelled.

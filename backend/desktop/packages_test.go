@@ -226,6 +226,20 @@ func TestImportPackage(t *testing.T) {
 	if view, _ := a.Packages.List(); len(view.Packages) != 2 {
 		t.Fatalf("a failed import installed something: %+v", view.Packages)
 	}
+
+	// The same id and version again: nothing happens until the user confirms the
+	// replacement, which ImportReplacing then makes.
+	again, err := a.Packages.Import(good)
+	if err != nil || again.OK || again.Exists == nil || again.Exists.ID != res.Package.ID || len(again.Problems) != 0 {
+		t.Fatalf("import of an installed package = %+v, %v", again, err)
+	}
+	replaced, err := a.Packages.ImportReplacing(good)
+	if err != nil || !replaced.OK || replaced.Exists != nil || replaced.Package.ID != res.Package.ID {
+		t.Fatalf("ImportReplacing = %+v, %v", replaced, err)
+	}
+	if view, _ := a.Packages.List(); len(view.Packages) != 2 {
+		t.Fatalf("after the replacement: %+v", view.Packages)
+	}
 }
 
 func TestChoosePackageFile(t *testing.T) {

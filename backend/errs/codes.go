@@ -81,6 +81,7 @@ const (
 	PackageInvalid  = "PKG_INVALID"
 	PackageNotFound = "PKG_NOT_FOUND"
 	PackageRegistry = "PKG_REGISTRY"
+	PackageExists   = "PKG_EXISTS"
 )
 
 // The LLM client (also persisted in LLM_ERROR blocks).
@@ -230,6 +231,7 @@ var Catalogue = []Entry{
 	{"PackageInvalid", PackageInvalid, "the package failed validation", nil},
 	{"PackageNotFound", PackageNotFound, "no installed package has that id", nil},
 	{"PackageRegistry", PackageRegistry, "packages.json cannot be read or written", nil},
+	{"PackageExists", PackageExists, "a package of the same id (name and version) is installed already; importing it again needs an explicit replace", nil},
 
 	{"LLMTimeout", LLMTimeout, "a connect, first-token, idle or overall timeout", nil},
 	{"LLMRateLimit", LLMRateLimit, "rate limited after retries, or an exhausted quota", nil},

@@ -9,7 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
+	"unicode"
 
 	"crewagent/backend/fsx"
 	"crewagent/backend/project"
@@ -19,8 +21,34 @@ import (
 // (<home>/projects/<projectId>/mcp-approvals.json).
 const ApprovalsFileName = "mcp-approvals.json"
 
-// ProjectFileName is the project's own server table, at the project root.
+// ProjectFileName is the project's own server table, at the project root (see ProjectFiles
+// for the others read beside it).
 const ProjectFileName = ".mcp.json"
+
+// projectFile names the file a project server comes from.
+func (c ServerConfig) projectFile() string {
+	if c.File != "" {
+		return c.File
+	}
+	return ProjectFileName
+}
+
+// ApproveCommand is the command line that approves a project server, its name quoted for a
+// shell when it needs to be.
+func ApproveCommand(name string) string {
+	return "crewagent mcp approve " + ShellQuote(name)
+}
+
+// ShellQuote quotes s for a POSIX shell when it holds anything but letters, digits and
+// -_./:@=+, (so a name with spaces can be pasted as one argument).
+func ShellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r > 0x7f && !unicode.IsSpace(r) || strings.ContainsRune("-_./:@=+,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
 
 // Approval records that the user allowed a project server to run, for the configuration
 // whose Hash it holds.

@@ -33,16 +33,29 @@ const (
 // ServerConfig is one entry of an mcpServers table, in the shape Claude Desktop and Cursor
 // use: {command, args, env, cwd} for a local (stdio) server, {url, headers} for a
 // streamable HTTP one, and disabled for either. Env and Headers may hold secrets.
+//
+// Every string but the name may hold variables (see Vars): they are kept as written here and
+// expanded by Resolve when the server starts. EnvFile names a dotenv file (relative to the
+// project root) whose variables are added to Env.
 type ServerConfig struct {
-	Name     string            `json:"-"`
+	Name string `json:"-"`
+	// File is, for a project server, the project-relative file it comes from (.mcp.json,
+	// .cursor/mcp.json or .vscode/mcp.json).
+	File     string            `json:"-"`
 	Source   Source            `json:"-"`
 	Command  string            `json:"command,omitempty"`
 	Args     []string          `json:"args,omitempty"`
 	Env      map[string]string `json:"env,omitempty"`
+	EnvFile  string            `json:"envFile,omitempty"`
 	Cwd      string            `json:"cwd,omitempty"`
 	URL      string            `json:"url,omitempty"`
 	Headers  map[string]string `json:"headers,omitempty"`
 	Disabled bool              `json:"disabled,omitempty"`
+
+	// envFileDigest is, for a project server with an envFile, the SHA-256 of that file's
+	// content as it was read with the configuration: part of Hash, so an approval covers the
+	// variables the project's file gives the server as well.
+	envFileDigest string
 }
 
 // Transport returns TransportStdio or TransportHTTP.
@@ -78,8 +91,9 @@ func cloneMap(m map[string]string) map[string]string {
 	return out
 }
 
-// Hash identifies what the entry runs: transport, command, args, env, cwd, url and headers
-// (not the name, the source or disabled). An approval holds the hash of the configuration
+// Hash identifies what the entry runs: transport, command, args, env, envFile, cwd, url and
+// headers as written, and the content of a project server's envFile (not the name, the
+// source, the file or disabled). An approval holds the hash of the configuration
 // it approved, so an edited entry needs a new approval. The form is "sha256:<hex>".
 func (c ServerConfig) Hash() string {
 	canon := struct {
@@ -87,10 +101,12 @@ func (c ServerConfig) Hash() string {
 		Command   string            `json:"command"`
 		Args      []string          `json:"args"`
 		Env       map[string]string `json:"env"`
+		EnvFile   string            `json:"envFile,omitempty"`
+		EnvDigest string            `json:"envFileDigest,omitempty"`
 		Cwd       string            `json:"cwd"`
 		URL       string            `json:"url"`
 		Headers   map[string]string `json:"headers"`
-	}{c.Transport(), c.Command, nilIfEmpty(c.Args), nilIfEmptyMap(c.Env), c.Cwd, c.URL, nilIfEmptyMap(c.Headers)}
+	}{c.Transport(), c.Command, nilIfEmpty(c.Args), nilIfEmptyMap(c.Env), c.EnvFile, c.envFileDigest, c.Cwd, c.URL, nilIfEmptyMap(c.Headers)}
 	b, _ := json.Marshal(canon) // maps marshal with sorted keys: the form is canonical
 	sum := sha256.Sum256(b)
 	return "sha256:" + hex.EncodeToString(sum[:])
@@ -179,31 +195,87 @@ func ParseServers(table []byte, src Source) ([]ServerConfig, []Problem) {
 	return out, problems
 }
 
-// ParseProjectFile parses the content of a project's .mcp.json: {"mcpServers": {...}}. Its
-// servers have SourceProject.
+// ParseProjectFile parses the content of a project's .mcp.json (see ParseFile). Its servers
+// have SourceProject and File ProjectFileName.
 func ParseProjectFile(data []byte) ([]ServerConfig, []Problem) {
-	data = bytes.TrimSpace(data)
+	return ParseFile(data, SourceProject, ProjectFileName)
+}
+
+// ParseFile parses a configuration file: Claude Desktop's, Claude Code's and Cursor's
+// {"mcpServers": {...}}, or VS Code's {"servers": {...}, "inputs": [...]}. The servers have
+// src as their source and file (a project-relative path, "" for the settings) as their File.
+func ParseFile(data []byte, src Source, file string) ([]ServerConfig, []Problem) {
+	data = bytes.TrimSpace(bytes.TrimPrefix(data, []byte("\uFEFF")))
 	if len(data) == 0 {
 		return nil, nil
 	}
 	entries, err := objectEntries(data)
 	if err != nil {
-		return nil, []Problem{{Message: ProjectFileName + " is not a JSON object: " + err.Error()}}
+		return nil, []Problem{{Message: file + " is not a JSON object: " + err.Error()}}
 	}
+	table, ok := serverTable(entries)
+	if !ok {
+		return nil, []Problem{{Message: file + ` has no "mcpServers" object (or "servers", in VS Code's form)`}}
+	}
+	servers, problems := ParseServers(table, src)
+	for i := range servers {
+		servers[i].File = file
+	}
+	return servers, problems
+}
+
+// serverTable finds the table of servers among the members of a whole configuration file:
+// "mcpServers", else VS Code's "servers" when it is an object whose members are objects
+// (and not itself a server, with a command or url of its own) or when "inputs" stands
+// beside it.
+func serverTable(entries []member) (json.RawMessage, bool) {
 	for _, e := range entries {
 		if e.key == "mcpServers" {
-			return ParseServers(e.value, SourceProject)
+			return e.value, true
 		}
 	}
-	return nil, []Problem{{Message: ProjectFileName + ` has no "mcpServers" object`}}
+	var servers json.RawMessage
+	hasInputs := false
+	for _, e := range entries {
+		switch e.key {
+		case "servers":
+			servers = e.value
+		case "inputs":
+			hasInputs = true
+		}
+	}
+	if servers == nil {
+		return nil, false
+	}
+	if hasInputs {
+		return servers, true
+	}
+	var table map[string]json.RawMessage
+	if err := json.Unmarshal(servers, &table); err != nil {
+		return nil, false
+	}
+	for _, v := range table {
+		var entry map[string]json.RawMessage
+		if err := json.Unmarshal(v, &entry); err != nil || entry == nil {
+			return nil, false // "servers" is a server entry with a field of another kind
+		}
+	}
+	if _, cmd := table["command"]; cmd {
+		return nil, false
+	}
+	if _, url := table["url"]; url {
+		return nil, false
+	}
+	return servers, true
 }
 
 // ParseBlock parses configuration text a user pasted: a whole Claude Desktop / Cursor file
-// ({"mcpServers": {...}}), the table itself ({"name": {...}, ...}), or one or more
-// `"name": {...}` members without the enclosing braces (a trailing comma is fine). The
-// servers are returned with src as their source.
+// ({"mcpServers": {...}}), a whole VS Code file ({"servers": {...}, "inputs": [...]}), the
+// table itself ({"name": {...}, ...}), or one or more `"name": {...}` members without the
+// enclosing braces (a trailing comma is fine). The servers are returned with src as their
+// source.
 func ParseBlock(text string, src Source) ([]ServerConfig, []Problem) {
-	t := strings.TrimSpace(text)
+	t := strings.TrimSpace(strings.TrimPrefix(text, "\uFEFF"))
 	if t == "" {
 		return nil, []Problem{{Message: "nothing to parse: paste a JSON object such as {\"mcpServers\": {\"name\": {\"command\": \"…\"}}}"}}
 	}
@@ -214,10 +286,8 @@ func ParseBlock(text string, src Source) ([]ServerConfig, []Problem) {
 	if err != nil {
 		return nil, []Problem{{Message: "not a JSON object: " + err.Error()}}
 	}
-	for _, e := range entries {
-		if e.key == "mcpServers" {
-			return ParseServers(e.value, src)
-		}
+	if table, ok := serverTable(entries); ok {
+		return ParseServers(table, src)
 	}
 	return ParseServers([]byte(t), src)
 }
@@ -343,6 +413,7 @@ func parseEntry(name string, raw json.RawMessage) (ServerConfig, []Problem) {
 	hasCommand := str("command", &cfg.Command)
 	hasURL := str("url", &cfg.URL)
 	str("cwd", &cfg.Cwd)
+	str("envFile", &cfg.EnvFile)
 	var typ string
 	str("type", &typ)
 	if v, ok := fields["args"]; ok && string(v) != "null" {
@@ -367,6 +438,24 @@ func parseEntry(name string, raw json.RawMessage) (ServerConfig, []Problem) {
 		if err := json.Unmarshal(v, &cfg.Disabled); err != nil {
 			bad("disabled", "must be true or false")
 		}
+	}
+
+	checkRef := func(field, v string) {
+		if err := checkVars(v); err != nil {
+			bad(field, "%v", err)
+		}
+	}
+	checkRef("command", cfg.Command)
+	for i, a := range cfg.Args {
+		checkRef(fmt.Sprintf("args[%d]", i), a)
+	}
+	checkRef("cwd", cfg.Cwd)
+	checkRef("envFile", cfg.EnvFile)
+	for _, k := range sortedKeys(cfg.Env) {
+		checkRef("env."+k, cfg.Env[k])
+	}
+	for _, k := range sortedKeys(cfg.Headers) {
+		checkRef("headers."+k, cfg.Headers[k])
 	}
 
 	switch typ {
@@ -401,7 +490,9 @@ func parseEntry(name string, raw json.RawMessage) (ServerConfig, []Problem) {
 		}
 		cfg.Headers = nil
 	case hasURL:
-		if err := checkServerURL(cfg.URL); err != nil {
+		if err := checkVars(cfg.URL); err != nil {
+			bad("url", "%v", err)
+		} else if err := checkServerURL(probeURL(cfg.URL)); err != nil {
 			bad("url", "%v", err)
 		}
 		if typ == "stdio" {
@@ -415,6 +506,9 @@ func parseEntry(name string, raw json.RawMessage) (ServerConfig, []Problem) {
 		}
 		if cfg.Cwd != "" {
 			bad("cwd", "only applies to command servers")
+		}
+		if cfg.EnvFile != "" {
+			bad("envFile", "only applies to command servers")
 		}
 		for k, v := range cfg.Headers {
 			if !validHeaderName(k) {
@@ -443,6 +537,22 @@ func jsonValueKind(v any) string {
 		return "a boolean"
 	}
 	return "null"
+}
+
+// probeURL stands a URL with variables in for the URL they give, for checking its form:
+// ${workspaceFolder} and the like become a path, other variables "1" (a host or a port).
+func probeURL(raw string) string {
+	if !strings.Contains(raw, "${") {
+		return raw
+	}
+	if strings.HasPrefix(raw, "${") {
+		return "http://x/" // the whole URL comes from a variable: checked when the server starts
+	}
+	s, err := (Vars{WorkspaceFolder: "/", UserHome: "/", Lookup: func(string) (string, bool) { return "1", true }}).Expand(raw)
+	if err != nil {
+		return raw
+	}
+	return s
 }
 
 // checkServerURL accepts absolute http and https URLs. Its message does not repeat the URL

@@ -153,12 +153,16 @@ func TestReadProjectFileAndLoadConfig(t *testing.T) {
 	if len(strs) != 2 || !strings.Contains(strs[0], `"bad": needs a command`) || !strings.Contains(strs[1], `"github": is defined in .mcp.json and also`) {
 		t.Fatalf("problems %q", strs)
 	}
-	write(`{"servers": {}}`)
+	write(`{"servers": {}}`) // VS Code's form, with no server
+	if s, ps := ReadProjectFile(root); len(s) != 0 || len(ps) != 0 {
+		t.Fatalf("%v %v", s, ps)
+	}
+	write(`{"tools": {}}`)
 	if _, ps := ReadProjectFile(root); len(ps) != 1 || !strings.Contains(ps[0].Message, `no "mcpServers"`) {
 		t.Fatalf("%v", ps)
 	}
 	write(`{"mcpServers": `)
-	if _, ps := LoadConfig(nil, root); len(ps) != 1 || !strings.Contains(ps[0].Message, "(.mcp.json)") {
+	if _, ps := LoadConfig(nil, root); len(ps) != 1 || !strings.Contains(ps[0].Message, ".mcp.json is not a JSON object") {
 		t.Fatalf("%v", problemStrings(ps))
 	}
 	write(strings.Repeat(" ", maxProjectFileBytes+1))
@@ -186,6 +190,7 @@ func TestConfigHashCoversWhatRuns(t *testing.T) {
 		"args":    func(c *ServerConfig) { c.Args = []string{"y"} },
 		"env":     func(c *ServerConfig) { c.Env["K"] = "w" },
 		"cwd":     func(c *ServerConfig) { c.Cwd = "e" },
+		"envFile": func(c *ServerConfig) { c.EnvFile = ".env" },
 		"url":     func(c *ServerConfig) { c.Command = ""; c.URL = "http://h" },
 		"headers": func(c *ServerConfig) { c.Headers = map[string]string{"A": "b"} },
 	} {

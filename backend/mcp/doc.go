@@ -4,20 +4,28 @@
 //
 // # Configuration
 //
-// Servers are configured in the shape Claude Desktop and Cursor use, an mcpServers table
-// of name → {command, args, env, cwd} (a local server, spoken to over stdio) or
-// {url, headers} (a streamable HTTP server), each with an optional disabled flag:
+// Servers are configured in the shape Claude Desktop, Claude Code and Cursor use, an
+// mcpServers table of name → {command, args, env, envFile, cwd} (a local server, spoken to
+// over stdio) or {url, headers} (a streamable HTTP server), each with an optional disabled
+// flag and type; VS Code's {"servers": {...}, "inputs": [...]} is read as the same table
+// (ParseFile, ParseBlock):
 //
 //   - settings.json's mcpServers (SourceSettings) is written by the user and trusted.
 //     settings.Store.MCPServers returns the raw table; SettingsServers parses it;
 //     SaveServer and RemoveServer edit it (masked secrets are kept, see MergeSecrets).
-//   - a project's <root>/.mcp.json, {"mcpServers": {...}} (SourceProject), came with the
-//     folder: its servers never start until approved for that project.
+//   - a project's ProjectFiles, <root>/.mcp.json, .cursor/mcp.json and .vscode/mcp.json
+//     (SourceProject, ServerConfig.File names the file), came with the folder: their
+//     servers never start until approved for that project.
 //
-// ParseServers, ParseProjectFile and ParseBlock (text a user pasted: a whole config file,
-// the table, or bare "name": {...} members) check each entry on its own and report
-// Problems per server; a bad entry never hides the others. LoadConfig combines both
-// sources (a settings server wins over a project server of the same name).
+// ParseServers, ParseFile and ParseBlock (text a user pasted: a whole config file, the
+// table, or bare "name": {...} members) check each entry on its own and report Problems
+// per server; a bad entry never hides the others. LoadConfig combines the sources (a
+// settings server wins over a project server of the same name, then the earlier file).
+//
+// Values keep their variables (${env:NAME}, ${NAME}, ${NAME:-default}, ${workspaceFolder}
+// and a few more; see Vars) as written; ServerConfig.Resolve expands them, and adds the
+// variables of envFile, each time a server starts. A variable that is not set fails the
+// start with a message naming it and the field; nothing is sent with the reference in it.
 //
 // Server names are 1–32 characters. Tools reach the model as mcp__<server>__<tool>, each
 // part with every character outside [A-Za-z0-9_-] replaced by "_" (ServerWireName,
@@ -38,8 +46,9 @@
 // # Approvals
 //
 // Approvals (NewApprovals) live in <home>/projects/<projectId>/mcp-approvals.json, keyed by
-// server name and ServerConfig.Hash (what runs: transport, command, args, env, cwd, url,
-// headers), so an edited .mcp.json entry is pending again (Status.ApprovalChanged). An
+// server name and ServerConfig.Hash (what runs: transport, command, args, env, envFile,
+// cwd, url, headers as written, and the content of the envFile), so an edited entry or
+// envFile is pending again (Status.ApprovalChanged). An
 // unapproved project server has state pending-approval: it is not started, its tools are
 // not listed and calls to it fail with E_MCP_NOT_APPROVED. Approve, Revoke and Pending
 // manage them; Manager.Approve and Manager.Revoke do the same for a running manager.

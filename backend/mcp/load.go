@@ -8,61 +8,106 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 )
 
-// maxProjectFileBytes bounds what is read of a project's .mcp.json.
+// maxProjectFileBytes bounds what is read of a project's configuration file.
 const maxProjectFileBytes = 1 << 20
+
+// ProjectFiles are the project's own server tables, relative to the project root, in the
+// order they take precedence: a server name defined in an earlier file hides the same name
+// in a later one. Each file may have either shape (mcpServers or VS Code's servers). Their
+// servers are SourceProject: they start only once approved for the project.
+var ProjectFiles = []string{ProjectFileName, ".cursor/mcp.json", ".vscode/mcp.json"}
 
 // ReadProjectFile reads and parses <root>/.mcp.json. A missing file has no servers and no
 // problems; a file that cannot be read or parsed is reported as a problem.
 func ReadProjectFile(root string) ([]ServerConfig, []Problem) {
-	path := filepath.Join(root, ProjectFileName)
+	return readProjectFile(root, ProjectFileName)
+}
+
+func readProjectFile(root, rel string) ([]ServerConfig, []Problem) {
+	path := filepath.Join(root, filepath.FromSlash(rel))
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, []Problem{{Message: fmt.Sprintf("cannot read %s: %v", ProjectFileName, err)}}
+		return nil, []Problem{{Message: fmt.Sprintf("cannot read %s: %v", rel, err)}}
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, maxProjectFileBytes+1))
 	if err != nil {
-		return nil, []Problem{{Message: fmt.Sprintf("cannot read %s: %v", ProjectFileName, err)}}
+		return nil, []Problem{{Message: fmt.Sprintf("cannot read %s: %v", rel, err)}}
 	}
 	if len(data) > maxProjectFileBytes {
-		return nil, []Problem{{Message: fmt.Sprintf("%s is larger than %d bytes; it is ignored", ProjectFileName, maxProjectFileBytes)}}
+		return nil, []Problem{{Message: fmt.Sprintf("%s is larger than %d bytes; it is ignored", rel, maxProjectFileBytes)}}
 	}
-	return ParseProjectFile(data)
+	return ParseFile(data, SourceProject, rel)
 }
 
 // LoadConfig gives the servers of a project: those of the settings' mcpServers table
-// (settingsTable, the raw JSON value; nil for none) and those of <projectRoot>/.mcp.json
-// (none when projectRoot is ""). A project server with the name (or tool-name form) of a
-// settings server is left out and reported: the settings one wins. The result is sorted by
-// name; every problem is reported, none is fatal.
+// (settingsTable, the raw JSON value; nil for none) and those of the project's files
+// (ProjectFiles; none when projectRoot is ""). A project server with the name (or tool-name
+// form) of a settings server, or of a server of a file read before, is left out and reported:
+// the settings one wins, then the earlier file. The result is sorted by name; every problem
+// is reported, none is fatal.
 func LoadConfig(settingsTable []byte, projectRoot string) ([]ServerConfig, []Problem) {
 	servers, problems := ParseServers(settingsTable, SourceSettings)
 	if projectRoot == "" {
 		return servers, problems
 	}
-	proj, pp := ReadProjectFile(projectRoot)
-	for i := range pp {
-		if pp[i].Server == "" {
-			pp[i].Message = pp[i].Message + " (" + ProjectFileName + ")"
-		}
-	}
-	problems = append(problems, pp...)
-	taken := map[string]string{}
+	taken := map[string]ServerConfig{}
 	for _, s := range servers {
-		taken[ServerWireName(s.Name)] = s.Name
+		taken[ServerWireName(s.Name)] = s
 	}
-	for _, p := range proj {
-		if other, ok := taken[ServerWireName(p.Name)]; ok {
-			problems = append(problems, Problem{Server: p.Name, Message: fmt.Sprintf("is defined in %s and also (as %q) in the settings; the settings server is used", ProjectFileName, other)})
-			continue
+	for _, file := range ProjectFiles {
+		proj, pp := readProjectFile(projectRoot, file)
+		for i := range pp {
+			if pp[i].Server == "" {
+				if !strings.Contains(pp[i].Message, file) {
+					pp[i].Message = pp[i].Message + " (" + file + ")"
+				}
+			} else {
+				pp[i].Message = pp[i].Message + " (in " + file + ")"
+			}
 		}
-		servers = append(servers, p)
+		problems = append(problems, pp...)
+		for _, p := range proj {
+			if other, ok := taken[ServerWireName(p.Name)]; ok {
+				where := "the settings; the settings server is used"
+				if other.Source == SourceProject {
+					where = other.File + "; that one is used"
+				}
+				problems = append(problems, Problem{Server: p.Name, Message: fmt.Sprintf("is defined in %s and also (as %q) in %s", file, other.Name, where)})
+				continue
+			}
+			p.envFileDigest = envFileDigest(p, projectRoot)
+			taken[ServerWireName(p.Name)] = p
+			servers = append(servers, p)
+		}
 	}
 	sort.Slice(servers, func(i, j int) bool { return servers[i].Name < servers[j].Name })
 	return servers, problems
+}
+
+// envFileDigest hashes the content of a project server's envFile ("" without one, "missing"
+// when it cannot be read): a project that changes the file changes the server's Hash, and
+// so needs a new approval.
+func envFileDigest(c ServerConfig, root string) string {
+	if c.EnvFile == "" {
+		return ""
+	}
+	path, err := (Vars{WorkspaceFolder: root}).Expand(c.EnvFile)
+	if err != nil {
+		return "unresolved"
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(root, path)
+	}
+	data, err := readEnvFile(path)
+	if err != nil {
+		return "missing"
+	}
+	return digestOf(data)
 }

@@ -79,6 +79,10 @@ type Options struct {
 	// ClientName and ClientVersion are sent in the handshake.
 	ClientName    string
 	ClientVersion string
+
+	// LookupEnv reads the environment variables configurations refer to (Vars);
+	// os.LookupEnv when nil.
+	LookupEnv func(name string) (string, bool)
 }
 
 func (o *Options) fill() {
@@ -217,6 +221,12 @@ func NewManager(opts Options) *Manager {
 // running yet (what Options.StartOnOpen does when the manager is created); a failed server
 // waiting for its backoff is left alone.
 func (m *Manager) StartAll() { m.startAllInBackground() }
+
+// vars resolves the variables of the servers' configurations: ${workspaceFolder} is the
+// project root.
+func (m *Manager) vars() Vars {
+	return Vars{WorkspaceFolder: m.opts.ProjectRoot, Lookup: m.opts.LookupEnv}
+}
 
 func (m *Manager) startAllInBackground() {
 	for _, s := range m.list() {
@@ -402,7 +412,7 @@ func (m *Manager) Call(ctx context.Context, wireName string, args []byte, opts *
 		if ctx.Err() != nil {
 			return failed(CodeCancelled, "the call was cancelled before the server was ready", name, "")
 		}
-		return failed(CodeServerFailed, s.red.scrub(err.Error()), name, "")
+		return failed(CodeServerFailed, s.redactor().scrub(err.Error()), name, "")
 	}
 	tool, ok := s.toolName(wireName)
 	if !ok {
@@ -528,7 +538,7 @@ func (m *Manager) Restart(ctx context.Context, name string) error {
 	s.mu.Unlock()
 	_, err := s.ensure(ctx, false)
 	if err != nil {
-		return errors.New(s.red.scrub(err.Error()))
+		return errors.New(s.redactor().scrub(err.Error()))
 	}
 	return nil
 }

@@ -16,13 +16,20 @@ import (
 // Redacted returns a copy safe to show: each env and header value masked with
 // settings.MaskKey, the URL's password and query values masked too. MergeSecrets undoes it
 // for values the user did not change.
+//
+// A value that only refers to variables ("${env:GITHUB_TOKEN}", "Bearer ${TOKEN}") holds no
+// secret of its own and is shown as written; the values it resolves to are secrets.
 func (c ServerConfig) Redacted() ServerConfig {
 	r := c.Clone()
 	for k, v := range r.Env {
-		r.Env[k] = settings.MaskKey(v)
+		if !onlyReferences(v) {
+			r.Env[k] = settings.MaskKey(v)
+		}
 	}
 	for k, v := range r.Headers {
-		r.Headers[k] = settings.MaskKey(v)
+		if !onlyReferences(v) {
+			r.Headers[k] = settings.MaskKey(v)
+		}
 	}
 	r.URL = redactURL(r.URL)
 	return r
@@ -92,7 +99,7 @@ const minSecretLen = 8
 func newRedactor(c ServerConfig) redactor {
 	var ss []string
 	add := func(v string) {
-		if len(v) >= minSecretLen {
+		if len(v) >= minSecretLen && !onlyReferences(v) {
 			ss = append(ss, v)
 			if e := url.QueryEscape(v); e != v {
 				ss = append(ss, e)
@@ -127,7 +134,43 @@ func newRedactor(c ServerConfig) redactor {
 	return redactor{ss}
 }
 
-func (r redactor) scrub(s string) string {
+// onlyReferences reports whether v holds variable references and, beside them, less text
+// than a secret could be ("Bearer ", "--token=").
+func onlyReferences(v string) bool {
+	if !strings.Contains(v, "${") {
+		return false
+	}
+	rest := v
+	for {
+		i := strings.Index(rest, "${")
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(rest[i:], '}')
+		if j < 0 {
+			break
+		}
+		rest = rest[:i] + rest[i+j+1:]
+	}
+	return len(rest) < minSecretLen
+}
+
+// with returns the redactor that also hides the secrets of c.
+func (r *redactor) with(c ServerConfig) redactor {
+	more := newRedactor(c)
+	seen := map[string]bool{}
+	var ss []string
+	for _, v := range append(append([]string{}, r.secrets...), more.secrets...) {
+		if !seen[v] {
+			seen[v] = true
+			ss = append(ss, v)
+		}
+	}
+	sort.Slice(ss, func(i, j int) bool { return len(ss[i]) > len(ss[j]) })
+	return redactor{ss}
+}
+
+func (r *redactor) scrub(s string) string {
 	for _, v := range r.secrets {
 		if strings.Contains(s, v) {
 			s = strings.ReplaceAll(s, v, mask)

@@ -26,8 +26,8 @@ import (
 type server struct {
 	m   *Manager
 	cfg ServerConfig
-	red redactor
-	log *logSink // local servers only
+	red atomic.Pointer[redactor] // grows with the values variables resolve to
+	log *logSink                 // local servers only
 
 	mu          sync.Mutex
 	state       State // StateStopped, StateStarting, StateReady or StateFailed
@@ -64,11 +64,35 @@ type conn struct {
 }
 
 func newServer(m *Manager, c ServerConfig) *server {
-	s := &server{m: m, cfg: c.Clone(), red: newRedactor(c), state: StateStopped}
+	s := &server{m: m, cfg: c.Clone(), state: StateStopped}
+	red := newRedactor(c)
+	if r, err := c.Resolve(m.vars()); err == nil {
+		red = red.with(r)
+	}
+	s.red.Store(&red)
 	if c.Transport() == TransportStdio {
 		s.log = newLogSink(s.logPath(), m.opts.MaxLogBytes)
 	}
 	return s
+}
+
+func (s *server) redactor() *redactor { return s.red.Load() }
+
+// resolve expands the variables of the configuration for a start, and hides the secrets
+// they give in what the server's status shows.
+func (s *server) resolve() (ServerConfig, error) {
+	r, err := s.cfg.Resolve(s.m.vars())
+	if err != nil {
+		return r, fmt.Errorf("the configuration of %q cannot be used: %w", s.cfg.Name, err)
+	}
+	if r.Transport() == TransportHTTP {
+		if err := checkServerURL(r.URL); err != nil {
+			return r, fmt.Errorf("the configuration of %q cannot be used: url: %w", s.cfg.Name, err)
+		}
+	}
+	red := s.redactor().with(r)
+	s.red.Store(&red)
+	return r, nil
 }
 
 func (s *server) logPath() string { return LogPath(s.m.opts.LogDir, s.cfg.Name) }
@@ -84,7 +108,7 @@ func (s *server) runnable() error {
 			ok, _ = s.m.opts.Approvals.IsApproved(s.cfg)
 		}
 		if !ok {
-			return errs.New(CodeNotApproved, fmt.Sprintf("the MCP server %q comes from the project's %s and has not been approved for this project (approve it in Settings → MCP or with: crewagent mcp approve %s)", s.cfg.Name, ProjectFileName, s.cfg.Name))
+			return errs.New(CodeNotApproved, fmt.Sprintf("the MCP server %q comes from the project's %s and has not been approved for this project (approve it in Settings → MCP or with: %s)", s.cfg.Name, s.cfg.projectFile(), ApproveCommand(s.cfg.Name)))
 		}
 	}
 	return nil
@@ -264,9 +288,9 @@ func (s *server) setFailedLocked(msg string) {
 	s.state = StateFailed
 	s.conn = nil
 	s.failures++
-	s.lastErr = s.red.scrub(msg)
+	s.lastErr = s.redactor().scrub(msg)
 	if s.log != nil {
-		s.tail = s.red.scrub(s.log.Tail())
+		s.tail = s.redactor().scrub(s.log.Tail())
 	}
 	s.failedAt = time.Now()
 	s.retryAt = s.failedAt.Add(s.m.backoff(s.failures))
@@ -323,15 +347,19 @@ func (s *server) start(startCtx context.Context) (*conn, []Tool, *sdk.Implementa
 	c := &conn{s: s, ended: make(chan struct{}), started: make(chan struct{}), stderrDone: make(chan struct{})}
 	c.ctx, c.cancel = context.WithCancel(s.m.ctx)
 	var transport sdk.Transport
-	if s.cfg.Transport() == TransportStdio {
-		spec, err := s.procSpec()
+	cfg, err := s.resolve()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if cfg.Transport() == TransportStdio {
+		spec, err := s.procSpec(cfg)
 		if err != nil {
 			return nil, nil, nil, err
 		}
 		s.log.begin("starting " + s.cfg.Name)
 		p, err := startProcess(spec)
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("cannot start %s: %v", s.cfg.Command, err)
+			return nil, nil, nil, fmt.Errorf("cannot start %s: %v", cfg.Command, err)
 		}
 		c.proc = p
 		go func() {
@@ -345,8 +373,8 @@ func (s *server) start(startCtx context.Context) (*conn, []Tool, *sdk.Implementa
 			MaxLineLength: opts.MaxMessageBytes,
 		}
 	} else {
-		c.http = newHTTPClient(s.cfg.Headers)
-		transport = &sdk.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: c.http, MaxRetries: 2}
+		c.http = newHTTPClient(cfg.Headers)
+		transport = &sdk.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: c.http, MaxRetries: 2}
 	}
 	client := sdk.NewClient(&sdk.Implementation{Name: opts.ClientName, Version: opts.ClientVersion}, &sdk.ClientOptions{
 		// No roots: a server such as the filesystem one would replace the folders it was
@@ -496,10 +524,10 @@ func (c *conn) close(grace time.Duration) {
 	}
 }
 
-func (s *server) procSpec() (procSpec, error) {
+func (s *server) procSpec(cfg ServerConfig) (procSpec, error) {
 	dir := s.m.opts.ProjectRoot
-	if s.cfg.Cwd != "" {
-		dir = s.cfg.Cwd
+	if cfg.Cwd != "" {
+		dir = cfg.Cwd
 		if !filepath.IsAbs(dir) {
 			dir = filepath.Join(s.m.opts.ProjectRoot, dir)
 		}
@@ -509,12 +537,12 @@ func (s *server) procSpec() (procSpec, error) {
 			return procSpec{}, fmt.Errorf("the working folder %s does not exist", dir)
 		}
 	}
-	env := serverEnv(os.Environ(), s.cfg.Env)
-	path, err := resolveCommand(s.cfg.Command, dir, env)
+	env := serverEnv(os.Environ(), cfg.Env)
+	path, err := resolveCommand(cfg.Command, dir, env)
 	if err != nil {
 		return procSpec{}, err
 	}
-	return procSpec{path: path, args: s.cfg.Args, env: env, dir: dir}, nil
+	return procSpec{path: path, args: cfg.Args, env: env, dir: dir}, nil
 }
 
 // listTools lists every tool of the server (all pages).
@@ -647,7 +675,7 @@ func (s *server) call(ctx context.Context, c *conn, tool string, args []byte, ti
 		if rpcErr.Code == jsonrpc.CodeInvalidParams {
 			code = CodeBadArguments
 		}
-		return failed(code, s.red.scrub(rpcErr.Message), name, tool)
+		return failed(code, s.redactor().scrub(rpcErr.Message), name, tool)
 	}
 	// The connection ended during the call: wait (briefly) for the reason.
 	select {
@@ -673,7 +701,7 @@ func (s *server) call(ctx context.Context, c *conn, tool string, args []byte, ti
 		}
 		text += "\nstderr: " + tail
 	}
-	return failed(CodeServerFailed, s.red.scrub(text), name, tool)
+	return failed(CodeServerFailed, s.redactor().scrub(text), name, tool)
 }
 
 // transportCode reports whether a JSON-RPC error code is one the SDK uses for its own

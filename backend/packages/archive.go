@@ -81,7 +81,7 @@ func openZip(p string, size int64, lim Limits) (*source, error) {
 		return nil, validationError([]Problem{{
 			File:    filepath.Base(p),
 			Message: fmt.Sprintf("not a valid .bmad/.zip archive (%v)", err),
-		}})
+		}}, nil)
 	}
 	var probs problemList
 	var entries []entry
@@ -145,7 +145,7 @@ func openZip(p string, size int64, lim Limits) (*source, error) {
 	entries = checkEntries(entries, lim, &probs)
 	if len(probs) > 0 {
 		f.Close()
-		return nil, validationError(probs)
+		return nil, validationError(probs, nil)
 	}
 	return &source{entries: entries, close: f.Close}, nil
 }
@@ -209,7 +209,7 @@ func openFS(fsys fs.FS, lim Limits) (*source, error) {
 	}
 	entries = checkEntries(entries, lim, &probs)
 	if len(probs) > 0 {
-		return nil, validationError(probs)
+		return nil, validationError(probs, nil)
 	}
 	return &source{entries: entries, close: func() error { return nil }}, nil
 }
@@ -394,7 +394,7 @@ func extract(src *source, dst string, lim Limits) error {
 		}
 	}
 	if len(probs) > 0 {
-		return validationError(probs)
+		return validationError(probs, nil)
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ const (
 	CodeInvalid  = errs.PackageInvalid  // the package failed validation (ProblemsOf)
 	CodeNotFound = errs.PackageNotFound // no installed package has that id
 	CodeRegistry = errs.PackageRegistry // packages.json cannot be read or written
+	CodeExists   = errs.PackageExists   // a package of the same id (name and version) is installed
 )
 
 // Error is every coded error of this package (errs.Error): read its code with errs.CodeOf,
@@ -57,12 +58,47 @@ func (p Problem) String() string {
 	return sb.String()
 }
 
+// DetailExisting is the detail of a CodeExists error that holds the installed package (Installed).
+const DetailExisting = "existing"
+
+// existsError refuses to import name/version over the installed package inst of the same id.
+func existsError(inst Installed, name, version string) *Error {
+	what := fmt.Sprintf("%q %s", name, version)
+	if inst.Name != name || inst.Version != version {
+		what += fmt.Sprintf(" (installed as %q %s)", inst.Name, inst.Version)
+	}
+	msg := fmt.Sprintf("package %s is installed already with the id %s; it was not replaced", what, inst.ID)
+	return &Error{Code: CodeExists, Message: msg, Details: map[string]any{DetailExisting: inst}}
+}
+
+// ExistingOf returns the installed package a CodeExists error refused to replace.
+func ExistingOf(err error) (Installed, bool) {
+	if errs.CodeOf(err) != CodeExists {
+		return Installed{}, false
+	}
+	inst, ok := errs.Detail(err, DetailExisting).(Installed)
+	return inst, ok
+}
+
+// DetailWarnings is the detail of a CodeInvalid error that lists the warnings found beside
+// the problems ([]Problem).
+const DetailWarnings = "warnings"
+
+// WarningsOf returns the warnings found beside the problems of an invalid package.
+func WarningsOf(err error) []Problem {
+	if errs.CodeOf(err) != CodeInvalid {
+		return nil
+	}
+	w, _ := errs.Detail(err, DetailWarnings).([]Problem)
+	return w
+}
+
 // DetailProblems is the detail of a CodeInvalid error that lists the problems ([]Problem).
 const DetailProblems = "problems"
 
 // validationError lists every problem found in a package: one header line followed by
 // one indented line per problem. errors.Is(err, ErrInvalid) holds.
-func validationError(problems []Problem) *Error {
+func validationError(problems, warnings []Problem) *Error {
 	var sb strings.Builder
 	n := len(problems)
 	if n == 1 {
@@ -74,7 +110,11 @@ func validationError(problems []Problem) *Error {
 		sb.WriteString("\n  - ")
 		sb.WriteString(p.String())
 	}
-	return &Error{Code: CodeInvalid, Message: sb.String(), Details: map[string]any{DetailProblems: problems}}
+	details := map[string]any{DetailProblems: problems}
+	if len(warnings) > 0 {
+		details[DetailWarnings] = warnings
+	}
+	return &Error{Code: CodeInvalid, Message: sb.String(), Details: details}
 }
 
 // ProblemsOf returns the problems of an invalid package (nil for any other error).

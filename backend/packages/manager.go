@@ -96,9 +96,23 @@ func NewManager(home string, opts ...Option) *Manager {
 func (m *Manager) packagesDir() string  { return filepath.Join(m.home, packagesDirName) }
 func (m *Manager) registryPath() string { return filepath.Join(m.home, registryFileName) }
 
+// ImportOption changes how Import installs a package.
+type ImportOption func(*importOptions)
+
+type importOptions struct{ replace bool }
+
+// Replace lets Import replace an installed package of the same id (name and version).
+func Replace() ImportOption { return func(o *importOptions) { o.replace = true } }
+
 // Import validates the .bmad/.zip file or package folder at path and installs it. An invalid
 // package gives a CodeInvalid error listing every problem (ProblemsOf); nothing is installed then.
-func (m *Manager) Import(path string) (*Installed, error) {
+// A package whose id is installed already is refused with a CodeExists error (ExistingOf names
+// the installed one) unless the Replace option is given.
+func (m *Manager) Import(path string, opts ...ImportOption) (*Installed, error) {
+	var o importOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
 	if m.imErr != nil {
 		return nil, m.imErr
 	}
@@ -112,7 +126,7 @@ func (m *Manager) Import(path string) (*Installed, error) {
 		return nil, err
 	}
 	defer src.close()
-	return m.install(src)
+	return m.install(src, o.replace)
 }
 
 // Check validates the file or folder at path exactly as Import would, without installing.
@@ -152,8 +166,9 @@ func (m *Manager) unpack(src *source) (string, error) {
 	return tmp, nil
 }
 
-// install unpacks, validates and installs a source. The caller holds m.mu.
-func (m *Manager) install(src *source) (*Installed, error) {
+// install unpacks, validates and installs a source; with replace it takes the place of an
+// installed package of the same id, else such a package stops it. The caller holds m.mu.
+func (m *Manager) install(src *source, replace bool) (*Installed, error) {
 	reg, err := m.readRegistry() // an unusable registry stops the import before any change
 	if err != nil {
 		return nil, err
@@ -172,6 +187,9 @@ func (m *Manager) install(src *source) (*Installed, error) {
 		return nil, err
 	}
 	id := PackageID(pkg.Manifest.Name, pkg.Manifest.Version)
+	if i := reg.index(id); i >= 0 && !replace {
+		return nil, existsError(reg.Packages[i], pkg.Manifest.Name, pkg.Manifest.Version)
+	}
 	dest := filepath.Join(m.packagesDir(), id)
 	if err := makeReadOnly(tmp); err != nil {
 		return nil, fmt.Errorf("cannot make %s read-only: %w", tmp, err)
@@ -413,7 +431,7 @@ func (m *Manager) ensureDemo(evenIfRemoved bool) (*Installed, error) {
 	if err != nil {
 		return nil, fmt.Errorf("embedded demo package: %w", err)
 	}
-	return m.install(src)
+	return m.install(src, true)
 }
 
 // registry is packages.json.

@@ -7,9 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"crewagent/backend/errs"
 )
@@ -27,9 +29,15 @@ func TestPackageID(t *testing.T) {
 		{"../../etc", "1.0.0", "etc@1.0.0"},
 		{".hidden", "2.0.0-RC.1", "hidden@2.0.0-rc.1"},
 		{"a/b\\c:d", "1.2.3", "a-b-c-d@1.2.3"},
-		{"Übersicht", "1.0.0", "bersicht@1.0.0"},
+		{"Übersicht", "1.0.0", "übersicht@1.0.0"},
+		{"U\u0308bersicht", "1.0.0", "übersicht@1.0.0"}, // decomposed form: the same id
+		{"需求分析 Demo", "0.1.0", "需求分析-demo@0.1.0"},
+		{"数据 Demo", "0.1.0", "数据-demo@0.1.0"},
+		{"Анализ требований", "1.0.0", "анализ-требований@1.0.0"},
+		{"हिन्दी", "1.0.0", "हिन्दी@1.0.0"},
 		{"", "", "package@0.0.0"},
-		{"???", "1.0.0", "package@1.0.0"},
+		{"???", "1.0.0", "package-a03b221c@1.0.0"},
+		{"🚀🚀", "1.0.0", "package-" + nameHash("🚀🚀") + "@1.0.0"},
 	}
 	for _, c := range cases {
 		if got := PackageID(c.name, c.version); got != c.want {
@@ -40,6 +48,33 @@ func TestPackageID(t *testing.T) {
 	if len(long) > maxIDName+1+len("1.0.0") {
 		t.Errorf("long name not capped: %d", len(long))
 	}
+	// Long names that share their beginning stay apart, and are cut between characters.
+	cjk := strings.Repeat("需求分析", 10)
+	a, b := PackageID(cjk+"甲", "1.0.0"), PackageID(cjk+"乙", "1.0.0")
+	if a == b || !utf8.ValidString(a) || len(a) > maxIDName+1+len("1.0.0") {
+		t.Errorf("long CJK names: %q and %q", a, b)
+	}
+}
+
+// FuzzPackageID: any name gives a valid, bounded id without path separators, the same one
+// every time.
+func FuzzPackageID(f *testing.F) {
+	for _, s := range []string{"需求分析 Demo", "Demo", "../..", "🚀", "a/b", strings.Repeat("é", 80)} {
+		f.Add(s, "1.0.0")
+	}
+	f.Fuzz(func(t *testing.T, name, version string) {
+		id := PackageID(name, version)
+		if id != PackageID(name, version) || !utf8.ValidString(id) {
+			t.Fatalf("unstable or invalid id %q", id)
+		}
+		n, v, ok := strings.Cut(id, "@")
+		if !ok || n == "" || v == "" || len(n) > maxIDName || len(v) > maxIDVersion {
+			t.Fatalf("id %q out of shape", id)
+		}
+		if strings.ContainsAny(id, "/\\:") || n == "." || n == ".." || !filepath.IsLocal(id) {
+			t.Fatalf("id %q is not a plain folder name", id)
+		}
+	})
 }
 
 func bytesOf(b byte, n int) []byte {
@@ -323,7 +358,7 @@ func TestReimportReplacesCleanly(t *testing.T) {
 	files.patchJSON(t, "bmad.json", func(m map[string]any) { m["description"] = "second import" })
 	second := filepath.Join(dir, "second.bmad")
 	files.writeZip(t, second, "")
-	inst, err := m.Import(second)
+	inst, err := m.Import(second, Replace())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -430,7 +465,7 @@ func TestFailedReimportKeepsThePreviousInstall(t *testing.T) {
 			p := filepath.Join(t.TempDir(), "changed.bmad")
 			files.writeZip(t, p, "")
 			set(&m.hooks)
-			if _, err := m.Import(p); !errors.Is(err, injected) {
+			if _, err := m.Import(p, Replace()); !errors.Is(err, injected) {
 				t.Fatalf("err = %v", err)
 			}
 			after, _ := os.ReadFile(filepath.Join(home, registryFileName))
@@ -737,7 +772,7 @@ func TestConcurrentImports(t *testing.T) {
 		wg.Add(2)
 		go func() {
 			defer wg.Done()
-			_, err := m.Import(src)
+			_, err := m.Import(src, Replace())
 			errs <- err
 		}()
 		go func() {

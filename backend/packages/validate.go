@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -46,7 +47,7 @@ func (im *Importer) Validate(fsys fs.FS) (*Package, []Problem, error) {
 	c := &checker{s: im.schemas, fsys: fsys}
 	pkg := c.run()
 	if len(c.problems) > 0 {
-		return nil, c.warnings, validationError(c.problems)
+		return nil, c.warnings, validationError(c.problems, c.warnings)
 	}
 	return pkg, c.warnings, nil
 }
@@ -566,12 +567,35 @@ func (c *checker) step(graphFile string, i int, n *Node, g *Graph, nodes map[str
 		c.stepRefs(file, st, n, g, nodes)
 	}
 	st.Body = string(body)
-	for _, h := range []string{"Goal", "Instructions"} {
-		if body != nil && !hasHeading(st.Body, h) {
-			c.problems.add(file, "", "missing the required \"## %s\" section", h)
-		}
+	if body != nil {
+		c.sections(file, st.Body)
 	}
 	return st
+}
+
+// Step sections: the v1.1 schemas require none. The original planning documents describe a
+// Goal, Instructions and Completion; the original Builder's editor writes a "# Title" and
+// "## Instructions" only. So a step without Goal or Instructions, and a section of another
+// name, are warnings: the model is given the step as written either way.
+var (
+	expectedSections = []string{"Goal", "Instructions"}
+	knownSections    = []string{"Goal", "Instructions", "Completion"}
+)
+
+// sections warns about the expected level-2 sections a step lacks and the ones it has that
+// the runtime does not know.
+func (c *checker) sections(file, body string) {
+	found := headings(body)
+	for _, want := range expectedSections {
+		if !slices.ContainsFunc(found, func(h string) bool { return strings.EqualFold(h, want) }) {
+			c.warnings.add(file, "", "no \"## %s\" section (the step is given to the model as written)", want)
+		}
+	}
+	for _, h := range found {
+		if !slices.ContainsFunc(knownSections, func(k string) bool { return strings.EqualFold(h, k) }) {
+			c.warnings.add(file, "", "unknown section \"## %s\" (known: %s; it is given to the model as written)", h, strings.Join(knownSections, ", "))
+		}
+	}
 }
 
 func (c *checker) stepRefs(file string, st *Step, n *Node, g *Graph, nodes map[string]int) {
@@ -653,6 +677,13 @@ func (c *checker) validateMap(schema, file string, m map[string]any) {
 // hasHeading reports whether a markdown body has a level-2 heading with the given text
 // (case-insensitive), outside fenced code blocks.
 func hasHeading(body, title string) bool {
+	return slices.ContainsFunc(headings(body), func(h string) bool { return strings.EqualFold(h, title) })
+}
+
+// headings returns the texts of the level-2 headings of a markdown body, in order, outside
+// fenced and indented code.
+func headings(body string) []string {
+	var out []string
 	inFence := false
 	for _, line := range strings.Split(body, "\n") {
 		t := strings.TrimRight(line, " \t\r")
@@ -667,12 +698,11 @@ func hasHeading(body, title string) bool {
 		if inFence || !strings.HasPrefix(trimmed, "## ") {
 			continue
 		}
-		text := strings.TrimSpace(strings.TrimRight(trimmed[3:], "#"))
-		if strings.EqualFold(text, title) {
-			return true
+		if text := strings.TrimSpace(strings.TrimRight(trimmed[3:], "#")); text != "" {
+			out = append(out, text)
 		}
 	}
-	return false
+	return out
 }
 
 func isFenceLine(t string) bool {

@@ -222,15 +222,6 @@ func stepCases() []brokenCase {
 			_, body, _ := ParseFrontmatter(f[s])
 			f[s] = append([]byte("---\n- a\n- b\n---\n"), body...)
 		}, s, "", "frontmatter must be a YAML mapping"},
-		{"step missing Goal", func(t *testing.T, f fileMap) {
-			f.replace(t, s, "## Goal", "## Aim")
-		}, s, "", "missing the required \"## Goal\" section"},
-		{"step missing Instructions", func(t *testing.T, f fileMap) {
-			f.replace(t, s, "## Instructions", "### Instructions")
-		}, s, "", "missing the required \"## Instructions\" section"},
-		{"step Goal only inside a code fence", func(t *testing.T, f fileMap) {
-			f.replace(t, s, "## Goal", "```\n## Goal\n```")
-		}, s, "", "missing the required \"## Goal\" section"},
 	}
 }
 
@@ -382,6 +373,49 @@ func TestWarningsDoNotBlockImport(t *testing.T) {
 	wantProblem(t, warnings, demoGraph, "/nodes/5", "cannot be reached from the entry node")
 	wantProblem(t, warnings, demoGraph, "/nodes/5", "has no outgoing edges")
 	wantProblem(t, warnings, demoStep, "/transitions/1/to", "no edge from \"capture-idea\" to \"end\"")
+}
+
+// TestStepSectionsAreWarnings: the schemas require no section of a step, so a missing or
+// unknown one is a warning and the package installs.
+func TestStepSectionsAreWarnings(t *testing.T) {
+	s := demoStep
+	cases := []struct {
+		name  string
+		patch func(t *testing.T, f fileMap)
+		want  []string
+	}{
+		{"no Goal", func(t *testing.T, f fileMap) { f.replace(t, s, "## Goal", "Goal:") },
+			[]string{`no "## Goal" section`}},
+		{"no Instructions", func(t *testing.T, f fileMap) { f.replace(t, s, "## Instructions", "### Instructions") },
+			[]string{`no "## Instructions" section`}},
+		{"Goal only inside a code fence", func(t *testing.T, f fileMap) { f.replace(t, s, "## Goal", "```\n## Goal\n```") },
+			[]string{`no "## Goal" section`}},
+		{"unknown section", func(t *testing.T, f fileMap) { f.replace(t, s, "## Goal", "## Aim") },
+			[]string{`no "## Goal" section`, `unknown section "## Aim"`}},
+		{"body only, no sections at all", func(t *testing.T, f fileMap) {
+			fm, _, _, _ := SplitFrontmatter(f[s])
+			f[s] = []byte("---\n" + string(fm) + "---\nCapture the idea.\n")
+		}, []string{`no "## Goal" section`, `no "## Instructions" section`}},
+		{"Completion is known", func(t *testing.T, f fileMap) { f[s] = append(f[s], "\n## completion\nDone.\n"...) }, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			files := demoFileMap(t)
+			c.patch(t, files)
+			p := filepath.Join(t.TempDir(), "p.bmad")
+			files.writeZip(t, p, "")
+			inst, err := NewManager(newHome(t)).Import(p)
+			if err != nil {
+				t.Fatalf("import refused: %v", err)
+			}
+			if len(inst.Warnings) != len(c.want) {
+				t.Fatalf("warnings %v, want %d", inst.Warnings, len(c.want))
+			}
+			for _, w := range c.want {
+				wantProblem(t, inst.Warnings, s, "", w)
+			}
+		})
+	}
 }
 
 func TestNodeFileRelativeToGraphFolder(t *testing.T) {

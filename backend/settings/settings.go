@@ -99,7 +99,8 @@ type FSTools struct {
 // table, see MCPServersKey).
 type MCPTools struct {
 	// Enabled offers the tools of MCP servers to the model (agents must also
-	// enable them in their tools.mcp block).
+	// enable them in their tools.mcp block). On by default: the servers of
+	// mcpServers are there because the user wrote them.
 	Enabled bool `json:"enabled"`
 	// AllowedServers limits which servers are offered; empty allows every
 	// configured server.
@@ -211,7 +212,7 @@ func Defaults() Settings {
 		},
 		Tools: Tools{
 			FS: FSTools{Enabled: true, MaxReadBytes: 524288, MaxWriteBytes: 2097152},
-			MCP: MCPTools{Enabled: false, AllowedServers: []string{}, CallTimeoutSeconds: 120,
+			MCP: MCPTools{Enabled: true, AllowedServers: []string{}, CallTimeoutSeconds: 120,
 				MaxToolsPerServer: DefaultMaxToolsPerServer, MaxToolTokensPerServer: DefaultMaxToolTokensPerServer},
 		},
 		Engine: Engine{MaxTurns: 30, MaxToolCallsPerMessage: 64, MaxInterruptChainDepth: 4,

@@ -54,7 +54,7 @@ func TestDefaults(t *testing.T) {
 		"tools.fs.enabled":                    {d.Tools.FS.Enabled, true},
 		"tools.fs.maxReadBytes":               {d.Tools.FS.MaxReadBytes, 524288},
 		"tools.fs.maxWriteBytes":              {d.Tools.FS.MaxWriteBytes, 2097152},
-		"tools.mcp.enabled":                   {d.Tools.MCP.Enabled, false},
+		"tools.mcp.enabled":                   {d.Tools.MCP.Enabled, true},
 		"engine.maxTurns":                     {d.Engine.MaxTurns, 30},
 		"theme":                               {d.Theme, "system"},
 	}

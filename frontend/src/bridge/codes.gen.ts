@@ -102,6 +102,8 @@ export const Codes = {
   PackageNotFound: 'PKG_NOT_FOUND',
   /** packages.json cannot be read or written */
   PackageRegistry: 'PKG_REGISTRY',
+  /** a package of the same id (name and version) is installed already; importing it again needs an explicit replace */
+  PackageExists: 'PKG_EXISTS',
   /** a connect, first-token, idle or overall timeout */
   LLMTimeout: 'LLM_TIMEOUT',
   /** rate limited after retries, or an exhausted quota */

@@ -15,8 +15,13 @@ export type WorkflowInfo = app.WorkflowInfo
 export interface PackagesApi {
   list(): Promise<PackagesView>
   /** Imports a .bmad/.zip file or a package folder. An invalid package
-   * resolves with ok=false and every problem; unreadable paths reject. */
+   * resolves with ok=false and every problem; one whose id and version are
+   * installed already resolves with ok=false and `exists` (nothing changed);
+   * unreadable paths reject. */
   importPackage(path: string): Promise<PackageImport>
+  /** Imports like importPackage, replacing an installed package of the same
+   * id and version (once the user confirmed it). */
+  importReplacing(path: string): Promise<PackageImport>
   /** The native open-file dialog for packages; null when cancelled. */
   chooseFile(): Promise<string | null>
   /** Binds the open project to an installed package. */
@@ -34,6 +39,7 @@ export function createWailsPackages(): PackagesApi {
   return {
     list: () => call(() => Packages.List()),
     importPackage: (path) => call(() => Packages.Import(path)),
+    importReplacing: (path) => call(() => Packages.ImportReplacing(path)),
     chooseFile: () => call(async () => (await Packages.ChooseFile()) || null),
     setActive: (id) => call(() => Packages.SetActive(id)),
     active: () => call(() => Packages.Active()),

@@ -27,6 +27,26 @@ describe('mcpStore', () => {
     }
   })
 
+  it('keeps the servers that failed to start until they recover, are dismissed or the configuration changes', () => {
+    const fake = createFakeBridge({ mcpServers: [everything] })
+    const store = createMcpStore(fake.bridge)
+    const off = store.actions.watchFailures()
+    fake.emit('mcp:status', { server: 'everything', state: 'starting', toolCount: 0 })
+    expect(store.getState().failed).toEqual({})
+    fake.emit('mcp:status', { server: 'everything', state: 'failed', toolCount: 0, error: 'args[1]: the environment variable TOKEN is not set' })
+    fake.emit('mcp:status', { server: 'db', state: 'failed', toolCount: 0 })
+    expect(store.getState().failed).toEqual({ everything: 'args[1]: the environment variable TOKEN is not set', db: 'it failed to start' })
+    fake.emit('mcp:status', { server: 'everything', state: 'ready', toolCount: 3 })
+    expect(store.getState().failed).toEqual({ db: 'it failed to start' })
+    store.actions.dismissFailure('db')
+    expect(store.getState().failed).toEqual({})
+    fake.emit('mcp:status', { server: 'db', state: 'failed', toolCount: 0, error: 'exit status 3' })
+    fake.emit('mcp:status', { server: '', toolCount: 0 })
+    expect(store.getState().failed).toEqual({})
+    off()
+    expect(fake.listenerCount('mcp:status')).toBe(0)
+  })
+
   it('edits with masked secrets kept, approves, restarts and says why a change failed', async () => {
     const fake = createFakeBridge({ mcpServers: [everything, proj] })
     const store = createMcpStore(fake.bridge)

@@ -17,11 +17,25 @@ export interface McpPageState {
   /** The end of a server's stderr log, by name, once asked for. */
   logs: Record<string, string>
   error: BridgeError | null
+  /** Servers of the open project that failed to start and so offer the model
+   * no tools, with the reason (from mcp:status, while watchFailures runs);
+   * the composer shows them until they recover or are dismissed. */
+  failed: Record<string, string>
+  /** How many configured servers offer no tools because MCP tools are off in
+   * the settings (0 when they are on; while watchFailures runs). */
+  offCount: number
+  /** The user hid the notice about MCP tools being off. */
+  offDismissed: boolean
 }
 
 export interface McpActions {
   /** Follows mcp:status events while the page is shown; returns the unsubscribe. */
   start(): Unsubscribe
+  /** Follows mcp:status events to keep `failed`; returns the unsubscribe. */
+  watchFailures(): Unsubscribe
+  /** Hides a failure until the server fails again; "" hides the notice that
+   * MCP tools are off. */
+  dismissFailure(name: string): void
   load(): Promise<void>
   /** Adds (previous "") or replaces a settings server; false when it failed (see error). */
   save(previous: string, spec: McpServerSpec): Promise<boolean>
@@ -62,6 +76,9 @@ export function createMcpStore(bridge: Pick<Bridge, 'mcp' | 'events'>, onSetting
     imported: null,
     logs: {},
     error: null,
+    failed: {},
+    offCount: 0,
+    offDismissed: false,
   })
   const fail = (e: unknown) => store.setState({ error: toBridgeError(e) })
   const setBusy = (name: string, what: string | null) =>
@@ -97,6 +114,57 @@ export function createMcpStore(bridge: Pick<Bridge, 'mcp' | 'events'>, onSetting
         clearTimeout(timer)
         off()
       }
+    },
+
+    watchFailures() {
+      // Servers that failed before the watch began come from the page (which
+      // starts nothing); an event that arrives first wins over it. The page
+      // is read again when the configuration changes (event server "").
+      const seen = new Set<string>()
+      let live = true
+      const read = (seed: boolean) =>
+        void api
+          .list()
+          .then((v) => {
+            if (!live) return
+            const offCount = v.enabled ? 0 : v.servers.filter((x) => x.state !== 'disabled').length
+            const before = seed ? v.servers.filter((x) => x.state === 'failed' && !seen.has(x.name)) : []
+            store.setState((s) => ({
+              offCount,
+              failed: before.length ? { ...Object.fromEntries(before.map((x) => [x.name, x.error || 'it failed to start'])), ...s.failed } : s.failed,
+            }))
+          })
+          .catch(() => {})
+      read(true)
+      const off = bridge.events.on('mcp:status', (ev) => {
+        seen.add(ev.server)
+        if (!ev.server) read(false)
+        store.setState((s) => {
+          // "" : the configuration changed; its servers report again as they start.
+          if (!ev.server) return Object.keys(s.failed).length ? { failed: {} } : {}
+          if (ev.state !== 'failed' && s.failed[ev.server] === undefined) return {}
+          const failed = { ...s.failed }
+          if (ev.state === 'failed') failed[ev.server] = ev.error || 'it failed to start'
+          else delete failed[ev.server]
+          return { failed }
+        })
+      })
+      return () => {
+        live = false
+        off()
+      }
+    },
+
+    dismissFailure(name) {
+      if (!name) {
+        store.setState({ offDismissed: true })
+        return
+      }
+      store.setState((s) => {
+        const failed = { ...s.failed }
+        delete failed[name]
+        return { failed }
+      })
     },
 
     async load() {

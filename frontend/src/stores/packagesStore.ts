@@ -22,8 +22,11 @@ export interface PackagesState {
 export interface PackagesActions {
   load(): Promise<void>
   loadActive(): Promise<void>
-  /** Imports the file or folder at path; the outcome is in lastImport. */
-  importPackage(path: string): Promise<PackageImport | null>
+  /** Imports the file or folder at path; the outcome is in lastImport. A
+   * package whose id and version are installed already comes back with
+   * `exists` and is installed only by importPackage(path, true), once the
+   * user confirmed the replacement. */
+  importPackage(path: string, replace?: boolean): Promise<PackageImport | null>
   /** The native file dialog, then the import; null when cancelled or failed. */
   chooseAndImport(): Promise<PackageImport | null>
   setActive(packageId: string): Promise<boolean>
@@ -74,12 +77,12 @@ export function createPackagesStore(bridge: Pick<Bridge, 'packages'>, onProjectC
       }
     },
 
-    async importPackage(path) {
+    async importPackage(path, replace = false) {
       const p = path.trim()
       if (!p || store.getState().importing) return null
       store.setState({ importing: true, lastImport: null, error: null })
       try {
-        const res = await api.importPackage(p)
+        const res = replace ? await api.importReplacing(p) : await api.importPackage(p)
         store.setState({ importing: false, lastImport: res })
         if (res.ok) await actions.load()
         return res

@@ -459,7 +459,17 @@ export function createFakeBridge(
         }
         const name = base(path).replace(/\.(bmad|zip)$/, '')
         const pkg: InstalledPackage = { ...demoPackage, id: `${name}@1.0.0`, name, path: `packages/${name}@1.0.0` }
+        const exists = installed.find((p) => p.id === pkg.id)
+        if (exists) return { ok: false, file: path, exists: { ...exists }, problems: [], warnings: [] }
         installed.push(pkg)
+        return { ok: true, file: path, package: pkg, problems: [], warnings: [] }
+      }),
+      importReplacing: vi.fn(async (path: string): Promise<PackageImport> => {
+        const name = base(path).replace(/\.(bmad|zip)$/, '')
+        const pkg: InstalledPackage = { ...demoPackage, id: `${name}@1.0.0`, name, path: `packages/${name}@1.0.0`, description: 'replaced' }
+        const i = installed.findIndex((p) => p.id === pkg.id)
+        if (i >= 0) installed[i] = pkg
+        else installed.push(pkg)
         return { ok: true, file: path, package: pkg, problems: [], warnings: [] }
       }),
       chooseFile: vi.fn(async () => nextFile),

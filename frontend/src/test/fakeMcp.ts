@@ -10,6 +10,8 @@ const commandOf = (s: McpServerSpec) => (s.url ? s.url : [s.command, ...(s.args 
 export interface FakeMcpServer {
   spec: McpServerSpec
   source: 'settings' | 'project'
+  /** The project file of a project server (.mcp.json when unset). */
+  file?: string
   state: string
   tools?: { name: string; description: string }[]
   error?: string
@@ -35,6 +37,7 @@ export function createFakeMcp(opts: { servers?: FakeMcpServer[]; enabled?: boole
         (s): McpServer => ({
           name: s.spec.name,
           source: s.source,
+          file: s.source === 'project' ? (s.file ?? '.mcp.json') : undefined,
           transport: s.spec.url ? 'http' : 'stdio',
           state: s.spec.disabled ? 'disabled' : s.state,
           summary: s.state,

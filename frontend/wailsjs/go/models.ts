@@ -117,6 +117,7 @@ export namespace app {
 	    command?: string;
 	    args?: string[];
 	    env?: Record<string, string>;
+	    envFile?: string;
 	    cwd?: string;
 	    url?: string;
 	    headers?: Record<string, string>;
@@ -132,6 +133,7 @@ export namespace app {
 	export interface MCPServerView {
 	    name: string;
 	    source: string;
+	    file?: string;
 	    transport: string;
 	    state: string;
 	    summary: string;
@@ -176,6 +178,7 @@ export namespace app {
 	    package?: packages.Installed;
 	    problems: packages.Problem[];
 	    warnings: packages.Problem[];
+	    exists?: packages.Installed;
 	    file: string;
 	}
 	export interface PackagesView {

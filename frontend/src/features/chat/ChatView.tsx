@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState } from 'react'
 import { ErrorCodes } from '../../bridge'
 import { ErrorBanner } from '../../components/ErrorBanner'
 import { ContextInspector } from '../context/ContextInspector'
+import { McpNotice } from '../mcp/McpNotice'
 import { ArtifactViewer } from '../runs/ArtifactViewer'
 import { RunBar } from '../runs/RunBar'
 import { RunPanel } from '../runs/RunPanel'
@@ -99,6 +100,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
           ) : (
             <MessageList onFork={onFork} />
           )}
+          <McpNotice />
           <WaitingBar />
           <Composer onOpenInspector={() => setInspecting(true)} disabledReason={disabledReason} />
         </div>

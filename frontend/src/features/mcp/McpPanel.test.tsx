@@ -17,7 +17,7 @@ const servers: FakeMcpServer[] = [
     ],
   },
   { spec: { name: 'broken', command: 'node', args: ['-e', 'x'] }, source: 'settings', state: 'failed', error: 'exited with status 3 during the handshake', stderrTail: 'line 1\ncannot reach the database at db:5432\n', log: 'started\ncannot reach the database at db:5432\n' },
-  { spec: { name: 'proj', command: 'npx', args: ['-y', 'proj-server'] }, source: 'project', state: 'pending-approval' },
+  { spec: { name: 'proj', command: 'npx', args: ['-y', 'proj-server'] }, source: 'project', file: '.vscode/mcp.json', state: 'pending-approval' },
 ]
 
 async function openMcp(fake: ReturnType<typeof createFakeBridge>) {
@@ -70,6 +70,8 @@ describe('Settings → MCP', () => {
     const pr = card('proj')
     expect(within(pr).getByTestId('mcp-status')).toHaveTextContent('Waiting for approval')
     expect(within(pr).getByTestId('mcp-command')).toHaveTextContent('$ npx -y proj-server')
+    expect(within(pr).getByTestId('mcp-source')).toHaveTextContent('.vscode/mcp.json')
+    expect(within(pr).getByTestId('mcp-approval')).toHaveTextContent('came with the project’s .vscode/mcp.json')
     expect(within(pr).getByTestId('mcp-approval')).toHaveTextContent('came with the project')
     expect(within(pr).queryByTestId('mcp-restart')).toBeNull()
     expect(within(pr).queryByTestId('mcp-edit')).toBeNull()

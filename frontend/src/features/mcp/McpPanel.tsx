@@ -47,8 +47,8 @@ export function McpPanel() {
           Servers in the settings are yours and may start whenever their tools are needed.{' '}
           {view?.project ? (
             <>
-              Servers in <span className="mono">.mcp.json</span> came with the project <strong>{view.project}</strong>: they never start until you approve
-              them here.
+              Servers in the project’s <span className="mono">.mcp.json</span>, <span className="mono">.cursor/mcp.json</span> or{' '}
+              <span className="mono">.vscode/mcp.json</span> came with the project <strong>{view.project}</strong>: they never start until you approve them here.
             </>
           ) : (
             'Open a project to see its own servers, their status and their tools.'
@@ -173,6 +173,7 @@ function ServerCard({ server: s, hasProject, onEdit, onRemove }: { server: McpSe
   const busy = useStore(mcp, (st) => st.busy[s.name])
   const log = useStore(mcp, (st) => st.logs[s.name])
   const fromProject = s.source === 'project'
+  const file = s.file || '.mcp.json'
   const env = Object.entries(s.config.env ?? {})
   const headers = Object.entries(s.config.headers ?? {})
   const runnable = s.state !== 'disabled' && s.state !== 'pending-approval'
@@ -181,8 +182,8 @@ function ServerCard({ server: s, hasProject, onEdit, onRemove }: { server: McpSe
       <div className="mcp-head">
         <span className={`mcp-dot is-${s.state}`} aria-hidden="true" />
         <strong className="mcp-name">{s.name}</strong>
-        <span className="badge" title={fromProject ? 'From the project’s .mcp.json' : 'From the settings'}>
-          {fromProject ? '.mcp.json' : 'settings'}
+        <span className="badge" title={fromProject ? `From the project’s ${file}` : 'From the settings'} data-testid="mcp-source">
+          {fromProject ? file : 'settings'}
         </span>
         <span className="badge">{s.transport === 'http' ? 'HTTP' : 'local'}</span>
         <span className={`mcp-status is-${s.state}`} data-testid="mcp-status">
@@ -229,8 +230,14 @@ function ServerCard({ server: s, hasProject, onEdit, onRemove }: { server: McpSe
       <div className="mcp-command mono" title={s.command} data-testid="mcp-command">
         {s.transport === 'http' ? s.command : `$ ${s.command}`}
       </div>
-      {(env.length > 0 || headers.length > 0 || s.config.cwd) && (
+      {(env.length > 0 || headers.length > 0 || s.config.cwd || s.config.envFile) && (
         <dl className="mcp-facts">
+          {s.config.envFile && (
+            <>
+              <dt>Environment file</dt>
+              <dd className="mono">{s.config.envFile}</dd>
+            </>
+          )}
           {s.config.cwd && (
             <>
               <dt>Folder</dt>
@@ -256,8 +263,8 @@ function ServerCard({ server: s, hasProject, onEdit, onRemove }: { server: McpSe
       {s.state === 'pending-approval' && (
         <div className="mcp-approval" data-testid="mcp-approval">
           {s.approvalChanged
-            ? 'Its entry in the project’s .mcp.json changed since you approved it. Approve it again to let it run as it is now.'
-            : 'This server came with the project’s .mcp.json. Approving it lets it run the command above in this project, whenever its tools are needed.'}
+            ? `Its entry in the project’s ${file} changed since you approved it. Approve it again to let it run as it is now.`
+            : `This server came with the project’s ${file}. Approving it lets it run the command above in this project, whenever its tools are needed.`}
         </div>
       )}
       {s.withheld && (
@@ -334,7 +341,7 @@ function ServerForm({ previous, initial, onDone }: { previous: string; initial: 
     if (problems.length) return
     if (await mcp.actions.save(previous, spec)) onDone()
   }
-  const text = (key: 'name' | 'command' | 'cwd' | 'url', label: string, placeholder: string) => (
+  const text = (key: 'name' | 'command' | 'cwd' | 'envFile' | 'url', label: string, placeholder: string) => (
     <div className="settings-field">
       <label htmlFor={`mcp-form-${key}`}>{label}</label>
       <input id={`mcp-form-${key}`} className="input mono" value={form[key]} placeholder={placeholder} onChange={(e) => set({ [key]: e.target.value })} data-testid={`mcp-form-${key}`} />
@@ -393,7 +400,13 @@ function ServerForm({ previous, initial, onDone }: { previous: string; initial: 
             {text('cwd', 'Folder (optional)', 'the project folder')}
           </div>
           {area('args', 'Arguments, one a line', '-y\n@modelcontextprotocol/server-filesystem\n/home/me/notes')}
-          {area('env', 'Environment, NAME=value a line', 'GITHUB_TOKEN=…', 'Values are kept like API keys and shown masked; a masked value stays as saved.')}
+          {area(
+            'env',
+            'Environment, NAME=value a line',
+            'GITHUB_TOKEN=${env:GITHUB_TOKEN}',
+            'Values are kept like API keys and shown masked; a masked value stays as saved. ${env:NAME}, ${NAME:-default} and ${workspaceFolder} are expanded when the server starts.',
+          )}
+          {text('envFile', 'Environment file (optional)', '${workspaceFolder}/.env')}
         </>
       ) : (
         <>
@@ -437,7 +450,9 @@ function PasteBlock() {
     <section className="settings-section">
       <h3>Paste a configuration</h3>
       <p className="hint">
-        A Claude Desktop or Cursor file, its <span className="mono">mcpServers</span> object, or <span className="mono">"name": {'{…}'}</span> entries.
+        A Claude Desktop, Claude Code or Cursor file, its <span className="mono">mcpServers</span> object, a VS Code <span className="mono">mcp.json</span> (
+        <span className="mono">servers</span> and <span className="mono">inputs</span>), or <span className="mono">"name": {'{…}'}</span> entries. Values may use{' '}
+        <span className="mono">{'${env:NAME}'}</span>, <span className="mono">{'${NAME:-default}'}</span> and <span className="mono">{'${workspaceFolder}'}</span>.
       </p>
       <textarea
         className="input mono mcp-textarea"

@@ -3,9 +3,16 @@ import { emptyForm, formOf, lastLines, specFromForm, statusText } from './spec'
 
 describe('the server form', () => {
   it('turns a saved local server into lines and back', () => {
-    const spec = { name: 'github', command: 'npx', args: ['-y', 'github-mcp', '--read-only'], env: { Z_LAST: '1', GITHUB_TOKEN: '••••ghij' }, cwd: 'tools' }
+    const spec = {
+      name: 'github',
+      command: 'npx',
+      args: ['-y', 'github-mcp', '--read-only'],
+      env: { Z_LAST: '1', GITHUB_TOKEN: '••••ghij', ORG: '${env:GITHUB_ORG}' },
+      envFile: '${workspaceFolder}/.env',
+      cwd: 'tools',
+    }
     const form = formOf(spec)
-    expect(form).toMatchObject({ kind: 'stdio', args: '-y\ngithub-mcp\n--read-only', env: 'GITHUB_TOKEN=••••ghij\nZ_LAST=1', cwd: 'tools' })
+    expect(form).toMatchObject({ kind: 'stdio', args: '-y\ngithub-mcp\n--read-only', env: 'GITHUB_TOKEN=••••ghij\nORG=${env:GITHUB_ORG}\nZ_LAST=1', envFile: '${workspaceFolder}/.env', cwd: 'tools' })
     expect(specFromForm(form)).toEqual({ spec: { ...spec, disabled: undefined }, problems: [] })
   })
 

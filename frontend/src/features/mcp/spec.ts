@@ -9,6 +9,8 @@ export interface McpForm {
   args: string
   /** KEY=VALUE a line. */
   env: string
+  /** A dotenv file whose variables are added to the environment. */
+  envFile: string
   cwd: string
   url: string
   /** "Name: value" a line. */
@@ -17,7 +19,7 @@ export interface McpForm {
 }
 
 export function emptyForm(): McpForm {
-  return { name: '', kind: 'stdio', command: '', args: '', env: '', cwd: '', url: '', headers: '', disabled: false }
+  return { name: '', kind: 'stdio', command: '', args: '', env: '', envFile: '', cwd: '', url: '', headers: '', disabled: false }
 }
 
 /** The form of a saved server (its secrets as the page shows them: masked). */
@@ -33,6 +35,7 @@ export function formOf(spec: McpServerSpec): McpForm {
     command: spec.command ?? '',
     args: (spec.args ?? []).join('\n'),
     env: lines(spec.env, '='),
+    envFile: spec.envFile ?? '',
     cwd: spec.cwd ?? '',
     url: spec.url ?? '',
     headers: lines(spec.headers, ': '),
@@ -69,6 +72,7 @@ export function specFromForm(f: McpForm): { spec: McpServerSpec; problems: strin
     const args = f.args.split('\n').map((a) => a.replace(/\r$/, '')).filter((a) => a.trim() !== '')
     if (args.length) spec.args = args
     spec.env = pairs(f.env, '=', 'Environment', 'NAME=value', problems)
+    if (f.envFile.trim()) spec.envFile = f.envFile.trim()
     if (f.cwd.trim()) spec.cwd = f.cwd.trim()
   } else {
     spec.url = f.url.trim()

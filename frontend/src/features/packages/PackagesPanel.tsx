@@ -159,8 +159,10 @@ function PackageCard({ pkg, active, canActivate, onRemove }: { pkg: InstalledPac
       </dl>
       {(pkg.warnings?.length ?? 0) > 0 && (
         <details className="pkg-warnings">
-          <summary>{pkg.warnings!.length} warning(s)</summary>
-          <ProblemList problems={pkg.warnings!} />
+          <summary>
+            {pkg.warnings!.length} warning{pkg.warnings!.length === 1 ? '' : 's'}
+          </summary>
+          <ProblemList problems={pkg.warnings!} warnings />
         </details>
       )}
     </li>
@@ -202,19 +204,24 @@ function ImportResult({ result, canActivate, activeId }: { result: PackageImport
   const { packages } = useStores()
   if (result.ok && result.package) {
     const p = result.package
+    const w = result.warnings.length
     return (
       <div className="pkg-import-ok" role="status" data-testid="pkg-import-ok">
         <span>
           ✓ Installed <strong>{p.name}</strong> {p.version}
-          {result.warnings.length > 0 ? ` with ${result.warnings.length} warning(s)` : ''}.
+          {w > 0 ? ` with ${w} warning${w === 1 ? '' : 's'}` : ''}.
         </span>
         {canActivate && p.id !== activeId && (
           <button type="button" className="btn btn-small btn-primary" onClick={() => void packages.actions.setActive(p.id)} data-testid="pkg-import-use">
             Use in this project
           </button>
         )}
+        {w > 0 && <ProblemList problems={result.warnings} warnings />}
       </div>
     )
+  }
+  if (result.exists) {
+    return <ReplaceDialog result={result} existing={result.exists} />
   }
   const n = result.problems.length
   return (
@@ -222,33 +229,64 @@ function ImportResult({ result, canActivate, activeId }: { result: PackageImport
       <div className="pkg-report-head">
         <strong>Not installed: {result.file} is not a valid package.</strong>
         <span>
-          {n} problem{n === 1 ? '' : 's'} found:
+          {n} problem{n === 1 ? '' : 's'} found{result.warnings.length > 0 ? `, and ${result.warnings.length} warning${result.warnings.length === 1 ? '' : 's'}` : ''}:
         </span>
       </div>
-      <ProblemList problems={result.problems} />
+      <ProblemList problems={[...result.problems, ...result.warnings.map((w) => ({ ...w, warning: true }))]} />
     </div>
   )
 }
 
-function ProblemList({ problems }: { problems: { file?: string; pointer?: string; message: string }[] }) {
+/** Asks before an import replaces the installed package of the same id and
+ * version; nothing was changed until the user confirms. */
+function ReplaceDialog({ result, existing }: { result: PackageImport; existing: InstalledPackage }) {
+  const { packages } = useStores()
+  return (
+    <ConfirmDialog
+      title="Replace the installed package?"
+      confirmLabel="Replace"
+      busyLabel="Replacing…"
+      testId="pkg-replace"
+      onCancel={() => packages.actions.clearImport()}
+      onConfirm={async () => {
+        await packages.actions.importPackage(result.file, true)
+      }}
+    >
+      <p>
+        <strong>{existing.name}</strong> {existing.version} is installed already (id <span className="mono">{existing.id}</span>, installed{' '}
+        {new Date(existing.installedAt).toLocaleString()}).
+      </p>
+      <p>Importing {result.file} replaces its files. Conversations, runs and artifacts stay; runs of its workflows continue with the new files.</p>
+    </ConfirmDialog>
+  )
+}
+
+type ListedProblem = { file?: string; pointer?: string; message: string; warning?: boolean }
+
+function ProblemList({ problems, warnings = false }: { problems: ListedProblem[]; warnings?: boolean }) {
   return (
     <table className="pkg-problems">
       <thead>
         <tr>
           <th>File</th>
-          <th>Problem</th>
+          <th>{warnings ? 'Warning' : 'Problem'}</th>
         </tr>
       </thead>
       <tbody>
-        {problems.map((p, i) => (
-          <tr key={i} data-testid="pkg-problem" data-file={p.file ?? ''}>
-            <td className="mono">
-              {p.file || '(package)'}
-              {p.pointer && <span className="pkg-pointer"> {p.pointer}</span>}
-            </td>
-            <td>{p.message}</td>
-          </tr>
-        ))}
+        {problems.map((p, i) => {
+          const warning = warnings || !!p.warning
+          return (
+            <tr key={i} data-testid={warning ? 'pkg-warning' : 'pkg-problem'} data-file={p.file ?? ''} className={warning ? 'pkg-problem-warning' : undefined}>
+              <td className="mono">
+                {p.file || '(package)'}
+                {p.pointer && <span className="pkg-pointer"> {p.pointer}</span>}
+              </td>
+              <td>
+                {warning && !warnings && <span className="badge">warning</span>} {p.message}
+              </td>
+            </tr>
+          )
+        })}
       </tbody>
     </table>
   )

@@ -28,6 +28,21 @@ describe('packagesStore', () => {
     expect(store.getState().error?.code).toBe('PKG_OPEN')
   })
 
+  it('asks before replacing an installed id and version: nothing changes until it is confirmed', async () => {
+    const fake = createFakeBridge({ current: project })
+    const store = createPackagesStore(fake.bridge)
+    await store.actions.load()
+    expect((await store.actions.importPackage('/tmp/notes-pack.bmad'))?.ok).toBe(true)
+    const again = await store.actions.importPackage('/tmp/notes-pack.bmad')
+    expect(again?.ok).toBe(false)
+    expect(again?.exists?.id).toBe('notes-pack@1.0.0')
+    expect(fake.bridge.packages.importReplacing).not.toHaveBeenCalled()
+    const replaced = await store.actions.importPackage('/tmp/notes-pack.bmad', true)
+    expect(fake.bridge.packages.importReplacing).toHaveBeenLastCalledWith('/tmp/notes-pack.bmad')
+    expect(replaced?.package?.description).toBe('replaced')
+    expect(store.getState().view?.packages.map((p) => p.id)).toEqual([demoPackage.id, 'notes-pack@1.0.0'])
+  })
+
   it('chooses a file in the native dialog (cancel does nothing) and sets the active package', async () => {
     const fake = createFakeBridge({ current: project })
     const changed: string[] = []
@@ -84,6 +99,34 @@ describe('Settings → Packages', () => {
     expect(fake.bridge.packages.setActive).toHaveBeenCalledWith('notes-pack@1.0.0')
     // agents are reloaded for the new package
     await vi.waitFor(() => expect(vi.mocked(fake.bridge.chat.agents).mock.calls.length).toBeGreaterThan(1))
+  })
+
+  it('asks before an import replaces the installed package of the same id and version', async () => {
+    const fake = createFakeBridge({ folders: ['/home/me/alpha'], current: project, conversations: [] })
+    renderWithStores(<App />, fake.bridge)
+    await userEvent.click(await screen.findByTestId('workspace-package'))
+    const panel = await screen.findByTestId('packages-panel')
+    const path = within(panel).getByTestId('pkg-import-path')
+    await userEvent.type(path, '/tmp/notes-pack.bmad')
+    await userEvent.click(within(panel).getByTestId('pkg-import-submit'))
+    await within(panel).findByTestId('pkg-import-ok')
+
+    // the same again: a question, and Cancel changes nothing
+    await userEvent.click(within(panel).getByTestId('pkg-import-submit'))
+    let dialog = await screen.findByTestId('pkg-replace-dialog')
+    expect(dialog).toHaveTextContent('notes-pack 1.0.0 is installed already')
+    expect(dialog).toHaveTextContent('notes-pack@1.0.0')
+    await userEvent.click(within(dialog).getByTestId('pkg-replace-cancel'))
+    expect(screen.queryByTestId('pkg-replace-dialog')).toBeNull()
+    expect(fake.bridge.packages.importReplacing).not.toHaveBeenCalled()
+
+    await userEvent.click(within(panel).getByTestId('pkg-import-submit'))
+    dialog = await screen.findByTestId('pkg-replace-dialog')
+    await userEvent.click(within(dialog).getByTestId('pkg-replace-confirm'))
+    expect(await within(panel).findByTestId('pkg-import-ok')).toHaveTextContent('Installed notes-pack 1.0.0')
+    expect(screen.queryByTestId('pkg-replace-dialog')).toBeNull()
+    expect(fake.bridge.packages.importReplacing).toHaveBeenCalledWith('/tmp/notes-pack.bmad')
+    expect(within(panel).getAllByTestId('pkg-item')).toHaveLength(2)
   })
 
   it('removes a package after a confirmation, and installs the bundled demo again', async () => {

@@ -9,6 +9,8 @@ export function ChooseFile():Promise<string>;
 
 export function Import(arg1:string):Promise<app.PackageImport>;
 
+export function ImportReplacing(arg1:string):Promise<app.PackageImport>;
+
 export function InstallDemo():Promise<packages.Installed>;
 
 export function List():Promise<app.PackagesView>;

@@ -14,6 +14,10 @@ export function Import(arg1) {
   return window['go']['desktop']['Packages']['Import'](arg1);
 }
 
+export function ImportReplacing(arg1) {
+  return window['go']['desktop']['Packages']['ImportReplacing'](arg1);
+}
+
 export function InstallDemo() {
   return window['go']['desktop']['Packages']['InstallDemo']();
 }
