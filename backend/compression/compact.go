@@ -21,7 +21,7 @@ const (
 const (
 	DefaultTrigger      = 0.9
 	DefaultTarget       = 0.75
-	DefaultSummaryShare = 0.4
+	DefaultSummaryShare = 0.5
 	// MaxSummaryTokens caps the summary whatever the window.
 	MaxSummaryTokens = 16000
 )
@@ -38,7 +38,7 @@ type Config struct {
 	MaxMessages, MaxChars int
 	// SummaryShare is the share of the room the request's fixed part leaves
 	// (system prompt, tool definitions, instructions) that the summary may
-	// take (0.4, at most
+	// take (0.5, at most
 	// MaxSummaryTokens).
 	SummaryShare float64
 	// Strategy is NameKeyMessages (default) or NameLLMSummary.

@@ -55,7 +55,7 @@ const minLineScore = 3.0
 // only what recurs in three or more.
 const (
 	keptBonus   = 1.0
-	rarityBonus = 1.0
+	rarityBonus = 2.0
 )
 
 // valueBonus is what a line stating a value gains in a tool's output or the

@@ -207,7 +207,7 @@ func Defaults() Settings {
 			TargetAfterCompression:      0.75,
 			CompressionStrategy:         StrategyKeyMessages,
 			IncludeToolResultsInContext: true,
-			SummaryShare:                0.4,
+			SummaryShare:                0.5,
 			RecallShare:                 0.05,
 		},
 		Tools: Tools{

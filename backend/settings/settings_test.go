@@ -41,7 +41,7 @@ func TestDefaults(t *testing.T) {
 		"llm.maxRetries":                      {d.LLM.MaxRetries, 3},
 		"context.maxMessages":                 {d.Context.MaxMessages, 0},
 		"context.maxChars":                    {d.Context.MaxChars, 0},
-		"context.summaryShare":                {d.Context.SummaryShare, 0.4},
+		"context.summaryShare":                {d.Context.SummaryShare, 0.5},
 		"context.recallShare":                 {d.Context.RecallShare, 0.05},
 		"context.includeCollapsedUiEvents":    {d.Context.IncludeCollapsedUIEventsInContext, false},
 		"llm.embeddingsModel":                 {d.LLM.EmbeddingsModel, ""},

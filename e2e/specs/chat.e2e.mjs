@@ -214,6 +214,17 @@ export default async function chat({ app, step, tmp, home, repo, prepared }) {
     assert.match(await app.text('inspector-used'), /\/ 5,?600 tokens/)
     assert.match(await app.evaluate(`${sel('inspector-messages')}.textContent`), /system/)
     await app.screenshot('16-context-inspector')
+    // the project's instructions: none yet; written here, they are on disk
+    // and in the next request, word for word
+    await app.waitForTestId('instructions-none', { timeoutMs: 10000 })
+    await app.click('instructions-edit')
+    await app.typeInto('instructions-editor', '# Project rules\n\n- Answer in English.\n- The staging host is build-7.internal.\n')
+    await app.click('instructions-save')
+    await app.waitForTestId('instructions-saved', { timeoutMs: 10000 })
+    assert.equal(readFileSync(join(projectRoot, 'AGENTS.md'), 'utf8'), '# Project rules\n\n- Answer in English.\n- The staging host is build-7.internal.\n')
+    await app.waitFor(`${sel('inspector-messages')}.textContent.includes('PROJECT_INSTRUCTIONS')`, { what: 'the instructions in the request', timeoutMs: 10000 })
+    await app.evaluate(`${sel('inspector-instructions')}.scrollIntoView({ block: 'start' })`)
+    await app.screenshot('16-project-instructions')
     await app.click('context-inspector-close')
   })
 
