@@ -135,7 +135,7 @@ func Plan(res *contextbuilder.Result, history []conversation.Entry, c Config, al
 		chars -= s.Chars
 		for _, id := range s.SourceIDs {
 			if e := byID[id]; e != nil {
-				for _, l := range candidates(e, nil, 0) {
+				for _, l := range candidates(e, nil, 0, nil) {
 					if l.score >= minLineScore {
 						lines += estimateTokens(l.text) + 8
 					}

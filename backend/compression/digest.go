@@ -472,7 +472,7 @@ func whoOf(e *conversation.Entry) string {
 
 // candidates returns the digest lines of one entry worth keeping (at most
 // maxLinesPerMessage, the best), with order base.
-func candidates(e *conversation.Entry, focus *termSet, order int) []dline {
+func candidates(e *conversation.Entry, focus *termSet, order int, topics map[string]bool) []dline {
 	who := whoOf(e)
 	out := trailLines(e)
 	isTool := e.Role == conversation.RoleTool
@@ -490,8 +490,12 @@ func candidates(e *conversation.Entry, focus *termSet, order int) []dline {
 				return
 			}
 		}
-		f := analyse(line, focus)
-		s := scoreOf(f, who)
+		lineWho := who
+		if lineWho == conversation.RoleUser && isLogLine(strings.TrimSpace(line)) {
+			lineWho = conversation.RoleTool // a pasted log is data
+		}
+		f := analyse(withoutTopics(line, topics), focus)
+		s := scoreOf(f, lineWho)
 		if value {
 			// a setting, an error code, a failing test, a URL: what a tool's
 			// output or the model's answer establishes
@@ -503,7 +507,7 @@ func candidates(e *conversation.Entry, focus *termSet, order int) []dline {
 		if s < minLineScore-rarityBonus || !(hasContent(f) || value) {
 			return // (rarity may still lift it to minLineScore)
 		}
-		out = append(out, dline{cite: contextbuilder.Cite(e.ID), who: who, text: clipLine(line), section: sectionOf(f, who), score: s})
+		out = append(out, dline{cite: contextbuilder.Cite(e.ID), who: who, text: clipLine(line), section: sectionOf(f, lineWho), score: s})
 	})
 	limit := maxLinesPerMessage
 	if e.Role == conversation.RoleUser {
@@ -744,13 +748,14 @@ func buildDigest(in digestInput) digest {
 	// Each message's lines are found on their own (on every core); the
 	// order, the rarity counts and everything after are worked out in
 	// message order, so the digest does not depend on how they were shared.
+	topics := topicWords(in.entries, skipped)
 	found := make([][]dline, len(in.entries))
 	eachParallel(len(in.entries), func(i int) {
 		e := &in.entries[i]
 		if skipped(e) {
 			return
 		}
-		lines := candidates(e, focus, 0)
+		lines := candidates(e, focus, 0, topics)
 		for j := range lines {
 			lines[j].keys = keyTokens(lines[j].text)
 			lines[j].shape = shapeKey(lines[j].text)

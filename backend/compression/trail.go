@@ -22,7 +22,7 @@ import (
 
 // trailScore is the score of a file-change line: above the lines of plain
 // chatter, below the user's requirements.
-const trailScore = 6.0
+const trailScore = 4.5
 
 // maxTrailValues is how many value lines of a written text a trail line
 // quotes.
@@ -37,7 +37,11 @@ func trailLines(e *conversation.Entry) []dline {
 		if text == "" {
 			continue
 		}
-		out = append(out, dline{cite: contextbuilder.Cite(e.ID), who: conversation.RoleAssistant, text: clipTrail(text), section: secFiles, score: trailScore})
+		score := trailScore
+		if strings.Contains(text, "`") {
+			score += 1.5 // it quotes values the write set
+		}
+		out = append(out, dline{cite: contextbuilder.Cite(e.ID), who: conversation.RoleAssistant, text: clipTrail(text), section: secFiles, score: score})
 	}
 	return out
 }
@@ -285,4 +289,94 @@ func allDigits(s string) bool {
 		}
 	}
 	return s != ""
+}
+
+// markerFlags are the flags of words that mark a line as a requirement, a
+// decision, a finding or a role.
+const markerFlags = kwRequire | kwDecide | kwFind | kwRole | kwSoftNeed | kwSoftChoice
+
+// topicWords returns the marker words that recur in so many of the entries
+// (at least a twelfth of them, and four) that they name what the
+// conversation is about rather than mark one line: in a billing service
+// "quota" or "limit" is a topic, and a line is no requirement for saying it.
+func topicWords(entries []conversation.Entry, skip func(*conversation.Entry) bool) map[string]bool {
+	df := map[string]int{}
+	n := 0
+	var buf [64]byte
+	for i := range entries {
+		e := &entries[i]
+		if skip(e) {
+			continue
+		}
+		n++
+		seen := map[string]bool{}
+		text := messageText(e)
+		for j := 0; j < len(text); {
+			for j < len(text) && !isWordByte(text[j]) {
+				j++
+			}
+			s := j
+			for j < len(text) && isWordByte(text[j]) {
+				j++
+			}
+			if s == j || j-s > 32 {
+				continue
+			}
+			w := string(lower(text[s:j], buf[:0]))
+			if words[w]&markerFlags != 0 && !seen[w] {
+				seen[w] = true
+				df[w]++
+			}
+		}
+	}
+	min := max(4, n/12)
+	var out map[string]bool
+	for w, c := range df {
+		if c >= min {
+			if out == nil {
+				out = map[string]bool{}
+			}
+			out[w] = true
+		}
+	}
+	return out
+}
+
+// withoutTopics returns line with its topic words blanked (for scoring
+// only), or line itself when it has none.
+func withoutTopics(line string, topics map[string]bool) string {
+	if len(topics) == 0 {
+		return line
+	}
+	var b []byte
+	var buf [64]byte
+	for j := 0; j < len(line); {
+		for j < len(line) && !isWordByte(line[j]) {
+			j++
+		}
+		s := j
+		for j < len(line) && isWordByte(line[j]) {
+			j++
+		}
+		if s == j || j-s > 32 || !topics[string(lower(line[s:j], buf[:0]))] {
+			continue
+		}
+		if b == nil {
+			b = []byte(line)
+		}
+		for k := s; k < j; k++ {
+			b[k] = 'x'
+		}
+	}
+	if b == nil {
+		return line
+	}
+	return string(b)
+}
+
+// isLogLine reports whether a line starts like a log record (a date or a
+// time first): pasted logs are data, whoever pastes them.
+func isLogLine(t string) bool {
+	t = strings.TrimLeft(t, "[ ")
+	return len(t) >= 10 && isDigit(t[0]) && isDigit(t[1]) && (isDigit(t[2]) && isDigit(t[3]) && (t[4] == '-' || t[4] == '/') || t[2] == ':')
 }
