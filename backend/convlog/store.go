@@ -1491,9 +1491,18 @@ func cloneMeta(m *conversation.ConversationMeta) conversation.ConversationMeta {
 		c.Origin = &o
 	}
 	c.Instructions = m.Instructions.Clone()
+	c.ApprovalAllow = cloneList(m.ApprovalAllow)
 	if m.Waiting != nil {
 		w := *m.Waiting
 		c.Waiting = &w
 	}
 	return c
+}
+
+// cloneList copies a list keeping nil apart from empty.
+func cloneList(in []string) []string {
+	if in == nil {
+		return nil
+	}
+	return append([]string{}, in...)
 }
