@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"crewagent/backend/approval"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -32,6 +33,10 @@ type chain struct {
 	final   *engine.SendResult // the root conversation's latest result
 	stopped string             // the conversation the user stopped, if any
 	done    chan struct{}
+	// approve and noAsk are the approval mode and the "nobody can be asked"
+	// of the send that started the chain: its every send keeps them.
+	approve approval.Mode
+	noAsk   string
 }
 
 // TaskReport is one task of a chain as the command line lists it.

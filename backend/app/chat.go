@@ -117,6 +117,7 @@ func (ws *Workspace) Chat(ctx context.Context, req engine.SendRequest) (*engine.
 // ChatChain is Chat with every task the message led to.
 func (ws *Workspace) ChatChain(ctx context.Context, req engine.SendRequest) (*ChainResult, error) {
 	c := ws.chains.start(req.ConversationID)
+	c.approve, c.noAsk = req.Approve, req.NoAsk
 	res, err := ws.engine.Send(withChain(ctx, c), req)
 	if err != nil {
 		ws.chains.end(c)

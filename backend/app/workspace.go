@@ -60,6 +60,8 @@ type Workspace struct {
 	chains chains
 	// skills are the project's skills (found, watched in the window).
 	skills *skillSet
+	// approvals decide which tool calls wait for the user.
+	approvals *approvals
 }
 
 // Open opens the project folder root of the runtime home home with a
@@ -127,16 +129,18 @@ func (rt *Runtime) OpenProject(p *project.Project, o OpenOptions) (*Workspace, e
 	ws.providers = append(ws.providers, ws.skillProviders)
 	ws.sandbox = tools.NewSandbox(ws.roots)
 	ws.openMCP(o)
+	ws.approvals = newApprovals(ws)
 	ws.engine, err = engine.New(engine.Options{
-		Store:    ws.store,
-		Settings: rt,
-		LLM:      rt.opts.LLM,
-		Tools:    ws.toolHost,
-		Counter:  rt.counter,
-		Emitter:  ws.emitter,
-		Agents:   ws.agents(),
-		Tasks:    ws.tasks,
-		Skills:   ws.SkillCatalog,
+		Approvals: ws.approvals,
+		Store:     ws.store,
+		Settings:  rt,
+		LLM:       rt.opts.LLM,
+		Tools:     ws.toolHost,
+		Counter:   rt.counter,
+		Emitter:   ws.emitter,
+		Agents:    ws.agents(),
+		Tasks:     ws.tasks,
+		Skills:    ws.SkillCatalog,
 	})
 	if err != nil {
 		ws.mcp.close()

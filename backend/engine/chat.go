@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"crewagent/backend/approval"
 	"crewagent/backend/conversation"
 	"crewagent/backend/events"
 	"crewagent/backend/fsx"
@@ -48,6 +49,9 @@ type Options struct {
 	// catalog: none are listed to the model; the skills a log activated
 	// still apply). See skills.go.
 	Skills func() *skills.Catalog
+	// Approvals decide the calls that write, run commands or call MCP tools
+	// (approve.go). nil: every call runs.
+	Approvals Approver
 }
 
 // ChatService runs chat and agent mode sends and the turns of workflow runs
@@ -137,6 +141,11 @@ type SendRequest struct {
 	// loop runs from where the log stands, so a reply that failed or never
 	// finished is retried without the message appearing twice.
 	Retry bool
+	// Approve is the approval mode of this send ("" = the conversation's).
+	Approve approval.Mode
+	// NoAsk, when set, says why nobody can be asked for an approval (the
+	// model reads it): a call that would wait for one is refused instead.
+	NoAsk string
 }
 
 // ContextInfo is the context usage of the last request of a send.
@@ -273,7 +282,7 @@ func (s *ChatService) Send(ctx context.Context, req SendRequest) (*SendResult, e
 	}
 
 	r := &run{s: s, ctx: ctx, convID: convID, mode: mode, agent: agent, agentID: agentID, st: st, turnsUsed: req.TurnsUsed,
-		res: &SendResult{ConversationID: convID, UserMessageID: userID}}
+		res: &SendResult{ConversationID: convID, UserMessageID: userID}, approve: req.Approve, noAsk: req.NoAsk}
 	return r.execute()
 }
 

@@ -3,6 +3,8 @@ package settings
 import (
 	"fmt"
 	"net/url"
+	"slices"
+	"strings"
 )
 
 // Validate checks every value and returns an *Error with code CodeInvalid that
@@ -81,6 +83,9 @@ func (s Settings) Validate() error {
 		}
 	}
 	positive("tools.mcp.callTimeoutSeconds", s.Tools.MCP.CallTimeoutSeconds)
+	if a := s.Approvals; a != nil && a.Mode != "" && !slices.Contains(ApprovalModes, a.Mode) {
+		add("approvals.mode", "must be one of "+strings.Join(ApprovalModes, ", "))
+	}
 	positive("engine.maxTurns", s.Engine.MaxTurns)
 	positive("engine.maxToolCallsPerMessage", s.Engine.MaxToolCallsPerMessage)
 	if s.Engine.MaxInterruptChainDepth < 0 {
