@@ -25,13 +25,13 @@ func Diff(path string, old, new []byte, existed bool) (diff string, binary bool)
 	if IsBinary(old) || IsBinary(new) {
 		return "", true
 	}
-	from := "a/" + strings.TrimPrefix(path, "@")
+	from := path
 	if !existed {
 		from = "/dev/null"
 	}
 	d, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
 		A: splitLines(string(old)), B: splitLines(string(new)),
-		FromFile: from, ToFile: "b/" + strings.TrimPrefix(path, "@"), Context: 3,
+		FromFile: from, ToFile: path, Context: 3,
 	})
 	if err != nil {
 		return "", false

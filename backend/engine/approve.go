@@ -184,3 +184,32 @@ func sizeWords(n int) string {
 	}
 	return fmt.Sprintf("%d MB", n>>20)
 }
+
+type approvalsKey struct{}
+
+type approvalsCtx struct {
+	mode  approval.Mode
+	noAsk string
+}
+
+// WithApprovals returns a context whose sends and run turns use the
+// approval mode mode ("" = the conversation's) unless their request
+// chooses one, and, when noAsk is set, refuse a call that would wait for
+// the user's approval, saying noAsk (why nobody can be asked).
+func WithApprovals(ctx context.Context, mode approval.Mode, noAsk string) context.Context {
+	return context.WithValue(ctx, approvalsKey{}, approvalsCtx{mode, noAsk})
+}
+
+// approvalsOf returns the approval mode and noAsk of a send: the request's,
+// else the context's.
+func approvalsOf(ctx context.Context, mode approval.Mode, noAsk string) (approval.Mode, string) {
+	if v, ok := ctx.Value(approvalsKey{}).(approvalsCtx); ok {
+		if mode == "" {
+			mode = v.mode
+		}
+		if noAsk == "" {
+			noAsk = v.noAsk
+		}
+	}
+	return mode, noAsk
+}

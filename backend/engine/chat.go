@@ -282,7 +282,8 @@ func (s *ChatService) Send(ctx context.Context, req SendRequest) (*SendResult, e
 	}
 
 	r := &run{s: s, ctx: ctx, convID: convID, mode: mode, agent: agent, agentID: agentID, st: st, turnsUsed: req.TurnsUsed,
-		res: &SendResult{ConversationID: convID, UserMessageID: userID}, approve: req.Approve, noAsk: req.NoAsk}
+		res: &SendResult{ConversationID: convID, UserMessageID: userID}}
+	r.approve, r.noAsk = approvalsOf(ctx, req.Approve, req.NoAsk)
 	return r.execute()
 }
 
