@@ -37,7 +37,9 @@ type fixture struct {
 	st      settings.Settings
 	agents  AgentResolver
 	hosts   ToolHostFactory // nil: tools.Host over the project
-	svc     *ChatService
+	// approvals decide the calls that need approval (nil: every call runs).
+	approvals Approver
+	svc       *ChatService
 }
 
 // newFixture starts the fake server and opens a store; mutate adjusts the
@@ -87,7 +89,7 @@ func (f *fixture) open() {
 		rec.Emit(events.ConversationChanged, ChangeEvent{ConversationID: id, Kind: kind})
 	})
 	svc, err := New(Options{Store: published, Settings: StaticSettings(f.st), LLM: testLLM, Tools: hosts, Counter: counter,
-		Emitter: f.rec, Agents: f.agents})
+		Emitter: f.rec, Agents: f.agents, Approvals: f.approvals})
 	if err != nil {
 		f.t.Fatal(err)
 	}
