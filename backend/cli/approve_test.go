@@ -159,3 +159,63 @@ func writeFile(t *testing.T, path, body string) {
 		t.Fatal(err)
 	}
 }
+
+// The project's rules file counts in full once approved, and only as long
+// as it keeps the content approved; the project's default mode applies to
+// new conversations.
+func TestPermissionsCommands(t *testing.T) {
+	t.Setenv("CREWAGENT_APPROVE", "")
+	c := newChatEnv(t)
+	write := func(id string) {
+		c.srv.Enqueue(fakellm.Tools(fakellm.ToolCall{ID: id, Name: "fs.write", Arguments: `{"path":"@project/plan.md","content":"` + id + `"}`}),
+			fakellm.Text("Done."))
+		if r := c.run(t, "", "chat", "write"); r.code != ExitOK {
+			t.Fatalf("chat: %+v", r)
+		}
+	}
+	content := func() string { b, _ := os.ReadFile(filepath.Join(c.root, "plan.md")); return string(b) }
+
+	r := c.run(t, "", "permissions", "show")
+	if r.code != ExitOK || !strings.Contains(r.stdout, "approval mode of new conversations: ask (from the default)") || !strings.Contains(r.stdout, "none") {
+		t.Fatalf("%+v", r)
+	}
+	if r := c.run(t, "", "permissions", "approve"); r.code != ExitError || !strings.Contains(r.stderr, "no .crewagent/permissions.json") {
+		t.Fatalf("%+v", r)
+	}
+	writeFile(t, filepath.Join(c.root, ".crewagent", "permissions.json"), `{"allow":["fs.write(@project/plan.md)"]}`)
+	write("w1")
+	if content() != "# Plan\n" {
+		t.Fatal("an unapproved allow rule widened ask")
+	}
+	r = c.run(t, "", "permissions", "show")
+	if !strings.Contains(r.stdout, "not approved") || !strings.Contains(r.stdout, "allow: fs.write(@project/plan.md)") {
+		t.Fatalf("%+v", r)
+	}
+	if r := c.run(t, "", "permissions", "approve"); r.code != ExitOK {
+		t.Fatalf("%+v", r)
+	}
+	write("w2")
+	if content() != "w2" {
+		t.Fatalf("the approved allow rule did not apply: %q", content())
+	}
+	// Changed: the approval is gone.
+	writeFile(t, filepath.Join(c.root, ".crewagent", "permissions.json"), `{"allow":["fs.write"]}`)
+	write("w3")
+	if content() != "w2" {
+		t.Fatal("a changed rules file kept its approval")
+	}
+
+	if r := c.run(t, "", "permissions", "mode", "auto-edit"); r.code != ExitOK || !strings.Contains(r.stdout, "auto-edit (from the project)") {
+		t.Fatalf("%+v", r)
+	}
+	write("w4")
+	if content() != "w4" {
+		t.Fatal("the project's default mode did not apply")
+	}
+	if r := c.run(t, "", "permissions", "mode", "sometimes"); r.code != ExitError {
+		t.Fatalf("%+v", r)
+	}
+	if r := c.run(t, "", "permissions", "mode", "default"); r.code != ExitOK || !strings.Contains(r.stdout, "ask (from the default)") {
+		t.Fatalf("%+v", r)
+	}
+}

@@ -27,6 +27,9 @@ func commands() []command {
 		{words: []string{"mcp", "list"}, usage: "mcp list", args: 0, access: Read, run: cmdMCPList},
 		{words: []string{"mcp", "approve"}, usage: "mcp approve NAME", args: 1, access: Read, run: cmdMCPApprove},
 		{words: []string{"mcp", "revoke"}, usage: "mcp revoke NAME", args: 1, access: Read, run: cmdMCPRevoke},
+		{words: []string{"permissions", "show"}, usage: "permissions show", args: 0, access: Read, run: cmdPermissionsShow},
+		{words: []string{"permissions", "approve"}, usage: "permissions approve", args: 0, access: Read, run: cmdPermissionsApprove},
+		{words: []string{"permissions", "mode"}, usage: "permissions mode read-only|ask|auto-edit|full-auto|default", args: 1, access: Read, run: cmdPermissionsMode},
 		{words: []string{"skills", "list"}, usage: "skills list", args: 0, access: Read, run: cmdSkillsList},
 	}
 }
