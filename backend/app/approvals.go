@@ -210,7 +210,40 @@ func (ws *Workspace) AnswerApproval(convID, toolCallID string, ans approval.Answ
 	if ws.approvals.broker.Answer(convID, toolCallID, ans) {
 		return nil
 	}
-	return errs.New(errs.InvalidRequest, "the call "+strconv.Quote(toolCallID)+" does not wait for an approval here: it was answered already, or the reply that asked ended (then send your message again)")
+	// No reply of this process waits for it: a request the app left waiting
+	// when it closed is answered by a reply that runs the call (or refuses
+	// it) and goes on from there.
+	meta, err := ws.store.Get(convID)
+	if err != nil {
+		return err
+	}
+	entries, err := ws.store.LoadTail(convID, 400)
+	if err != nil {
+		return err
+	}
+	held := -1
+	for i, e := range entries {
+		if e.IsMessage() && e.Role == conversation.RoleTool && e.ToolCallID == toolCallID {
+			held = i
+		}
+	}
+	if held < 0 || !entries[held].Approval.Waiting() {
+		return errs.New(errs.InvalidRequest, "the call "+strconv.Quote(toolCallID)+" does not wait for an approval: it was answered already")
+	}
+	for _, e := range entries[held+1:] {
+		if e.IsMessage() && e.Role != conversation.RoleTool {
+			return errs.New(errs.InvalidRequest, "the conversation went on since this call asked for approval: ask again in a new message")
+		}
+	}
+	if meta.ActiveType == conversation.ActiveWorkflow {
+		return errs.New(errs.InvalidRequest, "the run stopped while this call waited for approval: continue the run, and the step asks again")
+	}
+	mode := conversation.ModeChat
+	if meta.ActiveType == conversation.ActiveAgent {
+		mode = conversation.ModeAgent
+	}
+	return ws.reply(engine.SendRequest{ConversationID: convID, Mode: mode, AgentID: meta.SelectedAgentID,
+		Resolve: &engine.Resolution{ToolCallID: toolCallID, Answer: ans}}, nil)
 }
 
 // ProjectRules are the project's rules file as the window and the command

@@ -179,3 +179,70 @@ func TestDamagedProjectRulesRefuse(t *testing.T) {
 		t.Fatalf("%s", txt)
 	}
 }
+
+// The app closes while a call waits: the request stays waiting in the log,
+// is there again after a restart, and its answer then runs the call once
+// and the reply goes on.
+func TestApprovalWaitingSurvivesARestart(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		answer  approval.Answer
+		notes   string
+		inModel string
+	}{
+		{"allow", approval.Answer{Decision: approval.AnswerAllow}, "monday\n", `"ok":true`},
+		{"deny", approval.Answer{Decision: approval.AnswerDeny, Reason: "friday is fine"}, "# Notes\nship on friday\n", "their reason: friday is fine"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newApprovalsEnv(t)
+			id := e.create(t)
+			e.srv.Enqueue(fakellm.Tools(fakellm.ToolCall{ID: "w1", Name: "fs.write", Arguments: `{"path":"@project/notes.md","content":"monday\n"}`}))
+			if err := e.ws.Send(app.SendRequest{ConversationID: id, Text: "move it to monday"}); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, "the request", func() bool { return len(e.requests()) == 1 })
+			ev := e.requests()[0]
+			e.ws.Close()
+
+			e.open(t)
+			entries, err := e.ws.Store().Load(id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			last := entries[len(entries)-1]
+			if last.ID != ev.ResultMessageID || !last.Approval.Waiting() || !strings.Contains(last.Approval.Diff, "+monday") {
+				t.Fatalf("after the restart: %+v", last)
+			}
+			e.srv.Enqueue(fakellm.Text("Done."))
+			if err := e.ws.AnswerApproval(id, "w1", tc.answer); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, "the reply", func() bool { return !e.ws.Tasks().Busy(id) && len(e.srv.ChatRequests()) == 2 })
+			waitFor(t, "the answer", func() bool {
+				entries, _ := e.ws.Store().Load(id)
+				return entries[len(entries)-1].Text() == "Done."
+			})
+			if e.notes(t) != tc.notes {
+				t.Fatalf("%q", e.notes(t))
+			}
+			msgs := e.srv.ChatRequests()[1].Messages
+			if got := msgs[len(msgs)-1]; got.ToolCallID != "w1" || !strings.Contains(got.Text(), tc.inModel) {
+				t.Fatalf("the model got %q", got.Text())
+			}
+			// Answered once: a second answer is refused and nothing runs again.
+			if err := e.ws.AnswerApproval(id, "w1", approval.Answer{Decision: approval.AnswerAllow}); err == nil {
+				t.Fatal("answered twice")
+			}
+			var results int
+			entries, _ = e.ws.Store().Load(id)
+			for _, m := range entries {
+				if m.ToolCallID == "w1" {
+					results++
+				}
+			}
+			if results != 1 {
+				t.Fatalf("%d results", results)
+			}
+		})
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"crewagent/backend/conversation"
 	"crewagent/backend/errs"
 	"crewagent/backend/events"
+	"crewagent/backend/tasks"
 	"crewagent/backend/tools"
 )
 
@@ -107,7 +108,26 @@ func (r *run) callTool(msgID string, tc conversation.ToolCall) (res tools.Result
 	if werr != nil && r.ctx.Err() == nil {
 		return tools.Result{}, nil, werr // the placeholder could not be persisted
 	}
-	done := *card
+	if werr != nil && tasks.ReasonOf(r.ctx) == tasks.Shutdown {
+		// The app closes: the request stays in the log, waiting, and is
+		// shown again when the app opens; nothing more of the send is
+		// persisted.
+		return tools.Result{}, nil, errLeftWaiting
+	}
+	res, err = r.settle(msgID, tc, held, answer, werr)
+	return res, held, err
+}
+
+// errLeftWaiting ends a send whose call was waiting for approval when the
+// app closed.
+var errLeftWaiting = errs.New(errs.Closed, "the app closed while a call waited for the user's approval: the request waits in the conversation")
+
+// settle applies the user's answer (or the stop, werr) to the call whose
+// placeholder is held: it runs the call when allowed (recording a grant
+// first), or makes the refusal. held.Approval becomes the answered request.
+func (r *run) settle(msgID string, tc conversation.ToolCall, held *conversation.Entry, answer approval.Answer, werr error) (tools.Result, error) {
+	var res tools.Result
+	done := *held.Approval
 	done.AnsweredAt = r.s.now()
 	switch {
 	case werr != nil:
@@ -116,11 +136,11 @@ func (r *run) callTool(msgID string, tc conversation.ToolCall) (res tools.Result
 	case answer.Allows():
 		done.State, done.Answer = conversation.ApprovalAllowed, answer.Decision
 		if answer.Decision != approval.AnswerAllow {
-			if err := ap.Grant(r.convID, answer, card.Grant); err != nil {
-				return tools.Result{}, held, err
+			if err := r.s.opts.Approvals.Grant(r.convID, answer, done.Grant); err != nil {
+				return tools.Result{}, err
 			}
 		}
-		res = call()
+		res = r.p.host.Call(tools.WithToolCallID(r.ctx, tc.ID), tc.Function.Name, tc.Function.Arguments)
 	default:
 		done.State, done.Answer, done.Note = conversation.ApprovalDenied, answer.Decision, answer.Reason
 		msg := "not run: the user denied this call"
@@ -130,9 +150,53 @@ func (r *run) callTool(msgID string, tc conversation.ToolCall) (res tools.Result
 		res = refusal(msg, map[string]any{"deniedByUser": true})
 	}
 	held.Approval = &done
-	ev.Approval = &done
-	r.s.opts.Emitter.Emit(events.ApprovalResolved, ev)
-	return res, held, nil
+	r.s.opts.Emitter.Emit(events.ApprovalResolved, events.ApprovalEvent{ConversationID: r.convID, MessageID: msgID, ToolCallID: tc.ID,
+		ToolName: tc.Function.Name, ResultMessageID: held.ID, Approval: &done})
+	return res, nil
+}
+
+// Resolution is the user's answer to a request that a send which ended
+// left waiting in the log (the app closed while it waited): a send with it
+// (SendRequest.Resolve) runs the call or refuses it, replaces its
+// placeholder, and goes on from there.
+type Resolution struct {
+	ToolCallID string
+	Answer     approval.Answer
+}
+
+// resolveHeld settles the request of r.resolve before the loop goes on.
+func (r *run) resolveHeld(res Resolution) error {
+	var (
+		held  *conversation.Entry
+		call  conversation.ToolCall
+		msgID string
+	)
+	for i := range r.p.history {
+		e := &r.p.history[i]
+		if e.Role == conversation.RoleAssistant {
+			for _, c := range e.ToolCalls {
+				if c.ID == res.ToolCallID {
+					call, msgID = c, e.ID
+				}
+			}
+		}
+		if e.Role == conversation.RoleTool && e.ToolCallID == res.ToolCallID {
+			cp := *e
+			held = &cp
+		}
+	}
+	if held == nil || !held.Approval.Waiting() || msgID == "" {
+		return invalid("the call " + res.ToolCallID + " does not wait for an approval in this conversation")
+	}
+	start := r.s.opts.Now()
+	result, err := r.settle(msgID, call, held, res.Answer, nil)
+	if err != nil {
+		return err
+	}
+	entry := &conversation.Entry{ID: held.ID, Role: conversation.RoleTool, Content: conversation.Str(result.Content), ToolCallID: call.ID,
+		ToolName: call.Function.Name, PartType: conversation.PartToolResult, IsError: !result.OK,
+		DurationMs: r.s.opts.Now().Sub(start).Milliseconds(), Approval: held.Approval}
+	return r.replace(entry)
 }
 
 func refusal(msg string, details map[string]any) tools.Result {

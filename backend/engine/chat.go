@@ -141,6 +141,10 @@ type SendRequest struct {
 	// loop runs from where the log stands, so a reply that failed or never
 	// finished is retried without the message appearing twice.
 	Retry bool
+	// Resolve answers a request a send that ended left waiting in the log:
+	// the send goes on from where the log stands (like Resume) once the
+	// call ran or was refused.
+	Resolve *Resolution
 	// Approve is the approval mode of this send ("" = the conversation's).
 	Approve approval.Mode
 	// NoAsk, when set, says why nobody can be asked for an approval (the
@@ -189,6 +193,9 @@ type SendResult struct {
 // busy conversation, store failure. LLM failures come back in SendResult.Err
 // after they are persisted.
 func (s *ChatService) Send(ctx context.Context, req SendRequest) (*SendResult, error) {
+	if req.Resolve != nil {
+		req.Resume = true
+	}
 	switch {
 	case req.Retry && req.Resume:
 		return nil, invalid("a send is a retry or a continuation, not both")
@@ -284,6 +291,7 @@ func (s *ChatService) Send(ctx context.Context, req SendRequest) (*SendResult, e
 	r := &run{s: s, ctx: ctx, convID: convID, mode: mode, agent: agent, agentID: agentID, st: st, turnsUsed: req.TurnsUsed,
 		res: &SendResult{ConversationID: convID, UserMessageID: userID}}
 	r.approve, r.noAsk = approvalsOf(ctx, req.Approve, req.NoAsk)
+	r.resolve = req.Resolve
 	return r.execute()
 }
 

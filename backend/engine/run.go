@@ -51,6 +51,8 @@ type run struct {
 	// that would wait for approval is refused instead.
 	approve approval.Mode
 	noAsk   string
+	// resolve answers a request left waiting before the loop goes on.
+	resolve *Resolution
 }
 
 func (r *run) execute() (*SendResult, error) {
@@ -79,6 +81,12 @@ func (r *run) execute() (*SendResult, error) {
 	r.cx.onCompacting = func() {
 		r.res.Context.Compressed = true
 		r.s.opts.Emitter.Emit(events.ContextUsage, usageEvent(r.convID, r.lastUsage, compression.StatusCompressing))
+	}
+
+	if r.resolve != nil {
+		if err := r.resolveHeld(*r.resolve); err != nil {
+			return r.result(err)
+		}
 	}
 
 	maxTurns := r.maxTurns
