@@ -84,7 +84,7 @@ func (s Settings) Validate() error {
 	}
 	positive("tools.mcp.callTimeoutSeconds", s.Tools.MCP.CallTimeoutSeconds)
 	if a := s.Approvals; a != nil && a.Mode != "" && !slices.Contains(ApprovalModes, a.Mode) {
-		add("approvals.mode", "must be one of "+strings.Join(ApprovalModes, ", "))
+		add("approvals.mode", "must be one of %s, got %q", strings.Join(ApprovalModes, ", "), a.Mode)
 	}
 	positive("engine.maxTurns", s.Engine.MaxTurns)
 	positive("engine.maxToolCallsPerMessage", s.Engine.MaxToolCallsPerMessage)
