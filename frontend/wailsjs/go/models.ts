@@ -38,6 +38,10 @@ export namespace app {
 	    agents: AgentInfo[];
 	    problem?: string;
 	}
+	export interface ApprovalMode {
+	    mode: string;
+	    source: string;
+	}
 	export interface ArtifactView {
 	    path: string;
 	    content: string;
@@ -343,6 +347,23 @@ export namespace contextbuilder {
 
 export namespace conversation {
 	
+	export interface Approval {
+	    state: string;
+	    kind: string;
+	    mode?: string;
+	    why?: string;
+	    summary: string;
+	    paths?: string[];
+	    diff?: string;
+	    binary?: boolean;
+	    newFile?: boolean;
+	    command?: string;
+	    cwd?: string;
+	    grant?: string;
+	    answer?: string;
+	    note?: string;
+	    answeredAt?: string;
+	}
 	export interface BranchView {
 	    after: string;
 	    index: number;
@@ -454,6 +475,8 @@ export namespace conversation {
 	    origin?: Origin;
 	    instructions?: Instructions;
 	    waiting?: Waiting;
+	    approvalMode?: string;
+	    approvalAllow?: string[];
 	}
 	export interface StepView {
 	    title: string;
@@ -555,6 +578,7 @@ export namespace conversation {
 	    fullOutputPath?: string;
 	    isCollapsed?: boolean;
 	    widget?: number[];
+	    approval?: Approval;
 	    finishReason?: string;
 	    editOf?: string;
 	    event?: string;
@@ -686,6 +710,14 @@ export namespace engine {
 
 export namespace events {
 	
+	export interface ApprovalEvent {
+	    conversationId: string;
+	    messageId: string;
+	    toolCallId: string;
+	    toolName: string;
+	    resultMessageId: string;
+	    approval?: conversation.Approval;
+	}
 	export interface Error {
 	    code: string;
 	    message: string;
@@ -805,6 +837,8 @@ export namespace events {
 	    "task:aborted": TaskEvent;
 	    "mcp:status": MCPStatusEvent;
 	    "skills:changed": SkillsChangedEvent;
+	    "approval:requested": ApprovalEvent;
+	    "approval:resolved": ApprovalEvent;
 	}
 	
 	
@@ -875,6 +909,12 @@ export namespace project {
 
 export namespace settings {
 	
+	export interface Approvals {
+	    mode?: string;
+	    allow?: string[];
+	    ask?: string[];
+	    deny?: string[];
+	}
 	export interface Context {
 	    maxMessages: number;
 	    maxChars: number;
@@ -931,6 +971,7 @@ export namespace settings {
 	    tools: Tools;
 	    engine: Engine;
 	    theme: string;
+	    approvals?: Approvals;
 	}
 
 }
