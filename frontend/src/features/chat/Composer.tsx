@@ -2,6 +2,7 @@ import { useRef, useState, type KeyboardEvent } from 'react'
 import { CompactionStatus } from '../context/CompactionStatus'
 import { ContextMeter } from '../context/ContextMeter'
 import { ComposerSkills, useSkillCommand } from '../skills/ComposerSkills'
+import { ApprovalModeSelect } from './ApprovalModeSelect'
 import { isCompactPrefix, parseCompactCommand, useCompactCommand } from './compactCommand'
 import { useStore, useStores } from '../../stores'
 
@@ -112,6 +113,7 @@ export function Composer({ onOpenInspector, disabledReason }: { onOpenInspector:
             </button>
           )}
           <ContextMeter usage={compacting && usage ? { ...usage, status: 'compressing' } : usage} onOpen={onOpenInspector} />
+          <ApprovalModeSelect />
         </div>
       </div>
     </div>
