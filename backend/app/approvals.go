@@ -37,6 +37,9 @@ func newApprovals(ws *Workspace) *approvals {
 
 var _ engine.Approver = (*approvals)(nil)
 
+// maxParentDepth bounds the walk up a line of conversations.
+const maxParentDepth = 16
+
 // ApprovalMode is a conversation's approval mode and where it comes from:
 // "conversation", "environment" (CREWAGENT_APPROVE), "project", "settings"
 // or "default".
@@ -47,14 +50,20 @@ type ApprovalMode struct {
 
 // mode returns the mode of a conversation ("" for none yet).
 func (a *approvals) mode(convID string) (ApprovalMode, error) {
-	if convID != "" {
-		meta, err := a.ws.store.Get(convID)
+	// A conversation created by another one (conv.create) works for it: it
+	// takes the mode of the nearest one up its line that chose one.
+	for depth, id := 0, convID; id != "" && depth < maxParentDepth; depth++ {
+		meta, err := a.ws.store.Get(id)
 		if err != nil {
+			if depth > 0 {
+				break // a parent deleted since
+			}
 			return ApprovalMode{}, err
 		}
 		if m, err := approval.ParseMode(meta.ApprovalMode); err == nil {
 			return ApprovalMode{m, "conversation"}, nil
 		}
+		id = meta.ParentID
 	}
 	if v := os.Getenv(EnvApprove); v != "" {
 		m, err := approval.ParseMode(v)
@@ -97,10 +106,14 @@ func (a *approvals) policy(convID string, override approval.Mode) (approval.Poli
 		return p, err
 	}
 	p.Granted = st.Allow
-	if convID != "" {
-		if meta, err := a.ws.store.Get(convID); err == nil {
-			p.Conversation = meta.ApprovalAllow
+	// The grants of the conversation, and of those up its line.
+	for depth, id := 0, convID; id != "" && depth < maxParentDepth; depth++ {
+		meta, err := a.ws.store.Get(id)
+		if err != nil {
+			break
 		}
+		p.Conversation = append(p.Conversation, meta.ApprovalAllow...)
+		id = meta.ParentID
 	}
 	pr, err := approval.LoadProjectRules(a.ws.project.Root)
 	if err != nil {

@@ -246,3 +246,31 @@ func TestApprovalWaitingSurvivesARestart(t *testing.T) {
 		})
 	}
 }
+
+// A conversation created by another one takes the mode and the grants of
+// the nearest one up its line that has them, until it chooses its own.
+func TestChildConversationTakesItsParentsMode(t *testing.T) {
+	e := newApprovalsEnv(t)
+	parent := e.create(t)
+	if err := e.ws.SetApprovalMode(parent, "auto-edit"); err != nil {
+		t.Fatal(err)
+	}
+	first := &conversation.Entry{Type: conversation.TypeMsg, Role: conversation.RoleUser, Content: conversation.Str("hi")}
+	child, err := e.ws.Store().CreateRecord(conversation.ConversationMeta{ActiveType: conversation.ActiveChat, ParentID: parent,
+		Origin: &conversation.Origin{ConversationID: parent, ToolCallID: "k1"}}, first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, err := e.ws.ApprovalMode(child.ID); err != nil || m.Mode != approval.AutoEdit || m.Source != "conversation" {
+		t.Fatalf("%+v %v", m, err)
+	}
+	if err := e.ws.SetApprovalMode(child.ID, "read-only"); err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := e.ws.ApprovalMode(child.ID); m.Mode != approval.ReadOnly {
+		t.Fatalf("%+v", m)
+	}
+	if m, _ := e.ws.ApprovalMode(parent); m.Mode != approval.AutoEdit {
+		t.Fatalf("the parent changed: %+v", m)
+	}
+}

@@ -88,5 +88,7 @@ func cmdPermissionsMode(e *env, rest []string) error {
 	if err != nil {
 		return err
 	}
-	return e.print(m, func() { fmt.Fprintf(e.stdout, "approval mode of new conversations: %s (from the %s)\n", m.Mode, m.Source) })
+	return e.print(m, func() {
+		fmt.Fprintf(e.stdout, "approval mode of new conversations: %s (from the %s)\n", m.Mode, m.Source)
+	})
 }
