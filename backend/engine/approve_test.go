@@ -10,9 +10,11 @@ import (
 	"time"
 
 	"crewagent/backend/approval"
+	"crewagent/backend/contextbuilder"
 	"crewagent/backend/conversation"
 	"crewagent/backend/events"
 	"crewagent/backend/llm/fakellm"
+	"crewagent/backend/tools"
 )
 
 // policyApprover decides with a real approval.Policy and waits through a
@@ -279,4 +281,46 @@ func TestApprovalWaitingSurvivesInTheLog(t *testing.T) {
 	}
 	ap.broker.Answer(ev.ConversationID, ev.ToolCallID, approval.Answer{Decision: approval.AnswerDeny})
 	<-done
+}
+
+// A run turn follows the same approvals: its own state files never ask; a
+// write to the project is refused when nobody can be asked (the command
+// line without a terminal), through the context.
+func TestApprovalRunTurn(t *testing.T) {
+	f, _ := approvalFixture(t, approval.Ask)
+	state := t.TempDir()
+	host := func() ToolHost {
+		r := toolsRoots(f)
+		r.State = state
+		return tools.NewHost(tools.Config{Roots: r, Policy: tools.DefaultPolicy()})
+	}
+	setup := func() (*RunSetup, error) {
+		return &RunSetup{AgentID: "analyst", Persona: contextbuilder.Persona{ID: "analyst", Name: "Mary", Role: "Analyst"},
+			Injector: blocks{"RUN_DIRECTIVE\n- currentNodeId: a"}, Tools: host()}, nil
+	}
+	convID := f.create()
+	f.srv.Enqueue(fakellm.Tools(
+		fakellm.ToolCall{ID: "s1", Name: "fs.write", Arguments: `{"path":"@state/workflow.md","content":"---\ncurrentNodeId: a\n---\n"}`},
+		fakellm.ToolCall{ID: "p1", Name: "fs.write", Arguments: `{"path":"@project/report.md","content":"report"}`},
+	), fakellm.Text("Step done."))
+	ctx := WithApprovals(context.Background(), "", "nobody can be asked here")
+	res, err := f.svc.RunTurn(ctx, RunTurnRequest{ConversationID: convID, RunID: "r1", WorkflowID: "w", Input: userInput("go"), Setup: setup})
+	if err != nil || res.Err != nil {
+		t.Fatalf("%v %+v", err, res)
+	}
+	if b, err := os.ReadFile(filepath.Join(state, "workflow.md")); err != nil || !strings.Contains(string(b), "currentNodeId: a") {
+		t.Fatalf("state: %q %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(f.root, "report.md")); err == nil {
+		t.Fatal("the project write ran")
+	}
+	results := map[string]string{}
+	for _, m := range f.messages(convID) {
+		if m.Role == conversation.RoleTool {
+			results[m.ToolCallID] = m.Text()
+		}
+	}
+	if !strings.Contains(results["s1"], `"ok":true`) || !strings.Contains(results["p1"], "nobody can be asked here") {
+		t.Fatalf("%v", results)
+	}
 }
