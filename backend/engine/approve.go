@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"crewagent/backend/approval"
@@ -69,7 +70,10 @@ func (r *run) callTool(msgID string, tc conversation.ToolCall) (res tools.Result
 	}
 	ap := r.s.opts.Approvals
 	kind := approval.Classify(tc.Function.Name)
-	if ap == nil || kind == approval.KindFree || kind == approval.KindRead {
+	offered := slices.ContainsFunc(r.p.toolDefs, func(d tools.ToolDef) bool { return d.Name == tc.Function.Name })
+	if ap == nil || kind == approval.KindFree || kind == approval.KindRead || !offered {
+		// (A tool the policy does not offer is refused by the host: nobody
+		// is asked about a call that cannot run.)
 		return call(), nil, nil
 	}
 	var plan tools.Plan

@@ -324,3 +324,17 @@ func TestApprovalRunTurn(t *testing.T) {
 		t.Fatalf("%v", results)
 	}
 }
+
+// A tool the policy does not offer is refused by the host: nobody is asked.
+func TestApprovalNotAskedForAToolNotOffered(t *testing.T) {
+	f, _ := approvalFixture(t, approval.Ask)
+	f.srv.Enqueue(fakellm.Tools(fakellm.ToolCall{ID: "x1", Name: "fs.delete", Arguments: `{"path":"@project/notes.md"}`}), fakellm.Text("ok"))
+	res := f.send(SendRequest{Text: "delete the notes"})
+	if n := len(f.rec.Named(events.ApprovalRequested)); n != 0 {
+		t.Fatalf("%d requests", n)
+	}
+	tool := f.messages(res.ConversationID)[2]
+	if !tool.IsError || tool.Approval != nil || strings.Contains(tool.Text(), CodeApprovalDenied) {
+		t.Fatalf("%s", tool.Text())
+	}
+}
