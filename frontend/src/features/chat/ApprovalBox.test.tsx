@@ -62,6 +62,7 @@ describe('the approval card', () => {
     for (const id of ['approval-allow', 'approval-allow-conversation', 'approval-allow-project', 'approval-deny']) expect(within(box).getByTestId(id)).toBeEnabled()
     // The placeholder's error text is not shown as a failure preview.
     expect(within(card).queryByTestId('tool-preview')).toBeNull()
+    expect(screen.getByTestId('composer-input')).toHaveAttribute('placeholder', 'A tool call waits for your approval above')
   })
 
   it.each([

@@ -28,6 +28,8 @@ export function Composer({ onOpenInspector, disabledReason }: { onOpenInspector:
   const skillCommand = useSkillCommand()
   const runCompact = useCompactCommand()
   const compacting = useStore(context, (s) => !!s.compacting)
+  // A tool call of the reply waits for the user's approval (its card).
+  const approving = useStore(chat, (s) => s.entries.some((e) => e.approval?.state === 'waiting'))
 
   const send = async () => {
     if (streaming || starting || compacting) return
@@ -58,6 +60,8 @@ export function Composer({ onOpenInspector, disabledReason }: { onOpenInspector:
 
   const placeholder = waitingFor
     ? `Waiting for “${waitingFor.title}” to answer… (Esc stops)`
+    : approving
+    ? `A tool call waits for your approval above${streaming ? '… (Esc stops)' : ''}`
     : streaming
     ? 'Answering… (Esc stops)'
     : startMode
