@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"crewagent/backend/approval"
 	"crewagent/backend/engine"
 	"crewagent/backend/errs"
 	"crewagent/backend/events"
@@ -40,6 +41,10 @@ type chain struct {
 	// conversations conv.create made and the model calls (settings
 	// engine.maxConversationsPerMessage, engine.maxModelCallsPerMessage).
 	created, calls int
+	// approve and noAsk are the approval mode and the "nobody can be asked"
+	// of the send that started the chain: its every send keeps them.
+	approve approval.Mode
+	noAsk   string
 }
 
 // TaskReport is one task of a chain as the command line lists it.

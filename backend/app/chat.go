@@ -119,6 +119,7 @@ func (ws *Workspace) Chat(ctx context.Context, req engine.SendRequest) (*engine.
 func (ws *Workspace) ChatChain(ctx context.Context, req engine.SendRequest) (*ChainResult, error) {
 	ws.noteUserWrote(req.ConversationID)
 	c := ws.chains.start(req.ConversationID)
+	c.approve, c.noAsk = req.Approve, req.NoAsk
 	res, err := ws.engine.Send(withChain(ctx, c), req)
 	if err != nil {
 		ws.chains.end(c)

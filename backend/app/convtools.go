@@ -452,7 +452,8 @@ func (ws *Workspace) handOver(c *chain, from tasks.Task, hv handover) error {
 	answer := tasks.Plan{
 		Task: tasks.Task{ConversationID: h.target, Kind: h.mode, Chain: c.id, Depth: from.Depth + 1, Tool: h.tool, For: from.ConversationID},
 		Run: func(ctx context.Context) error {
-			res, err := ws.engine.Send(withChain(ctx, c), engine.SendRequest{ConversationID: h.target, Mode: h.mode, AgentID: h.agent, Retry: true})
+			res, err := ws.engine.Send(withChain(ctx, c), engine.SendRequest{ConversationID: h.target, Mode: h.mode, AgentID: h.agent, Retry: true,
+				Approve: c.approve, NoAsk: c.noAsk})
 			ws.report(c, h.target, h.tool, false, from.Depth+1, res, err)
 			ws.emitNextUsage(ctx, h.target)
 			h.failed = err
@@ -469,7 +470,7 @@ func (ws *Workspace) handOver(c *chain, from tasks.Task, hv handover) error {
 			}
 			c.pop(from.ConversationID)
 			res, err := ws.engine.Send(withChain(ctx, c), engine.SendRequest{ConversationID: from.ConversationID, Mode: from.Kind, Resume: true,
-				TurnsUsed: c.turnsOf(from.ConversationID)})
+				TurnsUsed: c.turnsOf(from.ConversationID), Approve: c.approve, NoAsk: c.noAsk})
 			ws.report(c, from.ConversationID, "", true, from.Depth, res, err)
 			ws.emitNextUsage(ctx, from.ConversationID)
 			return err

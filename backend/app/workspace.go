@@ -63,6 +63,8 @@ type Workspace struct {
 	skills *skillSet
 	// memory reads the project's instruction files (AGENTS.md).
 	memory *memory.Reader
+	// approvals decide which tool calls wait for the user.
+	approvals *approvals
 }
 
 // Open opens the project folder root of the runtime home home with a
@@ -131,17 +133,19 @@ func (rt *Runtime) OpenProject(p *project.Project, o OpenOptions) (*Workspace, e
 	ws.sandbox = tools.NewSandbox(ws.roots)
 	ws.memory = memory.New(p.Root)
 	ws.openMCP(o)
+	ws.approvals = newApprovals(ws)
 	ws.engine, err = engine.New(engine.Options{
-		Store:    ws.store,
-		Settings: rt,
-		LLM:      ws.budgetedLLM(rt.opts.LLM),
-		Tools:    ws.toolHost,
-		Counter:  rt.counter,
-		Emitter:  ws.emitter,
-		Agents:   ws.agents(),
-		Tasks:    ws.tasks,
-		Skills:   ws.SkillCatalog,
-		Memory:   ws.memory.Files,
+		Approvals: ws.approvals,
+		Store:     ws.store,
+		Settings:  rt,
+		LLM:       ws.budgetedLLM(rt.opts.LLM),
+		Tools:     ws.toolHost,
+		Counter:   rt.counter,
+		Emitter:   ws.emitter,
+		Agents:    ws.agents(),
+		Tasks:     ws.tasks,
+		Skills:    ws.SkillCatalog,
+		Memory:    ws.memory.Files,
 	})
 	if err != nil {
 		ws.mcp.close()

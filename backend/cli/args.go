@@ -18,7 +18,7 @@ var knownFlags = []flagSpec{
 	{"conversation", true}, {"mode", true}, {"agent", true}, {"retry", false},
 	{"at", true}, {"checkpoint", true}, {"format", true},
 	{"workflow", true}, {"package", true},
-	{"focus", true}, {"all", false}, {"skill", true}, {"replace", false},
+	{"focus", true}, {"all", false}, {"skill", true}, {"replace", false}, {"approve", true},
 	{"help", false},
 }
 

@@ -14,7 +14,7 @@ import (
 	"crewagent/backend/llm"
 )
 
-const chatUsage = "chat [--conversation ID] [--mode chat|agent] [--agent ID] [--skill NAME[,NAME]] MESSAGE | chat --conversation ID --retry"
+const chatUsage = "chat [--conversation ID] [--mode chat|agent] [--agent ID] [--skill NAME[,NAME]] [--approve ask|auto-edit|full-auto|read-only] MESSAGE | chat --conversation ID --retry"
 
 // chatOutput is the --json output of chat.
 type chatOutput struct {
@@ -74,6 +74,10 @@ func cmdChat(e *env, rest []string) error {
 		mode = conversation.ModeAgent
 	}
 
+	approve, err := e.approveMode()
+	if err != nil {
+		return err
+	}
 	ws, err := e.workspace()
 	if err != nil {
 		return err
@@ -81,12 +85,17 @@ func cmdChat(e *env, rest []string) error {
 	if err := e.requireLLM(); err != nil {
 		return err
 	}
+	var noAsk string
+	if !stdinIsTerminal(e.stdin) {
+		noAsk = noTerminal
+	}
 	convID := e.args.get("conversation")
 	sendTo := convID
 	if sendTo, err = e.activateSkills(ws, convID, mode, retry); err != nil {
 		return err
 	}
-	chain, err := ws.ChatChain(e.ctx, engine.SendRequest{ConversationID: sendTo, Mode: mode, AgentID: e.args.get("agent"), Text: text, Retry: retry})
+	chain, err := ws.ChatChain(e.ctx, engine.SendRequest{ConversationID: sendTo, Mode: mode, AgentID: e.args.get("agent"), Text: text, Retry: retry,
+		Approve: approve, NoAsk: noAsk})
 	if err != nil {
 		return err
 	}

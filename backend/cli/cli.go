@@ -21,6 +21,7 @@ import (
 
 	"crewagent/backend/app"
 	"crewagent/backend/convlog"
+	"crewagent/backend/engine"
 	"crewagent/backend/errs"
 )
 
@@ -138,6 +139,11 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if p.has("help") {
 		fmt.Fprintf(stdout, "usage: crewagent %s [--home DIR] [--project DIR] [--json] [--verbose]\n", cmd.usage)
 		return ExitOK
+	}
+	if !stdinIsTerminal(stdin) {
+		// Nobody can answer an approval request: a call that would wait
+		// for one is refused, in every command (chat, runs).
+		ctx = engine.WithApprovals(ctx, "", noTerminal)
 	}
 	e := &env{ctx: ctx, cmd: cmd, args: p, stdin: stdin, stdout: stdout, stderr: stderr, log: slog.New(slog.DiscardHandler)}
 	if p.has("verbose") {

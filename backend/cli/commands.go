@@ -13,7 +13,7 @@ func commands() []command {
 		{words: []string{"conversations", "pin"}, usage: "conversations pin ID MESSAGE_ID", args: 2, access: Write, run: cmdConversationsPin},
 		{words: []string{"conversations", "unpin"}, usage: "conversations unpin ID MESSAGE_ID", args: 2, access: Write, run: cmdConversationsUnpin},
 		{words: []string{"conversations", "export"}, usage: "conversations export ID [--format md|json]", flags: []string{"format"}, args: 1, access: Read, run: cmdConversationsExport},
-		{words: []string{"chat"}, usage: chatUsage, flags: []string{"conversation", "mode", "agent", "retry", "skill"}, args: anyArgs, access: Write, usesLLM: true, run: cmdChat},
+		{words: []string{"chat"}, usage: chatUsage, flags: []string{"conversation", "mode", "agent", "retry", "skill", "approve"}, args: anyArgs, access: Write, usesLLM: true, run: cmdChat},
 		{words: []string{"context"}, usage: "context ID [--mode chat|agent|run] [--agent ID] [--all]", flags: []string{"mode", "agent", "all"}, args: 1, access: Read, run: cmdContext},
 		{words: []string{"package", "import"}, usage: "package import FILE [--replace]", flags: []string{"replace"}, args: 1, access: None, run: cmdPackageImport},
 		{words: []string{"package", "list"}, usage: "package list", args: 0, access: None, run: cmdPackageList},
@@ -27,6 +27,9 @@ func commands() []command {
 		{words: []string{"mcp", "list"}, usage: "mcp list", args: 0, access: Read, run: cmdMCPList},
 		{words: []string{"mcp", "approve"}, usage: "mcp approve NAME", args: 1, access: Read, run: cmdMCPApprove},
 		{words: []string{"mcp", "revoke"}, usage: "mcp revoke NAME", args: 1, access: Read, run: cmdMCPRevoke},
+		{words: []string{"permissions", "show"}, usage: "permissions show", args: 0, access: Read, run: cmdPermissionsShow},
+		{words: []string{"permissions", "approve"}, usage: "permissions approve", args: 0, access: Read, run: cmdPermissionsApprove},
+		{words: []string{"permissions", "mode"}, usage: "permissions mode read-only|ask|auto-edit|full-auto|default", args: 1, access: Read, run: cmdPermissionsMode},
 		{words: []string{"skills", "list"}, usage: "skills list", args: 0, access: Read, run: cmdSkillsList},
 	}
 }

@@ -25,6 +25,7 @@ func (e *env) runtime() (*app.Runtime, error) {
 	if e.printer != nil {
 		em = e.printer
 	}
+	em = &prompter{e: e, next: em}
 	e.rt = app.New(home, app.Options{Emitter: em, Logger: e.log, Demo: app.DemoOnDemand})
 	return e.rt, nil
 }

@@ -103,6 +103,9 @@ type Entry struct {
 	FullOutputPath   string          `json:"fullOutputPath,omitempty"`
 	IsCollapsed      bool            `json:"isCollapsed,omitempty"`
 	Widget           json.RawMessage `json:"widget,omitempty"`
+	// Approval is set on the result of a call that waited for the user's
+	// approval (approval.go).
+	Approval *Approval `json:"approval,omitempty"`
 	// FinishReason is set on an answer the server cut short ("length": the output limit,
 	// "content_filter": the provider's filter). Such an answer is incomplete: its text is
 	// partial, its tool calls were never run, and it can be continued or retried.
@@ -215,6 +218,11 @@ type ConversationMeta struct {
 	// Usage adds up what the servers reported for the conversation's LLM
 	// calls (derived from the Usage of its messages).
 	Usage *UsageTotals `json:"usage,omitempty"`
+	// ApprovalMode and ApprovalAllow mirror the conversation's approval
+	// events (approval.go): its mode ("" = the project's default) and the
+	// allow rules the user gave it.
+	ApprovalMode  string   `json:"approvalMode,omitempty"`
+	ApprovalAllow []string `json:"approvalAllow,omitempty"`
 }
 
 // RunRef links a workflow run to the conversation that holds its messages.

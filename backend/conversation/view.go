@@ -317,8 +317,8 @@ func replyStarted(views []EntryView) bool {
 
 // How a conversation read while no reply runs ends (Ending).
 const (
-	// EndSettled: an answer, a failure shown as such, a question waiting for
-	// its answer, or nothing.
+	// EndSettled: an answer, a failure shown as such, a question or an
+	// approval request waiting for its answer, or nothing.
 	EndSettled = ""
 	// EndUnfinished: it waits for a reply that will not come: after what the
 	// user sent, a tool call or its result, reasoning, or an answered
@@ -405,6 +405,11 @@ func Ending(views []EntryView, cutAt string) (state string, canContinue bool) {
 			for _, c := range v.ToolCalls {
 				if r, ok := results[c.ID]; ok && r.View.Handover != nil && r.View.Handover.Status == HandoverStopped {
 					return EndStopped, true
+				}
+				if r, ok := results[c.ID]; ok && r.Approval.Waiting() {
+					// A request the app left waiting when it closed: it is
+					// the way on (its answer goes on with the reply).
+					return EndSettled, false
 				}
 			}
 			return unfinished(v, true)

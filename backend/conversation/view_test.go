@@ -161,6 +161,10 @@ func TestEnding(t *testing.T) {
 		{"an answer, then an empty reply", []*Entry{msg("u1", RoleUser, "hi"), msg("a9", RoleAssistant, "hello"), msg("a10", RoleAssistant, " ")}, "", EndSettled, false},
 		{"a persisted failure", []*Entry{msg("u1", RoleUser, "hi"), msg("x", RoleAssistant, "LLM_ERROR\n- code: LLM_TIMEOUT", part(PartError))}, "", EndSettled, false},
 		{"a question waiting for its answer", ask("w1", "k1", "r1"), "", EndSettled, false},
+		{"a call waiting for approval", append(append([]*Entry{msg("u1", RoleUser, "write")}, tools...),
+			msg("t1", RoleTool, "{}", result("c1"), func(e *Entry) { e.Approval = &Approval{State: ApprovalWaiting} })), "", EndSettled, false},
+		{"a call whose approval was answered", append(append([]*Entry{msg("u1", RoleUser, "write")}, tools...),
+			msg("t1", RoleTool, "{}", result("c1"), func(e *Entry) { e.Approval = &Approval{State: ApprovalDenied} })), "", EndUnfinished, true},
 		{"nothing", nil, "", EndSettled, false},
 		// A fork cut at a message was cut on purpose: nothing was interrupted.
 		{"a fork cut at a user message", []*Entry{evt("f", EventForkOrigin), msg("u1", RoleUser, "hi")}, "u1", EndAwaiting, false},

@@ -1492,6 +1492,7 @@ func cloneMeta(m *conversation.ConversationMeta) conversation.ConversationMeta {
 		c.Origin = &o
 	}
 	c.Instructions = m.Instructions.Clone()
+	c.ApprovalAllow = cloneList(m.ApprovalAllow)
 	if m.Waiting != nil {
 		w := *m.Waiting
 		c.Waiting = &w
@@ -1521,4 +1522,12 @@ func addUsage(m *conversation.ConversationMeta, e *conversation.Entry) {
 		m.Usage = &conversation.UsageTotals{}
 	}
 	m.Usage.Add(*e.Usage)
+}
+
+// cloneList copies a list keeping nil apart from empty.
+func cloneList(in []string) []string {
+	if in == nil {
+		return nil
+	}
+	return append([]string{}, in...)
 }

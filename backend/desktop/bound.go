@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"crewagent/backend/app"
+	"crewagent/backend/approval"
 	"crewagent/backend/conversation"
 	"crewagent/backend/convlog"
 	"crewagent/backend/engine"
@@ -190,6 +191,30 @@ func (x *Chat) Preview(conversationID, mode, agentID string) (*engine.Preview, e
 // Agents lists the agents Agent mode can speak as.
 func (x *Chat) Agents() (app.AgentList, error) {
 	return current(x.s, func(ws *app.Workspace) (app.AgentList, error) { return ws.ListAgents(), nil })
+}
+
+// AnswerApproval answers the approval request of a tool call (the card's
+// buttons): decision is allow, allow-conversation, allow-project or deny;
+// reason reaches the model with a denial.
+func (x *Chat) AnswerApproval(conversationID, toolCallID, decision, reason string) error {
+	return currentDo(x.s, func(ws *app.Workspace) error {
+		return ws.AnswerApproval(conversationID, toolCallID, approval.Answer{Decision: decision, Reason: reason})
+	})
+}
+
+// ApprovalMode returns a conversation's approval mode and where it comes from.
+func (x *Chat) ApprovalMode(conversationID string) (app.ApprovalMode, error) {
+	return current(x.s, func(ws *app.Workspace) (app.ApprovalMode, error) { return ws.ApprovalMode(conversationID) })
+}
+
+// SetApprovalMode records a conversation's approval mode and returns it.
+func (x *Chat) SetApprovalMode(conversationID, mode string) (app.ApprovalMode, error) {
+	return current(x.s, func(ws *app.Workspace) (app.ApprovalMode, error) {
+		if err := ws.SetApprovalMode(conversationID, mode); err != nil {
+			return app.ApprovalMode{}, err
+		}
+		return ws.ApprovalMode(conversationID)
+	})
 }
 
 // Runs starts and follows workflow runs (bridge/runs.ts).

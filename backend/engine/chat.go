@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"crewagent/backend/approval"
 	"crewagent/backend/contextbuilder"
 	"crewagent/backend/conversation"
 	"crewagent/backend/events"
@@ -52,6 +53,9 @@ type Options struct {
 	// Memory returns the project's instruction files as they are now
 	// (AGENTS.md; nil: none), carried by every request word for word.
 	Memory func() []contextbuilder.MemoryFile
+	// Approvals decide the calls that write, run commands or call MCP tools
+	// (approve.go). nil: every call runs.
+	Approvals Approver
 }
 
 // ChatService runs chat and agent mode sends and the turns of workflow runs
@@ -141,6 +145,15 @@ type SendRequest struct {
 	// loop runs from where the log stands, so a reply that failed or never
 	// finished is retried without the message appearing twice.
 	Retry bool
+	// Resolve answers a request a send that ended left waiting in the log:
+	// the send goes on from where the log stands (like Resume) once the
+	// call ran or was refused.
+	Resolve *Resolution
+	// Approve is the approval mode of this send ("" = the conversation's).
+	Approve approval.Mode
+	// NoAsk, when set, says why nobody can be asked for an approval (the
+	// model reads it): a call that would wait for one is refused instead.
+	NoAsk string
 }
 
 // ContextInfo is the context usage of the last request of a send.
@@ -184,6 +197,9 @@ type SendResult struct {
 // busy conversation, store failure. LLM failures come back in SendResult.Err
 // after they are persisted.
 func (s *ChatService) Send(ctx context.Context, req SendRequest) (*SendResult, error) {
+	if req.Resolve != nil {
+		req.Resume = true
+	}
 	switch {
 	case req.Retry && req.Resume:
 		return nil, invalid("a send is a retry or a continuation, not both")
@@ -278,6 +294,8 @@ func (s *ChatService) Send(ctx context.Context, req SendRequest) (*SendResult, e
 
 	r := &run{s: s, ctx: ctx, convID: convID, mode: mode, agent: agent, agentID: agentID, st: st, turnsUsed: req.TurnsUsed,
 		res: &SendResult{ConversationID: convID, UserMessageID: userID}}
+	r.approve, r.noAsk = approvalsOf(ctx, req.Approve, req.NoAsk)
+	r.resolve = req.Resolve
 	return r.execute()
 }
 

@@ -38,7 +38,9 @@ type fixture struct {
 	st      settings.Settings
 	agents  AgentResolver
 	hosts   ToolHostFactory // nil: tools.Host over the project
-	svc     *ChatService
+	// approvals decide the calls that need approval (nil: every call runs).
+	approvals Approver
+	svc       *ChatService
 }
 
 // newFixture starts the fake server and opens a store; mutate adjusts the
@@ -88,7 +90,7 @@ func (f *fixture) open() {
 		rec.Emit(events.ConversationChanged, ChangeEvent{ConversationID: id, Kind: kind})
 	})
 	svc, err := New(Options{Store: published, Settings: StaticSettings(f.st), LLM: testLLM, Tools: hosts, Counter: counter,
-		Emitter: f.rec, Agents: f.agents, Memory: memory.New(f.root).Files})
+		Emitter: f.rec, Agents: f.agents, Memory: memory.New(f.root).Files, Approvals: f.approvals})
 	if err != nil {
 		f.t.Fatal(err)
 	}

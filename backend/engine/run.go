@@ -8,6 +8,7 @@ import (
 	"math"
 	"strings"
 
+	"crewagent/backend/approval"
 	"crewagent/backend/compression"
 	"crewagent/backend/contextbuilder"
 	"crewagent/backend/conversation"
@@ -48,6 +49,14 @@ type run struct {
 	// message is callMsgID: append records it on that message.
 	callUsage *conversation.Usage
 	callMsgID string
+
+	// approve is the approval mode the send asked for ("" = the
+	// conversation's); noAsk, when set, says why nobody can be asked: a call
+	// that would wait for approval is refused instead.
+	approve approval.Mode
+	noAsk   string
+	// resolve answers a request left waiting before the loop goes on.
+	resolve *Resolution
 }
 
 func (r *run) execute() (*SendResult, error) {
@@ -76,6 +85,12 @@ func (r *run) execute() (*SendResult, error) {
 	r.cx.onCompacting = func() {
 		r.res.Context.Compressed = true
 		r.s.opts.Emitter.Emit(events.ContextUsage, usageEvent(r.convID, r.lastUsage, compression.StatusCompressing))
+	}
+
+	if r.resolve != nil {
+		if err := r.resolveHeld(*r.resolve); err != nil {
+			return r.result(err)
+		}
 	}
 
 	maxTurns := r.maxTurns
@@ -264,11 +279,17 @@ func (r *run) runTools(msgID string, calls []conversation.ToolCall, announced []
 			s.opts.Emitter.Emit(events.StreamToolStart, ToolStartEvent{ConversationID: r.convID, MessageID: msgID, ToolCallID: tc.ID, ToolName: tc.Function.Name, Index: i})
 		}
 		start := s.opts.Now()
-		var result tools.Result
+		var (
+			result tools.Result
+			held   *conversation.Entry // the placeholder of a call that waited for approval
+		)
 		if refused, ok := r.refuseNarrowed(tc.Function.Name); ok && i < limit {
 			result = refused
 		} else if i < limit {
-			result = r.p.host.Call(tools.WithToolCallID(r.ctx, tc.ID), tc.Function.Name, tc.Function.Arguments)
+			var err error
+			if result, held, err = r.callTool(msgID, tc); err != nil {
+				return nil, err
+			}
 		} else {
 			// Over the cap: answered, never run, so every call still has its result.
 			result = tools.Failure(tools.NewError(tools.CodeTooManyCalls, fmt.Sprintf(
@@ -284,7 +305,12 @@ func (r *run) runTools(msgID string, calls []conversation.ToolCall, announced []
 			}
 			pending = result.Pending
 		}
-		if err := r.append(entry); err != nil {
+		if held != nil {
+			entry.ID, entry.Approval = held.ID, held.Approval
+			if err := r.replace(entry); err != nil {
+				return nil, err
+			}
+		} else if err := r.append(entry); err != nil {
 			return nil, err
 		}
 		if fx, ok := result.Effect.(EntriesAfterResult); ok {
@@ -419,6 +445,23 @@ func (r *run) append(e *conversation.Entry) error {
 		r.p.history = append(r.p.history, *e)
 		if r.p.turnStart == "" {
 			r.p.turnStart = e.ID
+		}
+	}
+	return nil
+}
+
+// replace persists e as the new version of an entry of this send (the same
+// id) and puts it in its place in the history.
+func (r *run) replace(e *conversation.Entry) error {
+	r.tag(e)
+	if err := r.s.opts.Store.Update(r.convID, e); err != nil {
+		return err
+	}
+	if r.p != nil {
+		for i := range r.p.history {
+			if r.p.history[i].ID == e.ID {
+				r.p.history[i] = *e
+			}
 		}
 	}
 	return nil

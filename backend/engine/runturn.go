@@ -85,6 +85,7 @@ func (s *ChatService) RunTurn(ctx context.Context, req RunTurnRequest) (*SendRes
 	r := &run{s: s, ctx: ctx, convID: convID, mode: conversation.ModeRun, st: st,
 		runID: req.RunID, workflowID: req.WorkflowID, setup: req.Setup, maxTurns: req.MaxTurns,
 		res: &SendResult{ConversationID: convID}}
+	r.approve, r.noAsk = approvalsOf(ctx, "", "")
 	if in := req.Input; in != nil {
 		if in.PartType == "" {
 			in.PartType = conversation.PartContent

@@ -123,6 +123,11 @@ const (
 	// HandedOver answers the calls of a model message that follow one that
 	// handed the turn to another conversation: not run.
 	HandedOver = "E_HANDED_OVER"
+	// ApprovalDenied: a call the approval mode, a rule or the user refused;
+	// ApprovalPending: a call that waits for the user's approval (the
+	// placeholder result of the log while it waits).
+	ApprovalDenied  = "E_APPROVAL_DENIED"
+	ApprovalPending = "E_APPROVAL_PENDING"
 )
 
 // The conversation tools (conv.create, conv.send, conv.list, conv.history,
@@ -260,6 +265,8 @@ var Catalogue = []Entry{
 	{"BadArguments", BadArguments, "a tool call with malformed arguments", nil},
 	{"TooManyToolCalls", TooManyToolCalls, "a tool call beyond engine.maxToolCallsPerMessage of one model message: answered, not run", nil},
 	{"HandedOver", HandedOver, "a tool call after one that handed the turn to another conversation: answered, not run", nil},
+	{"ApprovalDenied", ApprovalDenied, "a tool call refused by the approval mode, an approval rule or the user: not run", nil},
+	{"ApprovalPending", ApprovalPending, "a tool call that waits for the user's approval: not run yet", nil},
 
 	{"ConvNotFound", ConvNotFound, "a conversation tool named a conversation that does not exist", nil},
 	{"ConvRefused", ConvRefused, "a conversation tool call the rules refuse (destroying the user's conversation or the work in progress, asking a conversation that waits, …)", nil},

@@ -25,6 +25,11 @@ const (
 	// SkillsChanged: the open project's skills changed on disk (or with its
 	// package); list them again.
 	SkillsChanged = "skills:changed"
+	// A tool call waits for the user's approval (approval:requested), and
+	// its request was answered or the reply stopped while it waited
+	// (approval:resolved).
+	ApprovalRequested = "approval:requested"
+	ApprovalResolved  = "approval:resolved"
 )
 
 // Emitter pushes an event to the frontend.

@@ -178,6 +178,8 @@ type Payloads struct {
 	TaskAborted         TaskEvent          `json:"task:aborted"`
 	MCPStatus           MCPStatusEvent     `json:"mcp:status"`
 	SkillsChanged       SkillsChangedEvent `json:"skills:changed"`
+	ApprovalRequested   ApprovalEvent      `json:"approval:requested"`
+	ApprovalResolved    ApprovalEvent      `json:"approval:resolved"`
 }
 
 // SkillsChangedEvent says that the open project's skills changed: how many

@@ -31,7 +31,23 @@ type Settings struct {
 	Tools   Tools   `json:"tools"`
 	Engine  Engine  `json:"engine"`
 	Theme   string  `json:"theme"`
+	// Approvals are the user's approval mode and rules (nil: none set, the
+	// mode is "ask").
+	Approvals *Approvals `json:"approvals,omitempty"`
 }
+
+// Approvals configures which tool calls wait for the user's approval
+// (backend/approval): the default mode of conversations (read-only, ask,
+// auto-edit, full-auto; "" = ask) and the user's allow / ask / deny rules.
+type Approvals struct {
+	Mode  string   `json:"mode,omitempty"`
+	Allow []string `json:"allow,omitempty"`
+	Ask   []string `json:"ask,omitempty"`
+	Deny  []string `json:"deny,omitempty"`
+}
+
+// ApprovalModes are the values approvals.mode takes.
+var ApprovalModes = []string{"read-only", "ask", "auto-edit", "full-auto"}
 
 // LLM configures the OpenAI-compatible endpoint.
 type LLM struct {
@@ -226,6 +242,11 @@ func (s Settings) Clone() Settings {
 	s.Tools.MCP.AllowedServers = slices.Clone(s.Tools.MCP.AllowedServers)
 	if s.Tools.MCP.AllowedServers == nil {
 		s.Tools.MCP.AllowedServers = []string{}
+	}
+	if s.Approvals != nil {
+		a := *s.Approvals
+		a.Allow, a.Ask, a.Deny = slices.Clone(a.Allow), slices.Clone(a.Ask), slices.Clone(a.Deny)
+		s.Approvals = &a
 	}
 	return s
 }

@@ -606,3 +606,23 @@ func TestWarningsOfOutOfRangeValues(t *testing.T) {
 		})
 	}
 }
+
+func TestApprovalsSettings(t *testing.T) {
+	s := Defaults()
+	if s.Approvals != nil {
+		t.Fatal("approvals set by default")
+	}
+	s.Approvals = &Approvals{Mode: "auto-edit", Deny: []string{"shell.run(git push)"}}
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	c := s.Clone()
+	c.Approvals.Deny[0] = "changed"
+	if s.Approvals.Deny[0] != "shell.run(git push)" {
+		t.Fatal("Clone shares the rules")
+	}
+	s.Approvals.Mode = "yolo"
+	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "approvals.mode") {
+		t.Fatalf("%v", err)
+	}
+}

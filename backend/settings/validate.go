@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"strings"
 )
 
 // Validate checks every value and returns an *Error with code CodeInvalid that
@@ -84,6 +85,9 @@ func (s Settings) Validate() error {
 	positive("tools.mcp.callTimeoutSeconds", s.Tools.MCP.CallTimeoutSeconds)
 	positive("tools.mcp.maxToolsPerServer", s.Tools.MCP.MaxToolsPerServer)
 	positive("tools.mcp.maxToolTokensPerServer", s.Tools.MCP.MaxToolTokensPerServer)
+	if a := s.Approvals; a != nil && a.Mode != "" && !slices.Contains(ApprovalModes, a.Mode) {
+		add("approvals.mode", "must be one of %s, got %q", strings.Join(ApprovalModes, ", "), a.Mode)
+	}
 	positive("engine.maxTurns", s.Engine.MaxTurns)
 	positive("engine.maxToolCallsPerMessage", s.Engine.MaxToolCallsPerMessage)
 	if s.Engine.MaxInterruptChainDepth < 0 {

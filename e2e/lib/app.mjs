@@ -31,6 +31,9 @@ export async function launchApp({ binary, display, home, logFile, screenshotsDir
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {
       ...process.env,
+      // The specs were written for writes that happen without asking; a spec
+      // that shows the approval card sets CREWAGENT_APPROVE itself (env).
+      CREWAGENT_APPROVE: 'full-auto',
       ...env,
       DISPLAY: display,
       CREWAGENT_HOME: home,

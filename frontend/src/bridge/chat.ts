@@ -1,11 +1,24 @@
 import * as Chat from '../../wailsjs/go/desktop/Chat'
-import type { app, contextbuilder, engine } from '../../wailsjs/go/models'
+import type { app, contextbuilder, conversation, engine } from '../../wailsjs/go/models'
 import type { ConversationMeta } from './conversations'
 import { call } from './errors'
 
 export type Mode = 'chat' | 'agent' | 'run'
 export type AgentInfo = app.AgentInfo
 export type AgentList = app.AgentList
+
+/** Approval modes, most restrictive first: read-only (nothing is written,
+ * no command runs), ask (every write and command waits for you), auto-edit
+ * (writes in the project run, commands wait), full-auto (everything runs). */
+export const ApprovalModes = ['read-only', 'ask', 'auto-edit', 'full-auto'] as const
+export type ApprovalModeName = (typeof ApprovalModes)[number]
+/** A conversation's approval mode and where it comes from (conversation,
+ * environment, project, settings, default). */
+export type ApprovalMode = app.ApprovalMode
+/** An approval request, as the call's result entry keeps it. */
+export type ApprovalRequest = conversation.Approval
+/** Allow once, allow for this conversation, always allow in this project, deny. */
+export type ApprovalDecision = 'allow' | 'allow-conversation' | 'allow-project' | 'deny'
 
 export interface SendRequest {
   conversationId: string
@@ -59,6 +72,10 @@ export interface ChatApi {
   agents(): Promise<AgentList>
   /** Conversations with a reply in progress. */
   streaming(): Promise<string[]>
+  /** Answers the approval request of a tool call (only the user does). */
+  answerApproval(conversationId: string, toolCallId: string, decision: ApprovalDecision, reason?: string): Promise<void>
+  approvalMode(conversationId: string): Promise<ApprovalMode>
+  setApprovalMode(conversationId: string, mode: ApprovalModeName): Promise<ApprovalMode>
 }
 
 export function createWailsChat(): ChatApi {
@@ -72,5 +89,8 @@ export function createWailsChat(): ChatApi {
     preview: (id, mode, agentId = '') => call(() => Chat.Preview(id, mode, agentId)),
     agents: () => call(() => Chat.Agents()),
     streaming: () => call(async () => (await Chat.Streaming()) ?? []),
+    answerApproval: (id, callId, decision, reason = '') => call(() => Chat.AnswerApproval(id, callId, decision, reason)),
+    approvalMode: (id) => call(() => Chat.ApprovalMode(id)),
+    setApprovalMode: (id, mode) => call(() => Chat.SetApprovalMode(id, mode)),
   }
 }

@@ -154,6 +154,10 @@ export const Codes = {
   TooManyToolCalls: 'E_TOO_MANY_TOOL_CALLS',
   /** a tool call after one that handed the turn to another conversation: answered, not run */
   HandedOver: 'E_HANDED_OVER',
+  /** a tool call refused by the approval mode, an approval rule or the user: not run */
+  ApprovalDenied: 'E_APPROVAL_DENIED',
+  /** a tool call that waits for the user's approval: not run yet */
+  ApprovalPending: 'E_APPROVAL_PENDING',
   /** a conversation tool named a conversation that does not exist */
   ConvNotFound: 'E_CONV_NOT_FOUND',
   /** a conversation tool call the rules refuse (destroying the user's conversation or the work in progress, asking a conversation that waits, …) */

@@ -17,6 +17,8 @@ export const EventNames = {
   TaskAborted: 'task:aborted',
   MCPStatus: 'mcp:status',
   SkillsChanged: 'skills:changed',
+  ApprovalRequested: 'approval:requested',
+  ApprovalResolved: 'approval:resolved',
 } as const
 
 export type EventName = (typeof EventNames)[keyof typeof EventNames]
@@ -70,6 +72,9 @@ export type TaskEvent = events.TaskEvent
 /** mcp:status: an MCP server changed state, or (server "") the list of
  * servers changed. */
 export type McpStatusEvent = events.MCPStatusEvent
+/** approval:requested, approval:resolved: a tool call waits for the user's
+ * approval (its result entry holds the request), or was answered. */
+export type ApprovalEvent = events.ApprovalEvent
 
 export interface EventMap extends Omit<events.Payloads, 'context:usage' | 'conversation:changed'> {
   'context:usage': ContextUsage

@@ -1,6 +1,9 @@
 import type {
   AgentInfo,
   AgentList,
+  ApprovalDecision,
+  ApprovalMode,
+  ApprovalModeName,
   Bridge,
   BridgeError,
   ContextPreview,
@@ -80,6 +83,10 @@ export interface ChatState {
   agents: AgentList | null
   preview: ContextPreview | null
   previewLoading: boolean
+  /** The conversation's approval mode (null until read). */
+  approvalMode: ApprovalMode | null
+  /** Tool calls whose approval answer is on its way. */
+  answering: string[]
   error: BridgeError | null
 }
 
@@ -115,6 +122,10 @@ export interface ChatActions {
   loadAgents(): Promise<void>
   loadPreview(): Promise<ContextPreview | null>
   readToolResult(messageId: string): Promise<ToolResultView | null>
+  /** Answers the approval request of a tool call of the open conversation. */
+  answerApproval(toolCallId: string, decision: ApprovalDecision, reason?: string): Promise<boolean>
+  /** Sets the open conversation's approval mode. */
+  setApprovalMode(mode: ApprovalModeName): Promise<void>
   dismissError(): void
 }
 
@@ -166,6 +177,8 @@ const initial = (): ChatState => ({
   agents: null,
   preview: null,
   previewLoading: false,
+  approvalMode: null,
+  answering: [],
   error: null,
 })
 
@@ -294,6 +307,15 @@ export function createChatStore(
     }
   }
 
+  const loadApprovalMode = async (id: string) => {
+    try {
+      const m = await bridge.chat.approvalMode(id)
+      if (isCurrent(id)) store.setState({ approvalMode: m })
+    } catch {
+      // The selector shows no mode; sending still works under the backend's.
+    }
+  }
+
   const actions: ChatActions = {
     start() {
       return subscribeAll(bridge.events, {
@@ -346,6 +368,14 @@ export function createChatStore(
         'context:usage': (u) => {
           usageByConversation.set(u.conversationId, u)
           if (isCurrent(u.conversationId)) store.setState({ usage: u })
+        },
+        // A tool call waits for the user's approval, or was answered: its
+        // result entry holds the request.
+        'approval:requested': (p) => isCurrent(p.conversationId) && scheduleTail(),
+        'approval:resolved': (p) => {
+          if (!isCurrent(p.conversationId)) return
+          store.setState((s) => ({ answering: s.answering.filter((id) => id !== p.toolCallId) }))
+          scheduleTail()
         },
         // The conversation this one waits for starts or ends its answer.
         'task:started': (t) => isCurrent(t.parentId ?? '') && scheduleTail(),
@@ -400,6 +430,7 @@ export function createChatStore(
       }
       // The meter before the first reply: what the next request would use.
       if (!usageByConversation.has(id)) void actions.loadPreview()
+      void loadApprovalMode(id)
     },
 
     async loadOlder() {
@@ -587,6 +618,35 @@ export function createChatStore(
         void actions.loadPreview()
       } catch (e) {
         store.setState(before)
+        fail(e)
+      }
+    },
+
+    async answerApproval(toolCallId, decision, reason = '') {
+      const id = store.getState().conversationId
+      if (!id || store.getState().answering.includes(toolCallId)) return false
+      store.setState((s) => ({ answering: [...s.answering, toolCallId] }))
+      try {
+        await bridge.chat.answerApproval(id, toolCallId, decision, reason)
+        scheduleTail()
+        return true
+      } catch (e) {
+        store.setState((s) => ({ answering: s.answering.filter((x) => x !== toolCallId) }))
+        fail(e)
+        return false
+      }
+    },
+
+    async setApprovalMode(mode) {
+      const id = store.getState().conversationId
+      if (!id) return
+      const before = store.getState().approvalMode
+      store.setState({ approvalMode: { mode, source: 'conversation' } })
+      try {
+        const m = await bridge.chat.setApprovalMode(id, mode)
+        if (isCurrent(id)) store.setState({ approvalMode: m })
+      } catch (e) {
+        if (isCurrent(id)) store.setState({ approvalMode: before })
         fail(e)
       }
     },

@@ -159,6 +159,9 @@ export function createFakeBridge(
     c.entries.push({ type: 'evt', id: newId('evt'), createdAt: stamp(), event, data: { after }, view: { kind: 'event' } })
   }
   const sent: { conversationId: string; text: string; mode: string; agentId?: string; retry?: boolean }[] = []
+  /** Approval answers given, in order, and the conversations' approval modes. */
+  const approvals: { conversationId: string; toolCallId: string; decision: string; reason: string }[] = []
+  const approvalModes = new Map<string, string>()
   const settingsState: { settings: Settings; llmConfigured: boolean } = {
     settings: {
       llm: { baseUrl: opts.llmConfigured === false ? '' : 'http://127.0.0.1:1/v1', model: opts.llmConfigured === false ? '' : 'fake-model', apiKey: '••••abcd', timeoutSeconds: 120, summaryModel: '', connectTimeoutSeconds: 10, firstTokenTimeoutSeconds: 60, idleTimeoutSeconds: 60, maxRetries: 3, embeddingsModel: '', embeddingsBaseUrl: '' },
@@ -387,6 +390,31 @@ export function createFakeBridge(
       preview: vi.fn(async (id: string, mode: string) => preview(id, mode)),
       agents: vi.fn(async () => ({ packageId: '', agents: [] })),
       streaming: vi.fn(async () => [...streaming]),
+      answerApproval: vi.fn(async (id: string, toolCallId: string, decision: string, reason = '') => {
+        const c = conv(id)
+        const i = c.entries.findIndex((e) => e.tool_call_id === toolCallId && e.approval?.state === 'waiting')
+        if (i < 0) throw new BridgeError('ENGINE_INVALID_REQUEST', `the call "${toolCallId}" does not wait for an approval: it was answered already`)
+        approvals.push({ conversationId: id, toolCallId, decision, reason })
+        const e = c.entries[i]
+        const allowed = decision !== 'deny'
+        c.entries[i] = {
+          ...e,
+          content: allowed ? '{"ok":true}' : `{"ok":false,"error":{"code":"E_APPROVAL_DENIED","message":"not run: the user denied this call"}}`,
+          is_error: !allowed,
+          approval: { ...e.approval!, state: allowed ? 'allowed' : 'denied', answer: decision, note: reason },
+        }
+      }),
+      approvalMode: vi.fn(async (id: string) => {
+        conv(id)
+        const mode = approvalModes.get(id)
+        return mode ? { mode, source: 'conversation' } : { mode: 'ask', source: 'default' }
+      }),
+      setApprovalMode: vi.fn(async (id: string, mode: string) => {
+        conv(id)
+        if (!['read-only', 'ask', 'auto-edit', 'full-auto'].includes(mode)) throw new BridgeError('ENGINE_INVALID_REQUEST', `unknown approval mode "${mode}"`)
+        approvalModes.set(id, mode)
+        return { mode, source: 'conversation' }
+      }),
     },
     settings: {
       get: vi.fn(async () => view()),
@@ -621,6 +649,8 @@ export function createFakeBridge(
     folders,
     convs,
     sent,
+    approvals,
+    approvalModes,
     branchOps,
     exports,
     /** Where the next save dialog saves (null: cancelled). */

@@ -38,6 +38,10 @@ export namespace app {
 	    agents: AgentInfo[];
 	    problem?: string;
 	}
+	export interface ApprovalMode {
+	    mode: string;
+	    source: string;
+	}
 	export interface ArtifactView {
 	    path: string;
 	    content: string;
@@ -348,6 +352,23 @@ export namespace contextbuilder {
 
 export namespace conversation {
 	
+	export interface Approval {
+	    state: string;
+	    kind: string;
+	    mode?: string;
+	    why?: string;
+	    summary: string;
+	    paths?: string[];
+	    diff?: string;
+	    binary?: boolean;
+	    newFile?: boolean;
+	    command?: string;
+	    cwd?: string;
+	    grant?: string;
+	    answer?: string;
+	    note?: string;
+	    answeredAt?: string;
+	}
 	export interface BranchView {
 	    after: string;
 	    index: number;
@@ -476,6 +497,8 @@ export namespace conversation {
 	    instructions?: Instructions;
 	    waiting?: Waiting;
 	    usage?: UsageTotals;
+	    approvalMode?: string;
+	    approvalAllow?: string[];
 	}
 	export interface StepView {
 	    title: string;
@@ -577,6 +600,7 @@ export namespace conversation {
 	    fullOutputPath?: string;
 	    isCollapsed?: boolean;
 	    widget?: number[];
+	    approval?: Approval;
 	    finishReason?: string;
 	    editOf?: string;
 	    usage?: Usage;
@@ -706,6 +730,14 @@ export namespace engine {
 
 export namespace events {
 	
+	export interface ApprovalEvent {
+	    conversationId: string;
+	    messageId: string;
+	    toolCallId: string;
+	    toolName: string;
+	    resultMessageId: string;
+	    approval?: conversation.Approval;
+	}
 	export interface Error {
 	    code: string;
 	    message: string;
@@ -826,6 +858,8 @@ export namespace events {
 	    "task:aborted": TaskEvent;
 	    "mcp:status": MCPStatusEvent;
 	    "skills:changed": SkillsChangedEvent;
+	    "approval:requested": ApprovalEvent;
+	    "approval:resolved": ApprovalEvent;
 	}
 	
 	
@@ -909,6 +943,12 @@ export namespace project {
 
 export namespace settings {
 	
+	export interface Approvals {
+	    mode?: string;
+	    allow?: string[];
+	    ask?: string[];
+	    deny?: string[];
+	}
 	export interface Context {
 	    maxMessages: number;
 	    maxChars: number;
@@ -973,6 +1013,7 @@ export namespace settings {
 	    tools: Tools;
 	    engine: Engine;
 	    theme: string;
+	    approvals?: Approvals;
 	}
 
 }

@@ -2,6 +2,7 @@ import { useRef, useState, type KeyboardEvent } from 'react'
 import { CompactionStatus } from '../context/CompactionStatus'
 import { ContextMeter } from '../context/ContextMeter'
 import { ComposerSkills, useSkillCommand } from '../skills/ComposerSkills'
+import { ApprovalModeSelect } from './ApprovalModeSelect'
 import { isCompactPrefix, parseCompactCommand, useCompactCommand } from './compactCommand'
 import { useStore, useStores } from '../../stores'
 
@@ -27,6 +28,8 @@ export function Composer({ onOpenInspector, disabledReason }: { onOpenInspector:
   const skillCommand = useSkillCommand()
   const runCompact = useCompactCommand()
   const compacting = useStore(context, (s) => !!s.compacting)
+  // A tool call of the reply waits for the user's approval (its card).
+  const approving = useStore(chat, (s) => s.entries.some((e) => e.approval?.state === 'waiting'))
 
   const send = async () => {
     if (streaming || starting || compacting) return
@@ -57,6 +60,8 @@ export function Composer({ onOpenInspector, disabledReason }: { onOpenInspector:
 
   const placeholder = waitingFor
     ? `Waiting for “${waitingFor.title}” to answer… (Esc stops)`
+    : approving
+    ? `A tool call waits for your approval above${streaming ? '… (Esc stops)' : ''}`
     : streaming
     ? 'Answering… (Esc stops)'
     : startMode
@@ -112,6 +117,7 @@ export function Composer({ onOpenInspector, disabledReason }: { onOpenInspector:
             </button>
           )}
           <ContextMeter usage={compacting && usage ? { ...usage, status: 'compressing' } : usage} onOpen={onOpenInspector} />
+          <ApprovalModeSelect />
         </div>
       </div>
     </div>

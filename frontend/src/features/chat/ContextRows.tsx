@@ -99,12 +99,15 @@ export function StepsRow({ row }: { row: Extract<Row, { kind: 'steps' }> }) {
   const [open, setOpen] = useState(false)
   const failed = row.calls.filter((c) => c.status === 'error').length
   const running = row.calls.some((c) => c.status === 'running')
+  // A call of the step waits for the user's approval: its card is shown.
+  const asking = row.calls.some((c) => c.result?.approval?.state === 'waiting')
+  const shown = open || asking
   return (
     <div className="msg msg-steps" data-id={row.entry.id}>
       {row.speaker && <SpeakerBadge speaker={row.speaker} />}
       <div className={`step-row ${open ? 'is-open' : ''}`} data-testid="step-row" data-node={row.step.node ?? ''} data-calls={row.calls.length}>
         <button type="button" className="step-head" onClick={() => setOpen((o) => !o)} aria-expanded={open} data-testid="step-toggle" title={`${count(row.calls.length, 'tool call')}; click to see them`}>
-          <span className={`tool-dot ${failed ? 'dot-error' : running ? 'dot-running' : 'dot-ok'}`} aria-hidden="true" />
+          <span className={`tool-dot ${failed ? 'dot-error' : asking ? 'dot-pending' : running ? 'dot-running' : 'dot-ok'}`} aria-hidden="true" />
           <span className="step-title" data-testid="step-title">
             {row.step.title}
           </span>
@@ -115,7 +118,7 @@ export function StepsRow({ row }: { row: Extract<Row, { kind: 'steps' }> }) {
             {open ? '▾' : '▸'}
           </span>
         </button>
-        {open && (
+        {shown && (
           <div className="step-calls" data-testid="step-calls">
             {row.calls.map((c) => (
               <ToolCard key={c.key} call={c.call} result={c.result} status={c.status} words={c.callEntry.view?.calls?.[c.call.id]} />

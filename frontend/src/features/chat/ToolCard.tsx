@@ -3,6 +3,7 @@ import type { Entry, ToolCall, ToolResultView } from '../../bridge'
 import { Modal } from '../../components/Modal'
 import { useStores } from '../../stores'
 import { argsPreview, formatBytes, formatDuration, prettyArgs, readableOutput } from '../../lib/format'
+import { ApprovalBox } from './ApprovalBox'
 import { HandoverBox } from './HandoverBox'
 import { mcpToolName } from '../../lib/mcp'
 import type { ToolStatus } from './messageRows'
@@ -75,6 +76,8 @@ export function ToolCard({
   const externalised = !!result?.fullOutputPath || !!large
   // conv.create, conv.send: the conversation the turn went to, in place of the JSON.
   const handover = result?.view?.handover
+  // A call that waited (or waits) for the user's approval: the request.
+  const approval = result?.approval
 
   const showFull = async () => {
     if (!result) return
@@ -108,7 +111,8 @@ export function ToolCard({
         </span>
       </button>
       {handover && <HandoverBox h={handover} tool={name} />}
-      {!open && !handover && output && status !== 'running' && (
+      {approval && <ApprovalBox a={approval} toolCallId={call.id} />}
+      {!open && !handover && !approval?.state.startsWith('wait') && output && status !== 'running' && (
         <div className="tool-preview mono" data-testid="tool-preview">
           {output.slice(0, 240).replace(/\s+/g, ' ')}
           {output.length > 240 ? '…' : ''}

@@ -171,6 +171,8 @@ function toolStatus(result: Entry | undefined, streaming: boolean): ToolStatus {
   const handover = result?.view?.handover?.status
   if (handover === 'waiting') return 'waiting'
   if (handover === 'stopped' || handover === 'interrupted') return 'interrupted'
+  // A call waiting for the user's approval has a placeholder result.
+  if (result?.approval?.state === 'waiting') return 'pending'
   if (result) return result.is_error ? 'error' : 'ok'
   return streaming ? 'running' : 'no-result'
 }

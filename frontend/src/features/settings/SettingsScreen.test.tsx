@@ -97,6 +97,16 @@ describe('settings screen', () => {
     expect(s.llm.timeoutSeconds).toBe(120)
   })
 
+  it('chooses the approval mode of new conversations', async () => {
+    const { user, fake } = await openSettings()
+    await user.click(screen.getByTestId('settings-tab-tools'))
+    expect(field('approvals.mode')).toHaveValue('ask')
+    await user.selectOptions(field('approvals.mode'), 'auto-edit')
+    await user.click(screen.getByTestId('settings-save'))
+    expect(await screen.findByTestId('settings-saved')).toBeInTheDocument()
+    expect(savedSettings(fake).approvals).toEqual({ mode: 'auto-edit' })
+  })
+
   it('says what is wrong with a value, marks its page and saves nothing until it is fixed', async () => {
     const { user, fake } = await openSettings()
     await user.click(screen.getByTestId('settings-tab-tools'))

@@ -51,6 +51,32 @@ export function ToolsTab({ draft }: FormTabProps) {
       </section>
 
       <section className="settings-section">
+        <h3>Approvals</h3>
+        <div className="settings-grid">
+          <Field
+            draft={draft}
+            path="approvals.mode"
+            label="Mode of new conversations"
+            help="Each conversation can choose its own in the composer; a project's default (crewagent permissions mode) comes first. Allow, ask and deny rules: approvals in settings.json and the project's .crewagent/permissions.json."
+            wide
+          >
+            <select
+              id="set-approvals.mode"
+              className="input"
+              value={f.approvals?.mode || 'ask'}
+              onChange={(e) => draft.edit((s) => (s.approvals = { ...(s.approvals ?? {}), mode: e.target.value }))}
+              data-testid="set-approvals.mode"
+            >
+              <option value="read-only">Read only — nothing is written, no command runs</option>
+              <option value="ask">Ask — every write and command waits for you</option>
+              <option value="auto-edit">Auto-edit — writes in the project run, commands wait</option>
+              <option value="full-auto">Full auto — everything runs</option>
+            </select>
+          </Field>
+        </div>
+      </section>
+
+      <section className="settings-section">
         <h3>Tool loop</h3>
         <div className="settings-grid">
           <Field draft={draft} path="engine.maxTurns" label="Model calls per message" help="The loop stops with an error after this many.">

@@ -6,6 +6,10 @@ import {conversation} from '../models';
 
 export function Agents():Promise<app.AgentList>;
 
+export function AnswerApproval(arg1:string,arg2:string,arg3:string,arg4:string):Promise<void>;
+
+export function ApprovalMode(arg1:string):Promise<app.ApprovalMode>;
+
 export function Edit(arg1:app.EditRequest):Promise<void>;
 
 export function Preview(arg1:string,arg2:string,arg3:string):Promise<engine.Preview>;
@@ -13,6 +17,8 @@ export function Preview(arg1:string,arg2:string,arg3:string):Promise<engine.Prev
 export function Regenerate(arg1:app.RegenerateRequest):Promise<void>;
 
 export function Send(arg1:app.SendRequest):Promise<void>;
+
+export function SetApprovalMode(arg1:string,arg2:string):Promise<app.ApprovalMode>;
 
 export function SetMode(arg1:string,arg2:string,arg3:string):Promise<conversation.ConversationMeta>;
 

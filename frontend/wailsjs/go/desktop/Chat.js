@@ -6,6 +6,14 @@ export function Agents() {
   return window['go']['desktop']['Chat']['Agents']();
 }
 
+export function AnswerApproval(arg1, arg2, arg3, arg4) {
+  return window['go']['desktop']['Chat']['AnswerApproval'](arg1, arg2, arg3, arg4);
+}
+
+export function ApprovalMode(arg1) {
+  return window['go']['desktop']['Chat']['ApprovalMode'](arg1);
+}
+
 export function Edit(arg1) {
   return window['go']['desktop']['Chat']['Edit'](arg1);
 }
@@ -20,6 +28,10 @@ export function Regenerate(arg1) {
 
 export function Send(arg1) {
   return window['go']['desktop']['Chat']['Send'](arg1);
+}
+
+export function SetApprovalMode(arg1, arg2) {
+  return window['go']['desktop']['Chat']['SetApprovalMode'](arg1, arg2);
 }
 
 export function SetMode(arg1, arg2, arg3) {
