@@ -680,17 +680,30 @@ func buildDigest(in digestInput) digest {
 	var prevTask *task
 	var all []dline
 	order := 0
-	for _, text := range in.previous {
-		p := parseDigest(text)
+	parsed := make([]parsedDigest, len(in.previous))
+	var prevLines []string
+	for i, text := range in.previous {
+		parsed[i] = parseDigest(text)
+		for _, d := range parsed[i].lines {
+			prevLines = append(prevLines, d.text)
+		}
+	}
+	// Topic words are counted over the messages and the lines read back, so
+	// that a line an earlier digest kept for a word that has since become
+	// the conversation's topic competes without it.
+	topics := topicWords(in.entries, prevLines, func(*conversation.Entry) bool { return false })
+	for _, p := range parsed {
 		if p.task != nil && prevTask == nil {
 			prevTask = p.task
 		}
 		for _, d := range p.lines {
 			d.order = order
 			order++
-			if focus != nil {
-				d.score = scoreOf(analyse(d.text, focus), d.who)
+			who := d.who
+			if who == conversation.RoleUser && isLogLine(d.text) {
+				who = conversation.RoleTool
 			}
+			d.score = scoreOf(analyse(withoutTopics(d.text, topics), focus), who)
 			d.score += keptBonus
 			d.shape = shapeKey(d.text)
 			all = append(all, d)
@@ -748,7 +761,6 @@ func buildDigest(in digestInput) digest {
 	// Each message's lines are found on their own (on every core); the
 	// order, the rarity counts and everything after are worked out in
 	// message order, so the digest does not depend on how they were shared.
-	topics := topicWords(in.entries, skipped)
 	found := make([][]dline, len(in.entries))
 	eachParallel(len(in.entries), func(i int) {
 		e := &in.entries[i]

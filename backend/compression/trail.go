@@ -296,21 +296,23 @@ func allDigits(s string) bool {
 const markerFlags = kwRequire | kwDecide | kwFind | kwRole | kwSoftNeed | kwSoftChoice
 
 // topicWords returns the marker words that recur in so many of the entries
-// (at least a twelfth of them, and four) that they name what the
+// and lines of earlier digests (at least a twelfth of them, and four) that they name what the
 // conversation is about rather than mark one line: in a billing service
 // "quota" or "limit" is a topic, and a line is no requirement for saying it.
-func topicWords(entries []conversation.Entry, skip func(*conversation.Entry) bool) map[string]bool {
+func topicWords(entries []conversation.Entry, lines []string, skip func(*conversation.Entry) bool) map[string]bool {
 	df := map[string]int{}
 	n := 0
 	var buf [64]byte
+	docs := make([]string, 0, len(entries)+len(lines))
 	for i := range entries {
-		e := &entries[i]
-		if skip(e) {
-			continue
+		if !skip(&entries[i]) {
+			docs = append(docs, messageText(&entries[i]))
 		}
+	}
+	docs = append(docs, lines...)
+	for _, text := range docs {
 		n++
 		seen := map[string]bool{}
-		text := messageText(e)
 		for j := 0; j < len(text); {
 			for j < len(text) && !isWordByte(text[j]) {
 				j++
