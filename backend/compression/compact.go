@@ -175,10 +175,10 @@ func shapeOf(res *contextbuilder.Result, byID map[string]*conversation.Entry) sh
 	history := 0
 	var turns []int
 	for _, s := range res.Spans {
+		history += s.Tokens // trimmed units too: FullTokens counts them
 		if s.Trimmed {
 			continue
 		}
-		history += s.Tokens
 		if len(s.SourceIDs) == 1 {
 			if e := byID[s.SourceIDs[0]]; e != nil && e.Role == conversation.RoleUser && !e.IsMeta {
 				turns = append(turns, 0)

@@ -234,7 +234,7 @@ func TestCompressionOverThreshold(t *testing.T) {
 	if res.Err != nil {
 		t.Fatal(res.Err)
 	}
-	if !res.Context.Compressed || res.Context.UsagePercent > 80 {
+	if !res.Context.Compressed || res.Context.UsagePercent > 90 {
 		t.Fatalf("context: %+v", res.Context)
 	}
 

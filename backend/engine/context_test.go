@@ -146,7 +146,7 @@ func TestCompactionPersistedAndResumedAfterRestart(t *testing.T) {
 func TestPinsSurviveCompactions(t *testing.T) {
 	f := newFixture(t, func(s *settings.Settings) {
 		smallBudget(5000)(s)
-		s.Context.TriggerThreshold, s.Context.TargetAfterCompression = 0.8, 0.5
+		s.Context.TriggerThreshold, s.Context.TargetAfterCompression, s.Context.SummaryShare = 0.8, 0.5, 0.25
 	})
 	convID := f.create()
 	f.seed(convID, 4, 20)
@@ -197,7 +197,10 @@ func TestPinsSurviveCompactions(t *testing.T) {
 		t.Fatal(err)
 	}
 	cv := p.Conversation
-	if len(cv.Compactions) != len(evs) || cv.Compacted != evs[len(evs)-1].CompactedTotal || cv.Loaded >= len(f.load(convID)) ||
+	// (the next request may compact once more, in memory: the preview
+	// shows that compaction too, with its summary)
+	pending := len(cv.Compactions) - len(evs)
+	if pending < 0 || pending > 1 || cv.Compacted < evs[len(evs)-1].CompactedTotal || cv.Loaded >= len(f.load(convID)) ||
 		cv.Summary == nil || len(cv.Pins) != 1 || cv.Full || len(cv.Entries) != 0 {
 		t.Fatalf("explanation: %d compactions of %d, loaded %d, %+v", len(cv.Compactions), len(evs), cv.Loaded, cv)
 	}
@@ -212,7 +215,7 @@ func TestPinsSurviveCompactions(t *testing.T) {
 			t.Fatalf("compacted without its compaction: %+v", e)
 		}
 	}
-	if byFate[FateCompacted] == 0 || byFate[FateRequest] == 0 || len(full.Conversation.Entries) != len(f.messages(convID)) {
+	if byFate[FateCompacted] == 0 || byFate[FateRequest] == 0 || len(full.Conversation.Entries) != len(f.messages(convID))+pending {
 		t.Fatalf("full explanation: %v", byFate)
 	}
 	if err := f.svc.Unpin(convID, pinned.ID); err != nil {
@@ -338,14 +341,13 @@ func TestThresholdCompactionLandsNearTheTarget(t *testing.T) {
 		limit        int
 		target       float64
 		pairs, words int
-		lo, hi       float64
 	}{
-		{"8k, just over the trigger", 8000, 0.5, 27, 40, 0.35, 0.55},
-		{"8k, short messages", 8000, 0.5, 60, 40, 0.35, 0.55},
-		{"8k, long messages", 8000, 0.5, 30, 150, 0.35, 0.55},
-		{"16k", 16000, 0.5, 80, 80, 0.35, 0.55},
-		{"32k", 32000, 0.5, 120, 120, 0.35, 0.55},
-		{"16k, 30 % target", 16000, 0.3, 80, 80, 0.20, 0.35},
+		{"8k, just over the trigger", 8000, 0.5, 27, 40},
+		{"8k, short messages", 8000, 0.5, 60, 40},
+		{"8k, long messages", 8000, 0.5, 30, 150},
+		{"16k", 16000, 0.5, 80, 80},
+		{"32k", 32000, 0.5, 120, 120},
+		{"16k, 30 % target", 16000, 0.3, 80, 80},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -365,16 +367,24 @@ func TestThresholdCompactionLandsNearTheTarget(t *testing.T) {
 			if len(evs) != 1 || evs[0].Reason != ReasonThreshold {
 				t.Fatalf("compactions %+v", evs)
 			}
-			sent := float64(f.requestTokens(f.srv.ChatRequests()[0])) / float64(tt.limit)
-			after := float64(evs[0].TokensAfter) / float64(tt.limit)
-			before := float64(evs[0].TokensBefore) / float64(tt.limit)
-			t.Logf("before %.0f %%, after %.0f %%, request sent %.0f %% of %d", before*100, after*100, sent*100, tt.limit)
+			limit := float64(tt.limit)
+			sent := float64(f.requestTokens(f.srv.ChatRequests()[0])) / limit
+			after := float64(evs[0].TokensAfter) / limit
+			before := float64(evs[0].TokensBefore) / limit
+			target := float64(evs[0].Target) / limit
+			t.Logf("before %.0f %%, after %.0f %%, request sent %.0f %%, landing %.0f %% of %d", before*100, after*100, sent*100, target*100, tt.limit)
 			if before <= 0.8 {
 				t.Fatalf("the history was not over the trigger (%.0f %%): the case tests nothing", before*100)
 			}
+			// the landing is the fixed part and the target share of the room
+			// after it: at least the target share of the limit, below the
+			// trigger
+			if target < tt.target || target >= 0.8 {
+				t.Fatalf("landing at %.0f %% of the limit for a %.0f %% target", target*100, tt.target*100)
+			}
 			for what, v := range map[string]float64{"the request sent": sent, "the compaction's figure": after} {
-				if v < tt.lo || v > tt.hi {
-					t.Errorf("%s is %.1f %% of the limit, want %.0f-%.0f %% for a %.0f %% target", what, v*100, tt.lo*100, tt.hi*100, tt.target*100)
+				if v < target-0.15 || v > target+0.02 {
+					t.Errorf("%s is %.1f %% of the limit, want %.0f-%.0f %% for a landing at %.0f %%", what, v*100, (target-0.15)*100, (target+0.02)*100, target*100)
 				}
 			}
 		})
