@@ -191,27 +191,43 @@ func bwrapArgs(spec Spec) []string {
 		"--tmpfs", "/tmp",
 		"--bind", spec.Project, spec.Project,
 	)
-	seen := map[string]bool{}
+	var hide []string
 	for _, h := range spec.Hide {
-		for _, p := range hidePaths(h) {
-			if seen[p] || p == "/" {
-				continue
-			}
-			seen[p] = true
-			fi, err := os.Stat(p)
-			switch {
-			case err != nil:
-			case fi.IsDir():
-				args = append(args, "--tmpfs", p)
-			default:
-				args = append(args, "--ro-bind", "/dev/null", p)
-			}
+		hide = append(hide, hidePaths(h)...)
+	}
+	var hiddenDirs []string
+	for _, p := range hide {
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			hiddenDirs = append(hiddenDirs, p)
+		}
+	}
+	seen := map[string]bool{}
+	var emptied []string
+	for _, p := range hide {
+		// What lies inside a hidden folder is gone with it.
+		if seen[p] || p == "/" || slices.ContainsFunc(hiddenDirs, func(d string) bool { return d != p && within(d, p) }) {
+			continue
+		}
+		seen[p] = true
+		fi, err := os.Stat(p)
+		switch {
+		case err != nil:
+		case fi.IsDir():
+			args = append(args, "--tmpfs", p)
+			emptied = append(emptied, p)
+		default:
+			args = append(args, "--ro-bind", "/dev/null", p)
 		}
 	}
 	for _, p := range spec.ReadOnly {
 		if real, err := filepath.EvalSymlinks(p); err == nil {
 			args = append(args, "--ro-bind", real, real)
 		}
+	}
+	// The emptied folders are read-only too, once the read-only folders inside them are
+	// mounted.
+	for _, p := range emptied {
+		args = append(args, "--remount-ro", p)
 	}
 	args = append(args, "--chdir", spec.Dir)
 	return args
@@ -231,4 +247,9 @@ func hidePaths(p string) []string {
 		out = append(out, real)
 	}
 	return slices.Compact(out)
+}
+
+// within reports whether p is dir or lies below it (both clean and absolute).
+func within(dir, p string) bool {
+	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
 }

@@ -75,7 +75,8 @@ var DefaultHiddenInHome = []string{
 type ToolOutput struct {
 	Tool       string
 	ToolCallID string
-	Data       []byte
+	// Data is valid only during the call to OnToolOutput: copy what is kept.
+	Data []byte
 }
 
 // ShellRunParams are the arguments of shell.run.
@@ -443,7 +444,7 @@ func (o *shellOutput) Write(b []byte) (int, error) {
 		}
 	}
 	if o.onChunk != nil {
-		o.onChunk(append([]byte(nil), b...))
+		o.onChunk(b)
 	}
 	if room := o.headLimit - len(o.head); room > 0 {
 		k := min(room, len(b))
