@@ -85,8 +85,8 @@ func newShellFixture(t *testing.T, mutate func(*Config)) *shellEnvFixture {
 				return f.skillDir, conv == "conv1" && name == "demo"
 			},
 		},
-		Policy:       Policy{FS: FSPolicy{Enabled: true}, Shell: ShellPolicy{Enabled: true}},
-		Shell:        ShellConfig{Home: f.userHome},
+		Policy: Policy{FS: FSPolicy{Enabled: true}, Shell: ShellPolicy{Enabled: true}},
+		Shell:  ShellConfig{Home: f.userHome},
 		OnToolOutput: func(o ToolOutput) {
 			if f.chunks.Len() < 1<<20 {
 				_, _ = f.chunks.Write(o.Data)
