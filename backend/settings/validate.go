@@ -81,6 +81,7 @@ func (s Settings) Validate() error {
 		}
 	}
 	positive("tools.mcp.callTimeoutSeconds", s.Tools.MCP.CallTimeoutSeconds)
+	positive("tools.shell.timeoutSeconds", s.Tools.Shell.TimeoutSeconds)
 	positive("engine.maxTurns", s.Engine.MaxTurns)
 	positive("engine.maxToolCallsPerMessage", s.Engine.MaxToolCallsPerMessage)
 	if s.Engine.MaxInterruptChainDepth < 0 {

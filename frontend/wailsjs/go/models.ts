@@ -921,9 +921,16 @@ export namespace settings {
 	    field: string;
 	    variable: string;
 	}
+	export interface ShellTools {
+	    enabled: boolean;
+	    inChat: boolean;
+	    timeoutSeconds: number;
+	    allowNetwork: boolean;
+	}
 	export interface Tools {
 	    fs: FSTools;
 	    mcp: MCPTools;
+	    shell: ShellTools;
 	}
 	export interface Settings {
 	    llm: LLM;
