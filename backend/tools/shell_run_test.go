@@ -418,9 +418,11 @@ func TestShellRunBoundsALargeOutput(t *testing.T) {
 	if !res.OK {
 		t.Fatalf("result %.500s", res.Content)
 	}
-	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 16<<20 {
+	alloc := after.TotalAlloc - before.TotalAlloc
+	if alloc > 16<<20 {
 		t.Fatalf("100 MB of output cost %d MB of allocations", alloc>>20)
 	}
+	t.Logf("100 MB of output: %d KB allocated in %s", alloc>>10, time.Duration(m["durationMs"].(float64))*time.Millisecond)
 	out := m["output"].(string)
 	wantBytes := float64(len("FIRST-LINE\n") + size + 1 + len("LAST-LINE\n"))
 	if m["truncated"] != true || m["bytes"] != wantBytes || len(out) > ShellHeadBytes+ShellTailBytes+200 {
