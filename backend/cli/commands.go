@@ -27,6 +27,8 @@ func commands() []command {
 		{words: []string{"mcp", "list"}, usage: "mcp list", args: 0, access: Read, run: cmdMCPList},
 		{words: []string{"mcp", "approve"}, usage: "mcp approve NAME", args: 1, access: Read, run: cmdMCPApprove},
 		{words: []string{"mcp", "revoke"}, usage: "mcp revoke NAME", args: 1, access: Read, run: cmdMCPRevoke},
+		{words: []string{"commands", "status"}, usage: "commands status", args: 0, access: Read, run: cmdCommandsStatus},
+		{words: []string{"commands", "run-without-sandbox"}, usage: "commands run-without-sandbox on|off", args: 1, access: Read, run: cmdCommandsWithoutSandbox},
 		{words: []string{"skills", "list"}, usage: "skills list", args: 0, access: Read, run: cmdSkillsList},
 	}
 }
