@@ -39,9 +39,8 @@ type ShellStatus struct {
 	ShellChoice
 }
 
+// shellChoicePath is the project's ShellChoiceFile (the data folder never changes: no lock).
 func (ws *Workspace) shellChoicePath() string {
-	ws.mu.Lock()
-	defer ws.mu.Unlock()
 	return filepath.Join(ws.project.DataDir, ShellChoiceFile)
 }
 
@@ -93,6 +92,7 @@ func (ws *Workspace) ShellStatus() ShellStatus {
 // agent's own tools block.
 func (ws *Workspace) shellFor(scope engine.ToolScope, st settings.ShellTools) (tools.ShellPolicy, tools.ShellConfig) {
 	on := st.Enabled && (scope.Mode == conversation.ModeAgent || (scope.Mode == conversation.ModeChat && st.InChat))
+	// (Run mode: the workflow service builds its own hosts, with tools.shell.enabled.)
 	if a := scope.Agent; a != nil && a.Tools != nil && a.Tools.Shell != nil && a.Tools.Shell.Enabled != nil && !*a.Tools.Shell.Enabled {
 		on = false
 	}

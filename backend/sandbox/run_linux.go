@@ -82,9 +82,12 @@ func Run(ctx context.Context, spec Spec) (Outcome, error) {
 	if p, err := exec.LookPath("bash"); err == nil {
 		shell = p
 	}
-	// The limit is set inside the sandbox, where the user namespace counts only the
-	// sandbox's own processes (a limit set outside would count every process of the user).
-	script := "ulimit -u " + strconv.Itoa(spec.MaxProcs) + " 2>/dev/null; exec " + shell + " -c \"$1\""
+	// The limit is set inside the sandbox's own user namespace, where it counts only the
+	// sandbox's processes. Outside one (no sandbox, or a sandbox without a user namespace,
+	// whose uid_map is the whole range) it would count every process of the user, so the
+	// pids cgroup alone bounds the command there.
+	script := "read -r _ _ n < /proc/self/uid_map; [ \"$n\" = 4294967295 ] || ulimit -u " + strconv.Itoa(spec.MaxProcs) +
+		" 2>/dev/null; exec " + shell + " -c \"$1\""
 	inner := []string{shell, "-c", script, "crewagent-shell", spec.Command}
 
 	var argv []string
