@@ -486,6 +486,21 @@ func TestShellRunBoundsAForkBomb(t *testing.T) {
 	waitFor(t, "the processes to be gone", 5*time.Second, func() bool { return len(markedPIDs(marker)) == 0 })
 }
 
+// The classic fork bomb: its shell returns at once, the bomb hits the limit and dies with
+// the command.
+func TestShellRunBoundsTheClassicForkBomb(t *testing.T) {
+	requireBwrap(t)
+	f := newShellFixture(t, func(c *Config) { c.Shell.MaxProcs = 64 })
+	start := time.Now()
+	res, m := f.run(t, context.Background(), map[string]any{"command": ":(){ :|:& };:; sleep 2; echo still-here", "timeout_seconds": 30})
+	if !res.OK || m["processLimitReached"] != true || !strings.Contains(m["output"].(string), "still-here") {
+		t.Fatalf("result %.600s", res.Content)
+	}
+	if d := time.Since(start); d > 15*time.Second {
+		t.Fatalf("took %s", d)
+	}
+}
+
 func TestShellRunResults(t *testing.T) {
 	requireBwrap(t)
 	f := newShellFixture(t, nil)
