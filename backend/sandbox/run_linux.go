@@ -227,6 +227,10 @@ func bwrapArgs(spec Spec) []string {
 			args = append(args, "--ro-bind", real, real)
 		}
 	}
+	// A project inside a hidden folder is still the project.
+	if slices.ContainsFunc(hiddenDirs, func(d string) bool { return within(d, spec.Project) }) {
+		args = append(args, "--bind", spec.Project, spec.Project)
+	}
 	// The emptied folders are read-only too, once the read-only folders inside them are
 	// mounted.
 	for _, p := range emptied {

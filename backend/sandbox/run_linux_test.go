@@ -155,3 +155,28 @@ func TestBwrapArgsHide(t *testing.T) {
 		t.Fatalf("network: %v", args)
 	}
 }
+
+// A project that lies inside a hidden folder stays visible and writable; the rest of that
+// folder stays hidden.
+func TestProjectInsideAHiddenFolder(t *testing.T) {
+	requireBwrap(t)
+	hidden := filepath.Join(t.TempDir(), "config")
+	proj := filepath.Join(hidden, "work", "proj")
+	if err := os.MkdirAll(proj, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(hidden, "secret"), []byte("s3cret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	oc, err := Run(context.Background(), Spec{
+		Command: "echo ok > made && cat made && cat ../../secret; echo x > ../../new",
+		Project: proj, Hide: []string{hidden}, Env: []string{"PATH=/usr/bin:/bin"}, Output: &out,
+	})
+	if err != nil || oc.ExitCode == 0 || !strings.HasPrefix(out.String(), "ok\n") || strings.Contains(out.String(), "s3cret") {
+		t.Fatalf("%+v %v %q", oc, err, out.String())
+	}
+	if _, err := os.Stat(filepath.Join(hidden, "new")); err == nil {
+		t.Fatal("the hidden folder was written")
+	}
+}
