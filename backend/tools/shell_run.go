@@ -70,6 +70,19 @@ var DefaultHiddenInHome = []string{
 	".python_history", ".psql_history", ".mysql_history", ".lesshst", ".viminfo",
 }
 
+// DefaultHiddenSystem are system paths commands never see: the sockets of the user's
+// session (D-Bus, the keyring, agents, Wayland) and of daemons that would act for them
+// (Docker, Podman, containerd, snapd). A read-only filesystem does not stop a connection
+// to a socket: hiding it does.
+var DefaultHiddenSystem = []string{
+	"/run/user", "/run/dbus", "/run/docker.sock", "/run/docker", "/run/containerd", "/run/podman",
+	"/run/snapd.socket", "/run/snapd-snap.socket", "/run/libvirt", "/run/lxd", "/var/lib/lxd/unix.socket",
+}
+
+// sessionSockets are the variables that name sockets of the user's session, hidden too
+// wherever they are.
+var sessionSockets = []string{"XDG_RUNTIME_DIR", "SSH_AUTH_SOCK", "DBUS_SESSION_BUS_ADDRESS", "GPG_AGENT_INFO", "DOCKER_HOST"}
+
 // ToolOutput is a piece of a running tool's output (stdout and stderr interleaved, as the
 // command wrote it), for the window to show while the call runs.
 type ToolOutput struct {
@@ -317,7 +330,33 @@ func (h *Host) shellHidden() []string {
 			hide = append(hide, filepath.Join(home, filepath.FromSlash(rel)))
 		}
 	}
+	hide = append(hide, DefaultHiddenSystem...)
+	for _, k := range sessionSockets {
+		if p := socketPath(os.Getenv(k)); p != "" {
+			hide = append(hide, p)
+		}
+	}
 	return append(hide, h.cfg.Shell.Hide...)
+}
+
+// socketPath is the absolute path in a socket variable ("unix:path=/run/…,guid=…",
+// "unix:///…", "/…:1:1"), or "".
+func socketPath(v string) string {
+	v = strings.TrimPrefix(v, "unix://")
+	if rest, ok := strings.CutPrefix(v, "unix:"); ok {
+		for _, kv := range strings.Split(rest, ",") {
+			if p, ok := strings.CutPrefix(kv, "path="); ok {
+				v = p
+			}
+		}
+	}
+	if i := strings.IndexByte(v, ':'); i >= 0 {
+		v = v[:i]
+	}
+	if !filepath.IsAbs(v) || filepath.Clean(v) == "/" {
+		return ""
+	}
+	return filepath.Clean(v)
 }
 
 // shellEnvKeep are the variables of the app's environment a command inherits; every other

@@ -176,6 +176,29 @@ func TestShellRunCannotSeeSecrets(t *testing.T) {
 	if out := m["output"].(string); strings.Contains(out, "settings.json") || strings.Contains(out, "id_ed25519") {
 		t.Fatalf("hidden folders are listed: %q", out)
 	}
+	// Nor the sockets of the session, which a read-only filesystem would not stop.
+	runDir := filepath.Join(f.userHome, "run")
+	agentDir := filepath.Join(f.userHome, "agent")
+	for _, d := range []string{runDir, agentDir} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range []string{filepath.Join(runDir, "bus"), filepath.Join(agentDir, "ssh.sock")} {
+		ln, err := net.Listen("unix", p)
+		if err != nil {
+			t.Skipf("unix sockets: %v", err)
+		}
+		defer ln.Close()
+	}
+	t.Setenv("XDG_RUNTIME_DIR", runDir)
+	t.Setenv("SSH_AUTH_SOCK", filepath.Join(agentDir, "ssh.sock"))
+	writeFile(t, filepath.Join(agentDir, "visible.sock.txt"), "control\n")
+	_, m = f.run(t, context.Background(), map[string]any{"command": "for s in " + strconv.Quote(filepath.Join(runDir, "bus")) + " " +
+		strconv.Quote(filepath.Join(agentDir, "ssh.sock")) + "; do test -S \"$s\" && echo \"visible $s\"; done; cat " + strconv.Quote(filepath.Join(agentDir, "visible.sock.txt"))})
+	if out := m["output"].(string); strings.Contains(out, "visible /") || out != "control\n" {
+		t.Fatalf("session sockets: %q", out)
+	}
 	// The environment does not carry the app's secrets.
 	t.Setenv("OPENAI_API_KEY", "sk-env-secret")
 	_, m = f.run(t, context.Background(), map[string]any{"command": "env"})
@@ -641,4 +664,21 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+func TestSocketPath(t *testing.T) {
+	for in, want := range map[string]string{
+		"unix:path=/run/user/1000/bus,guid=abc": "/run/user/1000/bus",
+		"unix:///var/run/docker.sock":           "/var/run/docker.sock",
+		"/tmp/ssh-XXXX/agent.123":               "/tmp/ssh-XXXX/agent.123",
+		"/run/user/1000/gnupg/S.gpg-agent:0:1":  "/run/user/1000/gnupg/S.gpg-agent",
+		"tcp://127.0.0.1:2375":                  "",
+		"unix:abstract=/tmp/dbus-x":             "",
+		"":                                      "",
+		"/":                                     "",
+	} {
+		if got := socketPath(in); got != want {
+			t.Errorf("socketPath(%q) = %q, want %q", in, got, want)
+		}
+	}
 }
