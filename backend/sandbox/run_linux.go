@@ -20,23 +20,32 @@ import (
 
 var (
 	checkMu    sync.Mutex
-	checkCache = map[string]error{}
+	checkCache = map[string]checked{}
 )
 
-// Check reports whether bubblewrap can start here: it runs `bwrap --ro-bind / / true`
-// once per program path and remembers the answer. The error wraps ErrUnavailable and says
-// why in words.
+type checked struct {
+	err error
+	at  time.Time
+}
+
+// checkAgain is how long a failed check is remembered: bubblewrap installed meanwhile is
+// found without a restart.
+const checkAgain = 30 * time.Second
+
+// Check reports whether bubblewrap can start here: it runs bwrap with a new namespace of
+// each kind over a read-only root (`bwrap --ro-bind / / true` and more) and remembers the
+// answer (a failure for 30 s). The error wraps ErrUnavailable and says why in words.
 func Check(bwrap string) error {
 	if bwrap == "" {
 		bwrap = "bwrap"
 	}
 	checkMu.Lock()
 	defer checkMu.Unlock()
-	if err, ok := checkCache[bwrap]; ok {
-		return err
+	if c, ok := checkCache[bwrap]; ok && (c.err == nil || time.Since(c.at) < checkAgain) {
+		return c.err
 	}
 	err := check(bwrap)
-	checkCache[bwrap] = err
+	checkCache[bwrap] = checked{err: err, at: time.Now()}
 	return err
 }
 
