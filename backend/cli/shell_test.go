@@ -75,6 +75,36 @@ func TestChatRunsCommandsInTheSandbox(t *testing.T) {
 			t.Fatalf("fs.read of the saved output: %s", m.Text())
 		}
 	}
+	// A fork has its own copy, which its tools read.
+	r = c.runStdin(t, "", "conversations", "fork", convID)
+	forkID := strings.TrimSpace(r.stdout)
+	if r.code != ExitOK || forkID == "" {
+		t.Fatalf("fork: %+v", r)
+	}
+	forkAlias := strings.Replace(alias, convID, forkID, 1)
+	var found bool
+	for _, m := range (&chatEnv{c}).messages(t, forkID) {
+		found = found || (m.ToolCallID == "s3" && strings.Contains(m.Text(), forkAlias))
+	}
+	if !found {
+		t.Fatalf("the fork's result does not name its copy %s", forkAlias)
+	}
+	c.srv.Enqueue(fakellm.Tools(fakellm.ToolCall{ID: "r2", Name: "fs.read", Arguments: `{"path":"` + forkAlias + `","startLine":7,"endLine":7}`}), fakellm.Text("read"))
+	if r = c.runStdin(t, "", "chat", "--conversation", forkID, "read it"); r.code != ExitOK {
+		t.Fatalf("chat: %+v", r)
+	}
+	read := false
+	for _, m := range (&chatEnv{c}).messages(t, forkID) {
+		if m.ToolCallID == "r2" {
+			read = true
+			if m.IsError || !strings.Contains(m.Text(), `"content":"7\n"`) {
+				t.Fatalf("fs.read in the fork: %s", m.Text())
+			}
+		}
+	}
+	if !read {
+		t.Fatal("no fs.read result in the fork")
+	}
 }
 
 func TestCommandsRunWithoutSandboxChoice(t *testing.T) {

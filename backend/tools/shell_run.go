@@ -458,7 +458,7 @@ func (h *Host) newShellOutput(ctx context.Context) (*shellOutput, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	name := "cmd-" + id + ".txt"
+	name := shellOutputPrefix + id + ".txt"
 	f, err := os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return nil, err
@@ -467,6 +467,10 @@ func (h *Host) newShellOutput(ctx context.Context) (*shellOutput, error) {
 	o.alias = ToolResultsAlias + "/" + roots.Conversation + "/" + name
 	return o, nil
 }
+
+// shellOutputPrefix starts the names of saved command outputs (the conversation store's
+// CommandOutputPrefix: a fork copies them).
+const shellOutputPrefix = "cmd-"
 
 var fileIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$`)
 
