@@ -22,6 +22,7 @@ type pidsCgroup struct{ dir string }
 // relies on RLIMIT_NPROC alone.
 func newPidsCgroup(max int) *pidsCgroup {
 	for _, parent := range pidsParents() {
+		removeStale(parent)
 		var b [6]byte
 		_, _ = rand.Read(b[:])
 		dir := filepath.Join(parent, "crewagent-cmd-"+hex.EncodeToString(b[:]))
@@ -35,6 +36,21 @@ func newPidsCgroup(max int) *pidsCgroup {
 		return &pidsCgroup{dir: dir}
 	}
 	return nil
+}
+
+// staleAfter is the age from which an empty cgroup of a command is a leftover (of an app
+// that was killed before it could remove it).
+const staleAfter = time.Minute
+
+// removeStale removes the leftover cgroups of commands in parent: removing a cgroup that
+// still has processes fails, and a new one is filled at once, long before staleAfter.
+func removeStale(parent string) {
+	dirs, _ := filepath.Glob(filepath.Join(parent, "crewagent-cmd-*"))
+	for _, d := range dirs {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() && time.Since(fi.ModTime()) > staleAfter {
+			_ = os.Remove(d)
+		}
+	}
 }
 
 // pidsParents lists the cgroup folders of this process where a pids child could be made.
