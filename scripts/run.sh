@@ -6,7 +6,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 build_only=false
 [[ "${1:-}" == "--build-only" ]] && build_only=true
 
-ensure_apt "${APT_BUILD_PACKAGES[@]}"
+ensure_apt "${APT_BUILD_PACKAGES[@]}" "${APT_RUNTIME_PACKAGES[@]}"
 ensure_go
 ensure_node
 npm_deps frontend

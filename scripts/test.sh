@@ -91,7 +91,7 @@ fuzz_all() {
 frontend_tests() { (cd frontend && npm test --silent); }
 e2e() { node e2e/run.mjs; }
 
-step "system packages" ensure_apt "${APT_BUILD_PACKAGES[@]}" "${APT_E2E_PACKAGES[@]}" || die "cannot continue without system packages"
+step "system packages" ensure_apt "${APT_BUILD_PACKAGES[@]}" "${APT_RUNTIME_PACKAGES[@]}" "${APT_E2E_PACKAGES[@]}" || die "cannot continue without system packages"
 toolchains() { ensure_go && ensure_node; }
 npm_all() { npm_deps frontend && npm_deps e2e && npm_deps "$MCP_TEST_SERVERS_DIR"; }
 step "toolchains (Go, Node)" toolchains || die "cannot continue without Go and Node"

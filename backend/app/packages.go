@@ -181,7 +181,8 @@ func (ws *Workspace) toolHost(scope engine.ToolScope) (engine.ToolHost, error) {
 		r.Package = scope.Agent.PackageRoot
 	}
 	cfg := tools.Config{Roots: r, Policy: scope.Policy, Allow: scope.Allow}
-	ts := tools.Scope{ConversationID: scope.ConversationID, Mode: scope.Mode, Policy: scope.Policy, MCPAllowlist: scope.MCPServers}
+	cfg.Policy.Shell, cfg.Shell = ws.shellFor(scope, ws.rt.Effective().Tools.Shell)
+	ts := tools.Scope{ConversationID: scope.ConversationID, Mode: scope.Mode, Policy: cfg.Policy, MCPAllowlist: scope.MCPServers}
 	if scope.Agent != nil {
 		ts.AgentID = scope.Agent.ID
 	}

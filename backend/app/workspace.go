@@ -165,7 +165,8 @@ func (rt *Runtime) OpenProject(p *project.Project, o OpenOptions) (*Workspace, e
 		Tasks:  ws.tasks,
 		Roots:  ws.roots,
 		// The same providers as every other tool host of the project.
-		Providers: ws.provide,
+		Providers:         ws.provide,
+		RunWithoutSandbox: func() bool { c, _ := ws.ShellChoice(); return c.RunWithoutSandbox },
 	})
 	if err != nil {
 		ws.mcp.close()

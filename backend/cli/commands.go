@@ -30,6 +30,8 @@ func commands() []command {
 		{words: []string{"permissions", "show"}, usage: "permissions show", args: 0, access: Read, run: cmdPermissionsShow},
 		{words: []string{"permissions", "approve"}, usage: "permissions approve", args: 0, access: Read, run: cmdPermissionsApprove},
 		{words: []string{"permissions", "mode"}, usage: "permissions mode read-only|ask|auto-edit|full-auto|default", args: 1, access: Read, run: cmdPermissionsMode},
+		{words: []string{"commands", "status"}, usage: "commands status", args: 0, access: Read, run: cmdCommandsStatus},
+		{words: []string{"commands", "run-without-sandbox"}, usage: "commands run-without-sandbox on|off", args: 1, access: Read, run: cmdCommandsWithoutSandbox},
 		{words: []string{"skills", "list"}, usage: "skills list", args: 0, access: Read, run: cmdSkillsList},
 	}
 }

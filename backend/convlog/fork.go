@@ -66,6 +66,7 @@ func (s *Store) Fork(id string, opts ForkOptions) (conversation.ConversationMeta
 				}
 			}
 		}
+		s.copyCommandOutputs(id, newID, &c)
 		copied = append(copied, &c)
 	}
 

@@ -144,6 +144,14 @@ const (
 	ConvBudget      = "E_CONV_BUDGET"
 )
 
+// The command tool (shell.run).
+const (
+	CommandFailed      = "E_COMMAND_FAILED"
+	CommandTimeout     = "E_COMMAND_TIMEOUT"
+	CommandStopped     = "E_COMMAND_STOPPED"
+	SandboxUnavailable = "E_SANDBOX_UNAVAILABLE"
+)
+
 // Entry describes one code of the catalogue.
 type Entry struct {
 	// Name is the code's name here and in TypeScript (Codes.<Name>).
@@ -277,6 +285,11 @@ var Catalogue = []Entry{
 	{"ConvBadFile", ConvBadFile, "conv.create's base_instruction_file cannot be read", nil},
 	{"ConvTooLarge", ConvTooLarge, "conv.create's first message with its base instructions could never fit the request limit; nothing was stored", nil},
 	{"ConvBudget", ConvBudget, "the work one user message started reached settings engine.maxConversationsPerMessage or engine.maxModelCallsPerMessage", nil},
+
+	{"CommandFailed", CommandFailed, "a command run by shell.run exited with a status other than 0 or was killed by a signal", nil},
+	{"CommandTimeout", CommandTimeout, "a command run by shell.run did not end within its time limit and was killed with its processes", nil},
+	{"CommandStopped", CommandStopped, "a command run by shell.run was stopped (the turn was stopped or the app closed) and killed with its processes", nil},
+	{"SandboxUnavailable", SandboxUnavailable, "shell.run ran nothing: the command sandbox (bubblewrap) cannot start here and the project does not allow commands without it", nil},
 
 	{"MCPToolError", MCPToolError, "an MCP tool ran and reported an error (isError)", nil},
 	{"MCPTimeout", MCPTimeout, "an MCP server did not answer a call in time; the call was cancelled", nil},

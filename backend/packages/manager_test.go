@@ -261,7 +261,7 @@ func TestImportSingleLayout(t *testing.T) {
 			if a == nil {
 				t.Fatal("agent greeter missing")
 			}
-			if !a.Tools.FS.Enabled || a.Tools.MCP.Enabled || a.Tools.FS.MaxReadBytes != 0 {
+			if !a.Tools.FS.Enabled || a.Tools.MCP.Enabled || a.Tools.FS.MaxReadBytes != 0 || !a.Tools.Shell.Enabled {
 				t.Errorf("default tool policy not applied: %+v", a.Tools)
 			}
 			if !reflect.DeepEqual(a.Persona.Principles, Principles{"Be kind.\nBe brief."}) {
@@ -292,7 +292,7 @@ func TestLoadDemo(t *testing.T) {
 	if analyst == nil || analyst.Persona.Role == "" || len(analyst.Persona.Principles) != 4 || len(analyst.CriticalActions) != 2 {
 		t.Fatalf("analyst %+v", analyst)
 	}
-	if !reflect.DeepEqual(analyst.Tools, ToolPolicy{FS: FSPolicy{Enabled: true, MaxWriteBytes: 262144}, MCP: MCPPolicy{}}) {
+	if !reflect.DeepEqual(analyst.Tools, ToolPolicy{FS: FSPolicy{Enabled: true, MaxWriteBytes: 262144}, MCP: MCPPolicy{}, Shell: ShellPolicy{Enabled: true}}) {
 		t.Errorf("analyst tools %+v", analyst.Tools)
 	}
 	writer := pkg.Agent("writer")

@@ -116,8 +116,14 @@ type AgentPrompt struct {
 
 // ToolPolicy is what an agent may use. An agent can only tighten the runtime's settings.
 type ToolPolicy struct {
-	FS  FSPolicy  `json:"fs"`
-	MCP MCPPolicy `json:"mcp"`
+	FS    FSPolicy    `json:"fs"`
+	MCP   MCPPolicy   `json:"mcp"`
+	Shell ShellPolicy `json:"shell"`
+}
+
+// ShellPolicy controls the command tool (shell.run); on unless the agent turns it off.
+type ShellPolicy struct {
+	Enabled bool `json:"enabled"`
 }
 
 // FSPolicy controls the fs.* tools. Zero limits mean "not set by the agent".
@@ -144,12 +150,18 @@ type rawToolPolicy struct {
 		Enabled        *bool    `json:"enabled"`
 		AllowedServers []string `json:"allowedServers"`
 	} `json:"mcp"`
+	Shell *struct {
+		Enabled *bool `json:"enabled"`
+	} `json:"shell"`
 }
 
 func (r *rawToolPolicy) policy() ToolPolicy {
-	p := ToolPolicy{FS: FSPolicy{Enabled: true}}
+	p := ToolPolicy{FS: FSPolicy{Enabled: true}, Shell: ShellPolicy{Enabled: true}}
 	if r == nil {
 		return p
+	}
+	if r.Shell != nil && r.Shell.Enabled != nil {
+		p.Shell.Enabled = *r.Shell.Enabled
 	}
 	if r.FS != nil {
 		if r.FS.Enabled != nil {

@@ -100,8 +100,25 @@ const (
 
 // Tools configures the tool host.
 type Tools struct {
-	FS  FSTools  `json:"fs"`
-	MCP MCPTools `json:"mcp"`
+	FS    FSTools    `json:"fs"`
+	MCP   MCPTools   `json:"mcp"`
+	Shell ShellTools `json:"shell"`
+}
+
+// ShellTools configures shell.run, the command tool: command lines run in the project
+// folder inside a sandbox (bubblewrap on Linux).
+type ShellTools struct {
+	// Enabled offers shell.run in agent mode (an agent's own tools block may still take it
+	// away).
+	Enabled bool `json:"enabled"`
+	// InChat also offers it in plain chat mode (off by default).
+	InChat bool `json:"inChat"`
+	// TimeoutSeconds is the longest a command may run; it is killed with every process it
+	// started after that. A call may ask for less, never more.
+	TimeoutSeconds int `json:"timeoutSeconds"`
+	// AllowNetwork gives the network to a command whose call asks for it; otherwise
+	// commands never have the network.
+	AllowNetwork bool `json:"allowNetwork"`
 }
 
 // FSTools configures the fs.* tools.
@@ -230,6 +247,7 @@ func Defaults() Settings {
 			FS: FSTools{Enabled: true, MaxReadBytes: 524288, MaxWriteBytes: 2097152},
 			MCP: MCPTools{Enabled: true, AllowedServers: []string{}, CallTimeoutSeconds: 120,
 				MaxToolsPerServer: DefaultMaxToolsPerServer, MaxToolTokensPerServer: DefaultMaxToolTokensPerServer},
+			Shell: ShellTools{Enabled: true, TimeoutSeconds: 600},
 		},
 		Engine: Engine{MaxTurns: 30, MaxToolCallsPerMessage: 64, MaxInterruptChainDepth: 4,
 			MaxConversationsPerMessage: DefaultMaxConversationsPerMessage, MaxModelCallsPerMessage: DefaultMaxModelCallsPerMessage},

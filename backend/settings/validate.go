@@ -88,6 +88,7 @@ func (s Settings) Validate() error {
 	if a := s.Approvals; a != nil && a.Mode != "" && !slices.Contains(ApprovalModes, a.Mode) {
 		add("approvals.mode", "must be one of %s, got %q", strings.Join(ApprovalModes, ", "), a.Mode)
 	}
+	positive("tools.shell.timeoutSeconds", s.Tools.Shell.TimeoutSeconds)
 	positive("engine.maxTurns", s.Engine.MaxTurns)
 	positive("engine.maxToolCallsPerMessage", s.Engine.MaxToolCallsPerMessage)
 	if s.Engine.MaxInterruptChainDepth < 0 {

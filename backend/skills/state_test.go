@@ -65,7 +65,7 @@ func TestActivationEntriesGolden(t *testing.T) {
 	}
 	var d ActivatedData
 	json.Unmarshal(act.Entries[0].Data, &d)
-	if d.By != ByUser || d.AllowedTools == nil || !reflect.DeepEqual(*d.AllowedTools, []string{"fs.read", "fs.search", "fs.list"}) {
+	if d.By != ByUser || d.AllowedTools == nil || !reflect.DeepEqual(*d.AllowedTools, []string{"fs.read", "fs.search", "fs.list", "shell.run"}) {
 		t.Errorf("event data %s", act.Entries[0].Data)
 	}
 }

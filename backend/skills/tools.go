@@ -29,11 +29,15 @@ var claudeTools = map[string][]string{
 	"ls":              {"fs.list"},
 	"askuserquestion": {"ui.ask_user"},
 	"skill":           {ActivateTool, DeactivateTool},
+	"bash":            {ShellTool},
 }
+
+// ShellTool is the command tool Claude Code's Bash maps to.
+const ShellTool = "shell.run"
 
 // unavailableTools are Claude Code tools without an equivalent here.
 var unavailableTools = map[string]bool{
-	"bash": true, "bashoutput": true, "killshell": true, "killbash": true,
+	"bashoutput": true, "killshell": true, "killbash": true,
 	"webfetch": true, "websearch": true, "task": true, "agent": true,
 	"todowrite": true, "todoread": true, "notebookedit": true, "notebookread": true,
 	"slashcommand": true, "exitplanmode": true, "powershell": true,
@@ -41,7 +45,7 @@ var unavailableTools = map[string]bool{
 
 // ourTools are this runtime's tool names, accepted as they are (dotted) or in
 // their wire form ("fs_read").
-var ourTools = []string{"fs.read", "fs.write", "fs.apply_patch", "fs.search", "fs.list", "ui.ask_user", ActivateTool, DeactivateTool}
+var ourTools = []string{"fs.read", "fs.write", "fs.apply_patch", "fs.search", "fs.list", ShellTool, "ui.ask_user", ActivateTool, DeactivateTool}
 
 // AllowedTools is a skill's allowed-tools field mapped to this runtime's tool
 // names.
@@ -58,8 +62,8 @@ type AllowedTools struct {
 	// tools (mcp__server__tool) nor tools of this runtime (kept in Tools:
 	// a tool of that name may appear later).
 	Unknown []string `json:"unknown,omitempty"`
-	// Unavailable are Claude Code tools with no equivalent here (Bash,
-	// Bash(git:*), WebFetch, ...): they grant nothing.
+	// Unavailable are Claude Code tools with no equivalent here (WebFetch,
+	// BashOutput, ...): they grant nothing.
 	Unavailable []string `json:"unavailable,omitempty"`
 	// Notes explain entries that were mapped loosely, e.g. Read(src/**):
 	// path patterns are not enforced.
@@ -124,7 +128,11 @@ func ParseAllowedTools(entries []string, declared bool) AllowedTools {
 			a.Unavailable = append(a.Unavailable, e)
 		case claudeTools[key] != nil:
 			add(claudeTools[key]...)
-			if hasPattern && strings.TrimSuffix(strings.TrimSpace(pattern), ")") != "" {
+			switch {
+			case !hasPattern || strings.TrimSuffix(strings.TrimSpace(pattern), ")") == "":
+			case key == "bash":
+				a.Notes = append(a.Notes, e+": the command prefix does not narrow the tool list; "+ShellTool+" may run any command inside its sandbox")
+			default:
 				a.Notes = append(a.Notes, e+": the pattern is not enforced; "+strings.Join(claudeTools[key], " and ")+" may be used on any path the sandbox allows")
 			}
 		case ourName(e) != "":

@@ -85,6 +85,12 @@ type Config struct {
 	// tools, mcp__*, aside: their servers are narrowed by the MCP policy).
 	// A conversation created with a tool list (conv.create) gets it here.
 	Allow []string
+	// Shell is how shell.run runs its commands (offered where Policy.Shell.Enabled).
+	Shell ShellConfig
+	// OnToolOutput, when set, receives the output of a running tool as it comes (shell.run:
+	// stdout and stderr interleaved), for a live view of the call. It runs on the goroutine
+	// that reads the command's output: it must not block for long.
+	OnToolOutput func(ToolOutput)
 	// Providers offer more tools, listed after the built-in ones (see Provider).
 	// A provider tool whose name a built-in tool or an earlier provider already
 	// uses is left out.
@@ -97,7 +103,7 @@ type Config struct {
 // toolSpec is one tool: its definition, the policy family that gates it, and its body.
 type toolSpec struct {
 	name        string
-	family      string // "fs" or "ui"
+	family      string // "fs", "shell" or "ui"
 	description string
 	schema      string
 	run         func(ctx context.Context, h *Host, args json.RawMessage) Result
@@ -114,7 +120,7 @@ func (t toolSpec) def() ToolDef {
 
 // allTools lists every tool the host knows, in the order they are offered.
 func allTools() []toolSpec {
-	return []toolSpec{fsListTool(), fsReadTool(), fsSearchTool(), fsWriteTool(), fsApplyPatchTool(), uiAskUserTool()}
+	return []toolSpec{fsListTool(), fsReadTool(), fsSearchTool(), fsWriteTool(), fsApplyPatchTool(), shellRunTool(), uiAskUserTool()}
 }
 
 // Host runs tool calls for one conversation or run. It is safe for concurrent use.
@@ -150,6 +156,9 @@ func NewHost(cfg Config) *Host {
 	}
 	for _, t := range h.known {
 		if t.family == "fs" && !h.policy.FS.Enabled {
+			continue
+		}
+		if t.family == "shell" && (!h.policy.Shell.Enabled || h.sandbox.Roots().Project == "") {
 			continue
 		}
 		h.visible = append(h.visible, t)
@@ -255,6 +264,10 @@ func (h *Host) call(ctx context.Context, name, argsJSON string) (res Result) {
 	if idx < 0 {
 		if h.cfg.Allow != nil && !slices.Contains(h.cfg.Allow, name) && !strings.HasPrefix(name, "mcp__") {
 			return failure(errf(CodeToolNotAvailable, "%s is not available in this conversation: it was created with a narrower list of tools", name).
+				withDetail("available", h.ToolNames()))
+		}
+		if name == ShellRunName {
+			return failure(errf(CodeToolNotAvailable, "%s is not available: commands are turned off here by the tool policy", name).
 				withDetail("available", h.ToolNames()))
 		}
 		if slices.ContainsFunc(h.known, func(t toolSpec) bool { return t.name == name }) {

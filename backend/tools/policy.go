@@ -43,6 +43,9 @@ func SettingsMCP(enabled bool, allowedServers []string) MCPPolicy {
 type Policy struct {
 	FS  FSPolicy  `json:"fs"`
 	MCP MCPPolicy `json:"mcp"`
+	// Shell offers shell.run; off unless the caller turns it on (plain chat never does by
+	// default, see the settings' tools.shell).
+	Shell ShellPolicy `json:"shell"`
 }
 
 // DefaultPolicy is fs on with the default limits, MCP off.
@@ -65,8 +68,15 @@ func (p Policy) Normalized() Policy {
 // AgentTools is an agent's "tools" block in agents.json. Absent fields take the schema
 // defaults: fs.enabled true, mcp.enabled false, no limit override.
 type AgentTools struct {
-	FS  *AgentFS  `json:"fs,omitempty"`
-	MCP *AgentMCP `json:"mcp,omitempty"`
+	FS    *AgentFS    `json:"fs,omitempty"`
+	MCP   *AgentMCP   `json:"mcp,omitempty"`
+	Shell *AgentShell `json:"shell,omitempty"`
+}
+
+// AgentShell is the agent's shell block: enabled false takes shell.run away from the agent
+// (absent keeps what the system policy says).
+type AgentShell struct {
+	Enabled *bool `json:"enabled,omitempty"`
 }
 
 // AgentFS is the agent's fs block.
@@ -92,7 +102,11 @@ func Merge(system Policy, agent *AgentTools) Policy {
 	p := system.Normalized()
 	var afs AgentFS
 	var amcp AgentMCP
+	var ash AgentShell
 	if agent != nil {
+		if agent.Shell != nil {
+			ash = *agent.Shell
+		}
 		if agent.FS != nil {
 			afs = *agent.FS
 		}
@@ -104,6 +118,7 @@ func Merge(system Policy, agent *AgentTools) Policy {
 	p.FS.MaxReadBytes = minLimit(p.FS.MaxReadBytes, afs.MaxReadBytes)
 	p.FS.MaxWriteBytes = minLimit(p.FS.MaxWriteBytes, afs.MaxWriteBytes)
 	p.MCP.Enabled = p.MCP.Enabled && amcp.Enabled != nil && *amcp.Enabled
+	p.Shell.Enabled = p.Shell.Enabled && (ash.Enabled == nil || *ash.Enabled)
 	switch {
 	case amcp.AllowedServers == nil:
 	case p.MCP.AllowedServers == nil:
@@ -148,6 +163,9 @@ func (p Policy) text(visible []string, roots Roots) string {
 		}
 	} else {
 		b.WriteString("- mcp: disabled\n")
+	}
+	if p.Shell.Enabled && slices.Contains(visible, ShellRunName) {
+		b.WriteString("- shell: " + ShellRunName + " runs commands in the project folder inside a sandbox (project writable, rest read-only, no network unless allowed)\n")
 	}
 	if p.FS.Enabled {
 		b.WriteString("- paths: every path starts with an alias; no \"..\", no absolute paths, symlinks may not leave their root\n")

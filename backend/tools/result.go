@@ -23,6 +23,12 @@ const (
 	// CodeTooManyCalls answers the tool calls of one model message beyond the cap
 	// (settings engine.maxToolCallsPerMessage): they are not run.
 	CodeTooManyCalls = errs.TooManyToolCalls
+	// shell.run: a command that exited with a status other than 0 or was killed by a
+	// signal, that ran out of time, that was stopped; and the sandbox that cannot start.
+	CodeCommandFailed      = errs.CommandFailed
+	CodeCommandTimeout     = errs.CommandTimeout
+	CodeCommandStopped     = errs.CommandStopped
+	CodeSandboxUnavailable = errs.SandboxUnavailable
 )
 
 // ToolError is the error part of a failed tool result: the {"code","message","details"}

@@ -25,10 +25,11 @@ func AgentFromPackage(pkg *packages.Package, a *packages.Agent) *engine.Agent {
 			SystemPrompt:       a.SystemPrompt,
 		},
 	}
-	fsOn, mcpOn := a.Tools.FS.Enabled, a.Tools.MCP.Enabled
+	fsOn, mcpOn, shellOn := a.Tools.FS.Enabled, a.Tools.MCP.Enabled, a.Tools.Shell.Enabled
 	out.Tools = &tools.AgentTools{
-		FS:  &tools.AgentFS{Enabled: &fsOn, MaxReadBytes: a.Tools.FS.MaxReadBytes, MaxWriteBytes: a.Tools.FS.MaxWriteBytes},
-		MCP: &tools.AgentMCP{Enabled: &mcpOn, AllowedServers: a.Tools.MCP.AllowedServers},
+		FS:    &tools.AgentFS{Enabled: &fsOn, MaxReadBytes: a.Tools.FS.MaxReadBytes, MaxWriteBytes: a.Tools.FS.MaxWriteBytes},
+		MCP:   &tools.AgentMCP{Enabled: &mcpOn, AllowedServers: a.Tools.MCP.AllowedServers},
+		Shell: &tools.AgentShell{Enabled: &shellOn},
 	}
 	if pkg != nil {
 		out.PackageID, out.PackageRoot = pkg.ID, pkg.Root

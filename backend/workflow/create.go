@@ -173,6 +173,7 @@ func (s *Service) toolHost(rc *runCtx, agent *packages.Agent, ss *session, set s
 		ArtifactsDir:      s.artifactsDir(),
 		OnArtifactWritten: func(rel string) error { return s.recordArtifact(rc, rel) },
 		ExecLogPath:       s.execLogPath(runID),
+		Shell:             s.shellConfig(set.Tools.Shell),
 		Now:               s.cfg.Now,
 	})
 }

@@ -2,6 +2,7 @@ package workflow
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"crewagent/backend/errs"
 	"crewagent/backend/events"
 	"crewagent/backend/llm/fakellm"
+	"crewagent/backend/settings"
 	"crewagent/backend/tools"
 )
 
@@ -340,5 +342,27 @@ func TestCreateRunFiles(t *testing.T) {
 	if setup.AgentID != "analyst" || setup.Persona.Name != "Mara" || len(blocks) != 2 || !strings.Contains(blocks[0], "- intent: start") ||
 		!slices.Contains(setup.Tools.ToolNames(), "fs.apply_patch") {
 		t.Fatalf("NextSetup: %+v %q", setup, blocks)
+	}
+}
+
+// A run's turns are offered shell.run as agent mode is (tools.shell.enabled), with the
+// settings' time limit; the settings can take it away.
+func TestRunTurnsOfferCommandsAsTheSettingsSay(t *testing.T) {
+	for _, enabled := range []bool{true, false} {
+		t.Run(fmt.Sprint(enabled), func(t *testing.T) {
+			e := newEnv(t)
+			e.withSettings(func(s *settings.Settings) { s.Tools.Shell.Enabled = enabled })
+			run, err := e.svc.CreateRun(e.pkgID, "write-brief", "analyst", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			setup, err := e.svc.NextSetup(run.RunID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := slices.Contains(setup.Tools.ToolNames(), tools.ShellRunName); got != enabled {
+				t.Fatalf("shell.run offered = %v, want %v (%v)", got, enabled, setup.Tools.ToolNames())
+			}
+		})
 	}
 }

@@ -85,6 +85,9 @@ type Config struct {
 	Roots tools.Roots
 	// Providers builds the tools beyond the built-in ones of each request of a run (nil: none).
 	Providers tools.ProviderFactory
+	// RunWithoutSandbox reports the project's choice to run commands (shell.run) without a
+	// sandbox where bubblewrap cannot start (nil: never).
+	RunWithoutSandbox func() bool
 	// WatchDebounce is the quiet time Watch waits after a state file event (default 100ms).
 	WatchDebounce time.Duration
 	Now           func() time.Time
@@ -639,9 +642,23 @@ func agentPolicy(a *packages.Agent) *tools.AgentTools {
 
 func systemPolicy(t settings.Tools) tools.Policy {
 	return tools.Policy{
-		FS:  tools.FSPolicy{Enabled: t.FS.Enabled, MaxReadBytes: int64(t.FS.MaxReadBytes), MaxWriteBytes: int64(t.FS.MaxWriteBytes)},
-		MCP: tools.SettingsMCP(t.MCP.Enabled, t.MCP.AllowedServers),
+		FS:    tools.FSPolicy{Enabled: t.FS.Enabled, MaxReadBytes: int64(t.FS.MaxReadBytes), MaxWriteBytes: int64(t.FS.MaxWriteBytes)},
+		MCP:   tools.SettingsMCP(t.MCP.Enabled, t.MCP.AllowedServers),
+		Shell: tools.ShellPolicy{Enabled: t.Shell.Enabled},
 	}
+}
+
+// shellConfig is how the commands of a run's turns run: the settings' time limit and
+// network, and the project's choice where the sandbox cannot start.
+func (s *Service) shellConfig(t settings.ShellTools) tools.ShellConfig {
+	c := tools.ShellConfig{Timeout: time.Duration(t.TimeoutSeconds) * time.Second}
+	if t.AllowNetwork {
+		c.Network = func(string) bool { return true }
+	}
+	if s.cfg.RunWithoutSandbox != nil {
+		c.RunWithoutSandbox = s.cfg.RunWithoutSandbox()
+	}
+	return c
 }
 
 // ---- phases, index and progress ----

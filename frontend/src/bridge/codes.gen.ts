@@ -176,6 +176,14 @@ export const Codes = {
   ConvTooLarge: 'E_CONV_TOO_LARGE',
   /** the work one user message started reached settings engine.maxConversationsPerMessage or engine.maxModelCallsPerMessage */
   ConvBudget: 'E_CONV_BUDGET',
+  /** a command run by shell.run exited with a status other than 0 or was killed by a signal */
+  CommandFailed: 'E_COMMAND_FAILED',
+  /** a command run by shell.run did not end within its time limit and was killed with its processes */
+  CommandTimeout: 'E_COMMAND_TIMEOUT',
+  /** a command run by shell.run was stopped (the turn was stopped or the app closed) and killed with its processes */
+  CommandStopped: 'E_COMMAND_STOPPED',
+  /** shell.run ran nothing: the command sandbox (bubblewrap) cannot start here and the project does not allow commands without it */
+  SandboxUnavailable: 'E_SANDBOX_UNAVAILABLE',
   /** an MCP tool ran and reported an error (isError) */
   MCPToolError: 'E_MCP_TOOL_ERROR',
   /** an MCP server did not answer a call in time; the call was cancelled */

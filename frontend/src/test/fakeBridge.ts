@@ -166,7 +166,7 @@ export function createFakeBridge(
     settings: {
       llm: { baseUrl: opts.llmConfigured === false ? '' : 'http://127.0.0.1:1/v1', model: opts.llmConfigured === false ? '' : 'fake-model', apiKey: '••••abcd', timeoutSeconds: 120, summaryModel: '', connectTimeoutSeconds: 10, firstTokenTimeoutSeconds: 60, idleTimeoutSeconds: 60, maxRetries: 3, embeddingsModel: '', embeddingsBaseUrl: '' },
       context: { maxMessages: 80, maxChars: 120000, tokenBudget: 128000, reserveForResponse: 8192, triggerThreshold: 0.8, targetAfterCompression: 0.5, compressionStrategy: 'key-messages', includeToolResultsInContext: true, includeCollapsedUiEventsInContext: false, summaryShare: 0.15, recallShare: 0.1 },
-      tools: { fs: { enabled: true, maxReadBytes: 524288, maxWriteBytes: 2097152 }, mcp: { enabled: false, allowedServers: [], startOnOpen: false, callTimeoutSeconds: 120, maxToolsPerServer: 128, maxToolTokensPerServer: 32000 } },
+      tools: { fs: { enabled: true, maxReadBytes: 524288, maxWriteBytes: 2097152 }, mcp: { enabled: false, allowedServers: [], startOnOpen: false, callTimeoutSeconds: 120, maxToolsPerServer: 128, maxToolTokensPerServer: 32000 }, shell: { enabled: true, inChat: false, timeoutSeconds: 600, allowNetwork: false } },
       engine: { maxTurns: 30, maxToolCallsPerMessage: 64, maxInterruptChainDepth: 4, maxConversationsPerMessage: 20, maxModelCallsPerMessage: 200 },
       theme: opts.theme ?? 'light',
     },

@@ -1003,9 +1003,16 @@ export namespace settings {
 	    field: string;
 	    message: string;
 	}
+	export interface ShellTools {
+	    enabled: boolean;
+	    inChat: boolean;
+	    timeoutSeconds: number;
+	    allowNetwork: boolean;
+	}
 	export interface Tools {
 	    fs: FSTools;
 	    mcp: MCPTools;
+	    shell: ShellTools;
 	}
 	export interface Settings {
 	    llm: LLM;
@@ -1015,6 +1022,7 @@ export namespace settings {
 	    theme: string;
 	    approvals?: Approvals;
 	}
+	
 
 }
 
