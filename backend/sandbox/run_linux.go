@@ -114,12 +114,17 @@ func Run(ctx context.Context, spec Spec) (Outcome, error) {
 	}
 
 	cg := newPidsCgroup(spec.MaxProcs)
+	procs := ""
 	if cg != nil {
 		defer cg.remove()
-		// The wrapper enters the cgroup before it becomes the command, so every process
-		// the command makes is born in it.
-		argv = append([]string{"/bin/sh", "-c", `echo $$ > "$0" && exec "$@"`, cg.procsFile()}, argv...)
+		procs = cg.procsFile()
 	}
+	// The wrapper enters the cgroup (when there is one) before it becomes the command, so
+	// every process the command makes is born in it, and leaves a watchdog behind: the
+	// parent-death signal does not always reach the command when the app is killed (it
+	// belongs to the thread that started it), so the watchdog also looks for the app
+	// twice a second and kills the command's process group once the app is gone.
+	argv = append([]string{"/bin/sh", "-c", watchdogScript, procs}, argv...)
 
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = spec.Dir
@@ -187,6 +192,14 @@ func orDefault(s, d string) string {
 	}
 	return s
 }
+
+// watchdogScript runs as /bin/sh -c watchdogScript PROCS COMMAND...: it writes its pid
+// to PROCS (a cgroup's member list) when PROCS is set, starts the watchdog of the app
+// (its parent) and becomes the command.
+const watchdogScript = `app=$PPID
+if [ -n "$0" ]; then echo $$ > "$0" || exit 126; fi
+(while kill -0 "$app" 2>/dev/null; do sleep 0.5; done; kill -KILL -$$) </dev/null >/dev/null 2>&1 &
+exec "$@"`
 
 // bwrapArgs are bubblewrap's options for spec (the command follows "--").
 func bwrapArgs(spec Spec) []string {
