@@ -82,6 +82,7 @@ export async function setup({ tmp, repo, home }) {
 
 const sel = (id) => `document.querySelector('[data-testid="${id}"]')`
 const all = (id) => `[...document.querySelectorAll('[data-testid="${id}"]')]`
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
 export default async function chat({ app, step, tmp, home, repo, prepared }) {
   const llm = prepared.llm
@@ -182,7 +183,8 @@ export default async function chat({ app, step, tmp, home, repo, prepared }) {
     for (let i = 0; i < 24 && !compacted; i++) {
       await send(`long answer number ${i + 1}`)
       await waitIdle()
-      compacted = await app.exists('event-compaction')
+      // the log says so (the card may be above the rows the list draws)
+      compacted = readFileSync(join(dataDir, 'conversations', firstConv, 'messages.jsonl'), 'utf8').includes('"event":"compaction"')
       if (!warned && !compacted && (await app.evaluate(`${sel('context-meter')}.dataset.status`)) === 'warning') {
         warned = true
         await app.screenshot('14-meter-warning')
@@ -201,6 +203,11 @@ export default async function chat({ app, step, tmp, home, repo, prepared }) {
     const log = readFileSync(join(dataDir, 'conversations', firstConv, 'messages.jsonl'), 'utf8')
     assert.match(log, /"event":"compaction"/)
     assert.match(log, /"compacted":true/)
+    // scroll up to the compaction's card (the list draws the rows near the view)
+    for (let k = 0; k < 60 && !(await app.exists('event-compaction')); k++) {
+      await app.evaluate(`${sel('message-list')}.scrollTop -= 300`)
+      await sleep(50)
+    }
     await app.evaluate(`${sel('event-compaction')}.scrollIntoView({ block: 'center' })`)
     await app.screenshot('15-compressed')
     await app.evaluate(`${sel('message-list')}.scrollTop = ${sel('message-list')}.scrollHeight`)
