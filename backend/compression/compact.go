@@ -20,7 +20,7 @@ const (
 // Defaults of Config.
 const (
 	DefaultTrigger      = 0.9
-	DefaultTarget       = 0.75
+	DefaultTarget       = 0.6
 	DefaultSummaryShare = 0.5
 	// MaxSummaryTokens caps the summary whatever the window.
 	MaxSummaryTokens = 16000
@@ -30,7 +30,7 @@ const (
 type Config struct {
 	// Limit is what a request may use in tokens (window minus reply reserve).
 	Limit int
-	// Trigger and Target are shares of Limit (0.9 and 0.75; Landing lowers
+	// Trigger and Target are shares of Limit (0.9 and 0.6 of the room after the fixed part; Landing lowers
 	// the target when the recent turns are large).
 	Trigger, Target float64
 	// MaxMessages and MaxChars are further triggers (0: off): a request with

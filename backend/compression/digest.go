@@ -66,6 +66,10 @@ const (
 	concludingBonus = 1.0
 )
 
+// jsonPenalty is what a line of a tool's output that is a fragment of JSON
+// (a listing, search hits) loses.
+const jsonPenalty = 2.0
+
 // shapePenalty is what each newer line of the same shape costs a line.
 const shapePenalty = 1.0
 
@@ -496,6 +500,9 @@ func candidates(e *conversation.Entry, focus *termSet, order int, topics map[str
 		}
 		f := analyse(withoutTopics(line, topics), focus)
 		s := scoreOf(f, lineWho)
+		if isTool && jsonFragment(line) {
+			s -= jsonPenalty // listings and search hits as JSON
+		}
 		if value {
 			// a setting, an error code, a failing test, a URL: what a tool's
 			// output or the model's answer establishes

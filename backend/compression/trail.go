@@ -226,8 +226,8 @@ func valueLines(text string) []string {
 // "key = value" with a short key, an error code, a failing test, a URL or a
 // version.
 func isValueLine(t string) bool {
-	if strings.Count(t, `"`) > 4 && (strings.Contains(t, `":`) || strings.Contains(t, `","`)) {
-		return false // a fragment of JSON: listings, search hits
+	if jsonFragment(t) {
+		return false // listings, search hits
 	}
 	if i := strings.IndexAny(t, ":="); i > 0 && i <= 48 {
 		key := strings.TrimSpace(t[:i])
@@ -381,4 +381,10 @@ func withoutTopics(line string, topics map[string]bool) string {
 func isLogLine(t string) bool {
 	t = strings.TrimLeft(t, "[ ")
 	return len(t) >= 10 && isDigit(t[0]) && isDigit(t[1]) && (isDigit(t[2]) && isDigit(t[3]) && (t[4] == '-' || t[4] == '/') || t[2] == ':')
+}
+
+// jsonFragment reports whether a line is a piece of JSON with several
+// fields rather than text.
+func jsonFragment(t string) bool {
+	return strings.Count(t, `"`) > 4 && (strings.Contains(t, `":`) || strings.Contains(t, `","`))
 }

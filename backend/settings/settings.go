@@ -237,7 +237,7 @@ func Defaults() Settings {
 			TokenBudget:                 128000,
 			ReserveForResponse:          8192,
 			TriggerThreshold:            0.9,
-			TargetAfterCompression:      0.75,
+			TargetAfterCompression:      0.6,
 			CompressionStrategy:         StrategyKeyMessages,
 			IncludeToolResultsInContext: true,
 			SummaryShare:                0.5,

@@ -48,7 +48,7 @@ func TestDefaults(t *testing.T) {
 		"context.tokenBudget":                 {d.Context.TokenBudget, 128000},
 		"context.reserveForResponse":          {d.Context.ReserveForResponse, 8192},
 		"context.triggerThreshold":            {d.Context.TriggerThreshold, 0.9},
-		"context.targetAfterCompression":      {d.Context.TargetAfterCompression, 0.75},
+		"context.targetAfterCompression":      {d.Context.TargetAfterCompression, 0.6},
 		"context.compressionStrategy":         {d.Context.CompressionStrategy, "key-messages"},
 		"context.includeToolResultsInContext": {d.Context.IncludeToolResultsInContext, true},
 		"tools.fs.enabled":                    {d.Tools.FS.Enabled, true},
