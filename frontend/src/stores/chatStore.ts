@@ -4,6 +4,7 @@ import type {
   ApprovalDecision,
   ApprovalMode,
   ApprovalModeName,
+  ApprovalRequest,
   Bridge,
   BridgeError,
   ContextPreview,
@@ -122,6 +123,10 @@ export interface ChatState {
   /** The live output of the tool calls of the open conversation, by tool
    * call id, until their results are read. */
   toolOutput: Record<string, LiveOutput>
+  /** Approval requests answered while the log still holds them as waiting
+   * (an allowed call runs until its result replaces the request), by tool
+   * call id. */
+  resolved: Record<string, ApprovalRequest>
   error: BridgeError | null
 }
 
@@ -215,6 +220,7 @@ const initial = (): ChatState => ({
   approvalMode: null,
   answering: [],
   toolOutput: {},
+  resolved: {},
   error: null,
 })
 
@@ -323,8 +329,8 @@ export function createChatStore(
     return live.filter((c) => !(c.ended && (ids.has(c.messageId) || !streaming)))
   }
 
-  /** Drops the live output of calls whose results are read. */
-  const settleOutput = (entries: Entry[], out: Record<string, LiveOutput>) => {
+  /** Drops what is kept of calls (live output, answers) whose results are read. */
+  const settleOutput = <T,>(entries: Entry[], out: Record<string, T>) => {
     const ids = Object.keys(out)
     if (ids.length === 0) return out
     const done = new Set(entries.filter((e) => e.role === 'tool' && e.tool_call_id && !(e.approval?.state === 'waiting')).map((e) => e.tool_call_id!))
@@ -423,7 +429,10 @@ export function createChatStore(
         'approval:requested': (p) => isCurrent(p.conversationId) && scheduleTail(),
         'approval:resolved': (p) => {
           if (!isCurrent(p.conversationId)) return
-          store.setState((s) => ({ answering: s.answering.filter((id) => id !== p.toolCallId) }))
+          store.setState((s) => ({
+            answering: s.answering.filter((id) => id !== p.toolCallId),
+            resolved: p.approval ? { ...s.resolved, [p.toolCallId]: p.approval } : s.resolved,
+          }))
           scheduleTail()
         },
         // The conversation this one waits for starts or ends its answer.
@@ -534,6 +543,7 @@ export function createChatStore(
           waitingFor: page.waitingFor ?? null,
           live: settleLive(entries, s.live, streaming),
           toolOutput: settleOutput(entries, s.toolOutput),
+          resolved: settleOutput(entries, s.resolved),
         })
       } catch (e) {
         fail(e)
@@ -580,6 +590,7 @@ export function createChatStore(
           waitingFor: page.waitingFor ?? null,
           live: settleLive(page.entries, s.live, streaming),
           toolOutput: settleOutput(page.entries, s.toolOutput),
+          resolved: settleOutput(page.entries, s.resolved),
         })
       } catch (e) {
         fail(e)

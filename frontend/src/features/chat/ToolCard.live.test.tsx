@@ -48,4 +48,36 @@ describe('the card of a running command', () => {
     expect(screen.queryByTestId('tool-stop')).toBeNull()
     expect(screen.getByTestId('tool-preview')).toHaveTextContent('E_COMMAND_STOPPED')
   })
+
+  it('an allowed command runs in its card while the log still holds the request', async () => {
+    const fake = createFakeBridge({ conversations: [{ meta: { id: 'c1', title: 'Chat' }, entries: [] }] })
+    const request = { state: 'waiting', kind: 'command', summary: 'run the command "make"', command: 'make', cwd: '@project' }
+    const placeholder = {
+      type: 'msg',
+      id: 't1',
+      createdAt: '2026-06-01T00:00:00Z',
+      role: 'tool',
+      tool_call_id: 'sh1',
+      tool_name: 'shell.run',
+      is_error: true,
+      content: '{"ok":false,"error":{"code":"E_APPROVAL_PENDING","message":"not run yet"}}',
+      approval: request,
+    }
+    const { stores } = renderWithStores(<ToolCard call={call} result={placeholder as never} status="pending" />, fake.bridge)
+    stores.chat.actions.start()
+    await act(() => stores.chat.actions.open('c1'))
+    act(() => stores.chat.setState({ streaming: true }))
+    expect(screen.getByTestId('approval')).toHaveAttribute('data-state', 'waiting')
+    expect(screen.queryByTestId('tool-stop')).toBeNull()
+
+    act(() => {
+      fake.emit('approval:resolved', { conversationId: 'c1', messageId: 'a1', toolCallId: 'sh1', toolName: 'shell.run', resultMessageId: 't1', approval: { ...request, state: 'allowed', answer: 'allow' } as never })
+      fake.emit('tool:output', { conversationId: 'c1', toolCallId: 'sh1', toolName: 'shell.run', data: 'compiling\n' })
+    })
+    expect(screen.getByTestId('approval')).toHaveAttribute('data-state', 'allowed')
+    expect(screen.queryByTestId('approval-allow')).toBeNull()
+    expect(screen.getByTestId('tool-card')).toHaveAttribute('data-status', 'running')
+    expect(screen.getByTestId('tool-live-text').textContent).toBe('compiling\n')
+    expect(screen.getByTestId('tool-stop')).toBeInTheDocument()
+  })
 })

@@ -82,10 +82,19 @@ export function ToolCard({
   // The output of a command while it runs (until its result is read).
   const live = useStore(chat, (s) => s.toolOutput[call.id])
   const streaming = useStore(chat, (s) => s.streaming)
+  const answered = useStore(chat, (s) => s.resolved[call.id])
+  // The log holds a waiting request until the call's result replaces it: an
+  // answered one (an allowed call runs meanwhile) shows as answered.
+  const placeholder = result?.approval?.state === 'waiting'
+  if (placeholder && answered) {
+    if (answered.state === 'allowed') status = streaming ? 'running' : status
+    result = { ...result!, approval: answered }
+  }
+  const finished = result && !placeholder
   const name = call.function.name || result?.tool_name || 'tool'
   const ended = commandEnd(name, result)
-  const showLive = !!live && !result
-  const canStop = streaming && !result && (status === 'running' || status === 'no-result') && (name === 'shell.run' || !!live) && !live?.done
+  const showLive = !!live && !finished
+  const canStop = streaming && !finished && (status === 'running' || status === 'no-result') && (name === 'shell.run' || !!live) && !live?.done
   const mcp = mcpToolName(name)
   const args = call.function.arguments ?? ''
   const large = result?.view?.large
