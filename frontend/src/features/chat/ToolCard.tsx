@@ -91,6 +91,8 @@ export function ToolCard({
     result = { ...result!, approval: answered }
   }
   const finished = result && !placeholder
+  // The log's words of a call still waiting describe the placeholder ("failed"): not yet.
+  if (placeholder) words = undefined
   const name = call.function.name || result?.tool_name || 'tool'
   const ended = commandEnd(name, result)
   const showLive = !!live && !finished
