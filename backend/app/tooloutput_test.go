@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"crewagent/backend/app"
+	"crewagent/backend/approval"
 	"crewagent/backend/conversation"
 	"crewagent/backend/events"
 	"crewagent/backend/llm/fakellm"
@@ -15,13 +16,20 @@ import (
 )
 
 // A command the model runs streams its output to the window while it runs: several
-// tool:output events, in order, the last one marked done, all before the call's result.
+// tool:output events, in order, the last one marked done, all before the call's result. In
+// Ask mode the window learns that the call was allowed before its output comes.
 func TestCommandOutputStreamsToTheWindow(t *testing.T) {
+	for _, mode := range []string{"full-auto", "ask"} {
+		t.Run(mode, func(t *testing.T) { testCommandOutput(t, mode) })
+	}
+}
+
+func testCommandOutput(t *testing.T, mode string) {
 	home, root := t.TempDir(), t.TempDir()
 	srv := fakellm.New()
 	t.Cleanup(srv.Close)
 	t.Setenv("CREWAGENT_HOME", "")
-	t.Setenv("CREWAGENT_APPROVE", "full-auto")
+	t.Setenv("CREWAGENT_APPROVE", mode)
 	t.Setenv("CREWAGENT_LLM_BASE_URL", srv.URL())
 	t.Setenv("CREWAGENT_LLM_MODEL", "fake-model")
 	t.Setenv("CREWAGENT_LLM_API_KEY", "")
@@ -46,6 +54,13 @@ func TestCommandOutputStreamsToTheWindow(t *testing.T) {
 	args, _ := json.Marshal(map[string]string{"command": cmd})
 	srv.Enqueue(fakellm.Tools(fakellm.ToolCall{ID: "sh1", Name: "shell.run", Arguments: string(args)}), fakellm.Text("Ran it."))
 	mustOK(t, ws.Send(app.SendRequest{ConversationID: meta.ID, Text: "run the loop"}))
+	if mode == "ask" {
+		waitFor(t, "the approval request", func() bool { return len(rec.Named(events.ApprovalRequested)) == 1 })
+		if n := len(rec.Named(events.ToolOutput)); n != 0 {
+			t.Fatalf("%d output events before the answer", n)
+		}
+		mustOK(t, ws.AnswerApproval(meta.ID, "sh1", approval.Answer{Decision: approval.AnswerAllow}))
+	}
 	waitFor(t, "the reply", func() bool { return len(srv.ChatRequests()) == 2 && !ws.Tasks().Busy(meta.ID) })
 
 	var (
@@ -53,6 +68,8 @@ func TestCommandOutputStreamsToTheWindow(t *testing.T) {
 		outputs  int
 		done     = -1
 		toolEnd  = -1
+		resolved = -1
+		first    = -1
 		position int
 	)
 	for _, e := range rec.Events() {
@@ -66,11 +83,16 @@ func TestCommandOutputStreamsToTheWindow(t *testing.T) {
 			if done >= 0 {
 				t.Fatalf("output after the done event: %+v", o)
 			}
+			if first < 0 {
+				first = position
+			}
 			if o.Done {
 				done = position
 			}
 			outputs++
 			text.WriteString(o.Data)
+		case events.ApprovalResolved:
+			resolved = position
 		case events.StreamToolEnd:
 			if e.Payload.(events.ToolEndEvent).ToolCallID == "sh1" {
 				toolEnd = position
@@ -80,6 +102,9 @@ func TestCommandOutputStreamsToTheWindow(t *testing.T) {
 	// The command sleeps between its lines: the output came in several pieces.
 	if outputs < 4 || done < 0 || toolEnd < done {
 		t.Fatalf("%d output events, done at %d, tool end at %d", outputs, done, toolEnd)
+	}
+	if mode == "ask" && (resolved < 0 || resolved > first) {
+		t.Fatalf("approval resolved at %d, first output at %d", resolved, first)
 	}
 	want := ""
 	for i := 1; i <= 5; i++ {
