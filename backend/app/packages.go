@@ -182,6 +182,7 @@ func (ws *Workspace) toolHost(scope engine.ToolScope) (engine.ToolHost, error) {
 	}
 	cfg := tools.Config{Roots: r, Policy: scope.Policy, Allow: scope.Allow}
 	cfg.Policy.Shell, cfg.Shell = ws.shellFor(scope, ws.rt.Effective().Tools.Shell)
+	cfg.OnToolOutput = ws.liveOutput(scope.ConversationID)
 	ts := tools.Scope{ConversationID: scope.ConversationID, Mode: scope.Mode, Policy: cfg.Policy, MCPAllowlist: scope.MCPServers}
 	if scope.Agent != nil {
 		ts.AgentID = scope.Agent.ID

@@ -109,3 +109,15 @@ func (ws *Workspace) shellFor(scope engine.ToolScope, st settings.ShellTools) (t
 	}
 	return tools.ShellPolicy{Enabled: true}, cfg
 }
+
+// liveOutput passes the output of the running commands of conversation convID on to the
+// window (tool:output events, coalesced and bounded).
+func (ws *Workspace) liveOutput(convID string) func(tools.ToolOutput) {
+	return func(o tools.ToolOutput) {
+		if o.Done {
+			ws.output.Done(convID, o.Tool, o.ToolCallID)
+			return
+		}
+		ws.output.Add(convID, o.Tool, o.ToolCallID, o.Data)
+	}
+}

@@ -65,6 +65,8 @@ type Workspace struct {
 	memory *memory.Reader
 	// approvals decide which tool calls wait for the user.
 	approvals *approvals
+	// output passes the live output of running commands on as tool:output events.
+	output *events.ToolOutputBatcher
 }
 
 // Open opens the project folder root of the runtime home home with a
@@ -98,6 +100,7 @@ func (rt *Runtime) OpenProject(p *project.Project, o OpenOptions) (*Workspace, e
 	if ws.emitter == nil {
 		ws.emitter = rt.emitter
 	}
+	ws.output = events.NewToolOutputBatcher(ws.emitter, 0, 0, 0)
 	opts := convlog.Options{Counter: rt, Logger: rt.opts.Logger}
 	var (
 		st  *convlog.Store
@@ -167,6 +170,7 @@ func (rt *Runtime) OpenProject(p *project.Project, o OpenOptions) (*Workspace, e
 		// The same providers as every other tool host of the project.
 		Providers:         ws.provide,
 		RunWithoutSandbox: func() bool { c, _ := ws.ShellChoice(); return c.RunWithoutSandbox },
+		OnToolOutput:      ws.liveOutput,
 	})
 	if err != nil {
 		ws.mcp.close()

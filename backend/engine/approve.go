@@ -144,7 +144,10 @@ func (r *run) settle(msgID string, tc conversation.ToolCall, held *conversation.
 				return tools.Result{}, err
 			}
 		}
-		res = r.p.host.Call(tools.WithToolCallID(r.ctx, tc.ID), tc.Function.Name, tc.Function.Arguments)
+		held.Approval = &done
+		// The window learns the answer before the call runs (a command may run for minutes).
+		r.resolved(msgID, tc, held)
+		return r.p.host.Call(tools.WithToolCallID(r.ctx, tc.ID), tc.Function.Name, tc.Function.Arguments), nil
 	default:
 		done.State, done.Answer, done.Note = conversation.ApprovalDenied, answer.Decision, answer.Reason
 		msg := "not run: the user denied this call"
@@ -154,9 +157,14 @@ func (r *run) settle(msgID string, tc conversation.ToolCall, held *conversation.
 		res = refusal(msg, map[string]any{"deniedByUser": true})
 	}
 	held.Approval = &done
-	r.s.opts.Emitter.Emit(events.ApprovalResolved, events.ApprovalEvent{ConversationID: r.convID, MessageID: msgID, ToolCallID: tc.ID,
-		ToolName: tc.Function.Name, ResultMessageID: held.ID, Approval: &done})
+	r.resolved(msgID, tc, held)
 	return res, nil
+}
+
+// resolved tells the window that the request of held was answered.
+func (r *run) resolved(msgID string, tc conversation.ToolCall, held *conversation.Entry) {
+	r.s.opts.Emitter.Emit(events.ApprovalResolved, events.ApprovalEvent{ConversationID: r.convID, MessageID: msgID, ToolCallID: tc.ID,
+		ToolName: tc.Function.Name, ResultMessageID: held.ID, Approval: held.Approval})
 }
 
 // Resolution is the user's answer to a request that a send which ended

@@ -30,6 +30,9 @@ const (
 	// (approval:resolved).
 	ApprovalRequested = "approval:requested"
 	ApprovalResolved  = "approval:resolved"
+	// ToolOutput carries the output of a running tool call (shell.run) as
+	// it comes, coalesced (ToolOutputBatcher).
+	ToolOutput = "tool:output"
 )
 
 // Emitter pushes an event to the frontend.

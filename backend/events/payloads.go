@@ -180,6 +180,7 @@ type Payloads struct {
 	SkillsChanged       SkillsChangedEvent `json:"skills:changed"`
 	ApprovalRequested   ApprovalEvent      `json:"approval:requested"`
 	ApprovalResolved    ApprovalEvent      `json:"approval:resolved"`
+	ToolOutput          ToolOutputEvent    `json:"tool:output"`
 }
 
 // SkillsChangedEvent says that the open project's skills changed: how many

@@ -90,6 +90,9 @@ type ToolOutput struct {
 	ToolCallID string
 	// Data is valid only during the call to OnToolOutput: copy what is kept.
 	Data []byte
+	// Done is set on the call's last ToolOutput (with no Data): the command has ended
+	// and its result is about to be returned.
+	Done bool
 }
 
 // ShellRunParams are the arguments of shell.run.
@@ -232,6 +235,7 @@ func runShell(ctx context.Context, h *Host, raw json.RawMessage) Result {
 	defer cancel()
 	oc, runErr := sandbox.Run(runCtx, spec)
 	saved := out.finish()
+	out.done()
 
 	res := shellResult{
 		ExitCode:   oc.ExitCode,
@@ -431,6 +435,7 @@ type shellOutput struct {
 	fileErr   error
 	alias     string
 	onChunk   func([]byte)
+	onDone    func()
 	headLimit int
 	tailLimit int
 }
@@ -442,6 +447,7 @@ func (h *Host) newShellOutput(ctx context.Context) (*shellOutput, error) {
 	if fn := h.cfg.OnToolOutput; fn != nil {
 		id := toolCallID(ctx)
 		o.onChunk = func(b []byte) { fn(ToolOutput{Tool: ShellRunName, ToolCallID: id, Data: b}) }
+		o.onDone = func() { fn(ToolOutput{Tool: ShellRunName, ToolCallID: id, Done: true}) }
 	}
 	roots := h.sandbox.Roots()
 	if roots.ToolResults == "" || roots.Conversation == "" || !validFileID(roots.Conversation) {
@@ -534,6 +540,13 @@ func (o *shellOutput) finish() string {
 		return ""
 	}
 	return o.alias
+}
+
+// done tells OnToolOutput that the output is over.
+func (o *shellOutput) done() {
+	if o.onDone != nil {
+		o.onDone()
+	}
 }
 
 // text is the output the result carries: all of it, or its head and tail around a line

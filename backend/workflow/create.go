@@ -165,7 +165,12 @@ func (s *Service) toolHost(rc *runCtx, agent *packages.Agent, ss *session, set s
 		providers = s.cfg.Providers(tools.Scope{ConversationID: rc.run.ConversationID, Mode: conversation.ModeRun, AgentID: agent.ID,
 			RunID: runID, WorkflowID: rc.wf.ID, Policy: policy})
 	}
+	var onOutput func(tools.ToolOutput)
+	if s.cfg.OnToolOutput != nil {
+		onOutput = s.cfg.OnToolOutput(rc.run.ConversationID)
+	}
 	return tools.NewHost(tools.Config{
+		OnToolOutput:      onOutput,
 		Roots:             roots,
 		Policy:            policy,
 		Providers:         providers,

@@ -88,6 +88,9 @@ type Config struct {
 	// RunWithoutSandbox reports the project's choice to run commands (shell.run) without a
 	// sandbox where bubblewrap cannot start (nil: never).
 	RunWithoutSandbox func() bool
+	// OnToolOutput, when set, gives the receiver of the live output of the running tool
+	// calls of a run's conversation (tools.Config.OnToolOutput).
+	OnToolOutput func(conversationID string) func(tools.ToolOutput)
 	// WatchDebounce is the quiet time Watch waits after a state file event (default 100ms).
 	WatchDebounce time.Duration
 	Now           func() time.Time

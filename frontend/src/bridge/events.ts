@@ -19,6 +19,7 @@ export const EventNames = {
   SkillsChanged: 'skills:changed',
   ApprovalRequested: 'approval:requested',
   ApprovalResolved: 'approval:resolved',
+  ToolOutput: 'tool:output',
 } as const
 
 export type EventName = (typeof EventNames)[keyof typeof EventNames]
@@ -75,6 +76,10 @@ export type McpStatusEvent = events.MCPStatusEvent
 /** approval:requested, approval:resolved: a tool call waits for the user's
  * approval (its result entry holds the request), or was answered. */
 export type ApprovalEvent = events.ApprovalEvent
+/** tool:output: the next piece of a running tool call's output (shell.run:
+ * stdout and stderr interleaved, ANSI codes included); skipped bytes came
+ * too fast to be sent; done marks the call's last piece. */
+export type ToolOutputEvent = events.ToolOutputEvent
 
 export interface EventMap extends Omit<events.Payloads, 'context:usage' | 'conversation:changed'> {
   'context:usage': ContextUsage

@@ -4,6 +4,7 @@ import type {
   ApprovalDecision,
   ApprovalMode,
   ApprovalModeName,
+  ApprovalRequest,
   Bridge,
   BridgeError,
   ContextPreview,
@@ -15,6 +16,7 @@ import type {
   ExportFormat,
   Mode,
   SendRequest,
+  ToolOutputEvent,
   ToolResultView,
   Unsubscribe,
   WaitingView,
@@ -41,6 +43,37 @@ export interface LiveCall {
   tools: LiveTool[]
   ended: boolean
   error?: EventError
+}
+
+/** The output of a running tool call (shell.run), as it comes. */
+export interface LiveOutput {
+  /** The newest output, ANSI codes included (at most liveOutputLimit characters). */
+  text: string
+  /** How many characters of the beginning are no longer kept. */
+  dropped: number
+  /** The command has ended (its result follows). */
+  done: boolean
+}
+
+/** The most live output kept per call (characters): the newest is kept. */
+export const liveOutputLimit = 200 * 1024
+
+/** Adds a tool:output event to what a call showed so far, keeping the newest
+ * limit characters from the start of a line. */
+export function appendOutput(prev: LiveOutput | undefined, ev: Pick<ToolOutputEvent, 'data' | 'skipped' | 'done'>, limit = liveOutputLimit): LiveOutput {
+  // Output that came too fast to be sent is said where it was left out.
+  const gap = ev.skipped ? `${prev?.text && !prev.text.endsWith('\n') ? '\n' : ''}… ${ev.skipped} bytes not shown …\n` : ''
+  let text = (prev?.text ?? '') + gap + ev.data
+  let dropped = prev?.dropped ?? 0
+  if (text.length > limit) {
+    let cut = text.length - limit
+    // Start at a line when one starts soon (no half line, no half escape code).
+    const nl = text.indexOf('\n', cut)
+    if (nl >= 0 && nl - cut < 4096) cut = nl + 1
+    dropped += cut
+    text = text.slice(cut)
+  }
+  return { text, dropped, done: !!ev.done || !!prev?.done }
 }
 
 export interface ChatState {
@@ -87,6 +120,13 @@ export interface ChatState {
   approvalMode: ApprovalMode | null
   /** Tool calls whose approval answer is on its way. */
   answering: string[]
+  /** The live output of the tool calls of the open conversation, by tool
+   * call id, until their results are read. */
+  toolOutput: Record<string, LiveOutput>
+  /** Approval requests answered while the log still holds them as waiting
+   * (an allowed call runs until its result replaces the request), by tool
+   * call id. */
+  resolved: Record<string, ApprovalRequest>
   error: BridgeError | null
 }
 
@@ -179,6 +219,8 @@ const initial = (): ChatState => ({
   previewLoading: false,
   approvalMode: null,
   answering: [],
+  toolOutput: {},
+  resolved: {},
   error: null,
 })
 
@@ -287,6 +329,15 @@ export function createChatStore(
     return live.filter((c) => !(c.ended && (ids.has(c.messageId) || !streaming)))
   }
 
+  /** Drops what is kept of calls (live output, answers) whose results are read. */
+  const settleOutput = <T,>(entries: Entry[], out: Record<string, T>) => {
+    const ids = Object.keys(out)
+    if (ids.length === 0) return out
+    const done = new Set(entries.filter((e) => e.role === 'tool' && e.tool_call_id && !(e.approval?.state === 'waiting')).map((e) => e.tool_call_id!))
+    if (!ids.some((id) => done.has(id))) return out
+    return Object.fromEntries(Object.entries(out).filter(([id]) => !done.has(id)))
+  }
+
   let openSeq = 0
 
   /** Starts a reply through the bridge; false (with the error shown) when it
@@ -365,6 +416,10 @@ export function createChatStore(
           updateCall(p.messageId, (c) => ({ ...c, ended: true, error: p.error }))
           scheduleTail()
         },
+        'tool:output': (p) => {
+          if (!isCurrent(p.conversationId)) return
+          store.setState((s) => ({ toolOutput: { ...s.toolOutput, [p.toolCallId]: appendOutput(s.toolOutput[p.toolCallId], p) } }))
+        },
         'context:usage': (u) => {
           usageByConversation.set(u.conversationId, u)
           if (isCurrent(u.conversationId)) store.setState({ usage: u })
@@ -374,7 +429,10 @@ export function createChatStore(
         'approval:requested': (p) => isCurrent(p.conversationId) && scheduleTail(),
         'approval:resolved': (p) => {
           if (!isCurrent(p.conversationId)) return
-          store.setState((s) => ({ answering: s.answering.filter((id) => id !== p.toolCallId) }))
+          store.setState((s) => ({
+            answering: s.answering.filter((id) => id !== p.toolCallId),
+            resolved: p.approval ? { ...s.resolved, [p.toolCallId]: p.approval } : s.resolved,
+          }))
           scheduleTail()
         },
         // The conversation this one waits for starts or ends its answer.
@@ -484,6 +542,8 @@ export function createChatStore(
           speakers: { ...s.speakers, ...page.agents },
           waitingFor: page.waitingFor ?? null,
           live: settleLive(entries, s.live, streaming),
+          toolOutput: settleOutput(entries, s.toolOutput),
+          resolved: settleOutput(entries, s.resolved),
         })
       } catch (e) {
         fail(e)
@@ -529,6 +589,8 @@ export function createChatStore(
           speakers: page.agents ?? {},
           waitingFor: page.waitingFor ?? null,
           live: settleLive(page.entries, s.live, streaming),
+          toolOutput: settleOutput(page.entries, s.toolOutput),
+          resolved: settleOutput(page.entries, s.resolved),
         })
       } catch (e) {
         fail(e)

@@ -14,7 +14,7 @@ import { createSetupStore, type SetupStore } from './setupStore'
 
 export { useStore } from './store'
 export type { AppInfoStore } from './appInfoStore'
-export type { ChatState, ChatStore, LiveCall, LiveTool } from './chatStore'
+export type { ChatState, ChatStore, LiveCall, LiveOutput, LiveTool } from './chatStore'
 export type { CompactionOutcome, ContextState, ContextStore } from './contextStore'
 export type { ConversationsState, ConversationsStore } from './conversationsStore'
 export type { McpPageState, McpStore } from './mcpStore'

@@ -762,6 +762,14 @@ export namespace events {
 	    type: string;
 	    status: string;
 	}
+	export interface ToolOutputEvent {
+	    conversationId: string;
+	    toolCallId: string;
+	    toolName: string;
+	    data: string;
+	    skipped?: number;
+	    done?: boolean;
+	}
 	export interface SkillsChangedEvent {
 	    skills: number;
 	    invalid: number;
@@ -860,7 +868,9 @@ export namespace events {
 	    "skills:changed": SkillsChangedEvent;
 	    "approval:requested": ApprovalEvent;
 	    "approval:resolved": ApprovalEvent;
+	    "tool:output": ToolOutputEvent;
 	}
+	
 	
 	
 	

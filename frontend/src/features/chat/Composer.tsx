@@ -29,7 +29,8 @@ export function Composer({ onOpenInspector, disabledReason }: { onOpenInspector:
   const runCompact = useCompactCommand()
   const compacting = useStore(context, (s) => !!s.compacting)
   // A tool call of the reply waits for the user's approval (its card).
-  const approving = useStore(chat, (s) => s.entries.some((e) => e.approval?.state === 'waiting'))
+  // (an answered request stays in the log until the call's result replaces it)
+  const approving = useStore(chat, (s) => s.entries.some((e) => e.approval?.state === 'waiting' && !s.resolved[e.tool_call_id ?? '']))
 
   const send = async () => {
     if (streaming || starting || compacting) return

@@ -1,10 +1,11 @@
 import { useState } from 'react'
 import type { Entry, ToolCall, ToolResultView } from '../../bridge'
 import { Modal } from '../../components/Modal'
-import { useStores } from '../../stores'
+import { useStore, useStores } from '../../stores'
 import { argsPreview, formatBytes, formatDuration, prettyArgs, readableOutput } from '../../lib/format'
 import { ApprovalBox } from './ApprovalBox'
 import { HandoverBox } from './HandoverBox'
+import { LiveOutputView } from './LiveOutput'
 import { mcpToolName } from '../../lib/mcp'
 import type { ToolStatus } from './messageRows'
 
@@ -22,6 +23,18 @@ const previewChars = 4000
 /** Lines of a section shown before "Show all" (the card grows in place: no
  * scroll area inside the conversation's). */
 const clampLines = 30
+
+/** How a command (shell.run) ended when it did not end by itself: its
+ * result says it was stopped or timed out. */
+function commandEnd(name: string, result?: Entry): 'stopped' | 'timed out' | null {
+  if (name !== 'shell.run' || !result?.is_error) return null
+  try {
+    const r = JSON.parse(result.content ?? '') as { stopped?: boolean; timedOut?: boolean }
+    return r.stopped ? 'stopped' : r.timedOut ? 'timed out' : null
+  } catch {
+    return null
+  }
+}
 
 /** Text in a block that shows its first lines and grows to all of them. */
 function Clamped({ text, testId }: { text: string; testId?: string }) {
@@ -66,7 +79,24 @@ export function ToolCard({
   const [full, setFull] = useState<ToolResultView | null>(null)
   const [loadingFull, setLoadingFull] = useState(false)
   const { chat } = useStores()
+  // The output of a command while it runs (until its result is read).
+  const live = useStore(chat, (s) => s.toolOutput[call.id])
+  const streaming = useStore(chat, (s) => s.streaming)
+  const answered = useStore(chat, (s) => s.resolved[call.id])
+  // The log holds a waiting request until the call's result replaces it: an
+  // answered one (an allowed call runs meanwhile) shows as answered.
+  const placeholder = result?.approval?.state === 'waiting'
+  if (placeholder && answered) {
+    if (answered.state === 'allowed') status = streaming ? 'running' : status
+    result = { ...result!, approval: answered }
+  }
+  const finished = result && !placeholder
+  // The log's words of a call still waiting describe the placeholder ("failed"): not yet.
+  if (placeholder) words = undefined
   const name = call.function.name || result?.tool_name || 'tool'
+  const ended = commandEnd(name, result)
+  const showLive = !!live && !finished
+  const canStop = streaming && !finished && (status === 'running' || status === 'no-result') && (name === 'shell.run' || !!live) && !live?.done
   const mcp = mcpToolName(name)
   const args = call.function.arguments ?? ''
   const large = result?.view?.large
@@ -103,7 +133,7 @@ export function ToolCard({
           {words || argsPreview(args)}
         </span>
         <span className="tool-status" data-testid="tool-status">
-          {statusText[status]}
+          {ended ?? statusText[status]}
           {duration && ` · ${duration}`}
         </span>
         <span className="tool-chevron" aria-hidden="true">
@@ -112,7 +142,16 @@ export function ToolCard({
       </button>
       {handover && <HandoverBox h={handover} tool={name} />}
       {approval && <ApprovalBox a={approval} toolCallId={call.id} />}
-      {!open && !handover && !approval?.state.startsWith('wait') && output && status !== 'running' && (
+      {showLive && <LiveOutputView out={live} />}
+      {canStop && (
+        <div className="tool-foot">
+          <span className="tool-large">{live ? 'Running…' : 'Starting…'}</span>
+          <button type="button" className="btn btn-small" onClick={() => void chat.actions.stop()} data-testid="tool-stop">
+            Stop
+          </button>
+        </div>
+      )}
+      {!open && !showLive && !handover && !approval?.state.startsWith('wait') && output && status !== 'running' && (
         <div className="tool-preview mono" data-testid="tool-preview">
           {output.slice(0, 240).replace(/\s+/g, ' ')}
           {output.length > 240 ? '…' : ''}
