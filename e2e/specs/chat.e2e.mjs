@@ -485,6 +485,41 @@ export default async function chat({ app, step, tmp, home, repo, prepared }) {
     })
   })
 
+  await step('a code block header with Wrap; zoom with Ctrl + = − 0; a 600 px window; the conversations hidden with Ctrl+B', async () => {
+    const win = app.windowId
+    const block = `${lastOf('msg-assistant')}.querySelector('.md-codeblock')`
+    assert.equal(await app.evaluate(`${block}.querySelector('.md-code-lang').textContent`), 'go')
+    await realClick(`${block}.querySelector('[data-code-action="wrap"]')`)
+    await app.waitFor(`${block}.classList.contains('is-wrapped')`, { what: 'the code wrapped' })
+    // the zoom: three steps up is 150 %, kept for the next start
+    for (let i = 0; i < 3; i++) await app.xdotool('key', '--window', win, 'ctrl+equal')
+    await app.waitFor(`document.documentElement.dataset.zoom === '150'`, { what: 'the page at 150 %' })
+    assert.equal(await app.evaluate(`JSON.parse(localStorage.getItem('crewagent.display')).zoom`), 1.5)
+    const fits = `(() => { const r = ${sel('composer-send')}.getBoundingClientRect(); return document.documentElement.scrollWidth <= window.innerWidth + 1 && r.right > 0 })()`
+    await matrix('63-zoom-150', async () => {
+      await app.evaluate(`${sel('message-list')}.scrollTop = 1e9`)
+      assert.ok(await app.evaluate(fits), 'the page overflows at 150 %')
+    })
+    await app.xdotool('key', '--window', win, 'ctrl+minus')
+    await app.waitFor(`document.documentElement.dataset.zoom === '125'`, { what: 'the page at 125 %' })
+    await app.xdotool('key', '--window', win, 'ctrl+0')
+    await app.waitFor(`document.documentElement.dataset.zoom === '100'`, { what: 'the page back at 100 %' })
+    // the narrowest window
+    await app.resize(600, 650)
+    for (const theme of ['light', 'dark']) {
+      await app.evaluate(`document.documentElement.dataset.theme = ${JSON.stringify(theme)}`)
+      assert.ok(await app.evaluate(fits), 'the page overflows at 600 px')
+      await app.screenshot(`64-window-600-${theme}`)
+    }
+    await app.xdotool('key', '--window', win, 'ctrl+b')
+    await app.waitFor(`!${sel('sidebar')}`, { what: 'the conversations hidden' })
+    await app.screenshot('65-sidebar-hidden-600-dark')
+    await app.evaluate(`document.documentElement.dataset.theme = 'light'`)
+    await app.click('sidebar-toggle')
+    await app.waitForTestId('sidebar')
+    await app.resize(1280, 800)
+  })
+
   await step('replies in Agent mode say who answered', async () => {
     await app.click('mode-agent')
     await app.waitForTestId('agent-picker')
