@@ -37,7 +37,12 @@ export function App() {
   const textSize = useStore(stores.display, (s) => s.textSize)
   useLayoutEffect(() => {
     const root = document.documentElement
+    // Scaled, the root must still fill the window exactly: WebKit scales
+    // percentages of the window with the zoom but not viewport units.
     root.style.setProperty('zoom', zoom === 1 ? '' : String(zoom))
+    root.style.setProperty('width', zoom === 1 ? '' : '100vw')
+    root.style.setProperty('height', zoom === 1 ? '' : '100vh')
+    root.style.setProperty('overflow', zoom === 1 ? '' : 'hidden')
     root.dataset.zoom = String(Math.round(zoom * 100))
     if (textSize === 'default') delete root.dataset.textSize
     else root.dataset.textSize = textSize
