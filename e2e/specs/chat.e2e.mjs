@@ -505,6 +505,15 @@ export default async function chat({ app, step, tmp, home, repo, prepared }) {
     await app.waitForTestId('settings-screen')
     assert.ok(await app.evaluate(`(() => { const b = ${sel('settings-screen')}.getBoundingClientRect(); return b.right <= window.innerWidth + 1 && b.bottom <= window.innerHeight + 1 })()`), 'Settings does not fit at 150 %')
     await app.screenshot('63-zoom-150-settings')
+    // the answers' text size, applied at once
+    const answerSize = `parseFloat(getComputedStyle(${lastOf('msg-assistant')}.querySelector('.bubble-assistant')).fontSize)`
+    const before = await app.evaluate(answerSize)
+    await app.evaluate(`${sel('set-text-size-large')}.click()`)
+    await app.waitFor(`document.documentElement.dataset.textSize === 'large'`, { what: 'the large text size' })
+    const after = await app.evaluate(answerSize)
+    assert.ok(Math.abs(after / before - 16.5 / 15) < 0.01, `the answers' text went from ${before} to ${after}`)
+    await app.evaluate(`${sel('set-text-size-default')}.click()`)
+    await app.waitFor(`!document.documentElement.dataset.textSize`, { what: 'the default text size' })
     await app.xdotool('key', 'Escape')
     await app.waitFor(`!${sel('settings-screen')}`, { what: 'Settings closed' })
     await app.xdotool('key', '--window', win, 'ctrl+minus')
