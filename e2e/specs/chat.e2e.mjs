@@ -512,6 +512,8 @@ export default async function chat({ app, step, tmp, home, repo, prepared }) {
     await app.waitFor(`document.documentElement.dataset.textSize === 'large'`, { what: 'the large text size' })
     const after = await app.evaluate(answerSize)
     assert.ok(Math.abs(after / before - 16.5 / 15) < 0.01, `the answers' text went from ${before} to ${after}`)
+    await app.evaluate(`${sel('set-text-size-large')}.scrollIntoView({ block: 'center' })`)
+    await app.screenshot('63-zoom-150-text-size')
     await app.evaluate(`${sel('set-text-size-default')}.click()`)
     await app.waitFor(`!document.documentElement.dataset.textSize`, { what: 'the default text size' })
     await app.xdotool('key', 'Escape')

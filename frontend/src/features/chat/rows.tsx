@@ -178,9 +178,7 @@ export const MessageRow = memo(
             <PinnedMark entry={row.entry} />
             {row.speaker && <SpeakerBadge speaker={row.speaker} />}
             <div className="bubble bubble-assistant">
-              {row.text.trim() && (
-                <Markdown text={row.text} />
-              )}
+              {row.text.trim() && <Markdown text={row.text} />}
               {row.incomplete && <IncompleteNotice row={row} actions={actions} />}
             </div>
             <Foot row={row} actions={actions}>
