@@ -27,7 +27,7 @@ func Run(assets fs.FS, icon []byte) error {
 		Title:            "CrewAgent",
 		Width:            1280,
 		Height:           800,
-		MinWidth:         860,
+		MinWidth:         600,
 		MinHeight:        560,
 		BackgroundColour: &options.RGBA{R: 246, G: 247, B: 249, A: 255},
 		AssetServer:      &assetserver.Options{Assets: assets},

@@ -3,7 +3,7 @@
 import { execFile } from 'node:child_process'
 import { createWriteStream, mkdirSync, readFileSync } from 'node:fs'
 import net from 'node:net'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { promisify } from 'node:util'
 import { Inspector, findPageSocket } from './inspector.mjs'
 import { exited, start, stop } from './proc.mjs'
@@ -34,6 +34,9 @@ export async function launchApp({ binary, display, home, logFile, screenshotsDir
       // The specs were written for writes that happen without asking; a spec
       // that shows the approval card sets CREWAGENT_APPROVE itself (env).
       CREWAGENT_APPROVE: 'full-auto',
+      // The webview's own storage (the zoom and text size the window keeps)
+      // per spec, beside its runtime home: nothing shared between runs.
+      XDG_DATA_HOME: join(dirname(home), 'webview-data'),
       ...env,
       DISPLAY: display,
       CREWAGENT_HOME: home,

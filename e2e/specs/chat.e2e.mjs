@@ -492,6 +492,59 @@ export default async function chat({ app, step, tmp, home, repo, prepared }) {
     })
   })
 
+  await step('a code block header with Wrap; zoom with Ctrl + = − 0; a 600 px window; the conversations hidden with Ctrl+B', async () => {
+    const win = app.windowId
+    const block = `${lastOf('msg-assistant')}.querySelector('.md-codeblock')`
+    assert.equal(await app.evaluate(`${block}.querySelector('.md-code-lang').textContent`), 'go')
+    await realClick(`${block}.querySelector('[data-code-action="wrap"]')`)
+    await app.waitFor(`${block}.classList.contains('is-wrapped')`, { what: 'the code wrapped' })
+    // the zoom: three steps up is 150 %, kept for the next start
+    for (let i = 0; i < 3; i++) await app.xdotool('key', '--window', win, 'ctrl+equal')
+    await app.waitFor(`document.documentElement.dataset.zoom === '150'`, { what: 'the page at 150 %' })
+    assert.equal(await app.evaluate(`JSON.parse(localStorage.getItem('crewagent.display')).zoom`), 1.5)
+    const fits = `(() => { const r = ${sel('composer-send')}.getBoundingClientRect(); return document.documentElement.scrollWidth <= window.innerWidth + 1 && r.right > 0 })()`
+    await matrix('63-zoom-150', async () => {
+      await app.evaluate(`${sel('message-list')}.scrollTop = 1e9`)
+      assert.ok(await app.evaluate(fits), 'the page overflows at 150 %')
+    })
+    await app.resize(900, 650)
+    await app.click('open-settings')
+    await app.waitForTestId('settings-screen')
+    assert.ok(await app.evaluate(`(() => { const b = ${sel('settings-screen')}.getBoundingClientRect(); return b.right <= window.innerWidth + 1 && b.bottom <= window.innerHeight + 1 })()`), 'Settings does not fit at 150 %')
+    await app.screenshot('63-zoom-150-settings')
+    // the answers' text size, applied at once
+    const answerSize = `parseFloat(getComputedStyle(${lastOf('msg-assistant')}.querySelector('.bubble-assistant')).fontSize)`
+    const before = await app.evaluate(answerSize)
+    await app.evaluate(`${sel('set-text-size-large')}.click()`)
+    await app.waitFor(`document.documentElement.dataset.textSize === 'large'`, { what: 'the large text size' })
+    const after = await app.evaluate(answerSize)
+    assert.ok(Math.abs(after / before - 16.5 / 15) < 0.01, `the answers' text went from ${before} to ${after}`)
+    await app.evaluate(`${sel('set-text-size-large')}.scrollIntoView({ block: 'center' })`)
+    await app.screenshot('63-zoom-150-text-size')
+    await app.evaluate(`${sel('set-text-size-default')}.click()`)
+    await app.waitFor(`!document.documentElement.dataset.textSize`, { what: 'the default text size' })
+    await app.xdotool('key', 'Escape')
+    await app.waitFor(`!${sel('settings-screen')}`, { what: 'Settings closed' })
+    await app.xdotool('key', '--window', win, 'ctrl+minus')
+    await app.waitFor(`document.documentElement.dataset.zoom === '125'`, { what: 'the page at 125 %' })
+    await app.xdotool('key', '--window', win, 'ctrl+0')
+    await app.waitFor(`document.documentElement.dataset.zoom === '100'`, { what: 'the page back at 100 %' })
+    // the narrowest window
+    await app.resize(600, 650)
+    for (const theme of ['light', 'dark']) {
+      await app.evaluate(`document.documentElement.dataset.theme = ${JSON.stringify(theme)}`)
+      assert.ok(await app.evaluate(fits), 'the page overflows at 600 px')
+      await app.screenshot(`64-window-600-${theme}`)
+    }
+    await app.xdotool('key', '--window', win, 'ctrl+b')
+    await app.waitFor(`!${sel('sidebar')}`, { what: 'the conversations hidden' })
+    await app.screenshot('65-sidebar-hidden-600-dark')
+    await app.evaluate(`document.documentElement.dataset.theme = 'light'`)
+    await app.click('sidebar-toggle')
+    await app.waitForTestId('sidebar')
+    await app.resize(1280, 800)
+  })
+
   await step('replies in Agent mode say who answered', async () => {
     await app.click('mode-agent')
     await app.waitForTestId('agent-picker')

@@ -32,6 +32,35 @@ export function App() {
     root.dataset.themeChoice = choice
   }, [theme, choice])
 
+  // Zoom (Ctrl/Cmd + = − 0) and the answers' text size, on every screen.
+  const zoom = useStore(stores.display, (s) => s.zoom)
+  const textSize = useStore(stores.display, (s) => s.textSize)
+  useLayoutEffect(() => {
+    const root = document.documentElement
+    // Scaled, the root must still fill the window exactly: WebKit scales
+    // percentages of the window with the zoom but not viewport units.
+    root.style.setProperty('zoom', zoom === 1 ? '' : String(zoom))
+    root.style.setProperty('width', zoom === 1 ? '' : '100vw')
+    root.style.setProperty('height', zoom === 1 ? '' : '100vh')
+    root.style.setProperty('overflow', zoom === 1 ? '' : 'hidden')
+    root.dataset.zoom = String(Math.round(zoom * 100))
+    if (textSize === 'default') delete root.dataset.textSize
+    else root.dataset.textSize = textSize
+  }, [zoom, textSize])
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const key = zoomKey(e)
+      if (!key) return
+      e.preventDefault()
+      const d = stores.display.actions
+      if (key === 'in') d.zoomIn()
+      else if (key === 'out') d.zoomOut()
+      else d.zoomReset()
+    }
+    window.addEventListener('keydown', onKey)
+    return () => window.removeEventListener('keydown', onKey)
+  }, [stores])
+
   return (
     <>
       {current ? (
@@ -48,4 +77,13 @@ export function App() {
       )}
     </>
   )
+}
+
+/** The zoom a key asks for: Ctrl/Cmd with = or + (in), − (out), 0 (back to 100 %). */
+export function zoomKey(e: Pick<KeyboardEvent, 'ctrlKey' | 'metaKey' | 'altKey' | 'key' | 'code'>): 'in' | 'out' | 'reset' | null {
+  if (!(e.ctrlKey || e.metaKey) || e.altKey) return null
+  if (e.key === '=' || e.key === '+' || e.code === 'NumpadAdd') return 'in'
+  if (e.key === '-' || e.key === '_' || e.code === 'NumpadSubtract') return 'out'
+  if (e.key === '0' || e.code === 'Numpad0') return 'reset'
+  return null
 }

@@ -1,5 +1,6 @@
 import { Component, memo, useCallback, useEffect, useMemo, useReducer, useRef, useState, type MouseEvent, type ReactNode } from 'react'
-import { allowedHref, limits, plainNote, plainReason, renderBlock, renderMarkdownCached, splitBlocks, warmUp } from '../markdown/markdown'
+import { allowedHref, hideOpenLink, limits, plainNote, plainReason, renderBlock, renderMarkdownCached, splitBlocks, warmUp } from '../markdown/markdown'
+import { copyText } from '../lib/clipboard'
 import { useStores } from '../stores'
 import './Markdown.css'
 
@@ -196,7 +197,7 @@ export const LiveMarkdown = memo(function LiveMarkdown({ text, className = '' }:
             {open.map((b, i) => (
               <MarkdownBlock key={`open:${units.length}:${i}`} text={b} />
             ))}
-            {tail.length > limits.liveBlockChars ? <GrowingBlock key="tail" text={tail} /> : <GrowingMarkdown key="tail" text={tail} />}
+            {tail.length > limits.liveBlockChars ? <GrowingBlock key="tail" text={tail} /> : <GrowingMarkdown key="tail" text={hideOpenLink(tail)} />}
           </>
         )}
       </div>
@@ -228,11 +229,43 @@ const UnitBlock = memo(function UnitBlock({ unit }: { unit: Unit }) {
   return <div className="md-block" dangerouslySetInnerHTML={{ __html: renderUnit(unit) }} />
 })
 
-/** Opens allowed links in the system browser. */
+/** Copy and Wrap in the header of a code block (see addCodeTools): Copy
+ * copies the code and says so for a moment; Wrap wraps long lines. */
+function codeAction(button: HTMLButtonElement) {
+  const block = button.closest('.md-codeblock')
+  if (!block) return
+  if (button.dataset.codeAction === 'wrap') {
+    const on = block.classList.toggle('is-wrapped')
+    button.setAttribute('aria-pressed', String(on))
+    return
+  }
+  const code = block.querySelector('pre code')?.textContent ?? ''
+  void copyText(code).then((ok) => {
+    button.dataset.state = ok ? 'copied' : 'failed'
+    button.textContent = ok ? 'Copied' : 'Copy failed'
+    clearTimeout(copyTimers.get(button))
+    copyTimers.set(
+      button,
+      setTimeout(() => {
+        button.dataset.state = 'idle'
+        button.textContent = 'Copy'
+      }, 1500),
+    )
+  })
+}
+const copyTimers = new WeakMap<HTMLElement, ReturnType<typeof setTimeout>>()
+
+/** Opens allowed links in the system browser; runs the buttons of code blocks. */
 function useLinkClick() {
   const { appInfo } = useStores()
   return useCallback(
     (ev: MouseEvent<HTMLDivElement>) => {
+      const tool = (ev.target as HTMLElement).closest?.('button[data-code-action]')
+      if (tool) {
+        ev.preventDefault()
+        codeAction(tool as HTMLButtonElement)
+        return
+      }
       const a = (ev.target as HTMLElement).closest?.('a')
       if (!a) return
       ev.preventDefault()

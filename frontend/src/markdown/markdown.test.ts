@@ -1,5 +1,5 @@
 import { pathological } from '../test/pathological'
-import { allowedHref, highlightedLanguages, limits, plainReason, renderMarkdown, splitBlocks, warmUp } from './markdown'
+import { allowedHref, hideOpenLink, highlightedLanguages, limits, plainReason, renderMarkdown, splitBlocks, warmUp } from './markdown'
 
 /** Parses rendered HTML into a detached document for inspection. */
 function dom(html: string) {
@@ -270,5 +270,72 @@ describe('renderMarkdown: the sanitiser', () => {
     renderMarkdown('<a href="https://example.com" onclick="x()">y</a> **z**')
     expect(renderMarkdown(text)).toBe(first)
     expect(first).not.toMatch(/<script|javascript:|onclick/i)
+  })
+})
+
+describe('hideOpenLink: links being typed while an answer streams', () => {
+  it.each([
+    ['a label being typed', 'See [the do', 'See the do'],
+    ['a label closed, the URL not begun', 'See [the docs]', 'See the docs'],
+    ['a URL being typed', 'See [the docs](https://exa', 'See the docs'],
+    ['a URL and a title being typed', 'See [the docs](https://example.com "Docs', 'See the docs'],
+    ['at the start of a line', 'one\n[two](http', 'one\ntwo'],
+    ['in parentheses', 'text ([ref](https://x', 'text (ref'],
+    ['an image being typed', 'Look: ![chart](https://ex', 'Look: '],
+    ['a complete link', 'See [the docs](https://example.com) now', 'See [the docs](https://example.com) now'],
+    ['a complete link at the end', 'See [the docs](https://example.com)', 'See [the docs](https://example.com)'],
+    ['an index, not a link', 'a[i', 'a[i'],
+    ['inside an open code span', 'use `arr[0', 'use `arr[0'],
+    ['inside an open code fence', '```go\nx := [a', '```go\nx := [a'],
+    ['after a closed code fence', '```\nx\n```\nsee [doc', '```\nx\n```\nsee doc'],
+    ['no bracket', 'plain text', 'plain text'],
+    ['an earlier line is left alone', 'see [a\nand more', 'see [a\nand more'],
+  ])('%s', (_, src, want) => {
+    expect(hideOpenLink(src)).toBe(want)
+  })
+
+  it('never shows the raw syntax of a link while it is typed, character by character', () => {
+    const full = 'Read [the guide](https://example.com/guide "Guide") and ![a chart](https://example.com/c.png) first.'
+    for (let n = 0; n <= full.length; n++) {
+      const shown = hideOpenLink(full.slice(0, n))
+      expect(shown, full.slice(0, n)).not.toMatch(/\]\([^)]*$|(^|\s)!?\[[^\]]*$|\]$/)
+    }
+    expect(hideOpenLink(full)).toBe(full)
+  })
+
+  it('keeps the rendered text of random input free of surprises (never throws, only shortens the last line)', () => {
+    let seed = 7
+    const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff)
+    const alphabet = 'ab [](!)`\n"h:/.~'
+    for (let i = 0; i < 2000; i++) {
+      let src = ''
+      for (let n = Math.floor(rand() * 40); n > 0; n--) src += alphabet[Math.floor(rand() * alphabet.length)]
+      const out = hideOpenLink(src)
+      expect(out.length).toBeLessThanOrEqual(src.length)
+      const head = src.slice(0, src.lastIndexOf('\n') + 1)
+      expect(out.startsWith(head)).toBe(true)
+    }
+  })
+})
+
+describe('code blocks', () => {
+  it('have a header with the language, Wrap and Copy', () => {
+    const body = dom(renderMarkdown('```go\nfunc main() {}\n```\n\n```\nplain\n```\n\n```weirdlang\nx\n```'))
+    const blocks = [...body.querySelectorAll('.md-codeblock')]
+    expect(blocks).toHaveLength(3)
+    expect(blocks.map((b) => b.querySelector('.md-code-lang')?.textContent)).toEqual(['go', 'text', 'weirdlang'])
+    for (const b of blocks) {
+      const buttons = [...b.querySelectorAll('.md-code-head button')] as HTMLButtonElement[]
+      expect(buttons.map((x) => x.dataset.codeAction)).toEqual(['wrap', 'copy'])
+      expect(buttons.every((x) => x.type === 'button')).toBe(true)
+      expect(b.querySelector('pre.md-code code')).not.toBeNull()
+    }
+    expect(blocks[0].querySelector('[data-testid="code-copy"]')?.getAttribute('aria-label')).toBe('Copy code')
+  })
+
+  it('gets no buttons from the text of the answer', () => {
+    const body = dom(renderMarkdown('<div class="md-code-head"><button data-code-action="copy">x</button></div>\n\ntext <button>b</button>'))
+    expect(body.querySelector('button')).toBeNull()
+    expect(body.querySelector('.md-code-head')).toBeNull()
   })
 })

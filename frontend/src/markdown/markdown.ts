@@ -230,17 +230,29 @@ const marked = new Marked({
       const label = token.text || token.href
       return `<span class="md-image-blocked" title="images are not loaded">[image: ${escapeHtml(label)}]</span>`
     },
+    // A code block under a header naming its language; its buttons (Copy,
+    // Wrap) are added once the HTML is sanitised (see addCodeTools).
     code({ text, lang }: Tokens.Code) {
       const { html, language } = highlight(text, lang ?? '')
-      const label = language ? `<span class="md-code-lang">${escapeHtml(language)}</span>` : ''
-      return `<pre class="md-code">${label}<code class="hljs${language ? ` language-${language}` : ''}">${html}</code></pre>\n`
+      const label = language || codeLabel(lang ?? '')
+      return (
+        `<div class="md-codeblock"><div class="md-code-head"><span class="md-code-lang">${escapeHtml(label)}</span></div>` +
+        `<pre class="md-code"><code class="hljs${language ? ` language-${language}` : ''}">${html}</code></pre></div>\n`
+      )
     },
   },
 })
 
+/** The name a code block's header shows for a language that is not
+ * highlighted: the fence's first word (short), else "text". */
+function codeLabel(lang: string): string {
+  const name = lang.trim().split(/\s+/)[0] ?? ''
+  return name && name.length <= 20 ? name.toLowerCase() : 'text'
+}
+
 const purifyConfig = {
   ALLOWED_TAGS: [
-    'a', 'b', 'blockquote', 'br', 'code', 'del', 'em', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'hr', 'i', 'li', 'ol', 'p',
+    'a', 'b', 'blockquote', 'br', 'code', 'del', 'div', 'em', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'hr', 'i', 'li', 'ol', 'p',
     'pre', 's', 'span', 'strong', 'sub', 'sup', 'table', 'tbody', 'td', 'th', 'thead', 'tr', 'ul',
   ],
   ALLOWED_ATTR: ['href', 'title', 'class', 'rel', 'align', 'start'],
@@ -279,9 +291,37 @@ function sanitize(html: string): string {
   const root = inert.createElement('span') // an allowed tag: the root is kept
   root.innerHTML = html
   DOMPurify.sanitize(root, inPlaceConfig)
+  addCodeTools(root)
   const out = root.innerHTML
   root.replaceChildren()
   return out
+}
+
+/** The buttons of code block headers: Wrap (long lines) and Copy. They are
+ * added after sanitising (the allowlist has no buttons: model text never
+ * makes one) and act through the click handler of the component that shows
+ * the HTML, by their data-code-action. */
+function addCodeTools(root: Element) {
+  for (const head of root.querySelectorAll('div.md-code-head')) {
+    const doc = head.ownerDocument
+    const tools = doc.createElement('span')
+    tools.className = 'md-code-tools'
+    const button = (action: string, text: string, title: string) => {
+      const b = doc.createElement('button')
+      b.type = 'button'
+      b.className = 'md-code-btn'
+      b.dataset.codeAction = action
+      b.title = title
+      b.textContent = text
+      tools.appendChild(b)
+      return b
+    }
+    button('wrap', 'Wrap', 'Wrap long lines').setAttribute('aria-pressed', 'false')
+    const copy = button('copy', 'Copy', 'Copy the code')
+    copy.dataset.testid = 'code-copy'
+    copy.setAttribute('aria-label', 'Copy code')
+    head.appendChild(tools)
+  }
 }
 
 /** Renders markdown to sanitised HTML. Safe for partial (streaming) text. Texts
@@ -336,6 +376,29 @@ export function splitBlocks(src: string): string[] {
   }
   blocks.push(src.slice(start))
   return blocks
+}
+
+/** A link (or image) still being typed at the end of a streaming text:
+ * "[label", "[label]" or "[label](partial-url", after a space, an opening
+ * parenthesis or the start of the line, with no newline or bracket inside. */
+const openLinkAtEnd = /(^|[\s(])(!?)\[([^[\]\n]*)(?:\](?:\([^()\s]*(?:\s+(?:"[^"\n]*"?)?)?)?)?$/
+
+/** The text of a block still streaming in, with a link being typed at its
+ * end shown as its label (an image being typed as nothing), so the reader
+ * never sees the raw "[label](https://ex" before the link is complete. Text
+ * inside code (an open fence, an open `span`) is left as it is. */
+export function hideOpenLink(block: string): string {
+  const lineStart = block.lastIndexOf('\n') + 1
+  const line = block.slice(lineStart)
+  if (!line.includes('[')) return block
+  // inside a fenced code block that is still open
+  if ((block.match(/^ {0,3}(`{3,}|~{3,})/gm)?.length ?? 0) % 2 === 1) return block
+  // inside an inline code span that is still open
+  if ((line.match(/`/g)?.length ?? 0) % 2 === 1) return block
+  const m = openLinkAtEnd.exec(line)
+  if (!m) return block
+  const shown = m[2] ? '' : m[3]
+  return block.slice(0, lineStart + m.index) + m[1] + shown
 }
 
 /** The HTML of one block of splitBlocks: formatted (cached, unless `cached` is

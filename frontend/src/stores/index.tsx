@@ -4,6 +4,7 @@ import { createAppInfoStore, type AppInfoStore } from './appInfoStore'
 import { createChatStore, type ChatStore } from './chatStore'
 import { createContextStore, type ContextStore } from './contextStore'
 import { createConversationsStore, type ConversationsStore } from './conversationsStore'
+import { createDisplayStore, type DisplayStore } from './displayStore'
 import { createMcpStore, type McpStore } from './mcpStore'
 import { createPackagesStore, type PackagesStore } from './packagesStore'
 import { createProjectStore, type ProjectStore } from './projectStore'
@@ -17,6 +18,8 @@ export type { AppInfoStore } from './appInfoStore'
 export type { ChatState, ChatStore, LiveCall, LiveOutput, LiveTool } from './chatStore'
 export type { CompactionOutcome, ContextState, ContextStore } from './contextStore'
 export type { ConversationsState, ConversationsStore } from './conversationsStore'
+export type { DisplayState, DisplayStore, TextSize } from './displayStore'
+export { textSizes } from './displayStore'
 export type { McpPageState, McpStore } from './mcpStore'
 export type { PackagesState, PackagesStore } from './packagesStore'
 export type { ProjectBusy, ProjectState, ProjectStore } from './projectStore'
@@ -39,6 +42,7 @@ export interface Stores {
   skills: SkillsStore
   context: ContextStore
   setup: SetupStore
+  display: DisplayStore
 }
 
 export function createStores(bridge: Bridge): Stores {
@@ -57,6 +61,7 @@ export function createStores(bridge: Bridge): Stores {
     skills: createSkillsStore(bridge),
     context: createContextStore(bridge, chat),
     setup: createSetupStore(bridge, settings),
+    display: createDisplayStore(),
   }
 }
 

@@ -10,6 +10,7 @@ import { useStore, useStores } from '../../stores'
 import { ChatHeader } from './ChatHeader'
 import { Composer } from './Composer'
 import { MessageList } from './MessageList'
+import { ReplyAnnouncer } from './ReplyAnnouncer'
 import { WaitingBar } from './WaitingBar'
 import './chat.css'
 
@@ -106,6 +107,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
         </div>
         <RunPanel />
       </div>
+      <ReplyAnnouncer />
       {inspecting && <ContextInspector onClose={() => setInspecting(false)} />}
       <ArtifactViewer />
     </section>

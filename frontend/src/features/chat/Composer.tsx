@@ -106,11 +106,11 @@ export function Composer({ onOpenInspector, disabledReason }: { onOpenInspector:
         <div className="composer-side">
           {streaming ? (
             <button type="button" className="btn btn-danger" onClick={() => void chat.actions.stop()} title="Stop (Esc)" data-testid="composer-stop">
-              ■ Stop
+              <span aria-hidden="true">■</span> Stop
             </button>
           ) : startMode ? (
             <button type="button" className="btn btn-primary" onClick={() => void send()} disabled={starting || !canStart || !!disabledReason} data-testid="composer-start-run">
-              {starting ? 'Starting…' : '▶ Start run'}
+              {starting ? 'Starting…' : <><span aria-hidden="true">▶</span> Start run</>}
             </button>
           ) : (
             <button type="button" className="btn btn-primary" onClick={() => void send()} disabled={!text.trim() || compacting || (!!disabledReason && !parseCompactCommand(text))} data-testid="composer-send">

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState, type MouseEvent, type ReactNode } from 'react'
+import { useEffect, useRef, useState } from 'react'
 import type { BranchView } from '../../bridge'
 import { copyText } from '../../lib/clipboard'
 import type { Speaker } from './messageRows'
@@ -18,43 +18,6 @@ export function CopyButton({ text, label = 'Copy', testId = 'msg-copy', classNam
     <button type="button" className={className} onClick={() => void copy()} data-testid={testId} data-state={state} aria-live="polite">
       {state === 'copied' ? 'Copied' : state === 'failed' ? 'Copy failed' : label}
     </button>
-  )
-}
-
-/** Model text with a Copy button on the code block under the pointer: one
- * button, placed over the block's corner, so the markdown itself is left as
- * the renderer made it. */
-export function WithCodeCopy({ children }: { children: ReactNode }) {
-  const ref = useRef<HTMLDivElement>(null)
-  const [at, setAt] = useState<{ pre: HTMLElement; top: number; right: number } | null>(null)
-  const place = useCallback((pre: HTMLElement | null) => {
-    const box = ref.current
-    if (!box || !pre) return setAt(null)
-    const a = box.getBoundingClientRect()
-    const b = pre.getBoundingClientRect()
-    // Beside the block's language label, not over it.
-    const label = pre.querySelector('.md-code-lang')?.getBoundingClientRect()
-    const inset = label && label.width > 0 ? b.right - label.left + 6 : 4
-    setAt((cur) => (cur?.pre === pre ? cur : { pre, top: b.top - a.top + 4, right: a.right - b.right + inset }))
-  }, [])
-  const onOver = (e: MouseEvent<HTMLDivElement>) => {
-    const t = e.target as HTMLElement
-    if (t.closest('.code-copy')) return
-    place(t.closest('pre'))
-  }
-  const text = () => {
-    const pre = at?.pre
-    return (pre?.querySelector('code') ?? pre)?.textContent ?? ''
-  }
-  return (
-    <div className="code-copy-host" ref={ref} onMouseOver={onOver} onMouseLeave={() => setAt(null)}>
-      {children}
-      {at && (
-        <span className="code-copy" style={{ top: at.top, right: at.right }}>
-          <CopyButton text={text()} label="Copy code" testId="code-copy" className="btn btn-small code-copy-btn" />
-        </span>
-      )}
-    </div>
   )
 }
 

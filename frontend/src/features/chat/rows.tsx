@@ -4,7 +4,7 @@ import { useStore, useStores } from '../../stores'
 import { WidgetCard } from '../runs/WidgetCard'
 import { SkillRow } from '../skills/SkillRow'
 import { CompactionCard, PinControl, PinnedMark, StepsRow, WorkflowName } from './ContextRows'
-import { BranchSwitcher, CopyButton, SpeakerBadge, WithCodeCopy } from './MessageParts'
+import { BranchSwitcher, CopyButton, SpeakerBadge } from './MessageParts'
 import type { Row } from './messageRows'
 import { ToolCard } from './ToolCard'
 
@@ -178,11 +178,7 @@ export const MessageRow = memo(
             <PinnedMark entry={row.entry} />
             {row.speaker && <SpeakerBadge speaker={row.speaker} />}
             <div className="bubble bubble-assistant">
-              {row.text.trim() && (
-                <WithCodeCopy>
-                  <Markdown text={row.text} />
-                </WithCodeCopy>
-              )}
+              {row.text.trim() && <Markdown text={row.text} />}
               {row.incomplete && <IncompleteNotice row={row} actions={actions} />}
             </div>
             <Foot row={row} actions={actions}>
@@ -235,9 +231,7 @@ export const MessageRow = memo(
             {row.speaker && <SpeakerBadge speaker={row.speaker} />}
             {row.partial && (
               <div className="bubble bubble-assistant">
-                <WithCodeCopy>
-                  <Markdown text={row.partial} />
-                </WithCodeCopy>
+                <Markdown text={row.partial} />
               </div>
             )}
             <div className="problem" role="alert">
@@ -291,9 +285,7 @@ export const MessageRow = memo(
             {row.speaker && <SpeakerBadge speaker={row.speaker} />}
             {row.partial && (
               <div className="bubble bubble-assistant">
-                <WithCodeCopy>
-                  <Markdown text={row.partial} />
-                </WithCodeCopy>
+                <Markdown text={row.partial} />
               </div>
             )}
             <div className="stopped-note" role="status" title={`${row.entry.view?.error?.message ?? ''} (${row.entry.view?.error?.code ?? ''})`}>

@@ -8,7 +8,7 @@ import './context.css'
 export function ContextMeter({ usage, onOpen }: { usage: ContextUsage | null; onOpen: () => void }) {
   if (!usage) {
     return (
-      <button type="button" className="context-meter is-unknown" onClick={onOpen} data-testid="context-meter" data-status="unknown" title="Context usage (click for details)">
+      <button type="button" className="context-meter is-unknown" onClick={onOpen} data-testid="context-meter" data-status="unknown" title="Context usage (click for details)" aria-label="Context usage: not measured yet (click for details)">
         <span className="meter-bar">
           <span className="meter-fill" style={{ width: 0 }} />
         </span>

@@ -28,7 +28,7 @@ export function Sidebar() {
   const branches = rows.some((r) => r.children > 0)
 
   return (
-    <aside className="sidebar" aria-label="Conversations" data-testid="sidebar">
+    <aside className="sidebar" id="conversation-sidebar" aria-label="Conversations" data-testid="sidebar">
       <div className="sidebar-head">
         <h2 className="sidebar-title">Conversations</h2>
         <button type="button" className="btn btn-primary btn-small" onClick={() => void a.create()} title="New conversation (Ctrl+N)" data-testid="conv-new">

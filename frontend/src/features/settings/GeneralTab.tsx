@@ -1,7 +1,7 @@
 import type { LocalServer } from '../../bridge'
 import { describeLocalServer, proposedModel } from '../../lib/localServers'
 import { formatSeconds, parseSeconds } from '../../lib/units'
-import { useStore, useStores, type Theme } from '../../stores'
+import { useStore, useStores, type TextSize, type Theme } from '../../stores'
 import { Field, TextInput, UnitInput, type FormTabProps, type SettingsDraft } from './form'
 
 const themes: { id: Theme; label: string; hint: string }[] = [
@@ -115,7 +115,36 @@ export function GeneralTab({ draft }: FormTabProps) {
           ))}
         </div>
         <span className="hint">{themes.find((t) => t.id === f.theme)?.hint}</span>
+        <TextSizeChoice />
       </section>
+    </>
+  )
+}
+
+const sizeLabels: Record<TextSize, string> = { small: 'Small', default: 'Default', large: 'Large', larger: 'Larger' }
+
+/** The size of the answers' text: applies at once and is kept for this
+ * window, like the zoom (Ctrl/Cmd + = − 0), which the hint mentions. */
+function TextSizeChoice() {
+  const { display } = useStores()
+  const size = useStore(display, (s) => s.textSize)
+  const zoom = useStore(display, (s) => s.zoom)
+  return (
+    <>
+      <h4 className="settings-subhead" id="text-size-label">
+        Text size of answers
+      </h4>
+      <div className="theme-choice" role="radiogroup" aria-labelledby="text-size-label">
+        {(Object.keys(sizeLabels) as TextSize[]).map((t) => (
+          <label key={t} className={`theme-option ${size === t ? 'is-active' : ''}`}>
+            <input type="radio" name="text-size" value={t} checked={size === t} onChange={() => display.actions.setTextSize(t)} data-testid={`set-text-size-${t}`} />
+            {sizeLabels[t]}
+          </label>
+        ))}
+      </div>
+      <span className="hint" data-testid="zoom-hint">
+        Zoom: {Math.round(zoom * 100)} % — Ctrl + = and Ctrl + − change it, Ctrl + 0 puts it back. Both apply at once.
+      </span>
     </>
   )
 }

@@ -9,9 +9,11 @@ import { StatusBar } from './StatusBar'
 import './workspace.css'
 
 /** The open project: the conversation sidebar and the open conversation.
- * Keys: Ctrl/Cmd+N starts a conversation, Esc stops the reply in progress. */
+ * Keys: Ctrl/Cmd+N starts a conversation, Ctrl/Cmd+B hides or shows the
+ * conversation list, Esc stops the reply in progress. */
 export function WorkspaceScreen({ project }: { project: ProjectInfo }) {
-  const { projects, conversations, chat, settings, runs, packages } = useStores()
+  const { projects, conversations, chat, settings, runs, packages, display } = useStores()
+  const sidebarHidden = useStore(display, (s) => s.sidebarHidden)
   const busy = useStore(projects, (s) => s.busy)
   const error = useStore(projects, (s) => s.error)
   const convError = useStore(conversations, (s) => s.error)
@@ -51,6 +53,9 @@ export function WorkspaceScreen({ project }: { project: ProjectInfo }) {
       if ((e.ctrlKey || e.metaKey) && !e.shiftKey && !e.altKey && e.key.toLowerCase() === 'n') {
         e.preventDefault()
         void conversations.actions.create()
+      } else if ((e.ctrlKey || e.metaKey) && !e.shiftKey && !e.altKey && e.key.toLowerCase() === 'b') {
+        e.preventDefault()
+        display.actions.toggleSidebar()
       } else if (e.key === 'Escape' && (chat.getState().streaming || chat.getState().waitingFor)) {
         e.preventDefault()
         void chat.actions.stop()
@@ -58,11 +63,23 @@ export function WorkspaceScreen({ project }: { project: ProjectInfo }) {
     }
     window.addEventListener('keydown', onKey)
     return () => window.removeEventListener('keydown', onKey)
-  }, [conversations, chat])
+  }, [conversations, chat, display])
 
   return (
     <div className="workspace" data-testid="workspace-screen">
       <header className="workspace-bar">
+        <button
+          type="button"
+          className="icon-btn sidebar-toggle"
+          onClick={display.actions.toggleSidebar}
+          aria-label={sidebarHidden ? 'Show the conversation list' : 'Hide the conversation list'}
+          aria-expanded={!sidebarHidden}
+          aria-controls="conversation-sidebar"
+          title={`${sidebarHidden ? 'Show' : 'Hide'} conversations (Ctrl+B)`}
+          data-testid="sidebar-toggle"
+        >
+          <span aria-hidden="true">☰</span>
+        </button>
         <Logo size={24} />
         <div className="workspace-title">
           <h1 className="workspace-name" data-testid="workspace-project-name">
@@ -86,7 +103,7 @@ export function WorkspaceScreen({ project }: { project: ProjectInfo }) {
           Package: {active?.name ? `${active.name} ${active.version}` : project.activePackageId || 'none'}
         </button>
         <button type="button" className="btn btn-small" onClick={() => settings.actions.show()} data-testid="open-settings">
-          ⚙ Settings
+          <span aria-hidden="true">⚙</span> Settings
         </button>
         <button type="button" className="btn btn-small" onClick={() => void projects.actions.close()} disabled={busy !== null} data-testid="workspace-close">
           Close project
@@ -105,7 +122,7 @@ export function WorkspaceScreen({ project }: { project: ProjectInfo }) {
         </div>
       )}
       <div className="workspace-main">
-        <Sidebar />
+        {!sidebarHidden && <Sidebar />}
         <main className="workspace-content">
           {selectedId ? (
             <ChatView conversationId={selectedId} />
