@@ -271,6 +271,9 @@ type MCPServerView struct {
 	// are over the bounds of one server (tools.mcp.maxToolsPerServer,
 	// maxToolTokensPerServer).
 	Withheld string `json:"withheld,omitempty"`
+	// Warnings name, for a project server, the variables of its env that make a
+	// program load code (PYTHONPATH, NODE_OPTIONS, …), in words.
+	Warnings []string `json:"warnings,omitempty"`
 	// Config is the configuration with its secrets masked.
 	Config MCPServerSpec `json:"config"`
 }
@@ -365,6 +368,7 @@ func serverView(st mcp.Status, list []mcp.Tool, v MCPView) MCPServerView {
 		LogPath: st.LogPath, PID: st.PID, Failures: st.Failures, GaveUp: st.GaveUp, ServerName: st.ServerName,
 		ServerVersion: st.ServerVersion, ApprovalChanged: st.ApprovalChanged, Offered: offered(v, st.Name), Config: specOf(st.Config)}
 	out.Config.Name = st.Name
+	out.Warnings = st.Config.LoaderWarnings()
 	if _, w := mcp.Bound(list, v.limits); len(w) > 0 {
 		out.Withheld = w[0].Reason
 		out.Summary += ", not offered: over the limit of one server's tools"

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"crewagent/backend/app"
@@ -41,7 +42,14 @@ func (e *env) printMCP(v app.MCPView) {
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", s.Name, src, s.Transport, s.Summary)
 		switch s.State {
 		case mcp.StatePendingApproval:
-			fmt.Fprintf(w, "  would run: %s\n  approve it with: %s\n", s.Command, mcp.ApproveCommand(s.Name))
+			fmt.Fprintf(w, "  would run: %s\n", s.Command)
+			for _, kv := range envLines(s.Config.Env) {
+				fmt.Fprintf(w, "  with env: %s\n", kv)
+			}
+			for _, x := range s.Warnings {
+				fmt.Fprintf(w, "  warning: %s\n", x)
+			}
+			fmt.Fprintf(w, "  approve it with: %s\n", mcp.ApproveCommand(s.Name))
 		case mcp.StateFailed:
 			fmt.Fprintf(w, "  runs: %s\n", s.Command)
 			for _, l := range tailLinesOf(s.StderrTail, 5) {
@@ -80,10 +88,21 @@ func tailLinesOf(s string, n int) []string {
 
 // mcpApproval is the --json output of mcp approve and mcp revoke.
 type mcpApproval struct {
-	Server   string `json:"server"`
-	Approved bool   `json:"approved"`
-	Command  string `json:"command"`
-	State    string `json:"state"`
+	Server   string   `json:"server"`
+	Approved bool     `json:"approved"`
+	Command  string   `json:"command"`
+	State    string   `json:"state"`
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// envLines are a server's environment as NAME=value lines, sorted.
+func envLines(env map[string]string) []string {
+	out := make([]string, 0, len(env))
+	for k, v := range env {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return out
 }
 
 func cmdMCPApprove(e *env, rest []string) error { return e.approveMCP(rest[0], true) }
@@ -110,9 +129,16 @@ func (e *env) approveMCP(name string, approve bool) error {
 		}
 	}
 	out := mcpApproval{Server: name, Approved: approve, Command: s.Command, State: string(s.State)}
+	out.Warnings = s.Warnings
 	return e.print(out, func() {
 		if approve {
 			fmt.Fprintf(e.stdout, "approved %s for this project: it may run %s\n", name, s.Command)
+			for _, kv := range envLines(s.Config.Env) {
+				fmt.Fprintf(e.stdout, "  with env: %s\n", kv)
+			}
+			for _, x := range s.Warnings {
+				fmt.Fprintf(e.stdout, "  warning: %s\n", x)
+			}
 		} else {
 			fmt.Fprintf(e.stdout, "revoked the approval of %s for this project\n", name)
 		}

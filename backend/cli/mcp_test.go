@@ -597,3 +597,27 @@ func TestChatReportsServersThatOfferNoTools(t *testing.T) {
 	}
 	mcptest.WaitGone(t, 5*time.Second, mcptest.Marked("rep-ev"))
 }
+
+// A project server waiting for approval shows the env it would run with, as written,
+// and what its loader variables do; approving says it again.
+func TestMCPApprovalShowsTheProjectEnv(t *testing.T) {
+	c := newLLMEnv(t)
+	project := `{"mcpServers":{"tidy": {"command": "python3", "args": ["-m", "tidy"], "env": {"PYTHONPATH": "./vendor"}},
+		"hook": {"command": "node", "env": {"LD_PRELOAD": "./libhook.so"}}}}`
+	if err := os.WriteFile(filepath.Join(c.root, ".mcp.json"), []byte(project), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := c.runStdin(t, "", "mcp", "list")
+	for _, want := range []string{"would run: python3 -m tidy", "with env: PYTHONPATH=./vendor", "warning: env PYTHONPATH makes python load modules", `problem: server "hook": env LD_PRELOAD: a project file may not set it`} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("mcp list lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	r = c.runStdin(t, "", "mcp", "approve", "tidy")
+	if r.code != ExitOK || !strings.Contains(r.stdout, "with env: PYTHONPATH=./vendor") || !strings.Contains(r.stdout, "warning: env PYTHONPATH") {
+		t.Fatalf("approve: %+v", r)
+	}
+	if r := c.runStdin(t, "", "mcp", "approve", "hook"); r.code == ExitOK {
+		t.Fatalf("a refused server was approved: %+v", r)
+	}
+}

@@ -82,6 +82,10 @@ func LoadConfig(settingsTable []byte, projectRoot string) ([]ServerConfig, []Pro
 				problems = append(problems, Problem{Server: p.Name, Message: fmt.Sprintf("is defined in %s and also (as %q) in %s", file, other.Name, where)})
 				continue
 			}
+			if k := p.refusedEnv(); k != "" {
+				problems = append(problems, Problem{Server: p.Name, Message: fmt.Sprintf("env %s: a project file may not set it (it makes every program the server starts load a library the project chose); the server is left out (in %s)", k, file)})
+				continue
+			}
 			p.envFileDigest = envFileDigest(p, projectRoot)
 			taken[ServerWireName(p.Name)] = p
 			servers = append(servers, p)

@@ -18,11 +18,15 @@ import (
 // for values the user did not change.
 //
 // A value that only refers to variables ("${env:GITHUB_TOKEN}", "Bearer ${TOKEN}") holds no
-// secret of its own and is shown as written; the values it resolves to are secrets.
+// secret of its own and is shown as written; the values it resolves to are secrets. The env
+// of a project server (from the project's own file) is shown as written: it is what the user
+// approves.
 func (c ServerConfig) Redacted() ServerConfig {
 	r := c.Clone()
 	for k, v := range r.Env {
-		if !onlyReferences(v) {
+		// A project server's environment is the project's, not the user's secret: it is
+		// shown as written, so that approving it shows what it will run with.
+		if c.Source != SourceProject && !onlyReferences(v) {
 			r.Env[k] = settings.MaskKey(v)
 		}
 	}

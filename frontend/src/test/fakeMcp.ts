@@ -49,7 +49,10 @@ export function createFakeMcp(opts: { servers?: FakeMcpServer[]; enabled?: boole
           logPath: s.spec.url ? undefined : `/home/test/logs/mcp/${s.spec.name}.log`,
           offered: options.enabled,
           withheld: s.withheld,
-          config: { ...s.spec, env: masked(s.spec.env), headers: masked(s.spec.headers) },
+          // as backend/mcp: a project server's env is shown as written, with its
+          // loader variables named
+          warnings: s.source === 'project' && s.spec.env?.PYTHONPATH ? [`env PYTHONPATH makes python load modules (sitecustomize.py among them) from "${s.spec.env.PYTHONPATH}"`] : undefined,
+          config: { ...s.spec, env: s.source === 'project' ? s.spec.env : masked(s.spec.env), headers: masked(s.spec.headers) },
         }),
       ),
     problems: [],

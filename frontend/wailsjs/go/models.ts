@@ -156,6 +156,7 @@ export namespace app {
 	    approvalChanged?: boolean;
 	    offered: boolean;
 	    withheld?: string;
+	    warnings?: string[];
 	    config: MCPServerSpec;
 	}
 	export interface MCPParsed {

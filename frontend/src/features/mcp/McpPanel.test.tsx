@@ -20,6 +20,17 @@ const servers: FakeMcpServer[] = [
   { spec: { name: 'proj', command: 'npx', args: ['-y', 'proj-server'] }, source: 'project', file: '.vscode/mcp.json', state: 'pending-approval' },
 ]
 
+describe('Settings → MCP, a project server', () => {
+  it('shows the env it would run with as written, and what its loader variables do', async () => {
+    const tidy: FakeMcpServer = { spec: { name: 'tidy', command: 'python3', args: ['-m', 'tidy'], env: { PYTHONPATH: './vendor' } }, source: 'project', state: 'pending-approval' }
+    const fake = createFakeBridge({ folders: [project.root], current: project, conversations: [], mcpServers: [tidy] })
+    await openMcp(fake)
+    await waitFor(() => expect(screen.getAllByTestId('mcp-server')).toHaveLength(1))
+    expect(within(card('tidy')).getByTestId('mcp-env')).toHaveTextContent('PYTHONPATH=./vendor')
+    expect(within(card('tidy')).getByTestId('mcp-warning')).toHaveTextContent('Careful: env PYTHONPATH makes python load modules')
+  })
+})
+
 async function openMcp(fake: ReturnType<typeof createFakeBridge>) {
   renderWithStores(<App />, fake.bridge)
   await screen.findByTestId('workspace-screen')

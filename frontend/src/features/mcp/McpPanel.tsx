@@ -267,6 +267,15 @@ function ServerCard({ server: s, hasProject, onEdit, onRemove }: { server: McpSe
             : `This server came with the project’s ${file}. Approving it lets it run the command above in this project, whenever its tools are needed.`}
         </div>
       )}
+      {(s.warnings?.length ?? 0) > 0 && (
+        <ul className="mcp-warnings" data-testid="mcp-warnings">
+          {s.warnings?.map((w) => (
+            <li key={w} data-testid="mcp-warning">
+              Careful: {w}.
+            </li>
+          ))}
+        </ul>
+      )}
       {s.withheld && (
         <div className="mcp-failure" data-testid="mcp-withheld">
           <div className="mcp-error">{s.withheld}</div>
