@@ -224,6 +224,7 @@ func Score(line, who string) float64 {
 }
 
 func scoreOf(f features, who string) float64 {
+	hard := f.requirement // a requirement said in so many words
 	if who == conversation.RoleUser || who == whoSummary {
 		f.requirement = f.requirement || f.softNeed
 		f.decision = f.decision || f.softChoice
@@ -262,8 +263,8 @@ func scoreOf(f features, who string) float64 {
 	case strings.HasPrefix(who, conversation.RoleTool) && !f.requirement && !f.decision:
 		s -= 1.5 // plain data of a tool's output: listings, search hits
 	}
-	if f.question && !f.requirement {
-		s -= 3
+	if f.question && !hard {
+		s -= 3 // a question asks; "should" in it requires nothing
 	}
 	if f.chatter {
 		s -= 3
@@ -814,14 +815,18 @@ func buildDigest(in digestInput) digest {
 		if len(keys) == 0 {
 			continue
 		}
-		rare, common := false, true
+		rare, rareName, common := false, false, true
 		for _, k := range keys {
 			rare = rare || freq[k] == 1
+			rareName = rareName || freq[k] == 1 && !numeric(k)
 			common = common && freq[k] >= 3
 		}
 		switch {
-		case rare:
+		case rareName:
 			all[i].score += rarityBonus
+		case rare:
+			// a figure said once: any log line has those
+			all[i].score += rarityBonus / 2
 		case common:
 			all[i].score -= rarityBonus
 		}
@@ -932,6 +937,18 @@ func buildDigest(in digestInput) digest {
 	}
 	dg.lines, dg.dropped = kept, dropped
 	return dg
+}
+
+// numeric reports whether a key token is a figure (digits and the
+// punctuation of numbers, dates and times).
+func numeric(k string) bool {
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !(c >= '0' && c <= '9' || c == '.' || c == ',' || c == ':' || c == '-' || c == '%') {
+			return false
+		}
+	}
+	return true
 }
 
 // containedIn reports whether key repeats (is part of) one of keys.

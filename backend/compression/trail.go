@@ -324,10 +324,11 @@ func topicWords(entries []conversation.Entry, lines []string, skip func(*convers
 			if s == j || j-s > 32 {
 				continue
 			}
-			w := string(lower(text[s:j], buf[:0]))
-			if words[w]&markerFlags != 0 && !seen[w] {
-				seen[w] = true
-				df[w]++
+			for _, w := range wordParts(text[s:j], buf[:0]) {
+				if words[w]&markerFlags != 0 && !seen[w] {
+					seen[w] = true
+					df[w]++
+				}
 			}
 		}
 	}
@@ -360,7 +361,14 @@ func withoutTopics(line string, topics map[string]bool) string {
 		for j < len(line) && isWordByte(line[j]) {
 			j++
 		}
-		if s == j || j-s > 32 || !topics[string(lower(line[s:j], buf[:0]))] {
+		if s == j || j-s > 32 {
+			continue
+		}
+		hit := false
+		for _, w := range wordParts(line[s:j], buf[:0]) {
+			hit = hit || topics[w]
+		}
+		if !hit {
 			continue
 		}
 		if b == nil {
@@ -387,4 +395,25 @@ func isLogLine(t string) bool {
 // fields rather than text.
 func jsonFragment(t string) bool {
 	return strings.Count(t, `"`) > 4 && (strings.Contains(t, `":`) || strings.Contains(t, `","`))
+}
+
+// wordParts returns a word in lower case and, for an identifier
+// (snake_case, camelCase), each of its parts of three letters or more.
+func wordParts(w string, buf []byte) []string {
+	out := []string{string(lower(w, buf))}
+	start := 0
+	for k := 1; k <= len(w); k++ {
+		end := k == len(w) || w[k] == '_' || (w[k] >= 'A' && w[k] <= 'Z' && w[k-1] >= 'a' && w[k-1] <= 'z')
+		if !end {
+			continue
+		}
+		if (start > 0 || k < len(w)) && k-start > 2 {
+			out = append(out, string(lower(w[start:k], buf[:0])))
+		}
+		start = k
+		if k < len(w) && w[k] == '_' {
+			start = k + 1
+		}
+	}
+	return out
 }
