@@ -314,6 +314,18 @@ func digestKey(s string) string {
 	return b.String()
 }
 
+// maxDataRunes is the length a line of data (a tool's output, a pasted
+// log) is shortened to.
+const maxDataRunes = 140
+
+// clipData shortens a line of data to maxDataRunes, keeping its start.
+func clipData(s string) string {
+	if utf8.RuneCountInString(s) <= maxDataRunes {
+		return s
+	}
+	return headRunes(s, maxDataRunes-1) + "…"
+}
+
 // clipLine shortens a line to maxLineRunes, keeping its start.
 func clipLine(s string) string {
 	if utf8.RuneCountInString(s) <= maxLineRunes {
@@ -515,7 +527,11 @@ func candidates(e *conversation.Entry, focus *termSet, order int, topics map[str
 		if s < minLineScore-rarityBonus || !(hasContent(f) || value) {
 			return // (rarity may still lift it to minLineScore)
 		}
-		out = append(out, dline{cite: contextbuilder.Cite(e.ID), who: who, text: clipLine(line), section: sectionOf(f, lineWho), score: s})
+		text := clipLine(line)
+		if lineWho == conversation.RoleTool {
+			text = clipData(line) // data: its start says what it is
+		}
+		out = append(out, dline{cite: contextbuilder.Cite(e.ID), who: who, text: text, section: sectionOf(f, lineWho), score: s})
 	})
 	limit := maxLinesPerMessage
 	if e.Role == conversation.RoleUser {
