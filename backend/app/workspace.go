@@ -1,6 +1,7 @@
 package app
 
 import (
+	"crewagent/backend/checkpoint"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -65,6 +66,9 @@ type Workspace struct {
 	memory *memory.Reader
 	// approvals decide which tool calls wait for the user.
 	approvals *approvals
+	// checkpoints keep what the tools changed in the project's files (nil
+	// when opened read-only).
+	checkpoints *checkpoint.Store
 }
 
 // Open opens the project folder root of the runtime home home with a
@@ -174,6 +178,11 @@ func (rt *Runtime) OpenProject(p *project.Project, o OpenOptions) (*Workspace, e
 		return nil, err
 	}
 	if !o.ReadOnly {
+		if err := ws.openCheckpoints(); err != nil {
+			ws.mcp.close()
+			st.Close()
+			return nil, err
+		}
 		ws.recoverWaits()
 	}
 	if o.Watch {

@@ -19,7 +19,25 @@ var knownFlags = []flagSpec{
 	{"at", true}, {"checkpoint", true}, {"format", true},
 	{"workflow", true}, {"package", true},
 	{"focus", true}, {"all", false}, {"skill", true}, {"replace", false}, {"approve", true},
+	{"to", true}, {"files", false}, {"both", false}, {"force", false},
 	{"help", false},
+}
+
+// rewindWords are the command words after which --conversation is a switch
+// (what to rewind) rather than a conversation id.
+var rewindWords = []string{"conversations", "rewind"}
+
+// isRewind reports whether args hold the words of the rewind command.
+func isRewind(args []string) bool {
+	for i := 0; i+1 < len(args); i++ {
+		if args[i] == "--" {
+			return false
+		}
+		if args[i] == rewindWords[0] && args[i+1] == rewindWords[1] {
+			return true
+		}
+	}
+	return false
 }
 
 // parsed is the result of splitting the arguments into flags and words.
@@ -35,6 +53,7 @@ func (p *parsed) get(name string) string { return p.flags[name] }
 // boolean) and positional words. "--" ends flag parsing; "-" is a word.
 func parseArgs(args []string) (*parsed, error) {
 	p := &parsed{flags: map[string]string{}}
+	rewind := isRewind(args)
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {
@@ -56,6 +75,9 @@ func parseArgs(args []string) (*parsed, error) {
 		spec, ok := lookupFlag(name)
 		if !ok {
 			return nil, fmt.Errorf("unknown flag %q (run 'crewagent help' for the list)", a)
+		}
+		if rewind && name == "conversation" {
+			spec.hasValue = false
 		}
 		if _, dup := p.flags[name]; dup {
 			return nil, fmt.Errorf("flag --%s given twice", name)
