@@ -82,7 +82,7 @@ type RewindResult struct {
 	Files *checkpoint.Result `json:"files,omitempty"`
 	// NewConversationID is the fork that ends before the message ("" when
 	// the conversation was not asked for, or the message is its first).
-	NewConversationID string `json:"newConversationId,omitempty"`
+	NewConversationID string   `json:"newConversationId,omitempty"`
 	Notes             []string `json:"notes,omitempty"`
 }
 

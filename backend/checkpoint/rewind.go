@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"sync"
 	"time"
 
 	"crewagent/backend/fsx"
@@ -126,26 +127,34 @@ func (s *Store) restore(recs []Record, convID, to string, order []string, target
 	in := intent{RewindID: s.newID(), ConversationID: convID, MessageID: to}
 	now := fsx.Stamp(s.now())
 	sort.Strings(order)
-	for _, p := range order {
+	// The current states, read (and kept) in parallel: the files are many
+	// and small, the time is the disk's.
+	cur := make([]State, len(order))
+	bad := make([]bool, len(order))
+	parallel(len(order), func(i int) error {
+		st, err := s.capture(order[i])
+		cur[i], bad[i] = st, err != nil
+		return nil
+	})
+	for i, p := range order {
 		want := target[p]
-		cur, err := s.capture(p)
-		if err != nil {
+		if bad[i] {
 			res.Kept = append(res.Kept, p) // a folder or special file there now
 			continue
 		}
-		if cur.same(want) {
+		if cur[i].same(want) {
 			continue
 		}
 		if want.Exists && want.Sha256 == "" {
 			res.Unrestorable = append(res.Unrestorable, p)
 			continue
 		}
-		if l := left[p]; !force && !(cur.same(l) && (l.Sha256 != "" || !l.Exists)) {
+		if l := left[p]; !force && !(cur[i].same(l) && (l.Sha256 != "" || !l.Exists)) {
 			res.Kept = append(res.Kept, p)
 			continue
 		}
 		in.Records = append(in.Records, Record{Kind: KindRewind, ConversationID: convID, MessageID: to, RewindID: in.RewindID,
-			Path: p, Before: cur, After: want, Time: now})
+			Path: p, Before: cur[i], After: want, Time: now})
 		res.Restored = append(res.Restored, p)
 	}
 	if len(in.Records) == 0 {
@@ -158,7 +167,10 @@ func (s *Store) restore(recs []Record, convID, to string, order []string, target
 	if err != nil {
 		return nil, err
 	}
-	if err := fsx.WriteFile(s.intentPath(), b, 0o600); err != nil {
+	// Not synced: a killed process leaves it to the next Open whole or not
+	// at all (written aside and renamed), and the files it restores are not
+	// synced either.
+	if err := writeAtomic(s.intentPath(), b, 0o600); err != nil {
 		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
 	if err := s.finish(in); err != nil {
@@ -168,13 +180,27 @@ func (s *Store) restore(recs []Record, convID, to string, order []string, target
 	return res, nil
 }
 
+// afterPut, in tests, stops a rewind after its i-th file as a kill would.
+var afterPut func(i int) error
+
 // finish restores the files of a written intent, journals the rewind and
 // removes the intent. Each step can be done again after a crash.
 func (s *Store) finish(in intent) error {
-	for _, r := range in.Records {
+	workers := 0
+	if afterPut != nil {
+		workers = 1 // the order of a test's interruption
+	}
+	if err := parallelN(len(in.Records), workers, func(i int) error {
+		r := in.Records[i]
 		if err := s.put(r.Path, r.After); err != nil {
 			return fmt.Errorf("checkpoint: restoring %s: %w", r.Path, err)
 		}
+		if afterPut != nil {
+			return afterPut(i)
+		}
+		return nil
+	}); err != nil {
+		return err
 	}
 	if err := s.appendRecords(in.Records); err != nil {
 		return err
@@ -195,6 +221,18 @@ func (s *Store) recover() error {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
 	var in intent
+	if err := json.Unmarshal(b, &in); err == nil {
+		// A file being written when the process was killed leaves its
+		// temporary copy behind.
+		for _, r := range in.Records {
+			if p, err := s.abs(r.Path); err == nil {
+				tmps, _ := filepath.Glob(filepath.Join(filepath.Dir(p), "."+globEscape(filepath.Base(p))+".rw-*"))
+				for _, t := range tmps {
+					_ = os.Remove(t)
+				}
+			}
+		}
+	}
 	if err := json.Unmarshal(b, &in); err != nil {
 		// Written atomically: a file that does not parse was never ours.
 		return os.Remove(s.intentPath())
@@ -350,4 +388,60 @@ func (s *Store) drop(keep func([]Record) []Record) (int, error) {
 		return nil
 	})
 	return n - len(kept), err
+}
+
+// globEscape escapes the pattern characters of a file name.
+func globEscape(s string) string {
+	var b []byte
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '*', '?', '[', '\\':
+			b = append(b, '\\')
+		}
+		b = append(b, s[i])
+	}
+	return string(b)
+}
+
+// parallel runs fn for 0..n-1 on a few goroutines and returns the first error.
+func parallel(n int, fn func(i int) error) error { return parallelN(n, 0, fn) }
+
+func parallelN(n, workers int, fn func(i int) error) error {
+	if workers <= 0 {
+		workers = 8
+	}
+	if workers > n {
+		workers = n
+	}
+	var (
+		mu    sync.Mutex
+		next  int
+		first error
+		wg    sync.WaitGroup
+	)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				if next >= n || first != nil {
+					mu.Unlock()
+					return
+				}
+				i := next
+				next++
+				mu.Unlock()
+				if err := fn(i); err != nil {
+					mu.Lock()
+					if first == nil {
+						first = err
+					}
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return first
 }
