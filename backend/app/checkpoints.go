@@ -43,11 +43,13 @@ func (r changeRecorder) BeginChange(ctx context.Context, tool string, paths []st
 }
 
 // turnFor returns the turn the changes made in a task of the chain belong
-// to: the first turn of its root conversation seen, else t.
+// to: the first turn of its root conversation seen, else t. (The root of a
+// new conversation is known only once its task ends, but the first turn a
+// chain sees is its root's: the others start when the root hands over.)
 func (c *chain) turnFor(t tools.Turn) tools.Turn {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.turn.ConversationID == "" && t.ConversationID == c.root && t.MessageID != "" {
+	if c.turn.ConversationID == "" && (c.root == "" || t.ConversationID == c.root) && t.MessageID != "" {
 		c.turn = t
 	}
 	if c.turn.ConversationID != "" {
