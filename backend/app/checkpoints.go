@@ -34,6 +34,9 @@ func (ws *Workspace) openCheckpoints() error {
 type changeRecorder struct{ ws *Workspace }
 
 func (r changeRecorder) BeginChange(ctx context.Context, tool string, paths []string) (func() error, error) {
+	if r.ws.checkpoints == nil { // opened read-only
+		return func() error { return nil }, nil
+	}
 	t, _ := tools.TurnOf(ctx)
 	if c := chainOf(ctx); c != nil {
 		t = c.turnFor(t)

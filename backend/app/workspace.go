@@ -170,6 +170,7 @@ func (rt *Runtime) OpenProject(p *project.Project, o OpenOptions) (*Workspace, e
 		Roots:  ws.roots,
 		// The same providers as every other tool host of the project.
 		Providers:         ws.provide,
+		Changes:           changeRecorder{ws},
 		RunWithoutSandbox: func() bool { c, _ := ws.ShellChoice(); return c.RunWithoutSandbox },
 	})
 	if err != nil {

@@ -353,10 +353,11 @@ func (s *Store) drop(keep func([]Record) []Record) (int, error) {
 	}
 	n := len(recs)
 	kept := keep(append([]Record(nil), recs...))
-	if len(kept) != n {
-		if err := s.writeRecords(kept); err != nil {
-			return 0, err
-		}
+	if len(kept) == n {
+		return 0, nil // nothing dropped: the contents are collected with the next drop
+	}
+	if err := s.writeRecords(kept); err != nil {
+		return 0, err
 	}
 	used := map[string]bool{}
 	for _, r := range kept {
