@@ -27,17 +27,29 @@ var knownFlags = []flagSpec{
 // (what to rewind) rather than a conversation id.
 var rewindWords = []string{"conversations", "rewind"}
 
-// isRewind reports whether args hold the words of the rewind command.
+// isRewind reports whether the first two words of args (--conversation
+// taken as a switch) are those of the rewind command.
 func isRewind(args []string) bool {
-	for i := 0; i+1 < len(args); i++ {
-		if args[i] == "--" {
-			return false
+	var words []string
+	for i := 0; i < len(args) && len(words) < 2; i++ {
+		a := args[i]
+		if a == "--" {
+			words = append(words, args[i+1:]...)
+			break
 		}
-		if args[i] == rewindWords[0] && args[i+1] == rewindWords[1] {
-			return true
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			words = append(words, a)
+			continue
+		}
+		name := strings.TrimLeft(a, "-")
+		if strings.Contains(name, "=") || name == "conversation" {
+			continue
+		}
+		if spec, ok := lookupFlag(name); ok && spec.hasValue {
+			i++
 		}
 	}
-	return false
+	return len(words) >= 2 && words[0] == rewindWords[0] && words[1] == rewindWords[1]
 }
 
 // parsed is the result of splitting the arguments into flags and words.
