@@ -949,6 +949,10 @@ export namespace settings {
 	    ask?: string[];
 	    deny?: string[];
 	}
+	export interface Checkpoints {
+	    maxDays?: number;
+	    maxBytes?: number;
+	}
 	export interface Context {
 	    maxMessages: number;
 	    maxChars: number;
@@ -1021,6 +1025,7 @@ export namespace settings {
 	    engine: Engine;
 	    theme: string;
 	    approvals?: Approvals;
+	    checkpoints?: Checkpoints;
 	}
 	
 
