@@ -93,6 +93,10 @@ type Limits struct {
 	// MaxFileBytes: larger files are not kept (default 16 MiB); a change to
 	// one is recorded without its content and cannot be restored.
 	MaxFileBytes int64
+	// MaxWalkBytes bounds the contents one walk keeps (default 256 MiB): the
+	// first command in a large project does not copy all of it; the files
+	// beyond are recorded without their content.
+	MaxWalkBytes int64
 }
 
 // Skipped are the folder names a tree walk does not enter.
@@ -132,6 +136,9 @@ func Open(dir, root string, o Options) (*Store, error) {
 	}
 	if o.Limits.MaxFileBytes <= 0 {
 		o.Limits.MaxFileBytes = 16 << 20
+	}
+	if o.Limits.MaxWalkBytes <= 0 {
+		o.Limits.MaxWalkBytes = 256 << 20
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -310,6 +317,7 @@ func (s *Store) syncTree() (map[string]treeEntry, error) {
 	}
 	out := map[string]treeEntry{}
 	n := 0
+	var kept int64
 	err := filepath.WalkDir(s.root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == s.root {
@@ -344,7 +352,8 @@ func (s *Store) syncTree() (map[string]treeEntry, error) {
 			out[rel] = old
 			return nil
 		}
-		if e.Size <= s.limits.MaxFileBytes {
+		if e.Size <= s.limits.MaxFileBytes && kept+e.Size <= s.limits.MaxWalkBytes {
+			kept += e.Size
 			b, err := os.ReadFile(p)
 			if err != nil {
 				return nil

@@ -272,3 +272,54 @@ func BenchmarkRestore10000(b *testing.B) {
 		}
 	}
 }
+
+// A command's changes are found by comparing the tree; files over the limits
+// are recorded without their content and listed as not restorable; the
+// skipped folders are not looked at.
+func TestTreeWalkLimits(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		limits Limits
+		want   string
+	}{
+		{"file limit", Limits{MaxFileBytes: 10}, "restored [small.txt], kept [], unrestorable [big.txt]"},
+		// small.txt fits before the command, not after: what the command
+		// left cannot be told from a later edit, so it is kept.
+		{"walk limit", Limits{MaxWalkBytes: 5}, "restored [], kept [small.txt], unrestorable [big.txt]"},
+		{"no limit", Limits{}, "restored [big.txt small.txt], kept [], unrestorable []"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			st, err := Open(f.dir, f.project, Options{Limits: tc.limits})
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.put("big.txt", "twenty bytes of text")
+			f.put("small.txt", "small")
+			f.put("node_modules/x.js", "x")
+			done, err := st.Begin(Change{ConversationID: "c1", MessageID: "m1", Tool: "shell.run"}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.put("big.txt", "changed")
+			f.put("small.txt", "changed")
+			f.put("node_modules/x.js", "changed")
+			if err := done(); err != nil {
+				t.Fatal(err)
+			}
+			res, err := st.Rewind("c1", "m1", map[string]bool{"m1": true}, false)
+			if err != nil && !errors.Is(err, ErrNothingToRestore) {
+				t.Fatal(err)
+			}
+			if res == nil {
+				res = &Result{}
+			}
+			if got := fmt.Sprintf("restored %v, kept %v, unrestorable %v", res.Restored, res.Kept, res.Unrestorable); got != tc.want {
+				t.Fatalf("%s, want %s", got, tc.want)
+			}
+			if f.read("node_modules/x.js") != "changed" {
+				t.Fatal("a skipped folder was restored")
+			}
+		})
+	}
+}
