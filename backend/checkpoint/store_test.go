@@ -323,3 +323,35 @@ func TestTreeWalkLimits(t *testing.T) {
 		})
 	}
 }
+
+// The journal reader takes whatever is on disk (a torn line, foreign bytes)
+// without failing, and keeps every line that is a record.
+func FuzzJournal(f *testing.F) {
+	f.Add([]byte(`{"kind":"change","conversationId":"c","messageId":"m","path":"a","before":{"exists":false},"after":{"exists":true,"sha256":"x","mode":420},"time":"t"}` + "\n{\"kind\":\"cha"))
+	f.Add([]byte("\n\n{}\nnot json\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dir := t.TempDir()
+		project := filepath.Join(dir, "p")
+		if err := os.MkdirAll(project, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		st, err := Open(filepath.Join(dir, "c"), project, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(st.journalPath(), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		recs, err := st.Records()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.writeRecords(recs); err != nil {
+			t.Fatal(err)
+		}
+		again, err := st.Records()
+		if err != nil || len(again) != len(recs) {
+			t.Fatalf("rewritten journal: %d records, then %d (%v)", len(recs), len(again), err)
+		}
+	})
+}
