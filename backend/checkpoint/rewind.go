@@ -266,10 +266,14 @@ func (s *Store) put(rel string, st State) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return err
+	err = writeAtomic(p, b, fs.FileMode(st.Mode)&fs.ModePerm)
+	if errors.Is(err, fs.ErrNotExist) { // its folder is gone too
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		err = writeAtomic(p, b, fs.FileMode(st.Mode)&fs.ModePerm)
 	}
-	return writeAtomic(p, b, fs.FileMode(st.Mode)&fs.ModePerm)
+	return err
 }
 
 // Bounds limit what a store keeps.
@@ -384,6 +388,7 @@ func (s *Store) drop(keep func([]Record) []Record) (int, error) {
 			return nil
 		}
 		if !used[d.Name()] {
+			s.blobs.Delete(d.Name())
 			_ = os.Remove(p)
 		}
 		return nil

@@ -112,6 +112,8 @@ type Store struct {
 
 	mu   sync.Mutex
 	tree map[string]treeEntry // nil until loaded
+	// blobs are the contents known to be stored (it saves a stat a file).
+	blobs sync.Map
 }
 
 type treeEntry struct {
@@ -184,8 +186,12 @@ func (s *Store) abs(rel string) (string, error) {
 func (s *Store) putBlob(content []byte) (string, error) {
 	sum := sha256.Sum256(content)
 	sha := hex.EncodeToString(sum[:])
+	if _, ok := s.blobs.Load(sha); ok {
+		return sha, nil
+	}
 	p := s.blobPath(sha)
 	if _, err := os.Stat(p); err == nil {
+		s.blobs.Store(sha, true)
 		return sha, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -194,6 +200,7 @@ func (s *Store) putBlob(content []byte) (string, error) {
 	if err := writeAtomic(p, content, 0o600); err != nil {
 		return "", err
 	}
+	s.blobs.Store(sha, true)
 	return sha, nil
 }
 
