@@ -144,7 +144,7 @@ func (ws *Workspace) Rewind(req RewindRequest) (*RewindResult, error) {
 			}
 		}
 		if ws.checkpoints == nil {
-			return nil, errs.New(errs.Internal, "the project's checkpoints are not open")
+			return nil, errs.New(errs.Internal, "the project's checkpoints could not be opened (see the log): there is nothing to restore from")
 		}
 		files, err := ws.checkpoints.Rewind(req.ConversationID, req.To, turns, req.Force)
 		switch {

@@ -180,9 +180,9 @@ func (rt *Runtime) OpenProject(p *project.Project, o OpenOptions) (*Workspace, e
 	}
 	if !o.ReadOnly {
 		if err := ws.openCheckpoints(); err != nil {
-			ws.mcp.close()
-			st.Close()
-			return nil, err
+			// The project stays usable; its files' changes go unrecorded
+			// and rewind says the checkpoints are not open.
+			ws.rt.log.Warn("cannot open the project's checkpoints", "error", err)
 		}
 		ws.recoverWaits()
 	}
