@@ -13,6 +13,7 @@ import (
 	"crewagent/backend/events"
 	"crewagent/backend/llm"
 	"crewagent/backend/settings"
+	"crewagent/backend/tools"
 )
 
 // A chain is one piece of work that the conversation tools hand from
@@ -45,6 +46,9 @@ type chain struct {
 	// of the send that started the chain: its every send keeps them.
 	approve approval.Mode
 	noAsk   string
+	// turn is the root conversation's turn the chain's changes to files
+	// belong to (see turnFor).
+	turn tools.Turn
 }
 
 // TaskReport is one task of a chain as the command line lists it.

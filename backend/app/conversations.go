@@ -72,6 +72,11 @@ func (ws *Workspace) DeleteConversation(id string) ([]string, error) {
 	if err := ws.store.Delete(id); err != nil {
 		return runIDs, err
 	}
+	if ws.checkpoints != nil {
+		if err := ws.checkpoints.DeleteConversation(id); err != nil {
+			return runIDs, err
+		}
+	}
 	return runIDs, nil
 }
 

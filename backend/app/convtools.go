@@ -331,6 +331,9 @@ func (p *convProvider) waitFor(ctx context.Context, c *chain, task tasks.Task, h
 		FirstUserMessage: h.firstMessage, FirstItemsCount: h.items, Ignored: h.ignored,
 		Message: fmt.Sprintf("%q is answering; its last answer will be the result of this call", h.title)}
 	res := placeholder.Result()
+	if t, ok := tools.TurnOf(ctx); ok {
+		c.turnFor(t) // the conversations it hands over to change files for this turn
+	}
 	res.Effect = &engine.Handoff{Start: func(resultID string) error {
 		h.resultID = resultID
 		return p.ws.handOver(c, task, h)

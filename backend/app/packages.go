@@ -188,6 +188,9 @@ func (ws *Workspace) toolHost(scope engine.ToolScope) (engine.ToolHost, error) {
 		ts.AgentID = scope.Agent.ID
 	}
 	cfg.Providers = ws.provide(ts)
+	if ws.checkpoints != nil {
+		cfg.Changes = changeRecorder{ws}
+	}
 	return tools.NewHost(cfg), nil
 }
 

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"crewagent/backend/checkpoint"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -67,6 +68,9 @@ type Workspace struct {
 	approvals *approvals
 	// output passes the live output of running commands on as tool:output events.
 	output *events.ToolOutputBatcher
+	// checkpoints keep what the tools changed in the project's files (nil
+	// when opened read-only).
+	checkpoints *checkpoint.Store
 }
 
 // Open opens the project folder root of the runtime home home with a
@@ -169,6 +173,7 @@ func (rt *Runtime) OpenProject(p *project.Project, o OpenOptions) (*Workspace, e
 		Roots:  ws.roots,
 		// The same providers as every other tool host of the project.
 		Providers:         ws.provide,
+		Changes:           changeRecorder{ws},
 		RunWithoutSandbox: func() bool { c, _ := ws.ShellChoice(); return c.RunWithoutSandbox },
 		OnToolOutput:      ws.liveOutput,
 	})
@@ -178,6 +183,11 @@ func (rt *Runtime) OpenProject(p *project.Project, o OpenOptions) (*Workspace, e
 		return nil, err
 	}
 	if !o.ReadOnly {
+		if err := ws.openCheckpoints(); err != nil {
+			// The project stays usable; its files' changes go unrecorded
+			// and rewind says the checkpoints are not open.
+			ws.rt.log.Warn("cannot open the project's checkpoints", "error", err)
+		}
 		ws.recoverWaits()
 	}
 	if o.Watch {

@@ -19,7 +19,37 @@ var knownFlags = []flagSpec{
 	{"at", true}, {"checkpoint", true}, {"format", true},
 	{"workflow", true}, {"package", true},
 	{"focus", true}, {"all", false}, {"skill", true}, {"replace", false}, {"approve", true},
+	{"to", true}, {"files", false}, {"both", false}, {"force", false},
 	{"help", false},
+}
+
+// rewindWords are the command words after which --conversation is a switch
+// (what to rewind) rather than a conversation id.
+var rewindWords = []string{"conversations", "rewind"}
+
+// isRewind reports whether the first two words of args (--conversation
+// taken as a switch) are those of the rewind command.
+func isRewind(args []string) bool {
+	var words []string
+	for i := 0; i < len(args) && len(words) < 2; i++ {
+		a := args[i]
+		if a == "--" {
+			words = append(words, args[i+1:]...)
+			break
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			words = append(words, a)
+			continue
+		}
+		name := strings.TrimLeft(a, "-")
+		if strings.Contains(name, "=") || name == "conversation" {
+			continue
+		}
+		if spec, ok := lookupFlag(name); ok && spec.hasValue {
+			i++
+		}
+	}
+	return len(words) >= 2 && words[0] == rewindWords[0] && words[1] == rewindWords[1]
 }
 
 // parsed is the result of splitting the arguments into flags and words.
@@ -35,6 +65,7 @@ func (p *parsed) get(name string) string { return p.flags[name] }
 // boolean) and positional words. "--" ends flag parsing; "-" is a word.
 func parseArgs(args []string) (*parsed, error) {
 	p := &parsed{flags: map[string]string{}}
+	rewind := isRewind(args)
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {
@@ -56,6 +87,9 @@ func parseArgs(args []string) (*parsed, error) {
 		spec, ok := lookupFlag(name)
 		if !ok {
 			return nil, fmt.Errorf("unknown flag %q (run 'crewagent help' for the list)", a)
+		}
+		if rewind && name == "conversation" {
+			spec.hasValue = false
 		}
 		if _, dup := p.flags[name]; dup {
 			return nil, fmt.Errorf("flag --%s given twice", name)

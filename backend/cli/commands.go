@@ -9,6 +9,8 @@ func commands() []command {
 		{words: []string{"conversations", "fork"}, usage: "conversations fork ID [--at MESSAGE_ID | --checkpoint NAME]",
 			flags: []string{"at", "checkpoint"}, args: 1, access: Write, run: cmdConversationsFork},
 		{words: []string{"conversations", "checkpoint"}, usage: "conversations checkpoint ID NAME", args: 2, access: Write, run: cmdConversationsCheckpoint},
+		{words: []string{"conversations", "rewind"}, usage: "conversations rewind ID --to MESSAGE_ID [--files|--conversation|--both] [--force]",
+			flags: []string{"to", "files", "conversation", "both", "force"}, args: 1, access: Write, run: cmdConversationsRewind},
 		{words: []string{"conversations", "compact"}, usage: "conversations compact ID [--focus TEXT]", flags: []string{"focus"}, args: 1, access: Write, run: cmdConversationsCompact},
 		{words: []string{"conversations", "pin"}, usage: "conversations pin ID MESSAGE_ID", args: 2, access: Write, run: cmdConversationsPin},
 		{words: []string{"conversations", "unpin"}, usage: "conversations unpin ID MESSAGE_ID", args: 2, access: Write, run: cmdConversationsUnpin},

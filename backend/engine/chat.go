@@ -292,6 +292,16 @@ func (s *ChatService) Send(ctx context.Context, req SendRequest) (*SendResult, e
 		userID = user.ID
 	}
 
+	turnMsg := userID
+	if req.Resume {
+		if entries, err := s.opts.Store.LoadTail(convID, retryWindow); err == nil {
+			if at := newestUserMessage(entries); at >= 0 {
+				turnMsg = entries[at].ID
+			}
+		}
+	}
+	// The tools record the changes they make with the turn's message.
+	ctx = tools.WithTurn(ctx, tools.Turn{ConversationID: convID, MessageID: turnMsg})
 	r := &run{s: s, ctx: ctx, convID: convID, mode: mode, agent: agent, agentID: agentID, st: st, turnsUsed: req.TurnsUsed,
 		res: &SendResult{ConversationID: convID, UserMessageID: userID}}
 	r.approve, r.noAsk = approvalsOf(ctx, req.Approve, req.NoAsk)

@@ -34,6 +34,36 @@ type Settings struct {
 	// Approvals are the user's approval mode and rules (nil: none set, the
 	// mode is "ask").
 	Approvals *Approvals `json:"approvals,omitempty"`
+	// Checkpoints bound what is kept to undo the tools' changes to the
+	// project's files (nil: the defaults).
+	Checkpoints *Checkpoints `json:"checkpoints,omitempty"`
+}
+
+// Checkpoints bound the earlier contents of files kept per project; the
+// oldest go first. Zero takes the default.
+type Checkpoints struct {
+	MaxDays  int   `json:"maxDays,omitempty"`  // default 30
+	MaxBytes int64 `json:"maxBytes,omitempty"` // default 1 GiB
+}
+
+// Checkpoint bounds by default.
+const (
+	DefaultCheckpointDays  = 30
+	DefaultCheckpointBytes = 1 << 30
+)
+
+// CheckpointBounds returns the bounds with the defaults filled in.
+func (s Settings) CheckpointBounds() (days int, bytes int64) {
+	days, bytes = DefaultCheckpointDays, DefaultCheckpointBytes
+	if c := s.Checkpoints; c != nil {
+		if c.MaxDays > 0 {
+			days = c.MaxDays
+		}
+		if c.MaxBytes > 0 {
+			bytes = c.MaxBytes
+		}
+	}
+	return days, bytes
 }
 
 // Approvals configures which tool calls wait for the user's approval

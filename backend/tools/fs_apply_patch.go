@@ -78,7 +78,7 @@ func fsApplyPatchTool() toolSpec {
 	return toolSpec{name: FSApplyPatchName, family: "fs", description: fsApplyPatchDescription, schema: fsApplyPatchSchema, run: runFSApplyPatch}
 }
 
-func runFSApplyPatch(_ context.Context, h *Host, raw json.RawMessage) Result {
+func runFSApplyPatch(ctx context.Context, h *Host, raw json.RawMessage) Result {
 	var p FSApplyPatchParams
 	if terr := decodePathArgs(raw, &p, &p.Path); terr != nil {
 		return failure(terr)
@@ -88,7 +88,7 @@ func runFSApplyPatch(_ context.Context, h *Host, raw json.RawMessage) Result {
 	}
 	var keys []string
 	var written []byte
-	r, _, terr := h.writeFile(p.Path, p.IfMatchSha256, func(old []byte) ([]byte, *ToolError) {
+	r, _, terr := h.writeFile(ctx, FSApplyPatchName, p.Path, p.IfMatchSha256, func(old []byte) ([]byte, *ToolError) {
 		if !SplitFrontmatter(old).Found && !isMarkdownName(p.Path) {
 			return nil, errf(CodeBadArguments, "%s has no YAML frontmatter", p.Path)
 		}

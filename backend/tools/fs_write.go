@@ -48,7 +48,7 @@ func fsWriteTool() toolSpec {
 	return toolSpec{name: FSWriteName, family: "fs", description: fsWriteDescription, schema: fsWriteSchema, run: runFSWrite}
 }
 
-func runFSWrite(_ context.Context, h *Host, raw json.RawMessage) Result {
+func runFSWrite(ctx context.Context, h *Host, raw json.RawMessage) Result {
 	var p FSWriteParams
 	if terr := decodePathArgs(raw, &p, &p.Path); terr != nil {
 		return failure(terr)
@@ -60,7 +60,7 @@ func runFSWrite(_ context.Context, h *Host, raw json.RawMessage) Result {
 	if terr := h.checkWriteSize(len(content)); terr != nil {
 		return failure(terr) // before anything else: the size is known
 	}
-	r, created, terr := h.writeFile(p.Path, p.IfMatchSha256, func([]byte) ([]byte, *ToolError) { return content, nil }, false)
+	r, created, terr := h.writeFile(ctx, FSWriteName, p.Path, p.IfMatchSha256, func([]byte) ([]byte, *ToolError) { return content, nil }, false)
 	if terr != nil {
 		return failure(terr)
 	}
@@ -75,7 +75,7 @@ func runFSWrite(_ context.Context, h *Host, raw json.RawMessage) Result {
 // writeFile is the shared write path of fs.write and fs.apply_patch: sandbox (write access),
 // precondition, content transform, size limit, state guard, parent folders, atomic write.
 // With mustExist the file has to exist already.
-func (h *Host) writeFile(alias, ifMatch string, produce func(old []byte) ([]byte, *ToolError), mustExist bool) (Resolved, bool, *ToolError) {
+func (h *Host) writeFile(ctx context.Context, tool, alias, ifMatch string, produce func(old []byte) ([]byte, *ToolError), mustExist bool) (Resolved, bool, *ToolError) {
 	r, terr := h.sandbox.Resolve(alias, AccessWrite)
 	if terr != nil {
 		return r, false, terr
@@ -131,7 +131,15 @@ func (h *Host) writeFile(alias, ifMatch string, produce func(old []byte) ([]byte
 			return r, false, guardError(err)
 		}
 	}
+	done, terr := h.beginChange(ctx, tool, r)
+	if terr != nil {
+		return r, false, terr
+	}
 	if terr := h.writeIn(r, content, perm); terr != nil {
+		done()
+		return r, false, terr
+	}
+	if terr := done(); terr != nil {
 		return r, false, terr
 	}
 	return r, !exists, nil

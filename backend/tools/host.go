@@ -95,6 +95,9 @@ type Config struct {
 	// A provider tool whose name a built-in tool or an earlier provider already
 	// uses is left out.
 	Providers []Provider
+	// Changes, when set, records every change the tools make to @project
+	// files, before it is made (fs.write, fs.apply_patch, shell.run).
+	Changes ChangeRecorder
 	// Now and NewID default to time.Now and uuid.NewString.
 	Now   func() time.Time
 	NewID func() string
@@ -294,6 +297,17 @@ func (h *Host) call(ctx context.Context, name, argsJSON string) (res Result) {
 			res = failure(errf(CodeInternal, "%s failed unexpectedly", name))
 		}
 	}()
+	if name == ShellRunName {
+		done, terr := h.beginCommand(ctx)
+		if terr != nil {
+			return failure(terr)
+		}
+		res = h.visible[idx].run(ctx, h, raw)
+		if err := done(); err != nil && res.OK {
+			return failure(errf(CodeInternal, "the command ran but what it changed was not recorded: %s", err.Error()))
+		}
+		return res
+	}
 	return h.visible[idx].run(ctx, h, raw)
 }
 

@@ -179,6 +179,7 @@ func (s *Service) toolHost(rc *runCtx, agent *packages.Agent, ss *session, set s
 		OnArtifactWritten: func(rel string) error { return s.recordArtifact(rc, rel) },
 		ExecLogPath:       s.execLogPath(runID),
 		Shell:             s.shellConfig(set.Tools.Shell),
+		Changes:           s.cfg.Changes,
 		Now:               s.cfg.Now,
 	})
 }

@@ -85,6 +85,9 @@ type Config struct {
 	Roots tools.Roots
 	// Providers builds the tools beyond the built-in ones of each request of a run (nil: none).
 	Providers tools.ProviderFactory
+	// Changes, when set, records the changes the run's tools make to the
+	// project's files (tools.Config.Changes).
+	Changes tools.ChangeRecorder
 	// RunWithoutSandbox reports the project's choice to run commands (shell.run) without a
 	// sandbox where bubblewrap cannot start (nil: never).
 	RunWithoutSandbox func() bool

@@ -960,6 +960,10 @@ export namespace settings {
 	    ask?: string[];
 	    deny?: string[];
 	}
+	export interface Checkpoints {
+	    maxDays?: number;
+	    maxBytes?: number;
+	}
 	export interface Context {
 	    maxMessages: number;
 	    maxChars: number;
@@ -1032,6 +1036,7 @@ export namespace settings {
 	    engine: Engine;
 	    theme: string;
 	    approvals?: Approvals;
+	    checkpoints?: Checkpoints;
 	}
 	
 

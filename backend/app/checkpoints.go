@@ -1,0 +1,181 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"time"
+
+	"crewagent/backend/checkpoint"
+	"crewagent/backend/conversation"
+	"crewagent/backend/errs"
+	"crewagent/backend/tools"
+)
+
+// openCheckpoints opens the project's checkpoint store (finishing a rewind
+// a killed process left half done) and prunes it to the settings' bounds.
+func (ws *Workspace) openCheckpoints() error {
+	st, err := checkpoint.Open(filepath.Join(ws.project.DataDir, "checkpoints"), ws.project.Root, checkpoint.Options{})
+	if err != nil {
+		return err
+	}
+	ws.checkpoints = st
+	days, bytes := ws.rt.Effective().CheckpointBounds()
+	if _, err := st.Prune(checkpoint.Bounds{MaxAge: time.Duration(days) * 24 * time.Hour, MaxBytes: bytes}); err != nil {
+		ws.rt.log.Warn("cannot prune the checkpoints", "error", err)
+	}
+	return nil
+}
+
+// changeRecorder records the changes the tools make to the project's files
+// in the checkpoint store, with the turn they belong to: the conversations a
+// chain hands turns to record theirs with the turn of the chain's first
+// conversation.
+type changeRecorder struct{ ws *Workspace }
+
+func (r changeRecorder) BeginChange(ctx context.Context, tool string, paths []string) (func() error, error) {
+	if r.ws.checkpoints == nil { // opened read-only
+		return func() error { return nil }, nil
+	}
+	t, _ := tools.TurnOf(ctx)
+	if c := chainOf(ctx); c != nil {
+		t = c.turnFor(t)
+	}
+	return r.ws.checkpoints.Begin(checkpoint.Change{ConversationID: t.ConversationID, MessageID: t.MessageID,
+		ToolCallID: tools.ToolCallID(ctx), Tool: tool}, paths)
+}
+
+// turnFor returns the turn the changes made in a task of the chain belong
+// to: the first turn of its root conversation seen, else t. (The root of a
+// new conversation is known only once its task ends, but the first turn a
+// chain sees is its root's: the others start when the root hands over.)
+func (c *chain) turnFor(t tools.Turn) tools.Turn {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.turn.ConversationID == "" && (c.root == "" || t.ConversationID == c.root) && t.MessageID != "" {
+		c.turn = t
+	}
+	if c.turn.ConversationID != "" {
+		return c.turn
+	}
+	return t
+}
+
+// Rewind targets.
+const (
+	RewindFiles        = "files"
+	RewindConversation = "conversation"
+	RewindBoth         = "both"
+)
+
+// RewindRequest asks to go back to before a user message.
+type RewindRequest struct {
+	ConversationID string
+	// To is a user message of the conversation, or the id of an earlier
+	// rewind (its files are put back as they were just before it).
+	To string
+	// What is files, conversation or both ("" = both).
+	What  string
+	Force bool
+}
+
+// RewindResult is what a rewind did.
+type RewindResult struct {
+	ConversationID string `json:"conversationId"`
+	To             string `json:"to"`
+	// Files is what was restored (nil when files were not asked for).
+	Files *checkpoint.Result `json:"files,omitempty"`
+	// NewConversationID is the fork that ends before the message ("" when
+	// the conversation was not asked for, or the message is its first).
+	NewConversationID string   `json:"newConversationId,omitempty"`
+	Notes             []string `json:"notes,omitempty"`
+}
+
+// Rewind restores the project's files to their state before a user message
+// of a conversation (undoing the changes the tools made in its turn and every
+// later one, newest first) and/or forks the conversation so that the fork
+// ends just before it. Nothing is deleted: the files' state before the rewind
+// is kept (RewindResult.Files.RewindID undoes it) and the conversation stays
+// as it was.
+func (ws *Workspace) Rewind(req RewindRequest) (*RewindResult, error) {
+	what := req.What
+	if what == "" {
+		what = RewindBoth
+	}
+	if what != RewindFiles && what != RewindConversation && what != RewindBoth {
+		return nil, errs.Errorf(errs.InvalidArgument, "rewind %q: give files, conversation or both", what)
+	}
+	if req.To == "" {
+		return nil, errs.New(errs.InvalidArgument, "rewind needs the message to go back to")
+	}
+	entries, err := ws.store.Load(req.ConversationID)
+	if err != nil {
+		return nil, err
+	}
+	res := &RewindResult{ConversationID: req.ConversationID, To: req.To}
+	if ws.checkpoints != nil && ws.checkpoints.IsRewind(req.To) {
+		if what == RewindConversation {
+			return nil, errs.Errorf(errs.InvalidArgument, "%s is a rewind of files: only its files can be put back", req.To)
+		}
+		files, err := ws.checkpoints.UndoRewind(req.To, req.Force)
+		if err != nil {
+			return nil, rewindError(err)
+		}
+		res.Files = files
+		return res, nil
+	}
+	at := -1
+	for i, e := range entries {
+		if e.IsMessage() && e.ID == req.To {
+			at = i
+		}
+	}
+	if at < 0 {
+		return nil, errs.Errorf(errs.NotFound, "conversation %s has no message %s", req.ConversationID, req.To)
+	}
+	if m := entries[at]; m.Role != conversation.RoleUser || m.IsMeta {
+		return nil, errs.Errorf(errs.InvalidArgument, "message %s is not a message of the user (it is a %s message): rewind goes back to before one of yours", req.To, m.Role)
+	}
+	if what != RewindConversation {
+		turns := map[string]bool{}
+		for _, e := range entries[at:] {
+			if e.IsMessage() && e.Role == conversation.RoleUser {
+				turns[e.ID] = true
+			}
+		}
+		if ws.checkpoints == nil {
+			return nil, errs.New(errs.Internal, "the project's checkpoints could not be opened (see the log): there is nothing to restore from")
+		}
+		files, err := ws.checkpoints.Rewind(req.ConversationID, req.To, turns, req.Force)
+		switch {
+		case errors.Is(err, checkpoint.ErrNothingToRestore) && what == RewindBoth:
+			res.Notes = append(res.Notes, "no file was changed by the tools from this message on: nothing to restore")
+		case err != nil:
+			return nil, rewindError(err)
+		default:
+			res.Files = files
+		}
+	}
+	if what != RewindFiles {
+		if at == 0 {
+			res.Notes = append(res.Notes, "the message is the first of the conversation: there is nothing before it to fork")
+		} else {
+			meta, err := ws.ForkConversation(req.ConversationID, entries[at-1].ID, "")
+			if err != nil {
+				return res, err
+			}
+			res.NewConversationID = meta.ID
+		}
+	}
+	return res, nil
+}
+
+func rewindError(err error) error {
+	switch {
+	case errors.Is(err, checkpoint.ErrNothingToRestore):
+		return errs.New(errs.NotFound, "nothing to restore: the tools changed no file from this message on (or the files are already as they were)")
+	case errors.Is(err, checkpoint.ErrUnknownRewind):
+		return errs.New(errs.NotFound, err.Error())
+	}
+	return errs.Wrap(errs.Internal, err, err.Error())
+}
