@@ -324,12 +324,12 @@ func topicWords(entries []conversation.Entry, lines []string, skip func(*convers
 			if s == j || j-s > 32 {
 				continue
 			}
-			for _, w := range wordParts(text[s:j], buf[:0]) {
-				if words[w]&markerFlags != 0 && !seen[w] {
-					seen[w] = true
-					df[w]++
+			eachWordPart(text[s:j], buf[:0], func(w []byte) {
+				if words[string(w)]&markerFlags != 0 && !seen[string(w)] {
+					seen[string(w)] = true
+					df[string(w)]++
 				}
-			}
+			})
 		}
 	}
 	min := max(4, n/12)
@@ -365,9 +365,7 @@ func withoutTopics(line string, topics map[string]bool) string {
 			continue
 		}
 		hit := false
-		for _, w := range wordParts(line[s:j], buf[:0]) {
-			hit = hit || topics[w]
-		}
+		eachWordPart(line[s:j], buf[:0], func(w []byte) { hit = hit || topics[string(w)] })
 		if !hit {
 			continue
 		}
@@ -397,10 +395,11 @@ func jsonFragment(t string) bool {
 	return strings.Count(t, `"`) > 4 && (strings.Contains(t, `":`) || strings.Contains(t, `","`))
 }
 
-// wordParts returns a word in lower case and, for an identifier
-// (snake_case, camelCase), each of its parts of three letters or more.
-func wordParts(w string, buf []byte) []string {
-	out := []string{string(lower(w, buf))}
+// eachWordPart calls fn with a word in lower case and, for an identifier
+// (snake_case, camelCase), with each of its parts of three letters or more;
+// the bytes are valid only during the call.
+func eachWordPart(w string, buf []byte, fn func([]byte)) {
+	fn(lower(w, buf[:0]))
 	start := 0
 	for k := 1; k <= len(w); k++ {
 		end := k == len(w) || w[k] == '_' || (w[k] >= 'A' && w[k] <= 'Z' && w[k-1] >= 'a' && w[k-1] <= 'z')
@@ -408,12 +407,11 @@ func wordParts(w string, buf []byte) []string {
 			continue
 		}
 		if (start > 0 || k < len(w)) && k-start > 2 {
-			out = append(out, string(lower(w[start:k], buf[:0])))
+			fn(lower(w[start:k], buf[:0]))
 		}
 		start = k
 		if k < len(w) && w[k] == '_' {
 			start = k + 1
 		}
 	}
-	return out
 }
