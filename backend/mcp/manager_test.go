@@ -632,11 +632,24 @@ func TestCloseLeavesNoProcessBehind(t *testing.T) {
 // that ignores stdin EOF and SIGTERM and has it start a child; then the stand-in is killed
 // with SIGKILL. The server, its child and its group must be gone.
 func TestNoOrphansAfterParentDeath(t *testing.T) {
-	t.Parallel()
+	for _, session := range []bool{false, true} {
+		t.Run(fmt.Sprintf("grandchild in a session of its own %v", session), func(t *testing.T) {
+			t.Parallel()
+			for i := 0; i < 3; i++ {
+				noOrphansAfterParentDeath(t, session)
+			}
+		})
+	}
+}
+
+func noOrphansAfterParentDeath(t *testing.T, session bool) {
 	exe, _ := os.Executable()
 	child, _ := json.Marshal(testServerConfig(t, "x", "immortal", nil))
 	cmd := exec.Command(exe)
 	cmd.Env = append(os.Environ(), testServerEnv+"=parent", "MCPTEST_HOME="+t.TempDir(), "MCPTEST_CHILD="+string(child))
+	if session {
+		cmd.Env = append(cmd.Env, "MCPTEST_SESSION=1")
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its own group: killing it touches nothing of ours
 	out, err := cmd.StdoutPipe()
 	if err != nil {

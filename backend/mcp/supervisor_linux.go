@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -43,6 +44,9 @@ func supervise(parent string, argv []string) int {
 	}
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	// Processes the server leaves behind when their parent exits (a double fork) come to
+	// us instead of init, so that they stay our descendants.
+	_, _, _ = syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0)
 
 	cmd := &exec.Cmd{Path: argv[0], Args: argv, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // the server dies with us
@@ -57,7 +61,11 @@ func supervise(parent string, argv []string) int {
 	go func() { done <- cmd.Wait() }()
 	orphaned := func() bool { return os.Getppid() != ppid }
 	killAll := func() int {
-		_ = syscall.Kill(-syscall.Getpgrp(), syscall.SIGKILL) // the server, its children, and us
+		// What the server started in a session or group of its own (a daemon) is not in
+		// our group: every descendant goes first, then the group (the server, its
+		// children, and us).
+		killDescendants()
+		_ = syscall.Kill(-syscall.Getpgrp(), syscall.SIGKILL)
 		return 1
 	}
 	tick := time.NewTicker(500 * time.Millisecond)
@@ -95,4 +103,63 @@ func exitStatus(err error) int {
 		return ee.ExitCode()
 	}
 	return 1
+}
+
+// prSetChildSubreaper is prctl's PR_SET_CHILD_SUBREAPER.
+const prSetChildSubreaper = 36
+
+// killDescendants kills every process below this one (by parent pid in /proc), deepest
+// first, a few times over: a process killed may leave children that come to us.
+func killDescendants() {
+	self := os.Getpid()
+	for round := 0; round < 3; round++ {
+		entries, err := os.ReadDir("/proc")
+		if err != nil {
+			return
+		}
+		children := map[int][]int{}
+		for _, e := range entries {
+			pid, err := strconv.Atoi(e.Name())
+			if err != nil {
+				continue
+			}
+			if ppid, ok := parentOf(pid); ok {
+				children[ppid] = append(children[ppid], pid)
+			}
+		}
+		var order []int
+		var walk func(int)
+		walk = func(p int) {
+			for _, c := range children[p] {
+				walk(c)
+				order = append(order, c)
+			}
+		}
+		walk(self)
+		if len(order) == 0 {
+			return
+		}
+		for _, p := range order {
+			_ = syscall.Kill(p, syscall.SIGKILL)
+		}
+	}
+}
+
+// parentOf reads the parent pid of pid from /proc/<pid>/stat.
+func parentOf(pid int) (int, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 || i+2 >= len(s) {
+		return 0, false
+	}
+	f := strings.Fields(s[i+2:])
+	if len(f) < 2 {
+		return 0, false
+	}
+	ppid, err := strconv.Atoi(f[1])
+	return ppid, err == nil
 }

@@ -177,6 +177,17 @@ func addTestTools(srv *sdk.Server) {
 		go cmd.Wait()
 		return textResult("%d", cmd.Process.Pid), nil
 	})
+	add("spawn_session", "Starts a child process in a session of its own and returns its pid", func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		exe, _ := os.Executable()
+		cmd := exec.Command(exe)
+		cmd.Env = append(os.Environ(), testServerEnv+"=sleeper")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := cmd.Start(); err != nil {
+			return nil, err
+		}
+		go cmd.Wait()
+		return textResult("%d", cmd.Process.Pid), nil
+	})
 	add("cwd", "Returns the server's working folder", func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		wd, _ := os.Getwd()
 		return textResult("%s", wd), nil
@@ -204,7 +215,11 @@ func runParent() int {
 	}
 	st, _ := m.Status("child")
 	pid := m.Call(ctx, "mcp__child__pid", nil, nil)
-	spawn := m.Call(ctx, "mcp__child__spawn", nil, nil)
+	tool := "mcp__child__spawn"
+	if os.Getenv("MCPTEST_SESSION") != "" {
+		tool = "mcp__child__spawn_session" // a grandchild in a session of its own
+	}
+	spawn := m.Call(ctx, tool, nil, nil)
 	if !pid.OK || !spawn.OK {
 		fmt.Fprintln(os.Stderr, "calls failed:", pid.Content, spawn.Content)
 		return 2
