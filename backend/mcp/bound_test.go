@@ -108,7 +108,7 @@ func TestProviderWithholdsOversizedServers(t *testing.T) {
 	for _, w := range told {
 		reasons[w.Server] = w.Reason
 	}
-	if len(told) != 2 || !strings.Contains(reasons["many"], `"many" lists 3010 tools`) || !strings.Contains(reasons["fat"], `MCP server "fat" take about`) {
+	if len(told) != 2 || !strings.Contains(reasons["many"], `"many" lists 3011 tools`) || !strings.Contains(reasons["fat"], `MCP server "fat" take about`) {
 		t.Fatalf("withheld %+v", told)
 	}
 	res, handled := p.Call(context.Background(), "mcp__many__echo", []byte(`{"text":"hi"}`))
