@@ -56,6 +56,10 @@ type ServerConfig struct {
 	// content as it was read with the configuration: part of Hash, so an approval covers the
 	// variables the project's file gives the server as well.
 	envFileDigest string
+	// projectRoot is, for a project server, the canonical path of the project folder whose
+	// file defines it: part of Hash, so an approval covers the server in that folder only
+	// (a copy or clone of the project, which carries the same project id, asks again).
+	projectRoot string
 }
 
 // Transport returns TransportStdio or TransportHTTP.
@@ -103,10 +107,11 @@ func (c ServerConfig) Hash() string {
 		Env       map[string]string `json:"env"`
 		EnvFile   string            `json:"envFile,omitempty"`
 		EnvDigest string            `json:"envFileDigest,omitempty"`
+		Root      string            `json:"projectRoot,omitempty"`
 		Cwd       string            `json:"cwd"`
 		URL       string            `json:"url"`
 		Headers   map[string]string `json:"headers"`
-	}{c.Transport(), c.Command, nilIfEmpty(c.Args), nilIfEmptyMap(c.Env), c.EnvFile, c.envFileDigest, c.Cwd, c.URL, nilIfEmptyMap(c.Headers)}
+	}{c.Transport(), c.Command, nilIfEmpty(c.Args), nilIfEmptyMap(c.Env), c.EnvFile, c.envFileDigest, c.projectRoot, c.Cwd, c.URL, nilIfEmptyMap(c.Headers)}
 	b, _ := json.Marshal(canon) // maps marshal with sorted keys: the form is canonical
 	sum := sha256.Sum256(b)
 	return "sha256:" + hex.EncodeToString(sum[:])

@@ -87,6 +87,7 @@ func LoadConfig(settingsTable []byte, projectRoot string) ([]ServerConfig, []Pro
 				continue
 			}
 			p.envFileDigest = envFileDigest(p, projectRoot)
+			p.projectRoot = canonicalRoot(projectRoot)
 			taken[ServerWireName(p.Name)] = p
 			servers = append(servers, p)
 		}
@@ -114,4 +115,17 @@ func envFileDigest(c ServerConfig, root string) string {
 		return "missing"
 	}
 	return digestOf(data)
+}
+
+// canonicalRoot is the project folder's path with its links resolved (the path itself
+// when that fails).
+func canonicalRoot(root string) string {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return root
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		return real
+	}
+	return abs
 }

@@ -60,3 +60,47 @@ func TestProjectEnvIsShownAndPreloadRefused(t *testing.T) {
 		t.Fatalf("a settings server warned: %q", w)
 	}
 }
+
+// An approval covers a project server in the folder it was approved in: a copy of the
+// project elsewhere (same files, the same project id in .crewagent.json, so the same
+// approvals file) asks again.
+func TestApprovalDoesNotFollowACopiedProject(t *testing.T) {
+	home := t.TempDir()
+	original, copied := t.TempDir(), t.TempDir()
+	file := []byte(`{"mcpServers":{"tidy": {"command": "python3", "args": ["-m", "tidy"]}}}`)
+	for _, root := range []string{original, copied} {
+		if err := os.WriteFile(filepath.Join(root, ".mcp.json"), file, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a := NewApprovals(home, "0f9c1c9e-5c55-4b7c-9d43-3c1f6c1b7a11")
+	load := func(root string) ServerConfig {
+		t.Helper()
+		servers, problems := LoadConfig(nil, root)
+		if len(servers) != 1 || len(problems) != 0 {
+			t.Fatalf("load %s: %+v %+v", root, servers, problems)
+		}
+		return servers[0]
+	}
+	if err := a.Approve(load(original)); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := a.IsApproved(load(original)); !ok || err != nil {
+		t.Fatalf("the approved folder: %v %v", ok, err)
+	}
+	if ok, _ := a.IsApproved(load(copied)); ok {
+		t.Fatal("a copy of the project at another path runs its server without approval")
+	}
+	pending, _ := a.Pending([]ServerConfig{load(copied)})
+	if len(pending) != 1 || !pending[0].Changed {
+		t.Fatalf("pending %+v", pending)
+	}
+	// a link to the approved folder is the same folder
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(original, link); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := a.IsApproved(load(link)); !ok {
+		t.Fatal("the approved folder reached through a link asks again")
+	}
+}
