@@ -30,8 +30,9 @@ const (
 type Config struct {
 	// Limit is what a request may use in tokens (window minus reply reserve).
 	Limit int
-	// Trigger and Target are shares of Limit (0.9 and 0.6 of the room after the fixed part; Landing lowers
-	// the target when the recent turns are large).
+	// Trigger is a share of Limit (0.9); Target a share of the room the
+	// request's fixed part leaves (0.6), which landing lowers when the recent
+	// turns are large.
 	Trigger, Target float64
 	// MaxMessages and MaxChars are further triggers (0: off): a request with
 	// more messages or characters is compacted to Target of them.
@@ -120,7 +121,7 @@ func Plan(res *contextbuilder.Result, history []conversation.Entry, c Config, al
 			byID[history[i].ID] = &history[i]
 		}
 	}
-	sh := shapeOf(res, byID)
+	sh := shapeOf(res, func(id string) *conversation.Entry { return byID[id] })
 	oldSummary := sh.summary
 	budget := c.budgetFor(sh)
 	tokens, msgs, chars := d.FullTokens, d.FullMessages, d.FullChars
@@ -170,7 +171,7 @@ type shape struct {
 // recentTurns is how many of the newest turns shapeOf looks at.
 const recentTurns = 4
 
-func shapeOf(res *contextbuilder.Result, byID map[string]*conversation.Entry) shape {
+func shapeOf(res *contextbuilder.Result, entry func(id string) *conversation.Entry) shape {
 	var sh shape
 	history := 0
 	var turns []int
@@ -180,7 +181,7 @@ func shapeOf(res *contextbuilder.Result, byID map[string]*conversation.Entry) sh
 			continue
 		}
 		if len(s.SourceIDs) == 1 {
-			if e := byID[s.SourceIDs[0]]; e != nil && e.Role == conversation.RoleUser && !e.IsMeta {
+			if e := entry(s.SourceIDs[0]); e != nil && e.Role == conversation.RoleUser && !e.IsMeta {
 				turns = append(turns, 0)
 			}
 		}
@@ -228,23 +229,6 @@ func (c Config) landing(sh shape) int {
 		target = max(lim, sh.fixed+c.room(sh)/4)
 	}
 	return target
-}
-
-// Landing is the size in tokens a compaction of res brings the request to
-// (see landing).
-func Landing(res *contextbuilder.Result, byID map[string]*conversation.Entry, c Config) int {
-	return c.landing(shapeOf(res, byID))
-}
-
-// LandingOf is Landing for a request built over history.
-func LandingOf(res *contextbuilder.Result, history []conversation.Entry, c Config) int {
-	byID := make(map[string]*conversation.Entry, len(history))
-	for i := range history {
-		if history[i].IsMessage() {
-			byID[history[i].ID] = &history[i]
-		}
-	}
-	return Landing(res, byID, c)
 }
 
 // Compaction is a compaction ready to be persisted.
@@ -332,13 +316,14 @@ func Compact(ctx context.Context, res *contextbuilder.Result, history []conversa
 		}
 	}
 
-	byEntry := make(map[string]*conversation.Entry, len(history))
-	for i := range history {
-		if history[i].IsMessage() {
-			byEntry[history[i].ID] = &history[i]
+	sh := shapeOf(res, func(id string) *conversation.Entry {
+		if i, ok := byID[id]; ok {
+			return &history[i]
 		}
-	}
-	budget := c.budgetFor(shapeOf(res, byEntry))
+		return nil
+	})
+	budget := c.budgetFor(sh)
+	out.Data.Target = c.landing(sh)
 	skip := make(map[string]bool, len(out.Data.Pinned))
 	for _, p := range out.Data.Pinned {
 		skip[p.ID] = true

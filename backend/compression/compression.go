@@ -9,7 +9,7 @@
 // of the token limit, or over a message/character cap) Plan picks the oldest
 // units before the newest user message — whole tool groups, never the newest
 // user message or the current tool loop — until the rebuilt request would be
-// at the landing size (Landing: the fixed part and 60 % of the room after
+// at the landing size (landing: the fixed part and 60 % of the room after
 // it, lowered so that the next turns have room before the trigger); Compact
 // writes the summary that
 // replaces them; the caller persists it (convlog.Store.Compact: the

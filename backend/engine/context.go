@@ -171,7 +171,6 @@ func (c *contexter) compact(ctx context.Context, res *contextbuilder.Result, rea
 	data.Skills = s.skillsSnapshot(c.p)
 	data.Mode, data.RunID, data.WorkflowID = c.mode, c.runID, c.workflowID
 	data.TokensBefore = res.Debug.FullTokens
-	data.Target = compression.LandingOf(res, saved, cfg)
 	raw, _ := json.Marshal(data) // plain values: cannot fail
 	event.Data = raw
 	c.p.history = append(h, event, summary)
