@@ -388,24 +388,30 @@ func analyse(line string, focus *termSet) features {
 // (retryBudget, max_conns): the words inside a name count.
 func identifierFlags(w string) kwFlag {
 	var f kwFlag
-	start := 0
 	var buf [64]byte
+	identParts(w, func(part string) {
+		f |= words[string(lower(part, buf[:0]))] &^ (kwStop | kwChatter)
+	})
+	return f
+}
+
+// identParts calls fn with each part of three letters or more of an
+// identifier made of several (snake_case, camelCase); a plain word has none.
+func identParts(w string, fn func(part string)) {
+	start := 0
 	for k := 1; k <= len(w); k++ {
 		end := k == len(w) || w[k] == '_' || (w[k] >= 'A' && w[k] <= 'Z' && w[k-1] >= 'a' && w[k-1] <= 'z')
 		if !end {
 			continue
 		}
-		if start > 0 || k < len(w) {
-			if part := w[start:k]; len(part) > 2 {
-				f |= words[string(lower(part, buf[:0]))] &^ (kwStop | kwChatter)
-			}
+		if (start > 0 || k < len(w)) && k-start > 2 {
+			fn(w[start:k])
 		}
 		start = k
 		if k < len(w) && w[k] == '_' {
 			start = k + 1
 		}
 	}
-	return f
 }
 
 // lower returns w in lower case (ASCII), normalising the typographic

@@ -395,23 +395,10 @@ func jsonFragment(t string) bool {
 	return strings.Count(t, `"`) > 4 && (strings.Contains(t, `":`) || strings.Contains(t, `","`))
 }
 
-// eachWordPart calls fn with a word in lower case and, for an identifier
-// (snake_case, camelCase), with each of its parts of three letters or more;
-// the bytes are valid only during the call.
+// eachWordPart calls fn with a word in lower case and with each of its
+// identifier parts (identParts) in lower case; the bytes are valid only
+// during the call.
 func eachWordPart(w string, buf []byte, fn func([]byte)) {
 	fn(lower(w, buf[:0]))
-	start := 0
-	for k := 1; k <= len(w); k++ {
-		end := k == len(w) || w[k] == '_' || (w[k] >= 'A' && w[k] <= 'Z' && w[k-1] >= 'a' && w[k-1] <= 'z')
-		if !end {
-			continue
-		}
-		if (start > 0 || k < len(w)) && k-start > 2 {
-			fn(lower(w[start:k], buf[:0]))
-		}
-		start = k
-		if k < len(w) && w[k] == '_' {
-			start = k + 1
-		}
-	}
+	identParts(w, func(part string) { fn(lower(part, buf[:0])) })
 }
