@@ -114,11 +114,20 @@ func cleanRulePath(p string) (string, error) {
 		p = "@project/" + p
 	}
 	for _, seg := range strings.Split(p, "/") {
-		if seg == ".." {
+		if strings.TrimSpace(seg) == ".." {
 			return "", fmt.Errorf("the path %q leaves its folder (..)", p)
 		}
 	}
-	return path.Clean(p), nil
+	// Cleaning can leave a space at either end ("a \\" becomes "a "), which
+	// the parser trims when the rule is read back: trim until both agree.
+	for {
+		q := strings.TrimSpace(path.Clean(p))
+		if q == p {
+			break
+		}
+		p = q
+	}
+	return p, nil
 }
 
 // Call is what a decision is about.
