@@ -731,6 +731,17 @@ func TestLLMConfigFromSettings(t *testing.T) {
 	if LLMConfig(s).MaxRetries >= 0 {
 		t.Fatal("maxRetries 0 must disable retries")
 	}
+	// Every shape the settings accept is one the client knows, and back.
+	if !slices.Equal(settings.RequestShapes, llm.Shapes) {
+		t.Fatalf("settings shapes %v, client shapes %v", settings.RequestShapes, llm.Shapes)
+	}
+	for _, name := range settings.RequestShapes {
+		s.RequestShape = name
+		want, ok := llm.ParseShape(name)
+		if !ok || LLMConfig(s).Shape != want {
+			t.Fatalf("%q: %q, %v", name, LLMConfig(s).Shape, ok)
+		}
+	}
 }
 
 func TestInLoopCompressionKeepsTheCurrentLoop(t *testing.T) {

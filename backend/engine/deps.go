@@ -67,7 +67,9 @@ func LLMConfig(s settings.LLM) llm.Config {
 	if retries == 0 {
 		retries = -1 // the client reads 0 as "default"; settings mean "none"
 	}
+	shape, _ := llm.ParseShape(s.RequestShape) // an unknown one is warned about: auto
 	return llm.Config{
+		Shape:             shape,
 		BaseURL:           s.BaseURL,
 		APIKey:            s.APIKey,
 		Model:             s.Model,

@@ -54,6 +54,10 @@ type Config struct {
 	// keywords) so that it is not sent again; nil uses the process's memory (see
 	// UseEndpointFile).
 	Endpoints *EndpointMemory
+
+	// Shape is the form of the message list (ShapeAuto: learnt from the endpoint's
+	// chat-template errors).
+	Shape Shape
 }
 
 func pick(v, def time.Duration) time.Duration {

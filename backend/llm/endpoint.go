@@ -41,6 +41,9 @@ type EndpointMemory struct {
 type endpointFacts struct {
 	Refuses      []string `json:"refuses,omitempty"`
 	PlainSchemas bool     `json:"plainSchemas,omitempty"`
+	// Shapes are the message shapes the endpoint's models asked for by refusing a
+	// request with a chat-template error, by model.
+	Shapes map[string]Shape `json:"shapes,omitempty"`
 }
 
 type endpointFile struct {
@@ -111,6 +114,29 @@ func (m *EndpointMemory) PlainSchemas(baseURL string) bool {
 	defer m.mu.Unlock()
 	f := m.m[baseURL]
 	return f != nil && f.PlainSchemas
+}
+
+// Shape returns the message shape the endpoint's model asked for ("" for none so far).
+func (m *EndpointMemory) Shape(baseURL, model string) Shape {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if f := m.m[baseURL]; f != nil {
+		return f.Shapes[model]
+	}
+	return ""
+}
+
+func (m *EndpointMemory) rememberShape(baseURL, model string, s Shape) {
+	m.update(baseURL, func(f *endpointFacts) bool {
+		if strictness(f.Shapes[model]) >= strictness(s) {
+			return false
+		}
+		if f.Shapes == nil {
+			f.Shapes = map[string]Shape{}
+		}
+		f.Shapes[model] = s
+		return true
+	})
 }
 
 func (m *EndpointMemory) rememberRefused(baseURL, field string) {

@@ -21,6 +21,8 @@ type wireParts struct {
 	extra         []byte   // members added to the body (prompt_cache_key)
 	sent          []string // the optional fields sent
 	hadTools      bool
+	model         string
+	shape         Shape // the message shape sent
 }
 
 // endpoints returns the memory of what endpoints refused.
@@ -34,7 +36,11 @@ func (c *Client) endpoints() *EndpointMemory {
 // wire decides the endpoint-dependent parts of req from what the endpoint refused so far.
 func (c *Client) wire(req Request, names *NameMap, stream bool) wireParts {
 	mem := c.endpoints()
-	w := wireParts{hadTools: len(req.Tools) > 0}
+	w := wireParts{hadTools: len(req.Tools) > 0, model: req.Model}
+	if w.model == "" {
+		w.model = c.cfg.Model
+	}
+	w.shape = c.shapeFor(w.model)
 	if stream && !mem.Refuses(c.baseURL, FieldStreamOptions) {
 		w.streamOptions = true
 		w.sent = append(w.sent, FieldStreamOptions)
@@ -76,6 +82,7 @@ func (c *Client) wire(req Request, names *NameMap, stream bool) wireParts {
 // apply sets the parts go-openai sends itself.
 func (w wireParts) apply(oreq *openai.ChatCompletionRequest) {
 	oreq.Tools = w.tools
+	oreq.Messages = reshape(oreq.Messages, w.shape)
 	oreq.MaxTokens, oreq.MaxCompletionTokens = 0, 0
 	if w.completion {
 		oreq.MaxCompletionTokens = w.maxTokens
@@ -98,6 +105,10 @@ func (c *Client) learn(err error, w wireParts) bool {
 		return true
 	case schema && !w.plain:
 		c.endpoints().rememberPlainSchemas(c.baseURL)
+		return true
+	}
+	if s := templateRefusal(AsError(err)); s != "" && c.cfg.Shape == ShapeAuto && strictness(s) > strictness(w.shape) {
+		c.endpoints().rememberShape(c.baseURL, w.model, s)
 		return true
 	}
 	return false

@@ -96,7 +96,16 @@ type LLM struct {
 	EmbeddingsModel string `json:"embeddingsModel"`
 	// EmbeddingsBaseURL is the endpoint of the embeddings model ("" = BaseURL).
 	EmbeddingsBaseURL string `json:"embeddingsBaseUrl"`
+	// RequestShape is the form of the message list: "auto" (or "") learns it
+	// from the model's chat-template errors, "standard" sends the messages as
+	// they are, "alternating" one system message and strictly alternating
+	// user and assistant turns, "alternating-no-system" the same with the
+	// system text in the first user message (see RequestShapes).
+	RequestShape string `json:"requestShape,omitempty"`
 }
+
+// RequestShapes are the values of llm.requestShape.
+var RequestShapes = []string{"auto", "standard", "alternating", "alternating-no-system"}
 
 // Context configures the context builder and compression.
 type Context struct {

@@ -352,6 +352,8 @@ func TestValidate(t *testing.T) {
 		{"embeddings url", func(s *Settings) { s.LLM.EmbeddingsBaseURL = "ftp://x" }, []string{"llm.embeddingsBaseUrl"}},
 		{"empty server", func(s *Settings) { s.Tools.MCP.AllowedServers = []string{"a", ""} }, []string{"tools.mcp.allowedServers[1]"}},
 		{"theme", func(s *Settings) { s.Theme = "blue" }, []string{"theme"}},
+		{"request shape", func(s *Settings) { s.LLM.RequestShape = "strict" }, []string{"llm.requestShape"}},
+		{"request shape alternating", func(s *Settings) { s.LLM.RequestShape = "alternating" }, nil},
 		{"theme light", func(s *Settings) { s.Theme = ThemeLight }, nil},
 		{"theme dark", func(s *Settings) { s.Theme = ThemeDark }, nil},
 		{"theme system", func(s *Settings) { s.Theme = ThemeSystem }, nil},

@@ -35,6 +35,9 @@ func (s Settings) Validate() error {
 			add("llm.embeddingsBaseUrl", "%v", err)
 		}
 	}
+	if r := s.LLM.RequestShape; r != "" && !slices.Contains(RequestShapes, r) {
+		add("llm.requestShape", "must be one of %s, got %q", strings.Join(RequestShapes, ", "), r)
+	}
 	if s.LLM.MaxRetries < 0 {
 		add("llm.maxRetries", "must be 0 or more, got %d", s.LLM.MaxRetries)
 	}
@@ -149,6 +152,7 @@ func (s Settings) Warnings() []Problem {
 		"llm.connectTimeoutSeconds":         "the client's default is used",
 		"llm.firstTokenTimeoutSeconds":      "the client's default is used",
 		"llm.idleTimeoutSeconds":            "the client's default is used",
+		"llm.requestShape":                  "auto is used",
 		"tools.fs.maxReadBytes":             fmt.Sprintf("the default of %d bytes is used", d.Tools.FS.MaxReadBytes),
 		"tools.fs.maxWriteBytes":            fmt.Sprintf("the default of %d bytes is used", d.Tools.FS.MaxWriteBytes),
 		"tools.mcp.maxToolsPerServer":       fmt.Sprintf("the default of %d is used", DefaultMaxToolsPerServer),

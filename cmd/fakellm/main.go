@@ -44,6 +44,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	refuseFields := fs.String("refuse-fields", "", "comma-separated request fields refused as unknown (e.g. prompt_cache_key,stream_options)")
 	refuseStyle := fs.String("refuse-style", fakellm.RefuseOpenAI, "how unknown fields are refused: openai (400) or pydantic (422)")
 	refuseKeywords := fs.String("refuse-schema-keywords", "", "comma-separated tool schema keywords refused the way Gemini does (e.g. $schema,additionalProperties)")
+	template := fs.String("template", "", "render chats with a strict chat template and refuse what it cannot render: alternating (Mistral, Llama-2) or no-system (Gemma)")
 	cache := fs.String("cache", "", "report cached prompt tokens in usage: openai (prompt_tokens_details.cached_tokens) or deepseek (prompt_cache_hit_tokens)")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -62,6 +63,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "", fakellm.CacheOpenAI, fakellm.CacheDeepSeek:
 	default:
 		fmt.Fprintf(stderr, "fakellm: -cache must be %s or %s\n", fakellm.CacheOpenAI, fakellm.CacheDeepSeek)
+		return 2
+	}
+	switch *template {
+	case fakellm.TemplateOpenAI, fakellm.TemplateAlternating, fakellm.TemplateNoSystem:
+	default:
+		fmt.Fprintf(stderr, "fakellm: -template must be %s or %s\n", fakellm.TemplateAlternating, fakellm.TemplateNoSystem)
 		return 2
 	}
 	var rules []fakellm.Rule
@@ -88,6 +95,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	srv.RefuseFields(*refuseStyle, list(*refuseFields)...)
 	srv.RefuseSchemaKeywords(list(*refuseKeywords)...)
 	srv.SetCacheReport(*cache)
+	srv.SetTemplate(*template)
 	responder := fakellm.NewRules(rules...)
 	srv.SetDefault(func(r fakellm.RecordedRequest) fakellm.Response {
 		if *verbose {

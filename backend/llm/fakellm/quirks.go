@@ -60,6 +60,69 @@ func (s *Server) SetCacheReport(shape string) {
 	s.cacheShape = shape
 }
 
+// Chat templates of SetTemplate: how strict local model servers render messages.
+const (
+	// TemplateOpenAI accepts any order of roles (the default).
+	TemplateOpenAI = ""
+	// TemplateAlternating is a Mistral or Llama-2 style template: one optional leading
+	// system message, then user and assistant turns strictly alternating from a user
+	// turn (a tool call and its results sit between turns). A request that breaks it is
+	// answered 400 "Conversation roles must alternate user/assistant/user/assistant/...",
+	// as vLLM and LM Studio relay the template's exception.
+	TemplateAlternating = "alternating"
+	// TemplateNoSystem is a Gemma style template: TemplateAlternating without a system
+	// role, refused with 400 "System role not supported".
+	TemplateNoSystem = "no-system"
+)
+
+// SetTemplate makes the server render chat requests with a strict chat template
+// (TemplateAlternating, TemplateNoSystem) and refuse those it cannot render;
+// TemplateOpenAI accepts every request again.
+func (s *Server) SetTemplate(t string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.template = t
+}
+
+// refuseTemplate returns the HTTP status and body of a strict template's refusal of the
+// request's messages, or 0.
+func refuseTemplate(rec *RecordedRequest, template string) (int, string) {
+	if template == TemplateOpenAI {
+		return 0, ""
+	}
+	refuse := func(msg string) (int, string) {
+		return http.StatusBadRequest, ErrorBody("BadRequestError", "", msg)
+	}
+	msgs := rec.Messages
+	if len(msgs) > 0 && msgs[0].Role == "system" {
+		if template == TemplateNoSystem {
+			return refuse("System role not supported")
+		}
+		msgs = msgs[1:]
+	}
+	const alternate = "Conversation roles must alternate user/assistant/user/assistant/..."
+	want := "user"
+	for _, m := range msgs {
+		switch {
+		case m.Role == "system":
+			if template == TemplateNoSystem {
+				return refuse("System role not supported")
+			}
+			return refuse(alternate)
+		case m.Role == "tool", m.Role == "assistant" && len(m.ToolCalls) > 0:
+			continue
+		case m.Role != want:
+			return refuse(alternate)
+		}
+		if want == "user" {
+			want = "assistant"
+		} else {
+			want = "user"
+		}
+	}
+	return 0, ""
+}
+
 // refuseField returns the HTTP status and body refusing the first refused field the request
 // carries, or 0.
 func refuseField(rec *RecordedRequest, style string, names []string) (int, string) {

@@ -30,6 +30,7 @@ type Server struct {
 	refuseStyle    string
 	refuseFields   []string
 	refuseKeywords []string
+	template       string
 	cacheShape     string
 	lastPrompt     *promptShape // the last chat request accepted, for cached prefixes
 
@@ -236,6 +237,9 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	status, refusal := refuseField(&rec, s.refuseStyle, s.refuseFields)
+	if status == 0 {
+		status, refusal = refuseTemplate(&rec, s.template)
+	}
 	if status == 0 {
 		if msg := refuseKeywords(&rec, s.refuseKeywords); msg != "" {
 			status, refusal = http.StatusBadRequest, ErrorBody("INVALID_ARGUMENT", "", msg)
