@@ -12,9 +12,10 @@ import (
 	"crewagent/backend/engine"
 	"crewagent/backend/events"
 	"crewagent/backend/llm"
+	"crewagent/backend/settings"
 )
 
-const chatUsage = "chat [--conversation ID] [--mode chat|agent] [--agent ID] [--skill NAME[,NAME]] [--approve ask|auto-edit|full-auto|read-only] MESSAGE | chat --conversation ID --retry"
+const chatUsage = "chat [--conversation ID] [--mode chat|agent] [--agent ID] [--skill NAME[,NAME]] [--approve ask|auto-edit|full-auto|read-only] [--endpoint NAME] [--model MODEL] MESSAGE | chat --conversation ID --retry"
 
 // chatOutput is the --json output of chat.
 type chatOutput struct {
@@ -82,8 +83,14 @@ func cmdChat(e *env, rest []string) error {
 	if err != nil {
 		return err
 	}
-	if err := e.requireLLM(); err != nil {
-		return err
+	endpoint, model := e.args.get("endpoint"), e.args.get("model")
+	if e.args.has("endpoint") && strings.TrimSpace(endpoint) == "" || e.args.has("model") && strings.TrimSpace(model) == "" {
+		return errors.New("--endpoint and --model need a name (see 'crewagent models')")
+	}
+	if endpoint == "" || endpoint == settings.DefaultEndpoint {
+		if err := e.requireLLM(); err != nil {
+			return err
+		}
 	}
 	var noAsk string
 	if !stdinIsTerminal(e.stdin) {
@@ -95,7 +102,7 @@ func cmdChat(e *env, rest []string) error {
 		return err
 	}
 	chain, err := ws.ChatChain(e.ctx, engine.SendRequest{ConversationID: sendTo, Mode: mode, AgentID: e.args.get("agent"), Text: text, Retry: retry,
-		Approve: approve, NoAsk: noAsk})
+		Approve: approve, NoAsk: noAsk, Endpoint: endpoint, Model: model})
 	if err != nil {
 		return err
 	}

@@ -117,6 +117,10 @@ type Entry struct {
 	// assistant message (its answer, tool calls or error), cached prompt
 	// tokens included.
 	Usage *Usage `json:"usage,omitempty"`
+	// Model and Endpoint name what produced an assistant message: the model
+	// and the endpoint (omitted for the settings' default endpoint).
+	Model    string `json:"model,omitempty"`
+	Endpoint string `json:"endpoint,omitempty"`
 
 	// event fields
 	Event    string          `json:"event,omitempty"`
@@ -223,6 +227,11 @@ type ConversationMeta struct {
 	// allow rules the user gave it.
 	ApprovalMode  string   `json:"approvalMode,omitempty"`
 	ApprovalAllow []string `json:"approvalAllow,omitempty"`
+	// Endpoint and Model mirror the conversation's EventModelSelected: the
+	// endpoint (by name) and model its answers come from ("" = the
+	// settings' default).
+	Endpoint string `json:"endpoint,omitempty"`
+	Model    string `json:"model,omitempty"`
 }
 
 // RunRef links a workflow run to the conversation that holds its messages.

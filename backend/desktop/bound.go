@@ -314,3 +314,22 @@ func (x *Settings) Save(in settings.Settings) (app.SettingsView, error) {
 func (x *Settings) TestConnection(in settings.Settings) (app.ConnectionResult, error) {
 	return x.s.Runtime().TestConnection(in)
 }
+
+// Models lists the endpoints of the settings with the models a conversation
+// may choose (the composer's model chip); it asks each server at once and
+// takes at most a few seconds.
+func (x *Chat) Models() []app.EndpointModels {
+	return x.s.Runtime().Models(context.Background())
+}
+
+// SelectModel chooses the endpoint (by name; "" or "default" for the
+// settings' own) and model of a conversation's answers, and returns its
+// record.
+func (x *Chat) SelectModel(conversationID, endpoint, model string) (conversation.ConversationMeta, error) {
+	return current(x.s, func(ws *app.Workspace) (conversation.ConversationMeta, error) {
+		if err := ws.SelectModel(conversationID, endpoint, model); err != nil {
+			return conversation.ConversationMeta{}, err
+		}
+		return ws.GetConversation(conversationID)
+	})
+}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
@@ -69,10 +70,10 @@ type ChatService struct {
 	recall  recall.Cache  // recall indexes loaded in this process
 
 	mu        sync.Mutex
-	llmKey    settings.LLM
+	llmKey    string
 	llmClient LLM
 	// the client of a separate embeddings endpoint (llm.embeddingsBaseUrl)
-	embedKey    settings.LLM
+	embedKey    string
 	embedClient LLM
 
 	windowMu sync.Mutex
@@ -154,6 +155,12 @@ type SendRequest struct {
 	// NoAsk, when set, says why nobody can be asked for an approval (the
 	// model reads it): a call that would wait for one is refused instead.
 	NoAsk string
+	// Endpoint and Model choose where the conversation's answers come from,
+	// from this send on (recorded in it): "" keeps its choice; a model alone
+	// stays on its endpoint; settings.DefaultEndpoint goes back to the
+	// settings' endpoint.
+	Endpoint string
+	Model    string
 }
 
 // ContextInfo is the context usage of the last request of a send.
@@ -210,10 +217,6 @@ func (s *ChatService) Send(ctx context.Context, req SendRequest) (*SendResult, e
 	case !req.Retry && !req.Resume && strings.TrimSpace(req.Text) == "":
 		return nil, invalid("the message is empty")
 	}
-	st := s.opts.Settings.Effective()
-	if err := st.RequireLLM(); err != nil {
-		return nil, err
-	}
 	mode, agentID := req.Mode, req.AgentID
 	convID := req.ConversationID
 	var meta conversation.ConversationMeta
@@ -222,6 +225,16 @@ func (s *ChatService) Send(ctx context.Context, req SendRequest) (*SendResult, e
 		if meta, err = s.opts.Store.Get(convID); err != nil {
 			return nil, err
 		}
+	}
+	chosen := choice(meta, req.Endpoint, req.Model)
+	st, err := settingsFor(s.opts.Settings.Effective(), chosen)
+	if err != nil {
+		return nil, err
+	}
+	if err := st.RequireLLM(); err != nil {
+		return nil, err
+	}
+	if convID != "" {
 		if mode == "" && meta.ActiveType == conversation.ActiveAgent {
 			mode = conversation.ModeAgent
 		}
@@ -278,6 +291,9 @@ func (s *ChatService) Send(ctx context.Context, req SendRequest) (*SendResult, e
 		}); err != nil {
 			return nil, err
 		}
+	}
+	if err := s.recordChoice(meta, chosen); err != nil {
+		return nil, err
 	}
 	switch {
 	case req.Resume:
@@ -485,10 +501,17 @@ func (s *ChatService) resolve(agentID string) (*Agent, error) {
 func (s *ChatService) client(l settings.LLM) LLM {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.llmClient == nil || s.llmKey != l {
-		s.llmClient, s.llmKey = s.opts.LLM(l), l
+	if key := clientKey(l); s.llmClient == nil || s.llmKey != key {
+		s.llmClient, s.llmKey = s.opts.LLM(l), key
 	}
 	return s.llmClient
+}
+
+// clientKey says whether two LLM settings make the same client.
+func clientKey(l settings.LLM) string {
+	l.Endpoints = nil // the choices: only the chosen one is in the fields
+	b, _ := json.Marshal(l)
+	return l.EndpointName + "\x00" + string(b)
 }
 
 // now returns the current time in the log's createdAt format.

@@ -52,7 +52,10 @@ func (s *ChatService) Compact(ctx context.Context, req CompactRequest) (*Compact
 		return nil, err
 	}
 	convID := meta.ID
-	st := s.opts.Settings.Effective()
+	st, err := s.conversationSettings(meta)
+	if err != nil {
+		return nil, err
+	}
 	task := tasks.Task{ConversationID: convID, Kind: tasks.KindChat}
 	mode := conversation.ModeChat
 	var agent *Agent

@@ -444,8 +444,8 @@ func (s *ChatService) embedder(l settings.LLM) recall.Embedder {
 	}
 	cfg.BaseURL = cfg.EmbeddingsBaseURL
 	s.mu.Lock()
-	if s.embedClient == nil || s.embedKey != cfg {
-		s.embedClient, s.embedKey = s.opts.LLM(cfg), cfg
+	if key := clientKey(cfg); s.embedClient == nil || s.embedKey != key {
+		s.embedClient, s.embedKey = s.opts.LLM(cfg), key
 	}
 	client := s.embedClient
 	s.mu.Unlock()

@@ -171,7 +171,12 @@ func (s *ChatService) Preview(ctx context.Context, req PreviewRequest) (*Preview
 	default:
 		return nil, invalid("mode must be chat, agent or run, got " + strconv.Quote(mode))
 	}
-	st := s.opts.Settings.Effective()
+	st, cerr := s.conversationSettings(meta)
+	if cerr != nil {
+		// The preview calls no server: it shows the request for the
+		// settings' endpoint (a send says what is wrong with the choice).
+		st = s.opts.Settings.Effective()
+	}
 	var (
 		p       *prepared
 		agentID string

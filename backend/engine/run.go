@@ -478,6 +478,9 @@ func (r *run) tag(e *conversation.Entry) {
 		e.CreatedAt = r.s.now()
 	}
 	e.Mode, e.AgentID = r.mode, r.agentID
+	if e.Role == conversation.RoleAssistant && e.Model == "" {
+		e.Model, e.Endpoint = r.st.LLM.Model, r.st.LLM.EndpointName
+	}
 	if r.mode == conversation.ModeRun {
 		e.RunID, e.WorkflowID = r.runID, r.workflowID
 	}

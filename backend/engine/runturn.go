@@ -63,12 +63,15 @@ func (s *ChatService) RunTurn(ctx context.Context, req RunTurnRequest) (*SendRes
 	case req.Input != nil && req.Input.Role != conversation.RoleUser:
 		return nil, invalid("the input of a run turn must be a user message")
 	}
-	st := s.opts.Settings.Effective()
-	if err := st.RequireLLM(); err != nil {
-		return nil, err
-	}
 	meta, err := s.opts.Store.Get(req.ConversationID)
 	if err != nil {
+		return nil, err
+	}
+	st, err := s.conversationSettings(meta)
+	if err != nil {
+		return nil, err
+	}
+	if err := st.RequireLLM(); err != nil {
 		return nil, err
 	}
 	convID := meta.ID

@@ -102,6 +102,12 @@ type LLM struct {
 	// user and assistant turns, "alternating-no-system" the same with the
 	// system text in the first user message (see RequestShapes).
 	RequestShape string `json:"requestShape,omitempty"`
+	// Endpoints are more servers a conversation may choose (with a model) in
+	// the composer or with chat --endpoint and --model; the fields above are
+	// the endpoint named "default".
+	Endpoints []Endpoint `json:"endpoints,omitempty"`
+	// EndpointName is set by For to the endpoint chosen ("" for the default).
+	EndpointName string `json:"-"`
 }
 
 // RequestShapes are the values of llm.requestShape.
@@ -300,6 +306,14 @@ func (s Settings) Clone() Settings {
 	if s.Tools.MCP.AllowedServers == nil {
 		s.Tools.MCP.AllowedServers = []string{}
 	}
+	if s.LLM.Endpoints != nil {
+		eps := make([]Endpoint, len(s.LLM.Endpoints))
+		for i, e := range s.LLM.Endpoints {
+			e.Models = slices.Clone(e.Models)
+			eps[i] = e
+		}
+		s.LLM.Endpoints = eps
+	}
 	if s.Approvals != nil {
 		a := *s.Approvals
 		a.Allow, a.Ask, a.Deny = slices.Clone(a.Allow), slices.Clone(a.Ask), slices.Clone(a.Deny)
@@ -320,6 +334,9 @@ func (l LLM) SummaryModelOrDefault() string {
 func (s Settings) Masked() Settings {
 	m := s.Clone()
 	m.LLM.APIKey = MaskKey(s.LLM.APIKey)
+	for i := range m.LLM.Endpoints {
+		m.LLM.Endpoints[i].APIKey = MaskKey(m.LLM.Endpoints[i].APIKey)
+	}
 	return m
 }
 

@@ -183,6 +183,7 @@ func (st *Store) Update(in Settings) error {
 	if IsMasked(next.LLM.APIKey) {
 		next.LLM.APIKey = st.file.LLM.APIKey
 	}
+	keepMaskedEndpointKeys(&next, st.file)
 	for _, ev := range st.overrides {
 		ev.keep(&next, st.file)
 	}

@@ -38,6 +38,7 @@ func (s Settings) Validate() error {
 	if r := s.LLM.RequestShape; r != "" && !slices.Contains(RequestShapes, r) {
 		add("llm.requestShape", "must be one of %s, got %q", strings.Join(RequestShapes, ", "), r)
 	}
+	s.LLM.validateEndpoints(add)
 	if s.LLM.MaxRetries < 0 {
 		add("llm.maxRetries", "must be 0 or more, got %d", s.LLM.MaxRetries)
 	}
