@@ -341,6 +341,15 @@ func (b budgetEmbedLLM) Embed(ctx context.Context, model string, texts []string)
 	return b.em.Embed(ctx, model, texts)
 }
 
+// ContextWindow passes on what the inner client knows of the model's window
+// (engine.WindowReporter).
+func (b budgetLLM) ContextWindow(model string) int {
+	if wr, ok := b.LLM.(engine.WindowReporter); ok {
+		return wr.ContextWindow(model)
+	}
+	return 0
+}
+
 func (b budgetLLM) Stream(ctx context.Context, req llm.Request, h llm.Handler) (*llm.Result, error) {
 	if c := chainOf(ctx); c != nil {
 		if limit := b.ws.rt.Effective().Engine.ModelCallsPerMessage(); !c.spendCall(limit) {

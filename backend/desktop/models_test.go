@@ -17,6 +17,7 @@ import (
 func TestChooseAModelForAConversation(t *testing.T) {
 	def, lab := newFakeLLM(t), newFakeLLM(t)
 	lab.SetModels("qwen3:8b", "gemma3:4b")
+	lab.SetModelWindow("gemma3:4b", 8192) // as vLLM reports max_model_len
 	w := openTestProject(t, fmt.Sprintf(`{"llm": {"baseUrl": %q, "model": "gpt-4o-mini", "maxRetries": 0,
 		"endpoints": [{"name": "lab", "baseUrl": %q, "apiKey": "sk-lab-secret-5678"}]}}`, def.URL(), lab.URL()))
 	a := w.app
@@ -38,6 +39,12 @@ func TestChooseAModelForAConversation(t *testing.T) {
 	waitIdle(t, w.rec, m.ID)
 	if reqs := lab.ChatRequests(); len(reqs) != 1 || reqs[0].Model != "gemma3:4b" || len(def.ChatRequests()) != 0 {
 		t.Fatalf("lab got %d requests, the default %d", len(reqs), len(def.ChatRequests()))
+	}
+
+	// The budget follows the window the server reported for the model.
+	p, err := a.Chat.Preview(m.ID, "", "")
+	if err != nil || p.Usage.TotalBudget > 8192 || p.Usage.TotalBudget < 4096 || p.Model != "gemma3:4b" {
+		t.Fatalf("preview: budget %d model %q, %v", p.Usage.TotalBudget, p.Model, err)
 	}
 
 	v, err := a.Settings.Get()

@@ -234,6 +234,7 @@ func (s *ChatService) Send(ctx context.Context, req SendRequest) (*SendResult, e
 	if err := st.RequireLLM(); err != nil {
 		return nil, err
 	}
+	st = s.withWindow(st)
 	if convID != "" {
 		if mode == "" && meta.ActiveType == conversation.ActiveAgent {
 			mode = conversation.ModeAgent

@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 
+	"crewagent/backend/contextbuilder"
 	"crewagent/backend/conversation"
 	"crewagent/backend/settings"
 )
@@ -37,7 +38,38 @@ func settingsFor(st settings.Settings, c conversation.ModelChoice) (settings.Set
 
 // conversationSettings returns the settings in effect for the conversation.
 func (s *ChatService) conversationSettings(meta conversation.ConversationMeta) (settings.Settings, error) {
-	return settingsFor(s.opts.Settings.Effective(), choice(meta, "", ""))
+	st, err := settingsFor(s.opts.Settings.Effective(), choice(meta, "", ""))
+	if err != nil {
+		return st, err
+	}
+	return s.withWindow(st), nil
+}
+
+// WindowReporter is a client that knows the context windows its server
+// reported for its models (*llm.Client); a wrapper of a client passes it on.
+type WindowReporter interface {
+	ContextWindow(model string) int
+}
+
+// withWindow lowers the token budget of st to the context window the
+// server reported for the model, when that is smaller: a request never
+// asks for more than the model takes.
+func (s *ChatService) withWindow(st settings.Settings) settings.Settings {
+	if st.LLM.BaseURL == "" || st.LLM.Model == "" {
+		return st
+	}
+	wr, ok := s.client(st.LLM).(WindowReporter)
+	if !ok {
+		return st
+	}
+	budget := st.Context.TokenBudget
+	if budget <= 0 {
+		budget = contextbuilder.DefaultTokenBudget
+	}
+	if w := wr.ContextWindow(st.LLM.Model); w > 0 && w < budget {
+		st.Context.TokenBudget = w
+	}
+	return st
 }
 
 // SelectModel records the endpoint and model the conversation's answers come

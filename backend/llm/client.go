@@ -303,6 +303,9 @@ func (c *Client) Models(ctx context.Context) ([]string, error) {
 		for _, m := range list.Models {
 			ids = append(ids, m.ID)
 		}
+		if windows := modelInfos(info.answerBody()); len(windows) > 0 {
+			c.endpoints().rememberWindows(c.baseURL, windows)
+		}
 		return false, nil
 	})
 	return ids, err

@@ -44,6 +44,9 @@ type endpointFacts struct {
 	// Shapes are the message shapes the endpoint's models asked for by refusing a
 	// request with a chat-template error, by model.
 	Shapes map[string]Shape `json:"shapes,omitempty"`
+	// Windows are the context windows the endpoint reported for its models
+	// when it listed them, by model.
+	Windows map[string]int `json:"windows,omitempty"`
 }
 
 type endpointFile struct {
@@ -124,6 +127,32 @@ func (m *EndpointMemory) Shape(baseURL, model string) Shape {
 		return f.Shapes[model]
 	}
 	return ""
+}
+
+// Window returns the context window the endpoint reported for model (0 for none).
+func (m *EndpointMemory) Window(baseURL, model string) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if f := m.m[baseURL]; f != nil {
+		return f.Windows[model]
+	}
+	return 0
+}
+
+func (m *EndpointMemory) rememberWindows(baseURL string, windows map[string]int) {
+	m.update(baseURL, func(f *endpointFacts) bool {
+		changed := false
+		for model, w := range windows {
+			if f.Windows[model] != w {
+				if f.Windows == nil {
+					f.Windows = map[string]int{}
+				}
+				f.Windows[model] = w
+				changed = true
+			}
+		}
+		return changed
+	})
 }
 
 func (m *EndpointMemory) rememberShape(baseURL, model string, s Shape) {

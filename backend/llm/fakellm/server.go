@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -30,6 +31,7 @@ type Server struct {
 	refuseStyle    string
 	refuseFields   []string
 	refuseKeywords []string
+	windows        map[string]int
 	template       string
 	cacheShape     string
 	lastPrompt     *promptShape // the last chat request accepted, for cached prefixes
@@ -103,6 +105,17 @@ func (s *Server) SetModels(ids ...string) {
 	s.models = append([]string(nil), ids...)
 }
 
+// SetModelWindow makes GET /v1/models report the model's context window in tokens, as
+// vLLM does (max_model_len); 0 reports none.
+func (s *Server) SetModelWindow(id string, tokens int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.windows == nil {
+		s.windows = map[string]int{}
+	}
+	s.windows[id] = tokens
+}
+
 // RequireAPIKey makes every request without "Authorization: Bearer key" fail with 401
 // ("" accepts any request).
 func (s *Server) RequireAPIKey(key string) {
@@ -153,19 +166,21 @@ func (s *Server) handler() http.Handler {
 		}
 		s.mu.Lock()
 		ids := append([]string(nil), s.models...)
+		windows := maps.Clone(s.windows)
 		s.mu.Unlock()
 		type model struct {
-			ID      string `json:"id"`
-			Object  string `json:"object"`
-			Created int64  `json:"created"`
-			OwnedBy string `json:"owned_by"`
+			ID          string `json:"id"`
+			Object      string `json:"object"`
+			Created     int64  `json:"created"`
+			OwnedBy     string `json:"owned_by"`
+			MaxModelLen int    `json:"max_model_len,omitempty"`
 		}
 		list := struct {
 			Object string  `json:"object"`
 			Data   []model `json:"data"`
 		}{Object: "list", Data: []model{}}
 		for _, id := range ids {
-			list.Data = append(list.Data, model{ID: id, Object: "model", Created: 1700000000, OwnedBy: "fakellm"})
+			list.Data = append(list.Data, model{ID: id, Object: "model", Created: 1700000000, OwnedBy: "fakellm", MaxModelLen: windows[id]})
 		}
 		writeJSON(w, http.StatusOK, list)
 	})
