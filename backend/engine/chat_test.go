@@ -731,6 +731,14 @@ func TestLLMConfigFromSettings(t *testing.T) {
 	if LLMConfig(s).MaxRetries >= 0 {
 		t.Fatal("maxRetries 0 must disable retries")
 	}
+	s.ReasoningEffort = "high"
+	if LLMConfig(s).ReasoningEffort != "high" {
+		t.Fatal("reasoningEffort not passed on")
+	}
+	s.ReasoningEffort = "max"
+	if LLMConfig(s).ReasoningEffort != "" {
+		t.Fatal("an unknown reasoningEffort was sent")
+	}
 	// Every shape the settings accept is one the client knows, and back.
 	if !slices.Equal(settings.RequestShapes, llm.Shapes) {
 		t.Fatalf("settings shapes %v, client shapes %v", settings.RequestShapes, llm.Shapes)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"crewagent/backend/contextbuilder"
@@ -70,6 +71,7 @@ func LLMConfig(s settings.LLM) llm.Config {
 	shape, _ := llm.ParseShape(s.RequestShape) // an unknown one is warned about: auto
 	return llm.Config{
 		Shape:             shape,
+		ReasoningEffort:   effort(s.ReasoningEffort),
 		BaseURL:           s.BaseURL,
 		APIKey:            s.APIKey,
 		Model:             s.Model,
@@ -79,6 +81,15 @@ func LLMConfig(s settings.LLM) llm.Config {
 		IdleTimeout:       secs(s.IdleTimeoutSeconds),
 		MaxRetries:        retries,
 	}
+}
+
+// effort is the reasoning effort sent: a value the settings refuse (and warn
+// about) is not sent.
+func effort(e string) string {
+	if slices.Contains(settings.ReasoningEfforts, e) {
+		return e
+	}
+	return ""
 }
 
 // SettingsProvider returns the settings in effect now (*settings.Store does).

@@ -55,6 +55,12 @@ type Config struct {
 	// UseEndpointFile).
 	Endpoints *EndpointMemory
 
+	// ReasoningEffort ("minimal", "low", "medium", "high"; "" for the server's
+	// default) is sent as reasoning_effort to reasoning models (OpenAI's o-series and
+	// gpt-5, and every model of other endpoints, which ignore or refuse it: a refusal
+	// drops it for that endpoint).
+	ReasoningEffort string
+
 	// Shape is the form of the message list (ShapeAuto: learnt from the endpoint's
 	// chat-template errors).
 	Shape Shape

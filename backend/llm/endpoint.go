@@ -23,10 +23,13 @@ const (
 	// FieldMaxTokens is the output limit under its old name; an endpoint that refuses it
 	// (reasoning models) gets max_completion_tokens instead.
 	FieldMaxTokens = "max_tokens"
+	// FieldReasoningEffort asks a reasoning model to think less or more
+	// (Config.ReasoningEffort).
+	FieldReasoningEffort = "reasoning_effort"
 )
 
 // optionalFields are the fields a refusal can name, in the order they are checked.
-var optionalFields = []string{FieldPromptCacheKey, FieldStreamOptions, FieldMaxTokens}
+var optionalFields = []string{FieldPromptCacheKey, FieldStreamOptions, FieldMaxTokens, FieldReasoningEffort}
 
 // EndpointMemory remembers what each endpoint (a base URL) refused, so that it is not sent
 // again: optional request fields, and the schema keywords that only some providers accept

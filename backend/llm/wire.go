@@ -22,7 +22,8 @@ type wireParts struct {
 	sent          []string // the optional fields sent
 	hadTools      bool
 	model         string
-	shape         Shape // the message shape sent
+	shape         Shape  // the message shape sent
+	effort        string // reasoning_effort ("" not sent)
 }
 
 // endpoints returns the memory of what endpoints refused.
@@ -61,6 +62,11 @@ func (c *Client) wire(req Request, names *NameMap, stream bool) wireParts {
 			w.sent = append(w.sent, FieldMaxTokens)
 		}
 	}
+	if e := c.cfg.ReasoningEffort; e != "" && !mem.Refuses(c.baseURL, FieldReasoningEffort) &&
+		(isReasoningModel(w.model) || !isOpenAI(c.baseURL)) {
+		w.effort = e
+		w.sent = append(w.sent, FieldReasoningEffort)
+	}
 	w.plain = mem.PlainSchemas(c.baseURL) || plainByDefault(c.baseURL)
 	for _, t := range req.Tools {
 		params := t.Parameters
@@ -89,6 +95,7 @@ func (w wireParts) apply(oreq *openai.ChatCompletionRequest) {
 	} else {
 		oreq.MaxTokens = w.maxTokens
 	}
+	oreq.ReasoningEffort = w.effort
 	oreq.StreamOptions = nil
 	if w.streamOptions {
 		oreq.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
@@ -112,6 +119,13 @@ func (c *Client) learn(err error, w wireParts) bool {
 		return true
 	}
 	return false
+}
+
+// isOpenAI reports OpenAI's own API, whose chat models other than the reasoning ones
+// refuse reasoning_effort.
+func isOpenAI(baseURL string) bool {
+	u, err := url.Parse(baseURL)
+	return err == nil && strings.EqualFold(u.Hostname(), "api.openai.com")
 }
 
 // plainByDefault reports endpoints known to take only plain tool schemas: Gemini's

@@ -102,6 +102,9 @@ type LLM struct {
 	// user and assistant turns, "alternating-no-system" the same with the
 	// system text in the first user message (see RequestShapes).
 	RequestShape string `json:"requestShape,omitempty"`
+	// ReasoningEffort is sent as reasoning_effort to reasoning models:
+	// "minimal", "low", "medium" or "high" ("" leaves it to the server).
+	ReasoningEffort string `json:"reasoningEffort,omitempty"`
 	// Endpoints are more servers a conversation may choose (with a model) in
 	// the composer or with chat --endpoint and --model; the fields above are
 	// the endpoint named "default".
@@ -109,6 +112,9 @@ type LLM struct {
 	// EndpointName is set by For to the endpoint chosen ("" for the default).
 	EndpointName string `json:"-"`
 }
+
+// ReasoningEfforts are the values of llm.reasoningEffort ("" too).
+var ReasoningEfforts = []string{"minimal", "low", "medium", "high"}
 
 // RequestShapes are the values of llm.requestShape.
 var RequestShapes = []string{"auto", "standard", "alternating", "alternating-no-system"}

@@ -354,6 +354,8 @@ func TestValidate(t *testing.T) {
 		{"theme", func(s *Settings) { s.Theme = "blue" }, []string{"theme"}},
 		{"request shape", func(s *Settings) { s.LLM.RequestShape = "strict" }, []string{"llm.requestShape"}},
 		{"request shape alternating", func(s *Settings) { s.LLM.RequestShape = "alternating" }, nil},
+		{"reasoning effort", func(s *Settings) { s.LLM.ReasoningEffort = "max" }, []string{"llm.reasoningEffort"}},
+		{"reasoning effort low", func(s *Settings) { s.LLM.ReasoningEffort = "low" }, nil},
 		{"theme light", func(s *Settings) { s.Theme = ThemeLight }, nil},
 		{"theme dark", func(s *Settings) { s.Theme = ThemeDark }, nil},
 		{"theme system", func(s *Settings) { s.Theme = ThemeSystem }, nil},

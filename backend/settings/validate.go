@@ -39,6 +39,9 @@ func (s Settings) Validate() error {
 		add("llm.requestShape", "must be one of %s, got %q", strings.Join(RequestShapes, ", "), r)
 	}
 	s.LLM.validateEndpoints(add)
+	if r := s.LLM.ReasoningEffort; r != "" && !slices.Contains(ReasoningEfforts, r) {
+		add("llm.reasoningEffort", "must be one of %s (or empty for the server's default), got %q", strings.Join(ReasoningEfforts, ", "), r)
+	}
 	if s.LLM.MaxRetries < 0 {
 		add("llm.maxRetries", "must be 0 or more, got %d", s.LLM.MaxRetries)
 	}
@@ -154,6 +157,7 @@ func (s Settings) Warnings() []Problem {
 		"llm.firstTokenTimeoutSeconds":      "the client's default is used",
 		"llm.idleTimeoutSeconds":            "the client's default is used",
 		"llm.requestShape":                  "auto is used",
+		"llm.reasoningEffort":               "the server's default is used",
 		"tools.fs.maxReadBytes":             fmt.Sprintf("the default of %d bytes is used", d.Tools.FS.MaxReadBytes),
 		"tools.fs.maxWriteBytes":            fmt.Sprintf("the default of %d bytes is used", d.Tools.FS.MaxWriteBytes),
 		"tools.mcp.maxToolsPerServer":       fmt.Sprintf("the default of %d is used", DefaultMaxToolsPerServer),

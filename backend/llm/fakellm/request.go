@@ -27,6 +27,8 @@ type RecordedRequest struct {
 	MaxTokens    int               `json:"maxTokens,omitempty"` // max_tokens or max_completion_tokens
 	// PromptCacheKey is the request's prompt_cache_key ("" when absent).
 	PromptCacheKey string `json:"promptCacheKey,omitempty"`
+	// ReasoningEffort is the request's reasoning_effort ("" when absent).
+	ReasoningEffort string `json:"reasoningEffort,omitempty"`
 	// Fields are the top-level fields of the body, sorted.
 	Fields []string `json:"fields,omitempty"`
 	// CachedTokens is the prompt prefix, in estimated tokens, this request shares with
@@ -137,6 +139,7 @@ type wireRequest struct {
 	MaxTokens           int             `json:"max_tokens"`
 	MaxCompletionTokens int             `json:"max_completion_tokens"`
 	PromptCacheKey      string          `json:"prompt_cache_key"`
+	ReasoningEffort     string          `json:"reasoning_effort"`
 }
 
 // decodeChat fills the chat fields of r from its body.
@@ -154,6 +157,7 @@ func decodeChat(r *RecordedRequest) error {
 	}
 	r.Model = w.Model
 	r.PromptCacheKey = w.PromptCacheKey
+	r.ReasoningEffort = w.ReasoningEffort
 	r.Stream = w.Stream
 	r.IncludeUsage = w.StreamOptions != nil && w.StreamOptions.IncludeUsage
 	r.ToolChoice = w.ToolChoice
