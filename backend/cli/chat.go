@@ -40,6 +40,8 @@ type chatOutput struct {
 type chatTokens struct {
 	llm.Usage
 	Conversation *conversation.UsageTotals `json:"conversation,omitempty"`
+	// Cost is the conversation's, priced with llm.prices.
+	Cost *settings.Cost `json:"cost,omitempty"`
 }
 
 type chatError struct {
@@ -112,6 +114,7 @@ func cmdChat(e *env, rest []string) error {
 		o := chatOutput{ConversationID: res.ConversationID, MessageID: res.MessageID, Text: res.Text, Usage: chatTokens{Usage: res.Usage}, Context: res.Context}
 		if meta, err := ws.GetConversation(res.ConversationID); err == nil {
 			o.Usage.Conversation = meta.Usage
+			o.Usage.Cost = ws.ConversationCost(meta)
 		}
 		if len(chain.Tasks) > 1 {
 			o.Tasks = chain.Tasks

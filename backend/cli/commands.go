@@ -34,6 +34,7 @@ func commands() []command {
 		{words: []string{"permissions", "mode"}, usage: "permissions mode read-only|ask|auto-edit|full-auto|default", args: 1, access: Read, run: cmdPermissionsMode},
 		{words: []string{"commands", "status"}, usage: "commands status", args: 0, access: Read, run: cmdCommandsStatus},
 		{words: []string{"commands", "run-without-sandbox"}, usage: "commands run-without-sandbox on|off", args: 1, access: Read, run: cmdCommandsWithoutSandbox},
+		{words: []string{"usage"}, usage: "usage", args: 0, access: Read, run: cmdUsage},
 		{words: []string{"models"}, usage: "models", args: 0, access: None, run: cmdModels},
 		{words: []string{"skills", "list"}, usage: "skills list", args: 0, access: Read, run: cmdSkillsList},
 	}

@@ -99,3 +99,65 @@ func TestChooseEndpointAndModel(t *testing.T) {
 		t.Fatal("an empty --model was accepted")
 	}
 }
+
+// Costs: what the servers reported, per conversation and for the project,
+// priced with llm.prices; a model without a price is named, not counted.
+func TestUsageAndCosts(t *testing.T) {
+	c := newChatEnv(t)
+	c.srv.SetCacheReport(fakellm.CacheOpenAI)
+	if err := os.WriteFile(filepath.Join(c.home, "settings.json"), []byte(`{"llm":{"currency":"EUR","prices":{"fake-model":{"input":2,"cachedInput":0.5,"output":8}}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var first chatOutput
+	r := c.run(t, "", "chat", "--json", "a first question about the plan")
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &first) != nil {
+		t.Fatalf("chat: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if first.Usage.Cost == nil || first.Usage.Cost.Currency != "EUR" || first.Usage.Cost.Amount <= 0 {
+		t.Fatalf("chat --json cost: %+v", first.Usage.Cost)
+	}
+	if r := c.run(t, "", "chat", "--conversation", first.ConversationID, "and a second one, longer than the first"); r.code != 0 {
+		t.Fatalf("second: %s", r.stderr)
+	}
+	if r := c.run(t, "", "chat", "--model", "other-model", "elsewhere"); r.code != 0 {
+		t.Fatalf("third: %s", r.stderr)
+	}
+	r = c.run(t, "", "usage", "--json")
+	var rep struct {
+		Conversations []struct {
+			ID    string
+			Usage conversation.UsageTotals
+			Cost  *struct {
+				Amount   float64
+				Currency string
+				Unpriced []string
+			}
+		}
+		Total conversation.UsageTotals
+		Cost  struct {
+			Amount   float64
+			Currency string
+			Unpriced []string
+		}
+	}
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &rep) != nil {
+		t.Fatalf("usage: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if len(rep.Conversations) != 2 || rep.Total.Calls != 3 {
+		t.Fatalf("usage: %+v", rep)
+	}
+	m := rep.Total.Models["fake-model"]
+	if m == nil || m.Calls != 2 || rep.Total.Models["other-model"] == nil || m.CachedTokens == 0 {
+		t.Fatalf("by model: %+v", rep.Total.Models)
+	}
+	want := (float64(m.PromptTokens-m.CachedTokens)*2 + float64(m.CachedTokens)*0.5 + float64(m.CompletionTokens)*8) / 1e6
+	if d := rep.Cost.Amount - want; d > 1e-6 || d < -1e-6 || rep.Cost.Currency != "EUR" {
+		t.Fatalf("cost %v %s, want %v", rep.Cost.Amount, rep.Cost.Currency, want)
+	}
+	if len(rep.Cost.Unpriced) != 1 || rep.Cost.Unpriced[0] != "other-model" {
+		t.Fatalf("unpriced: %v", rep.Cost.Unpriced)
+	}
+	if r := c.run(t, "", "usage"); r.code != 0 || !strings.Contains(r.stdout, "total  2 conversations  3 calls") || !strings.Contains(r.stdout, `no price for "other-model"`) {
+		t.Fatalf("usage in words: %s %s", r.stdout, r.stderr)
+	}
+}

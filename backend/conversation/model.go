@@ -271,10 +271,21 @@ type UsageTotals struct {
 	CachedTokens     int `json:"cachedTokens"`
 	// Last is the usage of the newest call.
 	Last *Usage `json:"last,omitempty"`
+	// Models splits the totals by the model that answered (Entry.Model; ""
+	// for answers recorded before models were), which prices apply to.
+	Models map[string]*ModelUsage `json:"models,omitempty"`
 }
 
-// Add counts one call's usage.
-func (t *UsageTotals) Add(u Usage) {
+// ModelUsage is what the calls of one model used.
+type ModelUsage struct {
+	Calls            int `json:"calls"`
+	PromptTokens     int `json:"promptTokens"`
+	CompletionTokens int `json:"completionTokens"`
+	CachedTokens     int `json:"cachedTokens"`
+}
+
+// Add counts one call's usage, made by model.
+func (t *UsageTotals) Add(model string, u Usage) {
 	t.Calls++
 	t.PromptTokens += u.PromptTokens
 	t.CompletionTokens += u.CompletionTokens
@@ -282,6 +293,49 @@ func (t *UsageTotals) Add(u Usage) {
 	t.CachedTokens += u.CachedTokens
 	last := u
 	t.Last = &last
+	if t.Models == nil {
+		t.Models = map[string]*ModelUsage{}
+	}
+	m := t.Models[model]
+	if m == nil {
+		m = &ModelUsage{}
+		t.Models[model] = m
+	}
+	m.Calls++
+	m.PromptTokens += u.PromptTokens
+	m.CompletionTokens += u.CompletionTokens
+	m.CachedTokens += u.CachedTokens
+}
+
+// Merge adds the totals of o (another conversation's) to t; Last is o's
+// when t has none.
+func (t *UsageTotals) Merge(o *UsageTotals) {
+	if o == nil {
+		return
+	}
+	t.Calls += o.Calls
+	t.PromptTokens += o.PromptTokens
+	t.CompletionTokens += o.CompletionTokens
+	t.TotalTokens += o.TotalTokens
+	t.CachedTokens += o.CachedTokens
+	if t.Last == nil && o.Last != nil {
+		l := *o.Last
+		t.Last = &l
+	}
+	for name, m := range o.Models {
+		if t.Models == nil {
+			t.Models = map[string]*ModelUsage{}
+		}
+		into := t.Models[name]
+		if into == nil {
+			into = &ModelUsage{}
+			t.Models[name] = into
+		}
+		into.Calls += m.Calls
+		into.PromptTokens += m.PromptTokens
+		into.CompletionTokens += m.CompletionTokens
+		into.CachedTokens += m.CachedTokens
+	}
 }
 
 // TokenCounter counts the tokens of an entry once, when it is appended. The

@@ -361,7 +361,7 @@ func deriveMeta(m *conversation.ConversationMeta, entries []*conversation.Entry,
 				if usage == nil {
 					usage = &conversation.UsageTotals{}
 				}
-				usage.Add(*e.Usage)
+				usage.Add(e.Model, *e.Usage)
 			}
 			if title == "" && e.Role == conversation.RoleUser && !e.IsMeta {
 				title = titleFrom(e.Text())

@@ -1510,6 +1510,13 @@ func cloneUsage(t *conversation.UsageTotals) *conversation.UsageTotals {
 		l := *t.Last
 		c.Last = &l
 	}
+	if t.Models != nil {
+		c.Models = make(map[string]*conversation.ModelUsage, len(t.Models))
+		for k, v := range t.Models {
+			m := *v
+			c.Models[k] = &m
+		}
+	}
 	return &c
 }
 
@@ -1521,7 +1528,7 @@ func addUsage(m *conversation.ConversationMeta, e *conversation.Entry) {
 	if m.Usage == nil {
 		m.Usage = &conversation.UsageTotals{}
 	}
-	m.Usage.Add(*e.Usage)
+	m.Usage.Add(e.Model, *e.Usage)
 }
 
 // cloneList copies a list keeping nil apart from empty.

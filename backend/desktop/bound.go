@@ -333,3 +333,9 @@ func (x *Chat) SelectModel(conversationID, endpoint, model string) (conversation
 		return ws.GetConversation(conversationID)
 	})
 }
+
+// Usage returns what the project's conversations used and cost (the
+// inspector and the meter's tooltip).
+func (x *Conversations) Usage() (app.UsageReport, error) {
+	return current(x.s, func(ws *app.Workspace) (app.UsageReport, error) { return ws.Usage() })
+}

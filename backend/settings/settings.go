@@ -3,6 +3,7 @@
 package settings
 
 import (
+	"maps"
 	"slices"
 )
 
@@ -105,6 +106,11 @@ type LLM struct {
 	// ReasoningEffort is sent as reasoning_effort to reasoning models:
 	// "minimal", "low", "medium" or "high" ("" leaves it to the server).
 	ReasoningEffort string `json:"reasoningEffort,omitempty"`
+	// Prices are what models cost per million tokens (by model name), and
+	// Currency what they are in (DefaultCurrency when empty): costs are
+	// shown for the models that have one.
+	Prices   map[string]Price `json:"prices,omitempty"`
+	Currency string           `json:"currency,omitempty"`
 	// Endpoints are more servers a conversation may choose (with a model) in
 	// the composer or with chat --endpoint and --model; the fields above are
 	// the endpoint named "default".
@@ -312,6 +318,7 @@ func (s Settings) Clone() Settings {
 	if s.Tools.MCP.AllowedServers == nil {
 		s.Tools.MCP.AllowedServers = []string{}
 	}
+	s.LLM.Prices = maps.Clone(s.LLM.Prices)
 	if s.LLM.Endpoints != nil {
 		eps := make([]Endpoint, len(s.LLM.Endpoints))
 		for i, e := range s.LLM.Endpoints {

@@ -39,6 +39,7 @@ func (s Settings) Validate() error {
 		add("llm.requestShape", "must be one of %s, got %q", strings.Join(RequestShapes, ", "), r)
 	}
 	s.LLM.validateEndpoints(add)
+	s.LLM.validatePrices(add)
 	if r := s.LLM.ReasoningEffort; r != "" && !slices.Contains(ReasoningEfforts, r) {
 		add("llm.reasoningEffort", "must be one of %s (or empty for the server's default), got %q", strings.Join(ReasoningEfforts, ", "), r)
 	}
