@@ -57,6 +57,11 @@ export type ContextPreview = engine.Preview
 export type PreviewMessage = engine.PreviewMessage
 export type PreviewDecision = contextbuilder.Decision
 
+/** An endpoint of the settings with the models a conversation may choose
+ * (those the settings name, then those the server lists; error says in
+ * words why the server's list could not be read). */
+export type EndpointModels = app.EndpointModels
+
 /** The conversation engine: send, stop, switch mode, preview the context. */
 export interface ChatApi {
   /** Starts a reply in the background; results arrive as events. */
@@ -76,6 +81,11 @@ export interface ChatApi {
   answerApproval(conversationId: string, toolCallId: string, decision: ApprovalDecision, reason?: string): Promise<void>
   approvalMode(conversationId: string): Promise<ApprovalMode>
   setApprovalMode(conversationId: string, mode: ApprovalModeName): Promise<ApprovalMode>
+  /** The endpoints with their models (asks each server; a few seconds at most). */
+  models(): Promise<EndpointModels[]>
+  /** Chooses the endpoint ("default" for the settings' own) and model of a
+   * conversation's answers; returns its record. */
+  selectModel(conversationId: string, endpoint: string, model: string): Promise<ConversationMeta>
 }
 
 export function createWailsChat(): ChatApi {
@@ -92,5 +102,7 @@ export function createWailsChat(): ChatApi {
     answerApproval: (id, callId, decision, reason = '') => call(() => Chat.AnswerApproval(id, callId, decision, reason)),
     approvalMode: (id) => call(() => Chat.ApprovalMode(id)),
     setApprovalMode: (id, mode) => call(() => Chat.SetApprovalMode(id, mode)),
+    models: () => call(async () => (await Chat.Models()) ?? []),
+    selectModel: (id, endpoint, model) => call(() => Chat.SelectModel(id, endpoint, model)),
   }
 }

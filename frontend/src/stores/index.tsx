@@ -6,6 +6,7 @@ import { createContextStore, type ContextStore } from './contextStore'
 import { createConversationsStore, type ConversationsStore } from './conversationsStore'
 import { createDisplayStore, type DisplayStore } from './displayStore'
 import { createMcpStore, type McpStore } from './mcpStore'
+import { createModelStore, type ModelStore } from './modelStore'
 import { createPackagesStore, type PackagesStore } from './packagesStore'
 import { createProjectStore, type ProjectStore } from './projectStore'
 import { createRunStore, type RunStore } from './runStore'
@@ -21,6 +22,7 @@ export type { ConversationsState, ConversationsStore } from './conversationsStor
 export type { DisplayState, DisplayStore, TextSize } from './displayStore'
 export { textSizes } from './displayStore'
 export type { McpPageState, McpStore } from './mcpStore'
+export type { ModelState, ModelStore } from './modelStore'
 export type { PackagesState, PackagesStore } from './packagesStore'
 export type { ProjectBusy, ProjectState, ProjectStore } from './projectStore'
 export type { RunState, RunStore } from './runStore'
@@ -43,6 +45,7 @@ export interface Stores {
   context: ContextStore
   setup: SetupStore
   display: DisplayStore
+  models: ModelStore
 }
 
 export function createStores(bridge: Bridge): Stores {
@@ -62,6 +65,7 @@ export function createStores(bridge: Bridge): Stores {
     context: createContextStore(bridge, chat),
     setup: createSetupStore(bridge, settings),
     display: createDisplayStore(),
+    models: createModelStore(bridge),
   }
 }
 

@@ -6,6 +6,7 @@ import {
   type Bridge,
   type ContextPreview,
   type ConversationMeta,
+  type EndpointModels,
   type Entry,
   type EventMap,
   type EventName,
@@ -162,6 +163,11 @@ export function createFakeBridge(
   /** Approval answers given, in order, and the conversations' approval modes. */
   const approvals: { conversationId: string; toolCallId: string; decision: string; reason: string }[] = []
   const approvalModes = new Map<string, string>()
+  /** The endpoints and models the composer's model chip offers. */
+  const endpointModels: EndpointModels[] = [
+    { name: 'default', baseUrl: 'http://127.0.0.1:1/v1', models: ['fake-model', 'fake-large'], default: 'fake-model' },
+    { name: 'lab', baseUrl: 'http://127.0.0.1:2/v1', models: ['qwen3:8b'], error: '' },
+  ]
   const settingsState: { settings: Settings; llmConfigured: boolean } = {
     settings: {
       llm: { baseUrl: opts.llmConfigured === false ? '' : 'http://127.0.0.1:1/v1', model: opts.llmConfigured === false ? '' : 'fake-model', apiKey: '••••abcd', timeoutSeconds: 120, summaryModel: '', connectTimeoutSeconds: 10, firstTokenTimeoutSeconds: 60, idleTimeoutSeconds: 60, maxRetries: 3, embeddingsModel: '', embeddingsBaseUrl: '' },
@@ -415,6 +421,14 @@ export function createFakeBridge(
         approvalModes.set(id, mode)
         return { mode, source: 'conversation' }
       }),
+      models: vi.fn(async () => endpointModels),
+      selectModel: vi.fn(async (id: string, endpoint: string, model: string) => {
+        const c = conv(id)
+        const ep = endpointModels.find((e) => e.name === (endpoint || 'default'))
+        if (!ep) throw new BridgeError('ENGINE_INVALID_REQUEST', `this conversation uses the endpoint "${endpoint}", which is no longer in the settings`)
+        c.meta = { ...c.meta, endpoint: endpoint === 'default' ? '' : endpoint, model }
+        return metaOf(c)
+      }),
     },
     settings: {
       get: vi.fn(async () => view()),
@@ -651,6 +665,7 @@ export function createFakeBridge(
     sent,
     approvals,
     approvalModes,
+    endpointModels,
     branchOps,
     exports,
     /** Where the next save dialog saves (null: cancelled). */

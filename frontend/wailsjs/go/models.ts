@@ -78,12 +78,25 @@ export namespace app {
 	    agents: Record<string, AgentInfo>;
 	    waitingFor?: WaitingView;
 	}
+	export interface ConversationUsage {
+	    id: string;
+	    title: string;
+	    usage?: conversation.UsageTotals;
+	    cost?: settings.Cost;
+	}
 	export interface EditRequest {
 	    conversationId: string;
 	    messageId: string;
 	    text: string;
 	    mode: string;
 	    agentId: string;
+	}
+	export interface EndpointModels {
+	    name: string;
+	    baseUrl: string;
+	    models: string[];
+	    default?: string;
+	    error?: string;
 	}
 	export interface ExecLogLine {
 	    ts: string;
@@ -251,6 +264,11 @@ export namespace app {
 	    content: string;
 	    size: number;
 	    truncated: boolean;
+	}
+	export interface UsageReport {
+	    conversations: ConversationUsage[];
+	    total: conversation.UsageTotals;
+	    cost?: settings.Cost;
 	}
 	
 
@@ -436,6 +454,12 @@ export namespace conversation {
 	    summary?: string;
 	    pinned: PinnedView[];
 	}
+	export interface ModelUsage {
+	    calls: number;
+	    promptTokens: number;
+	    completionTokens: number;
+	    cachedTokens: number;
+	}
 	export interface Usage {
 	    promptTokens: number;
 	    completionTokens: number;
@@ -449,6 +473,7 @@ export namespace conversation {
 	    totalTokens: number;
 	    cachedTokens: number;
 	    last?: Usage;
+	    models?: Record<string, ModelUsage>;
 	}
 	export interface Waiting {
 	    conversationId: string;
@@ -500,6 +525,8 @@ export namespace conversation {
 	    usage?: UsageTotals;
 	    approvalMode?: string;
 	    approvalAllow?: string[];
+	    endpoint?: string;
+	    model?: string;
 	}
 	export interface StepView {
 	    title: string;
@@ -605,12 +632,15 @@ export namespace conversation {
 	    finishReason?: string;
 	    editOf?: string;
 	    usage?: Usage;
+	    model?: string;
+	    endpoint?: string;
 	    event?: string;
 	    data?: number[];
 	    ref_msg_id?: string;
 	    updatedAt?: string;
 	    view: View;
 	}
+	
 	
 	
 	
@@ -977,6 +1007,17 @@ export namespace settings {
 	    summaryShare: number;
 	    recallShare: number;
 	}
+	export interface Cost {
+	    amount: number;
+	    currency: string;
+	    unpriced?: string[];
+	}
+	export interface Endpoint {
+	    name: string;
+	    baseUrl: string;
+	    apiKey?: string;
+	    models?: string[];
+	}
 	export interface Engine {
 	    maxTurns: number;
 	    maxToolCallsPerMessage: number;
@@ -988,6 +1029,11 @@ export namespace settings {
 	    enabled: boolean;
 	    maxReadBytes: number;
 	    maxWriteBytes: number;
+	}
+	export interface Price {
+	    input: number;
+	    cachedInput?: number;
+	    output: number;
 	}
 	export interface LLM {
 	    baseUrl: string;
@@ -1001,6 +1047,11 @@ export namespace settings {
 	    maxRetries: number;
 	    embeddingsModel: string;
 	    embeddingsBaseUrl: string;
+	    requestShape?: string;
+	    reasoningEffort?: string;
+	    prices?: Record<string, Price>;
+	    currency?: string;
+	    endpoints?: Endpoint[];
 	}
 	export interface MCPTools {
 	    enabled: boolean;
@@ -1014,6 +1065,7 @@ export namespace settings {
 	    field: string;
 	    variable: string;
 	}
+	
 	export interface Problem {
 	    field: string;
 	    message: string;

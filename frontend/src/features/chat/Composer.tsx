@@ -3,6 +3,7 @@ import { CompactionStatus } from '../context/CompactionStatus'
 import { ContextMeter } from '../context/ContextMeter'
 import { ComposerSkills, useSkillCommand } from '../skills/ComposerSkills'
 import { ApprovalModeSelect } from './ApprovalModeSelect'
+import { ModelChip } from './ModelChip'
 import { isCompactPrefix, parseCompactCommand, useCompactCommand } from './compactCommand'
 import { useStore, useStores } from '../../stores'
 
@@ -119,6 +120,7 @@ export function Composer({ onOpenInspector, disabledReason }: { onOpenInspector:
           )}
           <ContextMeter usage={compacting && usage ? { ...usage, status: 'compressing' } : usage} onOpen={onOpenInspector} />
           <ApprovalModeSelect />
+          <ModelChip disabled={streaming} />
         </div>
       </div>
     </div>

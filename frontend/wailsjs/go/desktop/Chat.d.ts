@@ -12,9 +12,13 @@ export function ApprovalMode(arg1:string):Promise<app.ApprovalMode>;
 
 export function Edit(arg1:app.EditRequest):Promise<void>;
 
+export function Models():Promise<Array<app.EndpointModels>>;
+
 export function Preview(arg1:string,arg2:string,arg3:string):Promise<engine.Preview>;
 
 export function Regenerate(arg1:app.RegenerateRequest):Promise<void>;
+
+export function SelectModel(arg1:string,arg2:string,arg3:string):Promise<conversation.ConversationMeta>;
 
 export function Send(arg1:app.SendRequest):Promise<void>;
 

@@ -18,12 +18,20 @@ export function Edit(arg1) {
   return window['go']['desktop']['Chat']['Edit'](arg1);
 }
 
+export function Models() {
+  return window['go']['desktop']['Chat']['Models']();
+}
+
 export function Preview(arg1, arg2, arg3) {
   return window['go']['desktop']['Chat']['Preview'](arg1, arg2, arg3);
 }
 
 export function Regenerate(arg1) {
   return window['go']['desktop']['Chat']['Regenerate'](arg1);
+}
+
+export function SelectModel(arg1, arg2, arg3) {
+  return window['go']['desktop']['Chat']['SelectModel'](arg1, arg2, arg3);
 }
 
 export function Send(arg1) {

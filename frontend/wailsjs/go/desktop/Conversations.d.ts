@@ -31,3 +31,5 @@ export function Rename(arg1:string,arg2:string):Promise<conversation.Conversatio
 export function Search(arg1:string):Promise<Array<convlog.SearchHit>>;
 
 export function SwitchBranch(arg1:string,arg2:string,arg3:number):Promise<void>;
+
+export function Usage():Promise<app.UsageReport>;

@@ -57,3 +57,7 @@ export function Search(arg1) {
 export function SwitchBranch(arg1, arg2, arg3) {
   return window['go']['desktop']['Conversations']['SwitchBranch'](arg1, arg2, arg3);
 }
+
+export function Usage() {
+  return window['go']['desktop']['Conversations']['Usage']();
+}
