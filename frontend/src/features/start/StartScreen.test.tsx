@@ -49,6 +49,39 @@ describe('StartScreen', () => {
     expect(await screen.findByTestId('start-screen')).toBeInTheDocument()
   })
 
+  it('asks whether a moved project keeps its conversations, and says what it did', async () => {
+    const { user, fake } = setup({ folders: ['/home/me/renamed'], moved: { '/home/me/renamed': '/home/me/book' } })
+    await user.type(await screen.findByLabelText('Or open a folder by path'), '/home/me/renamed')
+    await user.click(screen.getByTestId('open-path-submit'))
+    const card = await screen.findByRole('alertdialog', { name: 'Moved project?' })
+    expect(within(card).getByTestId('moved-question')).toHaveTextContent('this looks like project "book" moved from /home/me/book — use its conversations?')
+    expect(screen.queryByTestId('error-banner')).toBeNull()
+    expect(screen.queryByTestId('workspace-screen')).toBeNull()
+
+    await user.click(within(card).getByRole('button', { name: 'Yes, use its conversations' }))
+    expect(fake.bridge.projects.openMoved).toHaveBeenCalledWith('/home/me/renamed', true)
+    expect(await screen.findByTestId('workspace-screen')).toBeInTheDocument()
+    expect(screen.getByTestId('project-notice')).toHaveTextContent('its conversations came along')
+    await user.click(screen.getByTestId('project-notice-dismiss'))
+    expect(screen.queryByTestId('project-notice')).toBeNull()
+  })
+
+  it('makes a moved folder a new project when the answer is no, and opens nothing on cancel', async () => {
+    const { user, fake } = setup({ folders: ['/home/me/renamed'], moved: { '/home/me/renamed': '/home/me/book' } })
+    const input = await screen.findByLabelText('Or open a folder by path')
+    await user.type(input, '/home/me/renamed')
+    await user.click(screen.getByTestId('open-path-submit'))
+    await user.click(await screen.findByRole('button', { name: 'Cancel' }))
+    expect(screen.queryByTestId('moved-project')).toBeNull()
+    expect(fake.bridge.projects.openMoved).not.toHaveBeenCalled()
+    expect(screen.getByTestId('start-screen')).toBeInTheDocument()
+
+    await user.click(screen.getByTestId('open-path-submit'))
+    await user.click(await screen.findByRole('button', { name: 'No, a new project' }))
+    expect(fake.bridge.projects.openMoved).toHaveBeenCalledWith('/home/me/renamed', false)
+    expect(await screen.findByTestId('project-notice')).toHaveTextContent('is a new project')
+  })
+
   it('opens a typed path', async () => {
     const { user, fake } = setup({ folders: ['/home/me/typed'] })
     const input = await screen.findByLabelText('Or open a folder by path')
