@@ -90,6 +90,7 @@ export function createProjectStore(bridge: Pick<Bridge, 'projects'>): ProjectSto
       const path = root.trim()
       if (!path) return false
       const ok = await exclusive('open', async () => {
+        store.setState({ moved: null })
         try {
           const current = await api.open(path)
           store.setState({ current, notice: current.notice || null, moved: null })
