@@ -149,6 +149,11 @@ func (s *Session) setCurrent(p *project.Project) (ProjectInfo, error) {
 		s.mu.Unlock()
 	}
 	ws.BindDefaultPackage()
+	if p.MovedFrom != "" { // the old folder is gone: the recent list names the new one only
+		if err := project.Forget(s.rt.home, p.MovedFrom); err != nil {
+			s.rt.log.Warn("updating the recent projects list", "error", err)
+		}
+	}
 	if err := project.Touch(s.rt.home, p); err != nil {
 		// The recent list is a convenience: the project is open all the same.
 		s.rt.log.Warn("updating the recent projects list", "error", err)

@@ -74,6 +74,18 @@ func TestWindowOpensMovedAndCopiedProjects(t *testing.T) {
 		if cur, _ := ta.Projects.Current(); cur == nil || cur.Notice != "" {
 			t.Fatalf("the notice is said once: %+v", cur)
 		}
+		// the recent list names the moved folder, and the old path only when the project stayed there
+		recent, err := ta.Projects.Recent()
+		if err != nil {
+			t.Fatal(err)
+		}
+		listed := map[string]bool{}
+		for _, r := range recent {
+			listed[r.Root] = true
+		}
+		if !listed[moved] || listed[root] == keep {
+			t.Fatalf("keep %v: recent %+v", keep, recent)
+		}
 		ta.shutdown(context.Background())
 	}
 }

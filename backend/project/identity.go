@@ -184,22 +184,22 @@ func sameFolder(a, b string) bool {
 // an id: the data folder of the id it ends with exists and belongs to root. It
 // may give m a new id (a copy, or a moved project the user starts afresh), which
 // it writes to path. notice says in words what was decided when it was not the
-// plain case.
-func bind(home, root, path string, m meta, o OpenOptions) (notice string, err error) {
+// plain case; movedFrom is the path a moved project's data was taken from.
+func bind(home, root, path string, m meta, o OpenOptions) (notice, movedFrom string, err error) {
 	id := m.str("projectId")
 	dir := DataDir(home, id)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", ioError(dir, "create", err)
+		return "", "", ioError(dir, "create", err)
 	}
 	lockPath := filepath.Join(dir, IdentityFileName+".lock")
 	unlock, err := fsx.Lock(lockPath)
 	if err != nil {
-		return "", ioError(lockPath, "lock", err)
+		return "", "", ioError(lockPath, "lock", err)
 	}
 	defer unlock()
 	bound, err := bindingOf(home, id, root)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	name := m.str("projectName")
 	if name == "" {
@@ -207,36 +207,36 @@ func bind(home, root, path string, m meta, o OpenOptions) (notice string, err er
 	}
 	switch {
 	case bound == "":
-		return "", writeIdentity(home, id, root)
+		return "", "", writeIdentity(home, id, root)
 	case sameFolder(bound, root):
 		if bound != root {
-			return "", writeIdentity(home, id, root)
+			return "", "", writeIdentity(home, id, root)
 		}
 		if _, err := os.Stat(identityPath(home, id)); err != nil { // kept before the record existed
-			return "", writeIdentity(home, id, root)
+			return "", "", writeIdentity(home, id, root)
 		}
-		return "", nil
+		return "", "", nil
 	case holdsID(bound, id):
 		// A second folder with the same id: a copy or a clone.
 		if err := renew(home, root, path, m); err != nil {
-			return "", err
+			return "", "", err
 		}
 		return fmt.Sprintf("%s is a copy of project %q at %s: it is a new project here, without that folder's conversations (its project id in %s was renewed)",
-			root, name, bound, MetaFileName), nil
+			root, name, bound, MetaFileName), "", nil
 	}
 	switch o.Moved {
 	case MovedKeep:
 		if err := writeIdentity(home, id, root); err != nil {
-			return "", err
+			return "", "", err
 		}
-		return fmt.Sprintf("project %q moved from %s to %s: its conversations came along", name, bound, root), nil
+		return fmt.Sprintf("project %q moved from %s to %s: its conversations came along", name, bound, root), bound, nil
 	case MovedNew:
 		if err := renew(home, root, path, m); err != nil {
-			return "", err
+			return "", "", err
 		}
-		return fmt.Sprintf("%s is a new project; the conversations of project %q from %s stay with that project id", root, name, bound), nil
+		return fmt.Sprintf("%s is a new project; the conversations of project %q from %s stay with that project id", root, name, bound), "", nil
 	}
-	return "", &Error{Code: CodeMoved,
+	return "", "", &Error{Code: CodeMoved,
 		Message: fmt.Sprintf("this looks like project %q moved from %s — use its conversations?", name, bound),
 		Details: map[string]any{DetailPath: root, DetailMovedFrom: bound, DetailProjectID: id, DetailName: name}}
 }

@@ -112,6 +112,9 @@ func TestIdentityFollowsTheFolder(t *testing.T) {
 			if !strings.Contains(q.Notice, tc.notice) || (tc.notice == "") != (q.Notice == "") {
 				t.Fatalf("notice %q, want %q", q.Notice, tc.notice)
 			}
+			if wantFrom := tc.moved == MovedKeep && tc.wantSame && p.Root != q.Root; (q.MovedFrom == p.Root) != wantFrom || (!wantFrom && q.MovedFrom != "") {
+				t.Fatalf("movedFrom %q", q.MovedFrom)
+			}
 			if m := readJSON(t, MetaPath(next)); m["projectId"] != q.ID {
 				t.Fatalf("the folder holds %v, opened as %s", m["projectId"], q.ID)
 			}

@@ -38,6 +38,9 @@ type Project struct {
 	// when it was not the plain case (a copy made a new project, a moved
 	// project kept its data); "" otherwise.
 	Notice string `json:"notice,omitempty"`
+	// MovedFrom is, when this opening took a moved project's data along
+	// (MovedKeep), the path the project was at; "" otherwise.
+	MovedFrom string `json:"movedFrom,omitempty"`
 }
 
 // MetaPath returns the identity file of a project root.
@@ -104,7 +107,7 @@ func OpenWith(home, root string, o OpenOptions) (*Project, error) {
 	if _, err := m.project(abs, path); err != nil { // refuse a bad file before any data is made
 		return nil, err
 	}
-	notice, err := bind(home, abs, path, m, o)
+	notice, movedFrom, err := bind(home, abs, path, m, o)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +115,7 @@ func OpenWith(home, root string, o OpenOptions) (*Project, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.DataDir, p.Notice = DataDir(home, p.ID), notice
+	p.DataDir, p.Notice, p.MovedFrom = DataDir(home, p.ID), notice, movedFrom
 	return p, nil
 }
 
