@@ -119,7 +119,7 @@ func (a *approvals) policy(convID string, override approval.Mode) (approval.Poli
 	if err != nil {
 		return p, err
 	}
-	p.Project, p.ProjectApproved = pr.Rules, pr.Hash != "" && pr.Hash == st.RulesApproved
+	p.Project, p.ProjectApproved = pr.Rules, st.Approves(pr)
 	return p, nil
 }
 
@@ -280,7 +280,7 @@ func (ws *Workspace) ApprovalRules() ProjectRules {
 	}
 	st, _ := ws.approvals.store.Load()
 	out.Exists, out.Rules, out.Problems = pr.Hash != "", pr.Rules, pr.Problems
-	out.Approved = pr.Hash != "" && pr.Hash == st.RulesApproved
+	out.Approved = st.Approves(pr)
 	return out
 }
 
@@ -297,5 +297,5 @@ func (ws *Workspace) ApproveProjectRules() error {
 	if len(pr.Problems) > 0 {
 		return errs.New(errs.InvalidRequest, approval.ProjectRulesFile+" has rules that do not parse: "+strings.Join(pr.Problems, "; "))
 	}
-	return ws.approvals.store.ApproveRules(pr.Hash)
+	return ws.approvals.store.ApproveRules(pr)
 }

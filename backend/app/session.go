@@ -16,6 +16,10 @@ type ProjectInfo struct {
 	Root            string `json:"root"`
 	DataDir         string `json:"dataDir"`
 	ActivePackageID string `json:"activePackageId"`
+	// Notice says in words what opening decided about the folder's identity
+	// (a copy made a new project, a moved project kept its conversations);
+	// shown once, "" in the plain case.
+	Notice string `json:"notice,omitempty"`
 }
 
 func projectInfo(p project.Project) ProjectInfo {
@@ -69,9 +73,26 @@ func (s *Session) CurrentProject() *ProjectInfo {
 // OpenProject opens the project folder root, makes it the current project and
 // puts it first in the recent list. Its store is opened with the writer
 // lock: a project open in another crewagent process fails with
-// E_PROJECT_LOCKED and leaves no project open.
+// E_PROJECT_LOCKED and leaves no project open. A folder that looks like a
+// project moved from another path fails with E_PROJECT_MOVED, whose message is
+// the question to ask the user ("this looks like project X moved from PATH —
+// use its conversations?"); OpenMovedProject answers it.
 func (s *Session) OpenProject(root string) (ProjectInfo, error) {
-	p, err := project.Open(s.rt.home, root)
+	return s.openProject(root, project.MovedAsk)
+}
+
+// OpenMovedProject opens a folder that looks like a project moved from another
+// path: keep takes the project's conversations along to this folder, otherwise
+// the folder becomes a new project.
+func (s *Session) OpenMovedProject(root string, keep bool) (ProjectInfo, error) {
+	if keep {
+		return s.openProject(root, project.MovedKeep)
+	}
+	return s.openProject(root, project.MovedNew)
+}
+
+func (s *Session) openProject(root string, moved project.Moved) (ProjectInfo, error) {
+	p, err := project.OpenWith(s.rt.home, root, project.OpenOptions{Moved: moved})
 	if err != nil {
 		return ProjectInfo{}, err
 	}
@@ -128,11 +149,18 @@ func (s *Session) setCurrent(p *project.Project) (ProjectInfo, error) {
 		s.mu.Unlock()
 	}
 	ws.BindDefaultPackage()
+	if p.MovedFrom != "" { // the old folder is gone: the recent list names the new one only
+		if err := project.Forget(s.rt.home, p.MovedFrom); err != nil {
+			s.rt.log.Warn("updating the recent projects list", "error", err)
+		}
+	}
 	if err := project.Touch(s.rt.home, p); err != nil {
 		// The recent list is a convenience: the project is open all the same.
 		s.rt.log.Warn("updating the recent projects list", "error", err)
 	}
-	return ws.Info(), nil
+	info := ws.Info()
+	info.Notice = p.Notice // said once, by the call that decided it
+	return info, nil
 }
 
 // CloseProject closes the current project: its tasks are stopped and its

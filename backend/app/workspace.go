@@ -31,6 +31,10 @@ type OpenOptions struct {
 	// StartMCP lets the project's MCP servers start as soon as it is open
 	// when the settings ask for it (tools.mcp.startOnOpen; the window).
 	StartMCP bool
+	// Moved answers the question of a folder that looks like a project moved
+	// from another path (project.OpenOptions); Open fails with
+	// E_PROJECT_MOVED, the question in words, when it is not answered.
+	Moved project.Moved
 }
 
 // Workspace is an open project: its conversation store, engine, workflow
@@ -90,7 +94,7 @@ func Open(home, root string, opts Options, o OpenOptions) (*Workspace, error) {
 // Open opens the project folder root (writing its identity file the first
 // time) and everything that works on it.
 func (rt *Runtime) Open(root string, o OpenOptions) (*Workspace, error) {
-	p, err := project.Open(rt.home, root)
+	p, err := project.OpenWith(rt.home, root, project.OpenOptions{Moved: o.Moved})
 	if err != nil {
 		return nil, err
 	}

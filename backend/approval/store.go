@@ -30,6 +30,10 @@ type ProjectRules struct {
 	// Hash is the SHA-256 of the file's bytes ("" when there is none): the
 	// approval of the file is for this content.
 	Hash string
+	// Root is the canonical path of the project folder the file was read
+	// from: the approval of the file is for this folder too, so that it does
+	// not travel with a copy or a clone of the project.
+	Root string
 	// Problems lists the rules that do not parse.
 	Problems []string
 }
@@ -38,15 +42,16 @@ type ProjectRules struct {
 // A damaged file is an error: the caller then refuses what it would have
 // decided (a file meant to narrow must not silently do nothing).
 func LoadProjectRules(root string) (ProjectRules, error) {
-	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(ProjectRulesFile)))
+	canon := canonicalRoot(root)
+	data, err := os.ReadFile(filepath.Join(canon, filepath.FromSlash(ProjectRulesFile)))
 	if errors.Is(err, fs.ErrNotExist) {
-		return ProjectRules{}, nil
+		return ProjectRules{Root: canon}, nil
 	}
 	if err != nil {
-		return ProjectRules{}, fmt.Errorf("cannot read %s: %w", ProjectRulesFile, err)
+		return ProjectRules{Root: canon}, fmt.Errorf("cannot read %s: %w", ProjectRulesFile, err)
 	}
 	sum := sha256.Sum256(data)
-	out := ProjectRules{Hash: hex.EncodeToString(sum[:])}
+	out := ProjectRules{Hash: hex.EncodeToString(sum[:]), Root: canon}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return out, nil
 	}
@@ -66,9 +71,18 @@ type State struct {
 	// Allow are the user's allow rules for this project.
 	Allow []string `json:"allow,omitempty"`
 	// RulesApproved is the hash of the .crewagent/permissions.json the user
-	// approved; its allow rules count while the file keeps that content.
-	RulesApproved string    `json:"rulesApproved,omitempty"`
-	ApprovedAt    time.Time `json:"approvedAt,omitzero"`
+	// approved; its allow rules count while the file keeps that content, in
+	// the folder RulesApprovedIn (its canonical path) only.
+	RulesApproved   string    `json:"rulesApproved,omitempty"`
+	RulesApprovedIn string    `json:"rulesApprovedIn,omitempty"`
+	ApprovedAt      time.Time `json:"approvedAt,omitzero"`
+}
+
+// Approves reports whether the user approved the rules file pr as it is, in
+// the folder it was read from. An approval recorded without its folder
+// (before approvals named one) counts for none: the user approves again.
+func (st State) Approves(pr ProjectRules) bool {
+	return pr.Hash != "" && pr.Hash == st.RulesApproved && pr.Root != "" && pr.Root == st.RulesApprovedIn
 }
 
 // Store keeps a project's State in the runtime home. It reads the file on
@@ -139,8 +153,26 @@ func (s *Store) Grant(rule string) error {
 	})
 }
 
-// ApproveRules records that the user approved the project's rules file with
-// this hash.
-func (s *Store) ApproveRules(hash string) error {
-	return s.Update(func(st *State) { st.RulesApproved, st.ApprovedAt = hash, time.Now().UTC() })
+// ApproveRules records that the user approved the project's rules file pr:
+// its content in its folder.
+func (s *Store) ApproveRules(pr ProjectRules) error {
+	if pr.Hash == "" || pr.Root == "" {
+		return fmt.Errorf("no %s to approve", ProjectRulesFile)
+	}
+	return s.Update(func(st *State) {
+		st.RulesApproved, st.RulesApprovedIn, st.ApprovedAt = pr.Hash, pr.Root, time.Now().UTC()
+	})
+}
+
+// canonicalRoot is the project folder's absolute path with its links resolved
+// (as far as that works).
+func canonicalRoot(root string) string {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return filepath.Clean(root)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		return real
+	}
+	return abs
 }

@@ -21,6 +21,7 @@ var knownFlags = []flagSpec{
 	{"focus", true}, {"all", false}, {"skill", true}, {"replace", false}, {"approve", true},
 	{"to", true}, {"files", false}, {"both", false}, {"force", false},
 	{"model", true}, {"endpoint", true},
+	{"moved", false}, {"new-project", false},
 	{"help", false},
 }
 
@@ -125,7 +126,8 @@ func lookupFlag(name string) (flagSpec, bool) {
 // allowOnly returns an error when a flag outside allowed (plus the global
 // ones) was given.
 func (p *parsed) allowOnly(cmd string, allowed ...string) error {
-	ok := map[string]bool{"home": true, "project": true, "json": true, "verbose": true, "help": true}
+	ok := map[string]bool{"home": true, "project": true, "json": true, "verbose": true, "help": true,
+		"moved": true, "new-project": true}
 	for _, a := range allowed {
 		ok[a] = true
 	}

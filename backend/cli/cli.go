@@ -216,7 +216,9 @@ func subcommands(group string) []string {
 
 func printUsage(w io.Writer) {
 	fmt.Fprintln(w, "usage: crewagent [COMMAND] [--home DIR] [--project DIR] [--json] [--verbose]")
-	fmt.Fprintln(w, "Without a command the desktop app starts. Commands:")
+	fmt.Fprintln(w, "Without a command the desktop app starts. A folder that looks like a project moved from")
+	fmt.Fprintln(w, "another path asks whether it keeps that project's conversations: --moved (yes) or")
+	fmt.Fprintln(w, "--new-project (no) answer beforehand. Commands:")
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %s\n", c.usage)
 	}

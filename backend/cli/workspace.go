@@ -2,8 +2,10 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"crewagent/backend/app"
 	"crewagent/backend/errs"
@@ -52,9 +54,21 @@ func (e *env) workspace() (*app.Workspace, error) {
 	if root, err = filepath.Abs(root); err != nil {
 		return nil, err
 	}
-	p, err := project.Open(rt.Home(), root)
+	moved, err := e.movedChoice()
 	if err != nil {
 		return nil, err
+	}
+	p, err := project.OpenWith(rt.Home(), root, project.OpenOptions{Moved: moved})
+	if errs.CodeOf(err) == project.CodeMoved && moved == project.MovedAsk {
+		if moved, err = e.askMoved(err); err == nil {
+			p, err = project.OpenWith(rt.Home(), root, project.OpenOptions{Moved: moved})
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if p.Notice != "" {
+		fmt.Fprintf(e.stderr, "crewagent: note: %s\n", oneLine(p.Notice))
 	}
 	if st, err := rt.Settings(); err != nil {
 		if e.cmd.usesLLM || errs.CodeOf(err) != settings.CodeCorrupt {
@@ -72,6 +86,62 @@ func (e *env) workspace() (*app.Workspace, error) {
 	}
 	e.ws = ws
 	return ws, nil
+}
+
+// movedChoice reads --moved / --new-project: the answer, given beforehand, to
+// the question of a folder that looks like a project moved from another path.
+func (e *env) movedChoice() (project.Moved, error) {
+	switch keep, fresh := e.args.has("moved"), e.args.has("new-project"); {
+	case keep && fresh:
+		return 0, fmt.Errorf("--moved and --new-project exclude each other: choose one")
+	case keep:
+		return project.MovedKeep, nil
+	case fresh:
+		return project.MovedNew, nil
+	}
+	return project.MovedAsk, nil
+}
+
+// askMoved asks the question of a moved project (question, E_PROJECT_MOVED) on
+// the terminal; without one it refuses, saying which flag answers it.
+func (e *env) askMoved(question error) (project.Moved, error) {
+	q := oneLine(question.Error())
+	if !stdinIsTerminal(e.stdin) {
+		return 0, errs.New(project.CodeMoved, q+" Nothing was changed: run the command again with --moved to keep its conversations in this folder, or --new-project to make this folder a new project")
+	}
+	for {
+		fmt.Fprintf(e.stderr, "crewagent: %s [y]es, keep them here / [n]o, a new project: ", q)
+		line, err := readLine(e.stdin)
+		switch strings.ToLower(strings.TrimSpace(line)) {
+		case "y", "yes":
+			return project.MovedKeep, nil
+		case "n", "no":
+			return project.MovedNew, nil
+		}
+		if err != nil {
+			fmt.Fprintln(e.stderr)
+			return 0, errs.New(project.CodeMoved, "no answer: nothing was changed (--moved or --new-project answer beforehand)")
+		}
+	}
+}
+
+// readLine reads one line byte by byte, so that nothing after it is taken from
+// r (a message read from stdin later stays there).
+func readLine(r io.Reader) (string, error) {
+	var b strings.Builder
+	var c [1]byte
+	for {
+		n, err := r.Read(c[:])
+		if n == 1 {
+			if c[0] == '\n' {
+				return b.String(), nil
+			}
+			b.WriteByte(c[0])
+		}
+		if err != nil {
+			return b.String(), err
+		}
+	}
 }
 
 // close closes what the command opened.

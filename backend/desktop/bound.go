@@ -43,8 +43,15 @@ func (x *Projects) Recent() ([]project.RecentProject, error) { return x.s.Recent
 func (x *Projects) ForgetRecent(root string) error { return x.s.ForgetRecent(root) }
 
 // Open opens a project folder and makes it current (E_PROJECT_LOCKED when
-// another process holds it).
+// another process holds it; E_PROJECT_MOVED, the question in words, when it
+// looks like a project moved from another path).
 func (x *Projects) Open(root string) (app.ProjectInfo, error) { return x.s.OpenProject(root) }
+
+// OpenMoved answers the question of a moved project and opens it: keep takes
+// its conversations along, otherwise the folder becomes a new project.
+func (x *Projects) OpenMoved(root string, keep bool) (app.ProjectInfo, error) {
+	return x.s.OpenMovedProject(root, keep)
+}
 
 // Create makes the folder parentDir/name and opens it as a project.
 func (x *Projects) Create(parentDir, name string) (app.ProjectInfo, error) {

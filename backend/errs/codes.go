@@ -27,6 +27,7 @@ const (
 	ProjectIDChanged   = "E_PROJECT_ID_CHANGED"
 	ProjectNameInvalid = "E_PROJECT_NAME_INVALID"
 	ProjectExists      = "E_PROJECT_EXISTS"
+	ProjectMoved       = "E_PROJECT_MOVED"
 	RecentCorrupt      = "E_RECENT_CORRUPT"
 	ProjectIO          = "E_PROJECT_IO"
 )
@@ -205,6 +206,7 @@ var Catalogue = []Entry{
 	{"ProjectIDChanged", ProjectIDChanged, ".crewagent.json now holds another projectId", nil},
 	{"ProjectNameInvalid", ProjectNameInvalid, "a new project's name cannot be a folder name", nil},
 	{"ProjectExists", ProjectExists, "the folder for a new project already exists", nil},
+	{"ProjectMoved", ProjectMoved, "the folder looks like a project moved from another path: keep its conversations or start a new project", nil},
 	{"RecentCorrupt", RecentCorrupt, "recent-projects.json is not valid", nil},
 	{"ProjectIO", ProjectIO, "a project file could not be read or written", nil},
 

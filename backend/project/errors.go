@@ -12,6 +12,7 @@ const (
 	CodeIDChanged     = errs.ProjectIDChanged   // .crewagent.json now holds another projectId
 	CodeNameInvalid   = errs.ProjectNameInvalid // a new project's name cannot be a folder name
 	CodeExists        = errs.ProjectExists      // the folder for a new project already exists
+	CodeMoved         = errs.ProjectMoved       // the folder looks like a project moved from another path (OpenOptions.Moved)
 	CodeRecentCorrupt = errs.RecentCorrupt      // recent-projects.json is not valid
 	CodeIO            = errs.ProjectIO          // a file could not be read or written
 )

@@ -34,6 +34,13 @@ type Project struct {
 	ActivePackageID string `json:"activePackageId"`
 	CreatedAt       string `json:"createdAt"`
 	UpdatedAt       string `json:"updatedAt"`
+	// Notice says in words what opening decided about the folder's identity
+	// when it was not the plain case (a copy made a new project, a moved
+	// project kept its data); "" otherwise.
+	Notice string `json:"notice,omitempty"`
+	// MovedFrom is, when this opening took a moved project's data along
+	// (MovedKeep), the path the project was at; "" otherwise.
+	MovedFrom string `json:"movedFrom,omitempty"`
 }
 
 // MetaPath returns the identity file of a project root.
@@ -46,8 +53,13 @@ func MetaPath(root string) string { return filepath.Join(root, MetaFileName) }
 // generated and the file is written atomically, keeping every other field,
 // unknown ones included. A file that is not a JSON object is an error with code
 // CodeMetaCorrupt and is left untouched. The data folder <home>/projects/<id>
-// is created (0700).
-func Open(home, root string) (*Project, error) {
+// is created (0700) and belongs to this folder from then on (see identity.go):
+// a copy of the folder elsewhere becomes a new project; a moved one fails with
+// CodeMoved, the question to ask the user (OpenWith answers it).
+func Open(home, root string) (*Project, error) { return OpenWith(home, root, OpenOptions{}) }
+
+// OpenWith is Open with the answer to the question of a moved project.
+func OpenWith(home, root string, o OpenOptions) (*Project, error) {
 	if strings.TrimSpace(home) == "" {
 		return nil, &Error{Code: CodeHome, Message: "no runtime home given"}
 	}
@@ -92,14 +104,18 @@ func Open(home, root string) (*Project, error) {
 			return nil, err
 		}
 	}
+	if _, err := m.project(abs, path); err != nil { // refuse a bad file before any data is made
+		return nil, err
+	}
+	notice, movedFrom, err := bind(home, abs, path, m, o)
+	if err != nil {
+		return nil, err
+	}
 	p, err := m.project(abs, path)
 	if err != nil {
 		return nil, err
 	}
-	p.DataDir = DataDir(home, p.ID)
-	if err := os.MkdirAll(p.DataDir, 0o700); err != nil {
-		return nil, ioError(p.DataDir, "create", err)
-	}
+	p.DataDir, p.Notice, p.MovedFrom = DataDir(home, p.ID), notice, movedFrom
 	return p, nil
 }
 

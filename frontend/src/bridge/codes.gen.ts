@@ -34,6 +34,8 @@ export const Codes = {
   ProjectNameInvalid: 'E_PROJECT_NAME_INVALID',
   /** the folder for a new project already exists */
   ProjectExists: 'E_PROJECT_EXISTS',
+  /** the folder looks like a project moved from another path: keep its conversations or start a new project */
+  ProjectMoved: 'E_PROJECT_MOVED',
   /** recent-projects.json is not valid */
   RecentCorrupt: 'E_RECENT_CORRUPT',
   /** a project file could not be read or written */

@@ -9,7 +9,12 @@ export type RecentProject = project.RecentProject
 export interface ProjectsApi {
   recent(): Promise<RecentProject[]>
   forgetRecent(root: string): Promise<void>
+  /** Fails with E_PROJECT_MOVED, the question in words, for a folder that looks
+   * like a project moved from another path: openMoved answers it. */
   open(root: string): Promise<ProjectInfo>
+  /** Opens a moved project: keep takes its conversations along, otherwise the
+   * folder becomes a new project. */
+  openMoved(root: string, keep: boolean): Promise<ProjectInfo>
   create(parentDir: string, name: string): Promise<ProjectInfo>
   current(): Promise<ProjectInfo | null>
   close(): Promise<void>
@@ -22,6 +27,7 @@ export function createWailsProjects(): ProjectsApi {
     recent: () => call(async () => (await Projects.Recent()) ?? []),
     forgetRecent: (root) => call(() => Projects.ForgetRecent(root)),
     open: (root) => call(() => Projects.Open(root)),
+    openMoved: (root, keep) => call(() => Projects.OpenMoved(root, keep)),
     create: (parentDir, name) => call(() => Projects.Create(parentDir, name)),
     current: () => call(async () => (await Projects.Current()) ?? null),
     close: () => call(() => Projects.Close()),

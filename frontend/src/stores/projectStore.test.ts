@@ -46,6 +46,28 @@ describe('projectStore', () => {
     expect(store.getState().error).toBeNull()
   })
 
+  it('a moved project is a question, not an error; the answer opens it and its notice is said once', async () => {
+    const { store, fake } = setup({ folders: ['/p/renamed', '/p/other'], moved: { '/p/renamed': '/p/book' } })
+    expect(await store.actions.open('/p/renamed')).toBe(false)
+    expect(store.getState().error).toBeNull()
+    expect(store.getState().moved).toEqual({ root: '/p/renamed', question: 'this looks like project "book" moved from /p/book — use its conversations?' })
+    // opening another folder leaves the question
+    expect(await store.actions.open('/p/other')).toBe(true)
+    expect(store.getState().moved).toBeNull()
+    expect(await store.actions.answerMoved(true)).toBe(false)
+    expect(fake.bridge.projects.openMoved).not.toHaveBeenCalled()
+
+    expect(await store.actions.open('/p/renamed')).toBe(false)
+    expect(await store.actions.answerMoved(false)).toBe(true)
+    expect(fake.bridge.projects.openMoved).toHaveBeenCalledWith('/p/renamed', false)
+    const s = store.getState()
+    expect(s.current?.root).toBe('/p/renamed')
+    expect(s.moved).toBeNull()
+    expect(s.notice).toContain('is a new project')
+    store.actions.dismissNotice()
+    expect(store.getState().notice).toBeNull()
+  })
+
   it('ignores an empty path', async () => {
     const { store, fake } = setup()
     expect(await store.actions.open('   ')).toBe(false)

@@ -1,5 +1,5 @@
 import type { Bridge, BridgeError, ProjectInfo, RecentProject } from '../bridge'
-import { toBridgeError } from '../bridge'
+import { ErrorCodes, toBridgeError } from '../bridge'
 import { createStore, type Store } from './store'
 
 /** What is in flight: at most one project action at a time. */
@@ -11,6 +11,12 @@ export interface ProjectState {
   recentLoaded: boolean
   busy: ProjectBusy
   error: BridgeError | null
+  /** A folder that looks like a project moved from another path, with the
+   * question to ask (the backend's words); answered by answerMoved. */
+  moved: { root: string; question: string } | null
+  /** What opening decided about the folder's identity (a copy became a new
+   * project, a moved one kept its conversations), said once. */
+  notice: string | null
 }
 
 export interface ProjectActions {
@@ -26,6 +32,12 @@ export interface ProjectActions {
   forget(root: string): Promise<void>
   close(): Promise<void>
   dismissError(): void
+  /** Answers the question of a moved project: keep its conversations, or
+   * make the folder a new project. */
+  answerMoved(keep: boolean): Promise<boolean>
+  /** Leaves the question of a moved project unanswered (nothing is opened). */
+  cancelMoved(): void
+  dismissNotice(): void
 }
 
 export type ProjectStore = Store<ProjectState> & { actions: ProjectActions }
@@ -38,6 +50,8 @@ export function createProjectStore(bridge: Pick<Bridge, 'projects'>): ProjectSto
     recentLoaded: false,
     busy: null,
     error: null,
+    moved: null,
+    notice: null,
   })
   const fail = (e: unknown) => store.setState({ error: toBridgeError(e) })
 
@@ -76,11 +90,15 @@ export function createProjectStore(bridge: Pick<Bridge, 'projects'>): ProjectSto
       const path = root.trim()
       if (!path) return false
       const ok = await exclusive('open', async () => {
+        store.setState({ moved: null })
         try {
-          store.setState({ current: await api.open(path) })
+          const current = await api.open(path)
+          store.setState({ current, notice: current.notice || null, moved: null })
           return true
         } catch (e) {
-          fail(e)
+          const err = toBridgeError(e)
+          if (err.code === ErrorCodes.ProjectMoved) store.setState({ moved: { root: path, question: err.message } })
+          else fail(err)
           return false
         }
       })
@@ -108,7 +126,7 @@ export function createProjectStore(bridge: Pick<Bridge, 'projects'>): ProjectSto
     async create(parentDir, name) {
       const ok = await exclusive('create', async () => {
         try {
-          store.setState({ current: await api.create(parentDir.trim(), name) })
+          store.setState({ current: await api.create(parentDir.trim(), name), notice: null })
           return true
         } catch (e) {
           fail(e)
@@ -132,7 +150,7 @@ export function createProjectStore(bridge: Pick<Bridge, 'projects'>): ProjectSto
       await exclusive('close', async () => {
         try {
           await api.close()
-          store.setState({ current: null })
+          store.setState({ current: null, notice: null })
         } catch (e) {
           fail(e)
         }
@@ -142,6 +160,32 @@ export function createProjectStore(bridge: Pick<Bridge, 'projects'>): ProjectSto
 
     dismissError() {
       store.setState({ error: null })
+    },
+
+    async answerMoved(keep) {
+      const moved = store.getState().moved
+      if (!moved) return false
+      const ok = await exclusive('open', async () => {
+        try {
+          const current = await api.openMoved(moved.root, keep)
+          store.setState({ current, notice: current.notice || null, moved: null })
+          return true
+        } catch (e) {
+          store.setState({ moved: null })
+          fail(e)
+          return false
+        }
+      })
+      void actions.refreshRecent()
+      return ok ?? false
+    },
+
+    cancelMoved() {
+      store.setState({ moved: null })
+    },
+
+    dismissNotice() {
+      store.setState({ notice: null })
     },
   }
 

@@ -92,6 +92,8 @@ export function createFakeBridge(
     localServers?: LocalServer[]
     /** The proposed location of new projects (default: /home/test/CrewAgent Projects). */
     defaultLocation?: string
+    /** Folders that look like a project moved from another path: folder → the path it moved from. */
+    moved?: Record<string, string>
     /** The saved theme (default: light). */
     theme?: string
     /** The models every endpoint lists (default: fake-model, fake-model-large). */
@@ -457,7 +459,22 @@ export function createFakeBridge(
       }),
       open: vi.fn(async (root: string) => {
         if (!folders.has(root)) throw new BridgeError('E_PROJECT_NOT_FOUND', `project folder ${root} does not exist`)
+        const from = opts.moved?.[root]
+        if (from) throw new BridgeError('E_PROJECT_MOVED', `this looks like project "${base(from)}" moved from ${from} — use its conversations?`)
         current = info(root)
+        touch(current)
+        return current
+      }),
+      openMoved: vi.fn(async (root: string, keep: boolean) => {
+        const from = opts.moved?.[root] ?? root
+        delete opts.moved?.[root]
+        current = {
+          ...info(root),
+          ...(keep ? { id: `id-${base(from)}` } : {}),
+          notice: keep
+            ? `project "${base(from)}" moved from ${from} to ${root}: its conversations came along`
+            : `${root} is a new project; the conversations of project "${base(from)}" from ${from} stay with that project id`,
+        }
         touch(current)
         return current
       }),

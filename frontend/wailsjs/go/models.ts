@@ -212,6 +212,7 @@ export namespace app {
 	    root: string;
 	    dataDir: string;
 	    activePackageId: string;
+	    notice?: string;
 	}
 	export interface RegenerateRequest {
 	    conversationId: string;

@@ -9,6 +9,9 @@ const recentEntries = [
   { root: '/home/me/gone', id: 'g', name: 'gone', lastOpenedAt: new Date().toISOString() },
 ]
 
+// The workspace screen is loaded lazily: its first import can take seconds on a loaded machine.
+const lazyScreen = { timeout: 10000 }
+
 function setup(opts?: Parameters<typeof createFakeBridge>[0]) {
   const fake = createFakeBridge(opts)
   const user = userEvent.setup()
@@ -41,12 +44,45 @@ describe('StartScreen', () => {
   it('opens a recent project into the workspace and closes it again', async () => {
     const { user } = setup({ folders: ['/home/me/alpha'], recent: recentEntries })
     await user.click(await screen.findByRole('button', { name: /alpha/ }))
-    expect(await screen.findByTestId('workspace-screen')).toBeInTheDocument()
+    expect(await screen.findByTestId('workspace-screen', {}, lazyScreen)).toBeInTheDocument()
     expect(screen.getByTestId('workspace-project-name')).toHaveTextContent('alpha')
     expect(screen.getByTestId('workspace-project-root')).toHaveTextContent('/home/me/alpha')
 
     await user.click(screen.getByRole('button', { name: 'Close project' }))
     expect(await screen.findByTestId('start-screen')).toBeInTheDocument()
+  })
+
+  it('asks whether a moved project keeps its conversations, and says what it did', async () => {
+    const { user, fake } = setup({ folders: ['/home/me/renamed'], moved: { '/home/me/renamed': '/home/me/book' } })
+    await user.type(await screen.findByLabelText('Or open a folder by path'), '/home/me/renamed')
+    await user.click(screen.getByTestId('open-path-submit'))
+    const card = await screen.findByRole('alertdialog', { name: 'Moved project?' })
+    expect(within(card).getByTestId('moved-question')).toHaveTextContent('this looks like project "book" moved from /home/me/book — use its conversations?')
+    expect(screen.queryByTestId('error-banner')).toBeNull()
+    expect(screen.queryByTestId('workspace-screen')).toBeNull()
+
+    await user.click(within(card).getByRole('button', { name: 'Yes, use its conversations' }))
+    expect(fake.bridge.projects.openMoved).toHaveBeenCalledWith('/home/me/renamed', true)
+    expect(await screen.findByTestId('workspace-screen', {}, lazyScreen)).toBeInTheDocument()
+    expect(screen.getByTestId('project-notice')).toHaveTextContent('its conversations came along')
+    await user.click(screen.getByTestId('project-notice-dismiss'))
+    expect(screen.queryByTestId('project-notice')).toBeNull()
+  })
+
+  it('makes a moved folder a new project when the answer is no, and opens nothing on cancel', async () => {
+    const { user, fake } = setup({ folders: ['/home/me/renamed'], moved: { '/home/me/renamed': '/home/me/book' } })
+    const input = await screen.findByLabelText('Or open a folder by path')
+    await user.type(input, '/home/me/renamed')
+    await user.click(screen.getByTestId('open-path-submit'))
+    await user.click(await screen.findByRole('button', { name: 'Cancel' }))
+    expect(screen.queryByTestId('moved-project')).toBeNull()
+    expect(fake.bridge.projects.openMoved).not.toHaveBeenCalled()
+    expect(screen.getByTestId('start-screen')).toBeInTheDocument()
+
+    await user.click(screen.getByTestId('open-path-submit'))
+    await user.click(await screen.findByRole('button', { name: 'No, a new project' }))
+    expect(fake.bridge.projects.openMoved).toHaveBeenCalledWith('/home/me/renamed', false)
+    expect(await screen.findByTestId('project-notice', {}, lazyScreen)).toHaveTextContent('is a new project')
   })
 
   it('opens a typed path', async () => {
@@ -57,7 +93,7 @@ describe('StartScreen', () => {
     await user.type(input, '/home/me/typed')
     await user.click(submit)
     expect(fake.bridge.projects.open).toHaveBeenCalledWith('/home/me/typed')
-    expect(await screen.findByTestId('workspace-project-name')).toHaveTextContent('typed')
+    expect(await screen.findByTestId('workspace-project-name', {}, lazyScreen)).toHaveTextContent('typed')
   })
 
   it('says clearly why a folder could not be opened', async () => {
@@ -76,7 +112,7 @@ describe('StartScreen', () => {
     fake.setNextFolder('/home/me/picked')
     await user.click(await screen.findByRole('button', { name: 'Open project…' }))
     expect(fake.bridge.projects.chooseFolder).toHaveBeenCalled()
-    expect(await screen.findByTestId('workspace-project-name')).toHaveTextContent('picked')
+    expect(await screen.findByTestId('workspace-project-name', {}, lazyScreen)).toHaveTextContent('picked')
   })
 
   it('a cancelled picker changes nothing', async () => {
@@ -104,7 +140,7 @@ describe('StartScreen', () => {
     await user.click(create)
 
     expect(fake.bridge.projects.create).toHaveBeenCalledWith('/home/me', 'fresh')
-    expect(await screen.findByTestId('workspace-project-name')).toHaveTextContent('fresh')
+    expect(await screen.findByTestId('workspace-project-name', {}, lazyScreen)).toHaveTextContent('fresh')
   })
 
   it('shows the backend refusal of a bad name and keeps the form', async () => {
@@ -182,6 +218,6 @@ describe('new project location', () => {
 
     await user.click(within(form).getByRole('button', { name: 'Create project' }))
     expect(fake.bridge.projects.create).toHaveBeenCalledWith('/home/me/Documents/CrewAgent Projects', 'novel')
-    expect(await screen.findByTestId('workspace-project-name')).toHaveTextContent('novel')
+    expect(await screen.findByTestId('workspace-project-name', {}, lazyScreen)).toHaveTextContent('novel')
   })
 })

@@ -3,6 +3,7 @@ import { ErrorBanner } from '../../components/ErrorBanner'
 import { Logo } from '../../components/Logo'
 import { useStore, useStores } from '../../stores'
 import { FirstRun, FirstRunDone } from './FirstRun'
+import { MovedProject } from './MovedProject'
 import { NewProjectForm } from './NewProjectForm'
 import { OpenPathForm } from './OpenPathForm'
 import { RecentProjects } from './RecentProjects'
@@ -16,6 +17,7 @@ export function StartScreen() {
   const recentLoaded = useStore(projects, (s) => s.recentLoaded)
   const busy = useStore(projects, (s) => s.busy)
   const error = useStore(projects, (s) => s.error)
+  const moved = useStore(projects, (s) => s.moved)
   const [creating, setCreating] = useState(false)
   const llmConfigured = useStore(settings, (s) => s.view?.llmConfigured)
   const applied = useStore(setup, (s) => s.applied)
@@ -50,6 +52,16 @@ export function StartScreen() {
         </header>
 
         {error && <ErrorBanner error={error} onDismiss={a.dismissError} />}
+
+        {moved && (
+          <MovedProject
+            root={moved.root}
+            question={moved.question}
+            busy={busy !== null}
+            onAnswer={(keep) => void a.answerMoved(keep)}
+            onCancel={a.cancelMoved}
+          />
+        )}
 
         {applied ? <FirstRunDone name={applied.name} model={applied.model} onDismiss={setup.actions.clearApplied} /> : llmConfigured === false && <FirstRun />}
 

@@ -16,6 +16,7 @@ export function WorkspaceScreen({ project }: { project: ProjectInfo }) {
   const sidebarHidden = useStore(display, (s) => s.sidebarHidden)
   const busy = useStore(projects, (s) => s.busy)
   const error = useStore(projects, (s) => s.error)
+  const notice = useStore(projects, (s) => s.notice)
   const convError = useStore(conversations, (s) => s.error)
   const selectedId = useStore(conversations, (s) => s.selectedId)
   const listLoaded = useStore(conversations, (s) => s.loaded)
@@ -109,6 +110,16 @@ export function WorkspaceScreen({ project }: { project: ProjectInfo }) {
           Close project
         </button>
       </header>
+      {notice && (
+        <div className="workspace-errors">
+          <div className="notice" role="status" data-testid="project-notice">
+            <div className="notice-message">{notice}</div>
+            <button type="button" className="btn btn-ghost btn-small" onClick={projects.actions.dismissNotice} data-testid="project-notice-dismiss">
+              Dismiss
+            </button>
+          </div>
+        </div>
+      )}
       {(error || convError || demoError || (pkgError && !settingsOpen)) && (
         <div className="workspace-errors">
           {error && <ErrorBanner error={error} onDismiss={projects.actions.dismissError} />}

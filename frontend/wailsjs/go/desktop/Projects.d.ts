@@ -15,4 +15,6 @@ export function ForgetRecent(arg1:string):Promise<void>;
 
 export function Open(arg1:string):Promise<app.ProjectInfo>;
 
+export function OpenMoved(arg1:string,arg2:boolean):Promise<app.ProjectInfo>;
+
 export function Recent():Promise<Array<project.RecentProject>>;

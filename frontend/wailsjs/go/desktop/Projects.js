@@ -26,6 +26,10 @@ export function Open(arg1) {
   return window['go']['desktop']['Projects']['Open'](arg1);
 }
 
+export function OpenMoved(arg1, arg2) {
+  return window['go']['desktop']['Projects']['OpenMoved'](arg1, arg2);
+}
+
 export function Recent() {
   return window['go']['desktop']['Projects']['Recent']();
 }
