@@ -5,6 +5,7 @@ import { SkillsPanel } from '../skills/SkillsPanel'
 import { ContextTab } from './ContextTab'
 import type { FormTabProps } from './form'
 import { GeneralTab } from './GeneralTab'
+import { ModelsTab } from './ModelsTab'
 import { ToolsTab } from './ToolsTab'
 
 /** A page of the settings screen: either part of the settings.json form
@@ -18,6 +19,7 @@ export type SettingsTabDef = { id: string; label: string } & (
 /** The pages, in order; a new page is one more line. */
 export const settingsTabs: SettingsTabDef[] = [
   { id: 'general', label: 'General', edits: ['llm.', 'theme'], Component: GeneralTab },
+  { id: 'models', label: 'Models', edits: ['llm.endpoints', 'llm.prices', 'llm.currency', 'llm.requestShape', 'llm.reasoningEffort'], Component: ModelsTab },
   { id: 'context', label: 'Context', edits: ['context.'], Component: ContextTab },
   { id: 'tools', label: 'Tools', edits: ['tools.', 'engine.'], Component: ToolsTab },
   { id: 'packages', label: 'Packages', Component: PackagesPanel },
