@@ -213,7 +213,7 @@ func (ws *Workspace) emitNextUsage(ctx context.Context, conversationID string) {
 		status = compression.Status(u.UsagePercent)
 	}
 	ws.emitter.Emit(events.ContextUsage, events.UsageEvent{ConversationID: conversationID, UsedTokens: u.UsedTokens,
-		TotalBudget: u.TotalBudget, UsagePercent: u.UsagePercent, Remaining: u.Remaining, Status: status})
+		TotalBudget: u.TotalBudget, UsagePercent: u.UsagePercent, Remaining: u.Remaining, Status: status, Reported: u.Reported, Cost: u.Cost})
 }
 
 // previewRun previews the next request of the conversation's latest run.

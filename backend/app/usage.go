@@ -2,7 +2,6 @@ package app
 
 import (
 	"crewagent/backend/conversation"
-	"crewagent/backend/settings"
 )
 
 // ConversationUsage is what one conversation's model calls used and cost.
@@ -11,7 +10,7 @@ type ConversationUsage struct {
 	Title string                    `json:"title"`
 	Usage *conversation.UsageTotals `json:"usage,omitempty"`
 	// Cost is priced with llm.prices (absent when no model used has a price).
-	Cost *settings.Cost `json:"cost,omitempty"`
+	Cost *conversation.Cost `json:"cost,omitempty"`
 }
 
 // UsageReport is what the project's conversations used: each one that made
@@ -19,7 +18,7 @@ type ConversationUsage struct {
 type UsageReport struct {
 	Conversations []ConversationUsage      `json:"conversations"`
 	Total         conversation.UsageTotals `json:"total"`
-	Cost          *settings.Cost           `json:"cost,omitempty"`
+	Cost          *conversation.Cost           `json:"cost,omitempty"`
 }
 
 // Usage adds up what the servers reported for every conversation of the
@@ -46,6 +45,6 @@ func (ws *Workspace) Usage() (UsageReport, error) {
 
 // ConversationCost prices a conversation's usage (nil when none of its
 // models has a price).
-func (ws *Workspace) ConversationCost(meta conversation.ConversationMeta) *settings.Cost {
+func (ws *Workspace) ConversationCost(meta conversation.ConversationMeta) *conversation.Cost {
 	return ws.rt.Effective().LLM.CostOf(meta.Usage)
 }

@@ -41,7 +41,7 @@ type chatTokens struct {
 	llm.Usage
 	Conversation *conversation.UsageTotals `json:"conversation,omitempty"`
 	// Cost is the conversation's, priced with llm.prices.
-	Cost *settings.Cost `json:"cost,omitempty"`
+	Cost *conversation.Cost `json:"cost,omitempty"`
 }
 
 type chatError struct {

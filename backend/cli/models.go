@@ -1,7 +1,7 @@
 package cli
 
 import (
-	"crewagent/backend/settings"
+	"crewagent/backend/conversation"
 	"fmt"
 	"strings"
 )
@@ -66,7 +66,7 @@ func cmdUsage(e *env, _ []string) error {
 	})
 }
 
-func usageLine(in, out, cached, calls int, cost *settings.Cost) string {
+func usageLine(in, out, cached, calls int, cost *conversation.Cost) string {
 	s := fmt.Sprintf("%d calls, %d tokens in (%d cached), %d out", calls, in, cached, out)
 	if cost != nil {
 		s += fmt.Sprintf(", %.4f %s", cost.Amount, cost.Currency)

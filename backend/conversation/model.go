@@ -276,6 +276,16 @@ type UsageTotals struct {
 	Models map[string]*ModelUsage `json:"models,omitempty"`
 }
 
+// Cost is what usage cost at the prices of the settings (llm.prices).
+type Cost struct {
+	// Amount adds up the models that have a price.
+	Amount   float64 `json:"amount"`
+	Currency string  `json:"currency"`
+	// Unpriced names the models that were used and have no price (their
+	// tokens are not in Amount); "" stands for answers of an unknown model.
+	Unpriced []string `json:"unpriced,omitempty"`
+}
+
 // ModelUsage is what the calls of one model used.
 type ModelUsage struct {
 	Calls            int `json:"calls"`

@@ -19,6 +19,7 @@ func TestChooseAModelForAConversation(t *testing.T) {
 	lab.SetModels("qwen3:8b", "gemma3:4b")
 	lab.SetModelWindow("gemma3:4b", 8192) // as vLLM reports max_model_len
 	w := openTestProject(t, fmt.Sprintf(`{"llm": {"baseUrl": %q, "model": "gpt-4o-mini", "maxRetries": 0,
+		"currency": "EUR", "prices": {"gemma3:4b": {"input": 3, "output": 15}},
 		"endpoints": [{"name": "lab", "baseUrl": %q, "apiKey": "sk-lab-secret-5678"}]}}`, def.URL(), lab.URL()))
 	a := w.app
 
@@ -41,6 +42,11 @@ func TestChooseAModelForAConversation(t *testing.T) {
 		t.Fatalf("lab got %d requests, the default %d", len(reqs), len(def.ChatRequests()))
 	}
 
+	// The meter's usage carries what the answer cost at the model's price.
+	waitFor(t, "the usage with its cost", func() bool {
+		u := lastUsage(t, w.rec, m.ID)
+		return u.Cost != nil && u.Cost.Amount > 0 && u.Cost.Currency == "EUR"
+	})
 	// The budget follows the window the server reported for the model.
 	p, err := a.Chat.Preview(m.ID, "", "")
 	if err != nil || p.Usage.TotalBudget > 8192 || p.Usage.TotalBudget < 4096 || p.Model != "gemma3:4b" {

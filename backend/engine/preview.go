@@ -244,6 +244,7 @@ func (s *ChatService) Preview(ctx context.Context, req PreviewRequest) (*Preview
 	out.Usage = usageEvent(req.ConversationID, u, "")
 	out.Usage.UsagePercent = round1(out.Usage.UsagePercent)
 	out.Usage.Reported = s.reportedUsage(req.ConversationID)
+	out.Usage.Cost = st.LLM.CostOf(out.Usage.Reported)
 	out.Messages = make([]PreviewMessage, len(res.Messages))
 	for i, m := range res.Messages {
 		pm := PreviewMessage{Index: i, Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID,

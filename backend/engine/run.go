@@ -501,6 +501,7 @@ func (r *run) emitUsage(req *contextbuilder.Result, status string) {
 	r.res.Context.UsedTokens, r.res.Context.TotalBudget, r.res.Context.UsagePercent = u.UsedTokens, u.TotalBudget, round1(u.UsagePercent)
 	ev := usageEvent(r.convID, u, status)
 	ev.Reported = r.s.reportedUsage(r.convID)
+	ev.Cost = r.st.LLM.CostOf(ev.Reported)
 	r.s.opts.Emitter.Emit(events.ContextUsage, ev)
 }
 

@@ -23,6 +23,9 @@ type UsageEvent struct {
 	// calls (prompt tokens read from the prompt cache included) and holds
 	// the newest call's; nil before any was reported.
 	Reported *conversation.UsageTotals `json:"reported,omitempty"`
+	// Cost prices Reported with llm.prices (nil when none of its models has
+	// a price).
+	Cost *conversation.Cost `json:"cost,omitempty"`
 }
 
 // StreamStartEvent is the payload of llm:stream-start: one LLM call begins.

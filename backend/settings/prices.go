@@ -21,22 +21,12 @@ type Price struct {
 // DefaultCurrency is shown with costs when llm.currency is empty.
 const DefaultCurrency = "USD"
 
-// Cost is what usage cost at the prices of the settings.
-type Cost struct {
-	// Amount adds up the models that have a price.
-	Amount   float64 `json:"amount"`
-	Currency string  `json:"currency"`
-	// Unpriced names the models that were used and have no price (their
-	// tokens are not in Amount); "" stands for answers of an unknown model.
-	Unpriced []string `json:"unpriced,omitempty"`
-}
-
 // CostOf prices usage with llm.prices; nil when no model used has a price.
-func (l LLM) CostOf(u *conversation.UsageTotals) *Cost {
+func (l LLM) CostOf(u *conversation.UsageTotals) *conversation.Cost {
 	if u == nil || len(l.Prices) == 0 {
 		return nil
 	}
-	c := &Cost{Currency: l.Currency}
+	c := &conversation.Cost{Currency: l.Currency}
 	if c.Currency == "" {
 		c.Currency = DefaultCurrency
 	}

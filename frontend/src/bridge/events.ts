@@ -37,6 +37,9 @@ export type CallUsage = conversation.Usage
 /** What the servers reported for a conversation's LLM calls so far
  * (ContextUsage.reported). */
 export type ReportedUsage = conversation.UsageTotals
+/** What a conversation's reported usage cost at the prices of the settings
+ * (ContextUsage.cost; absent when none of its models has a price). */
+export type UsageCost = conversation.Cost
 
 /** The failure carried by stream-end and tool-end events. */
 export type EventError = events.Error

@@ -82,7 +82,7 @@ export namespace app {
 	    id: string;
 	    title: string;
 	    usage?: conversation.UsageTotals;
-	    cost?: settings.Cost;
+	    cost?: conversation.Cost;
 	}
 	export interface EditRequest {
 	    conversationId: string;
@@ -269,7 +269,7 @@ export namespace app {
 	export interface UsageReport {
 	    conversations: ConversationUsage[];
 	    total: conversation.UsageTotals;
-	    cost?: settings.Cost;
+	    cost?: conversation.Cost;
 	}
 	
 
@@ -528,6 +528,11 @@ export namespace conversation {
 	    approvalAllow?: string[];
 	    endpoint?: string;
 	    model?: string;
+	}
+	export interface Cost {
+	    amount: number;
+	    currency: string;
+	    unpriced?: string[];
 	}
 	export interface StepView {
 	    title: string;
@@ -883,6 +888,7 @@ export namespace events {
 	    remaining: number;
 	    status: string;
 	    reported?: conversation.UsageTotals;
+	    cost?: conversation.Cost;
 	}
 	export interface Payloads {
 	    "context:usage": UsageEvent;
@@ -1007,11 +1013,6 @@ export namespace settings {
 	    includeCollapsedUiEventsInContext: boolean;
 	    summaryShare: number;
 	    recallShare: number;
-	}
-	export interface Cost {
-	    amount: number;
-	    currency: string;
-	    unpriced?: string[];
 	}
 	export interface Endpoint {
 	    name: string;

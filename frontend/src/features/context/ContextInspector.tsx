@@ -3,7 +3,7 @@ import type { ContextPreview, PreviewDecision, PreviewMessage } from '../../brid
 import { Markdown } from '../../components/Markdown'
 import { Modal } from '../../components/Modal'
 import { useStore, useStores } from '../../stores'
-import { cacheSummary, formatPercent, formatTokens, statusLabel } from './meter'
+import { cacheSummary, costSummary, formatPercent, formatTokens, statusLabel } from './meter'
 import { ProjectInstructions } from './ProjectInstructions'
 import { count } from '../../lib/count'
 import { formatBytes } from '../../lib/format'
@@ -86,6 +86,12 @@ function PreviewBody({ p }: { p: Preview }) {
           <dt>Prompt cache</dt>
           <dd data-testid="inspector-cache" data-cached={u.reported?.cachedTokens ?? 0}>
             {cacheSummary(u.reported)?.replace(/^Prompt cache: /, '') ?? 'no usage reported yet'}
+          </dd>
+        </div>
+        <div>
+          <dt>Usage and cost</dt>
+          <dd data-testid="inspector-cost" data-amount={u.cost?.amount ?? ''}>
+            {costSummary(u.reported, u.cost)?.replace(/^Usage: /, '') ?? 'no usage reported yet'}
           </dd>
         </div>
         <div>

@@ -1,5 +1,5 @@
 import type { ContextUsage } from '../../bridge'
-import { cacheSummary, displayStatus, formatPercent, formatTokens, statusLabel } from './meter'
+import { cacheSummary, costSummary, displayStatus, formatPercent, formatTokens, statusLabel } from './meter'
 import './context.css'
 
 /** The context-usage indicator next to the input: a bar and a percentage,
@@ -19,7 +19,8 @@ export function ContextMeter({ usage, onOpen }: { usage: ContextUsage | null; on
   const status = displayStatus(usage)
   const pct = Math.max(0, Math.min(100, usage.usagePercent))
   const cache = cacheSummary(usage.reported)
-  const title = `${statusLabel[status]}: ${usage.usedTokens.toLocaleString()} of ${usage.totalBudget.toLocaleString()} tokens (${formatPercent(usage.usagePercent)}), ${usage.remaining.toLocaleString()} left.${cache ? `\n${cache}` : ''}\nClick to see what the next request contains.`
+  const spent = costSummary(usage.reported, usage.cost)
+  const title = `${statusLabel[status]}: ${usage.usedTokens.toLocaleString()} of ${usage.totalBudget.toLocaleString()} tokens (${formatPercent(usage.usagePercent)}), ${usage.remaining.toLocaleString()} left.${cache ? `\n${cache}` : ''}${spent ? `\n${spent}` : ''}\nClick to see what the next request contains.`
   return (
     <button
       type="button"

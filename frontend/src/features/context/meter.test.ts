@@ -1,4 +1,4 @@
-import { cacheSummary, displayStatus, formatPercent, formatTokens } from './meter'
+import { cacheSummary, costSummary, displayStatus, formatMoney, formatPercent, formatTokens } from './meter'
 
 describe('context meter', () => {
   it('shows the status the backend measured', () => {
@@ -29,5 +29,15 @@ describe('context meter', () => {
     })
     expect(s).toContain('the last request read 1,920 of 2,006 prompt tokens from the server\'s cache (96%)')
     expect(s).toContain('this conversation 1,920 of 4,000 (48%) over 2 requests')
+  })
+
+  it('says what the conversation cost where its models have a price', () => {
+    const r = { calls: 2, promptTokens: 4000, completionTokens: 500, totalTokens: 4500, cachedTokens: 1000 }
+    expect(costSummary(undefined, null)).toBeNull()
+    expect(costSummary(r, null)).toBe('Usage: 4,000 tokens in, 500 out over 2 requests; no price set for its models (Settings → Models).')
+    expect(costSummary(r, { amount: 0.0123, currency: 'EUR' })).toBe('Usage: 4,000 tokens in, 500 out over 2 requests; cost 0.0123 EUR.')
+    expect(costSummary(r, { amount: 1.5, currency: 'USD', unpriced: ['local'] })).toBe('Usage: 4,000 tokens in, 500 out over 2 requests; cost 1.50 USD; without local, which has no price.')
+    expect(formatMoney(0, 'USD')).toBe('0.00 USD')
+    expect(formatMoney(0.004, 'USD')).toBe('0.0040 USD')
   })
 })

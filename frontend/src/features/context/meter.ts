@@ -1,4 +1,4 @@
-import type { ContextStatus, ContextUsage, ReportedUsage } from '../../bridge'
+import type { ContextStatus, ContextUsage, ReportedUsage, UsageCost } from '../../bridge'
 
 /** The status to show, as the backend measured it (its thresholds, in
  * backend/compression, are the only ones: normal below 60 %, warning from 60
@@ -45,4 +45,22 @@ export function cacheSummary(r: ReportedUsage | undefined | null): string | null
     ? `the last request read ${last.cachedTokens.toLocaleString()} of ${last.promptTokens.toLocaleString()} prompt tokens from the server's cache${share(last.cachedTokens, last.promptTokens)}; `
     : ''
   return `Prompt cache: ${lastPart}this conversation ${r.cachedTokens.toLocaleString()} of ${r.promptTokens.toLocaleString()}${share(r.cachedTokens, r.promptTokens)} over ${r.calls} requests.`
+}
+
+/** A money amount: two decimals, four under one unit so
+ * that small conversations do not all read 0.00. */
+export function formatMoney(amount: number, currency: string): string {
+  const digits = amount > 0 && amount < 1 ? 4 : 2
+  return `${amount.toFixed(digits)} ${currency}`
+}
+
+/** The tokens the servers reported for the conversation and what they cost
+ * (where llm.prices has the models), in words; null before any usage was
+ * reported. */
+export function costSummary(r: ReportedUsage | undefined | null, cost: UsageCost | undefined | null): string | null {
+  if (!r || r.calls === 0) return null
+  const tokens = `${r.promptTokens.toLocaleString()} tokens in, ${r.completionTokens.toLocaleString()} out over ${r.calls === 1 ? 'one request' : `${r.calls} requests`}`
+  if (!cost) return `Usage: ${tokens}; no price set for its models (Settings → Models).`
+  const unpriced = cost.unpriced?.length ? `; without ${cost.unpriced.map((m) => (m ? m : 'an unknown model')).join(', ')}, which has no price` : ''
+  return `Usage: ${tokens}; cost ${formatMoney(cost.amount, cost.currency)}${unpriced}.`
 }
