@@ -192,6 +192,18 @@ func (ws *Workspace) mcpProvider(s tools.Scope) []tools.Provider {
 		},
 		Save: func(ctx context.Context, a mcp.Attachment) (string, error) {
 			return ws.store.SaveAttachment(s.ConversationID, attachmentFileName(tools.ToolCallID(ctx), a.Name), a.Data)
+		},
+		// Progress shows in the tool's card like a command's live output.
+		Progress: func(ctx context.Context, tool string, p mcp.Progress, done bool) {
+			id := tools.ToolCallID(ctx)
+			if ws.output == nil || id == "" {
+				return
+			}
+			if done {
+				ws.output.Done(s.ConversationID, tool, id)
+				return
+			}
+			ws.output.Add(s.ConversationID, tool, id, []byte("progress "+p.String()+"\n"))
 		}})}
 }
 
