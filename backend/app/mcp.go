@@ -63,13 +63,15 @@ func (ws *Workspace) openMCP(o OpenOptions) {
 	}
 }
 
-// mcpOptions are the timing options of the MCP managers (Options.MCP; zero
-// fields take the package's defaults).
+// mcpOptions are the timing options of the MCP managers and who answers what
+// servers ask during a call (Options.MCP; zero fields take the package's
+// defaults).
 func (rt *Runtime) mcpOptions() mcp.Options {
 	t := rt.opts.MCP
 	return mcp.Options{HandshakeTimeout: t.HandshakeTimeout, CallTimeout: t.CallTimeout, PingTimeout: t.PingTimeout,
 		MaxRestarts: t.MaxRestarts, RestartBackoff: t.RestartBackoff, MaxRestartBackoff: t.MaxRestartBackoff,
-		StopGrace: t.StopGrace, MaxLogBytes: t.MaxLogBytes, MaxResultBytes: t.MaxResultBytes}
+		StopGrace: t.StopGrace, MaxLogBytes: t.MaxLogBytes, MaxResultBytes: t.MaxResultBytes, MaxCallTime: t.MaxCallTime,
+		Elicit: t.Elicit}
 }
 
 // load reads the configured servers: the settings' table (read from the file
@@ -767,4 +769,99 @@ func mcpFileOf(c mcp.ServerConfig) string {
 		return c.File
 	}
 	return mcp.ProjectFileName
+}
+
+// MCPResources lists the resources and resource templates of one server, or
+// of every runnable server when name is empty (starting them as needed). A
+// server that fails is reported in problems; the others are still listed.
+func (ws *Workspace) MCPResources(ctx context.Context, name string) (MCPResourceList, error) {
+	var out MCPResourceList
+	names, err := ws.mcpTargets(name)
+	if err != nil {
+		return out, err
+	}
+	for _, n := range names {
+		list, templates, err := ws.mcp.manager.Resources(ctx, n)
+		if err != nil {
+			if name != "" {
+				return out, err
+			}
+			out.Problems = append(out.Problems, err.Error())
+			continue
+		}
+		out.Resources = append(out.Resources, list...)
+		out.Templates = append(out.Templates, templates...)
+	}
+	return out, nil
+}
+
+// MCPResourceList is what MCPResources found.
+type MCPResourceList struct {
+	Resources []mcp.Resource         `json:"resources"`
+	Templates []mcp.ResourceTemplate `json:"templates"`
+	Problems  []string               `json:"problems,omitempty"`
+}
+
+// ReadMCPResource reads one resource of a server.
+func (ws *Workspace) ReadMCPResource(ctx context.Context, name, uri string) ([]mcp.ResourceContent, error) {
+	if _, err := ws.mcpServer(name); err != nil {
+		return nil, err
+	}
+	return ws.mcp.manager.ReadResource(ctx, name, uri)
+}
+
+// MCPPrompts lists the prompts, with their arguments, of one server or of
+// every runnable server when name is empty.
+func (ws *Workspace) MCPPrompts(ctx context.Context, name string) (MCPPromptList, error) {
+	var out MCPPromptList
+	names, err := ws.mcpTargets(name)
+	if err != nil {
+		return out, err
+	}
+	for _, n := range names {
+		list, err := ws.mcp.manager.Prompts(ctx, n)
+		if err != nil {
+			if name != "" {
+				return out, err
+			}
+			out.Problems = append(out.Problems, err.Error())
+			continue
+		}
+		out.Prompts = append(out.Prompts, list...)
+	}
+	return out, nil
+}
+
+// MCPPromptList is what MCPPrompts found.
+type MCPPromptList struct {
+	Prompts  []mcp.Prompt `json:"prompts"`
+	Problems []string     `json:"problems,omitempty"`
+}
+
+// MCPPrompt is a prompt of a server filled in with its arguments.
+type MCPPrompt struct {
+	Server      string              `json:"server"`
+	Name        string              `json:"name"`
+	Description string              `json:"description,omitempty"`
+	Messages    []mcp.PromptMessage `json:"messages"`
+}
+
+// GetMCPPrompt fills in a prompt of a server with args.
+func (ws *Workspace) GetMCPPrompt(ctx context.Context, name, prompt string, args map[string]string) (MCPPrompt, error) {
+	if _, err := ws.mcpServer(name); err != nil {
+		return MCPPrompt{}, err
+	}
+	desc, msgs, err := ws.mcp.manager.GetPrompt(ctx, name, prompt, args)
+	return MCPPrompt{Server: name, Name: prompt, Description: desc, Messages: msgs}, err
+}
+
+// mcpTargets is the named server (checked to exist), or every runnable one.
+func (ws *Workspace) mcpTargets(name string) ([]string, error) {
+	if name == "" {
+		return ws.mcp.manager.Runnable(), nil
+	}
+	if _, err := ws.mcpServer(name); err != nil {
+		return nil, err
+	}
+	return []string{name}, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -286,6 +287,10 @@ func (m *Manager) readResourceResult(ctx context.Context, allowed []string, args
 			res.Content = append(res.Content, &sdk.TextContent{Text: rc.Text})
 			continue
 		}
+		if textType(rc.MIMEType) && utf8.Valid(rc.Blob) {
+			res.Content = append(res.Content, &sdk.TextContent{Text: string(rc.Blob)})
+			continue
+		}
 		res.Content = append(res.Content, &sdk.EmbeddedResource{Resource: &sdk.ResourceContents{URI: rc.URI, MIMEType: rc.MIMEType, Blob: rc.Blob}})
 	}
 	return convertResult(res, a.Server, "resource", m.opts.MaxResultBytes, save)
@@ -298,4 +303,11 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// textType reports whether contents of this MIME type are text the model can read as is.
+func textType(mt string) bool {
+	mt = strings.ToLower(strings.TrimSpace(strings.SplitN(mt, ";", 2)[0]))
+	return strings.HasPrefix(mt, "text/") || mt == "application/json" || strings.HasSuffix(mt, "+json") ||
+		mt == "application/xml" || strings.HasSuffix(mt, "+xml") || mt == "application/yaml"
 }
