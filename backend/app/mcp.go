@@ -614,6 +614,9 @@ func (rt *Runtime) SaveMCPServer(previous string, spec MCPServerSpec) error {
 			return errs.Errorf(errs.MCPServerNotFound, "there is no MCP server %q in the settings", previous)
 		}
 		cfg = mcp.MergeSecrets(cfg, old)
+		if cfg.URL != "" && cfg.Type == "" {
+			cfg.Type = old.Type // the form does not show the transport a url entry names
+		}
 	}
 	if problems, err := mcp.SaveServer(st, cfg); err != nil {
 		if len(problems) > 0 {
