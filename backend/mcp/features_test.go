@@ -239,10 +239,15 @@ func TestElicitation(t *testing.T) {
 			return ElicitResponse{Action: "decline", Content: map[string]any{"name": "x"}}, nil
 		}, want: `decline null`},
 		{name: "nobody to ask", want: `does not support elicitation`},
+		// The call's 400ms timeout does not run while the user takes a second to answer.
+		{name: "a slow answer", elicit: func(context.Context, ElicitRequest) (ElicitResponse, error) {
+			time.Sleep(time.Second)
+			return ElicitResponse{Action: "accept", Content: map[string]any{"name": "Bo"}}, nil
+		}, want: `accept {"age":30,"name":"Bo"}`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			m := newTestManager(t, []ServerConfig{cfg}, func(o *Options) { o.Elicit = tc.elicit })
+			m := newTestManager(t, []ServerConfig{cfg}, func(o *Options) { o.Elicit = tc.elicit; o.CallTimeout = 400 * time.Millisecond })
 			r := m.Call(context.Background(), "mcp__f__ask", nil, nil)
 			if got := r.Text + r.Message; !strings.Contains(got, tc.want) {
 				t.Fatalf("got %s, want %q", r.Content, tc.want)

@@ -72,28 +72,48 @@ type ElicitResponse struct {
 type ElicitFunc func(ctx context.Context, req ElicitRequest) (ElicitResponse, error)
 
 // progressSet routes the progress notifications of a connection to the calls that asked
-// for them, by progress token.
+// for them, by progress token, and knows the timers of the calls under way.
 type progressSet struct {
-	mu    sync.Mutex
-	next  int64
-	calls map[string]func(Progress)
+	mu     sync.Mutex
+	next   int64
+	calls  map[string]func(Progress)
+	timers map[string]*callTimer
 }
 
-func (p *progressSet) add(f func(Progress)) string {
+func (p *progressSet) add(f func(Progress), t *callTimer) string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.next++
 	tok := fmt.Sprintf("crewagent-%d", p.next)
 	if p.calls == nil {
-		p.calls = map[string]func(Progress){}
+		p.calls, p.timers = map[string]func(Progress){}, map[string]*callTimer{}
 	}
-	p.calls[tok] = f
+	p.calls[tok], p.timers[tok] = f, t
 	return tok
+}
+
+// hold stops the clock of every call under way (the user is being asked something) until
+// the function it returns is called.
+func (p *progressSet) hold() func() {
+	p.mu.Lock()
+	var held []*callTimer
+	for _, t := range p.timers {
+		if t.pause() {
+			held = append(held, t)
+		}
+	}
+	p.mu.Unlock()
+	return func() {
+		for _, t := range held {
+			t.resume()
+		}
+	}
 }
 
 func (p *progressSet) remove(tok string) {
 	p.mu.Lock()
 	delete(p.calls, tok)
+	delete(p.timers, tok)
 	p.mu.Unlock()
 }
 
@@ -132,12 +152,14 @@ func (s *server) logMessage(params *sdk.LoggingMessageParams) {
 }
 
 // elicit answers an elicitation request of the server through Options.Elicit; an accepted
-// form gets the defaults of the fields the answer leaves out.
-func (s *server) elicit(ctx context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+// form gets the defaults of the fields the answer leaves out. The calls under way on c do
+// not time out while the user is asked.
+func (s *server) elicit(ctx context.Context, c *conn, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
 	f := s.m.opts.Elicit
 	if f == nil || req == nil || req.Params == nil {
 		return nil, fmt.Errorf("this client cannot ask the user")
 	}
+	defer c.progress.hold()()
 	p := req.Params
 	r := ElicitRequest{Server: s.cfg.Name, Mode: p.Mode, Message: p.Message, URL: p.URL}
 	if r.Mode == "" {
@@ -197,6 +219,7 @@ type callTimer struct {
 	deadline time.Time
 	fired    bool
 	progress bool
+	held     int // the user is being asked: the clock is stopped
 }
 
 func newCallTimer(timeout, max time.Duration, cancel context.CancelFunc) *callTimer {
@@ -218,7 +241,7 @@ func (ct *callTimer) extend() {
 	ct.mu.Lock()
 	defer ct.mu.Unlock()
 	ct.progress = true
-	if ct.fired {
+	if ct.fired || ct.held > 0 {
 		return
 	}
 	d := ct.timeout
@@ -231,6 +254,33 @@ func (ct *callTimer) extend() {
 }
 
 func (ct *callTimer) stop() { ct.t.Stop() }
+
+// pause stops the clock; false when the call has already run out of time.
+func (ct *callTimer) pause() bool {
+	ct.mu.Lock()
+	defer ct.mu.Unlock()
+	if ct.fired {
+		return false
+	}
+	if ct.held == 0 && !ct.t.Stop() {
+		return false // firing right now
+	}
+	ct.held++
+	return true
+}
+
+// resume starts the clock again, with the whole timeout, once nobody holds it.
+func (ct *callTimer) resume() {
+	ct.mu.Lock()
+	defer ct.mu.Unlock()
+	if ct.held--; ct.held == 0 && !ct.fired {
+		d := ct.timeout
+		if !ct.deadline.IsZero() {
+			d = min(d, time.Until(ct.deadline))
+		}
+		ct.t.Reset(max(d, 0))
+	}
+}
 
 // timedOut reports whether the call ran out of time, and whether it had sent progress.
 func (ct *callTimer) timedOut() (bool, bool) {

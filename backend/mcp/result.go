@@ -172,7 +172,9 @@ func convertResult(res *sdk.CallToolResult, server, tool string, maxBytes int, s
 	if res.StructuredContent != nil {
 		if b, err := json.Marshal(res.StructuredContent); err == nil {
 			if sameJSON(b, text) {
-				// Servers often send the structured content again as text: once is enough.
+				// Servers often send the structured content again as text: the model gets
+				// it once, as the text.
+				out.Structured = b
 			} else if len(b) <= maxBytes {
 				out.Structured = b
 			} else {
@@ -180,6 +182,10 @@ func convertResult(res *sdk.CallToolResult, server, tool string, maxBytes int, s
 				structuredNote = fmt.Sprintf("left out: %d bytes, more than the %d-byte limit", len(b), maxBytes)
 			}
 		}
+	}
+	structuredPart := out.Structured
+	if sameJSON(structuredPart, text) {
+		structuredPart = nil
 	}
 	views := make([]attachmentView, len(out.Attachments))
 	var media []string
@@ -209,7 +215,7 @@ func convertResult(res *sdk.CallToolResult, server, tool string, maxBytes int, s
 		ResourceLinks     []ResourceLink   `json:"resourceLinks,omitempty"`
 		Truncated         bool             `json:"truncated,omitempty"`
 		TextBytes         int              `json:"textBytes,omitempty"`
-	}{true, out.Text, out.Structured, structuredNote, views, mediaNote(media), out.Links, out.Truncated, textBytes}
+	}{true, out.Text, structuredPart, structuredNote, views, mediaNote(media), out.Links, out.Truncated, textBytes}
 	b, err := json.Marshal(payload)
 	if err != nil {
 		return failed(CodeProtocol, "the result could not be encoded", server, tool)

@@ -395,7 +395,7 @@ func (s *server) start(startCtx context.Context) (*conn, []Tool, *sdk.Implementa
 		ProgressNotificationHandler: func(_ context.Context, r *sdk.ProgressNotificationClientRequest) { c.progress.deliver(r.Params) },
 	}
 	if opts.Elicit != nil {
-		copts.ElicitationHandler = s.elicit
+		copts.ElicitationHandler = func(ctx context.Context, r *sdk.ElicitRequest) (*sdk.ElicitResult, error) { return s.elicit(ctx, c, r) }
 		copts.Capabilities.Elicitation = &sdk.ElicitationCapabilities{Form: &sdk.FormElicitationCapabilities{}}
 	}
 	client := sdk.NewClient(&sdk.Implementation{Name: opts.ClientName, Version: opts.ClientVersion}, copts)
@@ -698,7 +698,7 @@ func (s *server) call(ctx context.Context, c *conn, tool string, args []byte, ti
 		if o.Progress != nil {
 			o.Progress(p)
 		}
-	})
+	}, timer)
 	defer c.progress.remove(tok)
 	params.SetProgressToken(tok)
 	res, err := c.cs.CallTool(callCtx, params)
