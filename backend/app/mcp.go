@@ -254,7 +254,7 @@ type MCPServerView struct {
 	// File is the project file a project server comes from (.mcp.json,
 	// .cursor/mcp.json or .vscode/mcp.json).
 	File      string `json:"file,omitempty"`
-	Transport string `json:"transport"` // stdio | http
+	Transport string `json:"transport"` // stdio | http | sse
 	// State: disabled, pending-approval, stopped, starting, ready or failed.
 	State   mcp.State `json:"state"`
 	Summary string    `json:"summary"` // "ready (12 tools)", "failed: …"

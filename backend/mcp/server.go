@@ -291,8 +291,8 @@ func (s *server) setFailedLocked(msg string) {
 	s.conn = nil
 	s.failures++
 	s.lastErr = s.redactor().scrub(msg)
-	if s.log != nil {
-		s.tail = s.redactor().scrub(s.log.Tail())
+	if s.log != nil && s.cfg.Transport() == TransportStdio {
+		s.tail = s.redactor().scrub(s.log.Tail()) // a remote server's log has no stderr
 	}
 	s.failedAt = time.Now()
 	s.retryAt = s.failedAt.Add(s.m.backoff(s.failures))
