@@ -19,6 +19,8 @@ APT_HEADLESS_PACKAGES=(xvfb xauth)
 NODE_MIN="20.19.0"
 # Third-party MCP servers the Go tests of backend/mcp run against (npm install there).
 MCP_TEST_SERVERS_DIR="testdata/mcp-servers"
+# The official MCP conformance suite and the Node 22 it needs (npm install there).
+MCP_CONFORMANCE_DIR="testdata/mcp-conformance"
 
 if [[ -t 1 ]]; then
   C_BOLD=$'\e[1m' C_RED=$'\e[31m' C_GREEN=$'\e[32m' C_YELLOW=$'\e[33m' C_OFF=$'\e[0m'

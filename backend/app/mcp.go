@@ -63,13 +63,15 @@ func (ws *Workspace) openMCP(o OpenOptions) {
 	}
 }
 
-// mcpOptions are the timing options of the MCP managers (Options.MCP; zero
-// fields take the package's defaults).
+// mcpOptions are the timing options of the MCP managers and who answers what
+// servers ask during a call (Options.MCP; zero fields take the package's
+// defaults).
 func (rt *Runtime) mcpOptions() mcp.Options {
 	t := rt.opts.MCP
 	return mcp.Options{HandshakeTimeout: t.HandshakeTimeout, CallTimeout: t.CallTimeout, PingTimeout: t.PingTimeout,
 		MaxRestarts: t.MaxRestarts, RestartBackoff: t.RestartBackoff, MaxRestartBackoff: t.MaxRestartBackoff,
-		StopGrace: t.StopGrace, MaxLogBytes: t.MaxLogBytes, MaxResultBytes: t.MaxResultBytes}
+		StopGrace: t.StopGrace, MaxLogBytes: t.MaxLogBytes, MaxResultBytes: t.MaxResultBytes, MaxCallTime: t.MaxCallTime,
+		Elicit: t.Elicit}
 }
 
 // load reads the configured servers: the settings' table (read from the file
@@ -192,6 +194,18 @@ func (ws *Workspace) mcpProvider(s tools.Scope) []tools.Provider {
 		},
 		Save: func(ctx context.Context, a mcp.Attachment) (string, error) {
 			return ws.store.SaveAttachment(s.ConversationID, attachmentFileName(tools.ToolCallID(ctx), a.Name), a.Data)
+		},
+		// Progress shows in the tool's card like a command's live output.
+		Progress: func(ctx context.Context, tool string, p mcp.Progress, done bool) {
+			id := tools.ToolCallID(ctx)
+			if ws.output == nil || id == "" {
+				return
+			}
+			if done {
+				ws.output.Done(s.ConversationID, tool, id)
+				return
+			}
+			ws.output.Add(s.ConversationID, tool, id, []byte("progress "+p.String()+"\n"))
 		}})}
 }
 
@@ -240,7 +254,7 @@ type MCPServerView struct {
 	// File is the project file a project server comes from (.mcp.json,
 	// .cursor/mcp.json or .vscode/mcp.json).
 	File      string `json:"file,omitempty"`
-	Transport string `json:"transport"` // stdio | http
+	Transport string `json:"transport"` // stdio | http | sse
 	// State: disabled, pending-approval, stopped, starting, ready or failed.
 	State   mcp.State `json:"state"`
 	Summary string    `json:"summary"` // "ready (12 tools)", "failed: …"
@@ -600,6 +614,9 @@ func (rt *Runtime) SaveMCPServer(previous string, spec MCPServerSpec) error {
 			return errs.Errorf(errs.MCPServerNotFound, "there is no MCP server %q in the settings", previous)
 		}
 		cfg = mcp.MergeSecrets(cfg, old)
+		if cfg.URL != "" && cfg.Type == "" {
+			cfg.Type = old.Type // the form does not show the transport a url entry names
+		}
 	}
 	if problems, err := mcp.SaveServer(st, cfg); err != nil {
 		if len(problems) > 0 {
@@ -755,4 +772,99 @@ func mcpFileOf(c mcp.ServerConfig) string {
 		return c.File
 	}
 	return mcp.ProjectFileName
+}
+
+// MCPResources lists the resources and resource templates of one server, or
+// of every runnable server when name is empty (starting them as needed). A
+// server that fails is reported in problems; the others are still listed.
+func (ws *Workspace) MCPResources(ctx context.Context, name string) (MCPResourceList, error) {
+	var out MCPResourceList
+	names, err := ws.mcpTargets(name)
+	if err != nil {
+		return out, err
+	}
+	for _, n := range names {
+		list, templates, err := ws.mcp.manager.Resources(ctx, n)
+		if err != nil {
+			if name != "" {
+				return out, err
+			}
+			out.Problems = append(out.Problems, err.Error())
+			continue
+		}
+		out.Resources = append(out.Resources, list...)
+		out.Templates = append(out.Templates, templates...)
+	}
+	return out, nil
+}
+
+// MCPResourceList is what MCPResources found.
+type MCPResourceList struct {
+	Resources []mcp.Resource         `json:"resources"`
+	Templates []mcp.ResourceTemplate `json:"templates"`
+	Problems  []string               `json:"problems,omitempty"`
+}
+
+// ReadMCPResource reads one resource of a server.
+func (ws *Workspace) ReadMCPResource(ctx context.Context, name, uri string) ([]mcp.ResourceContent, error) {
+	if _, err := ws.mcpServer(name); err != nil {
+		return nil, err
+	}
+	return ws.mcp.manager.ReadResource(ctx, name, uri)
+}
+
+// MCPPrompts lists the prompts, with their arguments, of one server or of
+// every runnable server when name is empty.
+func (ws *Workspace) MCPPrompts(ctx context.Context, name string) (MCPPromptList, error) {
+	var out MCPPromptList
+	names, err := ws.mcpTargets(name)
+	if err != nil {
+		return out, err
+	}
+	for _, n := range names {
+		list, err := ws.mcp.manager.Prompts(ctx, n)
+		if err != nil {
+			if name != "" {
+				return out, err
+			}
+			out.Problems = append(out.Problems, err.Error())
+			continue
+		}
+		out.Prompts = append(out.Prompts, list...)
+	}
+	return out, nil
+}
+
+// MCPPromptList is what MCPPrompts found.
+type MCPPromptList struct {
+	Prompts  []mcp.Prompt `json:"prompts"`
+	Problems []string     `json:"problems,omitempty"`
+}
+
+// MCPPrompt is a prompt of a server filled in with its arguments.
+type MCPPrompt struct {
+	Server      string              `json:"server"`
+	Name        string              `json:"name"`
+	Description string              `json:"description,omitempty"`
+	Messages    []mcp.PromptMessage `json:"messages"`
+}
+
+// GetMCPPrompt fills in a prompt of a server with args.
+func (ws *Workspace) GetMCPPrompt(ctx context.Context, name, prompt string, args map[string]string) (MCPPrompt, error) {
+	if _, err := ws.mcpServer(name); err != nil {
+		return MCPPrompt{}, err
+	}
+	desc, msgs, err := ws.mcp.manager.GetPrompt(ctx, name, prompt, args)
+	return MCPPrompt{Server: name, Name: prompt, Description: desc, Messages: msgs}, err
+}
+
+// mcpTargets is the named server (checked to exist), or every runnable one.
+func (ws *Workspace) mcpTargets(name string) ([]string, error) {
+	if name == "" {
+		return ws.mcp.manager.Runnable(), nil
+	}
+	if _, err := ws.mcpServer(name); err != nil {
+		return nil, err
+	}
+	return []string{name}, nil
 }

@@ -409,3 +409,40 @@ func TestMCPConfigurationIsFollowed(t *testing.T) {
 		t.Fatal("no mcp:status event announced the new list")
 	}
 }
+
+// A long call of a real server that reports progress runs past the call timeout, and
+// its progress shows in the tool card as live output.
+func TestMCPProgressKeepsALongCallGoing(t *testing.T) {
+	npm := mcptest.Servers(t)
+	p := newMCPProject(t, map[string]any{"enabled": true, "callTimeoutSeconds": 2}, map[string]any{
+		"everything": npm.Everything("progress-ev", nil),
+	})
+	ws := p.open(t)
+	p.srv.SetDefault(func(r fakellm.RecordedRequest) fakellm.Response {
+		if r.LastMessage().Role == "tool" {
+			return fakellm.Text("done")
+		}
+		// 8 steps over 4 s: twice the call timeout, a notification every half second.
+		return fakellm.Tools(fakellm.ToolCall{ID: "c_long", Name: "mcp__everything__trigger-long-running-operation", Arguments: `{"duration":4,"steps":8}`})
+	})
+	res, err := ws.Chat(context.Background(), engine.SendRequest{Mode: "chat", Text: "run the long one"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := lastTool(t, ws, res.ConversationID)
+	if !strings.Contains(e.Text(), `"ok":true`) || !strings.Contains(e.Text(), "Long running operation completed") {
+		t.Fatalf("result %s", e.Text())
+	}
+	var live strings.Builder
+	done := false
+	for _, ev := range p.rec.Named(events.ToolOutput) {
+		o := ev.(events.ToolOutputEvent)
+		if o.ToolCallID == "c_long" && o.ToolName == "mcp__everything__trigger-long-running-operation" {
+			live.WriteString(o.Data)
+			done = done || o.Done
+		}
+	}
+	if !strings.Contains(live.String(), "progress 1/8") || !strings.Contains(live.String(), "progress 7/8") || !done {
+		t.Fatalf("live output %q (done %v)", live.String(), done)
+	}
+}

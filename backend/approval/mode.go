@@ -88,6 +88,9 @@ func Classify(tool string) Kind {
 	switch name {
 	case "fs.read", "fs.list", "fs.search", "fs.stat":
 		return KindRead
+	case "mcp__read_resource":
+		// Reads a resource of a server the user allowed: resources are read, never run.
+		return KindRead
 	case "fs.write", "fs.apply_patch", "fs.delete", "fs.remove", "fs.rename", "fs.move", "fs.mkdir":
 		return KindWrite
 	case "shell.run":

@@ -43,7 +43,7 @@ func TestClassify(t *testing.T) {
 		"fs.write": KindWrite, "fs_apply_patch": KindWrite, "fs.delete": KindWrite, "fs.rename": KindWrite, "fs.move": KindWrite,
 		"shell.run": KindCommand, "shell_run": KindCommand,
 		"conv.create": KindFree, "conv_send": KindFree, "skill.activate": KindFree, "ui.ask_user": KindFree, "ui_ask_user": KindFree,
-		"mcp__srv__tool": KindExternal, "something": KindExternal,
+		"mcp__srv__tool": KindExternal, "something": KindExternal, "mcp__read_resource": KindRead,
 	} {
 		if got := Classify(name); got != kind {
 			t.Errorf("Classify(%q) = %q, want %q", name, got, kind)

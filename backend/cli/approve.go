@@ -62,13 +62,19 @@ func (p *prompter) Emit(name string, payload any) {
 	}
 }
 
+// reader returns the reader of stdin shared by every question (p.mu held).
+func (p *prompter) reader() *bufio.Reader {
+	if p.in == nil {
+		p.in = bufio.NewReader(p.e.stdin)
+	}
+	return p.in
+}
+
 // ask shows the request and answers it with what the user types.
 func (p *prompter) ask(ev events.ApprovalEvent) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.in == nil {
-		p.in = bufio.NewReader(p.e.stdin)
-	}
+	p.reader()
 	if p.e.printer != nil {
 		p.e.printer.finish()
 	}

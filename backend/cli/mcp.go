@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -156,4 +157,145 @@ func (e *env) reportMCP(ws *app.Workspace) {
 	for _, n := range ws.MCPNotices() {
 		fmt.Fprintf(e.stderr, "crewagent: warning: %s\n", n)
 	}
+}
+
+// optionalServer is the one optional SERVER argument of a listing command.
+func optionalServer(rest []string, usage string) (string, error) {
+	switch len(rest) {
+	case 0:
+		return "", nil
+	case 1:
+		return rest[0], nil
+	}
+	return "", fmt.Errorf("usage: crewagent %s", usage)
+}
+
+// mcp resources lists the resources (and resource templates) of one server or
+// of all of them, starting them as needed.
+func cmdMCPResources(e *env, rest []string) error {
+	name, err := optionalServer(rest, "mcp resources [SERVER]")
+	if err != nil {
+		return err
+	}
+	ws, err := e.workspace()
+	if err != nil {
+		return err
+	}
+	l, err := ws.MCPResources(e.ctx, name)
+	if err != nil {
+		return err
+	}
+	return e.print(l, func() {
+		w := e.stdout
+		for _, r := range l.Resources {
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", r.Server, r.URI, orDefault(r.MIMEType, "-"), oneLine(orDefault(r.Description, orDefault(r.Title, r.Name))))
+		}
+		for _, t := range l.Templates {
+			fmt.Fprintf(w, "%s\t%s\t(template)\t%s\n", t.Server, t.URITemplate, oneLine(orDefault(t.Description, orDefault(t.Title, t.Name))))
+		}
+		if len(l.Resources)+len(l.Templates) == 0 {
+			fmt.Fprintln(w, "no resources")
+		}
+		for _, p := range l.Problems {
+			fmt.Fprintf(e.stderr, "problem: %s\n", p)
+		}
+	})
+}
+
+// mcp read prints a resource: its text, or for binary contents a line saying
+// what they are (--json gives them, base64-encoded).
+func cmdMCPRead(e *env, rest []string) error {
+	ws, err := e.workspace()
+	if err != nil {
+		return err
+	}
+	contents, err := ws.ReadMCPResource(e.ctx, rest[0], rest[1])
+	if err != nil {
+		return err
+	}
+	return e.print(contents, func() {
+		for _, c := range contents {
+			if c.Blob != nil {
+				fmt.Fprintf(e.stdout, "%s: %d bytes of %s (not text; --json gives them base64-encoded)\n", c.URI, len(c.Blob), orDefault(c.MIMEType, "binary data"))
+				continue
+			}
+			fmt.Fprint(e.stdout, c.Text)
+			if !strings.HasSuffix(c.Text, "\n") {
+				fmt.Fprintln(e.stdout)
+			}
+		}
+	})
+}
+
+// mcp prompts lists the prompts of one server or of all of them, with their
+// arguments.
+func cmdMCPPrompts(e *env, rest []string) error {
+	name, err := optionalServer(rest, "mcp prompts [SERVER]")
+	if err != nil {
+		return err
+	}
+	ws, err := e.workspace()
+	if err != nil {
+		return err
+	}
+	l, err := ws.MCPPrompts(e.ctx, name)
+	if err != nil {
+		return err
+	}
+	return e.print(l, func() {
+		w := e.stdout
+		for _, p := range l.Prompts {
+			fmt.Fprintf(w, "%s\t%s\t%s\n", p.Server, p.Name, oneLine(orDefault(p.Description, p.Title)))
+			for _, a := range p.Arguments {
+				req := ""
+				if a.Required {
+					req = " (required)"
+				}
+				fmt.Fprintf(w, "  %s%s\t%s\n", a.Name, req, oneLine(orDefault(a.Description, a.Title)))
+			}
+		}
+		if len(l.Prompts) == 0 {
+			fmt.Fprintln(w, "no prompts")
+		}
+		for _, p := range l.Problems {
+			fmt.Fprintf(e.stderr, "problem: %s\n", p)
+		}
+	})
+}
+
+// mcp prompt fills in a prompt with NAME=VALUE arguments and prints its
+// messages.
+func cmdMCPPrompt(e *env, rest []string) error {
+	const usage = "usage: crewagent mcp prompt SERVER NAME [ARG=VALUE...]"
+	if len(rest) < 2 {
+		return errors.New(usage)
+	}
+	args := map[string]string{}
+	for _, kv := range rest[2:] {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return fmt.Errorf("%q is not ARG=VALUE (%s)", kv, usage)
+		}
+		args[k] = v
+	}
+	ws, err := e.workspace()
+	if err != nil {
+		return err
+	}
+	p, err := ws.GetMCPPrompt(e.ctx, rest[0], rest[1], args)
+	if err != nil {
+		return err
+	}
+	return e.print(p, func() {
+		for _, m := range p.Messages {
+			text := m.Text
+			switch {
+			case m.Attachment != nil:
+				text = fmt.Sprintf("(%s, %d bytes of %s)", m.Attachment.Kind, len(m.Attachment.Data), orDefault(m.Attachment.MIMEType, "binary data"))
+			case m.Link != nil:
+				text = "(resource " + m.Link.URI + ")"
+			}
+			fmt.Fprintf(e.stdout, "%s: %s\n", m.Role, text)
+		}
+	})
 }

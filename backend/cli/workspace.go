@@ -27,8 +27,14 @@ func (e *env) runtime() (*app.Runtime, error) {
 	if e.printer != nil {
 		em = e.printer
 	}
-	em = &prompter{e: e, next: em}
-	e.rt = app.New(home, app.Options{Emitter: em, Logger: e.log, Demo: app.DemoOnDemand})
+	pr := &prompter{e: e, next: em}
+	opts := app.Options{Emitter: pr, Logger: e.log, Demo: app.DemoOnDemand}
+	if stdinIsTerminal(e.stdin) {
+		// Someone can answer what MCP servers ask during a call; otherwise they are not
+		// told they may ask.
+		opts.MCP.Elicit = pr.elicit
+	}
+	e.rt = app.New(home, opts)
 	return e.rt, nil
 }
 

@@ -28,6 +28,9 @@ const (
 const (
 	TransportStdio = "stdio"
 	TransportHTTP  = "http"
+	// TransportSSE is the legacy HTTP+SSE transport (protocol 2024-11-05): a GET event
+	// stream at the URL and POSTs to the endpoint it announces.
+	TransportSSE = "sse"
 )
 
 // ServerConfig is one entry of an mcpServers table, in the shape Claude Desktop and Cursor
@@ -51,6 +54,9 @@ type ServerConfig struct {
 	URL      string            `json:"url,omitempty"`
 	Headers  map[string]string `json:"headers,omitempty"`
 	Disabled bool              `json:"disabled,omitempty"`
+	// Type is the transport the entry names for a url server: "http" (streamable HTTP) or
+	// "sse" (the legacy SSE transport); empty when it names none (see Transport).
+	Type string `json:"type,omitempty"`
 
 	// envFileDigest is, for a project server with an envFile, the SHA-256 of that file's
 	// content as it was read with the configuration: part of Hash, so an approval covers the
@@ -62,12 +68,46 @@ type ServerConfig struct {
 	projectRoot string
 }
 
-// Transport returns TransportStdio or TransportHTTP.
+// Transport returns TransportStdio for a command, else the transport the entry names
+// (Type), else TransportSSE for a URL whose path ends in /sse (the legacy transport's usual
+// endpoint; see AutoSSE), else TransportHTTP.
 func (c ServerConfig) Transport() string {
-	if c.URL != "" {
-		return TransportHTTP
+	switch {
+	case c.URL == "":
+		return TransportStdio
+	case c.Type == TransportSSE || c.Type == TransportHTTP:
+		return c.Type
+	case sseURL(c.URL):
+		return TransportSSE
 	}
-	return TransportStdio
+	return TransportHTTP
+}
+
+// AutoSSE reports whether the legacy SSE transport was chosen from the URL alone (no type
+// given): when it fails, streamable HTTP is tried at the same URL.
+func (c ServerConfig) AutoSSE() bool {
+	return c.URL != "" && c.Type == "" && sseURL(c.URL)
+}
+
+// sseURL reports whether the path of u ends in /sse (variables are not expanded here: a
+// URL whose path is a variable is not recognised).
+func sseURL(u string) bool {
+	if i := strings.IndexAny(u, "?#"); i >= 0 {
+		u = u[:i]
+	}
+	return strings.HasSuffix(strings.TrimRight(u, "/"), "/sse")
+}
+
+// hashTransport is the transport as approvals have always recorded it: stdio, http for
+// every url server, sse only when the entry names it.
+func (c ServerConfig) hashTransport() string {
+	switch {
+	case c.URL == "":
+		return TransportStdio
+	case c.Type == TransportSSE:
+		return TransportSSE
+	}
+	return TransportHTTP
 }
 
 // MarshalJSON writes the entry as it is stored in an mcpServers table (without the name).
@@ -111,7 +151,7 @@ func (c ServerConfig) Hash() string {
 		Cwd       string            `json:"cwd"`
 		URL       string            `json:"url"`
 		Headers   map[string]string `json:"headers"`
-	}{c.Transport(), c.Command, nilIfEmpty(c.Args), nilIfEmptyMap(c.Env), c.EnvFile, c.envFileDigest, c.projectRoot, c.Cwd, c.URL, nilIfEmptyMap(c.Headers)}
+	}{c.hashTransport(), c.Command, nilIfEmpty(c.Args), nilIfEmptyMap(c.Env), c.EnvFile, c.envFileDigest, c.projectRoot, c.Cwd, c.URL, nilIfEmptyMap(c.Headers)}
 	b, _ := json.Marshal(canon) // maps marshal with sorted keys: the form is canonical
 	sum := sha256.Sum256(b)
 	return "sha256:" + hex.EncodeToString(sum[:])
@@ -464,11 +504,13 @@ func parseEntry(name string, raw json.RawMessage) (ServerConfig, []Problem) {
 	}
 
 	switch typ {
-	case "", "stdio", "http", "streamable-http", "streamableHttp", "streamable_http":
+	case "", "stdio":
+	case "http", "streamable-http", "streamableHttp", "streamable_http":
+		cfg.Type = TransportHTTP
 	case "sse":
-		bad("type", "the legacy SSE transport is not supported; use the server's streamable HTTP endpoint")
+		cfg.Type = TransportSSE
 	default:
-		bad("type", "must be \"stdio\" or \"http\", got %q", typ)
+		bad("type", "must be \"stdio\", \"http\" or \"sse\", got %q", typ)
 	}
 	switch {
 	case hasCommand && hasURL:
@@ -482,6 +524,7 @@ func parseEntry(name string, raw json.RawMessage) (ServerConfig, []Problem) {
 		if typ != "" && typ != "stdio" {
 			bad("type", "is %q but the server has a command; use \"stdio\" or leave type out", typ)
 		}
+		cfg.Type = ""
 		if len(cfg.Headers) > 0 {
 			bad("headers", "only apply to url servers")
 		}

@@ -83,7 +83,7 @@ func TestConfigFilesGolden(t *testing.T) {
 					fmt.Fprintf(&b, "  cannot start: %v\n", err)
 					continue
 				}
-				if r.Transport() == TransportHTTP {
+				if r.URL != "" {
 					fmt.Fprintf(&b, "  url: %s\n", r.URL)
 				} else {
 					fmt.Fprintf(&b, "  runs: %s\n", strings.Join(append([]string{r.Command}, r.Args...), " "))

@@ -6,8 +6,9 @@
 //
 // Servers are configured in the shape Claude Desktop, Claude Code and Cursor use, an
 // mcpServers table of name → {command, args, env, envFile, cwd} (a local server, spoken to
-// over stdio) or {url, headers} (a streamable HTTP server), each with an optional disabled
-// flag and type; VS Code's {"servers": {...}, "inputs": [...]} is read as the same table
+// over stdio) or {url, headers} (a streamable HTTP server, or with type "sse" one of the
+// legacy SSE transport; a URL ending in /sse with no type tries SSE, then streamable HTTP),
+// each with an optional disabled flag and type; VS Code's {"servers": {...}, "inputs": [...]} is read as the same table
 // (ParseFile, ParseBlock):
 //
 //   - settings.json's mcpServers (SourceSettings) is written by the user and trusted.
@@ -63,7 +64,9 @@
 // refreshed when the server announces a change (notifications/tools/list_changed).
 //
 // Manager.Call runs one call with a timeout (Options.CallTimeout or CallOptions.Timeout)
-// and the caller's context: on timeout or cancellation the server is told
+// that each progress notification starts again (up to Options.MaxCallTime; they reach
+// CallOptions.Progress) and that stops while the user answers the server (elicitation,
+// through Options.Elicit: without it the capability is not announced), and the caller's context: on timeout or cancellation the server is told
 // (notifications/cancelled) and the connection stays usable; a server that then does not
 // answer a ping is killed and marked failed. A server that crashes is reported as failed
 // and started again on its next use after a backoff (Options.RestartBackoff, doubling up to
@@ -97,9 +100,14 @@
 // other list can only take servers away. Tools and CallOptions.Servers take the result;
 // FilterTools and ToolAllowed apply it to tool lists and names.
 //
+// Manager.Resources, ReadResource, Prompts and GetPrompt reach a server's resources and
+// prompts. Logging notifications go to the server's log (the level is set to info for
+// servers that offer logging).
+//
 // Manager.Provider turns the tools of the allowed servers into a tools.Provider for a tool
 // host: listed under their wire names with their schemas (starting the servers not
-// running yet), every call through Call and converted by ToolResult. Manager.StartAll
+// running yet), every call through Call and converted by ToolResult, and, when an allowed
+// server offers resources, ReadResourceTool (mcp__read_resource) to read one. Manager.StartAll
 // starts the runnable servers in the background (a window that opens a project with
 // tools.mcp.startOnOpen). backend/app keeps one Manager per open project.
 package mcp

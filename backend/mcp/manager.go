@@ -31,6 +31,7 @@ const (
 const (
 	DefaultHandshakeTimeout  = 30 * time.Second
 	DefaultCallTimeout       = 2 * time.Minute
+	DefaultMaxCallTime       = 30 * time.Minute
 	DefaultPingTimeout       = 5 * time.Second
 	DefaultMaxRestarts       = 5
 	DefaultRestartBackoff    = time.Second
@@ -61,7 +62,10 @@ type Options struct {
 
 	HandshakeTimeout time.Duration // start to ready, tool list included
 	CallTimeout      time.Duration // per call, unless the call gives its own
-	PingTimeout      time.Duration // health check after a call timed out
+	// MaxCallTime bounds a call that keeps sending progress notifications (each starts
+	// the call's timeout again); default DefaultMaxCallTime.
+	MaxCallTime time.Duration
+	PingTimeout time.Duration // health check after a call timed out
 	// MaxRestarts is how many failures in a row are restarted (after RestartBackoff,
 	// doubling up to MaxRestartBackoff) before the server stays failed until Restart.
 	MaxRestarts       int
@@ -80,6 +84,10 @@ type Options struct {
 	ClientName    string
 	ClientVersion string
 
+	// Elicit asks the user what a server asks for while it works (elicitation/create).
+	// Nil: servers are told this client cannot ask (the capability is not announced).
+	Elicit ElicitFunc
+
 	// LookupEnv reads the environment variables configurations refer to (Vars);
 	// os.LookupEnv when nil.
 	LookupEnv func(name string) (string, bool)
@@ -93,6 +101,7 @@ func (o *Options) fill() {
 	}
 	def(&o.HandshakeTimeout, DefaultHandshakeTimeout)
 	def(&o.CallTimeout, DefaultCallTimeout)
+	def(&o.MaxCallTime, DefaultMaxCallTime)
 	def(&o.PingTimeout, DefaultPingTimeout)
 	def(&o.RestartBackoff, DefaultRestartBackoff)
 	def(&o.MaxRestartBackoff, DefaultMaxRestartBackoff)
@@ -376,6 +385,9 @@ type CallOptions struct {
 	// Servers, when not nil, are the servers the caller's policy allows (see Narrow); a
 	// tool of any other server is refused without contacting it.
 	Servers []string
+	// Progress receives the progress notifications of the call (each also starts its
+	// timeout again). It is called from the connection's goroutine and must not block.
+	Progress func(Progress)
 }
 
 // Call calls the tool with the given wire name with args (a JSON object; empty means {}).
@@ -422,7 +434,7 @@ func (m *Manager) Call(ctx context.Context, wireName string, args []byte, opts *
 	if timeout <= 0 {
 		timeout = m.opts.CallTimeout
 	}
-	return s.call(ctx, c, tool, argsObj, timeout, opts.Save)
+	return s.call(ctx, c, tool, argsObj, timeout, opts)
 }
 
 // checkArgs checks that args is a JSON object ("" means {}).

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"crewagent/backend/tools"
@@ -30,6 +31,10 @@ type ProviderOptions struct {
 	Limits Limits
 	// Withheld, when set, is told of each server whose tools were left out, and why.
 	Withheld func(Withheld)
+	// Progress, when set, receives the progress notifications of each call (ctx is the
+	// call's, see tools.ToolCallID; tool is its wire name) and is told when the call ends
+	// (done, only after a call that sent progress). It must not block.
+	Progress func(ctx context.Context, tool string, p Progress, done bool)
 }
 
 // Limits bound the tool definitions of one server: how many tools, and about how many
@@ -134,7 +139,7 @@ func (p *provider) Tools() []tools.ToolDef {
 			p.o.Withheld(w)
 		}
 	}
-	defs := make([]tools.ToolDef, 0, len(list))
+	defs := make([]tools.ToolDef, 0, len(list)+1)
 	for _, t := range list {
 		desc := t.Description
 		if desc == "" {
@@ -142,11 +147,29 @@ func (p *provider) Tools() []tools.ToolDef {
 		}
 		defs = append(defs, tools.ToolDef{Name: t.WireName, Description: desc, Parameters: t.InputSchema})
 	}
+	var readable []string
+	for _, srv := range p.m.ResourceServers(p.o.Servers) {
+		if _, out := p.withheld[ServerWireName(srv)]; !out {
+			readable = append(readable, srv)
+		}
+	}
+	if len(readable) > 0 {
+		defs = append(defs, tools.ToolDef{Name: ReadResourceTool,
+			Description: "Reads a resource of an MCP server: a resource link a tool returned (its server and uri), or a resource the user named. Text comes back as text; images and other binary contents are saved and referred to.",
+			Parameters:  readResourceDef(readable)})
+	}
 	return defs
 }
 
 // Call implements tools.Provider.
 func (p *provider) Call(ctx context.Context, name string, args []byte) (tools.Result, bool) {
+	var save SaveFunc
+	if p.o.Save != nil {
+		save = func(a Attachment) (string, error) { return p.o.Save(ctx, a) }
+	}
+	if name == ReadResourceTool {
+		return ToolResult(p.m.readResourceResult(ctx, p.o.Servers, args, save)), true
+	}
 	if !IsWireName(name) {
 		return tools.Result{}, false
 	}
@@ -158,9 +181,18 @@ func (p *provider) Call(ctx context.Context, name string, args []byte) (tools.Re
 			return ToolResult(failed(CodeToolNotAvailable, why, sw, "")), true
 		}
 	}
-	opts := &CallOptions{Timeout: p.o.Timeout, Servers: p.o.Servers}
-	if p.o.Save != nil {
-		opts.Save = func(a Attachment) (string, error) { return p.o.Save(ctx, a) }
+	opts := &CallOptions{Timeout: p.o.Timeout, Servers: p.o.Servers, Save: save}
+	if f := p.o.Progress; f != nil {
+		var sent atomic.Bool
+		opts.Progress = func(pr Progress) {
+			sent.Store(true)
+			f(ctx, name, pr, false)
+		}
+		defer func() {
+			if sent.Load() {
+				f(ctx, name, Progress{}, true)
+			}
+		}()
 	}
 	return ToolResult(p.m.Call(ctx, name, args, opts)), true
 }

@@ -151,13 +151,14 @@ func TestEverythingServerOverStdio(t *testing.T) {
 			t.Fatalf("message %q", r.Message)
 		}
 	})
-	t.Run("structured content is kept as JSON", func(t *testing.T) {
+	t.Run("structured content is kept as JSON, and sent once", func(t *testing.T) {
 		r := m.Call(ctx, "mcp__everything__get-structured-content", []byte(`{"location":"New York"}`), nil)
 		var v map[string]any
 		if !r.OK || json.Unmarshal(r.Structured, &v) != nil || v["temperature"] == nil {
 			t.Fatalf("%+v", r)
 		}
-		if !strings.Contains(r.Content, `"structuredContent":{`) {
+		// The server sends the same object as text: the model gets it once.
+		if strings.Contains(r.Content, `"structuredContent"`) || !strings.Contains(r.Content, `temperature`) {
 			t.Fatalf("content %s", r.Content)
 		}
 	})
@@ -259,7 +260,8 @@ func TestEverythingServerOverStreamableHTTP(t *testing.T) {
 		t.Fatalf("%+v", r)
 	}
 	st := mustStatus(t, m, "remote")
-	if st.State != StateReady || st.Transport != TransportHTTP || st.PID != 0 || st.LogPath != "" {
+	// Its log holds the logging notifications it sends.
+	if st.State != StateReady || st.Transport != TransportHTTP || st.PID != 0 || filepath.Base(st.LogPath) != "remote.log" {
 		t.Fatalf("status %+v", st)
 	}
 	if h := st.Config.Headers["Authorization"]; strings.Contains(h, token) || h != "••••cdef" {
@@ -322,5 +324,87 @@ func TestFilesystemServerIsConfinedToItsFolder(t *testing.T) {
 	r = m.Call(ctx, "mcp__files__list_directory", args(map[string]string{"path": root}), nil)
 	if !r.OK || !strings.Contains(r.Text, "notes.txt") || !strings.Contains(r.Text, "new.txt") {
 		t.Fatalf("list: %+v", r)
+	}
+}
+
+// The everything server in its legacy SSE mode: tools, progress, resources and prompts
+// through the SSE transport, chosen by "type": "sse" or by the /sse URL alone.
+func TestEverythingServerOverLegacySSE(t *testing.T) {
+	t.Parallel()
+	srv := findNPMServers(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	node := exec.Command("node", srv.everything, "sse")
+	node.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
+	node.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	node.Stdout, node.Stderr = pw, pw
+	if err := node.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pw.Close()
+	t.Cleanup(func() {
+		_ = syscall.Kill(-node.Process.Pid, syscall.SIGKILL)
+		_ = node.Wait()
+		pr.Close()
+	})
+	ready := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), "running on port") {
+				close(ready)
+				break
+			}
+		}
+		for sc.Scan() {
+		}
+	}()
+	select {
+	case <-ready:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the SSE server did not start")
+	}
+	url := fmt.Sprintf("http://127.0.0.1:%d/sse", port)
+	for _, cfg := range []ServerConfig{
+		{Name: "named", Source: SourceSettings, URL: url, Type: TransportSSE},
+		{Name: "byurl", Source: SourceSettings, URL: url},
+	} {
+		t.Run(cfg.Name, func(t *testing.T) {
+			m := newTestManager(t, []ServerConfig{cfg}, func(o *Options) { o.CallTimeout = 1500 * time.Millisecond })
+			ctx := context.Background()
+			w := "mcp__" + cfg.Name + "__"
+			if r := m.Call(ctx, w+"echo", []byte(`{"message":"over sse"}`), nil); !r.OK || r.Text != "Echo: over sse" {
+				t.Fatalf("%+v", r)
+			}
+			if st, _ := m.Status(cfg.Name); st.Transport != TransportSSE {
+				t.Fatalf("transport %q", st.Transport)
+			}
+			// 3 s of work, twice the call timeout, with progress every 0.5 s.
+			var n atomic.Int32
+			r := m.Call(ctx, w+"trigger-long-running-operation", []byte(`{"duration":3,"steps":6}`), &CallOptions{Progress: func(Progress) { n.Add(1) }})
+			if !r.OK || n.Load() < 4 {
+				t.Fatalf("long call: %d notifications, %s", n.Load(), r.Content)
+			}
+			prompts, err := m.Prompts(ctx, cfg.Name)
+			if err != nil || !slices.ContainsFunc(prompts, func(p Prompt) bool { return p.Name == "args-prompt" }) {
+				t.Fatalf("prompts %+v %v", prompts, err)
+			}
+			list, _, err := m.Resources(ctx, cfg.Name)
+			if err != nil || len(list) == 0 {
+				t.Fatalf("resources %+v %v", list, err)
+			}
+			contents, err := m.ReadResource(ctx, cfg.Name, list[0].URI)
+			if err != nil || len(contents) == 0 || contents[0].Text == "" {
+				t.Fatalf("read %s: %+v %v", list[0].URI, contents, err)
+			}
+		})
 	}
 }

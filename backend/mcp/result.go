@@ -171,7 +171,11 @@ func convertResult(res *sdk.CallToolResult, server, tool string, maxBytes int, s
 	var structuredNote string
 	if res.StructuredContent != nil {
 		if b, err := json.Marshal(res.StructuredContent); err == nil {
-			if len(b) <= maxBytes {
+			if sameJSON(b, text) {
+				// Servers often send the structured content again as text: the model gets
+				// it once, as the text.
+				out.Structured = b
+			} else if len(b) <= maxBytes {
 				out.Structured = b
 			} else {
 				out.Truncated = true
@@ -179,8 +183,16 @@ func convertResult(res *sdk.CallToolResult, server, tool string, maxBytes int, s
 			}
 		}
 	}
+	structuredPart := out.Structured
+	if sameJSON(structuredPart, text) {
+		structuredPart = nil
+	}
 	views := make([]attachmentView, len(out.Attachments))
+	var media []string
 	for i, a := range out.Attachments {
+		if a.Kind == "image" || a.Kind == "audio" {
+			media = append(media, a.Kind)
+		}
 		views[i] = attachmentView{Kind: a.Kind, MIMEType: a.MIMEType, URI: a.URI, Bytes: len(a.Data)}
 		if save == nil {
 			views[i].Error = "not saved"
@@ -199,10 +211,11 @@ func convertResult(res *sdk.CallToolResult, server, tool string, maxBytes int, s
 		StructuredContent json.RawMessage  `json:"structuredContent,omitempty"`
 		StructuredNote    string           `json:"structuredContentNote,omitempty"`
 		Attachments       []attachmentView `json:"attachments,omitempty"`
+		AttachmentsNote   string           `json:"attachmentsNote,omitempty"`
 		ResourceLinks     []ResourceLink   `json:"resourceLinks,omitempty"`
 		Truncated         bool             `json:"truncated,omitempty"`
 		TextBytes         int              `json:"textBytes,omitempty"`
-	}{true, out.Text, out.Structured, structuredNote, views, out.Links, out.Truncated, textBytes}
+	}{true, out.Text, structuredPart, structuredNote, views, mediaNote(media), out.Links, out.Truncated, textBytes}
 	b, err := json.Marshal(payload)
 	if err != nil {
 		return failed(CodeProtocol, "the result could not be encoded", server, tool)
@@ -251,4 +264,35 @@ func attachmentName(tool string, n int, mimeType, uri string) string {
 		ext = ".bin"
 	}
 	return fmt.Sprintf("%s-%d%s", wireSafe(tool), n, ext)
+}
+
+// mediaNote tells the model, in words, that it does not see the images or audio a tool
+// returned: they are saved, and described only by their type and size.
+func mediaNote(kinds []string) string {
+	if len(kinds) == 0 {
+		return ""
+	}
+	what := "an image"
+	switch {
+	case len(kinds) == 1 && kinds[0] == "audio":
+		what = "an audio clip"
+	case len(kinds) > 1:
+		what = fmt.Sprintf("%d images or audio clips", len(kinds))
+	}
+	return "the tool returned " + what + " that you cannot see or hear here: saved (see attachments, ref) and described only by type and size"
+}
+
+// sameJSON reports whether text is JSON equal to b.
+func sameJSON(b []byte, text string) bool {
+	t := strings.TrimSpace(text)
+	if t == "" || (t[0] != '{' && t[0] != '[') {
+		return false
+	}
+	var x, y any
+	if json.Unmarshal(b, &x) != nil || json.Unmarshal([]byte(t), &y) != nil {
+		return false
+	}
+	bx, _ := json.Marshal(x)
+	by, _ := json.Marshal(y)
+	return string(bx) == string(by)
 }

@@ -51,6 +51,7 @@ func TestConvertResult(t *testing.T) {
 				`{"kind":"audio","mimeType":"audio/wav","bytes":4,"error":"could not be saved: disk full"},` +
 				`{"kind":"resource","mimeType":"text/markdown","uri":"file:///r/notes.md","bytes":4,"ref":"@files/read-3.md"},` +
 				`{"kind":"resource","uri":"mem://blob","bytes":3,"ref":"@files/read-4.bin"}],` +
+				`"attachmentsNote":"the tool returned 2 images or audio clips that you cannot see or hear here: saved (see attachments, ref) and described only by type and size",` +
 				`"resourceLinks":[{"uri":"file:///r/big.csv","name":"big.csv","mimeType":"text/csv"}]}`,
 			check: func(t *testing.T, r Result) {
 				if len(r.Attachments) != 4 || string(r.Attachments[0].Data) != string(png) || string(r.Attachments[2].Data) != "# hi" {
@@ -60,6 +61,13 @@ func TestConvertResult(t *testing.T) {
 		{name: "structured content is kept",
 			res:     &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "{}"}}, StructuredContent: map[string]any{"n": 1}},
 			content: `{"ok":true,"text":"{}","structuredContent":{"n":1}}`},
+		{name: "structured content sent again as text is sent once",
+			res:     &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "{\"n\": 1, \"s\": [\"a\"]}\n"}}, StructuredContent: map[string]any{"s": []any{"a"}, "n": 1}},
+			content: `{"ok":true,"text":"{\"n\": 1, \"s\": [\"a\"]}\n"}`},
+		{name: "one image is described in words",
+			res:     &sdk.CallToolResult{Content: []sdk.Content{&sdk.ImageContent{MIMEType: "image/png", Data: png}}},
+			save:    func(a Attachment) (string, error) { return "@files/" + a.Name, nil },
+			content: `{"ok":true,"text":"","attachments":[{"kind":"image","mimeType":"image/png","bytes":12,"ref":"@files/read-1.png"}],"attachmentsNote":"the tool returned an image that you cannot see or hear here: saved (see attachments, ref) and described only by type and size"}`},
 		{name: "long text is cut on a rune boundary",
 			res:     &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: strings.Repeat("é", 10)}}, StructuredContent: map[string]any{"big": strings.Repeat("x", 50)}},
 			max:     15,

@@ -61,6 +61,8 @@ type conn struct {
 	// A tool-list refresh is running / another one is due.
 	refreshing, refreshDirty atomic.Bool
 	started                  chan struct{} // closed when the start has finished (tool refreshes wait for it)
+	// progress routes progress notifications to the calls under way.
+	progress progressSet
 }
 
 func newServer(m *Manager, c ServerConfig) *server {
@@ -70,9 +72,9 @@ func newServer(m *Manager, c ServerConfig) *server {
 		red = red.with(r)
 	}
 	s.red.Store(&red)
-	if c.Transport() == TransportStdio {
-		s.log = newLogSink(s.logPath(), m.opts.MaxLogBytes)
-	}
+	// Every server has a log: what a local server writes to stderr, and what any server
+	// sends as logging notifications.
+	s.log = newLogSink(s.logPath(), m.opts.MaxLogBytes)
 	return s
 }
 
@@ -85,7 +87,7 @@ func (s *server) resolve() (ServerConfig, error) {
 	if err != nil {
 		return r, fmt.Errorf("the configuration of %q cannot be used: %w", s.cfg.Name, err)
 	}
-	if r.Transport() == TransportHTTP {
+	if r.Transport() != TransportStdio {
 		if err := checkServerURL(r.URL); err != nil {
 			return r, fmt.Errorf("the configuration of %q cannot be used: url: %w", s.cfg.Name, err)
 		}
@@ -289,8 +291,8 @@ func (s *server) setFailedLocked(msg string) {
 	s.conn = nil
 	s.failures++
 	s.lastErr = s.redactor().scrub(msg)
-	if s.log != nil {
-		s.tail = s.redactor().scrub(s.log.Tail())
+	if s.log != nil && s.cfg.Transport() == TransportStdio {
+		s.tail = s.redactor().scrub(s.log.Tail()) // a remote server's log has no stderr
 	}
 	s.failedAt = time.Now()
 	s.retryAt = s.failedAt.Add(s.m.backoff(s.failures))
@@ -351,7 +353,8 @@ func (s *server) start(startCtx context.Context) (*conn, []Tool, *sdk.Implementa
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if cfg.Transport() == TransportStdio {
+	switch cfg.Transport() {
+	case TransportStdio:
 		spec, err := s.procSpec(cfg)
 		if err != nil {
 			return nil, nil, nil, err
@@ -372,22 +375,53 @@ func (s *server) start(startCtx context.Context) (*conn, []Tool, *sdk.Implementa
 			Writer:        p.stdin,
 			MaxLineLength: opts.MaxMessageBytes,
 		}
-	} else {
+	case TransportSSE:
+		s.log.begin("connecting to " + s.cfg.Name + " (SSE)")
+		c.http = newHTTPClient(cfg.Headers)
+		// The event stream is the connection: it must outlive the handshake's context.
+		transport = &lastingTransport{t: &sdk.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: c.http, MaxEventSize: opts.MaxMessageBytes}, life: c.ctx}
+	default:
+		s.log.begin("connecting to " + s.cfg.Name)
 		c.http = newHTTPClient(cfg.Headers)
 		transport = &sdk.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: c.http, MaxRetries: 2}
 	}
-	client := sdk.NewClient(&sdk.Implementation{Name: opts.ClientName, Version: opts.ClientVersion}, &sdk.ClientOptions{
+	copts := &sdk.ClientOptions{
 		// No roots: a server such as the filesystem one would replace the folders it was
 		// configured with by the roots it is given.
-		Capabilities:           &sdk.ClientCapabilities{},
-		Logger:                 slog.New(slog.DiscardHandler),
-		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { s.toolsChanged(c) },
-	})
+		Capabilities:                &sdk.ClientCapabilities{},
+		Logger:                      slog.New(slog.DiscardHandler),
+		ToolListChangedHandler:      func(context.Context, *sdk.ToolListChangedRequest) { s.toolsChanged(c) },
+		LoggingMessageHandler:       func(_ context.Context, r *sdk.LoggingMessageRequest) { s.logMessage(r.Params) },
+		ProgressNotificationHandler: func(_ context.Context, r *sdk.ProgressNotificationClientRequest) { c.progress.deliver(r.Params) },
+	}
+	if opts.Elicit != nil {
+		copts.ElicitationHandler = func(ctx context.Context, r *sdk.ElicitRequest) (*sdk.ElicitResult, error) { return s.elicit(ctx, c, r) }
+		copts.Capabilities.Elicitation = &sdk.ElicitationCapabilities{Form: &sdk.FormElicitationCapabilities{}}
+	}
+	client := sdk.NewClient(&sdk.Implementation{Name: opts.ClientName, Version: opts.ClientVersion}, copts)
 	cs, err := client.Connect(ctx, transport, nil)
+	if err != nil && cfg.AutoSSE() && ctx.Err() == nil {
+		// Chosen from the URL alone: the server may speak streamable HTTP there.
+		c.http.CloseIdleConnections()
+		c.http = newHTTPClient(cfg.Headers)
+		var err2 error
+		cs, err2 = client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: c.http, MaxRetries: 2}, nil)
+		if err2 != nil {
+			err = fmt.Errorf("neither transport worked at this /sse URL; with the legacy SSE transport: %s; with streamable HTTP: %s (set \"type\": \"sse\" or \"type\": \"http\" in the server's entry to choose one)", describeErr(err), describeErr(err2))
+		} else {
+			err = nil
+		}
+	} else if err != nil && cfg.Transport() == TransportHTTP && ctx.Err() == nil && legacySSEHint(err) {
+		err = fmt.Errorf("%s (if this server speaks the legacy SSE transport, set \"type\": \"sse\" in its entry)", describeErr(err))
+	}
 	if err != nil {
 		return nil, nil, nil, c.abort(ctx, "the handshake failed", err)
 	}
 	c.cs = cs
+	if ir := cs.InitializeResult(); ir != nil && ir.Capabilities != nil && ir.Capabilities.Logging != nil {
+		// Logging notifications go to the server's log; without a level many servers send none.
+		_ = cs.SetLoggingLevel(ctx, &sdk.SetLoggingLevelParams{Level: "info"})
+	}
 	tools, err := listTools(ctx, s.cfg.Name, cs)
 	if err != nil {
 		return nil, nil, nil, c.abort(ctx, "listing the tools failed", err)
@@ -649,24 +683,39 @@ func (s *server) refreshTools(c *conn) bool {
 }
 
 // call runs one tool call on c.
-func (s *server) call(ctx context.Context, c *conn, tool string, args []byte, timeout time.Duration, save SaveFunc) Result {
+func (s *server) call(ctx context.Context, c *conn, tool string, args []byte, timeout time.Duration, o *CallOptions) Result {
 	name := s.cfg.Name
-	callCtx, cancel := context.WithTimeout(ctx, timeout)
+	callCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// The timeout starts again with each progress notification, up to MaxCallTime.
+	timer := newCallTimer(timeout, s.m.opts.MaxCallTime, cancel)
+	defer timer.stop()
 	stopOnEnd := context.AfterFunc(c.ctx, cancel) // a closed or lost connection ends the call
 	defer stopOnEnd()
-	res, err := c.cs.CallTool(callCtx, &sdk.CallToolParams{Name: tool, Arguments: json.RawMessage(args)})
+	params := &sdk.CallToolParams{Name: tool, Arguments: json.RawMessage(args)}
+	tok := c.progress.add(func(p Progress) {
+		timer.extend()
+		if o.Progress != nil {
+			o.Progress(p)
+		}
+	}, timer)
+	defer c.progress.remove(tok)
+	params.SetProgressToken(tok)
+	res, err := c.cs.CallTool(callCtx, params)
 	if err == nil {
 		s.mu.Lock()
 		s.failures = 0 // it answered: it works
 		s.mu.Unlock()
-		return convertResult(res, name, tool, s.m.opts.MaxResultBytes, save)
+		return convertResult(res, name, tool, s.m.opts.MaxResultBytes, o.Save)
 	}
 	switch {
 	case ctx.Err() != nil:
 		return failed(CodeCancelled, "the call was cancelled; the server was told to stop it", name, tool)
-	case c.ctx.Err() == nil && errors.Is(callCtx.Err(), context.DeadlineExceeded):
+	case c.ctx.Err() == nil && timedOutOf(timer):
 		s.checkHealth(c)
+		if _, progressed := timer.timedOut(); progressed {
+			return failed(CodeTimeout, fmt.Sprintf("no answer and no progress within %s of the last progress notification (or the call ran longer than %s); the call was cancelled", timeout, s.m.opts.MaxCallTime), name, tool)
+		}
 		return failed(CodeTimeout, fmt.Sprintf("no answer within %s; the call was cancelled", timeout), name, tool)
 	}
 	var rpcErr *jsonrpc.Error
@@ -766,3 +815,43 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 func (t *headerTransport) CloseIdleConnections() { t.base.CloseIdleConnections() }
 
 func jsonValid(s string) bool { return json.Valid([]byte(s)) }
+
+func timedOutOf(t *callTimer) bool { fired, _ := t.timedOut(); return fired }
+
+// legacySSEHint reports whether a failed streamable HTTP handshake looks like a server of
+// the legacy SSE transport (which answers a POST to its event stream with 404, 405 or 400).
+func legacySSEHint(err error) bool {
+	msg := err.Error()
+	for _, s := range []string{"404", "405", "Method Not Allowed", "Not Found", "Bad Request", "sessionid", "session id"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// lastingTransport connects t with a context that lives as long as life, not as long as
+// the context given to Connect (which only bounds the connecting): the legacy SSE transport
+// ties its event stream, the whole connection, to the context it connects with.
+type lastingTransport struct {
+	t    sdk.Transport
+	life context.Context
+}
+
+func (l *lastingTransport) Connect(ctx context.Context) (sdk.Connection, error) {
+	cctx, cancel := context.WithCancel(l.life)
+	stop := context.AfterFunc(ctx, cancel) // until connected, the caller's bound applies
+	conn, err := l.t.Connect(cctx)
+	if !stop() {
+		if err == nil {
+			conn.Close()
+		}
+		cancel()
+		return nil, ctx.Err()
+	}
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	return conn, nil // cancelled with life, when the connection is closed
+}
