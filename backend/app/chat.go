@@ -21,6 +21,8 @@ type SendRequest struct {
 	// Retry answers the newest user message again instead of sending Text
 	// (chat and agent mode; see engine.SendRequest.Retry).
 	Retry bool `json:"retry,omitempty"`
+	// Attachments are files attached to the message (chat and agent mode).
+	Attachments []AttachmentInput `json:"attachments,omitempty"`
 }
 
 // Send starts answering a message in the background and returns at once.
@@ -31,7 +33,7 @@ type SendRequest struct {
 // run (its next turn). Problems found before starting (no LLM configured,
 // empty text, a reply already running, run mode without a run) fail the call.
 func (ws *Workspace) Send(req SendRequest) error {
-	if !req.Retry && strings.TrimSpace(req.Text) == "" {
+	if !req.Retry && strings.TrimSpace(req.Text) == "" && len(req.Attachments) == 0 {
 		return errs.New(errs.InvalidRequest, "the message is empty")
 	}
 	mode, err := ws.replyMode(req.ConversationID, req.Mode, req.AgentID)
@@ -40,12 +42,27 @@ func (ws *Workspace) Send(req SendRequest) error {
 	}
 	ws.noteUserWrote(req.ConversationID)
 	if mode == conversation.ModeRun {
+		if len(req.Attachments) > 0 {
+			return errs.New(errs.InvalidRequest, "a run takes its input as text: attach files to chat or agent messages, or put them in the project folder")
+		}
 		if req.Retry {
 			return errs.New(errs.InvalidRequest, "a run takes its input again as a new message: send it")
 		}
 		return ws.continueInBackground(req.ConversationID, req.Text)
 	}
 	ereq := engine.SendRequest{ConversationID: req.ConversationID, Mode: mode, AgentID: req.AgentID, Text: req.Text, Retry: req.Retry}
+	if len(req.Attachments) > 0 {
+		if req.Retry {
+			return errs.New(errs.InvalidRequest, "a retry takes no attachments: send them with a new message")
+		}
+		files, err := DecodeAttachments(req.Attachments)
+		if err != nil {
+			return err
+		}
+		if ereq.Attachments, err = ws.SaveAttachments(req.ConversationID, files); err != nil {
+			return err
+		}
+	}
 	return ws.reply(ereq, nil)
 }
 

@@ -18,7 +18,7 @@ type ConversationUsage struct {
 type UsageReport struct {
 	Conversations []ConversationUsage      `json:"conversations"`
 	Total         conversation.UsageTotals `json:"total"`
-	Cost          *conversation.Cost           `json:"cost,omitempty"`
+	Cost          *conversation.Cost       `json:"cost,omitempty"`
 }
 
 // Usage adds up what the servers reported for every conversation of the

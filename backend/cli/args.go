@@ -20,7 +20,7 @@ var knownFlags = []flagSpec{
 	{"workflow", true}, {"package", true},
 	{"focus", true}, {"all", false}, {"skill", true}, {"replace", false}, {"approve", true},
 	{"to", true}, {"files", false}, {"both", false}, {"force", false},
-	{"model", true}, {"endpoint", true},
+	{"model", true}, {"endpoint", true}, {"attach", true},
 	{"moved", false}, {"new-project", false},
 	{"help", false},
 }

@@ -4,10 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 
 	"crewagent/backend/app"
+	"crewagent/backend/attach"
 	"crewagent/backend/conversation"
 	"crewagent/backend/engine"
 	"crewagent/backend/events"
@@ -15,7 +18,7 @@ import (
 	"crewagent/backend/settings"
 )
 
-const chatUsage = "chat [--conversation ID] [--mode chat|agent] [--agent ID] [--skill NAME[,NAME]] [--approve ask|auto-edit|full-auto|read-only] [--endpoint NAME] [--model MODEL] MESSAGE | chat --conversation ID --retry"
+const chatUsage = "chat [--conversation ID] [--mode chat|agent] [--agent ID] [--skill NAME[,NAME]] [--approve ask|auto-edit|full-auto|read-only] [--endpoint NAME] [--model MODEL] [--attach FILE[,FILE]] MESSAGE | chat --conversation ID --retry"
 
 // chatOutput is the --json output of chat.
 type chatOutput struct {
@@ -56,6 +59,7 @@ func cmdChat(e *env, rest []string) error {
 	case retry && (len(rest) > 0 || e.args.get("conversation") == ""):
 		return errors.New("--retry answers a conversation's last message again: give --conversation ID and no message")
 	case retry:
+	case len(rest) == 0 && e.args.has("attach"):
 	case len(rest) == 0:
 		return fmt.Errorf("usage: crewagent %s (MESSAGE '-' reads it from stdin)", chatUsage)
 	default:
@@ -63,7 +67,7 @@ func cmdChat(e *env, rest []string) error {
 		if text, err = e.readMessage(rest); err != nil {
 			return err
 		}
-		if strings.TrimSpace(text) == "" {
+		if strings.TrimSpace(text) == "" && !e.args.has("attach") {
 			return errors.New("the message is empty")
 		}
 	}
@@ -99,12 +103,30 @@ func cmdChat(e *env, rest []string) error {
 		noAsk = noTerminal
 	}
 	convID := e.args.get("conversation")
+	files, err := e.attachments(retry)
+	if err != nil {
+		return err
+	}
 	sendTo := convID
 	if sendTo, err = e.activateSkills(ws, convID, mode, retry); err != nil {
 		return err
 	}
+	var attached []conversation.Attachment
+	if len(files) > 0 {
+		if sendTo == "" {
+			// The files are kept with the conversation: it exists first.
+			meta, err := ws.CreateConversation("")
+			if err != nil {
+				return err
+			}
+			sendTo, convID = meta.ID, ""
+		}
+		if attached, err = ws.SaveAttachments(sendTo, files); err != nil {
+			return err
+		}
+	}
 	chain, err := ws.ChatChain(e.ctx, engine.SendRequest{ConversationID: sendTo, Mode: mode, AgentID: e.args.get("agent"), Text: text, Retry: retry,
-		Approve: approve, NoAsk: noAsk, Endpoint: endpoint, Model: model})
+		Approve: approve, NoAsk: noAsk, Endpoint: endpoint, Model: model, Attachments: attached})
 	if err != nil {
 		return err
 	}
@@ -222,4 +244,41 @@ func (p *streamPrinter) finish() {
 	if p.wrote && p.last != '\n' {
 		p.write("\n")
 	}
+}
+
+// attachments reads the files of --attach (a comma-separated list, paths
+// relative to the current folder).
+func (e *env) attachments(retry bool) ([]attach.File, error) {
+	if !e.args.has("attach") {
+		return nil, nil
+	}
+	if retry {
+		return nil, errors.New("--retry answers the last message again: it takes no --attach")
+	}
+	var files []attach.File
+	for _, p := range strings.Split(e.args.get("attach"), ",") {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		fi, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("cannot attach %s: %v", p, err)
+		}
+		if !fi.Mode().IsRegular() {
+			return nil, fmt.Errorf("cannot attach %s: not a file", p)
+		}
+		if fi.Size() > attach.MaxFileBytes {
+			return nil, fmt.Errorf("cannot attach %s: it is %d bytes, over the %d an attachment may have", p, fi.Size(), attach.MaxFileBytes)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("cannot attach %s: %v", p, err)
+		}
+		files = append(files, attach.File{Name: filepath.Base(p), Data: data})
+	}
+	if len(files) == 0 {
+		return nil, errors.New("--attach needs a file")
+	}
+	return files, nil
 }

@@ -15,7 +15,7 @@ func commands() []command {
 		{words: []string{"conversations", "pin"}, usage: "conversations pin ID MESSAGE_ID", args: 2, access: Write, run: cmdConversationsPin},
 		{words: []string{"conversations", "unpin"}, usage: "conversations unpin ID MESSAGE_ID", args: 2, access: Write, run: cmdConversationsUnpin},
 		{words: []string{"conversations", "export"}, usage: "conversations export ID [--format md|json]", flags: []string{"format"}, args: 1, access: Read, run: cmdConversationsExport},
-		{words: []string{"chat"}, usage: chatUsage, flags: []string{"conversation", "mode", "agent", "retry", "skill", "approve", "model", "endpoint"}, args: anyArgs, access: Write, usesLLM: true, run: cmdChat},
+		{words: []string{"chat"}, usage: chatUsage, flags: []string{"conversation", "mode", "agent", "retry", "skill", "approve", "model", "endpoint", "attach"}, args: anyArgs, access: Write, usesLLM: true, run: cmdChat},
 		{words: []string{"context"}, usage: "context ID [--mode chat|agent|run] [--agent ID] [--all]", flags: []string{"mode", "agent", "all"}, args: 1, access: Read, run: cmdContext},
 		{words: []string{"package", "import"}, usage: "package import FILE [--replace]", flags: []string{"replace"}, args: 1, access: None, run: cmdPackageImport},
 		{words: []string{"package", "list"}, usage: "package list", args: 0, access: None, run: cmdPackageList},

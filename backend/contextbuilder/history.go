@@ -125,7 +125,7 @@ func (b *builder) filter() {
 				b.fate[i] = b.reason("dropped: historical system message")
 			}
 		case conversation.RoleUser:
-			if strings.TrimSpace(e.Text()) == "" {
+			if strings.TrimSpace(e.Text()) == "" && len(e.Attachments) == 0 {
 				b.fate[i] = b.reason("dropped: empty user message")
 				continue
 			}
@@ -283,6 +283,10 @@ func (b *builder) message(it item) Message {
 	}
 	e := &b.opts.History[it.entry]
 	m := Message{Role: requestRole(e), Content: e.Content, SourceID: e.ID, Kind: KindHistory}
+	if len(e.Attachments) > 0 && m.Role == conversation.RoleUser {
+		text := e.RequestText()
+		m.Content, m.Images = &text, e.Images()
+	}
 	switch m.Role {
 	case conversation.RoleAssistant:
 		if calls := b.callsOf(it.entry); len(calls) > 0 {

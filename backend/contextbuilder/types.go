@@ -37,6 +37,10 @@ type Message struct {
 	ToolCallID string                  `json:"tool_call_id,omitempty"`
 	Name       string                  `json:"name,omitempty"`
 
+	// Images are the images attached to a user message: they go beside its
+	// text as image parts (see conversation.Attachment).
+	Images []conversation.Attachment `json:"-"`
+
 	// SourceID is the id of the log entry the message came from ("" for the
 	// system prompt, run injections and synthetic tool results).
 	SourceID string `json:"-"`

@@ -121,6 +121,9 @@ type Entry struct {
 	// and the endpoint (omitted for the settings' default endpoint).
 	Model    string `json:"model,omitempty"`
 	Endpoint string `json:"endpoint,omitempty"`
+	// Attachments are the files the user attached to a user message
+	// (attachment.go).
+	Attachments []Attachment `json:"attachments,omitempty"`
 
 	// event fields
 	Event    string          `json:"event,omitempty"`

@@ -41,3 +41,21 @@ func (s *Store) SaveAttachment(id, name string, data []byte) (string, error) {
 	}
 	return conversation.ToolResultAliasPrefix + id + "/" + file, nil
 }
+
+// ReadAttachment reads back a file saved with SaveAttachment, by the alias it
+// returned. Anything but such an alias is refused with ErrInvalidID.
+func (s *Store) ReadAttachment(alias string) ([]byte, error) {
+	rest, ok := strings.CutPrefix(alias, conversation.ToolResultAliasPrefix)
+	conv, file, cut := strings.Cut(rest, "/")
+	if !ok || !cut || !strings.HasPrefix(file, AttachmentPrefix) || !IsValidMessageID(file) {
+		return nil, fmt.Errorf("%w: %q is not an attachment alias (%s<conversationId>/%s<name>)", ErrInvalidID, alias, conversation.ToolResultAliasPrefix, AttachmentPrefix)
+	}
+	if err := checkConvID(conv); err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(toolResultsDir(s.dir, conv) + string(os.PathSeparator) + file)
+	if err != nil {
+		return nil, fmt.Errorf("convlog: reading an attachment: %w", err)
+	}
+	return data, nil
+}

@@ -16,7 +16,7 @@ import (
 )
 
 // readMethods are the exported methods of Store that change nothing.
-var readMethods = []string{"Close", "DataDir", "ReadOnly", "IsOwnWrite", "List", "Get", "Load", "LoadTail",
+var readMethods = []string{"Close", "ReadAttachment", "DataDir", "ReadOnly", "IsOwnWrite", "List", "Get", "Load", "LoadTail",
 	"LoadSinceCompaction", "LoadBackTo", "SidecarPath", "Search", "Page", "PageBefore", "LogSize"}
 
 // besideLogMethods write files beside a conversation's log (the recall index,

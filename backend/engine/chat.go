@@ -161,6 +161,9 @@ type SendRequest struct {
 	// settings' endpoint.
 	Endpoint string
 	Model    string
+	// Attachments are files attached to the message (saved already: see
+	// Store.SaveAttachment and backend/attach); not with Retry or Resume.
+	Attachments []conversation.Attachment
 }
 
 // ContextInfo is the context usage of the last request of a send.
@@ -214,8 +217,10 @@ func (s *ChatService) Send(ctx context.Context, req SendRequest) (*SendResult, e
 		return nil, invalid("a retry or a continuation needs the conversation")
 	case (req.Retry || req.Resume) && req.Text != "":
 		return nil, invalid("a retry or a continuation sends no new text")
-	case !req.Retry && !req.Resume && strings.TrimSpace(req.Text) == "":
+	case !req.Retry && !req.Resume && strings.TrimSpace(req.Text) == "" && len(req.Attachments) == 0:
 		return nil, invalid("the message is empty")
+	case (req.Retry || req.Resume) && len(req.Attachments) > 0:
+		return nil, invalid("a retry or a continuation takes no attachments")
 	}
 	mode, agentID := req.Mode, req.AgentID
 	convID := req.ConversationID
@@ -259,7 +264,8 @@ func (s *ChatService) Send(ctx context.Context, req SendRequest) (*SendResult, e
 	var user *conversation.Entry
 	if !req.Retry && !req.Resume {
 		user = s.userEntry(req.Text, mode, agentID)
-		if len(req.Text) > budgetOf(st.Context).TokenLimit()/4 { // shorter always fits: a token is at least a byte
+		user.Attachments = req.Attachments
+		if len(user.RequestText())+conversation.ImageTokens*len(user.Images()) > budgetOf(st.Context).TokenLimit()/4 { // shorter always fits: a token is at least a byte
 			p, err := s.frame(convID, mode, agent, st)
 			if err != nil {
 				return nil, err

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 
@@ -237,11 +238,43 @@ func toolDefTokens(c Counter, model string, d tools.ToolDef) int {
 	return 8 + c.Count(model, d.Name) + c.Count(model, d.Description) + c.Count(model, string(d.Parameters))
 }
 
-// toLLM converts request messages to the client's form.
+// toLLM converts request messages to the client's form (without images:
+// see withImages).
 func toLLM(msgs []contextbuilder.Message) []llm.Message {
 	out := make([]llm.Message, len(msgs))
 	for i, m := range msgs {
 		out[i] = llm.Message{Role: m.Role, Content: m.Content, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID, Name: m.Name}
+	}
+	return out
+}
+
+// attachmentReader reads the files attached to messages (*convlog.Store).
+type attachmentReader interface {
+	ReadAttachment(alias string) ([]byte, error)
+}
+
+// withImages adds the attached images of msgs to out (toLLM(msgs)), read from
+// the store; an image that cannot be read is said so in the message's text.
+func (s *ChatService) withImages(out []llm.Message, msgs []contextbuilder.Message) []llm.Message {
+	r, _ := s.opts.Store.(attachmentReader)
+	for i, m := range msgs {
+		for _, a := range m.Images {
+			var data []byte
+			err := errors.New("no attachment store")
+			if r != nil {
+				data, err = r.ReadAttachment(a.Path)
+			}
+			if err != nil {
+				text := out[i].Content
+				note := "(The attached image " + a.Name + " could not be read: " + err.Error() + ".)"
+				if text != nil {
+					note = *text + "\n" + note
+				}
+				out[i].Content = &note
+				continue
+			}
+			out[i].Images = append(out[i].Images, llm.Image{Name: a.Name, MIME: a.MIME, Data: data})
+		}
 	}
 	return out
 }

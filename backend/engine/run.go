@@ -203,7 +203,7 @@ func (r *run) call(turn int, req *contextbuilder.Result) (*llm.Result, string, [
 		msgID := s.opts.NewID()
 		s.opts.Emitter.Emit(events.StreamStart, StreamStartEvent{ConversationID: r.convID, MessageID: msgID, Mode: r.mode, AgentID: r.agentID, Turn: turn})
 		se := newStreamEmitter(s.opts.Emitter, r.convID, msgID, s.opts.FlushInterval, s.opts.FlushChars)
-		lreq := llm.Request{Messages: toLLM(req.Messages), Tools: r.p.llmTools, Model: r.p.model, CacheKey: r.convID}
+		lreq := llm.Request{Messages: s.withImages(toLLM(req.Messages), req.Messages), Tools: r.p.llmTools, Model: r.p.model, CacheKey: r.convID}
 		out, err := r.client.Stream(r.ctx, lreq, se)
 		if out == nil {
 			out = &llm.Result{}

@@ -402,6 +402,10 @@ func (c *Client) build(req Request, stream bool) (openai.ChatCompletionRequest, 
 		if m.Name != "" {
 			om.Name = names.Wire(m.Name)
 		}
+		if len(m.Images) > 0 {
+			om.MultiContent = imageParts(om.Content, m.Images)
+			om.Content = ""
+		}
 		for _, tc := range m.ToolCalls {
 			typ := tc.Type
 			if typ == "" {

@@ -50,6 +50,8 @@ type endpointFacts struct {
 	// Windows are the context windows the endpoint reported for its models
 	// when it listed them, by model.
 	Windows map[string]int `json:"windows,omitempty"`
+	// TextOnly are the models that refused a request with images.
+	TextOnly []string `json:"textOnly,omitempty"`
 }
 
 type endpointFile struct {
@@ -130,6 +132,25 @@ func (m *EndpointMemory) Shape(baseURL, model string) Shape {
 		return f.Shapes[model]
 	}
 	return ""
+}
+
+// TextOnly reports whether the endpoint's model refused images.
+func (m *EndpointMemory) TextOnly(baseURL, model string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	f := m.m[baseURL]
+	return f != nil && slices.Contains(f.TextOnly, model)
+}
+
+func (m *EndpointMemory) rememberTextOnly(baseURL, model string) {
+	m.update(baseURL, func(f *endpointFacts) bool {
+		if slices.Contains(f.TextOnly, model) {
+			return false
+		}
+		f.TextOnly = append(f.TextOnly, model)
+		sort.Strings(f.TextOnly)
+		return true
+	})
 }
 
 // Window returns the context window the endpoint reported for model (0 for none).

@@ -94,21 +94,21 @@ func reshape(msgs []openai.ChatCompletionMessage, s Shape) []openai.ChatCompleti
 		}
 		return &out[len(out)-1]
 	}
-	addUser := func(content string) {
+	addUser := func(m openai.ChatCompletionMessage) {
 		if p := last(); p != nil && p.Role == openai.ChatMessageRoleUser {
-			p.Content = joinText(p.Content, content)
+			mergeInto(p, m)
 			return
 		}
 		if turn == openai.ChatMessageRoleUser {
 			out = append(out, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: placeholderAssistant})
 		}
-		out = append(out, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: content})
+		out = append(out, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: m.Content, MultiContent: m.MultiContent})
 		turn = openai.ChatMessageRoleUser
 	}
 	for _, m := range msgs[i:] {
 		switch {
 		case isSystem(m), m.Role == openai.ChatMessageRoleUser:
-			addUser(m.Content)
+			addUser(m)
 		case m.Role == openai.ChatMessageRoleAssistant:
 			if p := last(); p != nil && p.Role == openai.ChatMessageRoleAssistant && len(p.ToolCalls) == 0 {
 				// Text said before this message joins it (a tool call keeps its text).
@@ -122,7 +122,7 @@ func reshape(msgs []openai.ChatCompletionMessage, s Shape) []openai.ChatCompleti
 			}
 			if len(m.ToolCalls) == 0 {
 				if turn == openai.ChatMessageRoleAssistant {
-					addUser(placeholderUser)
+					addUser(openai.ChatCompletionMessage{Content: placeholderUser})
 				}
 				turn = openai.ChatMessageRoleAssistant
 			}
@@ -139,10 +139,38 @@ func reshape(msgs []openai.ChatCompletionMessage, s Shape) []openai.ChatCompleti
 		return append([]openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: text}}, out...)
 	}
 	if len(out) > 0 && out[0].Role == openai.ChatMessageRoleUser {
-		out[0].Content = joinText(text, out[0].Content)
+		first := out[0]
+		out[0] = openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: text}
+		mergeInto(&out[0], first)
 		return out
 	}
 	return append([]openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: text}}, out...)
+}
+
+// mergeInto adds the content of m to p, text to text; a message with image
+// parts keeps them, after the text before them.
+func mergeInto(p *openai.ChatCompletionMessage, m openai.ChatCompletionMessage) {
+	if len(p.MultiContent) == 0 && len(m.MultiContent) == 0 {
+		p.Content = joinText(p.Content, m.Content)
+		return
+	}
+	parts := func(x openai.ChatCompletionMessage) []openai.ChatMessagePart {
+		if len(x.MultiContent) > 0 {
+			return x.MultiContent
+		}
+		return []openai.ChatMessagePart{{Type: openai.ChatMessagePartTypeText, Text: x.Content}}
+	}
+	merged := append(append([]openai.ChatMessagePart(nil), parts(*p)...), parts(m)...)
+	// Neighbouring text parts become one, as the text of two messages does.
+	out := merged[:0]
+	for _, part := range merged {
+		if n := len(out); n > 0 && part.Type == openai.ChatMessagePartTypeText && out[n-1].Type == openai.ChatMessagePartTypeText {
+			out[n-1].Text = joinText(out[n-1].Text, part.Text)
+			continue
+		}
+		out = append(out, part)
+	}
+	p.Content, p.MultiContent = "", out
 }
 
 func joinText(a, b string) string {

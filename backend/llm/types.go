@@ -14,6 +14,16 @@ type Message struct {
 	ToolCalls  []conversation.ToolCall
 	ToolCallID string
 	Name       string
+	// Images go beside the text of a user message as image parts (data URLs),
+	// or as a note in words to an endpoint's model that refused images.
+	Images []Image
+}
+
+// Image is an image a message carries.
+type Image struct {
+	Name string
+	MIME string
+	Data []byte
 }
 
 // Tool declares a function the model may call. Name is the runtime's name ("fs.read");

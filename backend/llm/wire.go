@@ -24,6 +24,8 @@ type wireParts struct {
 	model         string
 	shape         Shape  // the message shape sent
 	effort        string // reasoning_effort ("" not sent)
+	textOnly      bool   // the model refused images: they become notes
+	hadImages     bool
 }
 
 // endpoints returns the memory of what endpoints refused.
@@ -42,6 +44,10 @@ func (c *Client) wire(req Request, names *NameMap, stream bool) wireParts {
 		w.model = c.cfg.Model
 	}
 	w.shape = c.shapeFor(w.model)
+	w.textOnly = mem.TextOnly(c.baseURL, w.model)
+	for _, m := range req.Messages {
+		w.hadImages = w.hadImages || len(m.Images) > 0
+	}
 	if stream && !mem.Refuses(c.baseURL, FieldStreamOptions) {
 		w.streamOptions = true
 		w.sent = append(w.sent, FieldStreamOptions)
@@ -88,6 +94,9 @@ func (c *Client) wire(req Request, names *NameMap, stream bool) wireParts {
 // apply sets the parts go-openai sends itself.
 func (w wireParts) apply(oreq *openai.ChatCompletionRequest) {
 	oreq.Tools = w.tools
+	if w.textOnly {
+		withoutImages(oreq.Messages)
+	}
 	oreq.Messages = reshape(oreq.Messages, w.shape)
 	oreq.MaxTokens, oreq.MaxCompletionTokens = 0, 0
 	if w.completion {
@@ -112,6 +121,10 @@ func (c *Client) learn(err error, w wireParts) bool {
 		return true
 	case schema && !w.plain:
 		c.endpoints().rememberPlainSchemas(c.baseURL)
+		return true
+	}
+	if w.hadImages && !w.textOnly && imageRefusal(AsError(err)) {
+		c.endpoints().rememberTextOnly(c.baseURL, w.model)
 		return true
 	}
 	if s := templateRefusal(AsError(err)); s != "" && c.cfg.Shape == ShapeAuto && strictness(s) > strictness(w.shape) {

@@ -153,7 +153,7 @@ func (c *Counter) CountMessage(model string, e *conversation.Entry) int {
 		return 0
 	}
 	enc := encodingFor(model)
-	n := MessageOverhead + c.countEncoding(enc, e.Text())
+	n := MessageOverhead + c.countEncoding(enc, e.RequestText()) + conversation.ImageTokens*len(e.Images())
 	for _, tc := range e.ToolCalls {
 		n += c.countEncoding(enc, tc.Function.Name)
 		n += c.countEncoding(enc, tc.Function.Arguments)

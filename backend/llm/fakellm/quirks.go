@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -118,6 +119,28 @@ func refuseTemplate(rec *RecordedRequest, template string) (int, string) {
 			want = "assistant"
 		} else {
 			want = "user"
+		}
+	}
+	return 0, ""
+}
+
+// SetTextOnly makes the server refuse requests with image parts for the given models, as
+// OpenAI does for a model without vision (400 "Invalid content type. image_url is only
+// supported by certain models."). No models: every model takes images again.
+func (s *Server) SetTextOnly(models ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.textOnly = append([]string(nil), models...)
+}
+
+// refuseImages returns the refusal of a request with images to a text-only model, or 0.
+func refuseImages(rec *RecordedRequest, textOnly []string) (int, string) {
+	if !slices.Contains(textOnly, rec.Model) {
+		return 0, ""
+	}
+	for i, m := range rec.Messages {
+		if len(m.Images) > 0 {
+			return http.StatusBadRequest, ErrorBody("invalid_request_error", "", fmt.Sprintf("Invalid content type. image_url is only supported by certain models. (messages[%d].content)", i))
 		}
 	}
 	return 0, ""

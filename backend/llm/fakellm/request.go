@@ -54,6 +54,9 @@ type RecordedMessage struct {
 	Name       string             `json:"name,omitempty"`
 	ToolCalls  []RecordedToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string             `json:"tool_call_id,omitempty"`
+	// Images are the image parts of the content, by their URL (a data URL for
+	// an attached image).
+	Images []string `json:"images,omitempty"`
 }
 
 // Text returns the content or "".
@@ -168,11 +171,11 @@ func decodeChat(r *RecordedRequest) error {
 	}
 	for i, m := range w.Messages {
 		rm := RecordedMessage{Role: m.Role, Name: m.Name, ToolCallID: m.ToolCallID}
-		content, err := decodeContent(m.Content)
+		content, images, err := decodeContent(m.Content)
 		if err != nil {
 			return fmt.Errorf("Invalid type for 'messages[%d].content': %v", i, err)
 		}
-		rm.Content = content
+		rm.Content, rm.Images = content, images
 		for _, tc := range m.ToolCalls {
 			rm.ToolCalls = append(rm.ToolCalls, RecordedToolCall{
 				ID: tc.ID, Type: tc.Type, Name: tc.Function.Name, Arguments: tc.Function.Arguments,
@@ -188,27 +191,41 @@ func decodeChat(r *RecordedRequest) error {
 	return nil
 }
 
-func decodeContent(raw json.RawMessage) (*string, error) {
+func decodeContent(raw json.RawMessage) (*string, []string, error) {
 	if len(raw) == 0 || string(raw) == "null" {
-		return nil, nil
+		return nil, nil, nil
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err == nil {
-		return &s, nil
+		return &s, nil, nil
 	}
 	var parts []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
+		Type     string `json:"type"`
+		Text     string `json:"text"`
+		ImageURL *struct {
+			URL string `json:"url"`
+		} `json:"image_url"`
 	}
 	if err := json.Unmarshal(raw, &parts); err != nil {
-		return nil, fmt.Errorf("expected a string or an array of content parts")
+		return nil, nil, fmt.Errorf("expected a string or an array of content parts")
 	}
 	var b strings.Builder
-	for _, p := range parts {
-		b.WriteString(p.Text)
+	var images []string
+	for i, p := range parts {
+		switch p.Type {
+		case "text":
+			b.WriteString(p.Text)
+		case "image_url":
+			if p.ImageURL == nil || p.ImageURL.URL == "" {
+				return nil, nil, fmt.Errorf("Missing required parameter: 'content[%d].image_url'.", i)
+			}
+			images = append(images, p.ImageURL.URL)
+		default:
+			return nil, nil, fmt.Errorf("Invalid value: '%s'. Supported values are: 'text', 'image_url', 'input_audio', 'refusal', 'audio', and 'file'.", p.Type)
+		}
 	}
 	s = b.String()
-	return &s, nil
+	return &s, images, nil
 }
 
 var functionNameRE = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)

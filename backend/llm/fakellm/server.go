@@ -32,6 +32,7 @@ type Server struct {
 	refuseFields   []string
 	refuseKeywords []string
 	windows        map[string]int
+	textOnly       []string
 	template       string
 	cacheShape     string
 	lastPrompt     *promptShape // the last chat request accepted, for cached prefixes
@@ -254,6 +255,9 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	status, refusal := refuseField(&rec, s.refuseStyle, s.refuseFields)
 	if status == 0 {
 		status, refusal = refuseTemplate(&rec, s.template)
+	}
+	if status == 0 {
+		status, refusal = refuseImages(&rec, s.textOnly)
 	}
 	if status == 0 {
 		if msg := refuseKeywords(&rec, s.refuseKeywords); msg != "" {
