@@ -50,6 +50,10 @@ export namespace app {
 	    binary: boolean;
 	    modifiedAt: string;
 	}
+	export interface AttachmentInput {
+	    name: string;
+	    data: string;
+	}
 	export interface ConnectionResult {
 	    ok: boolean;
 	    code?: string;
@@ -231,6 +235,7 @@ export namespace app {
 	    mode: string;
 	    agentId: string;
 	    retry?: boolean;
+	    attachments?: AttachmentInput[];
 	}
 	export interface SettingsView {
 	    settings: settings.Settings;
@@ -601,6 +606,15 @@ export namespace conversation {
 	    inStep?: string;
 	    calls?: Record<string, string>;
 	}
+	export interface Attachment {
+	    name: string;
+	    kind: string;
+	    mime: string;
+	    size: number;
+	    path: string;
+	    text?: string;
+	    truncated?: boolean;
+	}
 	export interface FunctionCall {
 	    name: string;
 	    arguments: string;
@@ -640,6 +654,7 @@ export namespace conversation {
 	    usage?: Usage;
 	    model?: string;
 	    endpoint?: string;
+	    attachments?: Attachment[];
 	    event?: string;
 	    data?: number[];
 	    ref_msg_id?: string;
