@@ -496,7 +496,16 @@ func candidates(e *conversation.Entry, focus *termSet, order int, topics map[str
 	// the model's own text without calls: its answers, findings and
 	// conclusions after a tool loop
 	concluding := e.Role == conversation.RoleAssistant && len(e.ToolCalls) == 0
+	// a sentence a message repeats (boilerplate, a pasted block twice) is
+	// read once: the digest keeps a line once anyway
+	var seen map[string]bool
 	splitLines(messageText(e), func(line string, inCode bool) {
+		if seen == nil {
+			seen = map[string]bool{}
+		} else if seen[line] {
+			return
+		}
+		seen[line] = true
 		value := (isTool || concluding) && isValueLine(strings.TrimSpace(line))
 		if (inCode || looksLikeCode(line)) && !value {
 			keep := false
