@@ -66,6 +66,10 @@ const (
 	concludingBonus = 1.0
 )
 
+// commonKeyLines is in how many lines the key of a value line must recur
+// for the line to count as data rather than a value (see valueKey).
+const commonKeyLines = 3
+
 // jsonPenalty is what a line of a tool's output that is a fragment of JSON
 // (a listing, search hits) loses.
 const jsonPenalty = 2.0
@@ -213,6 +217,7 @@ type dline struct {
 	key     string
 	tokens  int      // exact, 0 until counted
 	keys    []string // keyTokens, for rarity
+	vkey    string   // the key of a "key: value" line of data, lower case
 	shape   string   // shapeKey
 }
 
@@ -540,7 +545,11 @@ func candidates(e *conversation.Entry, focus *termSet, order int, topics map[str
 		if lineWho == conversation.RoleTool {
 			text = clipData(line) // data: its start says what it is
 		}
-		out = append(out, dline{cite: contextbuilder.Cite(e.ID), who: who, text: text, section: sectionOf(f, lineWho), score: s})
+		d := dline{cite: contextbuilder.Cite(e.ID), who: who, text: text, section: sectionOf(f, lineWho), score: s}
+		if value {
+			d.vkey = valueKey(strings.TrimSpace(line))
+		}
+		out = append(out, d)
 	})
 	limit := maxLinesPerMessage
 	if e.Role == conversation.RoleUser {
@@ -854,6 +863,23 @@ func buildDigest(in digestInput) digest {
 			all[i].score += rarityBonus / 2
 		case common:
 			all[i].score -= rarityBonus
+		}
+	}
+	// A setting whose key recurs in many lines (the size and name fields of
+	// listings, a log's level) is data like any other; a key said once is
+	// the specific value a tool's output established.
+	vfreq := map[string]int{}
+	for i := range all {
+		if all[i].vkey == "" && i < fresh && strings.HasPrefix(all[i].who, conversation.RoleTool) {
+			all[i].vkey = valueKey(all[i].text) // a line read back
+		}
+		if all[i].vkey != "" {
+			vfreq[all[i].vkey]++
+		}
+	}
+	for i := range all {
+		if k := all[i].vkey; k != "" && vfreq[k] >= commonKeyLines {
+			all[i].score -= valueBonus
 		}
 	}
 	// Lines of the same shape (the same words around different figures and

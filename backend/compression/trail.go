@@ -243,6 +243,21 @@ func isValueLine(t string) bool {
 	return hasErrorCode(t)
 }
 
+// valueKey returns the key of a "key: value" or "key = value" line that
+// isValueLine accepts, in lower case without quotes ("" for other value
+// lines: error codes, URLs, failing tests).
+func valueKey(t string) string {
+	i := strings.IndexAny(t, ":=")
+	if i <= 0 || i > 48 {
+		return ""
+	}
+	key := strings.Trim(strings.TrimSpace(t[:i]), `"' `)
+	if key == "" || !keyLike(key) {
+		return ""
+	}
+	return strings.ToLower(key)
+}
+
 // keyLike reports whether s looks like the key of a setting: words,
 // dots, dashes and underscores, at most four words.
 func keyLike(s string) bool {
