@@ -218,6 +218,7 @@ type dline struct {
 	tokens  int      // exact, 0 until counted
 	keys    []string // keyTokens, for rarity
 	vkey    string   // the key of a "key: value" line of data, lower case
+	call    bool     // a "calls <tool> <path>" line: which file a read or a search took
 	shape   string   // shapeKey
 }
 
@@ -353,6 +354,10 @@ func estimateTokens(s string) int {
 	return (n+3)/4 + other
 }
 
+// callPrefix starts the line messageText writes for a tool call that
+// changes no file.
+const callPrefix = "calls "
+
 // messageText returns what the digest reads of an entry: its content (a tool
 // result's JSON unwrapped) and, for a tool call, one line per call naming the
 // tool and its path, then the long string arguments.
@@ -371,7 +376,7 @@ func messageText(e *conversation.Entry) string {
 		if trailText(tc.Function.Name, args) != "" {
 			continue // the artifact trail describes it (trailLines)
 		}
-		b.WriteString("\ncalls " + tc.Function.Name)
+		b.WriteString("\n" + callPrefix + tc.Function.Name)
 		if p := jsonStringField(args, "path"); p != "" {
 			b.WriteString(" " + p)
 		}
@@ -546,6 +551,7 @@ func candidates(e *conversation.Entry, focus *termSet, order int, topics map[str
 			text = clipData(line) // data: its start says what it is
 		}
 		d := dline{cite: contextbuilder.Cite(e.ID), who: who, text: text, section: sectionOf(f, lineWho), score: s}
+		d.call = len(e.ToolCalls) > 0 && strings.HasPrefix(line, callPrefix)
 		if value {
 			d.vkey = valueKey(strings.TrimSpace(line))
 		}
@@ -890,6 +896,13 @@ func buildDigest(in digestInput) digest {
 		if k := all[i].shape; k != "" {
 			all[i].score -= float64(byShape[k]) * shapePenalty
 			byShape[k]++
+		}
+	}
+	// Which files a read or a search took is kept only when there is room
+	// for everything else.
+	for i := range all {
+		if all[i].call || i < fresh && all[i].who == conversation.RoleAssistant && strings.HasPrefix(all[i].text, callPrefix) {
+			all[i].score = minLineScore
 		}
 	}
 	all = slices.DeleteFunc(all, func(d dline) bool { return d.score < minLineScore })
