@@ -216,3 +216,19 @@ func TestDigestLeavesOutTheFieldsListingsRepeat(t *testing.T) {
 		})
 	}
 }
+
+// Which files the agent read or searched is what a tight digest gives up
+// first: the model's own conclusion stays.
+func TestDigestGivesUpReadsBeforeFindings(t *testing.T) {
+	var c convo
+	c.user("Look into the webhook duplicates.")
+	for i, p := range []string{"internal/fees/cursor.go", "pkg/webhooks/settle.go", "services/ledger/refund.go", "cmd/reconciler/quota.go", "deploy/helm/payments/sweep.go", "internal/settlement/dispute.go"} {
+		c.tool("fs.read", fmt.Sprintf(`{"path":"@project/%s"}`, p), fmt.Sprintf(`{"ok":true,"content":"package x // %d"}`, i))
+	}
+	c.assistant("I renamed the helper to FeeWebhookWindow everywhere so the name says what it does.")
+	c.filler(1)
+	d := digestOf(t, c.entries, nil, 160, "")
+	if !strings.Contains(d.text, "FeeWebhookWindow") {
+		t.Errorf("digest lacks the rename:\n%s", d.text)
+	}
+}
