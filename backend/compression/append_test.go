@@ -180,3 +180,55 @@ func TestIsValueLine(t *testing.T) {
 		}
 	}
 }
+
+// The fields a listing repeats ("size": 139 in every entry) are data, not
+// values: they leave the digest's room to the setting a tool's output
+// states once.
+func TestDigestLeavesOutTheFieldsListingsRepeat(t *testing.T) {
+	tests := []struct {
+		name, listing string
+	}{
+		{"json listing", `{"ok":true,"entries":[` + strings.Repeat(`{"name":"cursor.go","size":%d,"dir":false},`, 6) + `]}`},
+		{"yaml listing", "entries:\n" + strings.Repeat("- name: cursor.go\n  size: %d\n", 6)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var c convo
+			c.user("Set up the settlement service.")
+			for i := 0; i < 3; i++ {
+				c.filler(1)
+				sizes := make([]any, 6)
+				for k := range sizes {
+					sizes[k] = 101 + 97*k + 13*i
+				}
+				c.tool("fs.list", `{"path":"@project/internal"}`, fmt.Sprintf(tt.listing, sizes...))
+			}
+			c.filler(1)
+			c.tool("fs.read", `{"path":"@project/deploy/payout.yaml"}`, `{"ok":true,"content":"payments:\n  mandate_window_s: 12136\n"}`)
+			c.filler(1)
+			d := digestOf(t, c.entries, nil, 1500, "")
+			if !strings.Contains(d.text, "mandate_window_s: 12136") {
+				t.Errorf("digest lacks the setting:\n%s", d.text)
+			}
+			if strings.Contains(d.text, "size") {
+				t.Errorf("digest keeps the listings' fields:\n%s", d.text)
+			}
+		})
+	}
+}
+
+// Which files the agent read or searched is what a tight digest gives up
+// first: the model's own conclusion stays.
+func TestDigestGivesUpReadsBeforeFindings(t *testing.T) {
+	var c convo
+	c.user("Look into the webhook duplicates.")
+	for i, p := range []string{"internal/fees/cursor.go", "pkg/webhooks/settle.go", "services/ledger/refund.go", "cmd/reconciler/quota.go", "deploy/helm/payments/sweep.go", "internal/settlement/dispute.go"} {
+		c.tool("fs.read", fmt.Sprintf(`{"path":"@project/%s"}`, p), fmt.Sprintf(`{"ok":true,"content":"package x // %d"}`, i))
+	}
+	c.assistant("I renamed the helper to FeeWebhookWindow everywhere so the name says what it does.")
+	c.filler(1)
+	d := digestOf(t, c.entries, nil, 160, "")
+	if !strings.Contains(d.text, "FeeWebhookWindow") {
+		t.Errorf("digest lacks the rename:\n%s", d.text)
+	}
+}

@@ -19,7 +19,7 @@ const (
 
 // Defaults of Config.
 const (
-	DefaultTrigger      = 0.9
+	DefaultTrigger      = 0.95
 	DefaultTarget       = 0.6
 	DefaultSummaryShare = 0.5
 	// MaxSummaryTokens caps the summary whatever the window.
@@ -30,7 +30,7 @@ const (
 type Config struct {
 	// Limit is what a request may use in tokens (window minus reply reserve).
 	Limit int
-	// Trigger is a share of Limit (0.9); Target a share of the room the
+	// Trigger is a share of Limit (0.95); Target a share of the room the
 	// request's fixed part leaves (0.6), which landing lowers when the recent
 	// turns are large.
 	Trigger, Target float64

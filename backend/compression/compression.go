@@ -5,7 +5,7 @@
 //
 // The order is build → compact → build, never truncate-then-compress: the
 // context builder builds the request with every history unit whole (its
-// Debug.Full* figures); when that is over the trigger (Config.Trigger, 90 %
+// Debug.Full* figures); when that is over the trigger (Config.Trigger, 95 %
 // of the token limit, or over a message/character cap) Plan picks the oldest
 // units before the newest user message — whole tool groups, never the newest
 // user message or the current tool loop — until the rebuilt request would be

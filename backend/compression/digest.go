@@ -66,6 +66,10 @@ const (
 	concludingBonus = 1.0
 )
 
+// commonKeyLines is in how many lines the key of a value line must recur
+// for the line to count as data rather than a value (see valueKey).
+const commonKeyLines = 3
+
 // jsonPenalty is what a line of a tool's output that is a fragment of JSON
 // (a listing, search hits) loses.
 const jsonPenalty = 2.0
@@ -213,6 +217,8 @@ type dline struct {
 	key     string
 	tokens  int      // exact, 0 until counted
 	keys    []string // keyTokens, for rarity
+	vkey    string   // the key of a "key: value" line of data, lower case
+	call    bool     // a "calls <tool> <path>" line: which file a read or a search took
 	shape   string   // shapeKey
 }
 
@@ -348,6 +354,10 @@ func estimateTokens(s string) int {
 	return (n+3)/4 + other
 }
 
+// callPrefix starts the line messageText writes for a tool call that
+// changes no file.
+const callPrefix = "calls "
+
 // messageText returns what the digest reads of an entry: its content (a tool
 // result's JSON unwrapped) and, for a tool call, one line per call naming the
 // tool and its path, then the long string arguments.
@@ -366,7 +376,7 @@ func messageText(e *conversation.Entry) string {
 		if trailText(tc.Function.Name, args) != "" {
 			continue // the artifact trail describes it (trailLines)
 		}
-		b.WriteString("\ncalls " + tc.Function.Name)
+		b.WriteString("\n" + callPrefix + tc.Function.Name)
 		if p := jsonStringField(args, "path"); p != "" {
 			b.WriteString(" " + p)
 		}
@@ -496,7 +506,16 @@ func candidates(e *conversation.Entry, focus *termSet, order int, topics map[str
 	// the model's own text without calls: its answers, findings and
 	// conclusions after a tool loop
 	concluding := e.Role == conversation.RoleAssistant && len(e.ToolCalls) == 0
+	// a sentence a message repeats (boilerplate, a pasted block twice) is
+	// read once: the digest keeps a line once anyway
+	var seen map[string]bool
 	splitLines(messageText(e), func(line string, inCode bool) {
+		if seen == nil {
+			seen = map[string]bool{}
+		} else if seen[line] {
+			return
+		}
+		seen[line] = true
 		value := (isTool || concluding) && isValueLine(strings.TrimSpace(line))
 		if (inCode || looksLikeCode(line)) && !value {
 			keep := false
@@ -531,7 +550,12 @@ func candidates(e *conversation.Entry, focus *termSet, order int, topics map[str
 		if lineWho == conversation.RoleTool {
 			text = clipData(line) // data: its start says what it is
 		}
-		out = append(out, dline{cite: contextbuilder.Cite(e.ID), who: who, text: text, section: sectionOf(f, lineWho), score: s})
+		d := dline{cite: contextbuilder.Cite(e.ID), who: who, text: text, section: sectionOf(f, lineWho), score: s}
+		d.call = len(e.ToolCalls) > 0 && strings.HasPrefix(line, callPrefix)
+		if value {
+			d.vkey = valueKey(strings.TrimSpace(line))
+		}
+		out = append(out, d)
 	})
 	limit := maxLinesPerMessage
 	if e.Role == conversation.RoleUser {
@@ -847,6 +871,23 @@ func buildDigest(in digestInput) digest {
 			all[i].score -= rarityBonus
 		}
 	}
+	// A setting whose key recurs in many lines (the size and name fields of
+	// listings, a log's level) is data like any other; a key said once is
+	// the specific value a tool's output established.
+	vfreq := map[string]int{}
+	for i := range all {
+		if all[i].vkey == "" && i < fresh && strings.HasPrefix(all[i].who, conversation.RoleTool) {
+			all[i].vkey = valueKey(all[i].text) // a line read back
+		}
+		if all[i].vkey != "" {
+			vfreq[all[i].vkey]++
+		}
+	}
+	for i := range all {
+		if k := all[i].vkey; k != "" && vfreq[k] >= commonKeyLines {
+			all[i].score -= valueBonus
+		}
+	}
 	// Lines of the same shape (the same words around different figures and
 	// names: progress logs, repeated boilerplate) lose a point for each newer
 	// one, so the newest stays and the repeats sink.
@@ -855,6 +896,13 @@ func buildDigest(in digestInput) digest {
 		if k := all[i].shape; k != "" {
 			all[i].score -= float64(byShape[k]) * shapePenalty
 			byShape[k]++
+		}
+	}
+	// Which files a read or a search took is kept only when there is room
+	// for everything else.
+	for i := range all {
+		if all[i].call || i < fresh && all[i].who == conversation.RoleAssistant && strings.HasPrefix(all[i].text, callPrefix) {
+			all[i].score = minLineScore
 		}
 	}
 	all = slices.DeleteFunc(all, func(d dline) bool { return d.score < minLineScore })

@@ -243,6 +243,21 @@ func isValueLine(t string) bool {
 	return hasErrorCode(t)
 }
 
+// valueKey returns the key of a "key: value" or "key = value" line that
+// isValueLine accepts, in lower case without quotes ("" for other value
+// lines: error codes, URLs, failing tests).
+func valueKey(t string) string {
+	i := strings.IndexAny(t, ":=")
+	if i <= 0 || i > 48 {
+		return ""
+	}
+	key := strings.Trim(strings.TrimSpace(t[:i]), `"' `)
+	if key == "" || !keyLike(key) {
+		return ""
+	}
+	return strings.ToLower(key)
+}
+
 // keyLike reports whether s looks like the key of a setting: words,
 // dots, dashes and underscores, at most four words.
 func keyLike(s string) bool {
@@ -266,20 +281,33 @@ func keyLike(s string) bool {
 // code: upper-case words joined by underscores (E_NOT_FOUND,
 // ERR_TIMEOUT_2) or a letter and three digits or more (E1042).
 func hasErrorCode(t string) bool {
-	for _, w := range strings.FieldsFunc(t, func(r rune) bool {
-		return !(r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r >= 'a' && r <= 'z')
-	}) {
-		if len(w) < 4 || strings.ToUpper(w) != w {
+	for i := 0; i < len(t); {
+		for i < len(t) && !isCodeByte(t[i]) {
+			i++
+		}
+		s := i
+		upper := true
+		for i < len(t) && isCodeByte(t[i]) {
+			upper = upper && !(t[i] >= 'a' && t[i] <= 'z')
+			i++
+		}
+		w := t[s:i]
+		if len(w) < 4 || !upper {
 			continue
 		}
 		if strings.Contains(w, "_") && !strings.HasPrefix(w, "_") && !strings.HasSuffix(w, "_") && w[0] >= 'A' && w[0] <= 'Z' {
 			return true
 		}
-		if w[0] >= 'A' && w[0] <= 'Z' && len(w) >= 4 && allDigits(w[1:]) {
+		if w[0] >= 'A' && w[0] <= 'Z' && allDigits(w[1:]) {
 			return true
 		}
 	}
 	return false
+}
+
+// isCodeByte reports whether c may be part of an error code's word.
+func isCodeByte(c byte) bool {
+	return c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c >= 'a' && c <= 'z'
 }
 
 func allDigits(s string) bool {

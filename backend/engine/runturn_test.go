@@ -214,6 +214,7 @@ func TestRunTurnSetupChangeKeepsInLoopCompression(t *testing.T) {
 	f := newFixture(t, func(s *settings.Settings) {
 		s.Context.TokenBudget = 8000
 		s.Context.ReserveForResponse = 0
+		s.Context.TriggerThreshold = 0.9 // the report's read takes the request to 92 %
 	})
 	f.writeNode("a")
 	var big strings.Builder

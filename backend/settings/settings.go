@@ -293,7 +293,7 @@ func Defaults() Settings {
 			MaxChars:                    0,
 			TokenBudget:                 128000,
 			ReserveForResponse:          8192,
-			TriggerThreshold:            0.9,
+			TriggerThreshold:            0.95,
 			TargetAfterCompression:      0.6,
 			CompressionStrategy:         StrategyKeyMessages,
 			IncludeToolResultsInContext: true,

@@ -47,7 +47,7 @@ func TestDefaults(t *testing.T) {
 		"llm.embeddingsModel":                 {d.LLM.EmbeddingsModel, ""},
 		"context.tokenBudget":                 {d.Context.TokenBudget, 128000},
 		"context.reserveForResponse":          {d.Context.ReserveForResponse, 8192},
-		"context.triggerThreshold":            {d.Context.TriggerThreshold, 0.9},
+		"context.triggerThreshold":            {d.Context.TriggerThreshold, 0.95},
 		"context.targetAfterCompression":      {d.Context.TargetAfterCompression, 0.6},
 		"context.compressionStrategy":         {d.Context.CompressionStrategy, "key-messages"},
 		"context.includeToolResultsInContext": {d.Context.IncludeToolResultsInContext, true},
@@ -341,8 +341,8 @@ func TestValidate(t *testing.T) {
 		}, []string{"llm.timeoutSeconds", "llm.connectTimeoutSeconds", "llm.firstTokenTimeoutSeconds", "llm.idleTimeoutSeconds", "llm.maxRetries"}},
 		{"trigger 1", func(s *Settings) { s.Context.TriggerThreshold = 1 }, []string{"context.triggerThreshold"}},
 		{"target 0", func(s *Settings) { s.Context.TargetAfterCompression = 0 }, []string{"context.targetAfterCompression"}},
-		{"target above trigger", func(s *Settings) { s.Context.TargetAfterCompression = 0.9 }, []string{"context.targetAfterCompression"}},
-		{"target equals trigger", func(s *Settings) { s.Context.TargetAfterCompression = 0.9 }, []string{"context.targetAfterCompression"}},
+		{"target above trigger", func(s *Settings) { s.Context.TargetAfterCompression = 0.97 }, []string{"context.targetAfterCompression"}},
+		{"target equals trigger", func(s *Settings) { s.Context.TargetAfterCompression = 0.95 }, []string{"context.targetAfterCompression"}},
 		{"strategy", func(s *Settings) { s.Context.CompressionStrategy = "magic" }, []string{"context.compressionStrategy"}},
 		{"limits", func(s *Settings) {
 			s.Context.MaxMessages, s.Context.MaxChars, s.Tools.FS.MaxReadBytes, s.Tools.FS.MaxWriteBytes, s.Engine.MaxTurns = -1, -1, 0, -1, 0
@@ -490,7 +490,7 @@ func TestUpdateRejectsInvalid(t *testing.T) {
 	if err := st.Update(in); errs.CodeOf(err) != CodeInvalid {
 		t.Fatalf("err = %v", err)
 	}
-	if st.File().Context.TriggerThreshold != 0.9 {
+	if st.File().Context.TriggerThreshold != 0.95 {
 		t.Error("store changed after a rejected update")
 	}
 }
