@@ -171,7 +171,7 @@ export default async function settingsSpec({ app, step, tmp, home, prepared }) {
     assert.equal(await value('set-tools.fs.maxWriteBytes'), '2 MB')
     await app.click('settings-tab-context')
     assert.equal(await value('set-context.tokenBudget'), '128,000')
-    assert.equal(await value('set-context.triggerThreshold'), '90 %')
+    assert.equal(await value('set-context.triggerThreshold'), '95 %')
     assert.equal(await value('set-context.targetAfterCompression'), '60 %')
     await app.click('settings-tab-general')
     assert.equal(await value('set-llm.timeoutSeconds'), '2 min')
