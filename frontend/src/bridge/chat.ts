@@ -28,6 +28,16 @@ export interface SendRequest {
   /** Answer the newest user message again instead of sending text (chat and
    * agent mode): its failed answers leave the context, nothing is repeated. */
   retry?: boolean
+  /** Files attached to the message (chat and agent mode): name and bytes in
+   * base64. Text files go inside the message, images as image parts. */
+  attachments?: AttachmentInput[]
+}
+
+/** A file attached in the composer. */
+export interface AttachmentInput {
+  name: string
+  /** The file's bytes, base64. */
+  data: string
 }
 
 /** Replaces a sent message by new text and answers it, as a new version of
@@ -91,7 +101,9 @@ export interface ChatApi {
 export function createWailsChat(): ChatApi {
   return {
     send: (req) =>
-      call(() => Chat.Send({ conversationId: req.conversationId, text: req.text, mode: req.mode, agentId: req.agentId ?? '', retry: req.retry ?? false })),
+      call(() =>
+        Chat.Send({ conversationId: req.conversationId, text: req.text, mode: req.mode, agentId: req.agentId ?? '', retry: req.retry ?? false, attachments: req.attachments ?? [] }),
+      ),
     edit: (req) => call(() => Chat.Edit({ ...req, agentId: req.agentId ?? '' })),
     regenerate: (req) => call(() => Chat.Regenerate({ ...req, agentId: req.agentId ?? '' })),
     stop: (id) => call(() => Chat.Stop(id)),

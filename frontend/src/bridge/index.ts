@@ -51,7 +51,7 @@ export { Codes } from './codes.gen'
 export { EventNames, subscribeAll } from './events'
 export { safeExternalURL } from './system'
 export type { CompactResult, CompactionView, ContextApi, InstructionsFile, PinnedView, StepView } from './context'
-export type { AgentInfo, AgentList, ApprovalDecision, ApprovalMode, ApprovalModeName, ApprovalRequest, ChatApi, ContextPreview, EditRequest, EndpointModels, Mode, PreviewDecision, PreviewMessage, RegenerateRequest, SendRequest } from './chat'
+export type { AgentInfo, AgentList, ApprovalDecision, AttachmentInput, ApprovalMode, ApprovalModeName, ApprovalRequest, ChatApi, ContextPreview, EditRequest, EndpointModels, Mode, PreviewDecision, PreviewMessage, RegenerateRequest, SendRequest } from './chat'
 export { ApprovalModes } from './chat'
 export type {
   BranchView,

@@ -1,4 +1,5 @@
 import type {
+  AttachmentInput,
   AgentInfo,
   AgentList,
   ApprovalDecision,
@@ -137,7 +138,8 @@ export interface ChatActions {
   loadOlder(): Promise<number>
   /** Re-reads the newest entries and merges them into the window. */
   refreshTail(): Promise<void>
-  send(text: string): Promise<boolean>
+  /** Sends a message (with files attached: text may then be empty). */
+  send(text: string, attachments?: AttachmentInput[]): Promise<boolean>
   stop(): Promise<void>
   /** Sends "continue" after a failed reply. */
   continueReply(): Promise<boolean>
@@ -550,11 +552,13 @@ export function createChatStore(
       }
     },
 
-    async send(text) {
+    async send(text, attachments) {
       const s = store.getState()
       const body = text.trim()
-      if (!s.conversationId || !body || s.streaming || s.waitingFor) return false
-      return startReply({ conversationId: s.conversationId, text: body, mode: s.mode, agentId: s.mode === 'agent' ? s.agentId : '' })
+      const files = attachments ?? []
+      if (!s.conversationId || (!body && files.length === 0) || s.streaming || s.waitingFor) return false
+      const req = { conversationId: s.conversationId, text: body, mode: s.mode, agentId: s.mode === 'agent' ? s.agentId : '' }
+      return startReply(files.length > 0 ? { ...req, attachments: files } : req)
     },
 
     async stop() {

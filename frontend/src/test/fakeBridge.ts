@@ -161,7 +161,7 @@ export function createFakeBridge(
     c.entries = c.entries.map((e, j) => (j > i && e.type === 'msg' ? { ...e, includeInContext: false, view: { ...(e.view ?? { kind: 'hidden' }), inactive: true } } : e))
     c.entries.push({ type: 'evt', id: newId('evt'), createdAt: stamp(), event, data: { after }, view: { kind: 'event' } })
   }
-  const sent: { conversationId: string; text: string; mode: string; agentId?: string; retry?: boolean }[] = []
+  const sent: { conversationId: string; text: string; mode: string; agentId?: string; retry?: boolean; attachments?: { name: string; data: string }[] }[] = []
   /** Approval answers given, in order, and the conversations' approval modes. */
   const approvals: { conversationId: string; toolCallId: string; decision: string; reason: string }[] = []
   const approvalModes = new Map<string, string>()
@@ -356,7 +356,7 @@ export function createFakeBridge(
       }),
     },
     chat: {
-      send: vi.fn(async (req: { conversationId: string; text: string; mode: string; agentId?: string; retry?: boolean }) => {
+      send: vi.fn(async (req: { conversationId: string; text: string; mode: string; agentId?: string; retry?: boolean; attachments?: { name: string; data: string }[] }) => {
         if (!settingsState.llmConfigured) throw new BridgeError('E_LLM_NOT_CONFIGURED', 'LLM not configured: llm.baseUrl: not set')
         if (streaming.has(req.conversationId)) throw new BridgeError('E_BUSY', 'a reply is already being generated in this conversation')
         const c = conv(req.conversationId)
@@ -364,7 +364,10 @@ export function createFakeBridge(
         streaming.add(req.conversationId)
         // A retry answers the newest user message again: its failures leave the context.
         if (req.retry) c.entries = c.entries.map((e) => (e.partType === 'error' ? { ...e, includeInContext: false } : e))
-        else c.entries.push({ type: 'msg', id: newId('msg'), createdAt: stamp(), role: 'user', content: req.text, mode: req.mode, view: { kind: 'user', text: req.text } })
+        else {
+          const attachments = (req.attachments ?? []).map((a) => ({ name: a.name, kind: /\.(png|jpe?g|gif|webp)$/i.test(a.name) ? 'image' : 'text', mime: '', size: a.data.length, path: `@state/logs/tool-results/${req.conversationId}/att-${a.name}` }))
+          c.entries.push({ type: 'msg', id: newId('msg'), createdAt: stamp(), role: 'user', content: req.text, mode: req.mode, attachments: attachments.length ? attachments : undefined, view: { kind: 'user', text: req.text } })
+        }
         c.unfinished = false
         c.awaiting = false
         c.meta = { ...c.meta, lastActiveAt: stamp() }

@@ -3,6 +3,7 @@ import { CompactionStatus } from '../context/CompactionStatus'
 import { ContextMeter } from '../context/ContextMeter'
 import { ComposerSkills, useSkillCommand } from '../skills/ComposerSkills'
 import { ApprovalModeSelect } from './ApprovalModeSelect'
+import { AttachmentChips, useAttachments } from './Attachments'
 import { ModelChip } from './ModelChip'
 import { isCompactPrefix, parseCompactCommand, useCompactCommand } from './compactCommand'
 import { useStore, useStores } from '../../stores'
@@ -26,6 +27,11 @@ export function Composer({ onOpenInspector, disabledReason }: { onOpenInspector:
   const canStart = useStore(runs, (s) => !!s.workflowId)
   const [text, setText] = useState('')
   const ref = useRef<HTMLTextAreaElement>(null)
+  const picker = useRef<HTMLInputElement>(null)
+  const attachments = useAttachments()
+  const [dropping, setDropping] = useState(false)
+  // Files go with chat and agent messages (a run takes its input as text).
+  const canAttach = mode !== 'run'
   const skillCommand = useSkillCommand()
   const runCompact = useCompactCommand()
   const compacting = useStore(context, (s) => !!s.compacting)
@@ -53,10 +59,15 @@ export function Composer({ onOpenInspector, disabledReason }: { onOpenInspector:
       ref.current?.focus()
       return
     }
-    if (!text.trim()) return
+    const files = canAttach ? attachments.files : []
+    if (!text.trim() && files.length === 0) return
     const body = text
     setText('')
-    if (!(await chat.actions.send(body))) setText((t) => t || body)
+    if (files.length > 0) attachments.setFiles([])
+    if (!(await chat.actions.send(body, files.map(({ name, data }) => ({ name, data }))))) {
+      setText((t) => t || body)
+      if (files.length > 0) attachments.setFiles((cur) => (cur.length ? cur : files))
+    }
     ref.current?.focus()
   }
 
@@ -82,7 +93,22 @@ export function Composer({ onOpenInspector, disabledReason }: { onOpenInspector:
   }
 
   return (
-    <div className="composer" data-testid="composer">
+    <div
+      className={`composer${dropping ? ' is-dropping' : ''}`}
+      data-testid="composer"
+      onDragOver={(e) => {
+        if (!canAttach || !e.dataTransfer.types.includes('Files')) return
+        e.preventDefault()
+        setDropping(true)
+      }}
+      onDragLeave={() => setDropping(false)}
+      onDrop={(e) => {
+        if (!canAttach || e.dataTransfer.files.length === 0) return
+        e.preventDefault()
+        setDropping(false)
+        void attachments.add(e.dataTransfer.files)
+      }}
+    >
       {disabledReason && (
         <div className="composer-note" data-testid="composer-note">
           {disabledReason}
@@ -90,6 +116,7 @@ export function Composer({ onOpenInspector, disabledReason }: { onOpenInspector:
       )}
       <CompactionStatus typing={isCompactPrefix(text) || !!parseCompactCommand(text)} />
       <ComposerSkills conversationId={conversationId} disabled={streaming} />
+      <AttachmentChips files={attachments.files} error={attachments.error} onRemove={attachments.remove} onDismiss={attachments.dismissError} />
       <div className="composer-row">
         <textarea
           ref={ref}
@@ -100,11 +127,43 @@ export function Composer({ onOpenInspector, disabledReason }: { onOpenInspector:
           value={text}
           onChange={(e) => setText(e.target.value)}
           onKeyDown={onKeyDown}
+          onPaste={(e) => {
+            if (!canAttach || e.clipboardData.files.length === 0) return
+            // A pasted image or file is attached; pasted text stays text.
+            if (!e.clipboardData.getData('text/plain')) e.preventDefault()
+            void attachments.add(e.clipboardData.files)
+          }}
           autoFocus
           aria-label="Message"
           data-testid="composer-input"
         />
         <div className="composer-side">
+          {canAttach && (
+            <>
+              <button
+                type="button"
+                className="btn btn-ghost composer-attach"
+                onClick={() => picker.current?.click()}
+                disabled={streaming}
+                title="Attach files: text files go inside the message, images to models that take them (or paste, or drop them here)"
+                aria-label="Attach files"
+                data-testid="composer-attach"
+              >
+                <span aria-hidden="true">📎</span>
+              </button>
+              <input
+                ref={picker}
+                type="file"
+                multiple
+                hidden
+                onChange={(e) => {
+                  if (e.target.files) void attachments.add(e.target.files)
+                  e.target.value = ''
+                }}
+                data-testid="composer-attach-input"
+              />
+            </>
+          )}
           {streaming ? (
             <button type="button" className="btn btn-danger" onClick={() => void chat.actions.stop()} title="Stop (Esc)" data-testid="composer-stop">
               <span aria-hidden="true">■</span> Stop
@@ -114,7 +173,7 @@ export function Composer({ onOpenInspector, disabledReason }: { onOpenInspector:
               {starting ? 'Starting…' : <><span aria-hidden="true">▶</span> Start run</>}
             </button>
           ) : (
-            <button type="button" className="btn btn-primary" onClick={() => void send()} disabled={!text.trim() || compacting || (!!disabledReason && !parseCompactCommand(text))} data-testid="composer-send">
+            <button type="button" className="btn btn-primary" onClick={() => void send()} disabled={(!text.trim() && (!canAttach || attachments.files.length === 0)) || compacting || (!!disabledReason && !parseCompactCommand(text))} data-testid="composer-send">
               Send
             </button>
           )}

@@ -111,6 +111,15 @@ function UserRow({ row, actions }: { row: Extract<Row, { kind: 'user' }>; action
         <EditBox id={row.entry.id} />
       ) : (
         <div className="bubble bubble-user">
+          {row.entry.attachments && row.entry.attachments.length > 0 && (
+            <span className="msg-attachments" data-testid="msg-attachments">
+              {row.entry.attachments.map((a, i) => (
+                <span className="msg-attachment" key={`${a.name}-${i}`} title={a.truncated ? `${a.name}: only its start and end were sent; the whole file is kept with the conversation` : a.name}>
+                  <span aria-hidden="true">{a.kind === 'image' ? '🖼' : '📄'}</span> {a.name}
+                </span>
+              ))}
+            </span>
+          )}
           {row.text}
           {row.entry.editOf && (
             <span className="edited-tag" title="You edited this message; the earlier version is one click away">
