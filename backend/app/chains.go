@@ -241,13 +241,6 @@ func (c *chain) isWaiting(conversationID string) bool {
 	return false
 }
 
-// depth is how many conversations wait in the chain.
-func (c *chain) depth() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.waiting)
-}
-
 // record adds a task's report; the root conversation's result is kept as
 // the chain's final one.
 func (c *chain) record(r TaskReport, res *engine.SendResult) {

@@ -46,12 +46,6 @@ type Nop struct{}
 // Emit implements Emitter.
 func (Nop) Emit(string, any) {}
 
-// Func adapts a function to Emitter.
-type Func func(name string, payload any)
-
-// Emit implements Emitter.
-func (f Func) Emit(name string, payload any) { f(name, payload) }
-
 // Recorded is one event captured by Recorder.
 type Recorded struct {
 	Name    string

@@ -33,7 +33,7 @@ func ExampleClient_Stream() {
 	// the second answer breaks off after two chunks: the partial text and the error block
 	// are what the caller persists
 	res, err = client.Stream(context.Background(), req, handler)
-	block := strings.Split(llm.FormatErrorBlock(err), "\n")
+	block := strings.Split(llm.ErrorBlockOf(err).Format(), "\n")
 	fmt.Printf("%q\n%s\n", res.Content, strings.Join(block[:4], "\n"))
 	// Output:
 	// tool 0 call_1 fs.list

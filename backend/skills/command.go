@@ -60,28 +60,3 @@ type Command struct {
 	// or "/skill off" (pick an active skill to deactivate).
 	Name string
 }
-
-// ParseCommand reads "/skill NAME", "/skill off NAME", "/skill" and
-// "/skill off" from the composer's text. ok is false when the text is not a
-// skill command (an ordinary message). A skill called "off" can only be
-// activated from the picker.
-func ParseCommand(text string) (Command, bool) {
-	fields := strings.Fields(text)
-	if len(fields) == 0 || fields[0] != "/skill" {
-		return Command{}, false
-	}
-	switch len(fields) {
-	case 1:
-		return Command{}, true
-	case 2:
-		if fields[1] == "off" {
-			return Command{Off: true}, true
-		}
-		return Command{Name: fields[1]}, true
-	case 3:
-		if fields[1] == "off" {
-			return Command{Off: true, Name: fields[2]}, true
-		}
-	}
-	return Command{}, false
-}

@@ -40,26 +40,12 @@ type StateGuard interface {
 	ValidateStateWrite(oldContent, newContent []byte) error
 }
 
-// StateGuardFunc adapts a function to StateGuard.
-type StateGuardFunc func(oldContent, newContent []byte) error
-
-// ValidateStateWrite calls f.
-func (f StateGuardFunc) ValidateStateWrite(oldContent, newContent []byte) error {
-	return f(oldContent, newContent)
-}
-
 // AskUserHandler receives each widget ui.ask_user registers, e.g. to persist it with the
 // tool message or push it to the UI. It must not block waiting for the answer. An error
 // fails the call with E_INTERNAL and the widget is not left pending.
 type AskUserHandler interface {
 	AskUser(ctx context.Context, w Widget) error
 }
-
-// AskUserFunc adapts a function to AskUserHandler.
-type AskUserFunc func(ctx context.Context, w Widget) error
-
-// AskUser calls f.
-func (f AskUserFunc) AskUser(ctx context.Context, w Widget) error { return f(ctx, w) }
 
 // Config configures a Host. Only Roots and Policy matter for most callers.
 type Config struct {

@@ -11,12 +11,14 @@ import (
 
 	"crewagent/backend/conversation"
 	"crewagent/backend/convlog"
+	"crewagent/backend/engine"
 	"crewagent/backend/events"
 	"crewagent/backend/llm/fakellm"
 	"crewagent/backend/packages"
 	"crewagent/backend/project"
 	"crewagent/backend/settings"
 	"crewagent/backend/tokens"
+	"crewagent/backend/tools"
 )
 
 // env is a runtime home with the demo package installed, a project, and a fake LLM.
@@ -188,3 +190,18 @@ func exists(p string) bool {
 }
 
 func (e *env) artifact(rel string) string { return filepath.Join(e.root, filepath.FromSlash(rel)) }
+
+// toolHosts is a factory of chat tool hosts over roots.
+func toolHosts(roots tools.Roots) engine.ToolHostFactory {
+	return func(scope engine.ToolScope) (engine.ToolHost, error) {
+		r := roots
+		r.Conversation = scope.ConversationID
+		return tools.NewHost(tools.Config{Roots: r, Policy: scope.Policy, Allow: scope.Allow}), nil
+	}
+}
+
+// Effective implements SettingsProvider.
+func (s StaticSettings) Effective() settings.Settings { return settings.Settings(s).Clone() }
+
+// StaticSettings is a SettingsProvider that always returns the same settings.
+type StaticSettings settings.Settings

@@ -373,7 +373,7 @@ func TestNewLLMStreamerRunsTheTurns(t *testing.T) {
 func TestSharedEngineStopsRunTurns(t *testing.T) {
 	e := newEnv(t)
 	chat, err := engine.New(engine.Options{Store: e.store, Settings: engine.StaticSettings(e.set), Counter: counter, Emitter: e.rec,
-		Tools: engine.NewToolHosts(tools.Roots{Project: e.root})})
+		Tools: toolHosts(tools.Roots{Project: e.root})})
 	if err != nil {
 		t.Fatal(err)
 	}

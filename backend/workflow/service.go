@@ -47,12 +47,6 @@ type SettingsProvider interface {
 	Effective() settings.Settings
 }
 
-// StaticSettings is a SettingsProvider that always returns the same settings.
-type StaticSettings settings.Settings
-
-// Effective implements SettingsProvider.
-func (s StaticSettings) Effective() settings.Settings { return settings.Settings(s).Clone() }
-
 // Config wires a Service. Project, Packages, Store and Settings are required, and Counter
 // unless Engine or Loop is given.
 type Config struct {
