@@ -172,7 +172,7 @@ func (p *convProvider) instructions(parent conversation.ConversationMeta, args c
 		var kept []string
 		for _, name := range *args.Tools {
 			switch {
-			case strings.HasPrefix(name, "mcp__"):
+			case conversation.IsMCPTool(name):
 				ignored = append(ignored, "tools: "+name+" (MCP tools are chosen by server with mcp_allowlist)")
 			case slices.Contains(have, name):
 				kept = append(kept, name)
@@ -189,9 +189,9 @@ func (p *convProvider) instructions(parent conversation.ConversationMeta, args c
 		ignored = append(ignored, it.Ignored()...)
 		if it.IncludeApplyPatchTool != nil && !*it.IncludeApplyPatchTool {
 			if in.Tools == nil {
-				in.Tools = slices.DeleteFunc(slices.Clone(have), func(n string) bool { return strings.HasPrefix(n, "mcp__") })
+				in.Tools = slices.DeleteFunc(slices.Clone(have), func(n string) bool { return conversation.IsMCPTool(n) })
 			}
-			in.Tools = slices.DeleteFunc(in.Tools, func(n string) bool { return n == "fs.apply_patch" })
+			in.Tools = slices.DeleteFunc(in.Tools, func(n string) bool { return n == conversation.ToolFSApplyPatch })
 		}
 	}
 	in.MCPServers = inherited.MCPServers
@@ -199,7 +199,7 @@ func (p *convProvider) instructions(parent conversation.ConversationMeta, args c
 		// The servers this conversation's tools come from.
 		var servers []string
 		for _, n := range have {
-			if rest, ok := strings.CutPrefix(n, "mcp__"); ok {
+			if rest, ok := strings.CutPrefix(n, conversation.ToolMCPPrefix); ok {
 				if srv, _, ok := strings.Cut(rest, "__"); ok && !slices.Contains(servers, srv) {
 					servers = append(servers, srv)
 				}
@@ -382,7 +382,7 @@ func (p *convProvider) reachOf() *reach {
 		r.mcp = slices.Clone(p.scope.MCPAllowlist)
 	}
 	for _, n := range p.host {
-		if !strings.HasPrefix(n, "mcp__") {
+		if !conversation.IsMCPTool(n) {
 			r.allow = append(r.allow, n)
 		}
 	}

@@ -1,11 +1,11 @@
 package app
 
 import (
-	"crewagent/backend/checkpoint"
 	"path/filepath"
 	"strconv"
 	"sync"
 
+	"crewagent/backend/checkpoint"
 	"crewagent/backend/convlog"
 	"crewagent/backend/engine"
 	"crewagent/backend/errs"
@@ -150,7 +150,6 @@ func (rt *Runtime) OpenProject(p *project.Project, o OpenOptions) (*Workspace, e
 		Packages: rt.packages,
 		Store:    ws.store,
 		Settings: rt,
-		Counter:  rt.counter,
 		Emitter:  ws.emitter,
 		// Run turns use the same engine: one reply or turn at a time per
 		// conversation, the same streaming, context and compression.

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+
+	"crewagent/backend/conversation"
 )
 
 // ToolDef describes skill.activate or skill.deactivate for the model, in
@@ -26,10 +28,10 @@ const toolSchema = `{
 // ToolDefs returns the definitions of skill.activate and skill.deactivate.
 func ToolDefs() []ToolDef {
 	return []ToolDef{
-		{Name: ActivateTool, Parameters: json.RawMessage(toolSchema),
+		{Name: conversation.ToolSkillActivate, Parameters: json.RawMessage(toolSchema),
 			Description: "Activate a skill from the SKILLS list before working on a task it describes. Its instructions " +
 				"arrive in the next message and stay in effect until it is deactivated; its files become readable under @skill/<name>/."},
-		{Name: DeactivateTool, Parameters: json.RawMessage(toolSchema),
+		{Name: conversation.ToolSkillDeactivate, Parameters: json.RawMessage(toolSchema),
 			Description: "Deactivate an active skill whose instructions no longer apply."},
 	}
 }

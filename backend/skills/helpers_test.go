@@ -2,7 +2,6 @@ package skills
 
 import (
 	"bytes"
-	"crewagent/backend/conversation"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -11,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"crewagent/backend/conversation"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")

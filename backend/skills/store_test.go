@@ -62,7 +62,7 @@ func TestActivationThroughTheStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	appendAll(append([]conversation.Entry{{ID: "t1", Role: conversation.RoleTool, ToolCallID: "call_1", ToolName: ActivateTool,
+	appendAll(append([]conversation.Entry{{ID: "t1", Role: conversation.RoleTool, ToolCallID: "call_1", ToolName: conversation.ToolSkillActivate,
 		PartType: conversation.PartToolResult, Content: conversation.Str(act.Result().JSON())}}, act.Entries...)...)
 	bodyID := act.Entries[1].ID
 	appendAll(conversation.Entry{ID: "a2", Role: conversation.RoleAssistant, Content: conversation.Str("Here is the outline.")})

@@ -2,8 +2,9 @@ package tools
 
 import (
 	"bytes"
-	"crewagent/backend/frontmatter"
 	"testing"
+
+	"crewagent/backend/frontmatter"
 )
 
 var utf8BOMBefore = []byte{0xEF, 0xBB, 0xBF}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"crewagent/backend/conversation"
 	"crewagent/backend/fsx"
 )
 
@@ -170,7 +171,7 @@ func NewHost(cfg Config) *Host {
 	}
 	if cfg.Allow != nil {
 		h.visible = slices.DeleteFunc(h.visible, func(t toolSpec) bool {
-			return !strings.HasPrefix(t.name, "mcp__") && !slices.Contains(cfg.Allow, t.name)
+			return !conversation.IsMCPTool(t.name) && !slices.Contains(cfg.Allow, t.name)
 		})
 	}
 	for _, p := range cfg.Providers {
@@ -251,11 +252,11 @@ func (h *Host) Call(ctx context.Context, name, argsJSON string) Result {
 func (h *Host) call(ctx context.Context, name, argsJSON string) (res Result) {
 	idx := slices.IndexFunc(h.visible, func(t toolSpec) bool { return t.name == name })
 	if idx < 0 {
-		if h.cfg.Allow != nil && !slices.Contains(h.cfg.Allow, name) && !strings.HasPrefix(name, "mcp__") {
+		if h.cfg.Allow != nil && !slices.Contains(h.cfg.Allow, name) && !conversation.IsMCPTool(name) {
 			return failure(errf(CodeToolNotAvailable, "%s is not available in this conversation: it was created with a narrower list of tools", name).
 				withDetail("available", h.ToolNames()))
 		}
-		if name == ShellRunName {
+		if name == conversation.ToolShellRun {
 			return failure(errf(CodeToolNotAvailable, "%s is not available: commands are turned off here by the tool policy", name).
 				withDetail("available", h.ToolNames()))
 		}
@@ -283,7 +284,7 @@ func (h *Host) call(ctx context.Context, name, argsJSON string) (res Result) {
 			res = failure(errf(CodeInternal, "%s failed unexpectedly", name))
 		}
 	}()
-	if name == ShellRunName {
+	if name == conversation.ToolShellRun {
 		done, terr := h.beginCommand(ctx)
 		if terr != nil {
 			return failure(terr)

@@ -70,12 +70,37 @@ func (e *env) open() {
 		e.t.Fatal(err)
 	}
 	e.store = st
-	svc, err := New(Config{Project: e.proj, Packages: e.mgr, Store: st, Settings: StaticSettings(e.set),
-		Counter: counter, Emitter: e.rec, WatchDebounce: 20 * time.Millisecond})
+	e.svc = e.service(nil)
+}
+
+// roots is the sandbox of the project's tools, as the application gives it.
+func (e *env) roots() tools.Roots {
+	return tools.Roots{
+		Project:     e.proj.Root,
+		ToolResults: filepath.Join(e.proj.DataDir, filepath.FromSlash(convlog.ToolResultsDir)),
+		Deny:        project.RuntimePaths(e.home),
+		ReadOnly:    []string{project.MetaPath(e.proj.Root)},
+	}
+}
+
+// service builds a service over the env's store with an engine of its own
+// (chat: the engine, nil to build one over the env's settings).
+func (e *env) service(chat *engine.ChatService) *Service {
+	e.t.Helper()
+	if chat == nil {
+		var err error
+		chat, err = engine.New(engine.Options{Store: e.store, Settings: engine.StaticSettings(e.set), Counter: counter,
+			Emitter: e.rec, Tools: toolHosts(e.roots())})
+		if err != nil {
+			e.t.Fatal(err)
+		}
+	}
+	svc, err := New(Config{Project: e.proj, Packages: e.mgr, Store: e.store, Settings: StaticSettings(e.set),
+		Engine: chat, Roots: e.roots(), Emitter: e.rec, WatchDebounce: 20 * time.Millisecond})
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	e.svc = svc
+	return svc
 }
 
 func (e *env) close() {
