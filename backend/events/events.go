@@ -5,7 +5,11 @@ package events
 
 import "sync"
 
-// Event names (contracts.md). Mirrored once in frontend/src/bridge/events.ts.
+// Event names (contracts.md). go generate writes them for the window as
+// frontend/src/bridge/events.gen.ts (gen/main.go reads this, the first const
+// block of the file: one string constant a line).
+//
+//go:generate go run ./gen -src events.go -out ../../frontend/src/bridge/events.gen.ts
 const (
 	ContextUsage        = "context:usage"
 	StreamStart         = "llm:stream-start"
