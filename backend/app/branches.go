@@ -100,7 +100,7 @@ func (ws *Workspace) replyOnBranch(id, mode, agentID string, plan func() (conver
 	if _, err := plan(); err != nil {
 		return err
 	}
-	ws.noteUserWrote(id)
+	ws.coord.NoteUserWrote(id)
 	req := engine.SendRequest{ConversationID: id, Mode: mode, AgentID: agentID, Retry: true}
 	return ws.reply(req, func() error {
 		ch, err := plan()

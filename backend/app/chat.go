@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"crewagent/backend/conversation"
+	"crewagent/backend/coordinator"
 	"crewagent/backend/engine"
 	"crewagent/backend/errs"
 	"crewagent/backend/tasks"
@@ -38,7 +39,7 @@ func (ws *Workspace) Send(req SendRequest) error {
 	if err != nil {
 		return err
 	}
-	ws.noteUserWrote(req.ConversationID)
+	ws.coord.NoteUserWrote(req.ConversationID)
 	if mode == conversation.ModeRun {
 		if req.Retry {
 			return errs.New(errs.InvalidRequest, "a run takes its input again as a new message: send it")
@@ -70,36 +71,21 @@ func (ws *Workspace) replyMode(conversationID, mode, agentID string) (string, er
 	return mode, nil
 }
 
-// reply runs an engine send as the conversation's task in the background;
-// prepare, when given, runs first within the task (so no other reply can
-// start in between) and ends it when it fails.
-//
-// The reply is the first task of a chain: when the conversation tools hand
-// its turn to other conversations, their answers and the continuation run
-// after it, in the background too.
+// reply runs an engine send as the conversation's task in the background,
+// the first of a chain (coordinator.Coordinator.Reply); prepare, when
+// given, runs first within the task.
 func (ws *Workspace) reply(req engine.SendRequest, prepare func() error) error {
-	c := ws.chains.start(req.ConversationID)
-	_, err := ws.tasks.Start(tasks.Task{ConversationID: req.ConversationID, Kind: req.Mode, Chain: c.id}, func(ctx context.Context) error {
-		if prepare != nil {
-			if err := prepare(); err != nil {
-				return err
-			}
-		}
-		res, err := ws.engine.Send(withChain(ctx, c), req)
-		ws.report(c, req.ConversationID, "", false, 0, res, err)
-		ws.emitNextUsage(ctx, req.ConversationID)
-		if err != nil {
-			ws.rt.log.Warn("send failed", "conversation", req.ConversationID, "error", err)
-			return err
-		}
-		return nil
-	})
-	if err != nil {
-		ws.chains.end(c)
+	if err := ws.coord.Reply(req, prepare); err != nil {
 		return ws.busy(err, req.ConversationID)
 	}
 	return nil
 }
+
+// ChainResult is what a message answered through a chain did.
+type ChainResult = coordinator.ChainResult
+
+// TaskReport is one task of a chain as the command line lists it.
+type TaskReport = coordinator.TaskReport
 
 // Chat answers a message in the foreground and returns when the answer is
 // complete (the command line). An empty conversation id creates one. LLM
@@ -117,25 +103,11 @@ func (ws *Workspace) Chat(ctx context.Context, req engine.SendRequest) (*engine.
 
 // ChatChain is Chat with every task the message led to.
 func (ws *Workspace) ChatChain(ctx context.Context, req engine.SendRequest) (*ChainResult, error) {
-	ws.noteUserWrote(req.ConversationID)
-	c := ws.chains.start(req.ConversationID)
-	c.approve, c.noAsk = req.Approve, req.NoAsk
-	res, err := ws.engine.Send(withChain(ctx, c), req)
+	res, err := ws.coord.Answer(ctx, req)
 	if err != nil {
-		ws.chains.end(c)
 		return nil, ws.busy(err, req.ConversationID)
 	}
-	c.setRoot(res.ConversationID)
-	ws.report(c, res.ConversationID, "", false, 0, res, nil)
-	ws.chains.end(c) // the first task has ended
-	select {
-	case <-c.done:
-	case <-ctx.Done():
-		// Ctrl-C: the work handed over stops with the command.
-		ws.stopChain(c)
-		<-c.done
-	}
-	return c.result(), nil
+	return res, nil
 }
 
 // Stop cancels the reply or run turn running in a conversation; the partial
@@ -144,36 +116,7 @@ func (ws *Workspace) ChatChain(ctx context.Context, req engine.SendRequest) (*Ch
 // conversation (it answers for another one, or waits for one), all of that
 // work stops: the conversations that wait get a result that says so. It
 // reports whether something was running.
-func (ws *Workspace) Stop(conversationID string) bool {
-	if c := ws.chainOf(conversationID); c != nil {
-		return ws.stopChain(c)
-	}
-	return ws.tasks.Stop(conversationID)
-}
-
-// chainOf returns the chain a conversation answers or waits in, or nil.
-func (ws *Workspace) chainOf(conversationID string) *chain {
-	if t, ok := ws.tasks.Running(conversationID); ok && t.Chain != "" {
-		if c := ws.chains.get(t.Chain); c != nil {
-			return c
-		}
-	}
-	return ws.chains.waitingIn(conversationID)
-}
-
-// stopChain stops the work of a chain: the queued tasks are dropped (the
-// waiting calls get their results), then the running task is cancelled.
-func (ws *Workspace) stopChain(c *chain) bool {
-	ws.tasks.Drop(func(p tasks.Plan) bool { return p.Task.Chain == c.id })
-	stopped := false
-	for _, t := range ws.tasks.All() {
-		if t.Chain == c.id || (t.Chain == "" && t.ConversationID == c.rootID()) {
-			c.markStopped(t.ConversationID)
-			stopped = ws.tasks.Stop(t.ConversationID) || stopped
-		}
-	}
-	return stopped
-}
+func (ws *Workspace) Stop(conversationID string) bool { return ws.coord.Stop(conversationID) }
 
 // busy says which conversation keeps a new reply from starting: one task
 // runs at a time in a project.

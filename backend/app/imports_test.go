@@ -72,6 +72,11 @@ func TestImportDirections(t *testing.T) {
 				return slices.Contains([]string{b + "contextbuilder", b + "compression", b + "recall", b + "tokens"}, p)
 			},
 			func(d string) bool { return d == b+"convlog" }},
+		{"the hand-over of turns is built on the store, the engine and the scheduler, not on runs, packages or watchers",
+			func(p string) bool { return p == b+"coordinator" },
+			func(d string) bool {
+				return slices.Contains([]string{b + "workflow", b + "packages", b + "watcher"}, d)
+			}},
 		{"the engine does not use the package format",
 			func(p string) bool { return p == b+"engine" },
 			func(d string) bool { return d == b+"packages" }},

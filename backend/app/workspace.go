@@ -7,6 +7,7 @@ import (
 
 	"crewagent/backend/checkpoint"
 	"crewagent/backend/convlog"
+	"crewagent/backend/coordinator"
 	"crewagent/backend/engine"
 	"crewagent/backend/errs"
 	"crewagent/backend/events"
@@ -57,9 +58,9 @@ type Workspace struct {
 	providers []tools.ProviderFactory
 	// mcp runs the project's MCP servers.
 	mcp *mcpServers
-	// chains are the pieces of work in progress that the conversation tools
-	// hand from conversation to conversation.
-	chains chains
+	// coord hands turns from conversation to conversation (the
+	// conversation tools) and runs the chains of tasks that follow.
+	coord *coordinator.Coordinator
 	// skills are the project's skills (found, watched in the window).
 	skills *skillSet
 	// memory reads the project's instruction files (AGENTS.md).
@@ -108,7 +109,7 @@ func (rt *Runtime) OpenProject(p *project.Project, o OpenOptions) (*Workspace, e
 	// One task at a time in the whole project: the conversation tools hand
 	// turns from conversation to conversation, which needs a single line.
 	ws.tasks = tasks.New(rt.lifetime, tasks.Options{Serial: true, OnEvent: ws.taskEvent})
-	ws.providers = append(ws.providers, ws.convToolsFor)
+	ws.providers = append(ws.providers, func(s tools.Scope) []tools.Provider { return ws.coord.Providers(s) })
 	// The one sandbox of the project's tools, for chat, agent and run turns
 	// alike: the runtime's own data (settings, packages, every project's data)
 	// is out of reach whatever the project folder is, and the project's
@@ -131,7 +132,7 @@ func (rt *Runtime) OpenProject(p *project.Project, o OpenOptions) (*Workspace, e
 		Approvals: ws.approvals,
 		Store:     ws.store,
 		Settings:  rt,
-		LLM:       ws.budgetedLLM(rt.opts.LLM),
+		LLM:       coordinator.BudgetedLLM(rt.opts.LLM, rt.Effective),
 		Tools:     ws.toolHost,
 		Counter:   rt.counter,
 		Emitter:   ws.emitter,
@@ -145,6 +146,9 @@ func (rt *Runtime) OpenProject(p *project.Project, o OpenOptions) (*Workspace, e
 		st.Close()
 		return nil, err
 	}
+	ws.coord = coordinator.New(coordinator.Config{Store: ws.store, Engine: ws.engine, Tasks: ws.tasks, Settings: rt.Effective,
+		Counter: rt.counter, Log: rt.log, Delete: ws.DeleteConversation, AfterTask: ws.emitNextUsage,
+		ReadFile: func(alias string, max int64) ([]byte, error) { return readThroughAtMost(ws.sandbox, alias, max) }})
 	ws.runs, err = workflow.New(workflow.Config{
 		Project:  p,
 		Packages: rt.packages,
@@ -173,7 +177,7 @@ func (rt *Runtime) OpenProject(p *project.Project, o OpenOptions) (*Workspace, e
 			// and rewind says the checkpoints are not open.
 			ws.rt.log.Warn("cannot open the project's checkpoints", "error", err)
 		}
-		ws.recoverWaits()
+		ws.coord.RecoverWaits()
 	}
 	if o.Watch {
 		ws.watch()
@@ -279,10 +283,8 @@ func (ws *Workspace) taskEvent(ev tasks.Event) {
 	}
 	ws.emitter.Emit(events.ConversationChanged, ch)
 	ws.emitter.Emit(name, te)
-	if ev.Phase == tasks.Ended && ev.Task.Chain != "" {
-		if c := ws.chains.get(ev.Task.Chain); c != nil {
-			ws.chains.end(c)
-		}
+	if ev.Phase == tasks.Ended {
+		ws.coord.TaskEnded(ev.Task.Chain)
 	}
 }
 

@@ -244,8 +244,8 @@ func (x *Runs) Status(runID string) (*workflow.RunStatus, error) {
 func (x *Runs) List() ([]workflow.Run, error) { return current(x.s, (*app.Workspace).ListRuns) }
 
 // Log returns the end of a run's execution log.
-func (x *Runs) Log(runID string, limit int) (app.RunLogView, error) {
-	return current(x.s, func(ws *app.Workspace) (app.RunLogView, error) { return ws.RunLog(runID, limit) })
+func (x *Runs) Log(runID string, limit int) (workflow.RunLogView, error) {
+	return current(x.s, func(ws *app.Workspace) (workflow.RunLogView, error) { return ws.RunLog(runID, limit) })
 }
 
 // ReadArtifact reads a project file read-only by its project-relative path.

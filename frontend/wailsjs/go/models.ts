@@ -85,18 +85,6 @@ export namespace app {
 	    mode: string;
 	    agentId: string;
 	}
-	export interface ExecLogLine {
-	    ts: string;
-	    type: string;
-	    tool?: string;
-	    toolCallId?: string;
-	    args?: string;
-	    ok?: boolean;
-	    code?: string;
-	    durationMs?: number;
-	    raw: string;
-	    text: string;
-	}
 	export interface Export {
 	    fileName: string;
 	    content: string;
@@ -205,11 +193,6 @@ export namespace app {
 	    messageId: string;
 	    mode: string;
 	    agentId: string;
-	}
-	export interface RunLogView {
-	    runId: string;
-	    lines: ExecLogLine[];
-	    truncated: boolean;
 	}
 	export interface SendRequest {
 	    conversationId: string;
@@ -1103,6 +1086,18 @@ export namespace tools {
 
 export namespace workflow {
 	
+	export interface ExecLogLine {
+	    ts: string;
+	    type: string;
+	    tool?: string;
+	    toolCallId?: string;
+	    args?: string;
+	    ok?: boolean;
+	    code?: string;
+	    durationMs?: number;
+	    raw: string;
+	    text: string;
+	}
 	export interface Run {
 	    runId: string;
 	    packageId: string;
@@ -1116,6 +1111,11 @@ export namespace workflow {
 	    lastError?: events.Error;
 	    createdAt: string;
 	    updatedAt: string;
+	}
+	export interface RunLogView {
+	    runId: string;
+	    lines: ExecLogLine[];
+	    truncated: boolean;
 	}
 	export interface RunStatus {
 	    runId: string;

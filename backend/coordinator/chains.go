@@ -1,4 +1,4 @@
-package app
+package coordinator
 
 import (
 	"context"
@@ -84,8 +84,8 @@ func withChain(ctx context.Context, c *chain) context.Context {
 	return context.WithValue(ctx, chainKey{}, c)
 }
 
-// chainOf returns the chain a task's context runs in (nil outside one).
-func chainOf(ctx context.Context) *chain {
+// chainFromContext returns the chain a task's context runs in (nil outside one).
+func chainFromContext(ctx context.Context) *chain {
 	c, _ := ctx.Value(chainKey{}).(*chain)
 	return c
 }
@@ -301,18 +301,18 @@ func (c *chain) spendCall(limit int) bool {
 	return true
 }
 
-// budgetedLLM is the model client of a project's sends: within a chain, a
+// BudgetedLLM is the model client of a project's sends: within a chain, a
 // model call past settings engine.maxModelCallsPerMessage is not made; it
 // fails with E_CONV_BUDGET instead, which the engine persists as the
 // conversation's failed answer, so every conversation of the work still at
 // it stops with a result that says why.
-func (ws *Workspace) budgetedLLM(f engine.LLMFactory) engine.LLMFactory {
+func BudgetedLLM(f engine.LLMFactory, effective func() settings.Settings) engine.LLMFactory {
 	if f == nil {
 		f = engine.DefaultLLMFactory
 	}
 	return func(s settings.LLM) engine.LLM {
 		inner := f(s)
-		b := budgetLLM{LLM: inner, ws: ws}
+		b := budgetLLM{LLM: inner, settings: effective}
 		if em, ok := inner.(engine.Embedders); ok {
 			return budgetEmbedLLM{budgetLLM: b, em: em} // embeddings (recall) go through as they are
 		}
@@ -322,7 +322,7 @@ func (ws *Workspace) budgetedLLM(f engine.LLMFactory) engine.LLMFactory {
 
 type budgetLLM struct {
 	engine.LLM
-	ws *Workspace
+	settings func() settings.Settings
 }
 
 type budgetEmbedLLM struct {
@@ -335,8 +335,8 @@ func (b budgetEmbedLLM) Embed(ctx context.Context, model string, texts []string)
 }
 
 func (b budgetLLM) Stream(ctx context.Context, req llm.Request, h llm.Handler) (*llm.Result, error) {
-	if c := chainOf(ctx); c != nil {
-		if limit := b.ws.rt.Effective().Engine.ModelCallsPerMessage(); !c.spendCall(limit) {
+	if c := chainFromContext(ctx); c != nil {
+		if limit := b.settings().Engine.ModelCallsPerMessage(); !c.spendCall(limit) {
 			return nil, &llm.Error{Code: errs.ConvBudget, Message: fmt.Sprintf(
 				"not sent: the work this user message started has made %d model calls, the limit for one message (settings engine.maxModelCallsPerMessage); "+
 					"it stops here. Read what the conversations wrote, then send a new message to go on", limit)}
