@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"strings"
 
+	"crewagent/backend/approval"
 	"crewagent/backend/conversation"
+	"crewagent/backend/convlog"
 	"crewagent/backend/coordinator"
 	"crewagent/backend/engine"
 	"crewagent/backend/errs"
@@ -22,60 +24,140 @@ type SendRequest struct {
 	// Retry answers the newest user message again instead of sending Text
 	// (chat and agent mode; see engine.SendRequest.Retry).
 	Retry bool `json:"retry,omitempty"`
+	// Approve is the approval mode of the reply's tool calls instead of
+	// the project's (the command line's --approve), and NoAsk why nobody
+	// can be asked (no terminal): the command line's, not the window's.
+	Approve approval.Mode `json:"-"`
+	NoAsk   string        `json:"-"`
 }
 
-// Send starts answering a message in the background and returns at once.
-// Progress arrives as events (llm:stream-*, context:usage,
-// conversation:changed with streaming true when the reply starts and false,
-// with the error if one stopped it before anything was answered, when it has
-// ended). In run mode the message goes to the conversation's latest workflow
-// run (its next turn). Problems found before starting (no LLM configured,
-// empty text, a reply already running, run mode without a run) fail the call.
-func (ws *Workspace) Send(req SendRequest) error {
-	if !req.Retry && strings.TrimSpace(req.Text) == "" {
-		return errs.New(errs.InvalidRequest, "the message is empty")
+// Reply is a message on its way (Send).
+type Reply struct {
+	ws             *Workspace
+	h              *coordinator.Handle
+	conversationID string
+	made           bool // Send made the conversation
+}
+
+// ConversationID is the conversation the message was sent in (made by
+// Send when none was given).
+func (r *Reply) ConversationID() string { return r.conversationID }
+
+// Wait returns once the message's answer and every task it led to are done
+// (the conversation tools may hand its turn to other conversations): the
+// conversation's final result and the tasks that ran. When ctx ends first,
+// that work stops. A message to a run (run mode) has nothing to wait for.
+func (r *Reply) Wait(ctx context.Context) (*ChainResult, error) {
+	if r.h == nil {
+		return &ChainResult{}, nil
 	}
-	mode, err := ws.replyMode(req.ConversationID, req.Mode, req.AgentID)
+	res, err := r.h.Wait(ctx)
 	if err != nil {
-		return err
+		if r.made {
+			// Refused before its message was stored (an unknown agent): the
+			// conversation Send made goes again.
+			if entries, lerr := r.ws.store.Load(r.conversationID); lerr == nil && len(entries) == 0 {
+				_ = r.ws.store.Delete(r.conversationID)
+			}
+		}
+		return nil, r.ws.busy(err, r.conversationID)
+	}
+	return res, nil
+}
+
+// Send starts answering a message as a task of the project's scheduler and
+// returns at once, for the window and the command line alike (the command
+// line waits on the Reply). An empty conversation id makes a conversation
+// first, as the window does. Progress arrives as events (llm:stream-*,
+// context:usage, conversation:changed with streaming true when the reply
+// starts and false, with the error if one stopped it before anything was
+// answered, when it has ended). In run mode the message goes to the
+// conversation's latest workflow run (its next turn). Problems found before
+// starting (no LLM configured, empty text, a reply already running, run
+// mode without a run) fail the call: the checks of a message are here.
+func (ws *Workspace) Send(req SendRequest) (*Reply, error) {
+	if !req.Retry && strings.TrimSpace(req.Text) == "" {
+		return nil, errs.New(errs.InvalidRequest, "the message is empty")
+	}
+	mode, agentID, err := ws.replyMode(req.ConversationID, req.Mode, req.AgentID)
+	if err != nil {
+		return nil, err
 	}
 	ws.coord.NoteUserWrote(req.ConversationID)
 	if mode == conversation.ModeRun {
 		if req.Retry {
-			return errs.New(errs.InvalidRequest, "a run takes its input again as a new message: send it")
+			return nil, errs.New(errs.InvalidRequest, "a run takes its input again as a new message: send it")
 		}
-		return ws.continueInBackground(req.ConversationID, req.Text)
+		return &Reply{conversationID: req.ConversationID}, ws.continueInBackground(req.ConversationID, req.Text)
 	}
-	ereq := engine.SendRequest{ConversationID: req.ConversationID, Mode: mode, AgentID: req.AgentID, Text: req.Text, Retry: req.Retry}
-	return ws.reply(ereq, nil)
+	return ws.answer(engine.SendRequest{ConversationID: req.ConversationID, Mode: mode, AgentID: agentID, Text: req.Text, Retry: req.Retry,
+		Approve: req.Approve, NoAsk: req.NoAsk})
+}
+
+// answer runs req as the first task of a chain; without a conversation, it
+// makes one first (removed again when the task cannot start).
+func (ws *Workspace) answer(req engine.SendRequest) (*Reply, error) {
+	made := ""
+	if req.ConversationID == "" {
+		meta, err := ws.store.Create(convlog.TitleOf(req.Text), conversation.ActiveChat)
+		if err != nil {
+			return nil, err
+		}
+		req.ConversationID, made = meta.ID, meta.ID
+	}
+	h, err := ws.coord.Reply(req, nil)
+	if err != nil {
+		if made != "" {
+			_ = ws.store.Delete(made)
+		}
+		return nil, ws.busy(err, req.ConversationID)
+	}
+	return &Reply{ws: ws, h: h, conversationID: req.ConversationID, made: made != ""}, nil
 }
 
 // replyMode checks what every reply needs (a known mode, an agent in agent
 // mode, an LLM, the conversation) and returns the mode (chat when empty).
-func (ws *Workspace) replyMode(conversationID, mode, agentID string) (string, error) {
+func (ws *Workspace) replyMode(conversationID, mode, agentID string) (string, string, error) {
+	if mode == "" || (mode == conversation.ModeAgent && agentID == "") {
+		// An agent conversation answers in agent mode, with its agent.
+		if meta, err := ws.store.Get(conversationID); err == nil && meta.ActiveType == conversation.ActiveAgent {
+			if mode == "" {
+				mode = conversation.ModeAgent
+			}
+			if mode == conversation.ModeAgent && agentID == "" {
+				agentID = meta.SelectedAgentID
+			}
+		}
+	}
 	if mode == "" {
 		mode = conversation.ModeChat
 	}
 	if mode != conversation.ModeChat && mode != conversation.ModeAgent && mode != conversation.ModeRun {
-		return "", errs.Errorf(errs.InvalidMode, "unknown mode %q: messages are sent in chat, agent or run mode", mode)
+		return "", "", errs.Errorf(errs.InvalidMode, "unknown mode %q: messages are sent in chat, agent or run mode", mode)
 	}
 	if mode == conversation.ModeAgent && agentID == "" {
-		return "", errs.New(errs.InvalidRequest, "agent mode needs an agent: choose one first")
+		return "", "", ws.engine.NoAgent()
 	}
 	if err := ws.rt.Effective().RequireLLM(); err != nil {
-		return "", err
+		return "", "", err
+	}
+	if conversationID == "" {
+		if mode == conversation.ModeRun {
+			return "", "", errs.New(errs.InvalidRequest, "run mode needs the conversation of a run")
+		}
+		return mode, agentID, nil
 	}
 	if _, err := ws.store.Get(conversationID); err != nil {
-		return "", err
+		return "", "", err
 	}
-	return mode, nil
+	return mode, agentID, nil
 }
 
 // reply runs an engine send as the conversation's task in the background,
 // the first of a chain (coordinator.Coordinator.Reply); prepare, when
 // given, runs first within the task.
 func (ws *Workspace) reply(req engine.SendRequest, prepare func() error) error {
-	if err := ws.coord.Reply(req, prepare); err != nil {
+	if _, err := ws.coord.Reply(req, prepare); err != nil {
 		return ws.busy(err, req.ConversationID)
 	}
 	return nil
@@ -103,11 +185,12 @@ func (ws *Workspace) Chat(ctx context.Context, req engine.SendRequest) (*engine.
 
 // ChatChain is Chat with every task the message led to.
 func (ws *Workspace) ChatChain(ctx context.Context, req engine.SendRequest) (*ChainResult, error) {
-	res, err := ws.coord.Answer(ctx, req)
+	ws.coord.NoteUserWrote(req.ConversationID)
+	r, err := ws.answer(req)
 	if err != nil {
-		return nil, ws.busy(err, req.ConversationID)
+		return nil, err
 	}
-	return res, nil
+	return r.Wait(ctx)
 }
 
 // Stop cancels the reply or run turn running in a conversation; the partial

@@ -60,9 +60,6 @@ func cmdChat(e *env, rest []string) error {
 		if text, err = e.readMessage(rest); err != nil {
 			return err
 		}
-		if strings.TrimSpace(text) == "" {
-			return errors.New("the message is empty")
-		}
 	}
 	mode := e.args.get("mode")
 	switch mode {
@@ -94,8 +91,12 @@ func cmdChat(e *env, rest []string) error {
 	if sendTo, err = e.activateSkills(ws, convID, mode, retry); err != nil {
 		return err
 	}
-	chain, err := ws.ChatChain(e.ctx, engine.SendRequest{ConversationID: sendTo, Mode: mode, AgentID: e.args.get("agent"), Text: text, Retry: retry,
+	reply, err := ws.Send(app.SendRequest{ConversationID: sendTo, Mode: mode, AgentID: e.args.get("agent"), Text: text, Retry: retry,
 		Approve: approve, NoAsk: noAsk})
+	if err != nil {
+		return err
+	}
+	chain, err := reply.Wait(e.ctx)
 	if err != nil {
 		return err
 	}

@@ -37,6 +37,7 @@ type chain struct {
 	turns   map[string]int     // LLM calls made, by conversation
 	final   *engine.SendResult // the root conversation's latest result
 	stopped string             // the conversation the user stopped, if any
+	failed  error              // why the first task could not answer (nothing to report), if so
 	done    chan struct{}
 	// created and calls are what the chain spent of its budget: the
 	// conversations conv.create made and the model calls (settings
@@ -198,14 +199,6 @@ func (c *chain) add(n int) {
 	c.mu.Unlock()
 }
 
-func (c *chain) setRoot(id string) {
-	c.mu.Lock()
-	if c.root == "" {
-		c.root = id
-	}
-	c.mu.Unlock()
-}
-
 func (c *chain) rootID() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -267,6 +260,21 @@ func (c *chain) turnsOf(conversationID string) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.turns[conversationID]
+}
+
+// fail records why the first task could not answer.
+func (c *chain) fail(err error) {
+	c.mu.Lock()
+	if c.failed == nil {
+		c.failed = err
+	}
+	c.mu.Unlock()
+}
+
+func (c *chain) failure() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.failed
 }
 
 func (c *chain) markStopped(conversationID string) {

@@ -66,12 +66,14 @@ func New(cfg Config) *Coordinator {
 //
 // The reply is the first task of a chain: when the conversation tools hand
 // its turn to other conversations, their answers and the continuation run
-// after it, in the background too.
-func (co *Coordinator) Reply(req engine.SendRequest, prepare func() error) error {
+// after it, in the background too. The handle waits for all of it.
+func (co *Coordinator) Reply(req engine.SendRequest, prepare func() error) (*Handle, error) {
 	c := co.chains.start(req.ConversationID)
+	c.approve, c.noAsk = req.Approve, req.NoAsk
 	_, err := co.tasks.Start(tasks.Task{ConversationID: req.ConversationID, Kind: req.Mode, Chain: c.id}, func(ctx context.Context) error {
 		if prepare != nil {
 			if err := prepare(); err != nil {
+				c.fail(err)
 				return err
 			}
 		}
@@ -79,6 +81,7 @@ func (co *Coordinator) Reply(req engine.SendRequest, prepare func() error) error
 		co.report(c, req.ConversationID, "", false, 0, res, err)
 		co.afterTask(ctx, req.ConversationID)
 		if err != nil {
+			c.fail(err)
 			co.log.Warn("send failed", "conversation", req.ConversationID, "error", err)
 			return err
 		}
@@ -86,33 +89,32 @@ func (co *Coordinator) Reply(req engine.SendRequest, prepare func() error) error
 	})
 	if err != nil {
 		co.chains.end(c)
-	}
-	return err
-}
-
-// Answer answers a message in the foreground, with every task it led to,
-// and returns once their answers and the continuations are done (the
-// command line). The error is the engine's when the send could not start.
-func (co *Coordinator) Answer(ctx context.Context, req engine.SendRequest) (*ChainResult, error) {
-	co.NoteUserWrote(req.ConversationID)
-	c := co.chains.start(req.ConversationID)
-	c.approve, c.noAsk = req.Approve, req.NoAsk
-	res, err := co.engine.Send(withChain(ctx, c), req)
-	if err != nil {
-		co.chains.end(c)
 		return nil, err
 	}
-	c.setRoot(res.ConversationID)
-	co.report(c, res.ConversationID, "", false, 0, res, nil)
-	co.chains.end(c) // the first task has ended
+	return &Handle{co: co, c: c}, nil
+}
+
+// Handle is a message on its way: its answer and every task it led to.
+type Handle struct {
+	co *Coordinator
+	c  *chain
+}
+
+// Wait returns what the message did once its answer and every task it led
+// to are done, or the error that kept it from being answered at all. When
+// ctx ends first, that work stops (Wait still returns once it has).
+func (h *Handle) Wait(ctx context.Context) (*ChainResult, error) {
 	select {
-	case <-c.done:
+	case <-h.c.done:
 	case <-ctx.Done():
-		// Ctrl-C: the work handed over stops with the command.
-		co.stopChain(c)
-		<-c.done
+		h.co.stopChain(h.c)
+		<-h.c.done
 	}
-	return c.result(), nil
+	res := h.c.result()
+	if err := h.c.failure(); err != nil && res.Result == nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // Stop cancels the reply or run turn running in a conversation. When the

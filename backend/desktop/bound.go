@@ -151,7 +151,7 @@ type Chat struct{ s *app.Session }
 
 // Send starts answering a message in the background; progress arrives as events.
 func (x *Chat) Send(req app.SendRequest) error {
-	return currentDo(x.s, func(ws *app.Workspace) error { return ws.Send(req) })
+	return currentDo(x.s, func(ws *app.Workspace) error { _, err := ws.Send(req); return err })
 }
 
 // Edit replaces a sent message by new text and answers it, as a new version.
