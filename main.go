@@ -1,6 +1,7 @@
-// Command crewagent is the desktop app (no arguments) and the headless command
-// line (the first argument names a command; see backend/cli). Both are thin
-// adapters over backend/app; this file only embeds the frontend and chooses.
+// Command crewagent is the desktop app (no arguments; app.go runs its window)
+// and the headless command line (the first argument names a command; see
+// backend/cli). Both are thin adapters over backend/app; this file only
+// embeds the frontend and chooses.
 package main
 
 import (
@@ -13,7 +14,6 @@ import (
 	"syscall"
 
 	"crewagent/backend/cli"
-	"crewagent/backend/desktop"
 )
 
 //go:embed all:frontend/dist
@@ -32,7 +32,7 @@ func main() {
 		stop()
 		os.Exit(code)
 	}
-	if err := desktop.Run(assets, icon); err != nil {
+	if err := runWindow(); err != nil {
 		fmt.Fprintln(os.Stderr, "crewagent:", err)
 		os.Exit(1)
 	}

@@ -117,3 +117,40 @@ build_desktop() {
   log "building $BIN"
   go build -tags "$BUILD_TAGS" -trimpath -ldflags "-w -s" -o "$BIN" .
 }
+
+# The version of golang.org/x/tools whose deadcode checks for unreachable functions.
+DEADCODE_VERSION="v0.52.0"
+DEADCODE_ALLOW="scripts/deadcode-allow.txt"
+
+# deadcode_check: fails when a production function is unreachable from the
+# program (main and cmd/*), unless a pattern of $DEADCODE_ALLOW matches it.
+# A function that only tests use belongs in a _test.go file.
+deadcode_check() {
+  local found allow=() line pat fn bad=0 ok
+  found="$(go run "golang.org/x/tools/cmd/deadcode@$DEADCODE_VERSION" \
+    -f '{{range .Funcs}}{{$.Path}}.{{.Name}}{{"\n"}}{{end}}' ./...)" || return 1
+  while IFS= read -r line; do
+    pat="${line%%#*}"
+    pat="${pat//[[:space:]]/}"
+    [[ -n "$pat" ]] && allow+=("$pat")
+  done <"$DEADCODE_ALLOW"
+  while IFS= read -r fn; do
+    [[ -z "$fn" ]] && continue
+    ok=false
+    for pat in "${allow[@]}"; do
+      # shellcheck disable=SC2053 # the pattern is a glob on purpose
+      if [[ "$fn" == $pat ]]; then
+        ok=true
+        break
+      fi
+    done
+    if ! $ok; then
+      echo "unreachable: $fn"
+      bad=1
+    fi
+  done <<<"$found"
+  if ((bad)); then
+    echo "delete it, move it into a _test.go file, or add it to $DEADCODE_ALLOW with the reason"
+  fi
+  return "$bad"
+}

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Runs every check (installing what is missing): frontend build + unit tests,
-# go vet, go test -race (the MCP tests against servers installed from npm), the
-# official MCP conformance suite's client scenarios (scripts/mcp-conformance.sh), a
-# short run of every fuzz target, the desktop build, and the end-to-end tests
-# in a real window under Xvfb.
+# go vet, no unreachable functions (deadcode), go test -race (the MCP tests
+# against servers installed from npm), the official MCP conformance suite's
+# client scenarios (scripts/mcp-conformance.sh), a short run of every fuzz
+# target, the desktop build, and the end-to-end tests in a real window under Xvfb.
 # Env: FUZZTIME (default 5s per target; 0 skips fuzzing).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -104,6 +104,7 @@ frontend_ok=true
 step "frontend build (tsc + vite)" build_frontend || frontend_ok=false
 step "frontend unit tests (vitest)" frontend_tests || true
 step "go vet ./..." go vet ./... || true
+step "deadcode (no unreachable production functions)" deadcode_check || true
 step "go test -race ./..." go test -race -count=1 ./... || true
 step "MCP conformance suite (client scenarios)" scripts/mcp-conformance.sh || true
 if [[ "$FUZZTIME" == "0" ]]; then

@@ -80,7 +80,7 @@ func TestWindowApprovalAlwaysInThisProject(t *testing.T) {
 		t.Fatalf("%+v %v", m, err)
 	}
 	e.srv.Enqueue(fakellm.Tools(fakellm.ToolCall{ID: "w1", Name: "fs.write", Arguments: `{"path":"@project/notes.md","content":"monday\n"}`}), fakellm.Text("Done."))
-	if err := e.ws.Send(app.SendRequest{ConversationID: id, Text: "move it to monday"}); err != nil {
+	if _, err := e.ws.Send(app.SendRequest{ConversationID: id, Text: "move it to monday"}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "the request", func() bool { return len(e.requests()) == 1 })
@@ -110,7 +110,7 @@ func TestWindowApprovalAlwaysInThisProject(t *testing.T) {
 	// Another conversation: the project rule lets the write run.
 	other := e.create(t)
 	e.srv.Enqueue(fakellm.Tools(fakellm.ToolCall{ID: "w2", Name: "fs.write", Arguments: `{"path":"@project/notes.md","content":"tuesday\n"}`}), fakellm.Text("Done."))
-	if err := e.ws.Send(app.SendRequest{ConversationID: other, Text: "tuesday then"}); err != nil {
+	if _, err := e.ws.Send(app.SendRequest{ConversationID: other, Text: "tuesday then"}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "the second reply", func() bool { return e.notes(t) == "tuesday\n" && !e.ws.Tasks().Busy(other) })
@@ -143,7 +143,7 @@ func TestConversationApprovalModeIsRecorded(t *testing.T) {
 		t.Fatalf("%+v", entries)
 	}
 	e.srv.Enqueue(fakellm.Tools(fakellm.ToolCall{ID: "w1", Name: "fs.write", Arguments: `{"path":"@project/notes.md","content":"gone"}`}), fakellm.Text("I could not."))
-	if err := e.ws.Send(app.SendRequest{ConversationID: id, Text: "wipe the notes"}); err != nil {
+	if _, err := e.ws.Send(app.SendRequest{ConversationID: id, Text: "wipe the notes"}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "the reply", func() bool { return !e.ws.Tasks().Busy(id) && len(e.srv.ChatRequests()) == 2 })
@@ -164,7 +164,7 @@ func TestDamagedProjectRulesRefuse(t *testing.T) {
 	writeFile(t, filepath.Join(e.root, ".crewagent", "permissions.json"), `{"deny": [`)
 	id := e.create(t)
 	e.srv.Enqueue(fakellm.Tools(fakellm.ToolCall{ID: "w1", Name: "fs.write", Arguments: `{"path":"@project/notes.md","content":"gone"}`}), fakellm.Text("ok"))
-	if err := e.ws.Send(app.SendRequest{ConversationID: id, Text: "wipe"}); err != nil {
+	if _, err := e.ws.Send(app.SendRequest{ConversationID: id, Text: "wipe"}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "the reply", func() bool { return !e.ws.Tasks().Busy(id) && len(e.srv.ChatRequests()) == 2 })
@@ -197,7 +197,7 @@ func TestApprovalWaitingSurvivesARestart(t *testing.T) {
 			e := newApprovalsEnv(t)
 			id := e.create(t)
 			e.srv.Enqueue(fakellm.Tools(fakellm.ToolCall{ID: "w1", Name: "fs.write", Arguments: `{"path":"@project/notes.md","content":"monday\n"}`}))
-			if err := e.ws.Send(app.SendRequest{ConversationID: id, Text: "move it to monday"}); err != nil {
+			if _, err := e.ws.Send(app.SendRequest{ConversationID: id, Text: "move it to monday"}); err != nil {
 				t.Fatal(err)
 			}
 			waitFor(t, "the request", func() bool { return len(e.requests()) == 1 })

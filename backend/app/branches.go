@@ -38,7 +38,7 @@ type RegenerateRequest struct {
 
 // branchMode refuses run mode: a run's state cannot go back.
 func (ws *Workspace) branchMode(conversationID, mode, agentID string) (string, error) {
-	mode, err := ws.replyMode(conversationID, mode, agentID)
+	mode, _, err := ws.replyMode(conversationID, mode, agentID)
 	if err == nil && mode == conversation.ModeRun {
 		err = errs.New(errs.InvalidRequest, "a workflow run cannot go back to an earlier message: fork the conversation from it instead")
 	}
@@ -100,7 +100,7 @@ func (ws *Workspace) replyOnBranch(id, mode, agentID string, plan func() (conver
 	if _, err := plan(); err != nil {
 		return err
 	}
-	ws.noteUserWrote(id)
+	ws.coord.NoteUserWrote(id)
 	req := engine.SendRequest{ConversationID: id, Mode: mode, AgentID: agentID, Retry: true}
 	return ws.reply(req, func() error {
 		ch, err := plan()

@@ -6,7 +6,11 @@ import (
 	"fmt"
 	"strings"
 
+	"crewagent/backend/approval"
+	"crewagent/backend/attach"
 	"crewagent/backend/conversation"
+	"crewagent/backend/convlog"
+	"crewagent/backend/coordinator"
 	"crewagent/backend/engine"
 	"crewagent/backend/errs"
 	"crewagent/backend/tasks"
@@ -21,102 +25,184 @@ type SendRequest struct {
 	// Retry answers the newest user message again instead of sending Text
 	// (chat and agent mode; see engine.SendRequest.Retry).
 	Retry bool `json:"retry,omitempty"`
-	// Attachments are files attached to the message (chat and agent mode).
+	// Attachments are files attached to the message (chat and agent mode):
+	// the window's, in base64; Files the command line's, read already.
 	Attachments []AttachmentInput `json:"attachments,omitempty"`
+	Files       []attach.File     `json:"-"`
+	// Endpoint and Model choose where the conversation's answers come from
+	// from this message on (the command line's --endpoint and --model; the
+	// window's model chip calls SelectModel).
+	Endpoint string `json:"-"`
+	Model    string `json:"-"`
+	// Approve is the approval mode of the reply's tool calls instead of
+	// the project's (the command line's --approve), and NoAsk why nobody
+	// can be asked (no terminal): the command line's, not the window's.
+	Approve approval.Mode `json:"-"`
+	NoAsk   string        `json:"-"`
 }
 
-// Send starts answering a message in the background and returns at once.
-// Progress arrives as events (llm:stream-*, context:usage,
-// conversation:changed with streaming true when the reply starts and false,
-// with the error if one stopped it before anything was answered, when it has
-// ended). In run mode the message goes to the conversation's latest workflow
-// run (its next turn). Problems found before starting (no LLM configured,
-// empty text, a reply already running, run mode without a run) fail the call.
-func (ws *Workspace) Send(req SendRequest) error {
-	if !req.Retry && strings.TrimSpace(req.Text) == "" && len(req.Attachments) == 0 {
-		return errs.New(errs.InvalidRequest, "the message is empty")
+// Reply is a message on its way (Send).
+type Reply struct {
+	ws             *Workspace
+	h              *coordinator.Handle
+	conversationID string
+	made           bool // Send made the conversation
+}
+
+// ConversationID is the conversation the message was sent in (made by
+// Send when none was given).
+func (r *Reply) ConversationID() string { return r.conversationID }
+
+// Wait returns once the message's answer and every task it led to are done
+// (the conversation tools may hand its turn to other conversations): the
+// conversation's final result and the tasks that ran. When ctx ends first,
+// that work stops. A message to a run (run mode) has nothing to wait for.
+func (r *Reply) Wait(ctx context.Context) (*ChainResult, error) {
+	if r.h == nil {
+		return &ChainResult{}, nil
 	}
-	mode, err := ws.replyMode(req.ConversationID, req.Mode, req.AgentID)
+	res, err := r.h.Wait(ctx)
 	if err != nil {
-		return err
+		if r.made {
+			// Refused before its message was stored (an unknown agent): the
+			// conversation Send made goes again.
+			if entries, lerr := r.ws.store.Load(r.conversationID); lerr == nil && len(entries) == 0 {
+				_ = r.ws.store.Delete(r.conversationID)
+			}
+		}
+		return nil, r.ws.busy(err, r.conversationID)
 	}
-	ws.noteUserWrote(req.ConversationID)
+	return res, nil
+}
+
+// Send starts answering a message as a task of the project's scheduler and
+// returns at once, for the window and the command line alike (the command
+// line waits on the Reply). An empty conversation id makes a conversation
+// first, as the window does. Progress arrives as events (llm:stream-*,
+// context:usage, conversation:changed with streaming true when the reply
+// starts and false, with the error if one stopped it before anything was
+// answered, when it has ended). In run mode the message goes to the
+// conversation's latest workflow run (its next turn). Problems found before
+// starting (no LLM configured, empty text, a reply already running, run
+// mode without a run) fail the call: the checks of a message are here.
+func (ws *Workspace) Send(req SendRequest) (*Reply, error) {
+	files, err := DecodeAttachments(req.Attachments)
+	if err != nil {
+		return nil, err
+	}
+	files = append(files, req.Files...)
+	switch {
+	case !req.Retry && strings.TrimSpace(req.Text) == "" && len(files) == 0:
+		return nil, errs.New(errs.InvalidRequest, "the message is empty")
+	case req.Retry && len(files) > 0:
+		return nil, errs.New(errs.InvalidRequest, "a retry takes no attachments: send them with a new message")
+	}
+	mode, agentID, err := ws.replyMode(req.ConversationID, req.Mode, req.AgentID)
+	if err != nil {
+		return nil, err
+	}
+	ws.coord.NoteUserWrote(req.ConversationID)
 	if mode == conversation.ModeRun {
-		if len(req.Attachments) > 0 {
-			return errs.New(errs.InvalidRequest, "a run takes its input as text: attach files to chat or agent messages, or put them in the project folder")
+		if len(files) > 0 {
+			return nil, errs.New(errs.InvalidRequest, "a run takes its input as text: attach files to chat or agent messages, or put them in the project folder")
 		}
 		if req.Retry {
-			return errs.New(errs.InvalidRequest, "a run takes its input again as a new message: send it")
+			return nil, errs.New(errs.InvalidRequest, "a run takes its input again as a new message: send it")
 		}
-		return ws.continueInBackground(req.ConversationID, req.Text)
+		return &Reply{conversationID: req.ConversationID}, ws.continueInBackground(req.ConversationID, req.Text)
 	}
-	ereq := engine.SendRequest{ConversationID: req.ConversationID, Mode: mode, AgentID: req.AgentID, Text: req.Text, Retry: req.Retry}
-	if len(req.Attachments) > 0 {
-		if req.Retry {
-			return errs.New(errs.InvalidRequest, "a retry takes no attachments: send them with a new message")
+	return ws.answer(engine.SendRequest{ConversationID: req.ConversationID, Mode: mode, AgentID: agentID, Text: req.Text, Retry: req.Retry,
+		Approve: req.Approve, NoAsk: req.NoAsk, Endpoint: req.Endpoint, Model: req.Model}, files)
+}
+
+// answer runs req as the first task of a chain; without a conversation, it
+// makes one first (removed again when the task cannot start). The files are
+// saved with the conversation and go with the message.
+func (ws *Workspace) answer(req engine.SendRequest, files []attach.File) (*Reply, error) {
+	made := ""
+	if req.ConversationID == "" {
+		title := req.Text
+		if strings.TrimSpace(title) == "" && len(files) > 0 {
+			title = files[0].Name
 		}
-		files, err := DecodeAttachments(req.Attachments)
+		meta, err := ws.store.Create(convlog.TitleOf(title), conversation.ActiveChat)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if ereq.Attachments, err = ws.SaveAttachments(req.ConversationID, files); err != nil {
-			return err
+		req.ConversationID, made = meta.ID, meta.ID
+	}
+	if len(files) > 0 {
+		var err error
+		if req.Attachments, err = ws.SaveAttachments(req.ConversationID, files); err != nil {
+			if made != "" {
+				_ = ws.store.Delete(made)
+			}
+			return nil, err
 		}
 	}
-	return ws.reply(ereq, nil)
+	h, err := ws.coord.Reply(req, nil)
+	if err != nil {
+		if made != "" {
+			_ = ws.store.Delete(made)
+		}
+		return nil, ws.busy(err, req.ConversationID)
+	}
+	return &Reply{ws: ws, h: h, conversationID: req.ConversationID, made: made != ""}, nil
 }
 
 // replyMode checks what every reply needs (a known mode, an agent in agent
 // mode, an LLM, the conversation) and returns the mode (chat when empty).
-func (ws *Workspace) replyMode(conversationID, mode, agentID string) (string, error) {
+func (ws *Workspace) replyMode(conversationID, mode, agentID string) (string, string, error) {
+	if mode == "" || (mode == conversation.ModeAgent && agentID == "") {
+		// An agent conversation answers in agent mode, with its agent.
+		if meta, err := ws.store.Get(conversationID); err == nil && meta.ActiveType == conversation.ActiveAgent {
+			if mode == "" {
+				mode = conversation.ModeAgent
+			}
+			if mode == conversation.ModeAgent && agentID == "" {
+				agentID = meta.SelectedAgentID
+			}
+		}
+	}
 	if mode == "" {
 		mode = conversation.ModeChat
 	}
 	if mode != conversation.ModeChat && mode != conversation.ModeAgent && mode != conversation.ModeRun {
-		return "", errs.Errorf(errs.InvalidMode, "unknown mode %q: messages are sent in chat, agent or run mode", mode)
+		return "", "", errs.Errorf(errs.InvalidMode, "unknown mode %q: messages are sent in chat, agent or run mode", mode)
 	}
 	if mode == conversation.ModeAgent && agentID == "" {
-		return "", errs.New(errs.InvalidRequest, "agent mode needs an agent: choose one first")
+		return "", "", ws.engine.NoAgent()
 	}
 	if err := ws.rt.Effective().RequireLLM(); err != nil {
-		return "", err
+		return "", "", err
+	}
+	if conversationID == "" {
+		if mode == conversation.ModeRun {
+			return "", "", errs.New(errs.InvalidRequest, "run mode needs the conversation of a run")
+		}
+		return mode, agentID, nil
 	}
 	if _, err := ws.store.Get(conversationID); err != nil {
-		return "", err
+		return "", "", err
 	}
-	return mode, nil
+	return mode, agentID, nil
 }
 
-// reply runs an engine send as the conversation's task in the background;
-// prepare, when given, runs first within the task (so no other reply can
-// start in between) and ends it when it fails.
-//
-// The reply is the first task of a chain: when the conversation tools hand
-// its turn to other conversations, their answers and the continuation run
-// after it, in the background too.
+// reply runs an engine send as the conversation's task in the background,
+// the first of a chain (coordinator.Coordinator.Reply); prepare, when
+// given, runs first within the task.
 func (ws *Workspace) reply(req engine.SendRequest, prepare func() error) error {
-	c := ws.chains.start(req.ConversationID)
-	_, err := ws.tasks.Start(tasks.Task{ConversationID: req.ConversationID, Kind: req.Mode, Chain: c.id}, func(ctx context.Context) error {
-		if prepare != nil {
-			if err := prepare(); err != nil {
-				return err
-			}
-		}
-		res, err := ws.engine.Send(withChain(ctx, c), req)
-		ws.report(c, req.ConversationID, "", false, 0, res, err)
-		ws.emitNextUsage(ctx, req.ConversationID)
-		if err != nil {
-			ws.rt.log.Warn("send failed", "conversation", req.ConversationID, "error", err)
-			return err
-		}
-		return nil
-	})
-	if err != nil {
-		ws.chains.end(c)
+	if _, err := ws.coord.Reply(req, prepare); err != nil {
 		return ws.busy(err, req.ConversationID)
 	}
 	return nil
 }
+
+// ChainResult is what a message answered through a chain did.
+type ChainResult = coordinator.ChainResult
+
+// TaskReport is one task of a chain as the command line lists it.
+type TaskReport = coordinator.TaskReport
 
 // Chat answers a message in the foreground and returns when the answer is
 // complete (the command line). An empty conversation id creates one. LLM
@@ -134,25 +220,12 @@ func (ws *Workspace) Chat(ctx context.Context, req engine.SendRequest) (*engine.
 
 // ChatChain is Chat with every task the message led to.
 func (ws *Workspace) ChatChain(ctx context.Context, req engine.SendRequest) (*ChainResult, error) {
-	ws.noteUserWrote(req.ConversationID)
-	c := ws.chains.start(req.ConversationID)
-	c.approve, c.noAsk = req.Approve, req.NoAsk
-	res, err := ws.engine.Send(withChain(ctx, c), req)
+	ws.coord.NoteUserWrote(req.ConversationID)
+	r, err := ws.answer(req, nil)
 	if err != nil {
-		ws.chains.end(c)
-		return nil, ws.busy(err, req.ConversationID)
+		return nil, err
 	}
-	c.setRoot(res.ConversationID)
-	ws.report(c, res.ConversationID, "", false, 0, res, nil)
-	ws.chains.end(c) // the first task has ended
-	select {
-	case <-c.done:
-	case <-ctx.Done():
-		// Ctrl-C: the work handed over stops with the command.
-		ws.stopChain(c)
-		<-c.done
-	}
-	return c.result(), nil
+	return r.Wait(ctx)
 }
 
 // Stop cancels the reply or run turn running in a conversation; the partial
@@ -161,36 +234,7 @@ func (ws *Workspace) ChatChain(ctx context.Context, req engine.SendRequest) (*Ch
 // conversation (it answers for another one, or waits for one), all of that
 // work stops: the conversations that wait get a result that says so. It
 // reports whether something was running.
-func (ws *Workspace) Stop(conversationID string) bool {
-	if c := ws.chainOf(conversationID); c != nil {
-		return ws.stopChain(c)
-	}
-	return ws.tasks.Stop(conversationID)
-}
-
-// chainOf returns the chain a conversation answers or waits in, or nil.
-func (ws *Workspace) chainOf(conversationID string) *chain {
-	if t, ok := ws.tasks.Running(conversationID); ok && t.Chain != "" {
-		if c := ws.chains.get(t.Chain); c != nil {
-			return c
-		}
-	}
-	return ws.chains.waitingIn(conversationID)
-}
-
-// stopChain stops the work of a chain: the queued tasks are dropped (the
-// waiting calls get their results), then the running task is cancelled.
-func (ws *Workspace) stopChain(c *chain) bool {
-	ws.tasks.Drop(func(p tasks.Plan) bool { return p.Task.Chain == c.id })
-	stopped := false
-	for _, t := range ws.tasks.All() {
-		if t.Chain == c.id || (t.Chain == "" && t.ConversationID == c.rootID()) {
-			c.markStopped(t.ConversationID)
-			stopped = ws.tasks.Stop(t.ConversationID) || stopped
-		}
-	}
-	return stopped
-}
+func (ws *Workspace) Stop(conversationID string) bool { return ws.coord.Stop(conversationID) }
 
 // busy says which conversation keeps a new reply from starting: one task
 // runs at a time in a project.

@@ -8,6 +8,7 @@ import (
 
 	"crewagent/backend/checkpoint"
 	"crewagent/backend/conversation"
+	"crewagent/backend/coordinator"
 	"crewagent/backend/errs"
 	"crewagent/backend/tools"
 )
@@ -38,27 +39,9 @@ func (r changeRecorder) BeginChange(ctx context.Context, tool string, paths []st
 		return func() error { return nil }, nil
 	}
 	t, _ := tools.TurnOf(ctx)
-	if c := chainOf(ctx); c != nil {
-		t = c.turnFor(t)
-	}
+	t = coordinator.TurnFor(ctx, t)
 	return r.ws.checkpoints.Begin(checkpoint.Change{ConversationID: t.ConversationID, MessageID: t.MessageID,
 		ToolCallID: tools.ToolCallID(ctx), Tool: tool}, paths)
-}
-
-// turnFor returns the turn the changes made in a task of the chain belong
-// to: the first turn of its root conversation seen, else t. (The root of a
-// new conversation is known only once its task ends, but the first turn a
-// chain sees is its root's: the others start when the root hands over.)
-func (c *chain) turnFor(t tools.Turn) tools.Turn {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.turn.ConversationID == "" && (c.root == "" || t.ConversationID == c.root) && t.MessageID != "" {
-		c.turn = t
-	}
-	if c.turn.ConversationID != "" {
-		return c.turn
-	}
-	return t
 }
 
 // Rewind targets.

@@ -57,13 +57,10 @@ func (ws *Workspace) RenameConversation(id, title string) (conversation.Conversa
 // A conversation that waits for another one's answer (conv.create,
 // conv.send) takes that work with it: it is stopped first.
 func (ws *Workspace) DeleteConversation(id string) ([]string, error) {
-	if c := ws.chains.waitingIn(id); c != nil {
-		ws.stopChain(c)
-	}
-	// A conversation that answers for another one is gone for it from now
-	// on (its continuation may start as soon as the stop below ends).
-	ws.chains.deleting(id, true)
-	defer ws.chains.deleting(id, false)
+	// The work it waits in stops; a conversation that answers for another
+	// one is gone for it from now on (its continuation may start as soon as
+	// the stop below ends).
+	defer ws.coord.Deleting(id)()
 	ws.tasks.StopAndWait(id)
 	runIDs, err := ws.runs.DeleteConversationRuns(id)
 	if err != nil {

@@ -640,7 +640,7 @@ func TestConvThroughTheWindowPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.ws.Send(app.SendRequest{ConversationID: meta.ID, Text: "Window: delegate"}); err != nil {
+	if _, err := w.ws.Send(app.SendRequest{ConversationID: meta.ID, Text: "Window: delegate"}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "the continuation to complete", func() bool {
@@ -664,9 +664,11 @@ func TestConvThroughTheWindowPath(t *testing.T) {
 	})
 	busy, _ := w.ws.CreateConversation("Busy one")
 	other, _ := w.ws.CreateConversation("Other")
-	mustOK(t, w.ws.Send(app.SendRequest{ConversationID: busy.ID, Text: "Busy"}))
+	if _, err := w.ws.Send(app.SendRequest{ConversationID: busy.ID, Text: "Busy"}); err != nil {
+		t.Fatal(err)
+	}
 	waitFor(t, "the busy reply", func() bool { return w.ws.Tasks().Busy(busy.ID) })
-	err = w.ws.Send(app.SendRequest{ConversationID: other.ID, Text: "hello"})
+	_, err = w.ws.Send(app.SendRequest{ConversationID: other.ID, Text: "hello"})
 	if err == nil || !strings.Contains(err.Error(), "Busy one") {
 		t.Fatalf("a second reply: %v", err)
 	}

@@ -3,9 +3,10 @@
 // over it.
 //
 // New(home, options) is the runtime of a home (settings, installed packages,
-// the token counter, the bundled demo package); Runtime.Open (or Open, for a
-// runtime of its own) is the one composition root of a project: it opens the
-// conversation store, the engine, the workflow runs, the task scheduler, the
+// the token counter, the bundled demo package); Runtime.Open is the one
+// composition root of a project: it opens the conversation store, the
+// engine, the coordinator of the conversation tools (backend/coordinator),
+// the workflow runs, the task scheduler, the
 // MCP servers (mcp.go: one manager per open project, its tools offered to
 // every tool host through a provider) and, for the window, the file
 // watchers, always wired the same way. The use

@@ -173,7 +173,7 @@ func (ws *Workspace) packageRoot() string {
 // own tool results and the active package as @pkg (an agent's own package
 // when it comes from one), in every mode.
 func (ws *Workspace) toolHost(scope engine.ToolScope) (engine.ToolHost, error) {
-	scope = ws.withinReach(scope)
+	scope = ws.coord.WithinReach(scope)
 	r := ws.roots
 	r.Conversation = scope.ConversationID
 	r.Package = ws.packageRoot()

@@ -4,6 +4,8 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,6 +17,7 @@ import (
 
 	"crewagent/backend/app"
 	"crewagent/backend/cli"
+	"crewagent/backend/convlog"
 	"crewagent/backend/desktop"
 	"crewagent/backend/errs"
 	"crewagent/backend/events"
@@ -398,4 +401,94 @@ func TestWindowAndCommandLineShareTheSandbox(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(p.root, ".crewagent.json")); string(b) == "{}" {
 		t.Fatal(".crewagent.json was overwritten")
 	}
+}
+
+// One send path: a message sent in the window and the same message sent on
+// the command line (both through Workspace.Send and the project's scheduler)
+// reach the LLM as the same requests and leave the same log, tool call and
+// result included (ids and times aside).
+func TestWindowAndCommandLineSendTheSameWay(t *testing.T) {
+	p := newParity(t)
+	listNotes := fakellm.Tools(fakellm.ToolCall{ID: "call_1", Name: "fs.read", Arguments: `{"path":"@project/notes.md"}`})
+
+	d, rec := p.window(t)
+	conv, err := d.Conversations.Create("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.srv.Enqueue(listNotes, fakellm.Text("Your notes have a title."))
+	send(t, d, rec, app.SendRequest{ConversationID: conv.ID, Text: "what is in my notes?"})
+	window := p.srv.ChatRequests()
+	if err := d.Projects.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	p.srv.Enqueue(listNotes, fakellm.Text("Your notes have a title."))
+	out := p.cli(t, "chat", "--json", "what is in my notes?")
+	var res struct {
+		ConversationID string `json:"conversationId"`
+		Text           string `json:"text"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || res.ConversationID == "" || res.Text != "Your notes have a title." {
+		t.Fatalf("chat --json: %v %s", err, out)
+	}
+	command := p.srv.ChatRequests()[len(window):]
+
+	if len(window) != 2 || len(command) != 2 {
+		t.Fatalf("%d requests from the window, %d from the command line, want 2 each", len(window), len(command))
+	}
+	for i := range window {
+		w, c := sentText(window[i]), sentText(command[i])
+		if w != c {
+			t.Fatalf("request %d differs:\nwindow  %s\ncommand %s", i, w, c)
+		}
+	}
+	pr, err := project.Open(p.home, p.root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := convlog.OpenReadOnly(pr.DataDir, convlog.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	w, c := logText(t, st, conv.ID), logText(t, st, res.ConversationID)
+	if w != c || !strings.Contains(w, "tool fs.read") || !strings.Contains(w, "# notes") {
+		t.Fatalf("the logs differ:\nwindow\n%s\ncommand\n%s", w, c)
+	}
+}
+
+// sentText is a request's messages (roles, texts, tool calls by name and
+// arguments) and tools, without ids.
+func sentText(r fakellm.RecordedRequest) string {
+	var b strings.Builder
+	for _, m := range r.Messages {
+		b.WriteString(m.Role + ": " + m.Text())
+		for _, c := range m.ToolCalls {
+			b.WriteString(" [" + c.Name + " " + c.Arguments + "]")
+		}
+		b.WriteString("\n")
+	}
+	names := r.ToolNames()
+	slices.Sort(names)
+	return b.String() + strings.Join(names, ",")
+}
+
+// logText is a conversation's log, one line an entry: its role, part, mode,
+// text, tool calls and whether it failed, without ids or times.
+func logText(t *testing.T, st *convlog.Store, id string) string {
+	t.Helper()
+	entries, err := st.Load(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, e := range entries {
+		fmt.Fprintf(&b, "%s %s %s %s %s error=%v:", e.Type, e.Role, e.PartType, e.Mode, e.AgentID, e.IsError)
+		for _, c := range e.ToolCalls {
+			b.WriteString(" tool " + c.Function.Name + " " + c.Function.Arguments)
+		}
+		b.WriteString(" " + e.Text() + "\n")
+	}
+	return b.String()
 }

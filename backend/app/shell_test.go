@@ -45,7 +45,7 @@ func TestShellToolFollowsTheSettings(t *testing.T) {
 			defer ws.Close()
 			h, err := ws.toolHost(engine.ToolScope{ConversationID: "c1", Mode: tc.mode, Agent: tc.agent})
 			must(t, err)
-			if got := slices.Contains(h.(*tools.Host).ToolNames(), tools.ShellRunName); got != tc.want {
+			if got := slices.Contains(h.(*tools.Host).ToolNames(), conversation.ToolShellRun); got != tc.want {
 				t.Fatalf("offered = %v, want %v", got, tc.want)
 			}
 		})
@@ -88,7 +88,7 @@ func TestShellRunInAProject(t *testing.T) {
 	h, err := ws.toolHost(engine.ToolScope{ConversationID: "c1", Mode: conversation.ModeAgent, Agent: &engine.Agent{ID: "a"}})
 	must(t, err)
 	args, _ := json.Marshal(map[string]string{"command": "echo made > made.txt; cat " + filepath.Join(home, "settings.json")})
-	res := h.Call(context.Background(), tools.ShellRunName, string(args))
+	res := h.Call(context.Background(), conversation.ToolShellRun, string(args))
 	if strings.Contains(res.Content, "sk-home-secret") || res.OK {
 		t.Fatalf("result %s", res.Content)
 	}

@@ -194,7 +194,7 @@ func (p *skillTools) Tools() []tools.ToolDef {
 // answers with its result and has the engine append the skill_activated
 // event and the body right after it.
 func (p *skillTools) Call(ctx context.Context, name string, args []byte) (tools.Result, bool) {
-	if name != skills.ActivateTool && name != skills.DeactivateTool {
+	if name != conversation.ToolSkillActivate && name != conversation.ToolSkillDeactivate {
 		return tools.Result{}, false
 	}
 	skill, err := skills.ToolArgs(args)
@@ -206,7 +206,7 @@ func (p *skillTools) Call(ctx context.Context, name string, args []byte) (tools.
 		return tools.Failure(tools.NewError(tools.CodeInternal, "the conversation's skills cannot be read: "+err.Error(), nil)), true
 	}
 	callID := tools.ToolCallID(ctx)
-	if name == skills.DeactivateTool {
+	if name == conversation.ToolSkillDeactivate {
 		d, err := skills.Deactivate(st, skill, skills.ByModel, callID, nil)
 		if err != nil {
 			return toolResult(skills.ErrorResult(err)), true

@@ -53,7 +53,9 @@ func testCommandOutput(t *testing.T, mode string) {
 	cmd := `for i in 1 2 3 4 5; do echo "line $i"; echo "warn $i" >&2; sleep 0.15; done; printf '\033[31mred\033[0m é\n'`
 	args, _ := json.Marshal(map[string]string{"command": cmd})
 	srv.Enqueue(fakellm.Tools(fakellm.ToolCall{ID: "sh1", Name: "shell.run", Arguments: string(args)}), fakellm.Text("Ran it."))
-	mustOK(t, ws.Send(app.SendRequest{ConversationID: meta.ID, Text: "run the loop"}))
+	if _, err := ws.Send(app.SendRequest{ConversationID: meta.ID, Text: "run the loop"}); err != nil {
+		t.Fatal(err)
+	}
 	if mode == "ask" {
 		waitFor(t, "the approval request", func() bool { return len(rec.Named(events.ApprovalRequested)) == 1 })
 		if n := len(rec.Named(events.ToolOutput)); n != 0 {

@@ -1,12 +1,13 @@
 package app
 
 import (
-	"crewagent/backend/checkpoint"
 	"path/filepath"
 	"strconv"
 	"sync"
 
+	"crewagent/backend/checkpoint"
 	"crewagent/backend/convlog"
+	"crewagent/backend/coordinator"
 	"crewagent/backend/engine"
 	"crewagent/backend/errs"
 	"crewagent/backend/events"
@@ -61,9 +62,9 @@ type Workspace struct {
 	providers []tools.ProviderFactory
 	// mcp runs the project's MCP servers.
 	mcp *mcpServers
-	// chains are the pieces of work in progress that the conversation tools
-	// hand from conversation to conversation.
-	chains chains
+	// coord hands turns from conversation to conversation (the
+	// conversation tools) and runs the chains of tasks that follow.
+	coord *coordinator.Coordinator
 	// skills are the project's skills (found, watched in the window).
 	skills *skillSet
 	// memory reads the project's instruction files (AGENTS.md).
@@ -75,20 +76,6 @@ type Workspace struct {
 	// checkpoints keep what the tools changed in the project's files (nil
 	// when opened read-only).
 	checkpoints *checkpoint.Store
-}
-
-// Open opens the project folder root of the runtime home home with a
-// runtime of its own (the command line: one project per process); Close
-// ends both.
-func Open(home, root string, opts Options, o OpenOptions) (*Workspace, error) {
-	rt := New(home, opts)
-	ws, err := rt.Open(root, o)
-	if err != nil {
-		rt.Shutdown()
-		return nil, err
-	}
-	ws.own = true
-	return ws, nil
 }
 
 // Open opens the project folder root (writing its identity file the first
@@ -126,7 +113,7 @@ func (rt *Runtime) OpenProject(p *project.Project, o OpenOptions) (*Workspace, e
 	// One task at a time in the whole project: the conversation tools hand
 	// turns from conversation to conversation, which needs a single line.
 	ws.tasks = tasks.New(rt.lifetime, tasks.Options{Serial: true, OnEvent: ws.taskEvent})
-	ws.providers = append(ws.providers, ws.convToolsFor)
+	ws.providers = append(ws.providers, func(s tools.Scope) []tools.Provider { return ws.coord.Providers(s) })
 	// The one sandbox of the project's tools, for chat, agent and run turns
 	// alike: the runtime's own data (settings, packages, every project's data)
 	// is out of reach whatever the project folder is, and the project's
@@ -149,7 +136,7 @@ func (rt *Runtime) OpenProject(p *project.Project, o OpenOptions) (*Workspace, e
 		Approvals: ws.approvals,
 		Store:     ws.store,
 		Settings:  rt,
-		LLM:       ws.budgetedLLM(rt.opts.LLM),
+		LLM:       coordinator.BudgetedLLM(rt.opts.LLM, rt.Effective),
 		Tools:     ws.toolHost,
 		Counter:   rt.counter,
 		Emitter:   ws.emitter,
@@ -163,12 +150,14 @@ func (rt *Runtime) OpenProject(p *project.Project, o OpenOptions) (*Workspace, e
 		st.Close()
 		return nil, err
 	}
+	ws.coord = coordinator.New(coordinator.Config{Store: ws.store, Engine: ws.engine, Tasks: ws.tasks, Settings: rt.Effective,
+		Counter: rt.counter, Log: rt.log, Delete: ws.DeleteConversation, AfterTask: ws.emitNextUsage,
+		ReadFile: func(alias string, max int64) ([]byte, error) { return readThroughAtMost(ws.sandbox, alias, max) }})
 	ws.runs, err = workflow.New(workflow.Config{
 		Project:  p,
 		Packages: rt.packages,
 		Store:    ws.store,
 		Settings: rt,
-		Counter:  rt.counter,
 		Emitter:  ws.emitter,
 		// Run turns use the same engine: one reply or turn at a time per
 		// conversation, the same streaming, context and compression.
@@ -192,7 +181,7 @@ func (rt *Runtime) OpenProject(p *project.Project, o OpenOptions) (*Workspace, e
 			// and rewind says the checkpoints are not open.
 			ws.rt.log.Warn("cannot open the project's checkpoints", "error", err)
 		}
-		ws.recoverWaits()
+		ws.coord.RecoverWaits()
 	}
 	if o.Watch {
 		ws.watch()
@@ -298,10 +287,8 @@ func (ws *Workspace) taskEvent(ev tasks.Event) {
 	}
 	ws.emitter.Emit(events.ConversationChanged, ch)
 	ws.emitter.Emit(name, te)
-	if ev.Phase == tasks.Ended && ev.Task.Chain != "" {
-		if c := ws.chains.get(ev.Task.Chain); c != nil {
-			ws.chains.end(c)
-		}
+	if ev.Phase == tasks.Ended {
+		ws.coord.TaskEnded(ev.Task.Chain)
 	}
 }
 

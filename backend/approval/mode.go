@@ -3,6 +3,8 @@ package approval
 import (
 	"fmt"
 	"strings"
+
+	"crewagent/backend/conversation"
 )
 
 // Mode is a conversation's approval mode.
@@ -69,40 +71,26 @@ const (
 // Canonical returns the dotted name of a tool given in either form: the log's
 // ("fs.write") or the wire form of requests ("fs_write"). MCP tools
 // (mcp__server__tool) stay as they are.
-func Canonical(name string) string {
-	if strings.HasPrefix(name, "mcp__") || strings.Contains(name, ".") {
-		return name
-	}
-	for _, family := range []string{"fs", "shell", "conv", "skill", "ui"} {
-		if rest, ok := strings.CutPrefix(name, family+"_"); ok {
-			return family + "." + rest
-		}
-	}
-	return name
-}
+func Canonical(name string) string { return conversation.DottedToolName(name) }
 
 // Classify returns the kind of a tool (dotted or wire name). Unknown tools
 // outside the known families are treated as external: they ask.
 func Classify(tool string) Kind {
 	name := Canonical(tool)
 	switch name {
-	case "fs.read", "fs.list", "fs.search", "fs.stat":
+	case conversation.ToolFSRead, conversation.ToolFSList, conversation.ToolFSSearch:
 		return KindRead
-	case "mcp__read_resource":
+	case conversation.ToolMCPReadResource:
 		// Reads a resource of a server the user allowed: resources are read, never run.
 		return KindRead
-	case "fs.write", "fs.apply_patch", "fs.delete", "fs.remove", "fs.rename", "fs.move", "fs.mkdir":
-		return KindWrite
-	case "shell.run":
-		return KindCommand
 	}
-	switch {
-	case strings.HasPrefix(name, "conv."), strings.HasPrefix(name, "skill."), strings.HasPrefix(name, "ui."):
+	switch conversation.ToolFamily(name) {
+	case conversation.ToolFamilyConv, conversation.ToolFamilySkill, conversation.ToolFamilyUI:
 		return KindFree
-	case strings.HasPrefix(name, "fs."):
-		// A file tool not listed above: it may write.
+	case conversation.ToolFamilyFS:
+		// Every other file tool (fs.write, fs.apply_patch, any later one): it may write.
 		return KindWrite
-	case strings.HasPrefix(name, "shell."):
+	case conversation.ToolFamilyShell:
 		return KindCommand
 	}
 	return KindExternal

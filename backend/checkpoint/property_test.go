@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"crewagent/backend/checkpoint"
+	"crewagent/backend/conversation"
 	"crewagent/backend/tools"
 )
 
@@ -131,7 +132,7 @@ func (w *world) step() {
 	pick := func() string { return existing[w.rng.Intn(len(existing))] }
 	switch op := w.rng.Intn(6); {
 	case op == 0 || len(existing) == 0:
-		w.call(tools.FSWriteName, map[string]any{"path": "@project/" + names[w.rng.Intn(len(names))],
+		w.call(conversation.ToolFSWrite, map[string]any{"path": "@project/" + names[w.rng.Intn(len(names))],
 			"content": fmt.Sprintf("---\ntitle: t%d\n---\nbody %d\n", w.rng.Intn(1000), w.rng.Intn(1000))})
 	case op == 1:
 		var md []string
@@ -143,19 +144,19 @@ func (w *world) step() {
 			}
 		}
 		if len(md) == 0 {
-			w.call(tools.FSWriteName, map[string]any{"path": "@project/p.md", "content": "---\nk: 1\n---\ntext\n"})
+			w.call(conversation.ToolFSWrite, map[string]any{"path": "@project/p.md", "content": "---\nk: 1\n---\ntext\n"})
 			return
 		}
-		w.call(tools.FSApplyPatchName, map[string]any{"path": "@project/" + md[w.rng.Intn(len(md))], "operation": "updateFrontmatter",
+		w.call(conversation.ToolFSApplyPatch, map[string]any{"path": "@project/" + md[w.rng.Intn(len(md))], "operation": "updateFrontmatter",
 			"update": map[string]any{fmt.Sprintf("k%d", w.rng.Intn(4)): map[string]any{"set": w.rng.Intn(100)}}})
 	case op == 2:
-		w.call(tools.ShellRunName, map[string]any{"command": "rm -f -- " + shellQuote(pick())})
+		w.call(conversation.ToolShellRun, map[string]any{"command": "rm -f -- " + shellQuote(pick())})
 	case op == 3:
 		src, dst := pick(), names[w.rng.Intn(len(names))]
 		if src == dst {
 			dst = "moved/" + dst
 		}
-		w.call(tools.ShellRunName, map[string]any{"command": fmt.Sprintf("mkdir -p %s && mv -f -- %s %s",
+		w.call(conversation.ToolShellRun, map[string]any{"command": fmt.Sprintf("mkdir -p %s && mv -f -- %s %s",
 			shellQuote(filepath.Dir(dst)), shellQuote(src), shellQuote(dst))})
 	case op == 4:
 		var b strings.Builder
@@ -163,10 +164,10 @@ func (w *world) step() {
 			fmt.Fprintf(&b, "\\%03o", w.rng.Intn(256))
 		}
 		n := w.rng.Intn(3)
-		w.call(tools.ShellRunName, map[string]any{"command": fmt.Sprintf("mkdir -p bin && printf '%s' > bin/r%d.dat && chmod %o bin/r%d.dat",
+		w.call(conversation.ToolShellRun, map[string]any{"command": fmt.Sprintf("mkdir -p bin && printf '%s' > bin/r%d.dat && chmod %o bin/r%d.dat",
 			b.String(), n, 0o600+w.rng.Intn(2)*0o44, n)})
 	default:
-		w.call(tools.FSWriteName, map[string]any{"path": "@project/" + pick(), "content": fmt.Sprintf("rewritten %d\n", w.rng.Intn(1e6))})
+		w.call(conversation.ToolFSWrite, map[string]any{"path": "@project/" + pick(), "content": fmt.Sprintf("rewritten %d\n", w.rng.Intn(1e6))})
 	}
 }
 

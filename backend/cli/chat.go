@@ -67,9 +67,6 @@ func cmdChat(e *env, rest []string) error {
 		if text, err = e.readMessage(rest); err != nil {
 			return err
 		}
-		if strings.TrimSpace(text) == "" && !e.args.has("attach") {
-			return errors.New("the message is empty")
-		}
 	}
 	mode := e.args.get("mode")
 	switch mode {
@@ -111,22 +108,12 @@ func cmdChat(e *env, rest []string) error {
 	if sendTo, err = e.activateSkills(ws, convID, mode, retry); err != nil {
 		return err
 	}
-	var attached []conversation.Attachment
-	if len(files) > 0 {
-		if sendTo == "" {
-			// The files are kept with the conversation: it exists first.
-			meta, err := ws.CreateConversation("")
-			if err != nil {
-				return err
-			}
-			sendTo, convID = meta.ID, ""
-		}
-		if attached, err = ws.SaveAttachments(sendTo, files); err != nil {
-			return err
-		}
+	reply, err := ws.Send(app.SendRequest{ConversationID: sendTo, Mode: mode, AgentID: e.args.get("agent"), Text: text, Retry: retry,
+		Approve: approve, NoAsk: noAsk, Endpoint: endpoint, Model: model, Files: files})
+	if err != nil {
+		return err
 	}
-	chain, err := ws.ChatChain(e.ctx, engine.SendRequest{ConversationID: sendTo, Mode: mode, AgentID: e.args.get("agent"), Text: text, Retry: retry,
-		Approve: approve, NoAsk: noAsk, Endpoint: endpoint, Model: model, Attachments: attached})
+	chain, err := reply.Wait(e.ctx)
 	if err != nil {
 		return err
 	}

@@ -32,10 +32,6 @@ const (
 	ExitLLMFailed = 2
 )
 
-// IsCommand reports whether args name a headless command (so main knows not
-// to start the window).
-func IsCommand(args []string) bool { return len(args) > 0 }
-
 // Access is what a command needs of the project.
 type Access int
 

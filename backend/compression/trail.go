@@ -71,11 +71,11 @@ func trailText(name, args string) string {
 	}
 	path := str("path")
 	base := name
-	if i := strings.LastIndex(base, "__"); i >= 0 && strings.HasPrefix(base, "mcp__") {
+	if i := strings.LastIndex(base, "__"); i >= 0 && conversation.IsMCPTool(base) {
 		base = base[i+2:]
 	}
-	switch {
-	case name == "fs.write" || name == "fs_write":
+	switch conversation.DottedToolName(name) {
+	case conversation.ToolFSWrite:
 		content := str("content")
 		if path == "" {
 			return ""
@@ -89,7 +89,7 @@ func trailText(name, args string) string {
 			s += ": " + strings.Join(v, "; ")
 		}
 		return s
-	case name == "fs.apply_patch" || name == "fs_apply_patch":
+	case conversation.ToolFSApplyPatch:
 		if path == "" {
 			return ""
 		}
@@ -98,7 +98,7 @@ func trailText(name, args string) string {
 			s += ": " + kv
 		}
 		return s
-	case name == "shell.run" || name == "shell_run":
+	case conversation.ToolShellRun:
 		if c := strings.TrimSpace(str("command")); c != "" {
 			return "ran `" + oneLineText(c) + "`"
 		}

@@ -186,3 +186,13 @@ func readLog(t testing.TB, path string) []conversation.Entry {
 func readFixture(name string) ([]byte, error) {
 	return os.ReadFile("testdata/" + name)
 }
+
+// TokensOf returns what msgs cost as a request: the sum of their Tokens plus
+// ReplyPriming (tool definitions not included).
+func TokensOf(msgs []Message) int {
+	n := ReplyPriming
+	for i := range msgs {
+		n += msgs[i].Tokens
+	}
+	return n
+}

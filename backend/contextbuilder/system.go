@@ -92,14 +92,14 @@ func policyView(p ToolPolicy, toolNames []string) policyData {
 	}
 	d := policyData{Tools: tools, MCPServers: p.MCPServers}
 	for _, t := range tools {
-		if strings.HasPrefix(t, "fs.") {
+		if conversation.ToolFamily(t) == conversation.ToolFamilyFS {
 			d.HasFS = true
 		}
 	}
-	d.HasRead = slices.Contains(tools, "fs.read")
-	d.HasWrite = slices.Contains(tools, "fs.write")
-	d.HasAsk = slices.Contains(tools, "ui.ask_user")
-	d.HasConv = slices.Contains(tools, "conv.create") || slices.Contains(tools, "conv.send")
+	d.HasRead = slices.Contains(tools, conversation.ToolFSRead)
+	d.HasWrite = slices.Contains(tools, conversation.ToolFSWrite)
+	d.HasAsk = slices.Contains(tools, conversation.ToolUIAskUser)
+	d.HasConv = slices.Contains(tools, conversation.ToolConvCreate) || slices.Contains(tools, conversation.ToolConvSend)
 	r, w := p.MaxReadBytes, p.MaxWriteBytes
 	if r <= 0 {
 		r = DefaultMaxReadBytes

@@ -31,16 +31,6 @@ func CountMessage(c Counter, model string, m *Message) int {
 	return n
 }
 
-// TokensOf returns what msgs cost as a request: the sum of their Tokens plus
-// ReplyPriming (tool definitions not included).
-func TokensOf(msgs []Message) int {
-	n := ReplyPriming
-	for i := range msgs {
-		n += msgs[i].Tokens
-	}
-	return n
-}
-
 // CharsOf returns the runes of a message's content and tool calls, the unit of
 // Budget.MaxChars.
 func CharsOf(m *Message) int {

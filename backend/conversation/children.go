@@ -76,17 +76,11 @@ type Waiting struct {
 // (conv.create); a conversation that is not is a root.
 func (m *ConversationMeta) IsChild() bool { return m.Origin != nil && m.Origin.ConversationID != "" }
 
-// Tool names of the conversation tools that hand a turn over.
-const (
-	ToolConvCreate = "conv.create"
-	ToolConvSend   = "conv.send"
-)
-
 // IsHandoverTool reports whether a tool (dotted, or in its wire form) hands
 // a turn to another conversation.
 func IsHandoverTool(name string) bool {
-	switch name {
-	case ToolConvCreate, ToolConvSend, "conv_create", "conv_send":
+	switch DottedToolName(name) {
+	case ToolConvCreate, ToolConvSend:
 		return true
 	}
 	return false

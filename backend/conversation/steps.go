@@ -19,16 +19,6 @@ import (
 // here; the run's graph (titles of the nodes) and progress come from the
 // caller (ViewOptions.Runs).
 
-// Tool names of the protocol (the log's dotted form).
-const (
-	toolRead    = "fs.read"
-	toolWrite   = "fs.write"
-	toolPatch   = "fs.apply_patch"
-	toolList    = "fs.list"
-	toolSearch  = "fs.search"
-	toolAskUser = "ui.ask_user"
-)
-
 // stateFile is the alias of a run's state file.
 const stateFile = "@state/workflow.md"
 
@@ -110,39 +100,39 @@ func describeCall(tool, args string, info *RunInfo) callFacts {
 	target, node := describePath(a.Path, info)
 	f.node = node
 	switch tool {
-	case toolRead:
+	case ToolFSRead:
 		f.phrases = []string{"read " + orDefault(target, "a file")}
-	case toolList:
+	case ToolFSList:
 		f.phrases = []string{"listed " + orDefault(target, "the project")}
-	case toolSearch:
+	case ToolFSSearch:
 		if p := strings.TrimSpace(a.Pattern); p != "" {
 			f.phrases = []string{"searched for “" + clipWords(p, 40) + "”"}
 		} else {
 			f.phrases = []string{"searched the files"}
 		}
-	case toolWrite:
+	case ToolFSWrite:
 		f.phrases = []string{"wrote " + orDefault(target, "a file")}
-	case toolPatch:
+	case ToolFSApplyPatch:
 		if a.Path == stateFile {
 			f = describeStatePatch(a.Update, info)
 		} else {
 			f.phrases = []string{"edited " + orDefault(target, "a file")}
 		}
-	case toolAskUser:
+	case ToolUIAskUser:
 		f.phrases = []string{"asked you a question"}
 	case ToolConvCreate:
 		f.phrases = []string{"handed a task to a new conversation" + quoted(orDefault(strings.TrimSpace(a.Title), clipWords(a.UserInstruction, 40)))}
 	case ToolConvSend:
 		f.phrases = []string{"asked another conversation" + quoted(clipWords(a.Text, 40))}
-	case "conv.list":
+	case ToolConvList:
 		f.phrases = []string{"listed the conversations"}
-	case "conv.history":
+	case ToolConvHistory:
 		f.phrases = []string{"read another conversation's messages"}
-	case "conv.destroy":
+	case ToolConvDestroy:
 		f.phrases = []string{"deleted a conversation it had made"}
-	case "skill.activate":
+	case ToolSkillActivate:
 		f.phrases = []string{"activated the skill" + quoted(a.Name)}
-	case "skill.deactivate":
+	case ToolSkillDeactivate:
 		f.phrases = []string{"deactivated the skill" + quoted(a.Name)}
 	default:
 		if srv, name, ok := mcpName(tool); ok {
@@ -308,7 +298,7 @@ func groupSteps(views []EntryView, runs map[string]*RunInfo) {
 			return false
 		}
 		for _, c := range v.ToolCalls {
-			if r, ok := results[c.ID]; c.Function.Name == toolAskUser || ok && views[r].View.Kind == ViewQuestion {
+			if r, ok := results[c.ID]; c.Function.Name == ToolUIAskUser || ok && views[r].View.Kind == ViewQuestion {
 				return false
 			}
 		}
@@ -463,7 +453,7 @@ func quoted(s string) string {
 
 // mcpName splits an MCP tool's name (mcp__<server>__<tool>).
 func mcpName(tool string) (server, name string, ok bool) {
-	rest, ok := strings.CutPrefix(tool, "mcp__")
+	rest, ok := strings.CutPrefix(tool, ToolMCPPrefix)
 	if !ok {
 		return "", "", false
 	}

@@ -35,9 +35,6 @@ type ToolResultFile struct {
 	Content        string `json:"content"`
 }
 
-// IsToolResultPreview reports whether content is such a preview.
-func IsToolResultPreview(content string) bool { return strings.HasPrefix(content, PreviewPrefix) }
-
 // ToolResultPreview builds the content that replaces a large output full: its
 // first chars characters (invalid UTF-8 replaced) and the alias of its file.
 func ToolResultPreview(full string, chars int, alias string) string {

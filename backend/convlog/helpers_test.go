@@ -2,6 +2,7 @@ package convlog
 
 import (
 	"bytes"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -127,4 +128,30 @@ func writeFile(t *testing.T, path, data string) {
 
 func lines(s string) []string {
 	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+}
+
+// ToolResultHostPath resolves a tool-result alias
+// (@state/logs/tool-results/<conversationId>/<messageId>.json) to the file
+// under the project data directory dataDir. Anything else is rejected with
+// ErrInvalidID, so the result never leaves <dataDir>/logs/tool-results.
+func ToolResultHostPath(dataDir, alias string) (string, error) {
+	rest, ok := strings.CutPrefix(alias, conversation.ToolResultAliasPrefix)
+	if !ok {
+		return "", fmt.Errorf("%w: %q is not a tool-result alias (%s<conversationId>/<messageId>.json)", ErrInvalidID, alias, conversation.ToolResultAliasPrefix)
+	}
+	conv, file, ok := strings.Cut(rest, "/")
+	if !ok {
+		return "", fmt.Errorf("%w: %q is not a tool-result alias", ErrInvalidID, alias)
+	}
+	msg, ok := strings.CutSuffix(file, ".json")
+	if !ok {
+		return "", fmt.Errorf("%w: %q is not a tool-result alias", ErrInvalidID, alias)
+	}
+	if err := checkConvID(conv); err != nil {
+		return "", err
+	}
+	if err := checkMsgID(msg); err != nil {
+		return "", err
+	}
+	return toolResultPath(dataDir, conv, msg), nil
 }

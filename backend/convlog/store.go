@@ -1440,6 +1440,11 @@ func eventData(data, def any) (json.RawMessage, error) {
 
 func isDefaultTitle(t string) bool { return t == "" || t == DefaultTitle }
 
+// TitleOf is the title a conversation gets from its first message (a new
+// conversation with the default title takes it when that message is
+// appended).
+func TitleOf(text string) string { return titleFrom(text) }
+
 // titleFrom makes a title of the first non-empty line of a message (of the
 // user's own text for a run's message): spaces collapsed, at most 60
 // characters.

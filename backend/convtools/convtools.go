@@ -17,9 +17,9 @@ import (
 const (
 	Create  = conversation.ToolConvCreate
 	Send    = conversation.ToolConvSend
-	List    = "conv.list"
-	History = "conv.history"
-	Destroy = "conv.destroy"
+	List    = conversation.ToolConvList
+	History = conversation.ToolConvHistory
+	Destroy = conversation.ToolConvDestroy
 )
 
 // Names lists the tools in the order they are offered.

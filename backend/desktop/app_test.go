@@ -192,9 +192,9 @@ func TestOpenProjectErrorsCarryCodes(t *testing.T) {
 	if got := codeOfErr(t, err); got != project.CodeNotFound {
 		t.Fatalf("code = %s, want %s", got, project.CodeNotFound)
 	}
-	wire, ok := formatError(err).(string)
+	wire, ok := FormatError(err).(string)
 	if !ok || !regexp.MustCompile(`^E_PROJECT_NOT_FOUND: .*missing`).MatchString(wire) {
-		t.Fatalf("formatError = %#v", formatError(err))
+		t.Fatalf("FormatError = %#v", FormatError(err))
 	}
 
 	file := filepath.Join(t.TempDir(), "file.txt")
@@ -221,8 +221,8 @@ func TestFormatError(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := formatError(tt.in); got != tt.wantText {
-				t.Fatalf("formatError = %v, want %q", got, tt.wantText)
+			if got := FormatError(tt.in); got != tt.wantText {
+				t.Fatalf("FormatError = %v, want %q", got, tt.wantText)
 			}
 		})
 	}
@@ -268,8 +268,7 @@ func TestPlatformBeforeStartup(t *testing.T) {
 // The committed TypeScript bindings must declare exactly the bound methods
 // of every bound struct (regenerate with `wails generate module -tags webkit2_41`).
 func TestBindingsMatchBoundMethods(t *testing.T) {
-	a := NewApp(t.TempDir(), fakeDialogs{}, nil)
-	bound := a.Bind()
+	bound := boundStructs(NewApp(t.TempDir(), fakeDialogs{}, nil))
 	dir := filepath.Join("..", "..", "frontend", "wailsjs", "go", "desktop")
 	files, err := filepath.Glob(filepath.Join(dir, "*.d.ts"))
 	if err != nil {
@@ -297,4 +296,16 @@ func TestBindingsMatchBoundMethods(t *testing.T) {
 			t.Fatalf("%s.d.ts declares %v, %s has %v; regenerate the bindings", typ.Elem().Name(), declared, typ.Elem().Name(), methods)
 		}
 	}
+}
+
+// boundStructs are the structs the window binds: every exported field of App.
+func boundStructs(a *App) []any {
+	v := reflect.ValueOf(a).Elem()
+	var out []any
+	for i := range v.NumField() {
+		if v.Type().Field(i).IsExported() {
+			out = append(out, v.Field(i).Interface())
+		}
+	}
+	return out
 }

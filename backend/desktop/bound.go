@@ -158,7 +158,7 @@ type Chat struct{ s *app.Session }
 
 // Send starts answering a message in the background; progress arrives as events.
 func (x *Chat) Send(req app.SendRequest) error {
-	return currentDo(x.s, func(ws *app.Workspace) error { return ws.Send(req) })
+	return currentDo(x.s, func(ws *app.Workspace) error { _, err := ws.Send(req); return err })
 }
 
 // Edit replaces a sent message by new text and answers it, as a new version.
@@ -251,8 +251,8 @@ func (x *Runs) Status(runID string) (*workflow.RunStatus, error) {
 func (x *Runs) List() ([]workflow.Run, error) { return current(x.s, (*app.Workspace).ListRuns) }
 
 // Log returns the end of a run's execution log.
-func (x *Runs) Log(runID string, limit int) (app.RunLogView, error) {
-	return current(x.s, func(ws *app.Workspace) (app.RunLogView, error) { return ws.RunLog(runID, limit) })
+func (x *Runs) Log(runID string, limit int) (workflow.RunLogView, error) {
+	return current(x.s, func(ws *app.Workspace) (workflow.RunLogView, error) { return ws.RunLog(runID, limit) })
 }
 
 // ReadArtifact reads a project file read-only by its project-relative path.

@@ -2,7 +2,7 @@
 // mirroring frontend/src/bridge/* (System, Projects, Conversations, Chat,
 // Runs, Packages, Settings, MCP, Skills, Context, Setup), each method a call
 // into backend/app. It is the only package that imports the Wails runtime
-// (platform.go, run.go, signals.go).
+// (platform.go, signals.go); the program's app.go runs its Window.
 package desktop
 
 import (
@@ -34,7 +34,7 @@ type FileFilter struct {
 }
 
 // App is the window's application: the session over the runtime home and
-// the bound structs.
+// the bound structs (every exported field; the program's app.go binds them).
 type App struct {
 	session  *app.Session
 	dialogs  Dialogs
@@ -72,11 +72,6 @@ func NewApp(home string, dialogs Dialogs, emitter events.Emitter) *App {
 	return a
 }
 
-// Bind lists the structs the window binds.
-func (a *App) Bind() []any {
-	return []any{a.System, a.Projects, a.Conversations, a.Chat, a.Runs, a.Packages, a.Settings, a.MCP, a.Skills, a.Context, a.Setup}
-}
-
 // startup installs the bundled demo package in the background (Wails
 // OnStartup, after the platform's): the window never waits for it; and
 // starts returning the memory the window no longer uses (trimMemory).
@@ -96,10 +91,10 @@ func (a *App) shutdown(context.Context) {
 	a.session.Shutdown()
 }
 
-// formatError is the Wails ErrorFormatter. The desktop runtime rejects a call
+// FormatError is the window's ErrorFormatter. The desktop runtime rejects a call
 // with new Error(value), so the value must be a string: "CODE: message",
 // which src/bridge/errors.ts parses.
-func formatError(err error) any {
+func FormatError(err error) any {
 	e := errs.From(err)
 	return e.Code + ": " + e.Message
 }

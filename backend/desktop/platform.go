@@ -17,7 +17,7 @@ var (
 )
 
 // wailsPlatform adapts the Wails runtime (native dialogs, events) to the small
-// interfaces the application uses. With run.go and signals.go it is the only code that
+// interfaces the application uses. With signals.go it is the only code that
 // imports the Wails runtime. It works once Wails calls startup with its context.
 type wailsPlatform struct {
 	ctx atomic.Pointer[context.Context]

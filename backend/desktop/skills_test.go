@@ -77,7 +77,7 @@ func TestBoundSkills(t *testing.T) {
 	if errs.From(err).Code != errs.SkillNotFound {
 		t.Errorf("unknown: %v", err)
 	}
-	if msg := formatError(err).(string); msg[:len(errs.SkillNotFound)] != errs.SkillNotFound {
+	if msg := FormatError(err).(string); msg[:len(errs.SkillNotFound)] != errs.SkillNotFound {
 		t.Errorf("the window receives %q", msg)
 	}
 }

@@ -453,6 +453,18 @@ func (s *ChatService) acquire(ctx context.Context, t tasks.Task) (context.Contex
 	return ctx, release, err
 }
 
+// NoAgent is the refusal of agent mode without an agent: it names the
+// agents there are.
+func (s *ChatService) NoAgent() error {
+	msg := "agent mode needs an agent id"
+	if l, ok := s.opts.Agents.(AgentLister); ok {
+		if ids, err := l.AgentIDs(); err == nil && len(ids) > 0 {
+			msg += "; the agents here are " + strings.Join(ids, ", ")
+		}
+	}
+	return invalid(msg)
+}
+
 // agentFor returns the agent of a send: required in agent mode, nil in chat mode.
 func (s *ChatService) agentFor(mode, agentID string, given *Agent) (*Agent, error) {
 	if mode != conversation.ModeAgent {
@@ -472,13 +484,7 @@ func (s *ChatService) agentFor(mode, agentID string, given *Agent) (*Agent, erro
 		return &a, nil
 	}
 	if agentID == "" {
-		msg := "agent mode needs an agent id"
-		if l, ok := s.opts.Agents.(AgentLister); ok {
-			if ids, err := l.AgentIDs(); err == nil && len(ids) > 0 {
-				msg += "; the agents here are " + strings.Join(ids, ", ")
-			}
-		}
-		return nil, invalid(msg)
+		return nil, s.NoAgent()
 	}
 	return s.resolve(agentID)
 }

@@ -436,7 +436,7 @@ func TestCancelDuringStream(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var once sync.Once
-	f.svc.opts.Emitter = events.Func(func(name string, p any) {
+	f.svc.opts.Emitter = emitFunc(func(name string, p any) {
 		f.rec.Emit(name, p)
 		if name == events.StreamChunk {
 			once.Do(cancel)

@@ -268,7 +268,7 @@ func TestToolLoopOverflow(t *testing.T) {
 	// the output file it points at holds the whole result
 	alias := preview[strings.Index(preview, "@state/logs/tool-results/"):]
 	alias = alias[:strings.Index(alias, ".json")+5]
-	path, err := convlog.ToolResultHostPath(f.dataDir, alias)
+	path, err := toolResultHostPath(f.dataDir, alias)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -137,20 +137,6 @@ type ToolScope struct {
 // ToolHostFactory builds the tool host of one send.
 type ToolHostFactory func(scope ToolScope) (ToolHost, error)
 
-// NewToolHosts returns a factory of *tools.Host over roots. An agent that
-// comes from a package gets that package as @pkg; otherwise roots.Package is
-// used as given.
-func NewToolHosts(roots tools.Roots) ToolHostFactory {
-	return func(scope ToolScope) (ToolHost, error) {
-		r := roots
-		r.Conversation = scope.ConversationID // its own tool outputs only
-		if scope.Agent != nil && scope.Agent.PackageRoot != "" {
-			r.Package = scope.Agent.PackageRoot
-		}
-		return tools.NewHost(tools.Config{Roots: r, Policy: scope.Policy, Allow: scope.Allow}), nil
-	}
-}
-
 // Agent is a persona for agent mode and the tool policy it brings.
 type Agent struct {
 	ID      string
@@ -173,12 +159,6 @@ type AgentResolver interface {
 type AgentLister interface {
 	AgentIDs() ([]string, error)
 }
-
-// AgentResolverFunc adapts a function to AgentResolver.
-type AgentResolverFunc func(agentID string) (*Agent, error)
-
-// ResolveAgent calls f.
-func (f AgentResolverFunc) ResolveAgent(agentID string) (*Agent, error) { return f(agentID) }
 
 // systemPolicy converts settings.tools to the tool host's policy.
 func systemPolicy(s settings.Tools) tools.Policy {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -245,4 +246,40 @@ func (f *fixture) truncateLog(convID string, keep int) {
 		f.t.Fatal(err)
 	}
 	f.open()
+}
+
+// ResolveAgent calls f.
+func (f AgentResolverFunc) ResolveAgent(agentID string) (*Agent, error) { return f(agentID) }
+
+// AgentResolverFunc adapts a function to AgentResolver.
+type AgentResolverFunc func(agentID string) (*Agent, error)
+
+// NewToolHosts returns a factory of *tools.Host over roots. An agent that
+// comes from a package gets that package as @pkg; otherwise roots.Package is
+// used as given.
+func NewToolHosts(roots tools.Roots) ToolHostFactory {
+	return func(scope ToolScope) (ToolHost, error) {
+		r := roots
+		r.Conversation = scope.ConversationID // its own tool outputs only
+		if scope.Agent != nil && scope.Agent.PackageRoot != "" {
+			r.Package = scope.Agent.PackageRoot
+		}
+		return tools.NewHost(tools.Config{Roots: r, Policy: scope.Policy, Allow: scope.Allow}), nil
+	}
+}
+
+// emitFunc adapts a function to events.Emitter.
+type emitFunc func(name string, payload any)
+
+// Emit calls f.
+func (f emitFunc) Emit(name string, payload any) { f(name, payload) }
+
+// toolResultHostPath is where the store keeps the full output behind a
+// tool-result alias (@state/logs/tool-results/<conversationId>/<messageId>.json).
+func toolResultHostPath(dataDir, alias string) (string, error) {
+	rest, ok := strings.CutPrefix(alias, conversation.ToolResultAliasPrefix)
+	if !ok || strings.Contains(rest, "..") {
+		return "", fmt.Errorf("not a tool-result alias: %q", alias)
+	}
+	return filepath.Join(dataDir, filepath.FromSlash(convlog.ToolResultsDir), filepath.FromSlash(rest)), nil
 }

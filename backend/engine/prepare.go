@@ -181,7 +181,7 @@ func (s *ChatService) options(p *prepared) contextbuilder.Options {
 func mcpServers(names []string) []string {
 	var out []string
 	for _, n := range names {
-		rest, ok := strings.CutPrefix(n, "mcp__")
+		rest, ok := strings.CutPrefix(n, conversation.ToolMCPPrefix)
 		if !ok {
 			continue
 		}

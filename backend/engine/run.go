@@ -376,11 +376,7 @@ func (r *run) fail(partial string, calls []conversation.ToolCall, msgID string, 
 	if msgID == "" {
 		msgID = r.s.opts.NewID()
 	}
-	content := strings.TrimRight(partial, " \t\r\n")
-	if content != "" {
-		content += "\n\n"
-	}
-	content += llm.FormatErrorBlock(e)
+	content := conversation.ErrorContent(partial, llm.ErrorBlockOf(e))
 	entry := &conversation.Entry{ID: msgID, Role: conversation.RoleAssistant, Content: conversation.Str(content), PartType: conversation.PartError,
 		ToolCalls: completeCalls(calls)}
 	if aerr := r.append(entry); aerr != nil {

@@ -321,7 +321,7 @@ func TestRunTurnAbort(t *testing.T) {
 	convID := f.create()
 	f.srv.Enqueue(fakellm.TextChunks("one two three four five six", 6, 150*time.Millisecond))
 	var once sync.Once
-	f.svc.opts.Emitter = events.Func(func(name string, p any) {
+	f.svc.opts.Emitter = emitFunc(func(name string, p any) {
 		f.rec.Emit(name, p)
 		if name == events.StreamChunk {
 			once.Do(func() {

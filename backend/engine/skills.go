@@ -35,7 +35,7 @@ type EntriesAfterResult struct {
 
 // runProtocolTools are the tools a run turn keeps while skills narrow the
 // others: its steps are read and its progress recorded with them.
-var runProtocolTools = []string{"fs.read", "fs.apply_patch"}
+var runProtocolTools = []string{conversation.ToolFSRead, conversation.ToolFSApplyPatch}
 
 // skillsState is what the skills make of p's history, derived again when the
 // history or the tools change.
@@ -112,7 +112,7 @@ func (s *ChatService) skillsOption(p *prepared) contextbuilder.Skills {
 	if cat == nil {
 		return out
 	}
-	if !slices.Contains(p.toolNames, skills.ActivateTool) {
+	if !slices.Contains(p.toolNames, conversation.ToolSkillActivate) {
 		return out // the model cannot activate skills in this request
 	}
 	reg := cat.Registry(skills.RegistryOptions{

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"crewagent/backend/conversation"
-	"crewagent/backend/convlog"
 	"crewagent/backend/llm/fakellm"
 	"crewagent/backend/settings"
 )
@@ -70,7 +69,7 @@ func TestToolResultsInContextSetting(t *testing.T) {
 				}
 				return
 			}
-			path, err := convlog.ToolResultHostPath(f.dataDir, bigResult.FullOutputPath)
+			path, err := toolResultHostPath(f.dataDir, bigResult.FullOutputPath)
 			if err != nil {
 				t.Fatal(err)
 			}

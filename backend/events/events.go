@@ -5,7 +5,11 @@ package events
 
 import "sync"
 
-// Event names (contracts.md). Mirrored once in frontend/src/bridge/events.ts.
+// Event names (contracts.md). go generate writes them for the window as
+// frontend/src/bridge/events.gen.ts (gen/main.go reads this, the first const
+// block of the file: one string constant a line).
+//
+//go:generate go run ./gen -src events.go -out ../../frontend/src/bridge/events.gen.ts
 const (
 	ContextUsage        = "context:usage"
 	StreamStart         = "llm:stream-start"
@@ -45,12 +49,6 @@ type Nop struct{}
 
 // Emit implements Emitter.
 func (Nop) Emit(string, any) {}
-
-// Func adapts a function to Emitter.
-type Func func(name string, payload any)
-
-// Emit implements Emitter.
-func (f Func) Emit(name string, payload any) { f(name, payload) }
 
 // Recorded is one event captured by Recorder.
 type Recorded struct {

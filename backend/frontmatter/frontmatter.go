@@ -35,6 +35,9 @@ type Block struct {
 	Unclosed bool
 }
 
+// CRLF reports whether the block's opening line ends with "\r\n".
+func (b Block) CRLF() bool { return bytes.HasSuffix(b.Open, []byte("\r\n")) }
+
 // LineEnds says what may follow the "---" or "..." of a delimiter line.
 type LineEnds int
 

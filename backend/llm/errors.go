@@ -31,7 +31,7 @@ const (
 // (neither a finish_reason nor [DONE]): the connection was closed, or cut mid-chunk.
 const CodeStreamIncomplete = errs.LLMStreamIncomplete
 
-// ErrorBlockHeader is the first line of every block FormatErrorBlock renders.
+// ErrorBlockHeader is the first line of every block ErrorBlockOf gives.
 const ErrorBlockHeader = conversation.ErrorBlockHeader
 
 const (
@@ -111,8 +111,8 @@ func AsError(err error) *Error {
 	return &Error{Code: CodeNetwork, Message: oneLine(err.Error(), maxMessageLength), Cause: err}
 }
 
-// FormatErrorBlock renders the block persisted after a failed answer's partial text
-// (conversation.ErrorBlock):
+// ErrorBlockOf is the block persisted after a failed answer's partial text
+// (conversation.ErrorContent) for err:
 //
 //	LLM_ERROR
 //	- code: LLM_TIMEOUT
@@ -121,10 +121,10 @@ func AsError(err error) *Error {
 //	- status: 429            (when there was an HTTP status)
 //	- retry_after: 20s       (when the server sent Retry-After)
 //	- provider: api.openai.com
-func FormatErrorBlock(err error) string {
+func ErrorBlockOf(err error) conversation.ErrorBlock {
 	e := AsError(err)
 	if e == nil {
-		return ""
+		return conversation.ErrorBlock{}
 	}
 	return conversation.ErrorBlock{
 		Code:       e.Code,
@@ -133,7 +133,7 @@ func FormatErrorBlock(err error) string {
 		Status:     e.StatusCode,
 		RetryAfter: e.RetryAfter,
 		Provider:   e.Provider,
-	}.Format()
+	}
 }
 
 // ParseRetryAfter reads a Retry-After header: delay-seconds (fractions accepted) or an

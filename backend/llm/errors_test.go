@@ -130,19 +130,19 @@ func TestErrorIsAndUnwrap(t *testing.T) {
 	}
 }
 
-func TestFormatErrorBlock(t *testing.T) {
+func TestErrorBlockOf(t *testing.T) {
 	err := &Error{Code: CodeRateLimit, Message: "Rate limit\nreached", StatusCode: 429, RetryAfter: 20 * time.Second, Provider: "api.openai.com"}
 	want := "LLM_ERROR\n- code: LLM_RATE_LIMIT\n- message: Rate limit reached\n- retryable: true\n- status: 429\n- retry_after: 20s\n- provider: api.openai.com"
-	if got := FormatErrorBlock(err); got != want {
+	if got := ErrorBlockOf(err).Format(); got != want {
 		t.Fatalf("got:\n%s\nwant:\n%s", got, want)
 	}
-	if got := FormatErrorBlock(&Error{Code: CodeAuth, Message: "bad key"}); got != "LLM_ERROR\n- code: LLM_AUTH\n- message: bad key\n- retryable: false" {
+	if got := ErrorBlockOf(&Error{Code: CodeAuth, Message: "bad key"}).Format(); got != "LLM_ERROR\n- code: LLM_AUTH\n- message: bad key\n- retryable: false" {
 		t.Fatalf("got:\n%s", got)
 	}
-	if FormatErrorBlock(nil) != "" {
+	if ErrorBlockOf(nil).Code != "" {
 		t.Fatal("nil error")
 	}
-	long := FormatErrorBlock(&Error{Code: CodeServer, Message: strings.Repeat("é", 1000)})
+	long := ErrorBlockOf(&Error{Code: CodeServer, Message: strings.Repeat("é", 1000)}).Format()
 	if !utf8.ValidString(long) || len(long) > 800 {
 		t.Fatalf("long message not cut cleanly (%d bytes)", len(long))
 	}

@@ -10,6 +10,13 @@ import (
 	"crewagent/backend/llm/fakellm"
 )
 
+// printer is a Handler that prints what streams in.
+type printer struct{}
+
+func (printer) OnDelta(text string) { fmt.Printf("delta %q\n", text) }
+
+func (printer) OnToolCallStart(i int, id, name string) { fmt.Printf("tool %d %s %s\n", i, id, name) }
+
 func ExampleClient_Stream() {
 	srv := fakellm.New()
 	defer srv.Close()
@@ -22,10 +29,7 @@ func ExampleClient_Stream() {
 		Messages: []llm.Message{{Role: conversation.RoleUser, Content: conversation.Str("list my files")}},
 		Tools:    []llm.Tool{{Name: "fs.list", Description: "List a folder"}},
 	}
-	handler := llm.HandlerFuncs{
-		Delta:         func(text string) { fmt.Printf("delta %q\n", text) },
-		ToolCallStart: func(i int, id, name string) { fmt.Printf("tool %d %s %s\n", i, id, name) },
-	}
+	var handler printer
 
 	res, err := client.Stream(context.Background(), req, handler)
 	fmt.Println(err, res.ToolCalls[0].Function.Name, res.ToolCalls[0].Function.Arguments, res.FinishReason)
@@ -33,7 +37,7 @@ func ExampleClient_Stream() {
 	// the second answer breaks off after two chunks: the partial text and the error block
 	// are what the caller persists
 	res, err = client.Stream(context.Background(), req, handler)
-	block := strings.Split(llm.FormatErrorBlock(err), "\n")
+	block := strings.Split(llm.ErrorBlockOf(err).Format(), "\n")
 	fmt.Printf("%q\n%s\n", res.Content, strings.Join(block[:4], "\n"))
 	// Output:
 	// tool 0 call_1 fs.list

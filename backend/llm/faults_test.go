@@ -61,8 +61,8 @@ func TestStreamFaults(t *testing.T) {
 				}
 			} else {
 				e := wantCode(t, err, tt.code)
-				if !e.Retryable() || !strings.Contains(FormatErrorBlock(err), "- code: "+tt.code) {
-					t.Fatalf("error %+v, block %q", e, FormatErrorBlock(err))
+				if !e.Retryable() || !strings.Contains(ErrorBlockOf(err).Format(), "- code: "+tt.code) {
+					t.Fatalf("error %+v, block %q", e, ErrorBlockOf(err).Format())
 				}
 			}
 			if res.Content != tt.content || res.FinishReason != tt.finish || res.Incomplete() != tt.incomplete || len(res.ToolCalls) != tt.calls {

@@ -3,7 +3,6 @@ package llm
 import (
 	"encoding/base64"
 	"net/http"
-	"slices"
 	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -45,11 +44,6 @@ func withoutImages(msgs []openai.ChatCompletionMessage) {
 		}
 		m.Content, m.MultiContent = strings.Join(text, "\n"), nil
 	}
-}
-
-// hasImages reports whether a message of msgs has image parts.
-func hasImages(msgs []openai.ChatCompletionMessage) bool {
-	return slices.ContainsFunc(msgs, func(m openai.ChatCompletionMessage) bool { return len(m.MultiContent) > 0 })
 }
 
 // imageRefusal reports a failed request's error as the model's refusal of

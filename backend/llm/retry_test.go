@@ -126,7 +126,7 @@ func TestRateLimitErrorCarriesRetryAfter(t *testing.T) {
 	if e.RetryAfter != 10*time.Millisecond {
 		t.Fatalf("RetryAfter = %v", e.RetryAfter)
 	}
-	block := FormatErrorBlock(err)
+	block := ErrorBlockOf(err).Format()
 	if !strings.Contains(block, "- retry_after: 10ms") || !strings.Contains(block, "- status: 429") {
 		t.Fatalf("block:\n%s", block)
 	}
@@ -217,7 +217,7 @@ func TestNoRetryAfterOutputBegan(t *testing.T) {
 					t.Fatalf("partial tool call = %+v", tc)
 				}
 			}
-			block := FormatErrorBlock(err)
+			block := ErrorBlockOf(err).Format()
 			if !strings.HasPrefix(block, "LLM_ERROR\n- code: "+tt.code) {
 				t.Fatalf("block:\n%s", block)
 			}
@@ -298,7 +298,7 @@ func TestAPIKeyNeverInErrors(t *testing.T) {
 	} {
 		err := call()
 		e := wantCode(t, err, CodeAuth)
-		for _, s := range []string{err.Error(), FormatErrorBlock(err), e.BaseURL, e.Provider, e.Message} {
+		for _, s := range []string{err.Error(), ErrorBlockOf(err).Format(), e.BaseURL, e.Provider, e.Message} {
 			if strings.Contains(s, "SECRETSECRET") || strings.Contains(s, "another-secret") {
 				t.Fatalf("secret leaked: %q", s)
 			}

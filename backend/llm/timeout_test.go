@@ -62,7 +62,7 @@ func TestIdleTimeoutKeepsPartial(t *testing.T) {
 	if res.Content != "AAAABBBB" || rec.text.String() != "AAAABBBB" || res.Attempts != 1 {
 		t.Fatalf("partial %q handler %q attempts %d", res.Content, rec.text.String(), res.Attempts)
 	}
-	block := FormatErrorBlock(err)
+	block := ErrorBlockOf(err).Format()
 	want := "LLM_ERROR\n- code: LLM_TIMEOUT\n- message: the stream stalled: no data for 150ms (idle timeout)\n- retryable: true\n- provider: "
 	if !strings.HasPrefix(block, want) {
 		t.Fatalf("block:\n%s\nwant prefix:\n%s", block, want)

@@ -3,11 +3,9 @@ package packages
 import (
 	"errors"
 	"fmt"
-	"math"
 	"regexp"
 	"strconv"
 	"strings"
-	"time"
 
 	"crewagent/backend/frontmatter"
 )
@@ -58,7 +56,7 @@ func ParseFrontmatter(src []byte) (fm map[string]any, body []byte, err error) {
 	if v == nil {
 		return map[string]any{}, body, nil
 	}
-	n, err := jsonCompatible(v)
+	n, err := frontmatter.ToJSON(v, 0)
 	if err != nil {
 		return nil, nil, fmt.Errorf("frontmatter: %w", err)
 	}
@@ -75,57 +73,6 @@ func decodeYAML(b []byte) (v any, err error) {
 		return nil, err
 	}
 	return v, nil
-}
-
-// jsonCompatible converts a decoded YAML value into values encoding/json can marshal.
-func jsonCompatible(v any) (any, error) {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			c, err := jsonCompatible(e)
-			if err != nil {
-				return nil, err
-			}
-			out[k] = c
-		}
-		return out, nil
-	case map[any]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			switch k.(type) {
-			case map[string]any, map[any]any, []any:
-				return nil, errors.New("mapping keys must be plain values, not mappings or lists")
-			}
-			c, err := jsonCompatible(e)
-			if err != nil {
-				return nil, err
-			}
-			out[fmt.Sprint(k)] = c
-		}
-		return out, nil
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			c, err := jsonCompatible(e)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = c
-		}
-		return out, nil
-	case float64:
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil, fmt.Errorf("the number %v cannot be represented in JSON", x)
-		}
-		return x, nil
-	case time.Time:
-		return x.Format(time.RFC3339Nano), nil
-	case nil, string, bool, int, int64, uint64:
-		return x, nil
-	default:
-		return fmt.Sprint(x), nil
-	}
 }
 
 func describeValue(v any) string {

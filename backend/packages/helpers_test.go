@@ -8,9 +8,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -232,3 +234,15 @@ func newHome(t *testing.T) string {
 	})
 	return home
 }
+
+// hasHeading reports whether a markdown body has a level-2 heading with the given text
+// (case-insensitive), outside fenced code blocks.
+func hasHeading(body, title string) bool {
+	return slices.ContainsFunc(headings(body), func(h string) bool { return strings.EqualFold(h, title) })
+}
+
+// WithClock sets the clock used for installedAt.
+func WithClock(now func() time.Time) Option { return func(m *Manager) { m.now = now } }
+
+// WithLimits replaces DefaultLimits.
+func WithLimits(l Limits) Option { return func(m *Manager) { m.limits = l } }

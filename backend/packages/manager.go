@@ -77,12 +77,6 @@ func runHook(h func() error) error {
 // Option configures a Manager.
 type Option func(*Manager)
 
-// WithLimits replaces DefaultLimits.
-func WithLimits(l Limits) Option { return func(m *Manager) { m.limits = l } }
-
-// WithClock sets the clock used for installedAt.
-func WithClock(now func() time.Time) Option { return func(m *Manager) { m.now = now } }
-
 // NewManager returns a manager for the runtime home. The schemas are compiled here, once.
 func NewManager(home string, opts ...Option) *Manager {
 	m := &Manager{home: home, limits: DefaultLimits(), now: time.Now}

@@ -674,12 +674,6 @@ func (c *checker) validateMap(schema, file string, m map[string]any) {
 	c.problems = append(c.problems, c.s.validate(schema, file, v)...)
 }
 
-// hasHeading reports whether a markdown body has a level-2 heading with the given text
-// (case-insensitive), outside fenced code blocks.
-func hasHeading(body, title string) bool {
-	return slices.ContainsFunc(headings(body), func(h string) bool { return strings.EqualFold(h, title) })
-}
-
 // headings returns the texts of the level-2 headings of a markdown body, in order, outside
 // fenced and indented code.
 func headings(body string) []string {

@@ -19,17 +19,11 @@ const (
 
 // Error is every error this package returns (errs.Error). Message is one
 // line that says what is wrong and, where it helps, what to do; the file or
-// folder concerned, when there is one, is its DetailPath (PathOf).
+// folder concerned, when there is one, is its DetailPath.
 type Error = errs.Error
 
 // DetailPath is the detail naming the file or folder an error is about.
 const DetailPath = "path"
-
-// PathOf returns the file or folder an error of this package is about, or "".
-func PathOf(err error) string {
-	p, _ := errs.Detail(err, DetailPath).(string)
-	return p
-}
 
 // withPath sets the path of e.
 func withPath(e *Error, path string) *Error {

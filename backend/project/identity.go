@@ -70,16 +70,6 @@ func identityPath(home, id string) string {
 	return filepath.Join(DataDir(home, id), IdentityFileName)
 }
 
-// BoundRoot returns the canonical path of the folder whose data DataDir(home, id)
-// is ("" when none is recorded).
-func BoundRoot(home, id string) (string, error) {
-	b, err := readIdentity(identityPath(home, id))
-	if err != nil || b == nil {
-		return "", err
-	}
-	return b.Root, nil
-}
-
 func readIdentity(path string) (*identity, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {

@@ -182,3 +182,13 @@ func TestIdentityOfDataKeptBeforeTheRecord(t *testing.T) {
 		t.Fatalf("bound to %q", bound)
 	}
 }
+
+// BoundRoot returns (for the tests) the canonical path of the folder whose data DataDir(home, id)
+// is ("" when none is recorded).
+func BoundRoot(home, id string) (string, error) {
+	b, err := readIdentity(identityPath(home, id))
+	if err != nil || b == nil {
+		return "", err
+	}
+	return b.Root, nil
+}

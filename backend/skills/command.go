@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+
+	"crewagent/backend/conversation"
 )
 
 // ToolDef describes skill.activate or skill.deactivate for the model, in
@@ -26,10 +28,10 @@ const toolSchema = `{
 // ToolDefs returns the definitions of skill.activate and skill.deactivate.
 func ToolDefs() []ToolDef {
 	return []ToolDef{
-		{Name: ActivateTool, Parameters: json.RawMessage(toolSchema),
+		{Name: conversation.ToolSkillActivate, Parameters: json.RawMessage(toolSchema),
 			Description: "Activate a skill from the SKILLS list before working on a task it describes. Its instructions " +
 				"arrive in the next message and stay in effect until it is deactivated; its files become readable under @skill/<name>/."},
-		{Name: DeactivateTool, Parameters: json.RawMessage(toolSchema),
+		{Name: conversation.ToolSkillDeactivate, Parameters: json.RawMessage(toolSchema),
 			Description: "Deactivate an active skill whose instructions no longer apply."},
 	}
 }
@@ -59,29 +61,4 @@ type Command struct {
 	// Name is the skill; "" for a bare "/skill" (pick a skill to activate)
 	// or "/skill off" (pick an active skill to deactivate).
 	Name string
-}
-
-// ParseCommand reads "/skill NAME", "/skill off NAME", "/skill" and
-// "/skill off" from the composer's text. ok is false when the text is not a
-// skill command (an ordinary message). A skill called "off" can only be
-// activated from the picker.
-func ParseCommand(text string) (Command, bool) {
-	fields := strings.Fields(text)
-	if len(fields) == 0 || fields[0] != "/skill" {
-		return Command{}, false
-	}
-	switch len(fields) {
-	case 1:
-		return Command{}, true
-	case 2:
-		if fields[1] == "off" {
-			return Command{Off: true}, true
-		}
-		return Command{Name: fields[1]}, true
-	case 3:
-		if fields[1] == "off" {
-			return Command{Off: true, Name: fields[2]}, true
-		}
-	}
-	return Command{}, false
 }

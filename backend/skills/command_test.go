@@ -3,6 +3,8 @@ package skills
 import (
 	"encoding/json"
 	"testing"
+
+	"crewagent/backend/conversation"
 )
 
 func TestParseCommand(t *testing.T) {
@@ -42,7 +44,7 @@ func TestToolArgsAndDefs(t *testing.T) {
 		}
 	}
 	defs := ToolDefs()
-	if len(defs) != 2 || defs[0].Name != ActivateTool || defs[1].Name != DeactivateTool {
+	if len(defs) != 2 || defs[0].Name != conversation.ToolSkillActivate || defs[1].Name != conversation.ToolSkillDeactivate {
 		t.Fatalf("%+v", defs)
 	}
 	for _, d := range defs {

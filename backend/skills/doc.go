@@ -80,9 +80,9 @@
 // # Supporting files and tools
 //
 // While a skill is active its folder is readable, read-only, as
-// @skill/<name>/… (Catalog.Resolver): the same lexical rules as the tool
-// host's sandbox, symbolic links may not leave the skill folder, and files
-// are read through an os.Root. ParseAllowedTools maps Claude Code tool
+// @skill/<name>/…, resolved by the tool host's sandbox (tools.Sandbox, the
+// one owner of the path rules): symbolic links may not leave the skill
+// folder, and files are read through an os.Root. ParseAllowedTools maps Claude Code tool
 // names (Read, Write, Edit, Grep, Glob, LS, …) to fs.*; NarrowTools only
 // ever narrows the tools offered to the model.
 package skills

@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"crewagent/backend/conversation"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -94,4 +97,46 @@ func jsonWithRoot(t *testing.T, v any, root string) []byte {
 	}
 	s := strings.ReplaceAll(string(b), root, "$ROOT")
 	return []byte(s + "\n")
+}
+
+// DeriveAsOf returns the state as of the entry with the given id, included
+// (a fork at a message copies the entries up to it, so it gets this state).
+// An id not in entries is an error.
+func DeriveAsOf(entries []*conversation.Entry, id string) (*State, error) {
+	s := NewState()
+	for _, e := range entries {
+		if e == nil {
+			continue
+		}
+		s.Apply(e)
+		if e.ID == id {
+			return s, nil
+		}
+	}
+	return nil, fmt.Errorf("skills: entry %q is not in the log", id)
+}
+
+// ParseCommand reads "/skill NAME", "/skill off NAME", "/skill" and
+// "/skill off" from the composer's text. ok is false when the text is not a
+// skill command (an ordinary message). A skill called "off" can only be
+// activated from the picker.
+func ParseCommand(text string) (Command, bool) {
+	fields := strings.Fields(text)
+	if len(fields) == 0 || fields[0] != "/skill" {
+		return Command{}, false
+	}
+	switch len(fields) {
+	case 1:
+		return Command{}, true
+	case 2:
+		if fields[1] == "off" {
+			return Command{Off: true}, true
+		}
+		return Command{Name: fields[1]}, true
+	case 3:
+		if fields[1] == "off" {
+			return Command{Off: true, Name: fields[2]}, true
+		}
+	}
+	return Command{}, false
 }

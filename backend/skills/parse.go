@@ -3,11 +3,9 @@ package skills
 import (
 	"bytes"
 	"fmt"
-	"math"
 	"regexp"
 	"strconv"
 	"strings"
-	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -348,7 +346,7 @@ func (p *Parsed) apply(f map[string]*yaml.Node) {
 			var v any
 			if err := n.Decode(&v); err != nil {
 				p.warn("metadata cannot be read (%s); it is ignored", oneLine(err.Error()))
-			} else if c, err := jsonCompatible(v, 0); err != nil {
+			} else if c, err := frontmatter.ToJSON(v, maxMetadataDepth); err != nil {
 				p.warn("metadata: %s; it is ignored", err.Error())
 			} else if m, ok := c.(map[string]any); ok {
 				p.Metadata = m
@@ -520,55 +518,4 @@ func truncateRunes(s string, n int) string {
 		count++
 	}
 	return strings.TrimRight(s[:i], " ") + "…"
-}
-
-// jsonCompatible converts a decoded YAML value into values encoding/json can
-// marshal.
-func jsonCompatible(v any, depth int) (any, error) {
-	if depth > maxMetadataDepth {
-		return nil, fmt.Errorf("values are nested deeper than %d levels", maxMetadataDepth)
-	}
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			c, err := jsonCompatible(e, depth+1)
-			if err != nil {
-				return nil, err
-			}
-			out[k] = c
-		}
-		return out, nil
-	case map[any]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			c, err := jsonCompatible(e, depth+1)
-			if err != nil {
-				return nil, err
-			}
-			out[fmt.Sprint(k)] = c
-		}
-		return out, nil
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			c, err := jsonCompatible(e, depth+1)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = c
-		}
-		return out, nil
-	case float64:
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return fmt.Sprint(x), nil
-		}
-		return x, nil
-	case time.Time:
-		return x.Format(time.RFC3339Nano), nil
-	case nil, string, bool, int, int64, uint64:
-		return x, nil
-	default:
-		return fmt.Sprint(x), nil
-	}
 }

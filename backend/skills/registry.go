@@ -3,6 +3,8 @@ package skills
 import (
 	"fmt"
 	"strings"
+
+	"crewagent/backend/conversation"
 )
 
 // Counter counts the tokens of a text for a model; *tokens.Counter
@@ -57,7 +59,7 @@ type Registry struct {
 }
 
 const registryHeader = `SKILLS
-Skills are folders of instructions (and sometimes scripts or reference files) for particular tasks. When a request matches a skill's description, call ` + ActivateTool + ` with {"name": "<skill>"} before you start: its instructions arrive in the next message, starting with <skill name=...>, and stay in effect in later turns. Do not activate a skill that is already active. Call ` + DeactivateTool + ` with {"name": "<skill>"} when an active skill no longer applies.`
+Skills are folders of instructions (and sometimes scripts or reference files) for particular tasks. When a request matches a skill's description, call ` + conversation.ToolSkillActivate + ` with {"name": "<skill>"} before you start: its instructions arrive in the next message, starting with <skill name=...>, and stay in effect in later turns. Do not activate a skill that is already active. Call ` + conversation.ToolSkillDeactivate + ` with {"name": "<skill>"} when an active skill no longer applies.`
 
 // Registry renders the skills section of the system prompt: the names and
 // descriptions (never the bodies) of the skills the model may activate,
@@ -122,7 +124,7 @@ func (c *Catalog) Registry(opts RegistryOptions) Registry {
 		if omitted == 0 {
 			return ""
 		}
-		return fmt.Sprintf("\n(%d more skills are not listed here; %s works for them too when the user names one.)", omitted, ActivateTool)
+		return fmt.Sprintf("\n(%d more skills are not listed here; %s works for them too when the user names one.)", omitted, conversation.ToolSkillActivate)
 	}
 	fill := func(order []Skill, n int, partial bool) (lines []string, names []string, ok bool) {
 		total := headTokens

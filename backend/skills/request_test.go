@@ -21,12 +21,12 @@ func TestEntriesMakeAValidRequest(t *testing.T) {
 	log := []conversation.Entry{
 		msg("u1", conversation.RoleUser, "Fill in this PDF form"),
 		{Type: conversation.TypeMsg, ID: "a1", Role: conversation.RoleAssistant, PartType: conversation.PartToolStart,
-			ToolCalls: []conversation.ToolCall{{ID: "call_1", Type: "function", Function: conversation.FunctionCall{Name: ActivateTool, Arguments: `{"name":"pdf-processing"}`}}}},
-		{Type: conversation.TypeMsg, ID: "t1", Role: conversation.RoleTool, ToolCallID: "call_1", ToolName: ActivateTool, Content: conversation.Str(act.Result().JSON())},
+			ToolCalls: []conversation.ToolCall{{ID: "call_1", Type: "function", Function: conversation.FunctionCall{Name: conversation.ToolSkillActivate, Arguments: `{"name":"pdf-processing"}`}}}},
+		{Type: conversation.TypeMsg, ID: "t1", Role: conversation.RoleTool, ToolCallID: "call_1", ToolName: conversation.ToolSkillActivate, Content: conversation.Str(act.Result().JSON())},
 	}
 	log = append(log, act.Entries...)
 	res, err := contextbuilder.Build(contextbuilder.Options{Mode: conversation.ModeChat, History: log, Counter: counter, Model: model,
-		ToolNames: []string{"fs.read", ActivateTool, DeactivateTool}})
+		ToolNames: []string{"fs.read", conversation.ToolSkillActivate, conversation.ToolSkillDeactivate}})
 	if err != nil {
 		t.Fatal(err)
 	}

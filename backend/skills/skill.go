@@ -179,6 +179,10 @@ func (s Skill) Tools() AllowedTools {
 	return ParseAllowedTools(s.AllowedTools, s.AllowedToolsSet)
 }
 
+// AliasPrefix starts the paths under which the tool host's sandbox shows the
+// folders of active skills, read-only ("@skill/<name>/<path>").
+const AliasPrefix = "@skill/"
+
 // Alias is the base alias of the skill's files, "@skill/<name>/".
 func (s Skill) Alias() string { return AliasPrefix + s.Name + "/" }
 

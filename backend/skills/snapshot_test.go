@@ -84,7 +84,7 @@ func TestSnapshotRestoresTheState(t *testing.T) {
 			if !reflect.DeepEqual(tail.StaleIDs(), full.StaleIDs()) {
 				t.Errorf("stale %v from the compaction on, %v from the whole log", tail.StaleIDs(), full.StaleIDs())
 			}
-			tools := []string{"fs.read", "fs.write", "fs.search", "fs.list", ActivateTool, DeactivateTool}
+			tools := []string{"fs.read", "fs.write", "fs.search", "fs.list", conversation.ToolSkillActivate, conversation.ToolSkillDeactivate}
 			if got, want := tail.NarrowTools(tools), full.NarrowTools(tools); !reflect.DeepEqual(got, want) {
 				t.Errorf("tools %v from the compaction on, %v from the whole log", got, want)
 			}

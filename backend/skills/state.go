@@ -2,7 +2,6 @@ package skills
 
 import (
 	"encoding/json"
-	"fmt"
 	"slices"
 
 	"crewagent/backend/conversation"
@@ -96,23 +95,6 @@ func Derive(entries []*conversation.Entry) *State {
 		s.Apply(e)
 	}
 	return s
-}
-
-// DeriveAsOf returns the state as of the entry with the given id, included
-// (a fork at a message copies the entries up to it, so it gets this state).
-// An id not in entries is an error.
-func DeriveAsOf(entries []*conversation.Entry, id string) (*State, error) {
-	s := NewState()
-	for _, e := range entries {
-		if e == nil {
-			continue
-		}
-		s.Apply(e)
-		if e.ID == id {
-			return s, nil
-		}
-	}
-	return nil, fmt.Errorf("skills: entry %q is not in the log", id)
 }
 
 // Apply advances the state by one log entry.

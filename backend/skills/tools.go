@@ -3,37 +3,33 @@ package skills
 import (
 	"slices"
 	"strings"
-)
 
-// Tool names the skills integration defines.
-const (
-	ActivateTool   = "skill.activate"
-	DeactivateTool = "skill.deactivate"
+	"crewagent/backend/conversation"
 )
 
 // AlwaysKept are tools NarrowTools never removes: the skill tools (a skill
 // must stay deactivatable) and ui.ask_user (asking the user widens nothing).
-var AlwaysKept = []string{ActivateTool, DeactivateTool, "ui.ask_user"}
+var AlwaysKept = []string{conversation.ToolSkillActivate, conversation.ToolSkillDeactivate, conversation.ToolUIAskUser}
 
 // claudeTools maps the tool names of Claude Code (compared ignoring case) to
 // this runtime's tools. Edit maps to fs.write as well as fs.apply_patch:
 // fs.apply_patch only updates frontmatter, and fs.write is how a file's text
 // is changed here.
 var claudeTools = map[string][]string{
-	"read":            {"fs.read"},
-	"write":           {"fs.write"},
-	"edit":            {"fs.apply_patch", "fs.write"},
-	"multiedit":       {"fs.apply_patch", "fs.write"},
-	"grep":            {"fs.search"},
-	"glob":            {"fs.list"},
-	"ls":              {"fs.list"},
-	"askuserquestion": {"ui.ask_user"},
-	"skill":           {ActivateTool, DeactivateTool},
+	"read":            {conversation.ToolFSRead},
+	"write":           {conversation.ToolFSWrite},
+	"edit":            {conversation.ToolFSApplyPatch, conversation.ToolFSWrite},
+	"multiedit":       {conversation.ToolFSApplyPatch, conversation.ToolFSWrite},
+	"grep":            {conversation.ToolFSSearch},
+	"glob":            {conversation.ToolFSList},
+	"ls":              {conversation.ToolFSList},
+	"askuserquestion": {conversation.ToolUIAskUser},
+	"skill":           {conversation.ToolSkillActivate, conversation.ToolSkillDeactivate},
 	"bash":            {ShellTool},
 }
 
 // ShellTool is the command tool Claude Code's Bash maps to.
-const ShellTool = "shell.run"
+const ShellTool = conversation.ToolShellRun
 
 // unavailableTools are Claude Code tools without an equivalent here.
 var unavailableTools = map[string]bool{
@@ -45,7 +41,7 @@ var unavailableTools = map[string]bool{
 
 // ourTools are this runtime's tool names, accepted as they are (dotted) or in
 // their wire form ("fs_read").
-var ourTools = []string{"fs.read", "fs.write", "fs.apply_patch", "fs.search", "fs.list", ShellTool, "ui.ask_user", ActivateTool, DeactivateTool}
+var ourTools = []string{conversation.ToolFSRead, conversation.ToolFSWrite, conversation.ToolFSApplyPatch, conversation.ToolFSSearch, conversation.ToolFSList, ShellTool, conversation.ToolUIAskUser, conversation.ToolSkillActivate, conversation.ToolSkillDeactivate}
 
 // AllowedTools is a skill's allowed-tools field mapped to this runtime's tool
 // names.
@@ -137,10 +133,10 @@ func ParseAllowedTools(entries []string, declared bool) AllowedTools {
 			}
 		case ourName(e) != "":
 			add(ourName(e))
-		case strings.HasPrefix(e, "mcp__") && strings.Count(e, "__") == 1:
+		case conversation.IsMCPTool(e) && strings.Count(e, "__") == 1:
 			// Claude Code's "mcp__server" allows every tool of that server.
 			add(e + "__*")
-		case strings.HasPrefix(e, "mcp__"):
+		case conversation.IsMCPTool(e):
 			add(e) // an MCP tool: the same naming as here
 		default:
 			a.Unknown = append(a.Unknown, e)

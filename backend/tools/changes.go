@@ -3,6 +3,8 @@ package tools
 import (
 	"context"
 	"path/filepath"
+
+	"crewagent/backend/conversation"
 )
 
 // Turn is the conversation turn a tool call belongs to: the conversation and
@@ -64,7 +66,7 @@ func (h *Host) beginCommand(ctx context.Context) (func() error, *ToolError) {
 	if h.cfg.Changes == nil || h.sandbox.Roots().Project == "" {
 		return func() error { return nil }, nil
 	}
-	done, err := h.cfg.Changes.BeginChange(ctx, ShellRunName, nil)
+	done, err := h.cfg.Changes.BeginChange(ctx, conversation.ToolShellRun, nil)
 	if err != nil {
 		return nil, errf(CodeInternal, "cannot keep the project's files before the command: %s", err.Error())
 	}

@@ -12,34 +12,11 @@ import (
 	"crewagent/backend/frontmatter"
 )
 
-// Frontmatter is a markdown file split around its YAML frontmatter. Open, YAML, Close and
-// Body concatenated are the input byte for byte.
-type Frontmatter struct {
-	// Open is the optional UTF-8 byte order mark and the opening "---" line with its line end.
-	Open []byte
-	// YAML is the text between the delimiter lines.
-	YAML []byte
-	// Close is the closing "---" (or "...") line with its line end, if any.
-	Close []byte
-	// Body is everything after the closing line.
-	Body []byte
-	// Found is false when the file has no frontmatter; Body is then the whole input.
-	Found bool
-}
-
-// CRLF reports whether the frontmatter uses "\r\n" line ends.
-func (f Frontmatter) CRLF() bool { return bytes.HasSuffix(f.Open, []byte("\r\n")) }
-
 // SplitFrontmatter finds a YAML frontmatter block: the file starts (after an optional BOM) with
 // a "---" line and a later line is "---" or "..." (trailing spaces allowed, "\n" or "\r\n":
-// frontmatter.Strict). A block that is never closed is no frontmatter.
-func SplitFrontmatter(b []byte) Frontmatter {
-	blk := frontmatter.Split(b, frontmatter.Strict)
-	if !blk.Found {
-		return Frontmatter{Body: b}
-	}
-	return Frontmatter{Open: blk.Open, YAML: blk.YAML, Close: blk.Close, Body: blk.Body, Found: true}
-}
+// frontmatter.Strict). A block that is never closed is no frontmatter (Found is false and Body
+// is the whole input).
+func SplitFrontmatter(b []byte) frontmatter.Block { return frontmatter.Split(b, frontmatter.Strict) }
 
 // Frontmatter update operations (one per key of the update object).
 const (
@@ -79,7 +56,7 @@ func updateFrontmatter(content []byte, update json.RawMessage, mergeSet map[stri
 			open = append(append([]byte{}, frontmatter.BOM...), open...)
 			body = body[len(frontmatter.BOM):]
 		}
-		fm = Frontmatter{Open: open, Close: []byte("---\n"), Body: body, Found: true}
+		fm = frontmatter.Block{Open: open, Close: []byte("---\n"), Body: body, Found: true}
 	}
 	doc, terr := parseFrontmatterYAML(fm.YAML)
 	if terr != nil {

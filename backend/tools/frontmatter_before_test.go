@@ -3,6 +3,8 @@ package tools
 import (
 	"bytes"
 	"testing"
+
+	"crewagent/backend/frontmatter"
 )
 
 var utf8BOMBefore = []byte{0xEF, 0xBB, 0xBF}
@@ -10,14 +12,14 @@ var utf8BOMBefore = []byte{0xEF, 0xBB, 0xBF}
 // splitFrontmatterBefore is SplitFrontmatter as it was before it used package
 // frontmatter, kept to prove the behaviour did not change. It finds a YAML frontmatter block: the file starts (after an optional BOM) with
 // a "---" line and a later line is "---" or "..." (trailing spaces allowed, "\n" or "\r\n").
-func splitFrontmatterBefore(b []byte) Frontmatter {
+func splitFrontmatterBefore(b []byte) frontmatter.Block {
 	i := 0
 	if bytes.HasPrefix(b, utf8BOMBefore) {
 		i = len(utf8BOMBefore)
 	}
 	openEnd, ok := delimiterLineBefore(b, i, "---")
 	if !ok {
-		return Frontmatter{Body: b}
+		return frontmatter.Block{Body: b}
 	}
 	for pos := openEnd; pos < len(b); {
 		end := bytes.IndexByte(b[pos:], '\n')
@@ -30,11 +32,11 @@ func splitFrontmatterBefore(b []byte) Frontmatter {
 			e, ok = delimiterLineBefore(b, pos, "...")
 		}
 		if ok {
-			return Frontmatter{Open: b[:openEnd], YAML: b[openEnd:pos], Close: b[pos:e], Body: b[e:], Found: true}
+			return frontmatter.Block{Open: b[:openEnd], YAML: b[openEnd:pos], Close: b[pos:e], Body: b[e:], Found: true}
 		}
 		pos = lineEnd
 	}
-	return Frontmatter{Body: b}
+	return frontmatter.Block{Body: b}
 }
 
 // delimiterLine reports whether the line at pos is delim followed by optional spaces/tabs

@@ -5,10 +5,9 @@ import (
 	"encoding/json"
 	"path"
 	"strings"
-)
 
-// FSApplyPatchName is the name of the structured patch tool.
-const FSApplyPatchName = "fs.apply_patch"
+	"crewagent/backend/conversation"
+)
 
 // OperationUpdateFrontmatter is the only fs.apply_patch operation.
 const OperationUpdateFrontmatter = "updateFrontmatter"
@@ -75,7 +74,7 @@ type fsApplyPatchResult struct {
 }
 
 func fsApplyPatchTool() toolSpec {
-	return toolSpec{name: FSApplyPatchName, family: "fs", description: fsApplyPatchDescription, schema: fsApplyPatchSchema, run: runFSApplyPatch}
+	return toolSpec{name: conversation.ToolFSApplyPatch, family: "fs", description: fsApplyPatchDescription, schema: fsApplyPatchSchema, run: runFSApplyPatch}
 }
 
 func runFSApplyPatch(ctx context.Context, h *Host, raw json.RawMessage) Result {
@@ -88,7 +87,7 @@ func runFSApplyPatch(ctx context.Context, h *Host, raw json.RawMessage) Result {
 	}
 	var keys []string
 	var written []byte
-	r, _, terr := h.writeFile(ctx, FSApplyPatchName, p.Path, p.IfMatchSha256, func(old []byte) ([]byte, *ToolError) {
+	r, _, terr := h.writeFile(ctx, conversation.ToolFSApplyPatch, p.Path, p.IfMatchSha256, func(old []byte) ([]byte, *ToolError) {
 		if !SplitFrontmatter(old).Found && !isMarkdownName(p.Path) {
 			return nil, errf(CodeBadArguments, "%s has no YAML frontmatter", p.Path)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"crewagent/backend/conversation"
 	"crewagent/backend/frontmatter"
 )
 
@@ -150,7 +151,7 @@ func TestFSApplyPatchTool(t *testing.T) {
 		})
 	})
 	statePath := filepath.Join(hs.f.roots.State, StateFileName)
-	m := hs.mustOK(FSApplyPatchName, map[string]any{"path": "@state/workflow.md", "operation": "updateFrontmatter",
+	m := hs.mustOK(conversation.ToolFSApplyPatch, map[string]any{"path": "@state/workflow.md", "operation": "updateFrontmatter",
 		"update": map[string]any{"stepsCompleted": map[string]any{"append": []string{"step-1"}}}})
 	b, _ := os.ReadFile(statePath)
 	if m["sha256"] != shaOf(string(b)) || !strings.Contains(m["frontmatter"].(string), "step-1") ||
@@ -160,7 +161,7 @@ func TestFSApplyPatchTool(t *testing.T) {
 	if !strings.HasSuffix(string(b), "---\n# Demo\n\nBody text.\n") {
 		t.Fatalf("body changed: %q", b)
 	}
-	e := hs.mustFail(FSApplyPatchName, map[string]any{"path": "@state/workflow.md", "operation": "updateFrontmatter",
+	e := hs.mustFail(conversation.ToolFSApplyPatch, map[string]any{"path": "@state/workflow.md", "operation": "updateFrontmatter",
 		"update": map[string]any{"currentNodeId": map[string]any{"set": "bad"}}}, CodeInvalidTransition)
 	if e["details"].(map[string]any)["allowedNext"] == nil {
 		t.Fatalf("details: %v", e)
@@ -169,23 +170,23 @@ func TestFSApplyPatchTool(t *testing.T) {
 		t.Fatal("rejected patch changed the state file")
 	}
 	// ifMatchSha256
-	hs.mustFail(FSApplyPatchName, map[string]any{"path": "@state/workflow.md", "operation": "updateFrontmatter",
+	hs.mustFail(conversation.ToolFSApplyPatch, map[string]any{"path": "@state/workflow.md", "operation": "updateFrontmatter",
 		"update": map[string]any{"a": map[string]any{"set": 1}}, "ifMatchSha256": shaOf("stale")}, CodePreconditionFailed)
-	hs.mustOK(FSApplyPatchName, map[string]any{"path": "@state/workflow.md", "operation": "updateFrontmatter",
+	hs.mustOK(conversation.ToolFSApplyPatch, map[string]any{"path": "@state/workflow.md", "operation": "updateFrontmatter",
 		"update": map[string]any{"a": map[string]any{"set": 1}}, "ifMatchSha256": shaOf(string(b))})
 
 	// Other files and errors.
-	hs.mustFail(FSApplyPatchName, map[string]any{"path": "@project/missing.md", "operation": "updateFrontmatter",
+	hs.mustFail(conversation.ToolFSApplyPatch, map[string]any{"path": "@project/missing.md", "operation": "updateFrontmatter",
 		"update": map[string]any{"a": map[string]any{"set": 1}}}, CodeNotFound)
-	hs.mustFail(FSApplyPatchName, map[string]any{"path": "@pkg/workflows/a.md", "operation": "updateFrontmatter",
+	hs.mustFail(conversation.ToolFSApplyPatch, map[string]any{"path": "@pkg/workflows/a.md", "operation": "updateFrontmatter",
 		"update": map[string]any{"a": map[string]any{"set": 1}}}, CodeSandboxViolation)
-	hs.mustFail(FSApplyPatchName, map[string]any{"path": "@state/workflow.md", "operation": "replace",
+	hs.mustFail(conversation.ToolFSApplyPatch, map[string]any{"path": "@state/workflow.md", "operation": "replace",
 		"update": map[string]any{"a": map[string]any{"set": 1}}}, CodeBadArguments)
-	hs.mustFail(FSApplyPatchName, map[string]any{"path": "@state/workflow.md", "operation": "updateFrontmatter"}, CodeBadArguments)
+	hs.mustFail(conversation.ToolFSApplyPatch, map[string]any{"path": "@state/workflow.md", "operation": "updateFrontmatter"}, CodeBadArguments)
 	writeFile(t, filepath.Join(hs.f.roots.Project, "data.json"), `{"a":1}`)
-	hs.mustFail(FSApplyPatchName, map[string]any{"path": "@project/data.json", "operation": "updateFrontmatter",
+	hs.mustFail(conversation.ToolFSApplyPatch, map[string]any{"path": "@project/data.json", "operation": "updateFrontmatter",
 		"update": map[string]any{"a": map[string]any{"set": 1}}}, CodeBadArguments)
-	m = hs.mustOK(FSApplyPatchName, map[string]any{"path": "@project/docs/readme.md", "operation": "updateFrontmatter",
+	m = hs.mustOK(conversation.ToolFSApplyPatch, map[string]any{"path": "@project/docs/readme.md", "operation": "updateFrontmatter",
 		"update": map[string]any{"title": map[string]any{"set": "Readme"}}})
 	if b, _ := os.ReadFile(filepath.Join(hs.f.roots.Project, "docs/readme.md")); string(b) != "---\ntitle: Readme\n---\n# Readme\nline two\nline three\n" {
 		t.Fatalf("readme: %q", b)
@@ -198,7 +199,7 @@ func TestFSApplyPatchTool(t *testing.T) {
 
 func TestFSApplyPatchWriteLimit(t *testing.T) {
 	hs := newHarness(t, func(c *Config) { c.Policy.FS.MaxWriteBytes = 120 })
-	hs.mustFail(FSApplyPatchName, map[string]any{"path": "@state/workflow.md", "operation": "updateFrontmatter",
+	hs.mustFail(conversation.ToolFSApplyPatch, map[string]any{"path": "@state/workflow.md", "operation": "updateFrontmatter",
 		"update": map[string]any{"long": map[string]any{"set": strings.Repeat("x", 200)}}}, CodeWriteLimit)
 }
 
@@ -274,7 +275,7 @@ func FuzzSplitFrontmatter(f *testing.F) {
 func TestFSApplyPatchVariablesMerge(t *testing.T) {
 	hs := newHarness(t, nil)
 	patch := func(update map[string]any) map[string]any {
-		return hs.mustOK(FSApplyPatchName, map[string]any{"path": "@state/workflow.md", "operation": "updateFrontmatter", "update": update})
+		return hs.mustOK(conversation.ToolFSApplyPatch, map[string]any{"path": "@state/workflow.md", "operation": "updateFrontmatter", "update": update})
 	}
 	vars := func() (map[string]any, map[string]any) {
 		b, _ := os.ReadFile(filepath.Join(hs.f.roots.State, StateFileName))
@@ -299,9 +300,9 @@ func TestFSApplyPatchVariablesMerge(t *testing.T) {
 	if _, fm := vars(); !reflect.DeepEqual(fm["workflowRef"], map[string]any{"c": 3}) {
 		t.Fatalf("set on another key: %v", fm["workflowRef"])
 	}
-	hs.mustFail(FSApplyPatchName, map[string]any{"path": "@state/workflow.md", "operation": "updateFrontmatter",
+	hs.mustFail(conversation.ToolFSApplyPatch, map[string]any{"path": "@state/workflow.md", "operation": "updateFrontmatter",
 		"update": map[string]any{"stepsCompleted": map[string]any{"unset": []string{"x"}}}}, CodeBadArguments)
-	hs.mustFail(FSApplyPatchName, map[string]any{"path": "@state/workflow.md", "operation": "updateFrontmatter",
+	hs.mustFail(conversation.ToolFSApplyPatch, map[string]any{"path": "@state/workflow.md", "operation": "updateFrontmatter",
 		"update": map[string]any{"variables": map[string]any{"unset": []any{1}}}}, CodeBadArguments)
 	patch(map[string]any{"variables": map[string]any{"unset": true}})
 	if v, fm := vars(); v != nil || fm["variables"] != nil {

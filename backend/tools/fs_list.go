@@ -5,10 +5,9 @@ import (
 	"encoding/json"
 	"io/fs"
 	"sort"
-)
 
-// FSListName is the name of the folder listing tool.
-const FSListName = "fs.list"
+	"crewagent/backend/conversation"
+)
 
 // maxListEntries caps the entries one fs.list returns.
 const maxListEntries = 1000
@@ -45,7 +44,7 @@ type fsListResult struct {
 }
 
 func fsListTool() toolSpec {
-	return toolSpec{name: FSListName, family: "fs", description: fsListDescription, schema: fsListSchema, run: runFSList}
+	return toolSpec{name: conversation.ToolFSList, family: "fs", description: fsListDescription, schema: fsListSchema, run: runFSList}
 }
 
 func runFSList(_ context.Context, h *Host, raw json.RawMessage) Result {

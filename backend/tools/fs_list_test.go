@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"crewagent/backend/conversation"
 )
 
 func TestFSList(t *testing.T) {
@@ -13,7 +15,7 @@ func TestFSList(t *testing.T) {
 	writeFile(t, filepath.Join(hs.f.roots.Project, "docs", "b.txt"), "12345")
 	writeFile(t, filepath.Join(hs.f.roots.Project, "docs", "A.md"), "")
 	writeFile(t, filepath.Join(hs.f.roots.Project, "docs", "sub", "x"), "")
-	m := hs.mustOK(FSListName, map[string]any{"path": "@project/docs"})
+	m := hs.mustOK(conversation.ToolFSList, map[string]any{"path": "@project/docs"})
 	var got struct {
 		Path    string      `json:"path"`
 		Entries []ListEntry `json:"entries"`
@@ -32,17 +34,17 @@ func TestFSList(t *testing.T) {
 	}
 
 	// Aliases and symlinked folders inside the root.
-	hs.mustOK(FSListName, map[string]any{"path": "@project"})
-	hs.mustOK(FSListName, map[string]any{"path": "@project/link-in"})
-	hs.mustOK(FSListName, map[string]any{"path": "@pkg/workflows"})
-	hs.mustOK(FSListName, map[string]any{"path": "@state"})
-	hs.mustOK(FSListName, map[string]any{"path": "@state/logs/tool-results"})
+	hs.mustOK(conversation.ToolFSList, map[string]any{"path": "@project"})
+	hs.mustOK(conversation.ToolFSList, map[string]any{"path": "@project/link-in"})
+	hs.mustOK(conversation.ToolFSList, map[string]any{"path": "@pkg/workflows"})
+	hs.mustOK(conversation.ToolFSList, map[string]any{"path": "@state"})
+	hs.mustOK(conversation.ToolFSList, map[string]any{"path": "@state/logs/tool-results"})
 
-	hs.mustFail(FSListName, map[string]any{"path": "@project/missing"}, CodeNotFound)
-	hs.mustFail(FSListName, map[string]any{"path": "@project/docs/readme.md"}, CodeBadArguments)
-	hs.mustFail(FSListName, map[string]any{"path": "@project/link-out"}, CodeSandboxViolation)
-	hs.mustFail(FSListName, map[string]any{"path": "@project/.."}, CodeSandboxViolation)
-	hs.mustFail(FSListName, map[string]any{}, CodeBadArguments)
+	hs.mustFail(conversation.ToolFSList, map[string]any{"path": "@project/missing"}, CodeNotFound)
+	hs.mustFail(conversation.ToolFSList, map[string]any{"path": "@project/docs/readme.md"}, CodeBadArguments)
+	hs.mustFail(conversation.ToolFSList, map[string]any{"path": "@project/link-out"}, CodeSandboxViolation)
+	hs.mustFail(conversation.ToolFSList, map[string]any{"path": "@project/.."}, CodeSandboxViolation)
+	hs.mustFail(conversation.ToolFSList, map[string]any{}, CodeBadArguments)
 }
 
 func TestFSListTruncates(t *testing.T) {
@@ -51,7 +53,7 @@ func TestFSListTruncates(t *testing.T) {
 	for i := range maxListEntries + 5 {
 		writeFile(t, filepath.Join(dir, fmt.Sprintf("f%05d", i)), "")
 	}
-	m := hs.mustOK(FSListName, map[string]any{"path": "@project/many"})
+	m := hs.mustOK(conversation.ToolFSList, map[string]any{"path": "@project/many"})
 	if m["truncated"] != true || int(m["total"].(float64)) != maxListEntries+5 || len(m["entries"].([]any)) != maxListEntries {
 		t.Fatalf("truncated=%v total=%v n=%d", m["truncated"], m["total"], len(m["entries"].([]any)))
 	}

@@ -9,10 +9,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-)
 
-// FSReadName is the name of the file reading tool.
-const FSReadName = "fs.read"
+	"crewagent/backend/conversation"
+)
 
 // maxPreviewBytes caps the preview returned for a file over the read limit.
 const maxPreviewBytes = 32 * 1024
@@ -53,7 +52,7 @@ type fsReadResult struct {
 }
 
 func fsReadTool() toolSpec {
-	return toolSpec{name: FSReadName, family: "fs", description: fsReadDescription, schema: fsReadSchema, run: runFSRead}
+	return toolSpec{name: conversation.ToolFSRead, family: "fs", description: fsReadDescription, schema: fsReadSchema, run: runFSRead}
 }
 
 // fileScan is what one streaming pass over a file collects.

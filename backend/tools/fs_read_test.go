@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"crewagent/backend/conversation"
 )
 
 func shaOf(s string) string {
@@ -17,18 +19,18 @@ func shaOf(s string) string {
 func TestFSRead(t *testing.T) {
 	hs := newHarness(t, nil)
 	const readme = "# Readme\nline two\nline three\n"
-	m := hs.mustOK(FSReadName, map[string]any{"path": "@project/docs/readme.md"})
+	m := hs.mustOK(conversation.ToolFSRead, map[string]any{"path": "@project/docs/readme.md"})
 	if m["content"] != readme || m["sha256"] != shaOf(readme) || m["totalLines"] != 3.0 || m["truncated"] != false ||
 		m["path"] != "@project/docs/readme.md" || m["size"] != float64(len(readme)) {
 		t.Fatalf("got %v", m)
 	}
 	// Through a symlink inside the root, and from the other roots.
-	if m := hs.mustOK(FSReadName, map[string]any{"path": "@project/link-in-file"}); m["content"] != readme {
+	if m := hs.mustOK(conversation.ToolFSRead, map[string]any{"path": "@project/link-in-file"}); m["content"] != readme {
 		t.Fatalf("symlink read: %v", m)
 	}
-	hs.mustOK(FSReadName, map[string]any{"path": "@pkg/workflows/a.md"})
-	hs.mustOK(FSReadName, map[string]any{"path": "@state/workflow.md"})
-	if m := hs.mustOK(FSReadName, map[string]any{"path": "@state/logs/tool-results/conv1/msg1.json"}); m["content"] != `{"output":"full"}` {
+	hs.mustOK(conversation.ToolFSRead, map[string]any{"path": "@pkg/workflows/a.md"})
+	hs.mustOK(conversation.ToolFSRead, map[string]any{"path": "@state/workflow.md"})
+	if m := hs.mustOK(conversation.ToolFSRead, map[string]any{"path": "@state/logs/tool-results/conv1/msg1.json"}); m["content"] != `{"output":"full"}` {
 		t.Fatalf("tool result read: %v", m)
 	}
 
@@ -50,19 +52,19 @@ func TestFSRead(t *testing.T) {
 		if tc.end != nil {
 			args["endLine"] = tc.end
 		}
-		m := hs.mustOK(FSReadName, args)
+		m := hs.mustOK(conversation.ToolFSRead, args)
 		if m["content"] != tc.content || m["startLine"] != tc.from || m["endLine"] != tc.to || m["sha256"] != shaOf(readme) {
 			t.Errorf("%v-%v: %v", tc.start, tc.end, m)
 		}
 	}
-	hs.mustFail(FSReadName, map[string]any{"path": "@project/docs/readme.md", "startLine": 4}, CodeBadArguments)
-	hs.mustFail(FSReadName, map[string]any{"path": "@project/docs/readme.md", "startLine": 0}, CodeBadArguments)
-	hs.mustFail(FSReadName, map[string]any{"path": "@project/docs/readme.md", "startLine": 3, "endLine": 2}, CodeBadArguments)
-	hs.mustFail(FSReadName, map[string]any{"path": "@project/docs/missing.md"}, CodeNotFound)
-	hs.mustFail(FSReadName, map[string]any{"path": "@project/docs/readme.md/x"}, CodeNotFound)
-	hs.mustFail(FSReadName, map[string]any{"path": "@project/docs"}, CodeBadArguments)
-	hs.mustFail(FSReadName, map[string]any{"path": "@project/link-file-out"}, CodeSandboxViolation)
-	hs.mustFail(FSReadName, map[string]any{"path": "/etc/passwd"}, CodeSandboxViolation)
+	hs.mustFail(conversation.ToolFSRead, map[string]any{"path": "@project/docs/readme.md", "startLine": 4}, CodeBadArguments)
+	hs.mustFail(conversation.ToolFSRead, map[string]any{"path": "@project/docs/readme.md", "startLine": 0}, CodeBadArguments)
+	hs.mustFail(conversation.ToolFSRead, map[string]any{"path": "@project/docs/readme.md", "startLine": 3, "endLine": 2}, CodeBadArguments)
+	hs.mustFail(conversation.ToolFSRead, map[string]any{"path": "@project/docs/missing.md"}, CodeNotFound)
+	hs.mustFail(conversation.ToolFSRead, map[string]any{"path": "@project/docs/readme.md/x"}, CodeNotFound)
+	hs.mustFail(conversation.ToolFSRead, map[string]any{"path": "@project/docs"}, CodeBadArguments)
+	hs.mustFail(conversation.ToolFSRead, map[string]any{"path": "@project/link-file-out"}, CodeSandboxViolation)
+	hs.mustFail(conversation.ToolFSRead, map[string]any{"path": "/etc/passwd"}, CodeSandboxViolation)
 }
 
 func TestFSReadEdgeFiles(t *testing.T) {
@@ -71,16 +73,16 @@ func TestFSReadEdgeFiles(t *testing.T) {
 	writeFile(t, filepath.Join(p, "empty.txt"), "")
 	writeFile(t, filepath.Join(p, "nolf.txt"), "a\nb")
 	writeFile(t, filepath.Join(p, "bin.dat"), "PK\x00\x01\x02")
-	m := hs.mustOK(FSReadName, map[string]any{"path": "@project/empty.txt"})
+	m := hs.mustOK(conversation.ToolFSRead, map[string]any{"path": "@project/empty.txt"})
 	if m["content"] != "" || m["totalLines"] != 0.0 {
 		t.Fatalf("empty: %v", m)
 	}
-	hs.mustOK(FSReadName, map[string]any{"path": "@project/empty.txt", "startLine": 1})
-	m = hs.mustOK(FSReadName, map[string]any{"path": "@project/nolf.txt", "startLine": 2})
+	hs.mustOK(conversation.ToolFSRead, map[string]any{"path": "@project/empty.txt", "startLine": 1})
+	m = hs.mustOK(conversation.ToolFSRead, map[string]any{"path": "@project/nolf.txt", "startLine": 2})
 	if m["content"] != "b" || m["totalLines"] != 2.0 {
 		t.Fatalf("no final newline: %v", m)
 	}
-	m = hs.mustOK(FSReadName, map[string]any{"path": "@project/bin.dat"})
+	m = hs.mustOK(conversation.ToolFSRead, map[string]any{"path": "@project/bin.dat"})
 	if m["binary"] != true || m["content"] != "" || m["sha256"] != shaOf("PK\x00\x01\x02") {
 		t.Fatalf("binary: %v", m)
 	}
@@ -96,7 +98,7 @@ func TestFSReadLimits(t *testing.T) {
 	big := b.String()
 	writeFile(t, filepath.Join(hs.f.roots.Project, "big.txt"), big)
 
-	m := hs.mustOK(FSReadName, map[string]any{"path": "@project/big.txt"})
+	m := hs.mustOK(conversation.ToolFSRead, map[string]any{"path": "@project/big.txt"})
 	content := m["content"].(string)
 	if m["truncated"] != true || len(content) > limit || !strings.HasSuffix(content, "\n") || !strings.HasPrefix(big, content) {
 		t.Fatalf("preview: truncated=%v len=%d", m["truncated"], len(content))
@@ -109,11 +111,11 @@ func TestFSReadLimits(t *testing.T) {
 		t.Fatalf("hint: %s", hint)
 	}
 
-	m = hs.mustOK(FSReadName, map[string]any{"path": "@project/big.txt", "startLine": 101, "endLine": 200})
+	m = hs.mustOK(conversation.ToolFSRead, map[string]any{"path": "@project/big.txt", "startLine": 101, "endLine": 200})
 	if m["content"] != big[900:] || m["truncated"] != false {
 		t.Fatalf("range: %v", m)
 	}
-	e := hs.mustFail(FSReadName, map[string]any{"path": "@project/big.txt", "startLine": 1, "endLine": 150}, CodeReadLimit)
+	e := hs.mustFail(conversation.ToolFSRead, map[string]any{"path": "@project/big.txt", "startLine": 1, "endLine": 150}, CodeReadLimit)
 	if e["details"].(map[string]any)["maxReadBytes"] != float64(limit) {
 		t.Fatalf("details: %v", e)
 	}
@@ -121,9 +123,9 @@ func TestFSReadLimits(t *testing.T) {
 	// One line longer than the limit: the preview is cut on a rune boundary.
 	long := strings.Repeat("é", 2000)
 	writeFile(t, filepath.Join(hs.f.roots.Project, "long.txt"), long)
-	m = hs.mustOK(FSReadName, map[string]any{"path": "@project/long.txt"})
+	m = hs.mustOK(conversation.ToolFSRead, map[string]any{"path": "@project/long.txt"})
 	if c := m["content"].(string); m["truncated"] != true || len(c) == 0 || len(c) > limit || !strings.HasPrefix(long, c) {
 		t.Fatalf("long line preview: %d bytes", len(c))
 	}
-	hs.mustFail(FSReadName, map[string]any{"path": "@project/long.txt", "startLine": 1, "endLine": 1}, CodeReadLimit)
+	hs.mustFail(conversation.ToolFSRead, map[string]any{"path": "@project/long.txt", "startLine": 1, "endLine": 1}, CodeReadLimit)
 }

@@ -11,10 +11,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-)
 
-// FSSearchName is the name of the regexp search tool.
-const FSSearchName = "fs.search"
+	"crewagent/backend/conversation"
+)
 
 // Limits of fs.search.
 const (
@@ -75,7 +74,7 @@ type fsSearchResult struct {
 }
 
 func fsSearchTool() toolSpec {
-	return toolSpec{name: FSSearchName, family: "fs", description: fsSearchDescription, schema: fsSearchSchema, run: runFSSearch}
+	return toolSpec{name: conversation.ToolFSSearch, family: "fs", description: fsSearchDescription, schema: fsSearchSchema, run: runFSSearch}
 }
 
 // errSearchDone stops the walk once a limit is reached.

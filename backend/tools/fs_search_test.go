@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"crewagent/backend/conversation"
 )
 
 func matchesOf(t *testing.T, m map[string]any) []map[string]any {
@@ -24,7 +26,7 @@ func TestFSSearch(t *testing.T) {
 	writeFile(t, filepath.Join(p, "bin", "blob"), "TODO\x00binary\n")
 	writeFile(t, filepath.Join(hs.f.outside, "secret.txt"), "TODO outside\n")
 
-	m := hs.mustOK(FSSearchName, map[string]any{"path": "@project", "pattern": "(?i)todo", "before": 1, "after": 1})
+	m := hs.mustOK(conversation.ToolFSSearch, map[string]any{"path": "@project", "pattern": "(?i)todo", "before": 1, "after": 1})
 	ms := matchesOf(t, m)
 	if len(ms) != 2 || m["matchCount"] != 2.0 || m["truncated"] != false {
 		t.Fatalf("matches: %v", m)
@@ -46,11 +48,11 @@ func TestFSSearch(t *testing.T) {
 	}
 
 	// A single file, and a symlinked file inside the root.
-	m = hs.mustOK(FSSearchName, map[string]any{"path": "@project/docs/readme.md", "pattern": "^line"})
+	m = hs.mustOK(conversation.ToolFSSearch, map[string]any{"path": "@project/docs/readme.md", "pattern": "^line"})
 	if ms := matchesOf(t, m); len(ms) != 2 || ms[0]["path"] != "@project/docs/readme.md" || ms[1]["line"] != 3.0 {
 		t.Fatalf("file search: %v", m)
 	}
-	m = hs.mustOK(FSSearchName, map[string]any{"path": "@project", "pattern": "^# Readme"})
+	m = hs.mustOK(conversation.ToolFSSearch, map[string]any{"path": "@project", "pattern": "^# Readme"})
 	var paths []string
 	for _, x := range matchesOf(t, m) {
 		paths = append(paths, x["path"].(string))
@@ -59,19 +61,19 @@ func TestFSSearch(t *testing.T) {
 		t.Fatalf("paths: %s", got)
 	}
 	// Searching .git explicitly is allowed.
-	if ms := matchesOf(t, hs.mustOK(FSSearchName, map[string]any{"path": "@project/.git", "pattern": "TODO"})); len(ms) != 1 {
+	if ms := matchesOf(t, hs.mustOK(conversation.ToolFSSearch, map[string]any{"path": "@project/.git", "pattern": "TODO"})); len(ms) != 1 {
 		t.Fatalf(".git explicit: %v", ms)
 	}
 
-	e := hs.mustFail(FSSearchName, map[string]any{"path": "@project", "pattern": "(unclosed"}, CodeBadArguments)
+	e := hs.mustFail(conversation.ToolFSSearch, map[string]any{"path": "@project", "pattern": "(unclosed"}, CodeBadArguments)
 	if !strings.Contains(e["message"].(string), "invalid pattern") {
 		t.Fatalf("message: %v", e["message"])
 	}
-	hs.mustFail(FSSearchName, map[string]any{"path": "@project"}, CodeBadArguments)
-	hs.mustFail(FSSearchName, map[string]any{"path": "@project", "pattern": "x", "before": -1}, CodeBadArguments)
-	hs.mustFail(FSSearchName, map[string]any{"path": "@project", "pattern": "x", "maxMatches": 0}, CodeBadArguments)
-	hs.mustFail(FSSearchName, map[string]any{"path": "@project/nope", "pattern": "x"}, CodeNotFound)
-	hs.mustFail(FSSearchName, map[string]any{"path": "@project/link-out", "pattern": "x"}, CodeSandboxViolation)
+	hs.mustFail(conversation.ToolFSSearch, map[string]any{"path": "@project"}, CodeBadArguments)
+	hs.mustFail(conversation.ToolFSSearch, map[string]any{"path": "@project", "pattern": "x", "before": -1}, CodeBadArguments)
+	hs.mustFail(conversation.ToolFSSearch, map[string]any{"path": "@project", "pattern": "x", "maxMatches": 0}, CodeBadArguments)
+	hs.mustFail(conversation.ToolFSSearch, map[string]any{"path": "@project/nope", "pattern": "x"}, CodeNotFound)
+	hs.mustFail(conversation.ToolFSSearch, map[string]any{"path": "@project/link-out", "pattern": "x"}, CodeSandboxViolation)
 }
 
 func TestFSSearchLimits(t *testing.T) {
@@ -81,21 +83,21 @@ func TestFSSearchLimits(t *testing.T) {
 		fmt.Fprintf(&b, "hit %d\n", i)
 	}
 	writeFile(t, filepath.Join(hs.f.roots.Project, "hits.txt"), b.String())
-	m := hs.mustOK(FSSearchName, map[string]any{"path": "@project/hits.txt", "pattern": "hit"})
+	m := hs.mustOK(conversation.ToolFSSearch, map[string]any{"path": "@project/hits.txt", "pattern": "hit"})
 	if len(matchesOf(t, m)) != defaultMaxMatches || m["truncated"] != true || m["hint"] == nil {
 		t.Fatalf("default cap: %d %v", len(matchesOf(t, m)), m["truncated"])
 	}
-	m = hs.mustOK(FSSearchName, map[string]any{"path": "@project/hits.txt", "pattern": "hit", "maxMatches": 7})
+	m = hs.mustOK(conversation.ToolFSSearch, map[string]any{"path": "@project/hits.txt", "pattern": "hit", "maxMatches": 7})
 	if len(matchesOf(t, m)) != 7 || m["truncated"] != true {
 		t.Fatalf("maxMatches 7: %v", m)
 	}
-	m = hs.mustOK(FSSearchName, map[string]any{"path": "@project/hits.txt", "pattern": "hit", "maxMatches": 500})
+	m = hs.mustOK(conversation.ToolFSSearch, map[string]any{"path": "@project/hits.txt", "pattern": "hit", "maxMatches": 500})
 	if len(matchesOf(t, m)) != 120 || m["truncated"] != false {
 		t.Fatalf("all: %v", m["matchCount"])
 	}
 	long := strings.Repeat("z", 5000)
 	writeFile(t, filepath.Join(hs.f.roots.Project, "long.txt"), long+"\n")
-	m = hs.mustOK(FSSearchName, map[string]any{"path": "@project/long.txt", "pattern": "z"})
+	m = hs.mustOK(conversation.ToolFSSearch, map[string]any{"path": "@project/long.txt", "pattern": "z"})
 	if txt := matchesOf(t, m)[0]["text"].(string); len(txt) > maxMatchLineBytes+4 || !strings.HasSuffix(txt, "…") {
 		t.Fatalf("long line not clipped: %d", len(txt))
 	}

@@ -7,10 +7,9 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strings"
-)
 
-// FSWriteName is the name of the file writing tool.
-const FSWriteName = "fs.write"
+	"crewagent/backend/conversation"
+)
 
 // StateFileName is the run state file under @state that the StateGuard protects.
 const StateFileName = "workflow.md"
@@ -45,7 +44,7 @@ type fsWriteResult struct {
 }
 
 func fsWriteTool() toolSpec {
-	return toolSpec{name: FSWriteName, family: "fs", description: fsWriteDescription, schema: fsWriteSchema, run: runFSWrite}
+	return toolSpec{name: conversation.ToolFSWrite, family: "fs", description: fsWriteDescription, schema: fsWriteSchema, run: runFSWrite}
 }
 
 func runFSWrite(ctx context.Context, h *Host, raw json.RawMessage) Result {
@@ -60,7 +59,7 @@ func runFSWrite(ctx context.Context, h *Host, raw json.RawMessage) Result {
 	if terr := h.checkWriteSize(len(content)); terr != nil {
 		return failure(terr) // before anything else: the size is known
 	}
-	r, created, terr := h.writeFile(ctx, FSWriteName, p.Path, p.IfMatchSha256, func([]byte) ([]byte, *ToolError) { return content, nil }, false)
+	r, created, terr := h.writeFile(ctx, conversation.ToolFSWrite, p.Path, p.IfMatchSha256, func([]byte) ([]byte, *ToolError) { return content, nil }, false)
 	if terr != nil {
 		return failure(terr)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"crewagent/backend/conversation"
 	"crewagent/backend/fsx"
 )
 
@@ -40,26 +41,12 @@ type StateGuard interface {
 	ValidateStateWrite(oldContent, newContent []byte) error
 }
 
-// StateGuardFunc adapts a function to StateGuard.
-type StateGuardFunc func(oldContent, newContent []byte) error
-
-// ValidateStateWrite calls f.
-func (f StateGuardFunc) ValidateStateWrite(oldContent, newContent []byte) error {
-	return f(oldContent, newContent)
-}
-
 // AskUserHandler receives each widget ui.ask_user registers, e.g. to persist it with the
 // tool message or push it to the UI. It must not block waiting for the answer. An error
 // fails the call with E_INTERNAL and the widget is not left pending.
 type AskUserHandler interface {
 	AskUser(ctx context.Context, w Widget) error
 }
-
-// AskUserFunc adapts a function to AskUserHandler.
-type AskUserFunc func(ctx context.Context, w Widget) error
-
-// AskUser calls f.
-func (f AskUserFunc) AskUser(ctx context.Context, w Widget) error { return f(ctx, w) }
 
 // Config configures a Host. Only Roots and Policy matter for most callers.
 type Config struct {
@@ -184,7 +171,7 @@ func NewHost(cfg Config) *Host {
 	}
 	if cfg.Allow != nil {
 		h.visible = slices.DeleteFunc(h.visible, func(t toolSpec) bool {
-			return !strings.HasPrefix(t.name, "mcp__") && !slices.Contains(cfg.Allow, t.name)
+			return !conversation.IsMCPTool(t.name) && !slices.Contains(cfg.Allow, t.name)
 		})
 	}
 	for _, p := range cfg.Providers {
@@ -265,11 +252,11 @@ func (h *Host) Call(ctx context.Context, name, argsJSON string) Result {
 func (h *Host) call(ctx context.Context, name, argsJSON string) (res Result) {
 	idx := slices.IndexFunc(h.visible, func(t toolSpec) bool { return t.name == name })
 	if idx < 0 {
-		if h.cfg.Allow != nil && !slices.Contains(h.cfg.Allow, name) && !strings.HasPrefix(name, "mcp__") {
+		if h.cfg.Allow != nil && !slices.Contains(h.cfg.Allow, name) && !conversation.IsMCPTool(name) {
 			return failure(errf(CodeToolNotAvailable, "%s is not available in this conversation: it was created with a narrower list of tools", name).
 				withDetail("available", h.ToolNames()))
 		}
-		if name == ShellRunName {
+		if name == conversation.ToolShellRun {
 			return failure(errf(CodeToolNotAvailable, "%s is not available: commands are turned off here by the tool policy", name).
 				withDetail("available", h.ToolNames()))
 		}
@@ -297,7 +284,7 @@ func (h *Host) call(ctx context.Context, name, argsJSON string) (res Result) {
 			res = failure(errf(CodeInternal, "%s failed unexpectedly", name))
 		}
 	}()
-	if name == ShellRunName {
+	if name == conversation.ToolShellRun {
 		done, terr := h.beginCommand(ctx)
 		if terr != nil {
 			return failure(terr)

@@ -10,33 +10,35 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"crewagent/backend/conversation"
 )
 
 func TestCallArguments(t *testing.T) {
 	hs := newHarness(t, nil)
 	hs.mustFail("no.such_tool", `{}`, CodeToolNotAvailable)
-	hs.mustFail(FSReadName, `{"path":`, CodeBadArguments)
-	hs.mustFail(FSReadName, `["@project"]`, CodeBadArguments)
-	hs.mustFail(FSReadName, `"@project"`, CodeBadArguments)
-	hs.mustFail(FSReadName, `{"path":"@project/docs/readme.md"} {}`, CodeBadArguments)
-	e := hs.mustFail(FSReadName, `{"path":"@project/docs/readme.md","start_line":2}`, CodeBadArguments)
+	hs.mustFail(conversation.ToolFSRead, `{"path":`, CodeBadArguments)
+	hs.mustFail(conversation.ToolFSRead, `["@project"]`, CodeBadArguments)
+	hs.mustFail(conversation.ToolFSRead, `"@project"`, CodeBadArguments)
+	hs.mustFail(conversation.ToolFSRead, `{"path":"@project/docs/readme.md"} {}`, CodeBadArguments)
+	e := hs.mustFail(conversation.ToolFSRead, `{"path":"@project/docs/readme.md","start_line":2}`, CodeBadArguments)
 	if !strings.Contains(e["message"].(string), "start_line") {
 		t.Errorf("unknown field message: %v", e["message"])
 	}
-	e = hs.mustFail(FSReadName, `{"path":"@project/docs/readme.md","startLine":"2"}`, CodeBadArguments)
+	e = hs.mustFail(conversation.ToolFSRead, `{"path":"@project/docs/readme.md","startLine":"2"}`, CodeBadArguments)
 	if !strings.Contains(e["message"].(string), `"startLine" must be an integer`) {
 		t.Errorf("type message: %v", e["message"])
 	}
-	hs.mustFail(FSReadName, `{}`, CodeBadArguments)
-	hs.mustFail(FSReadName, ``, CodeBadArguments) // empty arguments are {}: path missing
-	hs.mustFail(FSWriteName, `{"path":"@project/a.md"}`, CodeBadArguments)
+	hs.mustFail(conversation.ToolFSRead, `{}`, CodeBadArguments)
+	hs.mustFail(conversation.ToolFSRead, ``, CodeBadArguments) // empty arguments are {}: path missing
+	hs.mustFail(conversation.ToolFSWrite, `{"path":"@project/a.md"}`, CodeBadArguments)
 }
 
 func TestCallCancelled(t *testing.T) {
 	hs := newHarness(t, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	res := hs.h.Call(ctx, FSReadName, `{"path":"@project/docs/readme.md"}`)
+	res := hs.h.Call(ctx, conversation.ToolFSRead, `{"path":"@project/docs/readme.md"}`)
 	if res.OK || res.Code() != CodeInternal {
 		t.Fatalf("cancelled call: %s", res.Content)
 	}
@@ -46,18 +48,18 @@ func TestExecLog(t *testing.T) {
 	hs := newHarness(t, nil)
 	big := strings.Repeat("x", 5000)
 	ctx := WithToolCallID(context.Background(), "call_1")
-	hs.h.Call(ctx, FSWriteName, `{"path":"@project/artifacts/a.md","content":"`+big+`"}`)
-	hs.call(FSReadName, map[string]any{"path": "../etc/passwd"})
+	hs.h.Call(ctx, conversation.ToolFSWrite, `{"path":"@project/artifacts/a.md","content":"`+big+`"}`)
+	hs.call(conversation.ToolFSRead, map[string]any{"path": "../etc/passwd"})
 	hs.call("nope", `{}`)
-	hs.call(FSReadName, `not json at all`)
-	hs.call(FSWriteName, map[string]any{"path": "@pkg/x.md", "content": "x"})
+	hs.call(conversation.ToolFSRead, `not json at all`)
+	hs.call(conversation.ToolFSWrite, map[string]any{"path": "@pkg/x.md", "content": "x"})
 
 	lines := hs.log.lines(t)
 	if len(lines) != 5 {
 		t.Fatalf("want 5 lines, got %d: %v", len(lines), lines)
 	}
 	first := lines[0]
-	if first["tool"] != FSWriteName || first["ok"] != true || first["toolCallId"] != "call_1" || first["type"] != ExecLineType {
+	if first["tool"] != conversation.ToolFSWrite || first["ok"] != true || first["toolCallId"] != "call_1" || first["type"] != ExecLineType {
 		t.Errorf("first line: %v", first)
 	}
 	if first["ts"] != "2025-01-02T03:04:05.000Z" {
@@ -92,8 +94,8 @@ func TestExecLogPath(t *testing.T) {
 		logPath = filepath.Join(c.Roots.State, "logs", "sub", "execution.jsonl")
 		c.ExecLogPath = logPath
 	})
-	hs.call(FSReadName, map[string]any{"path": "@project/docs/readme.md"})
-	hs.call(FSReadName, map[string]any{"path": "@projectx/a"})
+	hs.call(conversation.ToolFSRead, map[string]any{"path": "@project/docs/readme.md"})
+	hs.call(conversation.ToolFSRead, map[string]any{"path": "@projectx/a"})
 	b, err := os.ReadFile(logPath)
 	if err != nil {
 		t.Fatal(err)
@@ -105,7 +107,7 @@ func TestExecLogPath(t *testing.T) {
 		t.Fatal(hs.h.ExecLogErr())
 	}
 	// The log itself is not writable through the tools.
-	hs.mustFail(FSWriteName, map[string]any{"path": "@state/logs/sub/execution.jsonl", "content": "forged"}, CodeSandboxViolation)
+	hs.mustFail(conversation.ToolFSWrite, map[string]any{"path": "@state/logs/sub/execution.jsonl", "content": "forged"}, CodeSandboxViolation)
 }
 
 type failingWriter struct{}
@@ -114,7 +116,7 @@ func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk ful
 
 func TestExecLogFailureDoesNotFailTheCall(t *testing.T) {
 	hs := newHarness(t, func(c *Config) { c.ExecLog = failingWriter{} })
-	hs.mustOK(FSReadName, map[string]any{"path": "@project/docs/readme.md"})
+	hs.mustOK(conversation.ToolFSRead, map[string]any{"path": "@project/docs/readme.md"})
 	if hs.h.ExecLogErr() == nil {
 		t.Fatal("want the log error recorded")
 	}
@@ -128,9 +130,9 @@ func TestConcurrentCalls(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			p := "@project/artifacts/c" + string(rune('a'+i)) + ".md"
-			hs.h.Call(context.Background(), FSWriteName, `{"path":"`+p+`","content":"x"}`)
-			hs.h.Call(context.Background(), FSReadName, `{"path":"`+p+`"}`)
-			hs.h.Call(context.Background(), UIAskUserName, `{"type":"confirmation","prompt":"ok?"}`)
+			hs.h.Call(context.Background(), conversation.ToolFSWrite, `{"path":"`+p+`","content":"x"}`)
+			hs.h.Call(context.Background(), conversation.ToolFSRead, `{"path":"`+p+`"}`)
+			hs.h.Call(context.Background(), conversation.ToolUIAskUser, `{"type":"confirmation","prompt":"ok?"}`)
 		}()
 	}
 	wg.Wait()
@@ -151,8 +153,8 @@ func TestPersistedTimestampsUseTheOneFormat(t *testing.T) {
 	stamp := regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`)
 	clock := time.Date(2025, 1, 2, 3, 4, 5, 123456789, time.UTC)
 	hs := newHarness(t, func(c *Config) { c.Now = func() time.Time { return clock } })
-	hs.call(FSReadName, map[string]any{"path": "@project/docs/readme.md"})
-	res := hs.h.Call(context.Background(), UIAskUserName, `{"type":"confirmation","prompt":"Go on?"}`)
+	hs.call(conversation.ToolFSRead, map[string]any{"path": "@project/docs/readme.md"})
+	res := hs.h.Call(context.Background(), conversation.ToolUIAskUser, `{"type":"confirmation","prompt":"Go on?"}`)
 	if res.Pending == nil || res.Pending.CreatedAt != "2025-01-02T03:04:05.123Z" {
 		t.Fatalf("question createdAt %+v", res.Pending)
 	}

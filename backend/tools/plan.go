@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"crewagent/backend/conversation"
 )
 
 // Plan says what a call would do, worked out without doing it: for the
@@ -43,7 +45,7 @@ func (h *Host) Plan(name, argsJSON string) Plan {
 		raw = json.RawMessage("{}")
 	}
 	switch canonicalName(name) {
-	case FSWriteName:
+	case conversation.ToolFSWrite:
 		var p FSWriteParams
 		if terr := decodePathArgs(raw, &p, &p.Path); terr != nil {
 			return Plan{Problem: terr.Message}
@@ -54,7 +56,7 @@ func (h *Host) Plan(name, argsJSON string) Plan {
 			}
 			return []byte(*p.Content), nil
 		})
-	case FSApplyPatchName:
+	case conversation.ToolFSApplyPatch:
 		var p FSApplyPatchParams
 		if terr := decodePathArgs(raw, &p, &p.Path); terr != nil {
 			return Plan{Problem: terr.Message}
@@ -63,7 +65,7 @@ func (h *Host) Plan(name, argsJSON string) Plan {
 			out, _, terr := updateFrontmatter(old, p.Update, mergeSetKeys)
 			return out, terr
 		})
-	case "shell.run":
+	case conversation.ToolShellRun:
 		var p struct {
 			Command string `json:"command"`
 			Cwd     string `json:"cwd"`
@@ -132,7 +134,7 @@ func (h *Host) planChange(alias string, produce func(old []byte) ([]byte, *ToolE
 
 // canonicalName returns the dotted name of a built-in tool given in its wire form.
 func canonicalName(name string) string {
-	for _, n := range []string{FSWriteName, FSApplyPatchName, "shell.run"} {
+	for _, n := range []string{conversation.ToolFSWrite, conversation.ToolFSApplyPatch, conversation.ToolShellRun} {
 		if name == n || name == wireName(n) {
 			return n
 		}

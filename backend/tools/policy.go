@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"crewagent/backend/conversation"
 )
 
 // Default limits of the fs tools.
@@ -164,8 +166,8 @@ func (p Policy) text(visible []string, roots Roots) string {
 	} else {
 		b.WriteString("- mcp: disabled\n")
 	}
-	if p.Shell.Enabled && slices.Contains(visible, ShellRunName) {
-		b.WriteString("- shell: " + ShellRunName + " runs commands in the project folder inside a sandbox (project writable, rest read-only, no network unless allowed)\n")
+	if p.Shell.Enabled && slices.Contains(visible, conversation.ToolShellRun) {
+		b.WriteString("- shell: " + conversation.ToolShellRun + " runs commands in the project folder inside a sandbox (project writable, rest read-only, no network unless allowed)\n")
 	}
 	if p.FS.Enabled {
 		b.WriteString("- paths: every path starts with an alias; no \"..\", no absolute paths, symlinks may not leave their root\n")

@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"crewagent/backend/conversation"
 )
 
 func boolp(b bool) *bool { return &b }
@@ -67,7 +69,7 @@ func TestMergeDoesNotAliasSystemSlice(t *testing.T) {
 
 func TestPolicyDrivesToolsAndEnforcement(t *testing.T) {
 	on := newHarness(t, nil)
-	if got := on.h.ToolNames(); !reflect.DeepEqual(got, []string{FSListName, FSReadName, FSSearchName, FSWriteName, FSApplyPatchName, UIAskUserName}) {
+	if got := on.h.ToolNames(); !reflect.DeepEqual(got, []string{conversation.ToolFSList, conversation.ToolFSRead, conversation.ToolFSSearch, conversation.ToolFSWrite, conversation.ToolFSApplyPatch, conversation.ToolUIAskUser}) {
 		t.Fatalf("tools: %v", got)
 	}
 	for _, d := range on.h.Tools() {
@@ -85,10 +87,10 @@ func TestPolicyDrivesToolsAndEnforcement(t *testing.T) {
 	off := newHarness(t, func(c *Config) {
 		c.Policy = Merge(DefaultPolicy(), &AgentTools{FS: &AgentFS{Enabled: boolp(false)}})
 	})
-	if got := off.h.ToolNames(); !reflect.DeepEqual(got, []string{UIAskUserName}) {
+	if got := off.h.ToolNames(); !reflect.DeepEqual(got, []string{conversation.ToolUIAskUser}) {
 		t.Fatalf("tools with fs off: %v", got)
 	}
-	for _, name := range []string{FSListName, FSReadName, FSSearchName, FSWriteName, FSApplyPatchName} {
+	for _, name := range []string{conversation.ToolFSList, conversation.ToolFSRead, conversation.ToolFSSearch, conversation.ToolFSWrite, conversation.ToolFSApplyPatch} {
 		e := off.mustFail(name, map[string]any{"path": "@project/docs/readme.md", "content": "x", "pattern": "x"}, CodeToolNotAvailable)
 		if !strings.Contains(e["message"].(string), "disabled") {
 			t.Errorf("%s: %v", name, e["message"])

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"testing"
 	"unicode/utf8"
+
+	"crewagent/backend/conversation"
 )
 
 func TestResultJSON(t *testing.T) {
@@ -62,8 +64,8 @@ func TestTruncateString(t *testing.T) {
 
 func TestCustomArtifactsDir(t *testing.T) {
 	hs := newHarness(t, func(c *Config) { c.ArtifactsDir = "out/docs/" })
-	hs.mustOK(FSWriteName, map[string]any{"path": "@project/artifacts/a.md", "content": "x"})
-	hs.mustOK(FSWriteName, map[string]any{"path": "@project/out/docs/b.md", "content": "x"})
+	hs.mustOK(conversation.ToolFSWrite, map[string]any{"path": "@project/artifacts/a.md", "content": "x"})
+	hs.mustOK(conversation.ToolFSWrite, map[string]any{"path": "@project/out/docs/b.md", "content": "x"})
 	if got := hs.artifacts(); !reflect.DeepEqual(got, []string{"out/docs/b.md"}) {
 		t.Fatalf("artifacts: %v", got)
 	}

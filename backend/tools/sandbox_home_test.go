@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"crewagent/backend/conversation"
 )
 
 // homeLayout is a user's home folder opened as the project, with the runtime home at its
@@ -77,23 +79,23 @@ func TestRuntimeHomeInsideProjectIsUnreachable(t *testing.T) {
 		"@project/runtime-link/settings.json",
 		"@project/settings-link.json",
 	} {
-		for _, tool := range []string{FSReadName, FSListName} {
+		for _, tool := range []string{conversation.ToolFSRead, conversation.ToolFSList} {
 			e := hs.mustFail(tool, map[string]any{"path": p}, CodeSandboxViolation)
 			if e["details"].(map[string]any)["reason"] != "runtime_data" {
 				t.Errorf("%s %s: %v", tool, p, e)
 			}
 		}
-		hs.mustFail(FSSearchName, map[string]any{"path": p, "pattern": "."}, CodeSandboxViolation)
-		hs.mustFail(FSWriteName, map[string]any{"path": p, "content": `{"llm":{"baseUrl":"https://attacker.example/v1"}}`}, CodeSandboxViolation)
+		hs.mustFail(conversation.ToolFSSearch, map[string]any{"path": p, "pattern": "."}, CodeSandboxViolation)
+		hs.mustFail(conversation.ToolFSWrite, map[string]any{"path": p, "content": `{"llm":{"baseUrl":"https://attacker.example/v1"}}`}, CodeSandboxViolation)
 	}
-	hs.mustFail(FSWriteName, map[string]any{"path": "@project/.config/crewagent/new.txt", "content": "x"}, CodeSandboxViolation)
-	hs.mustFail(FSApplyPatchName, map[string]any{"path": "@project/.config/crewagent/projects/p1/runs/r1/state/workflow.md",
+	hs.mustFail(conversation.ToolFSWrite, map[string]any{"path": "@project/.config/crewagent/new.txt", "content": "x"}, CodeSandboxViolation)
+	hs.mustFail(conversation.ToolFSApplyPatch, map[string]any{"path": "@project/.config/crewagent/projects/p1/runs/r1/state/workflow.md",
 		"operation": "updateFrontmatter", "update": map[string]any{"currentNodeId": map[string]any{"set": "x"}}}, CodeSandboxViolation)
 
 	// Listings leave the runtime home out; the user's own folders stay.
 	names := func(p string) []string {
 		var out []string
-		for _, e := range hs.mustOK(FSListName, map[string]any{"path": p})["entries"].([]any) {
+		for _, e := range hs.mustOK(conversation.ToolFSList, map[string]any{"path": p})["entries"].([]any) {
 			out = append(out, e.(map[string]any)["name"].(string))
 		}
 		return out
@@ -106,7 +108,7 @@ func TestRuntimeHomeInsideProjectIsUnreachable(t *testing.T) {
 	}
 
 	// A search of the whole project never opens the home.
-	res := hs.mustOK(FSSearchName, map[string]any{"path": "@project", "pattern": "sk-secret|private of|output of|baseUrl|buy milk"})
+	res := hs.mustOK(conversation.ToolFSSearch, map[string]any{"path": "@project", "pattern": "sk-secret|private of|output of|baseUrl|buy milk"})
 	b, _ := json.Marshal(res["matches"])
 	if strings.Contains(string(b), apiKey) || strings.Contains(string(b), "private of") || strings.Contains(string(b), "output of") {
 		t.Fatalf("search reached the runtime data: %s", b)
@@ -117,17 +119,17 @@ func TestRuntimeHomeInsideProjectIsUnreachable(t *testing.T) {
 
 	// The windows the runtime opens into its home still work: the package, the run state,
 	// and this conversation's tool outputs (only this conversation's).
-	hs.mustOK(FSReadName, map[string]any{"path": "@pkg/workflows/w.md"})
-	hs.mustOK(FSReadName, map[string]any{"path": "@state/workflow.md"})
-	if got := hs.mustOK(FSReadName, map[string]any{"path": "@state/logs/tool-results/conv-a/m1.json"})["content"]; got != `{"content":"output of a"}` {
+	hs.mustOK(conversation.ToolFSRead, map[string]any{"path": "@pkg/workflows/w.md"})
+	hs.mustOK(conversation.ToolFSRead, map[string]any{"path": "@state/workflow.md"})
+	if got := hs.mustOK(conversation.ToolFSRead, map[string]any{"path": "@state/logs/tool-results/conv-a/m1.json"})["content"]; got != `{"content":"output of a"}` {
 		t.Errorf("own tool output: %v", got)
 	}
-	hs.mustFail(FSReadName, map[string]any{"path": "@state/logs/tool-results/conv-b/m2.json"}, CodeNotFound)
-	listed := hs.mustOK(FSListName, map[string]any{"path": "@state/logs/tool-results"})
+	hs.mustFail(conversation.ToolFSRead, map[string]any{"path": "@state/logs/tool-results/conv-b/m2.json"}, CodeNotFound)
+	listed := hs.mustOK(conversation.ToolFSList, map[string]any{"path": "@state/logs/tool-results"})
 	if lb, _ := json.Marshal(listed); !strings.Contains(string(lb), "m1.json") || strings.Contains(string(lb), "m2.json") || strings.Contains(string(lb), "conv-b") {
 		t.Errorf("tool-results listing: %s", lb)
 	}
-	sr := hs.mustOK(FSSearchName, map[string]any{"path": "@state/logs/tool-results", "pattern": "output of"})
+	sr := hs.mustOK(conversation.ToolFSSearch, map[string]any{"path": "@state/logs/tool-results", "pattern": "output of"})
 	if sr["matchCount"].(float64) != 1 {
 		t.Errorf("tool-results search: %v", sr)
 	}
@@ -147,12 +149,12 @@ func TestRuntimeHomeInsideProjectIsUnreachable(t *testing.T) {
 func TestProjectFileIsReadOnly(t *testing.T) {
 	l := newHomeLayout(t)
 	hs := l.harness(t)
-	hs.mustOK(FSReadName, map[string]any{"path": "@project/.crewagent.json"})
+	hs.mustOK(conversation.ToolFSRead, map[string]any{"path": "@project/.crewagent.json"})
 	for _, args := range []map[string]any{
 		{"path": "@project/.crewagent.json", "content": `{"projectId":"another"}`},
 		{"path": "@project/notes/../.crewagent.json", "content": "{}"},
 	} {
-		res, _ := hs.call(FSWriteName, args)
+		res, _ := hs.call(conversation.ToolFSWrite, args)
 		if res.OK || res.Code() != CodeSandboxViolation {
 			t.Errorf("write %v: %s", args["path"], res.Content)
 		}
@@ -160,11 +162,11 @@ func TestProjectFileIsReadOnly(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(l.user, ".crewagent.json")); string(b) != `{"projectId":"p1"}` {
 		t.Fatalf(".crewagent.json changed: %s", b)
 	}
-	e := hs.mustFail(FSWriteName, map[string]any{"path": "@project/.crewagent.json", "content": "{}"}, CodeSandboxViolation)
+	e := hs.mustFail(conversation.ToolFSWrite, map[string]any{"path": "@project/.crewagent.json", "content": "{}"}, CodeSandboxViolation)
 	if e["details"].(map[string]any)["reason"] != "protected" {
 		t.Fatalf("reason: %v", e)
 	}
-	hs.mustOK(FSWriteName, map[string]any{"path": "@project/notes/.crewagent.json", "content": "{}"}) // only the root's
+	hs.mustOK(conversation.ToolFSWrite, map[string]any{"path": "@project/notes/.crewagent.json", "content": "{}"}) // only the root's
 }
 
 // A folder swapped for a symbolic link to an outside folder, over and over, while the
@@ -212,13 +214,13 @@ func TestSymlinkSwapRaceNeverEscapes(t *testing.T) {
 				var res Result
 				switch (i + w) % 4 {
 				case 0:
-					res = h.Call(context.Background(), FSReadName, `{"path":"@project/swap/inner.txt"}`)
+					res = h.Call(context.Background(), conversation.ToolFSRead, `{"path":"@project/swap/inner.txt"}`)
 				case 1:
-					res = h.Call(context.Background(), FSListName, `{"path":"@project/swap"}`)
+					res = h.Call(context.Background(), conversation.ToolFSList, `{"path":"@project/swap"}`)
 				case 2:
-					res = h.Call(context.Background(), FSWriteName, `{"path":"@project/swap/written.txt","content":"from the model"}`)
+					res = h.Call(context.Background(), conversation.ToolFSWrite, `{"path":"@project/swap/written.txt","content":"from the model"}`)
 				case 3:
-					res = h.Call(context.Background(), FSSearchName, `{"path":"@project","pattern":"SECRET|inside"}`)
+					res = h.Call(context.Background(), conversation.ToolFSSearch, `{"path":"@project","pattern":"SECRET|inside"}`)
 				}
 				ops.Add(1)
 				if strings.Contains(res.Content, "OUTSIDE-SECRET") || strings.Contains(res.Content, "only-outside") {

@@ -13,12 +13,9 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"crewagent/backend/conversation"
 	"crewagent/backend/sandbox"
 )
-
-// ShellRunName is the name of the command tool (wire form shell_run). Approvals treat it as
-// a command and match their rules on the prefix of its "command" argument.
-const ShellRunName = "shell.run"
 
 // DefaultShellTimeout bounds one command when ShellConfig.Timeout is 0.
 const DefaultShellTimeout = 10 * time.Minute
@@ -125,7 +122,7 @@ const shellRunSchema = `{
 }`
 
 func shellRunTool() toolSpec {
-	return toolSpec{name: ShellRunName, family: "shell", description: shellRunDescription, schema: shellRunSchema, run: runShell}
+	return toolSpec{name: conversation.ToolShellRun, family: "shell", description: shellRunDescription, schema: shellRunSchema, run: runShell}
 }
 
 // shellResult is the payload of a shell.run result.
@@ -446,8 +443,8 @@ func (h *Host) newShellOutput(ctx context.Context) (*shellOutput, error) {
 	o := &shellOutput{headLimit: ShellHeadBytes, tailLimit: ShellTailBytes}
 	if fn := h.cfg.OnToolOutput; fn != nil {
 		id := toolCallID(ctx)
-		o.onChunk = func(b []byte) { fn(ToolOutput{Tool: ShellRunName, ToolCallID: id, Data: b}) }
-		o.onDone = func() { fn(ToolOutput{Tool: ShellRunName, ToolCallID: id, Done: true}) }
+		o.onChunk = func(b []byte) { fn(ToolOutput{Tool: conversation.ToolShellRun, ToolCallID: id, Data: b}) }
+		o.onDone = func() { fn(ToolOutput{Tool: conversation.ToolShellRun, ToolCallID: id, Done: true}) }
 	}
 	roots := h.sandbox.Roots()
 	if roots.ToolResults == "" || roots.Conversation == "" || !validFileID(roots.Conversation) {

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"crewagent/backend/conversation"
 	"crewagent/backend/sandbox"
 )
 
@@ -103,7 +104,7 @@ func newShellFixture(t *testing.T, mutate func(*Config)) *shellEnvFixture {
 func (f *shellEnvFixture) run(t *testing.T, ctx context.Context, args map[string]any) (Result, map[string]any) {
 	t.Helper()
 	b, _ := json.Marshal(args)
-	res := f.host.Call(ctx, ShellRunName, string(b))
+	res := f.host.Call(ctx, conversation.ToolShellRun, string(b))
 	var m map[string]any
 	if err := json.Unmarshal([]byte(res.Content), &m); err != nil {
 		t.Fatalf("result is not JSON: %v\n%s", err, res.Content)
@@ -130,13 +131,13 @@ func TestShellRunIsOfferedOnlyWhereThePolicyAllows(t *testing.T) {
 			h := NewHost(Config{Roots: tc.roots, Policy: tc.policy})
 			got := false
 			for _, n := range h.ToolNames() {
-				got = got || n == ShellRunName
+				got = got || n == conversation.ToolShellRun
 			}
 			if got != tc.want {
 				t.Fatalf("offered = %v, want %v (%v)", got, tc.want, h.ToolNames())
 			}
 			if !tc.want {
-				res := h.Call(context.Background(), ShellRunName, `{"command":"true"}`)
+				res := h.Call(context.Background(), conversation.ToolShellRun, `{"command":"true"}`)
 				if res.Code() != CodeToolNotAvailable {
 					t.Fatalf("calling it: %s", res.Content)
 				}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"crewagent/backend/conversation"
 )
 
 // skillHarness is a harness whose conversation conv1 has the skill "pptx"
@@ -36,11 +38,11 @@ func skillHarness(t *testing.T) (*harness, string) {
 func TestSkillAlias(t *testing.T) {
 	hs, _ := skillHarness(t)
 
-	m := hs.mustOK(FSReadName, map[string]any{"path": "@skill/pptx/reference/layouts.md"})
+	m := hs.mustOK(conversation.ToolFSRead, map[string]any{"path": "@skill/pptx/reference/layouts.md"})
 	if !strings.Contains(fmt.Sprint(m["content"]), "Title slide: centred title") || m["path"] != "@skill/pptx/reference/layouts.md" {
 		t.Fatalf("read: %v", m)
 	}
-	m = hs.mustOK(FSListName, map[string]any{"path": "@skill/pptx"})
+	m = hs.mustOK(conversation.ToolFSList, map[string]any{"path": "@skill/pptx"})
 	listing := fmt.Sprint(m)
 	for _, want := range []string{"path:@skill/pptx ", "name:SKILL.md", "name:reference"} {
 		if !strings.Contains(listing, want) {
@@ -50,7 +52,7 @@ func TestSkillAlias(t *testing.T) {
 	if strings.Contains(listing, hs.f.base) {
 		t.Errorf("the listing shows host paths: %s", listing)
 	}
-	m = hs.mustOK(FSSearchName, map[string]any{"path": "@skill/pptx", "pattern": "centred"})
+	m = hs.mustOK(conversation.ToolFSSearch, map[string]any{"path": "@skill/pptx", "pattern": "centred"})
 	if ms := matchesOf(t, m); len(ms) != 1 || ms[0]["path"] != "@skill/pptx/reference/layouts.md" {
 		t.Fatalf("search: %v", m)
 	}
@@ -63,17 +65,17 @@ func TestSkillAlias(t *testing.T) {
 		args map[string]any
 		code string
 	}{
-		{FSWriteName, map[string]any{"path": "@skill/pptx/SKILL.md", "content": "changed"}, CodeSandboxViolation},
-		{FSWriteName, map[string]any{"path": "@skill/pptx/new.md", "content": "new"}, CodeSandboxViolation},
-		{FSApplyPatchName, map[string]any{"path": "@skill/pptx/SKILL.md", "operation": "updateFrontmatter", "update": map[string]any{"name": map[string]any{"set": "x"}}}, CodeSandboxViolation},
-		{FSReadName, map[string]any{"path": "@skill/pptx/leak.txt"}, CodeSandboxViolation},
-		{FSReadName, map[string]any{"path": "@skill/pptx/sibling/SKILL.md"}, CodeSandboxViolation},
-		{FSReadName, map[string]any{"path": "@skill/pptx/../other/SKILL.md"}, CodeSandboxViolation},
-		{FSReadName, map[string]any{"path": "@skill/pptx/%2e%2e/other/SKILL.md"}, CodeSandboxViolation},
-		{FSReadName, map[string]any{"path": "@skill/other/SKILL.md"}, CodeNotFound},
-		{FSReadName, map[string]any{"path": "@skill"}, CodeSandboxViolation},
-		{FSListName, map[string]any{"path": "@skill/"}, CodeSandboxViolation},
-		{FSReadName, map[string]any{"path": "@skill/pptx/missing.md"}, CodeNotFound},
+		{conversation.ToolFSWrite, map[string]any{"path": "@skill/pptx/SKILL.md", "content": "changed"}, CodeSandboxViolation},
+		{conversation.ToolFSWrite, map[string]any{"path": "@skill/pptx/new.md", "content": "new"}, CodeSandboxViolation},
+		{conversation.ToolFSApplyPatch, map[string]any{"path": "@skill/pptx/SKILL.md", "operation": "updateFrontmatter", "update": map[string]any{"name": map[string]any{"set": "x"}}}, CodeSandboxViolation},
+		{conversation.ToolFSRead, map[string]any{"path": "@skill/pptx/leak.txt"}, CodeSandboxViolation},
+		{conversation.ToolFSRead, map[string]any{"path": "@skill/pptx/sibling/SKILL.md"}, CodeSandboxViolation},
+		{conversation.ToolFSRead, map[string]any{"path": "@skill/pptx/../other/SKILL.md"}, CodeSandboxViolation},
+		{conversation.ToolFSRead, map[string]any{"path": "@skill/pptx/%2e%2e/other/SKILL.md"}, CodeSandboxViolation},
+		{conversation.ToolFSRead, map[string]any{"path": "@skill/other/SKILL.md"}, CodeNotFound},
+		{conversation.ToolFSRead, map[string]any{"path": "@skill"}, CodeSandboxViolation},
+		{conversation.ToolFSList, map[string]any{"path": "@skill/"}, CodeSandboxViolation},
+		{conversation.ToolFSRead, map[string]any{"path": "@skill/pptx/missing.md"}, CodeNotFound},
 	}
 	for _, r := range refused {
 		e := hs.mustFail(r.tool, r.args, r.code)
@@ -81,11 +83,11 @@ func TestSkillAlias(t *testing.T) {
 			t.Errorf("%s %v: the refusal shows a host path: %v", r.tool, r.args, e)
 		}
 	}
-	e := hs.mustFail(FSReadName, map[string]any{"path": "@skill/other/SKILL.md"}, CodeNotFound)
+	e := hs.mustFail(conversation.ToolFSRead, map[string]any{"path": "@skill/other/SKILL.md"}, CodeNotFound)
 	if !strings.Contains(fmt.Sprint(e["message"]), `the skill "other" is not active`) {
 		t.Errorf("inactive skill: %v", e)
 	}
-	e = hs.mustFail(FSWriteName, map[string]any{"path": "@skill/pptx/SKILL.md", "content": "changed"}, CodeSandboxViolation)
+	e = hs.mustFail(conversation.ToolFSWrite, map[string]any{"path": "@skill/pptx/SKILL.md", "content": "changed"}, CodeSandboxViolation)
 	if d, _ := e["details"].(map[string]any); d["reason"] != "read_only" {
 		t.Errorf("write refusal: %v", e)
 	}

@@ -8,11 +8,9 @@ import (
 	"sort"
 	"strings"
 
+	"crewagent/backend/conversation"
 	"crewagent/backend/fsx"
 )
-
-// UIAskUserName is the name of the tool that asks the user through a widget.
-const UIAskUserName = "ui.ask_user"
 
 // Widget types.
 const (
@@ -145,7 +143,7 @@ type uiAskUserResult struct {
 }
 
 func uiAskUserTool() toolSpec {
-	return toolSpec{name: UIAskUserName, family: "ui", description: uiAskUserDescription, schema: uiAskUserSchema, run: runUIAskUser}
+	return toolSpec{name: conversation.ToolUIAskUser, family: "ui", description: uiAskUserDescription, schema: uiAskUserSchema, run: runUIAskUser}
 }
 
 func runUIAskUser(ctx context.Context, h *Host, raw json.RawMessage) Result {

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"crewagent/backend/conversation"
 )
 
 func TestUIAskUser(t *testing.T) {
@@ -17,7 +19,7 @@ func TestUIAskUser(t *testing.T) {
 		})
 	})
 	ctx := WithToolCallID(context.Background(), "call_9")
-	res := hs.h.Call(ctx, UIAskUserName, `{"type":"selection","prompt":"Pick a tone","options":["formal",{"value":"casual","label":"Casual tone"}]}`)
+	res := hs.h.Call(ctx, conversation.ToolUIAskUser, `{"type":"selection","prompt":"Pick a tone","options":["formal",{"value":"casual","label":"Casual tone"}]}`)
 	if !res.OK || res.Pending == nil {
 		t.Fatalf("result: %s", res.Content)
 	}
@@ -58,11 +60,11 @@ func TestUIAskUser(t *testing.T) {
 		t.Fatal("still pending")
 	}
 
-	m = hs.mustOK(UIAskUserName, map[string]any{"type": "confirmation", "prompt": "Proceed?"})
+	m = hs.mustOK(conversation.ToolUIAskUser, map[string]any{"type": "confirmation", "prompt": "Proceed?"})
 	if m["widgetId"] != "w2" {
 		t.Fatalf("confirmation: %v", m)
 	}
-	form := hs.mustOK(UIAskUserName, map[string]any{"type": "form", "prompt": "Details", "fields": []map[string]any{
+	form := hs.mustOK(conversation.ToolUIAskUser, map[string]any{"type": "form", "prompt": "Details", "fields": []map[string]any{
 		{"name": "title", "label": "Title", "required": true},
 		{"name": "pages", "label": "Pages", "type": "number"},
 		{"name": "draft", "label": "Draft", "type": "boolean"},
@@ -117,7 +119,7 @@ func TestUIAskUserInvalid(t *testing.T) {
 		`{"type":"form","prompt":"x","fields":[{"name":"a","label":"A","options":["x"]}]}`,
 		`{"type":"confirmation","prompt":"` + strings.Repeat("x", maxPromptBytes+1) + `"}`,
 	} {
-		hs.mustFail(UIAskUserName, args, CodeBadArguments)
+		hs.mustFail(conversation.ToolUIAskUser, args, CodeBadArguments)
 	}
 	if len(hs.h.PendingWidgets()) != 0 {
 		t.Fatal("invalid widgets left pending")
@@ -128,7 +130,7 @@ func TestUIAskUserHandlerError(t *testing.T) {
 	hs := newHarness(t, func(c *Config) {
 		c.AskUser = AskUserFunc(func(context.Context, Widget) error { return errors.New("ui gone") })
 	})
-	hs.mustFail(UIAskUserName, map[string]any{"type": "confirmation", "prompt": "ok?"}, CodeInternal)
+	hs.mustFail(conversation.ToolUIAskUser, map[string]any{"type": "confirmation", "prompt": "ok?"}, CodeInternal)
 	if len(hs.h.PendingWidgets()) != 0 {
 		t.Fatal("failed widget left pending")
 	}

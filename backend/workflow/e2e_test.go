@@ -360,7 +360,7 @@ func TestRunTurnsOfferCommandsAsTheSettingsSay(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := slices.Contains(setup.Tools.ToolNames(), tools.ShellRunName); got != enabled {
+			if got := slices.Contains(setup.Tools.ToolNames(), conversation.ToolShellRun); got != enabled {
 				t.Fatalf("shell.run offered = %v, want %v (%v)", got, enabled, setup.Tools.ToolNames())
 			}
 		})

@@ -11,12 +11,14 @@ import (
 
 	"crewagent/backend/conversation"
 	"crewagent/backend/convlog"
+	"crewagent/backend/engine"
 	"crewagent/backend/events"
 	"crewagent/backend/llm/fakellm"
 	"crewagent/backend/packages"
 	"crewagent/backend/project"
 	"crewagent/backend/settings"
 	"crewagent/backend/tokens"
+	"crewagent/backend/tools"
 )
 
 // env is a runtime home with the demo package installed, a project, and a fake LLM.
@@ -68,12 +70,37 @@ func (e *env) open() {
 		e.t.Fatal(err)
 	}
 	e.store = st
-	svc, err := New(Config{Project: e.proj, Packages: e.mgr, Store: st, Settings: StaticSettings(e.set),
-		Counter: counter, Emitter: e.rec, WatchDebounce: 20 * time.Millisecond})
+	e.svc = e.service(nil)
+}
+
+// roots is the sandbox of the project's tools, as the application gives it.
+func (e *env) roots() tools.Roots {
+	return tools.Roots{
+		Project:     e.proj.Root,
+		ToolResults: filepath.Join(e.proj.DataDir, filepath.FromSlash(convlog.ToolResultsDir)),
+		Deny:        project.RuntimePaths(e.home),
+		ReadOnly:    []string{project.MetaPath(e.proj.Root)},
+	}
+}
+
+// service builds a service over the env's store with an engine of its own
+// (chat: the engine, nil to build one over the env's settings).
+func (e *env) service(chat *engine.ChatService) *Service {
+	e.t.Helper()
+	if chat == nil {
+		var err error
+		chat, err = engine.New(engine.Options{Store: e.store, Settings: engine.StaticSettings(e.set), Counter: counter,
+			Emitter: e.rec, Tools: toolHosts(e.roots())})
+		if err != nil {
+			e.t.Fatal(err)
+		}
+	}
+	svc, err := New(Config{Project: e.proj, Packages: e.mgr, Store: e.store, Settings: StaticSettings(e.set),
+		Engine: chat, Roots: e.roots(), Emitter: e.rec, WatchDebounce: 20 * time.Millisecond})
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	e.svc = svc
+	return svc
 }
 
 func (e *env) close() {
@@ -188,3 +215,18 @@ func exists(p string) bool {
 }
 
 func (e *env) artifact(rel string) string { return filepath.Join(e.root, filepath.FromSlash(rel)) }
+
+// toolHosts is a factory of chat tool hosts over roots.
+func toolHosts(roots tools.Roots) engine.ToolHostFactory {
+	return func(scope engine.ToolScope) (engine.ToolHost, error) {
+		r := roots
+		r.Conversation = scope.ConversationID
+		return tools.NewHost(tools.Config{Roots: r, Policy: scope.Policy, Allow: scope.Allow}), nil
+	}
+}
+
+// Effective implements SettingsProvider.
+func (s StaticSettings) Effective() settings.Settings { return settings.Settings(s).Clone() }
+
+// StaticSettings is a SettingsProvider that always returns the same settings.
+type StaticSettings settings.Settings

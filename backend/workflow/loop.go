@@ -2,12 +2,10 @@ package workflow
 
 import (
 	"context"
-	"errors"
 
 	"crewagent/backend/conversation"
 	"crewagent/backend/engine"
 	"crewagent/backend/llm"
-	"crewagent/backend/settings"
 	"crewagent/backend/tools"
 )
 
@@ -38,15 +36,6 @@ var _ ToolHost = (*tools.Host)(nil)
 // Setup is what one model request of a run needs: the agent id its messages are tagged
 // with, the persona, the run blocks and the tool host.
 type Setup = engine.RunSetup
-
-// Counter counts tokens (*tokens.Counter implements it).
-type Counter = engine.Counter
-
-// Streamer is a streaming model client (*llm.Client implements it), what Config.NewLLM
-// returns.
-type Streamer interface {
-	Stream(ctx context.Context, req llm.Request, h llm.Handler) (*llm.Result, error)
-}
 
 // Turn is one user turn of a run.
 type Turn struct {
@@ -114,26 +103,3 @@ func loopError(e *llm.Error) error {
 	}
 	return e
 }
-
-// streamerLLM gives a Streamer the one-shot call the engine's LLM summary compression
-// needs, made by streaming without a handler.
-type streamerLLM struct{ Streamer }
-
-func (s streamerLLM) Complete(ctx context.Context, req llm.Request) (*llm.Result, error) {
-	return s.Stream(ctx, req, llm.HandlerFuncs{})
-}
-
-// llmFactory adapts Config.NewLLM to the engine.
-func llmFactory(newLLM func(settings.LLM) Streamer) engine.LLMFactory {
-	return func(s settings.LLM) engine.LLM {
-		c := newLLM(s)
-		if full, ok := c.(engine.LLM); ok {
-			return full
-		}
-		return streamerLLM{c}
-	}
-}
-
-// errNoChatTools refuses the chat and agent sends of the engine a Service builds for itself:
-// run turns bring their tool hosts with their setup.
-var errNoChatTools = errors.New("workflow: this engine only runs workflow turns")

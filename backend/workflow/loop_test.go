@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -343,44 +342,14 @@ func TestStatusAndListUnknownRun(t *testing.T) {
 	}
 }
 
-// streamOnly is a model client with only the streaming call, counting them.
-type streamOnly struct {
-	c *llm.Client
-	n *atomic.Int32
-}
-
-func (s streamOnly) Stream(ctx context.Context, req llm.Request, h llm.Handler) (*llm.Result, error) {
-	s.n.Add(1)
-	return s.c.Stream(ctx, req, h)
-}
-
-func TestNewLLMStreamerRunsTheTurns(t *testing.T) {
-	e := newEnv(t)
-	var n atomic.Int32
-	svc, err := New(Config{Project: e.proj, Packages: e.mgr, Store: e.store, Settings: StaticSettings(e.set), Counter: counter,
-		NewLLM: func(s settings.LLM) Streamer { return streamOnly{c: llm.New(engine.LLMConfig(s)), n: &n} }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer svc.Close()
-	e.srv.Enqueue(tools1("fs.read", map[string]any{"path": "@state/workflow.md"}), fakellm.Text("What is your idea?"))
-	res, err := svc.Start(ctx(t), StartOptions{PackageID: e.pkgID, WorkflowID: "write-brief", Message: "hi"})
-	if err != nil || res.Text != "What is your idea?" || res.Requests != 2 || n.Load() != 2 {
-		t.Fatalf("turn: %+v %v (streams %d)", res, err, n.Load())
-	}
-}
-
 func TestSharedEngineStopsRunTurns(t *testing.T) {
 	e := newEnv(t)
 	chat, err := engine.New(engine.Options{Store: e.store, Settings: engine.StaticSettings(e.set), Counter: counter, Emitter: e.rec,
-		Tools: engine.NewToolHosts(tools.Roots{Project: e.root})})
+		Tools: toolHosts(tools.Roots{Project: e.root})})
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := New(Config{Project: e.proj, Packages: e.mgr, Store: e.store, Settings: StaticSettings(e.set), Engine: chat, Emitter: e.rec})
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc := e.service(chat)
 	defer svc.Close()
 	run, err := svc.CreateRun(e.pkgID, "write-brief", "", "")
 	if err != nil {
@@ -414,4 +383,36 @@ func TestSharedEngineStopsRunTurns(t *testing.T) {
 	if errs.CodeOf(o.err) != CodeAborted || o.res.Run.Phase != PhaseWaitingUser {
 		t.Fatalf("stopped turn: %+v %v", o.res, o.err)
 	}
+}
+
+// A service is built from the project's parts; it builds none itself.
+func TestNewNeedsItsParts(t *testing.T) {
+	e := newEnv(t)
+	full := Config{Project: e.proj, Packages: e.mgr, Store: e.store, Settings: StaticSettings(e.set), Engine: e.svc.cfg.Engine, Roots: e.roots()}
+	tests := []struct {
+		name string
+		edit func(*Config)
+		want string
+	}{
+		{"no engine", func(c *Config) { c.Engine = nil }, "Config.Engine is required"},
+		{"no roots", func(c *Config) { c.Roots = tools.Roots{} }, "Config.Roots is required"},
+		{"a loop without tasks", func(c *Config) { c.Engine, c.Loop = nil, NewEngineLoop(e.svc.cfg.Engine) }, "Config.Tasks is required"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := full
+			tt.edit(&cfg)
+			if svc, err := New(cfg); err == nil || !strings.Contains(err.Error(), tt.want) {
+				if svc != nil {
+					svc.Close()
+				}
+				t.Fatalf("New: %v, want %q", err, tt.want)
+			}
+		})
+	}
+	svc, err := New(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc.Close()
 }

@@ -47,41 +47,27 @@ type SettingsProvider interface {
 	Effective() settings.Settings
 }
 
-// StaticSettings is a SettingsProvider that always returns the same settings.
-type StaticSettings settings.Settings
-
-// Effective implements SettingsProvider.
-func (s StaticSettings) Effective() settings.Settings { return settings.Settings(s).Clone() }
-
-// Config wires a Service. Project, Packages, Store and Settings are required, and Counter
-// unless Engine or Loop is given.
+// Config wires a Service from the parts of its project: Project, Packages, Store,
+// Settings, Roots and Engine (or Loop and Tasks) are required; nothing is built here.
 type Config struct {
 	Project  *project.Project
 	Packages PackageLoader
 	Store    Store
 	Settings SettingsProvider
-	Counter  Counter
-	// Emitter receives runs:progressUpdated and, from the engine the service builds, the
-	// stream, context and conversation events (default: dropped).
+	// Emitter receives runs:progressUpdated (default: dropped).
 	Emitter events.Emitter
-	// Engine runs the turns (NewEngineLoop). Passing the chat service of the conversations
-	// shares its rule of one send or turn at a time per conversation and its Stop. Default:
-	// an engine over Store, Settings, Counter and Emitter with NewLLM's client, which runs
-	// run turns only.
+	// Engine runs the turns (NewEngineLoop): the chat service of the conversations, so a
+	// run turn shares its rule of one send or turn at a time per conversation, its Stop,
+	// streaming, context and compression. Required unless Loop is given.
 	Engine *engine.ChatService
-	// NewLLM builds the model client of the engine the service builds (default: the
-	// engine's, llm.New).
-	NewLLM func(settings.LLM) Streamer
 	// Loop replaces the engine's loop for every turn.
 	Loop Loop
 	// Tasks is the project's task registry: a turn is a task of its run's conversation,
-	// one at a time there (default: the Engine's, else a registry of its own).
+	// one at a time there (default: the Engine's; required without an Engine).
 	Tasks *tasks.Scheduler
 	// Roots are the folders of every run's tools: Project, ToolResults, Deny and ReadOnly
-	// (the service adds each run's Package, State and Conversation). The application
-	// passes the sandbox of its chat and agent sends, so every mode sees the same. Default:
-	// the project folder, its data's tool results, the runtime home of its data denied
-	// (project.RuntimePaths) and its .crewagent.json read-only.
+	// (the service adds each run's Package, State and Conversation): the sandbox of the
+	// application's chat and agent sends, so every mode sees the same. Required.
 	Roots tools.Roots
 	// Providers builds the tools beyond the built-in ones of each request of a run (nil: none).
 	Providers tools.ProviderFactory
@@ -146,8 +132,10 @@ func New(cfg Config) (*Service, error) {
 		return nil, errors.New("workflow: Config.Store is required")
 	case cfg.Settings == nil:
 		return nil, errors.New("workflow: Config.Settings is required")
-	case cfg.Counter == nil && cfg.Loop == nil && cfg.Engine == nil:
-		return nil, errors.New("workflow: Config.Counter is required")
+	case cfg.Engine == nil && cfg.Loop == nil:
+		return nil, errors.New("workflow: Config.Engine is required")
+	case cfg.Roots.Project == "":
+		return nil, errors.New("workflow: Config.Roots is required")
 	}
 	if cfg.Emitter == nil {
 		cfg.Emitter = events.Nop{}
@@ -155,43 +143,14 @@ func New(cfg Config) (*Service, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	if cfg.Roots.Project == "" {
-		cfg.Roots = tools.Roots{
-			Project:     cfg.Project.Root,
-			ToolResults: filepath.Join(cfg.Project.DataDir, "logs", "tool-results"),
-			Deny:        project.RuntimePaths(project.HomeOf(cfg.Project.DataDir)),
-			ReadOnly:    []string{project.MetaPath(cfg.Project.Root)},
-		}
-	}
 	if cfg.Tasks == nil && cfg.Engine != nil {
 		cfg.Tasks = cfg.Engine.Tasks()
 	}
 	if cfg.Tasks == nil {
-		cfg.Tasks = tasks.New(context.Background(), tasks.Options{})
+		return nil, errors.New("workflow: Config.Tasks is required")
 	}
 	if cfg.Loop == nil {
-		chat := cfg.Engine
-		if chat == nil {
-			var factory engine.LLMFactory
-			if cfg.NewLLM != nil {
-				factory = llmFactory(cfg.NewLLM)
-			}
-			var err error
-			chat, err = engine.New(engine.Options{
-				Store:    cfg.Store,
-				Settings: cfg.Settings,
-				LLM:      factory,
-				Tools:    func(engine.ToolScope) (engine.ToolHost, error) { return nil, errNoChatTools },
-				Counter:  cfg.Counter,
-				Emitter:  cfg.Emitter,
-				Now:      cfg.Now,
-				Tasks:    cfg.Tasks,
-			})
-			if err != nil {
-				return nil, err
-			}
-		}
-		cfg.Loop = NewEngineLoop(chat)
+		cfg.Loop = NewEngineLoop(cfg.Engine)
 	}
 	if cfg.NewID == nil {
 		cfg.NewID = uuid.NewString

@@ -1,7 +1,6 @@
 package workflow
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
@@ -147,11 +146,4 @@ func nodeAgent(g *packages.Graph, nodeID, activeAgentID string) string {
 		return n.AgentID
 	}
 	return activeAgentID
-}
-
-func describeNode(g *packages.Graph, id string) string {
-	if n := g.Node(id); n != nil {
-		return fmt.Sprintf("%s (type=%s)", n.ID, n.Type)
-	}
-	return id
 }

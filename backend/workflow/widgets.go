@@ -84,7 +84,7 @@ func confirmationAvailable(entries []*conversation.Entry, runID string) bool {
 
 // isStateWrite reports a successful fs.write or fs.apply_patch of the state file.
 func isStateWrite(e *conversation.Entry) bool {
-	if e.IsError || (e.ToolName != tools.FSWriteName && e.ToolName != tools.FSApplyPatchName) {
+	if e.IsError || (e.ToolName != conversation.ToolFSWrite && e.ToolName != conversation.ToolFSApplyPatch) {
 		return false
 	}
 	var r struct {

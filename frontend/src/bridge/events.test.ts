@@ -1,17 +1,7 @@
-import { readFileSync } from 'node:fs'
-import { resolve } from 'node:path'
 import { createFakeBridge } from '../test/fakeBridge'
-import { EventNames, subscribeAll } from './events'
+import { subscribeAll } from './events'
 
 describe('events', () => {
-  it('mirrors every event name of backend/events/events.go', () => {
-    const src = readFileSync(resolve(process.cwd(), '../backend/events/events.go'), 'utf8') // vitest runs in frontend/
-    const constBlock = /const \(([\s\S]*?)\n\)/.exec(src)?.[1] ?? ''
-    const goNames = Object.fromEntries([...constBlock.matchAll(/^\s*(\w+)\s*=\s*"([^"]+)"/gm)].map((m) => [m[1], m[2]]))
-    expect(Object.keys(goNames).length).toBeGreaterThan(0)
-    expect(EventNames).toEqual(goNames)
-  })
-
   it('subscribeAll subscribes each handler and removes them all at once', () => {
     const fake = createFakeBridge()
     const usage: number[] = []

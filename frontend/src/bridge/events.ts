@@ -1,26 +1,10 @@
 import type { conversation, events } from '../../wailsjs/go/models'
 import { EventsOn } from '../../wailsjs/runtime/runtime'
+import { EventNames } from './events.gen'
 
-/** Event names pushed by the Go side; mirrors backend/events/events.go
- * (events.test.ts checks that the two lists stay equal). */
-export const EventNames = {
-  ContextUsage: 'context:usage',
-  StreamStart: 'llm:stream-start',
-  StreamChunk: 'llm:stream-chunk',
-  StreamEnd: 'llm:stream-end',
-  StreamToolStart: 'llm:stream-tool-start',
-  StreamToolEnd: 'llm:stream-tool-end',
-  ConversationChanged: 'conversation:changed',
-  RunsProgressUpdated: 'runs:progressUpdated',
-  TaskStarted: 'task:started',
-  TaskComplete: 'task:complete',
-  TaskAborted: 'task:aborted',
-  MCPStatus: 'mcp:status',
-  SkillsChanged: 'skills:changed',
-  ApprovalRequested: 'approval:requested',
-  ApprovalResolved: 'approval:resolved',
-  ToolOutput: 'tool:output',
-} as const
+/** Event names pushed by the Go side, generated from backend/events/events.go
+ * (go generate ./backend/events; a Go test fails when the file is stale). */
+export { EventNames }
 
 export type EventName = (typeof EventNames)[keyof typeof EventNames]
 

@@ -11,8 +11,8 @@ export type Widget = tools.Widget
 export type WidgetAnswer = tools.WidgetAnswer
 export type WidgetOption = tools.WidgetOption
 export type WidgetField = tools.WidgetField
-export type RunLogView = app.RunLogView
-export type ExecLogLine = app.ExecLogLine
+export type RunLogView = workflow.RunLogView
+export type ExecLogLine = workflow.ExecLogLine
 export type ArtifactView = app.ArtifactView
 
 export interface StartRunRequest {

@@ -102,18 +102,6 @@ export namespace app {
 	    default?: string;
 	    error?: string;
 	}
-	export interface ExecLogLine {
-	    ts: string;
-	    type: string;
-	    tool?: string;
-	    toolCallId?: string;
-	    args?: string;
-	    ok?: boolean;
-	    code?: string;
-	    durationMs?: number;
-	    raw: string;
-	    text: string;
-	}
 	export interface Export {
 	    fileName: string;
 	    content: string;
@@ -224,11 +212,6 @@ export namespace app {
 	    mode: string;
 	    agentId: string;
 	}
-	export interface RunLogView {
-	    runId: string;
-	    lines: ExecLogLine[];
-	    truncated: boolean;
-	}
 	export interface SendRequest {
 	    conversationId: string;
 	    text: string;
@@ -277,6 +260,15 @@ export namespace app {
 	    cost?: conversation.Cost;
 	}
 	
+
+}
+
+export namespace attach {
+	
+	export interface File {
+	    Name: string;
+	    Data: number[];
+	}
 
 }
 
@@ -1172,6 +1164,18 @@ export namespace tools {
 
 export namespace workflow {
 	
+	export interface ExecLogLine {
+	    ts: string;
+	    type: string;
+	    tool?: string;
+	    toolCallId?: string;
+	    args?: string;
+	    ok?: boolean;
+	    code?: string;
+	    durationMs?: number;
+	    raw: string;
+	    text: string;
+	}
 	export interface Run {
 	    runId: string;
 	    packageId: string;
@@ -1185,6 +1189,11 @@ export namespace workflow {
 	    lastError?: events.Error;
 	    createdAt: string;
 	    updatedAt: string;
+	}
+	export interface RunLogView {
+	    runId: string;
+	    lines: ExecLogLine[];
+	    truncated: boolean;
 	}
 	export interface RunStatus {
 	    runId: string;

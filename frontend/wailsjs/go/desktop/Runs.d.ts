@@ -10,7 +10,7 @@ export function ConversationRun(arg1:string):Promise<workflow.RunStatus>;
 
 export function List():Promise<Array<workflow.Run>>;
 
-export function Log(arg1:string,arg2:number):Promise<app.RunLogView>;
+export function Log(arg1:string,arg2:number):Promise<workflow.RunLogView>;
 
 export function ReadArtifact(arg1:string):Promise<app.ArtifactView>;
 

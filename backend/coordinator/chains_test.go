@@ -1,4 +1,4 @@
-package app
+package coordinator
 
 import (
 	"context"
@@ -15,7 +15,6 @@ import (
 func TestBudgetedClientKeepsEmbeddings(t *testing.T) {
 	srv := fakellm.New()
 	defer srv.Close()
-	ws := &Workspace{}
 	tests := []struct {
 		name    string
 		factory engine.LLMFactory
@@ -26,7 +25,7 @@ func TestBudgetedClientKeepsEmbeddings(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := ws.budgetedLLM(tt.factory)(settings.LLM{BaseURL: srv.URL(), Model: "fake-model", TimeoutSeconds: 10})
+			c := BudgetedLLM(tt.factory, settings.Defaults)(settings.LLM{BaseURL: srv.URL(), Model: "fake-model", TimeoutSeconds: 10})
 			em, ok := c.(engine.Embedders)
 			if ok != tt.embeds {
 				t.Fatalf("embeds %v, want %v", ok, tt.embeds)

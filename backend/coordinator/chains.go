@@ -1,4 +1,4 @@
-package app
+package coordinator
 
 import (
 	"context"
@@ -37,6 +37,7 @@ type chain struct {
 	turns   map[string]int     // LLM calls made, by conversation
 	final   *engine.SendResult // the root conversation's latest result
 	stopped string             // the conversation the user stopped, if any
+	failed  error              // why the first task could not answer (nothing to report), if so
 	done    chan struct{}
 	// created and calls are what the chain spent of its budget: the
 	// conversations conv.create made and the model calls (settings
@@ -84,8 +85,8 @@ func withChain(ctx context.Context, c *chain) context.Context {
 	return context.WithValue(ctx, chainKey{}, c)
 }
 
-// chainOf returns the chain a task's context runs in (nil outside one).
-func chainOf(ctx context.Context) *chain {
+// chainFromContext returns the chain a task's context runs in (nil outside one).
+func chainFromContext(ctx context.Context) *chain {
 	c, _ := ctx.Value(chainKey{}).(*chain)
 	return c
 }
@@ -198,14 +199,6 @@ func (c *chain) add(n int) {
 	c.mu.Unlock()
 }
 
-func (c *chain) setRoot(id string) {
-	c.mu.Lock()
-	if c.root == "" {
-		c.root = id
-	}
-	c.mu.Unlock()
-}
-
 func (c *chain) rootID() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -241,13 +234,6 @@ func (c *chain) isWaiting(conversationID string) bool {
 	return false
 }
 
-// depth is how many conversations wait in the chain.
-func (c *chain) depth() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.waiting)
-}
-
 // record adds a task's report; the root conversation's result is kept as
 // the chain's final one.
 func (c *chain) record(r TaskReport, res *engine.SendResult) {
@@ -274,6 +260,21 @@ func (c *chain) turnsOf(conversationID string) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.turns[conversationID]
+}
+
+// fail records why the first task could not answer.
+func (c *chain) fail(err error) {
+	c.mu.Lock()
+	if c.failed == nil {
+		c.failed = err
+	}
+	c.mu.Unlock()
+}
+
+func (c *chain) failure() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.failed
 }
 
 func (c *chain) markStopped(conversationID string) {
@@ -308,18 +309,18 @@ func (c *chain) spendCall(limit int) bool {
 	return true
 }
 
-// budgetedLLM is the model client of a project's sends: within a chain, a
+// BudgetedLLM is the model client of a project's sends: within a chain, a
 // model call past settings engine.maxModelCallsPerMessage is not made; it
 // fails with E_CONV_BUDGET instead, which the engine persists as the
 // conversation's failed answer, so every conversation of the work still at
 // it stops with a result that says why.
-func (ws *Workspace) budgetedLLM(f engine.LLMFactory) engine.LLMFactory {
+func BudgetedLLM(f engine.LLMFactory, effective func() settings.Settings) engine.LLMFactory {
 	if f == nil {
 		f = engine.DefaultLLMFactory
 	}
 	return func(s settings.LLM) engine.LLM {
 		inner := f(s)
-		b := budgetLLM{LLM: inner, ws: ws}
+		b := budgetLLM{LLM: inner, settings: effective}
 		if em, ok := inner.(engine.Embedders); ok {
 			return budgetEmbedLLM{budgetLLM: b, em: em} // embeddings (recall) go through as they are
 		}
@@ -329,7 +330,7 @@ func (ws *Workspace) budgetedLLM(f engine.LLMFactory) engine.LLMFactory {
 
 type budgetLLM struct {
 	engine.LLM
-	ws *Workspace
+	settings func() settings.Settings
 }
 
 type budgetEmbedLLM struct {
@@ -351,8 +352,8 @@ func (b budgetLLM) ContextWindow(model string) int {
 }
 
 func (b budgetLLM) Stream(ctx context.Context, req llm.Request, h llm.Handler) (*llm.Result, error) {
-	if c := chainOf(ctx); c != nil {
-		if limit := b.ws.rt.Effective().Engine.ModelCallsPerMessage(); !c.spendCall(limit) {
+	if c := chainFromContext(ctx); c != nil {
+		if limit := b.settings().Engine.ModelCallsPerMessage(); !c.spendCall(limit) {
 			return nil, &llm.Error{Code: errs.ConvBudget, Message: fmt.Sprintf(
 				"not sent: the work this user message started has made %d model calls, the limit for one message (settings engine.maxModelCallsPerMessage); "+
 					"it stops here. Read what the conversations wrote, then send a new message to go on", limit)}

@@ -1,4 +1,4 @@
-package app
+package coordinator
 
 import (
 	"context"
@@ -21,19 +21,19 @@ import (
 	"crewagent/backend/tools"
 )
 
-// convToolsFor builds the conversation tools of one tool host: in chat and
+// Providers builds the conversation tools of one tool host: in chat and
 // agent mode (a run's turns follow its workflow and do not hand over).
-func (ws *Workspace) convToolsFor(s tools.Scope) []tools.Provider {
+func (co *Coordinator) Providers(s tools.Scope) []tools.Provider {
 	if s.Mode != conversation.ModeChat && s.Mode != conversation.ModeAgent {
 		return nil
 	}
-	return []tools.Provider{&convProvider{ws: ws, scope: s}}
+	return []tools.Provider{&convProvider{co: co, scope: s}}
 }
 
 // convProvider runs conv.create, conv.send, conv.list, conv.history and
 // conv.destroy for the conversation of one send.
 type convProvider struct {
-	ws    *Workspace
+	co    *Coordinator
 	scope tools.Scope
 	host  []string // every tool of the host (HostTools)
 }
@@ -45,7 +45,7 @@ func (p *convProvider) HostTools(names []string) { p.host = slices.Clone(names) 
 // is allowed (settings engine.maxInterruptChainDepth > 0).
 func (p *convProvider) Tools() []tools.ToolDef {
 	defs := convtools.Defs()
-	if p.ws.rt.Effective().Engine.MaxInterruptChainDepth <= 0 {
+	if p.co.settings().Engine.MaxInterruptChainDepth <= 0 {
 		defs = slices.DeleteFunc(defs, func(d tools.ToolDef) bool { return convtools.Interrupting(d.Name) })
 	}
 	return defs
@@ -71,13 +71,13 @@ func (p *convProvider) Call(ctx context.Context, name string, args []byte) (tool
 // handoverContext checks that the call may hand the turn over and returns
 // the chain and the task it runs in.
 func (p *convProvider) handoverContext(ctx context.Context) (*chain, tasks.Task, *tools.Result) {
-	c := chainOf(ctx)
-	t, ok := p.ws.tasks.Current(ctx)
+	c := chainFromContext(ctx)
+	t, ok := p.co.tasks.Current(ctx)
 	if c == nil || !ok {
 		r := convtools.Refusal(convtools.CodeRefused, "conversations can only be handed a turn from a reply of a conversation")
 		return nil, t, &r
 	}
-	limit := p.ws.rt.Effective().Engine.MaxInterruptChainDepth
+	limit := p.co.settings().Engine.MaxInterruptChainDepth
 	if t.Depth+1 > limit {
 		r := convtools.Refusal(convtools.CodeTooDeep, fmt.Sprintf(
 			"not handed over: %d conversations already wait for one another in this work, the limit (settings engine.maxInterruptChainDepth) is %d; do this part yourself, or finish and let the conversations before you go on", t.Depth, limit))
@@ -95,7 +95,7 @@ func (p *convProvider) create(ctx context.Context, raw []byte) tools.Result {
 	if refused != nil {
 		return *refused
 	}
-	parent, err := p.ws.store.Get(p.scope.ConversationID)
+	parent, err := p.co.store.Get(p.scope.ConversationID)
 	if err != nil {
 		return convtools.Refusal(convtools.CodeNotFound, "this conversation cannot be read: "+err.Error())
 	}
@@ -107,7 +107,7 @@ func (p *convProvider) create(ctx context.Context, raw []byte) tools.Result {
 	if in != nil {
 		base = in.Base
 	}
-	if terr := p.ws.checkToolMessage(msg.Text, base, "not created: the first message with its base instructions"); terr != nil {
+	if terr := p.co.checkToolMessage(msg.Text, base, "not created: the first message with its base instructions"); terr != nil {
 		return tools.Failure(terr)
 	}
 	title := strings.TrimSpace(args.Title)
@@ -121,13 +121,13 @@ func (p *convProvider) create(ctx context.Context, raw []byte) tools.Result {
 	}
 	first := &conversation.Entry{Type: conversation.TypeMsg, Role: conversation.RoleUser, Content: conversation.Str(msg.Text),
 		Mode: mode, AgentID: agent, PartType: conversation.PartContent}
-	if limit := p.ws.rt.Effective().Engine.ConversationsPerMessage(); !c.spendConversation(limit) {
+	if limit := p.co.settings().Engine.ConversationsPerMessage(); !c.spendConversation(limit) {
 		return convtools.Refusal(convtools.CodeBudget, fmt.Sprintf(
 			"not created: the work the user's message started has created %d conversations, the limit for one message (settings engine.maxConversationsPerMessage). "+
 				"Do this part yourself, or finish with what you have; the user can ask for more in a new message", limit))
 	}
 	toolCallID := tools.ToolCallID(ctx)
-	child, err := p.ws.store.CreateRecord(conversation.ConversationMeta{
+	child, err := p.co.store.CreateRecord(conversation.ConversationMeta{
 		Title: title, ActiveType: mode, SelectedAgentID: agent, ParentID: parent.ID,
 		Origin:       &conversation.Origin{ConversationID: parent.ID, ToolCallID: toolCallID},
 		Instructions: in,
@@ -157,7 +157,7 @@ func (p *convProvider) instructions(parent conversation.ConversationMeta, args c
 		}
 		in.Base = strings.TrimSpace(*args.BaseInstructionText)
 	case args.BaseInstructionFile != nil:
-		text, err := p.ws.readProjectText(*args.BaseInstructionFile)
+		text, err := p.co.readProjectText(*args.BaseInstructionFile)
 		if err != nil {
 			return nil, nil, tools.NewError(convtools.CodeBadFile, "base_instruction_file: "+err.Error(), nil)
 		}
@@ -172,7 +172,7 @@ func (p *convProvider) instructions(parent conversation.ConversationMeta, args c
 		var kept []string
 		for _, name := range *args.Tools {
 			switch {
-			case strings.HasPrefix(name, "mcp__"):
+			case conversation.IsMCPTool(name):
 				ignored = append(ignored, "tools: "+name+" (MCP tools are chosen by server with mcp_allowlist)")
 			case slices.Contains(have, name):
 				kept = append(kept, name)
@@ -189,9 +189,9 @@ func (p *convProvider) instructions(parent conversation.ConversationMeta, args c
 		ignored = append(ignored, it.Ignored()...)
 		if it.IncludeApplyPatchTool != nil && !*it.IncludeApplyPatchTool {
 			if in.Tools == nil {
-				in.Tools = slices.DeleteFunc(slices.Clone(have), func(n string) bool { return strings.HasPrefix(n, "mcp__") })
+				in.Tools = slices.DeleteFunc(slices.Clone(have), func(n string) bool { return conversation.IsMCPTool(n) })
 			}
-			in.Tools = slices.DeleteFunc(in.Tools, func(n string) bool { return n == "fs.apply_patch" })
+			in.Tools = slices.DeleteFunc(in.Tools, func(n string) bool { return n == conversation.ToolFSApplyPatch })
 		}
 	}
 	in.MCPServers = inherited.MCPServers
@@ -199,7 +199,7 @@ func (p *convProvider) instructions(parent conversation.ConversationMeta, args c
 		// The servers this conversation's tools come from.
 		var servers []string
 		for _, n := range have {
-			if rest, ok := strings.CutPrefix(n, "mcp__"); ok {
+			if rest, ok := strings.CutPrefix(n, conversation.ToolMCPPrefix); ok {
 				if srv, _, ok := strings.Cut(rest, "__"); ok && !slices.Contains(servers, srv) {
 					servers = append(servers, srv)
 				}
@@ -241,8 +241,8 @@ const maxTitleRunes = 200
 // is held to: one that can never fit the request limit (settings
 // context.tokenBudget minus the reply reserve) is refused before anything
 // is stored; what names it in the refusal.
-func (ws *Workspace) checkToolMessage(text, base, what string) *tools.ToolError {
-	st := ws.rt.Effective()
+func (co *Coordinator) checkToolMessage(text, base, what string) *tools.ToolError {
+	st := co.settings()
 	limit := contextbuilder.Budget{TokenBudget: st.Context.TokenBudget, ReserveForResponse: st.Context.ReserveForResponse}.TokenLimit()
 	size := len(text) + len(base)
 	if size <= limit/4 {
@@ -257,7 +257,7 @@ func (ws *Workspace) checkToolMessage(text, base, what string) *tools.ToolError 
 		return refuse(fmt.Sprintf("%d bytes (at least %d tokens)", size, least))
 	}
 	model := st.LLM.Model
-	n := ws.rt.counter.Count(model, text) + ws.rt.counter.Count(model, base)
+	n := co.counter.Count(model, text) + co.counter.Count(model, base)
 	if n > limit {
 		return refuse(fmt.Sprintf("%d tokens", n))
 	}
@@ -266,7 +266,7 @@ func (ws *Workspace) checkToolMessage(text, base, what string) *tools.ToolError 
 
 // readProjectText reads a text file of the project through the tools'
 // sandbox (an @project path, or a path relative to the project folder).
-func (ws *Workspace) readProjectText(path string) (string, error) {
+func (co *Coordinator) readProjectText(path string) (string, error) {
 	path = strings.TrimSpace(path)
 	if !strings.HasPrefix(path, "@") {
 		path = "@project/" + strings.TrimPrefix(path, "./")
@@ -274,7 +274,7 @@ func (ws *Workspace) readProjectText(path string) (string, error) {
 	if !strings.HasPrefix(path, "@project/") {
 		return "", fmt.Errorf("%s is not a project file: use a path under @project", path)
 	}
-	b, err := readThroughAtMost(ws.sandbox, path, maxInstructionBytes)
+	b, err := co.readFile(path, maxInstructionBytes)
 	if err != nil {
 		return "", err
 	}
@@ -289,7 +289,7 @@ func (p *convProvider) send(ctx context.Context, raw []byte) tools.Result {
 	if terr != nil {
 		return tools.Failure(terr)
 	}
-	target, err := p.ws.store.Get(args.ConversationID)
+	target, err := p.co.store.Get(args.ConversationID)
 	if err != nil {
 		return convtools.Refusal(convtools.CodeNotFound, "conversation not found: "+args.ConversationID+" (conv.list lists them)")
 	}
@@ -303,13 +303,13 @@ func (p *convProvider) send(ctx context.Context, raw []byte) tools.Result {
 	if refused != nil {
 		return *refused
 	}
-	if terr := p.ws.checkToolMessage(msg.Text, "", "not sent: the message"); terr != nil {
+	if terr := p.co.checkToolMessage(msg.Text, "", "not sent: the message"); terr != nil {
 		return tools.Failure(terr)
 	}
 	if c.isWaiting(target.ID) {
 		return convtools.Refusal(convtools.CodeRefused, fmt.Sprintf("%q is waiting for this conversation's answer: it cannot be asked before you answer it", target.Title))
 	}
-	if p.ws.tasks.Busy(target.ID) {
+	if p.co.tasks.Busy(target.ID) {
 		return convtools.Refusal(convtools.CodeRefused, fmt.Sprintf("%q is answering something else right now", target.Title))
 	}
 	mode, agent := conversation.ModeChat, ""
@@ -336,7 +336,7 @@ func (p *convProvider) waitFor(ctx context.Context, c *chain, task tasks.Task, h
 	}
 	res.Effect = &engine.Handoff{Start: func(resultID string) error {
 		h.resultID = resultID
-		return p.ws.handOver(c, task, h)
+		return p.co.handOver(c, task, h)
 	}}
 	return res
 }
@@ -382,17 +382,17 @@ func (p *convProvider) reachOf() *reach {
 		r.mcp = slices.Clone(p.scope.MCPAllowlist)
 	}
 	for _, n := range p.host {
-		if !strings.HasPrefix(n, "mcp__") {
+		if !conversation.IsMCPTool(n) {
 			r.allow = append(r.allow, n)
 		}
 	}
 	return r
 }
 
-// withinReach narrows the tool scope of a conversation that answers for
+// WithinReach narrows the tool scope of a conversation that answers for
 // another one to what that one may do (see reach).
-func (ws *Workspace) withinReach(scope engine.ToolScope) engine.ToolScope {
-	r := ws.chains.reachOf(scope.ConversationID)
+func (co *Coordinator) WithinReach(scope engine.ToolScope) engine.ToolScope {
+	r := co.chains.reachOf(scope.ConversationID)
 	if r == nil {
 		return scope
 	}
@@ -433,74 +433,74 @@ func intersectServers(a, b []string) []string {
 // handOver hands the running task of from over to the target conversation
 // (the task ends as replaced), then the continuation of from: the waiting
 // call is recorded on from's index record first, so a crash in between is
-// recovered on the next open (recoverWaits).
-func (ws *Workspace) handOver(c *chain, from tasks.Task, hv handover) error {
+// recovered on the next open (RecoverWaits).
+func (co *Coordinator) handOver(c *chain, from tasks.Task, hv handover) error {
 	h := &hv
 	if h.input != nil {
-		if err := ws.store.Append(h.target, h.input); err != nil {
+		if err := co.store.Append(h.target, h.input); err != nil {
 			return err
 		}
 		h.inputID = h.input.ID
 	}
 	w := &conversation.Waiting{ConversationID: h.target, ToolCallID: h.toolCallID, ResultID: h.resultID, InputID: h.inputID,
 		Tool: h.tool, Since: fsx.Stamp(time.Now())}
-	if err := ws.store.UpdateMeta(from.ConversationID, func(m *conversation.ConversationMeta) { m.Waiting = w }); err != nil {
+	if err := co.store.UpdateMeta(from.ConversationID, func(m *conversation.ConversationMeta) { m.Waiting = w }); err != nil {
 		return err
 	}
 	c.push(from.ConversationID)
 	c.add(2)
 	// The target answers (and hands over in turn) within what from may do,
 	// until from goes on.
-	ws.chains.setReach(h.target, h.reach)
+	co.chains.setReach(h.target, h.reach)
 	answer := tasks.Plan{
 		Task: tasks.Task{ConversationID: h.target, Kind: h.mode, Chain: c.id, Depth: from.Depth + 1, Tool: h.tool, For: from.ConversationID},
 		Run: func(ctx context.Context) error {
-			res, err := ws.engine.Send(withChain(ctx, c), engine.SendRequest{ConversationID: h.target, Mode: h.mode, AgentID: h.agent, Retry: true,
+			res, err := co.engine.Send(withChain(ctx, c), engine.SendRequest{ConversationID: h.target, Mode: h.mode, AgentID: h.agent, Retry: true,
 				Approve: c.approve, NoAsk: c.noAsk})
-			ws.report(c, h.target, h.tool, false, from.Depth+1, res, err)
-			ws.emitNextUsage(ctx, h.target)
+			co.report(c, h.target, h.tool, false, from.Depth+1, res, err)
+			co.afterTask(ctx, h.target)
 			h.failed = err
 			return err
 		},
-		OnDrop: func(string) { ws.chains.end(c) },
+		OnDrop: func(string) { co.chains.end(c) },
 	}
 	cont := tasks.Plan{
 		Task: tasks.Task{ConversationID: from.ConversationID, Kind: from.Kind, Chain: c.id, Depth: from.Depth, Continues: true},
 		Run: func(ctx context.Context) error {
-			ws.chains.setReach(h.target, nil)
-			if err := ws.closeWaitAfter(from.ConversationID, "", h.failed); err != nil {
+			co.chains.setReach(h.target, nil)
+			if err := co.closeWaitAfter(from.ConversationID, "", h.failed); err != nil {
 				return err
 			}
 			c.pop(from.ConversationID)
-			res, err := ws.engine.Send(withChain(ctx, c), engine.SendRequest{ConversationID: from.ConversationID, Mode: from.Kind, Resume: true,
+			res, err := co.engine.Send(withChain(ctx, c), engine.SendRequest{ConversationID: from.ConversationID, Mode: from.Kind, Resume: true,
 				TurnsUsed: c.turnsOf(from.ConversationID), Approve: c.approve, NoAsk: c.noAsk})
-			ws.report(c, from.ConversationID, "", true, from.Depth, res, err)
-			ws.emitNextUsage(ctx, from.ConversationID)
+			co.report(c, from.ConversationID, "", true, from.Depth, res, err)
+			co.afterTask(ctx, from.ConversationID)
 			return err
 		},
 		OnDrop: func(why string) {
-			ws.chains.setReach(h.target, nil)
-			if err := ws.closeWait(from.ConversationID, why); err != nil {
-				ws.rt.log.Warn("closing a call that waited for another conversation", "conversation", from.ConversationID, "error", err)
+			co.chains.setReach(h.target, nil)
+			if err := co.closeWait(from.ConversationID, why); err != nil {
+				co.log.Warn("closing a call that waited for another conversation", "conversation", from.ConversationID, "error", err)
 			}
 			c.pop(from.ConversationID)
-			ws.chains.end(c)
+			co.chains.end(c)
 		},
 	}
-	if _, err := ws.tasks.Replace(from.ConversationID, answer, cont); err != nil {
-		ws.chains.setReach(h.target, nil)
+	if _, err := co.tasks.Replace(from.ConversationID, answer, cont); err != nil {
+		co.chains.setReach(h.target, nil)
 		c.pop(from.ConversationID)
 		c.add(-2)
-		_ = ws.store.UpdateMeta(from.ConversationID, func(m *conversation.ConversationMeta) { m.Waiting = nil })
+		_ = co.store.UpdateMeta(from.ConversationID, func(m *conversation.ConversationMeta) { m.Waiting = nil })
 		return err
 	}
 	return nil
 }
 
 // report records a task of a chain.
-func (ws *Workspace) report(c *chain, conversationID, tool string, continues bool, depth int, res *engine.SendResult, err error) {
+func (co *Coordinator) report(c *chain, conversationID, tool string, continues bool, depth int, res *engine.SendResult, err error) {
 	r := TaskReport{ConversationID: conversationID, Tool: tool, Continues: continues, Depth: depth}
-	if m, gerr := ws.store.Get(conversationID); gerr == nil {
+	if m, gerr := co.store.Get(conversationID); gerr == nil {
 		r.Title = m.Title
 	}
 	switch {
@@ -533,25 +533,25 @@ func (ws *Workspace) report(c *chain, conversationID, tool string, continues boo
 // tasks.Shutdown when the app closed, whyCrashed after a crash). The
 // placeholder result is replaced (an update of the same entry) and the wait
 // is cleared. Nothing happens when the conversation waits for nothing.
-func (ws *Workspace) closeWait(conversationID, why string) error {
-	return ws.closeWaitAfter(conversationID, why, nil)
+func (co *Coordinator) closeWait(conversationID, why string) error {
+	return co.closeWaitAfter(conversationID, why, nil)
 }
 
 // closeWaitAfter is closeWait once the other conversation's task ended with
 // failed (nil when it did not fail).
-func (ws *Workspace) closeWaitAfter(conversationID, why string, failed error) error {
-	meta, err := ws.store.Get(conversationID)
+func (co *Coordinator) closeWaitAfter(conversationID, why string, failed error) error {
+	meta, err := co.store.Get(conversationID)
 	if err != nil || meta.Waiting == nil {
 		return err
 	}
 	w := *meta.Waiting
-	result := ws.answerOf(w, why)
+	result := co.answerOf(w, why)
 	if failed != nil && !result.OK && result.LastAssistantMessage == "" && result.Status == convtools.StatusFailed {
 		e := errs.From(failed)
 		result.Error = tools.NewError(convtools.CodeFailed, fmt.Sprintf("%q could not answer: %s", result.Title, e.Message), map[string]any{"code": e.Code})
 		result.Message = result.Error.Message
 	}
-	entries, err := ws.store.LoadTail(conversationID, 400)
+	entries, err := co.store.LoadTail(conversationID, 400)
 	if err != nil {
 		return err
 	}
@@ -562,7 +562,7 @@ func (ws *Workspace) closeWaitAfter(conversationID, why string, failed error) er
 		}
 	}
 	if placeholder == nil {
-		all, err := ws.store.Load(conversationID)
+		all, err := co.store.Load(conversationID)
 		if err != nil {
 			return err
 		}
@@ -579,11 +579,11 @@ func (ws *Workspace) closeWaitAfter(conversationID, why string, failed error) er
 		res := result.Result()
 		out := *placeholder
 		out.Content, out.IsError = conversation.Str(res.Content), !res.OK
-		if err := ws.store.Update(conversationID, &out); err != nil {
+		if err := co.store.Update(conversationID, &out); err != nil {
 			return err
 		}
 	}
-	return ws.store.UpdateMeta(conversationID, func(m *conversation.ConversationMeta) {
+	return co.store.UpdateMeta(conversationID, func(m *conversation.ConversationMeta) {
 		if m.Waiting != nil && m.Waiting.ResultID == w.ResultID {
 			m.Waiting = nil
 		}
@@ -595,17 +595,17 @@ const whyCrashed = "crashed"
 
 // answerOf reads what the conversation a call waited for answered after
 // the message it was given: its last answer, or why there is none.
-func (ws *Workspace) answerOf(w conversation.Waiting, why string) convtools.Handover {
+func (co *Coordinator) answerOf(w conversation.Waiting, why string) convtools.Handover {
 	h := convtools.Handover{ConversationID: w.ConversationID}
-	meta, err := ws.store.Get(w.ConversationID)
-	if err != nil || ws.chains.isDeleting(w.ConversationID) {
+	meta, err := co.store.Get(w.ConversationID)
+	if err != nil || co.chains.isDeleting(w.ConversationID) {
 		h.Status = convtools.StatusFailed
 		h.Error = tools.NewError(convtools.CodeNotFound, "the conversation is gone (it was deleted)", nil)
 		h.Message = h.Error.Message
 		return h
 	}
 	h.Title = meta.Title
-	entries, err := ws.store.LoadTail(w.ConversationID, 400)
+	entries, err := co.store.LoadTail(w.ConversationID, 400)
 	if err != nil {
 		h.Status = convtools.StatusFailed
 		h.Error = tools.NewError(convtools.CodeFailed, "its log cannot be read: "+err.Error(), nil)
@@ -696,13 +696,13 @@ const (
 	tasksShutdown    = tasks.Shutdown
 )
 
-// recoverWaits closes the calls that were waiting for another conversation
+// RecoverWaits closes the calls that were waiting for another conversation
 // when the app stopped (a crash or a kill: a closed app closes them
 // itself): each gets the other conversation's answer when it had finished,
 // or an error result that says why there is none. The conversations then
 // end with a tool result, which the user continues.
-func (ws *Workspace) recoverWaits() {
-	list, err := ws.store.List()
+func (co *Coordinator) RecoverWaits() {
+	list, err := co.store.List()
 	if err != nil {
 		return
 	}
@@ -710,14 +710,14 @@ func (ws *Workspace) recoverWaits() {
 		if m.Waiting == nil {
 			continue
 		}
-		if err := ws.closeWait(m.ID, whyCrashed); err != nil {
-			ws.rt.log.Warn("closing a call that waited for another conversation", "conversation", m.ID, "error", err)
+		if err := co.closeWait(m.ID, whyCrashed); err != nil {
+			co.log.Warn("closing a call that waited for another conversation", "conversation", m.ID, "error", err)
 		}
 	}
 }
 
 func (p *convProvider) list(ctx context.Context) tools.Result {
-	metas, err := p.ws.store.List()
+	metas, err := p.co.store.List()
 	if err != nil {
 		return tools.Failure(tools.NewError(tools.CodeInternal, "could not list the conversations: "+err.Error(), nil))
 	}
@@ -731,7 +731,7 @@ func (p *convProvider) list(ctx context.Context) tools.Result {
 		switch {
 		case m.Waiting != nil:
 			e.Status = "waiting"
-		case p.ws.tasks.Busy(m.ID):
+		case p.co.tasks.Busy(m.ID):
 			e.Status = "answering"
 		}
 		out = append(out, e)
@@ -746,10 +746,10 @@ func (p *convProvider) history(raw []byte) tools.Result {
 	if terr != nil {
 		return tools.Failure(terr)
 	}
-	if _, err := p.ws.store.Get(args.ConversationID); err != nil {
+	if _, err := p.co.store.Get(args.ConversationID); err != nil {
 		return convtools.Refusal(convtools.CodeNotFound, "conversation not found: "+args.ConversationID)
 	}
-	entries, err := p.ws.store.Load(args.ConversationID)
+	entries, err := p.co.store.Load(args.ConversationID)
 	if err != nil {
 		return tools.Failure(tools.NewError(tools.CodeInternal, "could not read the conversation: "+err.Error(), nil))
 	}
@@ -796,7 +796,7 @@ func (p *convProvider) destroy(ctx context.Context, raw []byte) tools.Result {
 	if terr != nil {
 		return tools.Failure(terr)
 	}
-	target, err := p.ws.store.Get(args.ConversationID)
+	target, err := p.co.store.Get(args.ConversationID)
 	if err != nil {
 		return convtools.Refusal(convtools.CodeNotFound, "conversation not found")
 	}
@@ -804,7 +804,7 @@ func (p *convProvider) destroy(ctx context.Context, raw []byte) tools.Result {
 	if !target.IsChild() {
 		return convtools.Refusal(convtools.CodeRefused, fmt.Sprintf("%q is a root conversation (the user's): only conversations created with conv.create in this conversation's work can be destroyed%s", target.Title, askUser))
 	}
-	list, err := p.ws.store.List()
+	list, err := p.co.store.List()
 	if err != nil {
 		return tools.Failure(tools.NewError(tools.CodeInternal, "could not list the conversations: "+err.Error(), nil))
 	}
@@ -816,7 +816,7 @@ func (p *convProvider) destroy(ctx context.Context, raw []byte) tools.Result {
 		return convtools.Refusal(convtools.CodeRefused, fmt.Sprintf("%q was not created in this conversation's work: it belongs to another conversation of the user%s", target.Title, askUser))
 	}
 	doomed := descendantsIn(list, target.ID)
-	c := chainOf(ctx)
+	c := chainFromContext(ctx)
 	for _, id := range doomed {
 		inChain := id == p.scope.ConversationID || (c != nil && c.isWaiting(id))
 		if inChain {
@@ -832,7 +832,7 @@ func (p *convProvider) destroy(ctx context.Context, raw []byte) tools.Result {
 	}
 	// Deepest first, so that no child outlives its parent.
 	for i := len(doomed) - 1; i >= 0; i-- {
-		if _, err := p.ws.DeleteConversation(doomed[i]); err != nil {
+		if _, err := p.co.delete(doomed[i]); err != nil {
 			return tools.Failure(tools.NewError(tools.CodeInternal, "could not delete the conversation: "+err.Error(), nil))
 		}
 	}
@@ -855,25 +855,25 @@ func rootOf(metas map[string]conversation.ConversationMeta, id string) string {
 	}
 }
 
-// noteUserWrote records that the user wrote in a conversation created by
+// NoteUserWrote records that the user wrote in a conversation created by
 // conv.create (Origin.UserWroteAt): conv.destroy no longer deletes it.
-func (ws *Workspace) noteUserWrote(id string) {
+func (co *Coordinator) NoteUserWrote(id string) {
 	if id == "" {
 		return
 	}
-	meta, err := ws.store.Get(id)
+	meta, err := co.store.Get(id)
 	if err != nil || !meta.IsChild() || meta.Origin.UserWroteAt != "" {
 		return
 	}
 	stamp := fsx.Stamp(time.Now())
-	if err := ws.store.UpdateMeta(id, func(m *conversation.ConversationMeta) {
+	if err := co.store.UpdateMeta(id, func(m *conversation.ConversationMeta) {
 		if m.Origin != nil && m.Origin.UserWroteAt == "" {
 			o := *m.Origin
 			o.UserWroteAt = stamp
 			m.Origin = &o
 		}
 	}); err != nil {
-		ws.rt.log.Warn("noting that the user wrote in a conversation", "conversation", id, "error", err)
+		co.log.Warn("noting that the user wrote in a conversation", "conversation", id, "error", err)
 	}
 }
 
