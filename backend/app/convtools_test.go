@@ -693,8 +693,8 @@ func TestChildKeepsItsInstructionsAcrossARestart(t *testing.T) {
 		var out []string
 		for _, name := range toolNames(r) {
 			if rest, ok := strings.CutPrefix(name, "mcp__"); ok {
-				srv, _, _ := strings.Cut(rest, "__")
-				if !slices.Contains(out, srv) {
+				srv, _, server := strings.Cut(rest, "__")
+				if server && !slices.Contains(out, srv) { // mcp__read_resource is no server's
 					out = append(out, srv)
 				}
 			}
