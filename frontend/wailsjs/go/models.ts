@@ -206,6 +206,13 @@ export namespace app {
 	    mode: string;
 	    agentId: string;
 	}
+	export interface RewindResult {
+	    conversationId: string;
+	    to: string;
+	    files?: checkpoint.Result;
+	    newConversationId?: string;
+	    notes?: string[];
+	}
 	export interface RunLogView {
 	    runId: string;
 	    lines: ExecLogLine[];
@@ -253,6 +260,17 @@ export namespace app {
 	    truncated: boolean;
 	}
 	
+
+}
+
+export namespace checkpoint {
+	
+	export interface Result {
+	    rewindId?: string;
+	    restored: string[];
+	    kept: string[];
+	    unrestorable: string[];
+	}
 
 }
 
