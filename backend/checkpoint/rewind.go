@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -40,6 +41,40 @@ type intent struct {
 	ConversationID string   `json:"conversationId"`
 	MessageID      string   `json:"messageId"`
 	Records        []Record `json:"records"`
+	// lines are the records as journal lines (each ending in a newline),
+	// set by marshal: the intent file and the journal share them.
+	lines []byte
+}
+
+// marshal encodes the intent file, each record encoded once: the same
+// encodings are appended to the journal when the rewind is done.
+func (in *intent) marshal() ([]byte, error) {
+	head, err := json.Marshal(struct {
+		RewindID       string `json:"rewindId"`
+		ConversationID string `json:"conversationId"`
+		MessageID      string `json:"messageId"`
+	}{in.RewindID, in.ConversationID, in.MessageID})
+	if err != nil {
+		return nil, err
+	}
+	var lines, out bytes.Buffer
+	out.Write(head[:len(head)-1])
+	out.WriteString(`,"records":[`)
+	for i, r := range in.Records {
+		b, err := json.Marshal(r)
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			out.WriteByte(',')
+		}
+		out.Write(b)
+		lines.Write(b)
+		lines.WriteByte('\n')
+	}
+	out.WriteString("]}")
+	in.lines = lines.Bytes()
+	return out.Bytes(), nil
 }
 
 // RestoreOptions say which files changed since are restored anyway and
@@ -254,7 +289,7 @@ func (s *Store) restore(convID, to string, order []string, target, left map[stri
 	if o.DryRun {
 		return res, nil
 	}
-	b, err := json.Marshal(in)
+	b, err := in.marshal()
 	if err != nil {
 		return nil, err
 	}
@@ -293,7 +328,7 @@ func (s *Store) finish(in intent) error {
 	}); err != nil {
 		return err
 	}
-	if err := s.appendRecords(in.Records); err != nil {
+	if err := s.appendLines(in.lines, in.Records); err != nil {
 		return err
 	}
 	if err := os.Remove(s.intentPath()); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -338,6 +373,9 @@ func (s *Store) recover() error {
 			return os.Remove(s.intentPath())
 		}
 	}
+	if _, err := in.marshal(); err != nil {
+		return err
+	}
 	return s.finish(in)
 }
 
@@ -357,12 +395,12 @@ func (s *Store) put(rel string, st State) error {
 	if err != nil {
 		return err
 	}
-	err = writeAtomic(p, b, fs.FileMode(st.Mode)&fs.ModePerm)
+	err = writeInPlace(p, b, fs.FileMode(st.Mode)&fs.ModePerm)
 	if errors.Is(err, fs.ErrNotExist) { // its folder is gone too
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return err
 		}
-		err = writeAtomic(p, b, fs.FileMode(st.Mode)&fs.ModePerm)
+		err = writeInPlace(p, b, fs.FileMode(st.Mode)&fs.ModePerm)
 	}
 	return err
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // writeCall changes files the way one tool call does.
@@ -135,5 +136,40 @@ func TestRewindWithPlanAndForcePaths(t *testing.T) {
 	}
 	if fmt.Sprint(res.Restored, res.Kept) != "[b.txt c.txt] [a.txt]" || f.read("a.txt") != "user a\n" || f.read("b.txt") != "<none>" {
 		t.Fatalf("got %v %v, a=%q b=%q", res.Restored, res.Kept, f.read("a.txt"), f.read("b.txt"))
+	}
+}
+
+// The journal is read once and then only what was appended since: records
+// appended by another store of the same project (another process) and a
+// journal rewritten by pruning are seen.
+func TestRecordsFollowTheJournal(t *testing.T) {
+	f := newFixture(t)
+	f.writeCall("c1", "m1", "w1", map[string]string{"a.txt": "a\n"})
+	if recs, err := f.st.Records(); err != nil || len(recs) != 1 {
+		t.Fatalf("%d records, %v", len(recs), err)
+	}
+	other, err := Open(f.dir, f.project, Options{Now: func() time.Time { return f.now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, err := other.Begin(Change{ConversationID: "c2", MessageID: "m2", ToolCallID: "w2", Tool: "fs.write"}, []string{"b.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.put("b.txt", "b\n")
+	if err := done(); err != nil {
+		t.Fatal(err)
+	}
+	f.writeCall("c1", "m3", "w3", map[string]string{"c.txt": "c\n"})
+	recs, err := f.st.Records()
+	if err != nil || len(recs) != 3 || recs[1].ConversationID != "c2" || recs[2].ToolCallID != "w3" {
+		t.Fatalf("after another store appended: %+v, %v", recs, err)
+	}
+	if err := other.DeleteConversation("c2"); err != nil {
+		t.Fatal(err)
+	}
+	recs, err = f.st.Records()
+	if err != nil || len(recs) != 2 || recs[1].ToolCallID != "w3" {
+		t.Fatalf("after another store pruned: %+v, %v", recs, err)
 	}
 }
