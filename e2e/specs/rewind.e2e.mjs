@@ -115,6 +115,8 @@ export default async function rewind({ app, step, prepared }) {
     assert.equal(file('notes.md'), '# Notes\nship on friday\n')
     assert.equal(file('plan.md'), '# Plan\n1. pack\n2. my own line\n', 'the edit made since was not kept')
     await app.waitFor(`document.querySelectorAll('[data-testid="msg-user"]').length === 1`, { what: 'the fork ends before the message' })
+    await sleep(300)
+    assert.equal(await app.evaluate(`/E_NOT_FOUND|has no message/.test(document.body.textContent)`), false, 'an error is shown after the rewind')
     const users = await app.evaluate(`[...document.querySelectorAll('[data-testid="msg-user"]')].map((r) => r.textContent).join('|')`)
     assert.match(users, /hello/)
     assert.doesNotMatch(users, /write the plan/)

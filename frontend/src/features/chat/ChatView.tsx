@@ -45,11 +45,12 @@ export function ChatView({ conversationId }: { conversationId: string }) {
 
   const onFork = useCallback((messageId: string) => void conversations.actions.fork(conversationId, { messageId }), [conversations, conversationId])
   // "Rewind to here" on a user message: the dialog lives here, above the
-  // list's rows (which come and go as they scroll).
-  const [rewindTo, setRewindTo] = useState<string | null>(null)
-  const onRewind = useCallback((messageId: string) => setRewindTo(messageId), [])
+  // list's rows (which come and go as they scroll). It keeps the
+  // conversation it was opened in: a rewind opens its fork meanwhile.
+  const [rewindTo, setRewindTo] = useState<{ conversationId: string; messageId: string } | null>(null)
+  const onRewind = useCallback((messageId: string) => setRewindTo({ conversationId, messageId }), [conversationId])
   const closeRewind = useCallback(() => setRewindTo(null), [])
-  useEffect(() => setRewindTo(null), [conversationId])
+  useEffect(() => () => setRewindTo(null), [conversationId])
 
   const disabledReason = !llmConfigured
     ? 'Configure the LLM in Settings to send messages.'
@@ -114,7 +115,9 @@ export function ChatView({ conversationId }: { conversationId: string }) {
         </div>
         <RunPanel />
       </div>
-      {rewindTo && <RestoreDialog kind="rewind" conversationId={conversationId} target={rewindTo} onClose={closeRewind} />}
+      {rewindTo?.conversationId === conversationId && (
+        <RestoreDialog kind="rewind" conversationId={rewindTo.conversationId} target={rewindTo.messageId} onClose={closeRewind} />
+      )}
       <ReplyAnnouncer />
       {inspecting && <ContextInspector onClose={() => setInspecting(false)} />}
       <ArtifactViewer />

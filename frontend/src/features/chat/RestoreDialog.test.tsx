@@ -4,6 +4,7 @@ import type { Entry } from '../../bridge'
 import { msg } from '../../test/entries'
 import { createFakeBridge, type FakeChange } from '../../test/fakeBridge'
 import { renderWithStores } from '../../test/render'
+import { useStore, useStores } from '../../stores'
 import { ChatView } from './ChatView'
 
 // jsdom has no layout: give elements a size so the virtual list renders rows.
@@ -41,9 +42,18 @@ const changes: FakeChange[] = [
   { conversationId: 'c1', messageId: 'u2', toolCallId: 'w3', path: 'todo.md', before: 'todo v0', after: 'todo v1' },
 ]
 
+/** The selected conversation, as the workspace shows it (one ChatView
+ * whose conversation changes). */
+function Selected() {
+  const { conversations } = useStores()
+  const id = useStore(conversations, (s) => s.selectedId)
+  return id ? <ChatView conversationId={id} /> : null
+}
+
 function renderChat(files: Record<string, string>) {
   const fake = createFakeBridge({ conversations: [{ meta: { id: 'c1', title: 'Plans' }, entries: conversation() }], files, changes })
-  const r = renderWithStores(<ChatView conversationId="c1" />, fake.bridge)
+  const r = renderWithStores(<Selected />, fake.bridge)
+  r.stores.conversations.actions.select('c1')
   return { fake, ...r }
 }
 
@@ -73,6 +83,12 @@ describe('Rewind to here', () => {
     const forkId = stores.conversations.getState().selectedId
     expect(forkId).not.toBe('c1')
     expect(fake.convs.get(forkId!)?.entries.map((e) => e.id).at(-1)).toBe('r1')
+    // The fork is shown; nothing asked about the old message in it.
+    await waitFor(() => expect(screen.getByTestId('chat-view').dataset.conversation).toBe(forkId))
+    await new Promise((r) => setTimeout(r, 50))
+    expect(fake.bridge.conversations.rewind).toHaveBeenCalledTimes(2)
+    expect(stores.conversations.getState().error).toBeNull()
+    expect(screen.queryByTestId('restore-dialog')).toBeNull()
   })
 
   it('restores a ticked file changed since, and the files only when asked', async () => {
