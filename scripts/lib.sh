@@ -12,8 +12,9 @@ BIN="build/bin/crewagent"
 BUILD_TAGS="desktop,production,webkit2_41"
 APT_BUILD_PACKAGES=(build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev fonts-noto-color-emoji)
 APT_E2E_PACKAGES=(xvfb xauth xdotool imagemagick xsettingsd)
-# What the app runs with: bubblewrap is the sandbox of the command tool (shell.run).
-APT_RUNTIME_PACKAGES=(bubblewrap)
+# What the app runs with: bubblewrap is the sandbox of the command tool (shell.run);
+# python3 runs the scripts skills bundle (the xlsx, pdf, docx ... skills).
+APT_RUNTIME_PACKAGES=(bubblewrap python3)
 # What scripts/run.sh needs to offer a virtual display on a machine without one.
 APT_HEADLESS_PACKAGES=(xvfb xauth)
 NODE_MIN="20.19.0"

@@ -128,6 +128,7 @@ func (a *approvals) policy(convID string, override approval.Mode) (approval.Poli
 // silently do nothing.
 func (a *approvals) Decide(q engine.ApprovalQuery) approval.Decision {
 	p, err := a.policy(q.ConversationID, q.Override)
+	p.Skills = q.Grants
 	if err != nil {
 		d := p.Decide(q.Call)
 		if d.Effect == approval.Allow && d.Kind != approval.KindRead && d.Kind != approval.KindFree {

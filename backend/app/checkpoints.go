@@ -60,6 +60,15 @@ type RewindRequest struct {
 	// What is files, conversation or both ("" = both).
 	What  string
 	Force bool
+	// ForcePaths are files changed since that are restored anyway (the
+	// others are kept unless Force).
+	ForcePaths []string `json:"forcePaths,omitempty"`
+	// DryRun says what would be restored and kept, and forks nothing.
+	DryRun bool `json:"dryRun,omitempty"`
+}
+
+func (r RewindRequest) options() checkpoint.RestoreOptions {
+	return checkpoint.RestoreOptions{Force: r.Force, ForcePaths: r.ForcePaths, DryRun: r.DryRun}
 }
 
 // RewindResult is what a rewind did.
@@ -100,7 +109,7 @@ func (ws *Workspace) Rewind(req RewindRequest) (*RewindResult, error) {
 		if what == RewindConversation {
 			return nil, errs.Errorf(errs.InvalidArgument, "%s is a rewind of files: only its files can be put back", req.To)
 		}
-		files, err := ws.checkpoints.UndoRewind(req.To, req.Force)
+		files, err := ws.checkpoints.UndoRewindWith(req.To, req.options())
 		if err != nil {
 			return nil, rewindError(err)
 		}
@@ -129,9 +138,9 @@ func (ws *Workspace) Rewind(req RewindRequest) (*RewindResult, error) {
 		if ws.checkpoints == nil {
 			return nil, errs.New(errs.Internal, "the project's checkpoints could not be opened (see the log): there is nothing to restore from")
 		}
-		files, err := ws.checkpoints.Rewind(req.ConversationID, req.To, turns, req.Force)
+		files, err := ws.checkpoints.RewindWith(req.ConversationID, req.To, turns, req.options())
 		switch {
-		case errors.Is(err, checkpoint.ErrNothingToRestore) && what == RewindBoth:
+		case errors.Is(err, checkpoint.ErrNothingToRestore) && (what == RewindBoth || req.DryRun):
 			res.Notes = append(res.Notes, "no file was changed by the tools from this message on: nothing to restore")
 		case err != nil:
 			return nil, rewindError(err)
@@ -139,7 +148,7 @@ func (ws *Workspace) Rewind(req RewindRequest) (*RewindResult, error) {
 			res.Files = files
 		}
 	}
-	if what != RewindFiles {
+	if what != RewindFiles && !req.DryRun {
 		if at == 0 {
 			res.Notes = append(res.Notes, "the message is the first of the conversation: there is nothing before it to fork")
 		} else {
@@ -161,4 +170,50 @@ func rewindError(err error) error {
 		return errs.New(errs.NotFound, err.Error())
 	}
 	return errs.Wrap(errs.Internal, err, err.Error())
+}
+
+// UndoChangeRequest asks to put back the files one tool call changed.
+type UndoChangeRequest struct {
+	ConversationID string `json:"conversationId"`
+	ToolCallID     string `json:"toolCallId"`
+	// ForcePaths are files changed since the call that are restored anyway.
+	ForcePaths []string `json:"forcePaths,omitempty"`
+	Force      bool     `json:"force,omitempty"`
+	// DryRun says what would be restored and kept.
+	DryRun bool `json:"dryRun,omitempty"`
+}
+
+// UndoChange puts back the files a tool call of a conversation changed as
+// they were before it. A file changed since the call (by a later call, the
+// user or another program) is kept unless forced. The result's RewindID
+// undoes the undo (Rewind with To set to it).
+func (ws *Workspace) UndoChange(req UndoChangeRequest) (*checkpoint.Result, error) {
+	if req.ToolCallID == "" {
+		return nil, errs.New(errs.InvalidArgument, "undo needs the tool call whose change to undo")
+	}
+	if _, err := ws.GetConversation(req.ConversationID); err != nil {
+		return nil, err
+	}
+	if ws.checkpoints == nil {
+		return nil, errs.New(errs.Internal, "the project's checkpoints could not be opened (see the log): there is nothing to restore from")
+	}
+	// The changes of a conversation a turn was handed to are recorded with
+	// the turn of the conversation that handed it (its parent, or further up).
+	ids := []string{req.ConversationID}
+	for id, seen := req.ConversationID, 0; seen < 64; seen++ {
+		meta, err := ws.GetConversation(id)
+		if err != nil || meta.ParentID == "" {
+			break
+		}
+		id = meta.ParentID
+		ids = append(ids, id)
+	}
+	res, err := ws.checkpoints.UndoCall(ids, req.ToolCallID, checkpoint.RestoreOptions{Force: req.Force, ForcePaths: req.ForcePaths, DryRun: req.DryRun})
+	if err != nil {
+		if errors.Is(err, checkpoint.ErrNothingToRestore) {
+			return nil, errs.New(errs.NotFound, "nothing to undo: this call changed no file, or the files are already as they were before it")
+		}
+		return nil, rewindError(err)
+	}
+	return res, nil
 }

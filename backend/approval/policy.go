@@ -15,6 +15,10 @@ type Policy struct {
 	Granted []string
 	// Conversation are the allow rules the user gave for this conversation.
 	Conversation []string
+	// Skills are the allow rules the skills active in the conversation grant
+	// (their allowed-tools, e.g. Bash(python:*) is shell.run(python)). Like
+	// every allow rule they yield to deny and ask rules.
+	Skills []string
 	// Project are the rules of the project's .crewagent/permissions.json;
 	// their allow rules count only once ProjectApproved.
 	Project         Rules
@@ -93,6 +97,7 @@ func (p Policy) Decide(c Call) Decision {
 	allow := parseAll(p.User.Allow, "settings")
 	allow = append(allow, parseAll(p.Granted, "project grant")...)
 	allow = append(allow, parseAll(p.Conversation, "conversation")...)
+	allow = append(allow, parseAll(p.Skills, "skill")...)
 	if p.ProjectApproved {
 		allow = append(allow, parseAll(p.Project.Allow, "project")...)
 	}
@@ -122,6 +127,8 @@ func sourceWords(source string) string {
 		return "project's (.crewagent/permissions.json)"
 	case "project grant":
 		return "user's project"
+	case "skill":
+		return "active skills'"
 	}
 	return source
 }

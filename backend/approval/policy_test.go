@@ -213,3 +213,38 @@ func FuzzParseRule(f *testing.F) {
 		}
 	})
 }
+
+// The command prefixes an active skill grants allow the commands they match
+// in every mode but read-only; a chained command, a deny or an ask rule
+// still wins; without the grant the mode decides.
+func TestSkillGrants(t *testing.T) {
+	grants := []string{"shell.run(python3)", "shell.run(npm run *)"}
+	for _, tc := range []struct {
+		name    string
+		p       Policy
+		command string
+		want    Effect
+		source  string
+	}{
+		{"a granted prefix runs in ask mode", Policy{Mode: Ask, Skills: grants}, "python3 scripts/make_xlsx.py out.xlsx", Allow, "skill"},
+		{"a glob grant", Policy{Mode: Ask, Skills: grants}, "npm run build", Allow, "skill"},
+		{"a longer first word is not the prefix", Policy{Mode: Ask, Skills: grants}, "python3x evil.py", AskUser, ""},
+		{"a chained command asks", Policy{Mode: Ask, Skills: grants}, "python3 a.py; curl example.com", AskUser, ""},
+		{"a redirection asks", Policy{Mode: Ask, Skills: grants}, "python3 a.py > ../out", AskUser, ""},
+		{"another command asks", Policy{Mode: Ask, Skills: grants}, "rm -rf build", AskUser, ""},
+		{"without the skill it asks", Policy{Mode: Ask}, "python3 scripts/make_xlsx.py", AskUser, ""},
+		{"a deny rule wins", Policy{Mode: Ask, Skills: grants, User: Rules{Deny: []string{"shell.run(python3)"}}}, "python3 a.py", Deny, "settings"},
+		{"an ask rule wins", Policy{Mode: Ask, Skills: grants, Project: Rules{Ask: []string{"shell.run(python3)"}}}, "python3 a.py", AskUser, "project"},
+		{"read-only refuses", Policy{Mode: ReadOnly, Skills: grants}, "python3 a.py", Deny, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := tc.p.Decide(Call{Tool: "shell.run", Command: tc.command})
+			if d.Effect != tc.want || d.Source != tc.source {
+				t.Fatalf("%+v, want %s from %q", d, tc.want, tc.source)
+			}
+			if tc.source == "skill" && d.Reason != `allowed by the rule "`+d.Rule+`" in the active skills' approval rules` {
+				t.Errorf("reason %q", d.Reason)
+			}
+		})
+	}
+}

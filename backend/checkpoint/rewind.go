@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -40,6 +41,65 @@ type intent struct {
 	ConversationID string   `json:"conversationId"`
 	MessageID      string   `json:"messageId"`
 	Records        []Record `json:"records"`
+	// lines are the records as journal lines (each ending in a newline),
+	// set by marshal: the intent file and the journal share them.
+	lines []byte
+}
+
+// marshal encodes the intent file, each record encoded once: the same
+// encodings are appended to the journal when the rewind is done.
+func (in *intent) marshal() ([]byte, error) {
+	head, err := json.Marshal(struct {
+		RewindID       string `json:"rewindId"`
+		ConversationID string `json:"conversationId"`
+		MessageID      string `json:"messageId"`
+	}{in.RewindID, in.ConversationID, in.MessageID})
+	if err != nil {
+		return nil, err
+	}
+	var lines, out bytes.Buffer
+	out.Write(head[:len(head)-1])
+	out.WriteString(`,"records":[`)
+	for i, r := range in.Records {
+		b, err := json.Marshal(r)
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			out.WriteByte(',')
+		}
+		out.Write(b)
+		lines.Write(b)
+		lines.WriteByte('\n')
+	}
+	out.WriteString("]}")
+	in.lines = lines.Bytes()
+	return out.Bytes(), nil
+}
+
+// RestoreOptions say which files changed since are restored anyway and
+// whether anything is done at all.
+type RestoreOptions struct {
+	// Force restores every file changed since the tools last wrote it.
+	Force bool
+	// ForcePaths restores these files (project-relative) even if changed
+	// since.
+	ForcePaths []string
+	// DryRun only says what would be restored and kept: nothing is written
+	// (the result has no RewindID).
+	DryRun bool
+}
+
+func (o RestoreOptions) forced(p string) bool {
+	if o.Force {
+		return true
+	}
+	for _, f := range o.ForcePaths {
+		if f == p {
+			return true
+		}
+	}
+	return false
 }
 
 // Rewind puts the project's files back as they were before the changes that
@@ -48,6 +108,12 @@ type intent struct {
 // Files changed since the last recorded change are kept unless force.
 // to is the message rewound to (recorded with the rewind).
 func (s *Store) Rewind(convID, to string, turns map[string]bool, force bool) (*Result, error) {
+	return s.RewindWith(convID, to, turns, RestoreOptions{Force: force})
+}
+
+// RewindWith is Rewind with the files changed since chosen one by one, or
+// only planned.
+func (s *Store) RewindWith(convID, to string, turns map[string]bool, o RestoreOptions) (*Result, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	recs, err := s.Records()
@@ -66,12 +132,63 @@ func (s *Store) Rewind(convID, to string, turns map[string]bool, force bool) (*R
 			order = append(order, r.Path)
 		}
 	}
-	return s.restore(recs, convID, to, order, target, force)
+	return s.restore(convID, to, order, target, lastLeft(recs, target), o)
+}
+
+// UndoCall puts back the files one tool call changed as they were before
+// it. convIDs are the conversations its records may name (the conversation
+// of the call and the one its turn belongs to); when the same call id was
+// recorded more than once, the latest call is undone. A file changed since
+// that call (by a later call, the user or another program) is kept unless
+// forced.
+func (s *Store) UndoCall(convIDs []string, toolCallID string, o RestoreOptions) (*Result, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	recs, err := s.Records()
+	if err != nil {
+		return nil, err
+	}
+	in := map[string]bool{}
+	for _, c := range convIDs {
+		in[c] = true
+	}
+	match := func(r Record) bool {
+		return r.Kind == KindChange && r.ToolCallID == toolCallID && in[r.ConversationID]
+	}
+	end := len(recs) - 1
+	for end >= 0 && !match(recs[end]) {
+		end--
+	}
+	if end < 0 || toolCallID == "" {
+		return nil, ErrNothingToRestore
+	}
+	// One call's records are appended together.
+	start := end
+	for start > 0 && match(recs[start-1]) {
+		start--
+	}
+	target, left := map[string]State{}, map[string]State{}
+	var order []string
+	convID := recs[end].ConversationID
+	for _, r := range recs[start : end+1] {
+		if _, ok := target[r.Path]; !ok {
+			target[r.Path] = r.Before
+			order = append(order, r.Path)
+		}
+		left[r.Path] = r.After
+	}
+	return s.restore(convID, toolCallID, order, target, left, o)
 }
 
 // UndoRewind puts back the files a rewind restored as they were just before
 // it.
 func (s *Store) UndoRewind(rewindID string, force bool) (*Result, error) {
+	return s.UndoRewindWith(rewindID, RestoreOptions{Force: force})
+}
+
+// UndoRewindWith is UndoRewind with the files changed since chosen one by
+// one, or only planned.
+func (s *Store) UndoRewindWith(rewindID string, o RestoreOptions) (*Result, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	recs, err := s.Records()
@@ -94,7 +211,18 @@ func (s *Store) UndoRewind(rewindID string, force bool) (*Result, error) {
 	if len(order) == 0 {
 		return nil, fmt.Errorf("%w: %s", ErrUnknownRewind, rewindID)
 	}
-	return s.restore(recs, convID, rewindID, order, target, force)
+	return s.restore(convID, rewindID, order, target, lastLeft(recs, target), o)
+}
+
+// lastLeft returns what the last record of each path of target left in it.
+func lastLeft(recs []Record, target map[string]State) map[string]State {
+	left := map[string]State{}
+	for _, r := range recs {
+		if _, ok := target[r.Path]; ok {
+			left[r.Path] = r.After
+		}
+	}
+	return left
 }
 
 // IsRewind reports whether id names a recorded rewind.
@@ -111,17 +239,12 @@ func (s *Store) IsRewind(id string) bool {
 	return false
 }
 
-// restore brings each path of order to its target state (s.mu held).
-func (s *Store) restore(recs []Record, convID, to string, order []string, target map[string]State, force bool) (*Result, error) {
+// restore brings each path of order to its target state (s.mu held). A
+// file is restored only when it is as left says the tools left it, or when
+// forced.
+func (s *Store) restore(convID, to string, order []string, target, left map[string]State, o RestoreOptions) (*Result, error) {
 	if len(order) == 0 {
 		return nil, ErrNothingToRestore
-	}
-	// What the last recorded change left in each file.
-	left := map[string]State{}
-	for _, r := range recs {
-		if _, ok := target[r.Path]; ok {
-			left[r.Path] = r.After
-		}
 	}
 	res := &Result{Restored: []string{}, Kept: []string{}, Unrestorable: []string{}}
 	in := intent{RewindID: s.newID(), ConversationID: convID, MessageID: to}
@@ -149,7 +272,7 @@ func (s *Store) restore(recs []Record, convID, to string, order []string, target
 			res.Unrestorable = append(res.Unrestorable, p)
 			continue
 		}
-		if l := left[p]; !force && !(cur[i].same(l) && (l.Sha256 != "" || !l.Exists)) {
+		if l := left[p]; !o.forced(p) && !(cur[i].same(l) && (l.Sha256 != "" || !l.Exists)) {
 			res.Kept = append(res.Kept, p)
 			continue
 		}
@@ -163,7 +286,10 @@ func (s *Store) restore(recs []Record, convID, to string, order []string, target
 		}
 		return res, nil
 	}
-	b, err := json.Marshal(in)
+	if o.DryRun {
+		return res, nil
+	}
+	b, err := in.marshal()
 	if err != nil {
 		return nil, err
 	}
@@ -202,7 +328,7 @@ func (s *Store) finish(in intent) error {
 	}); err != nil {
 		return err
 	}
-	if err := s.appendRecords(in.Records); err != nil {
+	if err := s.appendLines(in.lines, in.Records); err != nil {
 		return err
 	}
 	if err := os.Remove(s.intentPath()); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -247,6 +373,9 @@ func (s *Store) recover() error {
 			return os.Remove(s.intentPath())
 		}
 	}
+	if _, err := in.marshal(); err != nil {
+		return err
+	}
 	return s.finish(in)
 }
 
@@ -266,12 +395,12 @@ func (s *Store) put(rel string, st State) error {
 	if err != nil {
 		return err
 	}
-	err = writeAtomic(p, b, fs.FileMode(st.Mode)&fs.ModePerm)
+	err = writeInPlace(p, b, fs.FileMode(st.Mode)&fs.ModePerm)
 	if errors.Is(err, fs.ErrNotExist) { // its folder is gone too
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return err
 		}
-		err = writeAtomic(p, b, fs.FileMode(st.Mode)&fs.ModePerm)
+		err = writeInPlace(p, b, fs.FileMode(st.Mode)&fs.ModePerm)
 	}
 	return err
 }

@@ -114,6 +114,9 @@ type Store struct {
 	tree map[string]treeEntry // nil until loaded
 	// blobs are the contents known to be stored (it saves a stat a file).
 	blobs sync.Map
+
+	jmu     sync.Mutex
+	journal *journalCache // nil until read
 }
 
 type treeEntry struct {
@@ -400,18 +403,51 @@ func (s *Store) appendRecords(recs []Record) error {
 		buf.Write(b)
 		buf.WriteByte('\n')
 	}
+	return s.appendLines(buf.Bytes(), recs)
+}
+
+// appendLines appends the journal lines of recs in one write, and adds recs
+// to the journal as last read when nothing else wrote to it meanwhile.
+func (s *Store) appendLines(lines []byte, recs []Record) error {
+	if len(recs) == 0 {
+		return nil
+	}
 	f, err := os.OpenFile(s.journalPath(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
-	if _, err := f.Write(buf.Bytes()); err != nil {
+	before, _ := f.Stat()
+	if _, err := f.Write(lines); err != nil {
 		f.Close()
 		return fmt.Errorf("checkpoint: %w", err)
 	}
-	return f.Close()
+	after, _ := f.Stat()
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	s.jmu.Lock()
+	defer s.jmu.Unlock()
+	if c := s.journal; c != nil && before != nil && after != nil && os.SameFile(c.fi, before) && c.size == before.Size() &&
+		after.Size() == before.Size()+int64(len(lines)) {
+		c.recs = append(c.recs[:len(c.recs):len(c.recs)], recs...)
+		c.fi, c.size = after, after.Size()
+	} else {
+		s.journal = nil
+	}
+	return nil
+}
+
+// journalCache is the journal as last read: up to size bytes of the file fi.
+type journalCache struct {
+	fi   fs.FileInfo
+	size int64
+	recs []Record
 }
 
 // Records returns the journal, oldest first. A torn last line is skipped.
+// The journal is read once; later calls read only what was appended since
+// (another process may append too), or all of it again when it was
+// replaced (pruning). The slice must not be changed.
 func (s *Store) Records() ([]Record, error) {
 	f, err := os.Open(s.journalPath())
 	if errors.Is(err, fs.ErrNotExist) {
@@ -421,24 +457,49 @@ func (s *Store) Records() ([]Record, error) {
 		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
 	defer f.Close()
-	var out []Record
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	s.jmu.Lock()
+	defer s.jmu.Unlock()
+	var recs []Record
+	var from int64
+	if c := s.journal; c != nil && os.SameFile(c.fi, fi) && fi.Size() >= c.size && (fi.Size() > c.size || fi.ModTime().Equal(c.fi.ModTime())) {
+		recs, from = c.recs[:len(c.recs):len(c.recs)], c.size
+		if from == fi.Size() {
+			return recs, nil
+		}
+		if _, err := f.Seek(from, io.SeekStart); err != nil {
+			return nil, fmt.Errorf("checkpoint: %w", err)
+		}
+	}
+	size := from
+	var torn []Record // a last line without its newline: returned, read again next time
 	r := bufio.NewReader(f)
 	for {
 		line, err := r.ReadBytes('\n')
 		if len(bytes.TrimSpace(line)) > 0 {
 			var rec Record
 			if json.Unmarshal(line, &rec) == nil {
-				out = append(out, rec)
+				if err == nil {
+					recs = append(recs, rec)
+				} else {
+					torn = append(torn, rec)
+				}
 			}
+		}
+		if err == nil {
+			size += int64(len(line))
+			continue
 		}
 		if err == io.EOF {
 			break
 		}
-		if err != nil {
-			return nil, fmt.Errorf("checkpoint: %w", err)
-		}
+		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
-	return out, nil
+	s.journal = &journalCache{fi: fi, size: size, recs: recs}
+	return append(recs[:len(recs):len(recs)], torn...), nil
 }
 
 // writeRecords replaces the journal (pruning).

@@ -177,6 +177,9 @@ func TestRewindInterruptedIsFinishedOnOpen(t *testing.T) {
 	if got := f.read("a.txt") + f.read("b.txt"); got != "a0\nb1\n" {
 		t.Fatalf("half way: %q", got)
 	}
+	// The file being written when the process was killed: written in place,
+	// it holds a part.
+	f.put("b.txt", "b")
 	f.open()
 	if got := f.read("a.txt") + f.read("b.txt") + f.read("c.txt"); got != "a0\nb0\n<none>" {
 		t.Fatalf("after reopening: %q", got)

@@ -5,6 +5,7 @@ import (
 
 	"crewagent/backend/app"
 	"crewagent/backend/approval"
+	"crewagent/backend/checkpoint"
 	"crewagent/backend/conversation"
 	"crewagent/backend/convlog"
 	"crewagent/backend/engine"
@@ -106,6 +107,33 @@ func (x *Conversations) Delete(id string) error {
 func (x *Conversations) Fork(id, atMessageID, checkpoint string) (conversation.ConversationMeta, error) {
 	return current(x.s, func(ws *app.Workspace) (conversation.ConversationMeta, error) {
 		return ws.ForkConversation(id, atMessageID, checkpoint)
+	})
+}
+
+// Rewind restores the project's files to before a user message (what:
+// files, conversation or both) and/or forks the conversation there; files
+// changed since are kept unless listed in forcePaths. With dryRun it only
+// says what would be restored and kept.
+func (x *Conversations) Rewind(id, toMessageID, what string, forcePaths []string, dryRun bool) (app.RewindResult, error) {
+	return current(x.s, func(ws *app.Workspace) (app.RewindResult, error) {
+		r, err := ws.Rewind(app.RewindRequest{ConversationID: id, To: toMessageID, What: what, ForcePaths: forcePaths, DryRun: dryRun})
+		if err != nil || r == nil {
+			return app.RewindResult{}, err
+		}
+		return *r, nil
+	})
+}
+
+// UndoChange puts back the files one tool call changed; files changed since
+// are kept unless listed in forcePaths. With dryRun it only says what would
+// be restored and kept.
+func (x *Conversations) UndoChange(id, toolCallID string, forcePaths []string, dryRun bool) (checkpoint.Result, error) {
+	return current(x.s, func(ws *app.Workspace) (checkpoint.Result, error) {
+		r, err := ws.UndoChange(app.UndoChangeRequest{ConversationID: id, ToolCallID: toolCallID, ForcePaths: forcePaths, DryRun: dryRun})
+		if err != nil || r == nil {
+			return checkpoint.Result{}, err
+		}
+		return *r, nil
 	})
 }
 

@@ -47,6 +47,9 @@ type ApprovalQuery struct {
 	Mode     string
 	Override approval.Mode
 	Call     approval.Call
+	// Grants are the allow rules the conversation's active skills grant
+	// (their allowed-tools' command prefixes).
+	Grants []string
 }
 
 // Codes of approval refusals.
@@ -81,7 +84,11 @@ func (r *run) callTool(msgID string, tc conversation.ToolCall) (res tools.Result
 		plan = pl.Plan(tc.Function.Name, tc.Function.Arguments)
 	}
 	c := approval.Call{Tool: tc.Function.Name, Paths: plan.Paths, Command: plan.Command}
-	d := ap.Decide(ApprovalQuery{ConversationID: r.convID, Mode: r.mode, Override: r.approve, Call: c})
+	var grants []string
+	if r.p.sk != nil { // the skills of the request that made this call
+		grants = r.p.sk.state.CommandGrants()
+	}
+	d := ap.Decide(ApprovalQuery{ConversationID: r.convID, Mode: r.mode, Override: r.approve, Call: c, Grants: grants})
 	switch d.Effect {
 	case approval.Allow:
 		return call(), nil, nil

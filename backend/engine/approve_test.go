@@ -29,6 +29,7 @@ func (a *policyApprover) Decide(q ApprovalQuery) approval.Decision {
 	a.mu.Lock()
 	p := a.policy
 	a.mu.Unlock()
+	p.Skills = q.Grants
 	if q.Override != "" {
 		p.Mode = q.Override
 	}

@@ -221,6 +221,7 @@ func ActivationEntries(sk Skill, by Actor, toolCallID, rendered, eventID, metaID
 	if t := sk.Tools(); t.Declared {
 		tools := t.Tools
 		d.AllowedTools = &tools
+		d.Commands = t.Commands
 	}
 	data, _ := json.Marshal(d)
 	return []conversation.Entry{

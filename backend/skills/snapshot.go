@@ -35,8 +35,10 @@ type SnapshotSkill struct {
 	// AllowedTools is absent for a skill that does not narrow the tools
 	// (null and [] differ: [] narrows to the tools always kept).
 	AllowedTools *[]string `json:"allowedTools,omitempty"`
-	EventID      string    `json:"eventId"`
-	MetaID       string    `json:"metaId,omitempty"`
+	// Commands are the command-prefix allow rules it grants.
+	Commands []string `json:"commands,omitempty"`
+	EventID  string   `json:"eventId"`
+	MetaID   string   `json:"metaId,omitempty"`
 }
 
 // SnapshotEnded is the body message of a skill that ended.
@@ -57,6 +59,7 @@ func (s *State) Snapshot() Snapshot {
 			tools := slices.Clone(a.AllowedTools)
 			sk.AllowedTools = &tools
 		}
+		sk.Commands = slices.Clone(a.Commands)
 		out.Active = append(out.Active, sk)
 	}
 	stale := s.stale
@@ -107,6 +110,7 @@ func (s *State) restore(sn Snapshot) {
 		if sk.AllowedTools != nil {
 			a.AllowedTools = slices.Clone(*sk.AllowedTools)
 		}
+		a.Commands = slices.Clone(sk.Commands)
 		if o := old[a.MetaID]; o != nil && o.Name == a.Name {
 			a.Body, a.HasBody, a.Compacted = o.Body, o.HasBody, o.Compacted
 		}

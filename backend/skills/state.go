@@ -36,6 +36,9 @@ type ActivatedData struct {
 	// that narrowing follows the log even when the file changes or goes
 	// away; absent when the skill does not narrow.
 	AllowedTools *[]string `json:"allowedTools,omitempty"`
+	// Commands are the command-prefix allow rules its allowed-tools grant
+	// (AllowedTools.Commands), recorded like AllowedTools.
+	Commands []string `json:"commands,omitempty"`
 }
 
 // DeactivatedData is the data of a skill_deactivated event.
@@ -55,6 +58,8 @@ type Active struct {
 	ToolCallID string `json:"toolCallId,omitempty"`
 	// AllowedTools is nil when the skill does not narrow the tools.
 	AllowedTools []string `json:"allowedTools,omitempty"`
+	// Commands are the command-prefix allow rules it grants.
+	Commands []string `json:"commands,omitempty"`
 	// EventID is the skill_activated event; MetaID the is_meta user
 	// message carrying the body ("" when the log has none yet).
 	EventID string `json:"eventId"`
@@ -120,6 +125,7 @@ func (s *State) Apply(e *conversation.Entry) {
 		if d.AllowedTools != nil {
 			a.AllowedTools = append([]string{}, (*d.AllowedTools)...)
 		}
+		a.Commands = slices.Clone(d.Commands)
 		s.active = append(s.active, a)
 		if a.MetaID == "" {
 			s.waiting = append(s.waiting, a)
@@ -263,6 +269,23 @@ func (s *State) NarrowTools(current []string) []string {
 	return NarrowTools(current, lists...)
 }
 
+// CommandGrants returns the command-prefix allow rules the active skills
+// grant (see AllowedTools.Commands), each once.
+func (s *State) CommandGrants() []string {
+	if s == nil {
+		return nil
+	}
+	var out []string
+	for _, a := range s.active {
+		for _, c := range a.Commands {
+			if !slices.Contains(out, c) {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
 // Clone returns an independent copy of s.
 func (s *State) Clone() *State {
 	c := NewState()
@@ -273,6 +296,7 @@ func (s *State) Clone() *State {
 	for _, a := range s.active {
 		cp := *a
 		cp.AllowedTools = slices.Clone(a.AllowedTools)
+		cp.Commands = slices.Clone(a.Commands)
 		m[a] = &cp
 		c.active = append(c.active, &cp)
 	}

@@ -64,6 +64,26 @@ type AllowedTools struct {
 	// Notes explain entries that were mapped loosely, e.g. Read(src/**):
 	// path patterns are not enforced.
 	Notes []string `json:"notes,omitempty"`
+	// Commands are the command-prefix allow rules (approval rules such as
+	// "shell.run(python)") of its Bash(...) entries: while the skill is
+	// active in a conversation, the commands they match run without asking.
+	Commands []string `json:"commands,omitempty"`
+}
+
+// commandGrant maps the pattern of a Bash(...) entry to an allow rule of
+// the command tool: "python:*" (Claude Code's prefix form) and "python"
+// allow the commands whose first words are "python"; a pattern with "*"
+// elsewhere is a glob over the whole command line. It returns "" with the
+// reason for a pattern that would allow every command.
+func commandGrant(pattern string) (rule, why string) {
+	p := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(pattern), ":*"))
+	if strings.Trim(p, "* :") == "" {
+		return "", "a skill cannot allow every command; it grants nothing"
+	}
+	if strings.ContainsAny(p, "()") {
+		return "", "the pattern has parentheses; it grants nothing"
+	}
+	return ShellTool + "(" + p + ")", ""
 }
 
 // splitToolList splits an allowed-tools string at commas and white space
@@ -127,7 +147,15 @@ func ParseAllowedTools(entries []string, declared bool) AllowedTools {
 			switch {
 			case !hasPattern || strings.TrimSuffix(strings.TrimSpace(pattern), ")") == "":
 			case key == "bash":
-				a.Notes = append(a.Notes, e+": the command prefix does not narrow the tool list; "+ShellTool+" may run any command inside its sandbox")
+				rule, why := commandGrant(strings.TrimSuffix(strings.TrimSpace(pattern), ")"))
+				if rule == "" {
+					a.Notes = append(a.Notes, e+": "+why)
+					break
+				}
+				if !slices.Contains(a.Commands, rule) {
+					a.Commands = append(a.Commands, rule)
+				}
+				a.Notes = append(a.Notes, e+": while the skill is active, commands matching "+rule+" run without asking; "+ShellTool+" may still run other commands, which ask as usual")
 			default:
 				a.Notes = append(a.Notes, e+": the pattern is not enforced; "+strings.Join(claudeTools[key], " and ")+" may be used on any path the sandbox allows")
 			}

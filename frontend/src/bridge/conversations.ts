@@ -1,5 +1,5 @@
 import * as Conversations from '../../wailsjs/go/desktop/Conversations'
-import type { app, conversation, convlog } from '../../wailsjs/go/models'
+import type { app, checkpoint, conversation, convlog } from '../../wailsjs/go/models'
 import { call } from './errors'
 
 export type ConversationMeta = conversation.ConversationMeta
@@ -66,6 +66,15 @@ export interface ConversationPage {
   waitingFor?: WaitingView
 }
 
+/** What a rewind or an undo restored (or, planned, would restore): the files
+ * written back, those kept because they changed since the tools wrote them,
+ * those whose earlier content was too big to keep; rewindId undoes it. */
+export type RestoreResult = checkpoint.Result
+/** What a rewind did: its files, the fork ending before the message. */
+export type RewindResult = app.RewindResult
+/** What a rewind goes back on: the files, the conversation, or both. */
+export type RewindWhat = 'files' | 'conversation' | 'both'
+
 /** The open project's conversations: the list, search, and the log itself. */
 export interface ConversationsApi {
   list(): Promise<ConversationMeta[]>
@@ -78,6 +87,12 @@ export interface ConversationsApi {
   /** Fork at a message, at a named checkpoint, or (both empty) the whole log. */
   fork(id: string, at: { messageId?: string; checkpoint?: string }): Promise<ConversationMeta>
   checkpoint(id: string, name: string): Promise<Checkpoint>
+  /** Goes back to before a user message: restores the project's files (those
+   * changed since are kept unless in forcePaths) and/or forks the
+   * conversation there. dryRun only says what would be restored and kept. */
+  rewind(id: string, toMessageId: string, o: { what: RewindWhat; forcePaths?: string[]; dryRun?: boolean }): Promise<RewindResult>
+  /** Puts back the files one tool call changed (same rules as rewind). */
+  undoChange(id: string, toolCallId: string, o: { forcePaths?: string[]; dryRun?: boolean }): Promise<RestoreResult>
   /** The newest `limit` entries. */
   load(id: string, limit?: number): Promise<ConversationPage>
   /** Up to `limit` entries before the entry `beforeId`. */
@@ -106,6 +121,8 @@ export function createWailsConversations(): ConversationsApi {
     search: (query) => call(async () => (await Conversations.Search(query)) ?? []),
     fork: (id, at) => call(() => Conversations.Fork(id, at.messageId ?? '', at.checkpoint ?? '')),
     checkpoint: (id, name) => call(() => Conversations.Checkpoint(id, name)),
+    rewind: (id, to, o) => call(() => Conversations.Rewind(id, to, o.what, o.forcePaths ?? [], !!o.dryRun)),
+    undoChange: (id, callId, o) => call(() => Conversations.UndoChange(id, callId, o.forcePaths ?? [], !!o.dryRun)),
     load: (id, limit = 0) => call(async () => page(await Conversations.Load(id, limit))),
     loadOlder: (id, beforeId, limit = 0) => call(async () => page(await Conversations.LoadOlder(id, beforeId, limit))),
     readToolResult: (conversationId, messageId) => call(() => Conversations.ReadToolResult(conversationId, messageId)),

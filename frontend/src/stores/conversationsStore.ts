@@ -1,4 +1,4 @@
-import type { Bridge, BridgeError, ConversationMeta, SearchHit } from '../bridge'
+import type { Bridge, BridgeError, ConversationMeta, RestoreResult, RewindResult, RewindWhat, SearchHit } from '../bridge'
 import { toBridgeError } from '../bridge'
 import { ancestors } from '../lib/conversationTree'
 import { createStore, type Store } from './store'
@@ -29,6 +29,14 @@ export interface ConversationsActions {
   remove(id: string): Promise<boolean>
   fork(id: string, at: { messageId?: string; checkpoint?: string }): Promise<ConversationMeta | null>
   checkpoint(id: string, name: string): Promise<boolean>
+  /** What going back to before a user message would restore and keep (null on error). */
+  planRewind(id: string, toMessageId: string): Promise<RestoreResult | null>
+  /** Goes back to before a user message; a fork it makes is opened. */
+  rewind(id: string, toMessageId: string, what: RewindWhat, forcePaths: string[]): Promise<RewindResult | null>
+  /** What undoing one tool call's change would restore and keep (null on error). */
+  planUndo(id: string, toolCallId: string): Promise<RestoreResult | null>
+  /** Puts back the files one tool call changed. */
+  undoChange(id: string, toolCallId: string, forcePaths: string[]): Promise<RestoreResult | null>
   /** Sets the search text; the search runs after a short pause. */
   setQuery(q: string): void
   /** Hides or shows the conversations one created. */
@@ -190,6 +198,51 @@ export function createConversationsStore(bridge: Pick<Bridge, 'conversations' | 
         const meta = await api.fork(id, at)
         store.setState((s) => ({ list: [meta, ...s.list.filter((c) => c.id !== meta.id)].sort(byActivity), selectedId: meta.id }))
         return meta
+      } catch (e) {
+        fail(e)
+        return null
+      }
+    },
+
+    async planRewind(id, to) {
+      try {
+        const r = await api.rewind(id, to, { what: 'files', dryRun: true })
+        return r.files ?? { restored: [], kept: [], unrestorable: [] }
+      } catch (e) {
+        fail(e)
+        return null
+      }
+    },
+
+    async rewind(id, to, what, forcePaths) {
+      try {
+        const r = await api.rewind(id, to, { what, forcePaths })
+        const forkId = r.newConversationId
+        if (forkId) {
+          const meta = await api.get(forkId)
+          store.setState((s) => ({ list: [meta, ...s.list.filter((c) => c.id !== meta.id)].sort(byActivity), selectedId: meta.id }))
+        }
+        return r
+      } catch (e) {
+        fail(e)
+        return null
+      }
+    },
+
+    async planUndo(id, callId) {
+      try {
+        return await api.undoChange(id, callId, { dryRun: true })
+      } catch (e) {
+        // Nothing left to undo is an answer, not a failure.
+        if (toBridgeError(e).code === 'E_NOT_FOUND') return { restored: [], kept: [], unrestorable: [] }
+        fail(e)
+        return null
+      }
+    },
+
+    async undoChange(id, callId, forcePaths) {
+      try {
+        return await api.undoChange(id, callId, { forcePaths })
       } catch (e) {
         fail(e)
         return null

@@ -16,6 +16,9 @@ import {
   type PackageImport,
   type ProjectInfo,
   type RecentProject,
+  type RestoreResult,
+  type RewindResult,
+  type RewindWhat,
   type RunStatus,
   type Settings,
   type SettingsView,
@@ -52,6 +55,15 @@ export const demoNodes = [
 
 type Handler = (payload: unknown) => void
 
+export interface FakeChange {
+  conversationId: string
+  messageId: string
+  toolCallId: string
+  path: string
+  before: string | null
+  after: string | null
+}
+
 /** An in-memory Go side for tests: a set of existing folders, the recent
  * list and the current project, behaving like backend/project. Every method
  * is a vi.fn so tests can look at the calls. */
@@ -84,6 +96,9 @@ export function createFakeBridge(
     runLogs?: Record<string, ExecLogLine[]>
     /** Project files by project-relative path. */
     files?: Record<string, string>
+    /** Changes the tools made to the files (the checkpoint journal), oldest
+     * first: null is a file that did not exist. */
+    changes?: FakeChange[]
     /** MCP servers (Settings → MCP). */
     mcpServers?: FakeMcpServer[]
     /** Skills of the project (test/fakeSkills.ts). */
@@ -213,6 +228,40 @@ export function createFakeBridge(
   const runs = new Map<string, RunStatus>((opts.runs ?? []).map((r) => [r.conversationId, r]))
   const runLogs = new Map<string, ExecLogLine[]>(Object.entries(opts.runLogs ?? {}))
   const files = new Map<string, string>(Object.entries(opts.files ?? {}))
+  // Rewinds and undos, like backend/checkpoint: each path goes back to its
+  // state before the oldest selected change; a file that is no longer what
+  // the tools left is kept unless forced. A restore is recorded under its id.
+  const changes = [...(opts.changes ?? [])]
+  const restores = new Map<string, FakeChange[]>()
+  const restore = (sel: FakeChange[], left: (c: FakeChange) => string | null, force: string[], dryRun: boolean) => {
+    const res: RestoreResult = { restored: [], kept: [], unrestorable: [] }
+    const seen = new Set<string>()
+    const undo: FakeChange[] = []
+    const id = newId('rw')
+    for (const c of sel) {
+      if (seen.has(c.path)) continue
+      seen.add(c.path)
+      const cur = files.get(c.path) ?? null
+      if (cur === c.before) continue
+      if (cur !== left(c) && !force.includes(c.path)) {
+        res.kept.push(c.path)
+        continue
+      }
+      res.restored.push(c.path)
+      undo.push({ ...c, toolCallId: id, before: cur, after: c.before })
+    }
+    res.restored.sort()
+    res.kept.sort()
+    if (res.restored.length + res.kept.length === 0) throw new BridgeError('E_NOT_FOUND', 'nothing to restore')
+    if (dryRun) return res
+    for (const u of undo) {
+      if (u.after === null) files.delete(u.path)
+      else files.set(u.path, u.after)
+    }
+    restores.set(id, undo)
+    return { ...res, rewindId: id }
+  }
+  const lastLeft = (c: FakeChange) => [...changes].reverse().find((x) => x.path === c.path)?.after ?? null
   const answers: { runId: string; widgetId: string; answer: WidgetAnswer }[] = []
   const runOf = (runId: string) => {
     const r = [...runs.values()].find((x) => x.runId === runId)
@@ -300,6 +349,37 @@ export function createFakeBridge(
         const meta: ConversationMeta = { ...c.meta, id: newId('conv'), title: `${c.meta.title} (fork)`, parentId: id, forkedFromMessageId: at.messageId, createdAt: t, lastActiveAt: t }
         convs.set(meta.id, { meta, entries: [{ type: 'evt', id: newId('evt'), createdAt: t, event: 'fork_origin', data: { parentId: id, parentTitle: c.meta.title } }, ...entries] })
         return metaOf(convs.get(meta.id)!)
+      }),
+      rewind: vi.fn(async (id: string, to: string, o: { what: RewindWhat; forcePaths?: string[]; dryRun?: boolean }) => {
+        const c = conv(id)
+        const out: RewindResult = { conversationId: id, to }
+        const undo = restores.get(to)
+        if (undo) {
+          out.files = restore(undo, (u) => u.after, o.forcePaths ?? [], !!o.dryRun)
+          return out
+        }
+        const at = c.entries.findIndex((e) => e.id === to)
+        if (at < 0) throw new BridgeError('E_NOT_FOUND', `message ${to} not found`)
+        if (o.what !== 'conversation') {
+          const turns = new Set(c.entries.slice(at).filter((e) => e.role === 'user').map((e) => e.id))
+          try {
+            out.files = restore(changes.filter((x) => x.conversationId === id && turns.has(x.messageId)), lastLeft, o.forcePaths ?? [], !!o.dryRun)
+          } catch (e) {
+            if (!(e instanceof BridgeError) || (o.what === 'files' && !o.dryRun)) throw e
+          }
+        }
+        if (o.what !== 'files' && !o.dryRun && at > 0) {
+          const t = stamp()
+          const meta: ConversationMeta = { ...c.meta, id: newId('conv'), title: `${c.meta.title} (fork)`, parentId: id, forkedFromMessageId: c.entries[at - 1].id, createdAt: t, lastActiveAt: t }
+          convs.set(meta.id, { meta, entries: c.entries.slice(0, at) })
+          out.newConversationId = meta.id
+        }
+        return out
+      }),
+      undoChange: vi.fn(async (id: string, callId: string, o: { forcePaths?: string[]; dryRun?: boolean }) => {
+        const sel = changes.filter((x) => x.conversationId === id && x.toolCallId === callId)
+        if (sel.length === 0) throw new BridgeError('E_NOT_FOUND', 'nothing to undo')
+        return restore(sel, (c) => c.after, o.forcePaths ?? [], !!o.dryRun)
       }),
       checkpoint: vi.fn(async (id: string, name: string) => {
         const c = conv(id)
@@ -699,6 +779,8 @@ export function createFakeBridge(
     runLogs,
     /** The MCP servers of the fake, by name. */
     mcpServers: mcp.servers,
+    /** The project's files by path (rewinds and undos change them). */
+    files,
     answers,
     /** Appends entries to a conversation as the engine would. */
     append(id: string, ...entries: Entry[]) {

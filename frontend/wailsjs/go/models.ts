@@ -212,6 +212,13 @@ export namespace app {
 	    mode: string;
 	    agentId: string;
 	}
+	export interface RewindResult {
+	    conversationId: string;
+	    to: string;
+	    files?: checkpoint.Result;
+	    newConversationId?: string;
+	    notes?: string[];
+	}
 	export interface SendRequest {
 	    conversationId: string;
 	    text: string;
@@ -268,6 +275,17 @@ export namespace attach {
 	export interface File {
 	    Name: string;
 	    Data: number[];
+	}
+
+}
+
+export namespace checkpoint {
+	
+	export interface Result {
+	    rewindId?: string;
+	    restored: string[];
+	    kept: string[];
+	    unrestorable: string[];
 	}
 
 }

@@ -10,6 +10,7 @@ import { useStore, useStores } from '../../stores'
 import { ChatHeader } from './ChatHeader'
 import { Composer } from './Composer'
 import { MessageList } from './MessageList'
+import { RestoreDialog } from './RestoreDialog'
 import { ReplyAnnouncer } from './ReplyAnnouncer'
 import { WaitingBar } from './WaitingBar'
 import './chat.css'
@@ -43,6 +44,13 @@ export function ChatView({ conversationId }: { conversationId: string }) {
   }, [chat, runs, conversationId])
 
   const onFork = useCallback((messageId: string) => void conversations.actions.fork(conversationId, { messageId }), [conversations, conversationId])
+  // "Rewind to here" on a user message: the dialog lives here, above the
+  // list's rows (which come and go as they scroll). It keeps the
+  // conversation it was opened in: a rewind opens its fork meanwhile.
+  const [rewindTo, setRewindTo] = useState<{ conversationId: string; messageId: string } | null>(null)
+  const onRewind = useCallback((messageId: string) => setRewindTo({ conversationId, messageId }), [conversationId])
+  const closeRewind = useCallback(() => setRewindTo(null), [])
+  useEffect(() => () => setRewindTo(null), [conversationId])
 
   const disabledReason = !llmConfigured
     ? 'Configure the LLM in Settings to send messages.'
@@ -99,7 +107,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
               )}
             </div>
           ) : (
-            <MessageList onFork={onFork} />
+            <MessageList onFork={onFork} onRewind={onRewind} />
           )}
           <McpNotice />
           <WaitingBar />
@@ -107,6 +115,9 @@ export function ChatView({ conversationId }: { conversationId: string }) {
         </div>
         <RunPanel />
       </div>
+      {rewindTo?.conversationId === conversationId && (
+        <RestoreDialog kind="rewind" conversationId={rewindTo.conversationId} target={rewindTo.messageId} onClose={closeRewind} />
+      )}
       <ReplyAnnouncer />
       {inspecting && <ContextInspector onClose={() => setInspecting(false)} />}
       <ArtifactViewer />

@@ -84,7 +84,7 @@ export function estimateRowOnce(row: Row | undefined): number {
  * screen are in the DOM; heights are measured as rows render). It follows
  * new content while the user is at the bottom, pauses when they scroll up
  * (with a "Jump to latest" button), and loads older entries at the top. */
-export function MessageList({ onFork }: { onFork: (messageId: string) => void }) {
+export function MessageList({ onFork, onRewind }: { onFork: (messageId: string) => void; onRewind: (messageId: string) => void }) {
   const { chat, settings } = useStores()
   const conversationId = useStore(chat, (s) => s.conversationId)
   const entries = useStore(chat, (s) => s.entries)
@@ -201,6 +201,7 @@ export function MessageList({ onFork }: { onFork: (messageId: string) => void })
   const actions: RowActions = useMemo(
     () => ({
       fork: onFork,
+      rewind: onRewind,
       continueReply: () => void chat.actions.continueReply(),
       retry: () => void chat.actions.retry(),
       regenerate: (id) => void chat.actions.regenerate(id),
@@ -209,7 +210,7 @@ export function MessageList({ onFork }: { onFork: (messageId: string) => void })
       openSettings: () => settings.actions.show(),
       streaming,
     }),
-    [chat, settings, onFork, streaming],
+    [chat, settings, onFork, onRewind, streaming],
   )
 
   const jump = () => {

@@ -1,11 +1,12 @@
-import { useState } from 'react'
-import type { Entry, ToolCall, ToolResultView } from '../../bridge'
+import { useCallback, useState } from 'react'
+import type { Entry, RestoreResult, ToolCall, ToolResultView } from '../../bridge'
 import { Modal } from '../../components/Modal'
 import { useStore, useStores } from '../../stores'
 import { argsPreview, formatBytes, formatDuration, prettyArgs, readableOutput } from '../../lib/format'
 import { ApprovalBox } from './ApprovalBox'
 import { HandoverBox } from './HandoverBox'
 import { LiveOutputView } from './LiveOutput'
+import { RestoreDialog } from './RestoreDialog'
 import { mcpToolName } from '../../lib/mcp'
 import type { ToolStatus } from './messageRows'
 
@@ -34,6 +35,52 @@ function commandEnd(name: string, result?: Entry): 'stopped' | 'timed out' | nul
   } catch {
     return null
   }
+}
+
+/** The tools whose change a card offers to undo. */
+const undoable = new Set(['fs.write', 'fs.apply_patch'])
+
+/** "Undo this change" under a write or a patch: the dialog lists what will
+ * be restored; once undone the card says so and offers to redo it (the
+ * files as they were before the undo). */
+function UndoChange({ callId }: { callId: string }) {
+  const { chat, conversations } = useStores()
+  const conversationId = useStore(chat, (s) => s.conversationId)
+  const streaming = useStore(chat, (s) => s.streaming)
+  const [asking, setAsking] = useState(false)
+  const [undone, setUndone] = useState<RestoreResult | null>(null)
+  const [busy, setBusy] = useState(false)
+  const close = useCallback(() => setAsking(false), [])
+  if (!conversationId) return null
+  const redo = async () => {
+    if (!undone?.rewindId) return
+    setBusy(true)
+    const r = await conversations.actions.rewind(conversationId, undone.rewindId, 'files', [])
+    setBusy(false)
+    if (r) setUndone(null)
+  }
+  return (
+    <div className="tool-foot" data-testid="tool-undo-bar">
+      {undone ? (
+        <>
+          <span className="tool-undone" data-testid="tool-undone">
+            Undone: {undone.restored.length === 1 ? undone.restored[0] : `${undone.restored.length} files`} restored
+            {undone.kept.length > 0 ? `, ${undone.kept.length} kept` : ''}
+          </span>
+          {undone.rewindId && (
+            <button type="button" className="btn btn-small" disabled={busy || streaming} onClick={() => void redo()} data-testid="tool-redo">
+              Redo
+            </button>
+          )}
+        </>
+      ) : (
+        <button type="button" className="btn btn-small" disabled={streaming} onClick={() => setAsking(true)} data-testid="tool-undo">
+          Undo this change
+        </button>
+      )}
+      {asking && <RestoreDialog kind="undo" conversationId={conversationId} target={callId} onClose={close} onDone={(r) => r && setUndone(r)} />}
+    </div>
+  )
 }
 
 /** Text in a block that shows its first lines and grows to all of them. */
@@ -182,6 +229,7 @@ export function ToolCard({
           </button>
         </div>
       )}
+      {finished && status === 'ok' && !result?.is_error && undoable.has(name) && <UndoChange callId={call.id} />}
       {full && (
         <Modal title={`Full output of ${full.toolName || name}`} onClose={() => setFull(null)} wide testId="tool-output-dialog">
           <p className="hint">

@@ -10,6 +10,8 @@ import { ToolCard } from './ToolCard'
 
 export interface RowActions {
   fork(messageId: string): void
+  /** Opens "Rewind to here" for a user message. */
+  rewind(messageId: string): void
   continueReply(): void
   retry(): void
   regenerate(messageId: string): void
@@ -139,6 +141,16 @@ function UserRow({ row, actions }: { row: Extract<Row, { kind: 'user' }>; action
           )}
           <PinControl entry={row.entry} disabled={actions.streaming} />
           <ForkButton id={row.entry.id} actions={actions} />
+          <button
+            type="button"
+            className="msg-action"
+            disabled={actions.streaming}
+            title="Put the project's files back as they were before this message, and/or continue from before it in a new conversation"
+            onClick={() => actions.rewind(row.entry.id)}
+            data-testid="msg-rewind"
+          >
+            Rewind to here
+          </button>
         </Foot>
       )}
     </div>

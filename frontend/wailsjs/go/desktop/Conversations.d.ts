@@ -3,6 +3,7 @@
 import {conversation} from '../models';
 import {app} from '../models';
 import {convlog} from '../models';
+import {checkpoint} from '../models';
 
 export function Checkpoint(arg1:string,arg2:string):Promise<conversation.Checkpoint>;
 
@@ -28,8 +29,12 @@ export function ReadToolResult(arg1:string,arg2:string):Promise<app.ToolResultVi
 
 export function Rename(arg1:string,arg2:string):Promise<conversation.ConversationMeta>;
 
+export function Rewind(arg1:string,arg2:string,arg3:string,arg4:Array<string>,arg5:boolean):Promise<app.RewindResult>;
+
 export function Search(arg1:string):Promise<Array<convlog.SearchHit>>;
 
 export function SwitchBranch(arg1:string,arg2:string,arg3:number):Promise<void>;
+
+export function UndoChange(arg1:string,arg2:string,arg3:Array<string>,arg4:boolean):Promise<checkpoint.Result>;
 
 export function Usage():Promise<app.UsageReport>;

@@ -50,12 +50,20 @@ export function Rename(arg1, arg2) {
   return window['go']['desktop']['Conversations']['Rename'](arg1, arg2);
 }
 
+export function Rewind(arg1, arg2, arg3, arg4, arg5) {
+  return window['go']['desktop']['Conversations']['Rewind'](arg1, arg2, arg3, arg4, arg5);
+}
+
 export function Search(arg1) {
   return window['go']['desktop']['Conversations']['Search'](arg1);
 }
 
 export function SwitchBranch(arg1, arg2, arg3) {
   return window['go']['desktop']['Conversations']['SwitchBranch'](arg1, arg2, arg3);
+}
+
+export function UndoChange(arg1, arg2, arg3, arg4) {
+  return window['go']['desktop']['Conversations']['UndoChange'](arg1, arg2, arg3, arg4);
 }
 
 export function Usage() {
