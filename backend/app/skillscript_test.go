@@ -17,28 +17,6 @@ import (
 	"crewagent/backend/sandbox"
 )
 
-// copyTree copies the folder from into to.
-func copyTree(t *testing.T, from, to string) {
-	t.Helper()
-	err := filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(from, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(to, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(to, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 // A skill's bundled script runs through shell.run in a chat: the model
 // activates the skill, then runs python3 @skill/sheet-maker/scripts/… with
 // the project as the output folder, and the workbook is on disk. The chat is
