@@ -5,6 +5,7 @@ import { ComposerSkills, useSkillCommand } from '../skills/ComposerSkills'
 import { ApprovalModeSelect } from './ApprovalModeSelect'
 import { isCompactPrefix, parseCompactCommand, useCompactCommand } from './compactCommand'
 import { useStore, useStores } from '../../stores'
+import { useTranslation } from '../../i18n'
 
 /** The message input: Enter sends, Shift+Enter starts a new line; the Send
  * button becomes Stop while a reply (or a run turn) is generated. In Run
@@ -12,6 +13,7 @@ import { useStore, useStores } from '../../stores'
  * first message; with a run, messages go to the run — also after it has
  * completed. The context meter sits beside it. */
 export function Composer({ onOpenInspector, disabledReason }: { onOpenInspector: () => void; disabledReason: string | null }) {
+  const { t } = useTranslation()
   const { chat, runs, context } = useStores()
   // Waiting for another conversation's answer counts as answering: Stop ends that work.
   const waitingFor = useStore(chat, (s) => s.waitingFor)
@@ -60,18 +62,18 @@ export function Composer({ onOpenInspector, disabledReason }: { onOpenInspector:
   }
 
   const placeholder = waitingFor
-    ? `Waiting for “${waitingFor.title}” to answer… (Esc stops)`
+    ? t('composer.waitingFor', { title: waitingFor.title })
     : approving
-    ? `A tool call waits for your approval above${streaming ? '… (Esc stops)' : ''}`
+    ? t(streaming ? 'composer.approvalStreaming' : 'composer.approval')
     : streaming
-    ? 'Answering… (Esc stops)'
+    ? t('composer.answering')
     : startMode
-      ? 'First message for the run (optional) — Enter starts it'
+      ? t('composer.firstRunMessage')
       : mode === 'run' && runComplete
-        ? 'The run is complete — keep talking (changes to its state need your confirmation)'
+        ? t('composer.runComplete')
         : mode === 'run'
-          ? 'Message to the run (Enter to send, Shift+Enter for a new line)'
-          : 'Message (Enter to send, Shift+Enter for a new line)'
+          ? t('composer.runMessage')
+          : t('composer.message')
 
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
     if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
@@ -100,21 +102,21 @@ export function Composer({ onOpenInspector, disabledReason }: { onOpenInspector:
           onChange={(e) => setText(e.target.value)}
           onKeyDown={onKeyDown}
           autoFocus
-          aria-label="Message"
+          aria-label={t('composer.label')}
           data-testid="composer-input"
         />
         <div className="composer-side">
           {streaming ? (
-            <button type="button" className="btn btn-danger" onClick={() => void chat.actions.stop()} title="Stop (Esc)" data-testid="composer-stop">
-              <span aria-hidden="true">■</span> Stop
+            <button type="button" className="btn btn-danger" onClick={() => void chat.actions.stop()} title={t('composer.stopTitle')} data-testid="composer-stop">
+              <span aria-hidden="true">■</span> {t('common.stop')}
             </button>
           ) : startMode ? (
             <button type="button" className="btn btn-primary" onClick={() => void send()} disabled={starting || !canStart || !!disabledReason} data-testid="composer-start-run">
-              {starting ? 'Starting…' : <><span aria-hidden="true">▶</span> Start run</>}
+              {starting ? t('composer.starting') : <><span aria-hidden="true">▶</span> {t('composer.startRun')}</>}
             </button>
           ) : (
             <button type="button" className="btn btn-primary" onClick={() => void send()} disabled={!text.trim() || compacting || (!!disabledReason && !parseCompactCommand(text))} data-testid="composer-send">
-              Send
+              {t('common.send')}
             </button>
           )}
           <ContextMeter usage={compacting && usage ? { ...usage, status: 'compressing' } : usage} onOpen={onOpenInspector} />
