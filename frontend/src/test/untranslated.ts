@@ -26,7 +26,17 @@ const codeAttributes = new Set([
 const wordAria = new Set(['aria-label', 'aria-description', 'aria-valuetext', 'aria-roledescription', 'aria-placeholder'])
 
 /** Words that read the same in every language: names of things and examples to type. */
-export const sameInEveryLanguage = new Set<string>([])
+export const sameInEveryLanguage = new Set<string>([
+  'CrewAgent',
+  'MCP',
+  '.md',
+  '.json',
+  'gpt-4o-mini',
+  'http://127.0.0.1:11434/v1',
+  'my-project',
+  '/home/me/projects',
+  '/home/me/projects/my-project',
+])
 
 const hasWord = (s: string) => /\p{L}/u.test(s)
 
