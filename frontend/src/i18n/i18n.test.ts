@@ -67,7 +67,7 @@ describe('catalogues', () => {
     const bases = byBase(enKeys)
     const missing: string[] = []
     for (const f of code) {
-      for (const m of readFileSync(f, 'utf8').matchAll(/\bt\(\s*['"]([\w.-]+)['"]/g)) {
+      for (const m of readFileSync(f, 'utf8').matchAll(/(?:\bt\(\s*|i18nKey=\{?)['"]([\w.-]+)['"]/g)) {
         if (!bases.has(m[1])) missing.push(`${relative(src, f)}: ${m[1]}`)
       }
     }

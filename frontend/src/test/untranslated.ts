@@ -19,7 +19,7 @@ const codeAttributes = new Set([
   'aria-live', 'aria-haspopup', 'aria-controls', 'aria-labelledby', 'aria-describedby', 'aria-current', 'aria-orientation',
   'aria-autocomplete', 'aria-activedescendant', 'aria-sort', 'aria-relevant', 'aria-owns', 'aria-errormessage', 'viewBox',
   'd', 'fill', 'stroke', 'xmlns', 'strokeWidth', 'strokeLinecap', 'strokeLinejoin', 'fillRule', 'clipRule', 'transform',
-  'points', 'x', 'y', 'focusable', 'stopColor', 'offset', 'cx', 'cy', 'r', 'width', 'height', 'x1', 'x2', 'y1', 'y2', 'language', 'icon', 'side', 'align', 'unit',
+  'points', 'x', 'y', 'i18nKey', 'focusable', 'stopColor', 'offset', 'cx', 'cy', 'r', 'width', 'height', 'x1', 'x2', 'y1', 'y2', 'language', 'icon', 'side', 'align', 'unit',
 ])
 
 /** The aria attributes that are read out; the others hold states and ids. */
@@ -28,6 +28,8 @@ const wordAria = new Set(['aria-label', 'aria-description', 'aria-valuetext', 'a
 /** Words that read the same in every language: names of things and examples to type. */
 export const sameInEveryLanguage = new Set<string>([
   'CrewAgent',
+  'HTTP',
+  'v', // before a version number
   'MCP',
   '.md',
   '.json',
@@ -36,6 +38,7 @@ export const sameInEveryLanguage = new Set<string>([
   'my-project',
   '/home/me/projects',
   '/home/me/projects/my-project',
+  '/full/path/to/package.bmad',
 ])
 
 const hasWord = (s: string) => /\p{L}/u.test(s)

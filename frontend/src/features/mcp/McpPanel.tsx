@@ -455,6 +455,8 @@ function ServerForm({ previous, initial, onDone }: { previous: string; initial: 
   )
 }
 
+const pasteExample = '{\n  "mcpServers": {\n    "files": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/home/me/notes"] }\n  }\n}'
+
 /** A configuration pasted from Claude Desktop, Cursor or a README: read
  * first (secrets masked), then added to the settings. */
 function PasteBlock() {
@@ -480,7 +482,7 @@ function PasteBlock() {
         rows={5}
         value={text}
         spellCheck={false}
-        placeholder={'{\n  "mcpServers": {\n    "files": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/home/me/notes"] }\n  }\n}'}
+        placeholder={pasteExample}
         onChange={(e) => {
           setText(e.target.value)
           mcp.actions.clearPaste()
