@@ -32,11 +32,12 @@ export default async function i18n({ app, step, tmp }) {
     { name: 'narrow', width: 900, height: 650 },
     { name: 'wide', width: 1440, height: 900 },
   ]
-  const matrix = async (name) => {
+  const matrix = async (name, prepare = async () => {}) => {
     for (const size of sizes) {
       await app.resize(size.width, size.height)
       for (const theme of ['light', 'dark']) {
         await app.evaluate(`document.documentElement.dataset.theme = ${JSON.stringify(theme)}`)
+        await prepare()
         await app.screenshot(`${name}-${size.name}-${theme}`)
       }
     }
@@ -56,7 +57,7 @@ export default async function i18n({ app, step, tmp }) {
     assert.equal(await app.text('settings-tab-general'), '常规')
     assert.match(await app.text('zoom-hint'), /^缩放：100 %/)
     assert.match(await app.evaluate(`localStorage.getItem('crewagent.display')`), /"language":"zh-CN"/)
-    await matrix('i18n-settings-general-zh')
+    await matrix('i18n-settings-general-zh', () => app.evaluate(`${sel('language-choice')}.scrollIntoView({ block: 'center' })`))
     await app.click('settings-tab-context')
     await matrix('i18n-settings-context-zh')
     await app.click('settings-cancel')
