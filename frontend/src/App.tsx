@@ -1,5 +1,6 @@
 import { lazy, Suspense, useEffect, useLayoutEffect } from 'react'
 import { StartScreen } from './features/start/StartScreen'
+import { applyLanguage, resolveLanguage, systemTags } from './i18n'
 import { resolveTheme, useSystemPrefersDark } from './lib/systemTheme'
 import { useStore, useStores } from './stores'
 
@@ -47,6 +48,15 @@ export function App() {
     if (textSize === 'default') delete root.dataset.textSize
     else root.dataset.textSize = textSize
   }, [zoom, textSize])
+  // The language: the one chosen, or the system's (read again when it changes).
+  const languageChoice = useStore(stores.display, (s) => s.language)
+  useLayoutEffect(() => {
+    const apply = () => applyLanguage(resolveLanguage(languageChoice, systemTags()))
+    apply()
+    if (languageChoice !== 'system') return
+    window.addEventListener('languagechange', apply)
+    return () => window.removeEventListener('languagechange', apply)
+  }, [languageChoice])
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       const key = zoomKey(e)

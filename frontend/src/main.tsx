@@ -2,12 +2,15 @@ import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
 import { App } from './App'
 import { createWailsBridge } from './bridge'
+import { applyLanguage, resolveLanguage } from './i18n'
 import { StoresProvider, createStores } from './stores'
 import './styles/tokens.css'
 import './styles/base.css'
 import './styles/controls.css'
 
 const stores = createStores(createWailsBridge())
+// the first screen already in the chosen language
+applyLanguage(resolveLanguage(stores.display.getState().language))
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

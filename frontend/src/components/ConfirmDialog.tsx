@@ -1,5 +1,6 @@
 import { useState, type ReactNode } from 'react'
 import { Modal } from './Modal'
+import { useTranslation } from '../i18n'
 
 /** A dialog that asks before something that cannot be undone: Cancel, and a
  * danger button that stays disabled while onConfirm runs. Test ids are
@@ -22,6 +23,7 @@ export function ConfirmDialog({
   onConfirm: () => Promise<void>
   children: ReactNode
 }) {
+  const { t } = useTranslation()
   const [busy, setBusy] = useState(false)
   return (
     <Modal
@@ -31,7 +33,7 @@ export function ConfirmDialog({
       footer={
         <>
           <button type="button" className="btn" onClick={onCancel} data-testid={`${testId}-cancel`}>
-            Cancel
+            {t('common.cancel')}
           </button>
           <button
             type="button"

@@ -1,8 +1,10 @@
 import type { BridgeError } from '../bridge'
 import './ErrorBanner.css'
+import { useTranslation } from '../i18n'
 
 /** One failure, said plainly, with its code for reports. */
 export function ErrorBanner({ error, onDismiss }: { error: BridgeError; onDismiss?: () => void }) {
+  const { t } = useTranslation()
   return (
     <div className="alert" role="alert" data-testid="error-banner" data-code={error.code}>
       <div>
@@ -12,8 +14,8 @@ export function ErrorBanner({ error, onDismiss }: { error: BridgeError; onDismis
         <div className="alert-code mono">{error.code}</div>
       </div>
       {onDismiss && (
-        <button type="button" className="btn btn-ghost btn-small" onClick={onDismiss} aria-label="Dismiss error" data-testid="error-dismiss">
-          Dismiss
+        <button type="button" className="btn btn-ghost btn-small" onClick={onDismiss} aria-label={t('common.dismissError')} data-testid="error-dismiss">
+          {t('common.dismiss')}
         </button>
       )}
     </div>

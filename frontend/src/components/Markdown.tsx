@@ -3,12 +3,14 @@ import { allowedHref, hideOpenLink, limits, plainNote, plainReason, renderBlock,
 import { copyText } from '../lib/clipboard'
 import { useStores } from '../stores'
 import './Markdown.css'
+import { t, useTranslation } from '../i18n'
 
 /** Model text as sanitised markdown (src/markdown). Links open in the system
  * browser; nothing navigates the webview. A long text is formatted block by
  * block over several frames (ProgressiveBlocks). If rendering fails, the raw
  * text is shown instead (MarkdownBoundary). */
 export const Markdown = memo(function Markdown({ text, className = '' }: { text: string; className?: string }) {
+  useTranslation() // drawn again in another language (the code blocks' buttons)
   const onClick = useLinkClick()
   const [showAll, setShowAll] = useState(false)
   const reason = useMemo(() => plainReason(text), [text])
@@ -32,16 +34,17 @@ export const Markdown = memo(function Markdown({ text, className = '' }: { text:
 /** The start of a very long text shown as plain text; the rest on request (or,
  * while it streams, not yet). */
 function PlainHead({ text, reason, onShowAll }: { text: string; reason: string; onShowAll?: () => void }) {
+  const { t } = useTranslation()
   const rest = text.length - limits.plainShowChars
   return (
     <div className="md" data-testid="md-plain-head">
       <p className="md-plain-note">{plainNote(reason)}</p>
       <pre className="md-plain">{text.slice(0, limits.plainShowChars)}</pre>
       <p className="md-plain-note">
-        {rest.toLocaleString('en-US')} more characters are not shown.{' '}
+        {t('markdown.moreChars', { count: rest })}{' '}
         {onShowAll && (
           <button type="button" className="btn btn-small" onClick={onShowAll} data-testid="md-show-all">
-            Show all
+            {t('common.showAll')}
           </button>
         )}
       </p>
@@ -242,13 +245,13 @@ function codeAction(button: HTMLButtonElement) {
   const code = block.querySelector('pre code')?.textContent ?? ''
   void copyText(code).then((ok) => {
     button.dataset.state = ok ? 'copied' : 'failed'
-    button.textContent = ok ? 'Copied' : 'Copy failed'
+    button.textContent = ok ? t('common.copied') : t('common.copyFailed')
     clearTimeout(copyTimers.get(button))
     copyTimers.set(
       button,
       setTimeout(() => {
         button.dataset.state = 'idle'
-        button.textContent = 'Copy'
+        button.textContent = t('common.copy')
       }, 1500),
     )
   })
@@ -292,7 +295,7 @@ export class MarkdownBoundary extends Component<{ text: string; children: ReactN
     if (!this.state.failed) return this.props.children
     return (
       <div className="md" data-testid="md-raw">
-        <p className="md-plain-note">Shown as plain text: this answer could not be formatted.</p>
+        <p className="md-plain-note">{t('markdown.plain.error')}</p>
         <pre className="md-raw">{this.props.text}</pre>
       </div>
     )

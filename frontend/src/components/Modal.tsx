@@ -1,6 +1,7 @@
 import { useEffect, useRef, type ReactNode } from 'react'
 import { createPortal } from 'react-dom'
 import './Modal.css'
+import { useTranslation } from '../i18n'
 
 /** A centred dialog over the window (rendered into <body>, so no ancestor's
  * transform or overflow can clip it); Escape and the backdrop close it. */
@@ -22,6 +23,7 @@ export function Modal({
   className?: string
   testId?: string
 }) {
+  const { t } = useTranslation()
   const ref = useRef<HTMLDivElement>(null)
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
@@ -40,7 +42,7 @@ export function Modal({
       <div ref={ref} tabIndex={-1} className={`modal ${wide ? 'modal-wide' : ''} ${className}`} role="dialog" aria-modal="true" aria-label={title} data-testid={testId}>
         <header className="modal-header">
           <h2 className="modal-title">{title}</h2>
-          <button type="button" className="btn btn-ghost btn-small" onClick={onClose} aria-label="Close" data-testid={testId ? `${testId}-close` : undefined}>
+          <button type="button" className="btn btn-ghost btn-small" onClick={onClose} aria-label={t('common.close')} data-testid={testId ? `${testId}-close` : undefined}>
             ✕
           </button>
         </header>

@@ -1,5 +1,6 @@
 /** Text helpers of tool calls and durations, shared by the conversation and
  * the run panel. */
+import { t } from '../i18n'
 
 /** A short one-line preview of tool-call arguments. */
 export function argsPreview(args: string, max = 120): string {
@@ -29,9 +30,9 @@ export function prettyArgs(args: string): string {
 
 export function formatDuration(ms: number | undefined): string {
   if (ms === undefined || !Number.isFinite(ms)) return ''
-  if (ms < 1000) return `${Math.round(ms)} ms`
-  if (ms < 60000) return `${(ms / 1000).toFixed(1)} s`
-  return `${Math.floor(ms / 60000)} min ${Math.round((ms % 60000) / 1000)} s`
+  if (ms < 1000) return t('units.ms', { n: Math.round(ms) })
+  if (ms < 60000) return t('units.s', { n: Math.round(ms / 100) / 10 })
+  return t('units.minS', { min: Math.floor(ms / 60000), s: Math.round((ms % 60000) / 1000) })
 }
 
 /** Tool output for reading: a JSON object is pretty-printed, and a long text
@@ -57,7 +58,7 @@ export function readableOutput(text: string): string {
 /** A byte count in words: "820 bytes", "77 KB", "2.4 MB". */
 export function formatBytes(n: number): string {
   if (!Number.isFinite(n) || n < 0) return ''
-  if (n < 1024) return `${n} ${n === 1 ? 'byte' : 'bytes'}`
-  if (n < 1024 * 1024) return `${Math.round(n / 1024)} KB`
-  return `${(n / (1024 * 1024)).toFixed(1)} MB`
+  if (n < 1024) return t('units.bytes', { count: n })
+  if (n < 1024 * 1024) return t('units.kb', { n: Math.round(n / 1024) })
+  return t('units.mb', { n: Math.round((n / (1024 * 1024)) * 10) / 10 })
 }

@@ -1,13 +1,12 @@
 import type { LocalServer } from '../bridge'
-import { count } from './count'
+import { t } from '../i18n'
 
 /** "Ollama is running on this computer with 3 models", "… with one model,
  * llama3.2:3b", "… but has no model yet". */
 export function describeLocalServer(s: LocalServer): string {
-  const where = `${s.name} is running on this computer`
-  if (s.models.length === 0) return `${where} but has no model yet`
-  if (s.models.length === 1) return `${where} with one model, ${s.models[0]}`
-  return `${where} with ${count(s.models.length, 'model')}`
+  if (s.models.length === 0) return t('local.noModel', { name: s.name })
+  if (s.models.length === 1) return t('local.oneModel', { name: s.name, model: s.models[0] })
+  return t('local.models', { name: s.name, count: s.models.length })
 }
 
 /** The model to propose on a server: the one already chosen when it serves

@@ -2,6 +2,8 @@
  * counts with separators or "k", durations in seconds and minutes) and
  * back: each format has a parser that accepts what a person types for it
  * (and what the formatter wrote) and says clearly what is wrong otherwise. */
+import { t as tr } from '../i18n'
+
 
 export type Parsed = { ok: true; value: number } | { ok: false; error: string }
 
@@ -62,13 +64,13 @@ export function formatBytes(bytes: number): string {
 
 /** "512 KB", "0.5mb", "2 MiB", "1,024 bytes", "300" (bytes) → bytes. */
 export function parseBytes(text: string, { min = 1, max = KB ** 3 }: { min?: number; max?: number } = {}): Parsed {
-  if (text.trim() === '') return fail(`Enter a size, such as ${formatBytes(512 * KB)} or ${formatBytes(2 * KB * KB)}.`)
+  if (text.trim() === '') return fail(tr('units.err.sizeEmpty', { a: formatBytes(512 * KB), b: formatBytes(2 * KB * KB) }))
   const a = amount(text)
   const factor = a ? sizeWords[a.unit] : undefined
-  if (!a || factor === undefined) return fail(`"${text.trim()}" is not a size; write it like ${formatBytes(512 * KB)} or ${formatBytes(2 * KB * KB)}.`)
+  if (!a || factor === undefined) return fail(tr('units.err.sizeBad', { text: text.trim(), a: formatBytes(512 * KB), b: formatBytes(2 * KB * KB) }))
   const bytes = Math.round(a.n * factor)
-  if (bytes < min) return fail(`Must be at least ${formatBytes(min)}.`)
-  if (bytes > max) return fail(`Must be at most ${formatBytes(max)}.`)
+  if (bytes < min) return fail(tr('units.err.atLeast', { min: formatBytes(min) }))
+  if (bytes > max) return fail(tr('units.err.atMost', { max: formatBytes(max) }))
   return ok(bytes)
 }
 
@@ -83,12 +85,12 @@ export function formatPercent(fraction: number): string {
 /** "80 %", "80%", "80" → 0.8 (a bare number is a percentage too); the value
  * must lie between min and max (fractions, inclusive). */
 export function parsePercent(text: string, { min = 0.01, max = 0.99 }: { min?: number; max?: number } = {}): Parsed {
-  const range = `between ${formatPercent(min)} and ${formatPercent(max)}`
-  if (text.trim() === '') return fail(`Enter a percentage ${range}.`)
+  const range = { min: formatPercent(min), max: formatPercent(max) }
+  if (text.trim() === '') return fail(tr('units.err.percentEmpty', range))
   const a = amount(text)
-  if (!a || !['', '%', 'pct', 'percent'].includes(a.unit)) return fail(`"${text.trim()}" is not a percentage; write it like 80 %.`)
+  if (!a || !['', '%', 'pct', 'percent'].includes(a.unit)) return fail(tr('units.err.percentBad', { text: text.trim() }))
   const fraction = Math.round(a.n * 100) / 10000
-  if (fraction < min || fraction > max) return fail(`Must be ${range}.`)
+  if (fraction < min || fraction > max) return fail(tr('units.err.percentRange', range))
   return ok(fraction)
 }
 
@@ -104,18 +106,18 @@ const countWords: Record<string, number> = { '': 1, k: 1000, thousand: 1000, m: 
 
 /** "128,000", "128 000", "128k", "1.5M" → a whole number. With `off`, an empty
  * field (or "off") means 0, and 0 is allowed. */
-export function parseCount(text: string, { min = 1, max = Number.MAX_SAFE_INTEGER, off = false, what = 'a number' }: { min?: number; max?: number; off?: boolean; what?: string } = {}): Parsed {
+export function parseCount(text: string, { min = 1, max = Number.MAX_SAFE_INTEGER, off = false, what = tr('units.what.number') }: { min?: number; max?: number; off?: boolean; what?: string } = {}): Parsed {
   const t = text.trim().toLowerCase()
   if (off && (t === '' || t === 'off' || t === '0')) return ok(0)
-  if (t === '') return fail(`Enter ${what}.`)
+  if (t === '') return fail(tr('units.err.countEmpty', { what }))
   const a = amount(t)
   const factor = a ? countWords[a.unit] : undefined
-  if (!a || factor === undefined) return fail(`"${text.trim()}" is not ${what}; write it like 128,000 or 128k.`)
+  if (!a || factor === undefined) return fail(tr('units.err.countBad', { text: text.trim(), what }))
   const n = a.n * factor
-  if (!Number.isInteger(Math.round(n * 1000) / 1000)) return fail(`Must be a whole number.`)
+  if (!Number.isInteger(Math.round(n * 1000) / 1000)) return fail(tr('units.err.whole'))
   const v = Math.round(n)
-  if (v < min) return fail(off ? `Must be at least ${formatCount(min)}, or empty for no limit.` : `Must be at least ${formatCount(min)}.`)
-  if (v > max) return fail(`Must be at most ${formatCount(max)}.`)
+  if (v < min) return fail(tr(off ? 'units.err.atLeastOff' : 'units.err.atLeast', { min: formatCount(min) }))
+  if (v > max) return fail(tr('units.err.atMost', { max: formatCount(max) }))
   return ok(v)
 }
 
@@ -137,12 +139,12 @@ export function formatSeconds(s: number): string {
 
 /** "2 min", "90 s", "1.5 h", "120" (seconds) → whole seconds. */
 export function parseSeconds(text: string, { min = 1, max = 24 * 3600 }: { min?: number; max?: number } = {}): Parsed {
-  if (text.trim() === '') return fail('Enter a duration, such as 90 s or 2 min.')
+  if (text.trim() === '') return fail(tr('units.err.durationEmpty'))
   const a = amount(text)
   const factor = a ? durationWords[a.unit] : undefined
-  if (!a || factor === undefined) return fail(`"${text.trim()}" is not a duration; write it like 90 s or 2 min.`)
+  if (!a || factor === undefined) return fail(tr('units.err.durationBad', { text: text.trim() }))
   const s = Math.round(a.n * factor)
-  if (s < min) return fail(`Must be at least ${formatSeconds(min)}.`)
-  if (s > max) return fail(`Must be at most ${formatSeconds(max)}.`)
+  if (s < min) return fail(tr('units.err.atLeast', { min: formatSeconds(min) }))
+  if (s > max) return fail(tr('units.err.atMost', { max: formatSeconds(max) }))
   return ok(s)
 }

@@ -33,6 +33,7 @@ import yaml from 'highlight.js/lib/languages/yaml'
 import markdownLang from 'highlight.js/lib/languages/markdown'
 import sql from 'highlight.js/lib/languages/sql'
 import { Marked, type Tokens } from 'marked'
+import { i18n, t } from '../i18n'
 
 const languages = { bash, css, diff, go, javascript, json, python, typescript, xml, yaml, markdown: markdownLang, sql }
 /** The languages code blocks are highlighted in (aliases aside). */
@@ -161,17 +162,11 @@ function countLinks(src: string): number {
   return n
 }
 
-const plainNotes: Record<string, string> = {
-  long: 'Shown as plain text: this answer is too long to format.',
-  links: 'Shown as plain text: this answer has too many links to format.',
-  nested: 'Shown as plain text: this answer nests too deeply to format.',
-  wide: 'Shown as plain text: this answer has a table too wide to format.',
-  error: 'Shown as plain text: this answer could not be formatted.',
-}
+const plainReasons: readonly string[] = ['long', 'links', 'nested', 'wide', 'error']
 
 /** Why a text is shown as plain text, in words. */
 export function plainNote(reason: string): string {
-  return plainNotes[reason] ?? plainNotes.error
+  return t(`markdown.plain.${plainReasons.includes(reason) ? reason : 'error'}`)
 }
 
 /** The text as escaped, preformatted plain text, with a note saying why. */
@@ -316,10 +311,10 @@ function addCodeTools(root: Element) {
       tools.appendChild(b)
       return b
     }
-    button('wrap', 'Wrap', 'Wrap long lines').setAttribute('aria-pressed', 'false')
-    const copy = button('copy', 'Copy', 'Copy the code')
+    button('wrap', t('markdown.wrap'), t('markdown.wrapTitle')).setAttribute('aria-pressed', 'false')
+    const copy = button('copy', t('common.copy'), t('markdown.copyTitle'))
     copy.dataset.testid = 'code-copy'
-    copy.setAttribute('aria-label', 'Copy code')
+    copy.setAttribute('aria-label', t('markdown.copyLabel'))
     head.appendChild(tools)
   }
 }
@@ -413,10 +408,16 @@ export function renderBlock(block: string, cached = true): string {
 
 const cache = new Map<string, string>()
 const cacheLimit = 600
+let cacheLanguage = ''
 
 /** renderMarkdown with a small cache keyed by the text (rows of a long list
  * re-render as they scroll in and out). */
 export function renderMarkdownCached(src: string): string {
+  // the HTML holds the words of the code blocks' buttons
+  if (cacheLanguage !== i18n.language) {
+    cache.clear()
+    cacheLanguage = i18n.language
+  }
   const hit = cache.get(src)
   if (hit !== undefined) {
     cache.delete(src)

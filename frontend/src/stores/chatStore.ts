@@ -25,6 +25,7 @@ import type {
 import { ErrorCodes, subscribeAll, toBridgeError } from '../bridge'
 import { addReported } from '../lib/usage'
 import { createStore, type Store } from './store'
+import { t } from '../i18n'
 
 /** A tool call announced during the reply in progress. */
 export interface LiveTool {
@@ -648,7 +649,7 @@ export function createChatStore(
       try {
         const path = await bridge.conversations.exportToFile(id, format)
         if (!path) return null
-        store.setState({ notice: `Saved to ${path}` })
+        store.setState({ notice: t('chat.savedTo', { path }) })
         return path
       } catch (e) {
         fail(e)

@@ -20,10 +20,10 @@ describe('display choices', () => {
   })
 
   it.each([
-    ['nothing kept', null, { zoom: 1, textSize: 'default', sidebarHidden: false }],
-    ['broken JSON', '{zoom', { zoom: 1, textSize: 'default', sidebarHidden: false }],
-    ['a zoom that is no step', '{"zoom": 7, "textSize": "huge"}', { zoom: 1, textSize: 'default', sidebarHidden: false }],
-    ['kept choices', '{"zoom": 1.5, "textSize": "large", "sidebarHidden": true}', { zoom: 1.5, textSize: 'large', sidebarHidden: true }],
+    ['nothing kept', null, { zoom: 1, textSize: 'default', sidebarHidden: false, language: 'system' }],
+    ['broken JSON', '{zoom', { zoom: 1, textSize: 'default', sidebarHidden: false, language: 'system' }],
+    ['a zoom that is no step', '{"zoom": 7, "textSize": "huge", "language": "fr"}', { zoom: 1, textSize: 'default', sidebarHidden: false, language: 'system' }],
+    ['kept choices', '{"zoom": 1.5, "textSize": "large", "sidebarHidden": true, "language": "zh-CN"}', { zoom: 1.5, textSize: 'large', sidebarHidden: true, language: 'zh-CN' }],
   ])('reads %s', (_, raw, want) => {
     expect(parseDisplay(raw)).toEqual(want)
   })
@@ -37,12 +37,14 @@ describe('display choices', () => {
     expect(a.getState().zoom).toBe(1.5)
     a.actions.setTextSize('larger')
     a.actions.toggleSidebar()
-    expect(JSON.parse(storage.map.get(displayKey)!)).toEqual({ zoom: 1.5, textSize: 'larger', sidebarHidden: true })
+    a.actions.setLanguage('zh-CN')
+    expect(JSON.parse(storage.map.get(displayKey)!)).toEqual({ zoom: 1.5, textSize: 'larger', sidebarHidden: true, language: 'zh-CN' })
     const b = createDisplayStore(storage)
-    expect(b.getState()).toEqual({ zoom: 1.5, textSize: 'larger', sidebarHidden: true })
+    expect(b.getState()).toEqual({ zoom: 1.5, textSize: 'larger', sidebarHidden: true, language: 'zh-CN' })
+    b.actions.setLanguage('system')
     b.actions.zoomReset()
     b.actions.toggleSidebar()
-    expect(createDisplayStore(storage).getState()).toEqual({ zoom: 1, textSize: 'larger', sidebarHidden: false })
+    expect(createDisplayStore(storage).getState()).toEqual({ zoom: 1, textSize: 'larger', sidebarHidden: false, language: 'system' })
     for (let i = 0; i < 20; i++) b.actions.zoomOut()
     expect(b.getState().zoom).toBe(zoomLevels[0])
   })

@@ -1,3 +1,4 @@
+import { languageChoices, type LanguageChoice } from '../i18n'
 import { createStore, type Store } from './store'
 
 /** The size of the answers' text (Settings → Appearance). */
@@ -13,6 +14,8 @@ export interface DisplayState {
   textSize: TextSize
   /** The conversation sidebar is hidden (Ctrl/Cmd+B). */
   sidebarHidden: boolean
+  /** The language of the interface: the system's, or one chosen in Settings. */
+  language: LanguageChoice
 }
 
 export type DisplayStore = Store<DisplayState> & {
@@ -22,6 +25,7 @@ export type DisplayStore = Store<DisplayState> & {
     zoomReset(): void
     setTextSize(size: TextSize): void
     toggleSidebar(): void
+    setLanguage(language: LanguageChoice): void
   }
 }
 
@@ -29,7 +33,7 @@ export type DisplayStore = Store<DisplayState> & {
  * screen, not the runtime's settings). */
 export const displayKey = 'crewagent.display'
 
-const defaults: DisplayState = { zoom: 1, textSize: 'default', sidebarHidden: false }
+const defaults: DisplayState = { zoom: 1, textSize: 'default', sidebarHidden: false, language: 'system' }
 
 /** The choices read back (anything unknown or broken gives the default). */
 export function parseDisplay(raw: string | null): DisplayState {
@@ -39,6 +43,7 @@ export function parseDisplay(raw: string | null): DisplayState {
       zoom: zoomLevels.includes(v.zoom as (typeof zoomLevels)[number]) ? (v.zoom as number) : defaults.zoom,
       textSize: textSizes.includes(v.textSize as TextSize) ? (v.textSize as TextSize) : defaults.textSize,
       sidebarHidden: v.sidebarHidden === true,
+      language: languageChoices.includes(v.language as LanguageChoice) ? (v.language as LanguageChoice) : defaults.language,
     }
   } catch {
     return { ...defaults }
@@ -51,7 +56,7 @@ export function stepZoom(z: number, dir: 1 | -1): number {
   return [...zoomLevels].reverse().find((l) => l < z - 0.001) ?? zoomLevels[0]
 }
 
-/** Zoom, text size and the sidebar, kept in `storage` (localStorage). */
+/** Zoom, text size, the sidebar and the language, kept in `storage` (localStorage). */
 export function createDisplayStore(storage: Pick<Storage, 'getItem' | 'setItem'> | null = globalThis.localStorage ?? null): DisplayStore {
   let initial = defaults
   try {
@@ -75,6 +80,7 @@ export function createDisplayStore(storage: Pick<Storage, 'getItem' | 'setItem'>
       zoomReset: () => set({ zoom: 1 }),
       setTextSize: (textSize: TextSize) => set({ textSize }),
       toggleSidebar: () => set({ sidebarHidden: !store.getState().sidebarHidden }),
+      setLanguage: (language: LanguageChoice) => set({ language }),
     },
   })
 }

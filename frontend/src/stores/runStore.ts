@@ -2,6 +2,7 @@ import type { ArtifactView, Bridge, BridgeError, RunLogView, RunProgress, RunSta
 import { ErrorCodes, subscribeAll, toBridgeError } from '../bridge'
 import type { ChatStore } from './chatStore'
 import { createStore, type Store } from './store'
+import { t } from '../i18n'
 
 export interface RunState {
   conversationId: string | null
@@ -158,7 +159,7 @@ export function createRunStore(bridge: Pick<Bridge, 'runs' | 'events'>, chat?: P
       const s = store.getState()
       if (!s.conversationId || s.starting || chat?.getState().streaming) return false
       if (!s.workflowId) {
-        store.setState({ error: toBridgeError({ code: ErrorCodes.InvalidRequest, message: 'Choose a workflow to run.' }) })
+        store.setState({ error: toBridgeError({ code: ErrorCodes.InvalidRequest, message: t('run.chooseWorkflow') }) })
         return false
       }
       const id = s.conversationId

@@ -1,22 +1,19 @@
 import { useState } from 'react'
 import type { ApprovalDecision, ApprovalRequest } from '../../bridge'
 import { useStore, useStores } from '../../stores'
+import { t, useTranslation } from '../../i18n'
 
 /** The state of an approval request, in words. */
 export function approvalStatus(a: ApprovalRequest): string {
   switch (a.state) {
     case 'waiting':
-      return 'waits for your approval'
+      return t('approval.waiting')
     case 'allowed':
-      return a.answer === 'allow-conversation'
-        ? 'allowed for this conversation'
-        : a.answer === 'allow-project'
-          ? 'always allowed in this project'
-          : 'allowed'
+      return a.answer === 'allow-conversation' ? t('approval.allowedConversation') : a.answer === 'allow-project' ? t('approval.allowedProject') : t('approval.allowed')
     case 'denied':
-      return 'denied'
+      return t('approval.denied')
     case 'stopped':
-      return 'stopped before an answer: not run'
+      return t('approval.stopped')
   }
   return a.state
 }
@@ -35,6 +32,7 @@ const diffLinesShown = 400
 
 /** A unified diff, coloured by line (text only: nothing in it is markup). */
 export function DiffView({ diff }: { diff: string }) {
+  const { t } = useTranslation()
   const [all, setAll] = useState(false)
   const lines = diff.replace(/\n$/, '').split('\n')
   const shown = all ? lines : lines.slice(0, diffLinesShown)
@@ -50,7 +48,7 @@ export function DiffView({ diff }: { diff: string }) {
       </pre>
       {lines.length > diffLinesShown && (
         <button type="button" className="msg-action" onClick={() => setAll((a) => !a)}>
-          {all ? 'Show less' : `Show all ${lines.length} lines`}
+          {all ? t('common.showLess') : t('tool.showAllLines', { count: lines.length })}
         </button>
       )}
     </>
@@ -62,6 +60,7 @@ export function DiffView({ diff }: { diff: string }) {
  * Allow, Allow for this conversation, Always allow in this project, Deny
  * (with a reason the model receives). */
 export function ApprovalBox({ a, toolCallId }: { a: ApprovalRequest; toolCallId: string }) {
+  const { t } = useTranslation()
   const { chat } = useStores()
   const answering = useStore(chat, (s) => s.answering.includes(toolCallId))
   const [denying, setDenying] = useState(false)
@@ -82,33 +81,33 @@ export function ApprovalBox({ a, toolCallId }: { a: ApprovalRequest; toolCallId:
       {a.command && (
         <pre className="approval-command mono" data-testid="approval-command">
           {`$ ${a.command}`}
-          {a.cwd ? `\n  in ${a.cwd}` : ''}
+          {a.cwd ? `\n  ${t('approval.in', { cwd: a.cwd })}` : ''}
         </pre>
       )}
-      {a.binary && <div className="approval-note">The content is binary: no diff is shown.</div>}
+      {a.binary && <div className="approval-note">{t('approval.binary')}</div>}
       {a.diff && <DiffView diff={a.diff} />}
       {waiting && a.why && <div className="approval-note">{a.why}</div>}
-      {a.state === 'denied' && a.note && <div className="approval-note">Your reason: {a.note}</div>}
+      {a.state === 'denied' && a.note && <div className="approval-note">{t('approval.yourReason', { note: a.note })}</div>}
       {waiting && !denying && (
         <div className="approval-actions">
           <button type="button" className="btn btn-primary btn-small" disabled={answering} onClick={() => answer('allow')} data-testid="approval-allow">
-            Allow
+            {t('approval.allow')}
           </button>
           <button type="button" className="btn btn-small" disabled={answering} onClick={() => answer('allow-conversation')} data-testid="approval-allow-conversation">
-            Allow for this conversation
+            {t('approval.allowConversation')}
           </button>
           <button
             type="button"
             className="btn btn-small"
             disabled={answering}
             onClick={() => answer('allow-project')}
-            title={a.grant ? `Adds the rule ${a.grant} to this project's approvals` : undefined}
+            title={a.grant ? t('approval.grantTitle', { rule: a.grant }) : undefined}
             data-testid="approval-allow-project"
           >
-            Always allow in this project
+            {t('approval.allowProject')}
           </button>
           <button type="button" className="btn btn-danger btn-small" disabled={answering} onClick={() => setDenying(true)} data-testid="approval-deny">
-            Deny…
+            {t('approval.denyMore')}
           </button>
         </div>
       )}
@@ -124,16 +123,16 @@ export function ApprovalBox({ a, toolCallId }: { a: ApprovalRequest; toolCallId:
             className="input approval-reason"
             value={reason}
             onChange={(e) => setReason(e.target.value)}
-            placeholder="Why not? (optional; the model reads it)"
-            aria-label="Reason for denying"
+            placeholder={t('approval.reasonPlaceholder')}
+            aria-label={t('approval.reasonLabel')}
             autoFocus
             data-testid="approval-reason"
           />
           <button type="submit" className="btn btn-danger btn-small" disabled={answering} data-testid="approval-deny-send">
-            Deny
+            {t('approval.deny')}
           </button>
           <button type="button" className="btn btn-small" onClick={() => setDenying(false)}>
-            Back
+            {t('common.back')}
           </button>
         </form>
       )}

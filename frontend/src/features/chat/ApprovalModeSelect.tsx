@@ -1,38 +1,20 @@
 import { ApprovalModes, type ApprovalModeName } from '../../bridge'
 import { useStore, useStores } from '../../stores'
+import { useTranslation } from '../../i18n'
 
-const labels: Record<ApprovalModeName, string> = {
-  'read-only': 'Read only',
-  ask: 'Ask',
-  'auto-edit': 'Auto-edit',
-  'full-auto': 'Full auto',
-}
-
-const hints: Record<ApprovalModeName, string> = {
-  'read-only': 'Nothing is written and no command runs',
-  ask: 'Every write and every command waits for you',
-  'auto-edit': 'Writes inside the project run; commands wait for you',
-  'full-auto': 'Writes and commands run without asking',
-}
-
-const sources: Record<string, string> = {
-  conversation: 'chosen for this conversation',
-  environment: 'from CREWAGENT_APPROVE',
-  project: "the project's default",
-  settings: 'the default of your settings',
-  default: 'the default',
-}
+const sources: readonly string[] = ['conversation', 'environment', 'project', 'settings', 'default']
 
 /** The approval mode of the open conversation, in the composer. */
 export function ApprovalModeSelect({ disabled }: { disabled?: boolean }) {
+  const { t } = useTranslation()
   const { chat } = useStores()
   const m = useStore(chat, (s) => s.approvalMode)
   const conversationId = useStore(chat, (s) => s.conversationId)
   if (!m || !conversationId) return null
   const mode = m.mode as ApprovalModeName
   return (
-    <label className="approval-mode" title={`${hints[mode] ?? ''} (${sources[m.source] ?? m.source})`}>
-      <span className="approval-mode-label">Approvals</span>
+    <label className="approval-mode" title={t('approvalMode.title', { hint: t(`approvalMode.hint.${mode}`, { defaultValue: '' }), source: sources.includes(m.source) ? t(`approvalMode.source.${m.source}`) : m.source })}>
+      <span className="approval-mode-label">{t('approvalMode.label')}</span>
       <select
         className="approval-mode-select"
         value={mode}
@@ -42,7 +24,7 @@ export function ApprovalModeSelect({ disabled }: { disabled?: boolean }) {
       >
         {ApprovalModes.map((k) => (
           <option key={k} value={k}>
-            {labels[k]}
+            {t(`approvalMode.${k}`)}
           </option>
         ))}
       </select>

@@ -2,17 +2,14 @@ import { useEffect, useRef, useState } from 'react'
 import type { ExportFormat, Mode } from '../../bridge'
 import { timeAgo } from '../../lib/time'
 import { useStore, useStores } from '../../stores'
-import { count } from '../../lib/count'
+import { useTranslation } from '../../i18n'
 
-const modes: { mode: Mode; label: string; hint: string }[] = [
-  { mode: 'chat', label: 'Chat', hint: 'Plain conversation with the model' },
-  { mode: 'agent', label: 'Agent', hint: 'An agent persona with file tools' },
-  { mode: 'run', label: 'Run', hint: 'Workflow runs' },
-]
+const modes: Mode[] = ['chat', 'agent', 'run']
 
 /** Title, the Chat / Agent / Run switch (history is kept; only the mode of
  * the next request changes), the agent picker and the checkpoints. */
 export function ChatHeader() {
+  const { t } = useTranslation()
   const { chat, conversations } = useStores()
   const meta = useStore(chat, (s) => s.meta)
   const mode = useStore(chat, (s) => s.mode)
@@ -31,19 +28,19 @@ export function ChatHeader() {
           {meta.title}
         </h2>
         <span className="chat-sub">
-          {count(meta.messageCount, 'message')} · {timeAgo(meta.lastActiveAt)}
+          {t('count.messages', { count: meta.messageCount })} · {timeAgo(meta.lastActiveAt)}
           <CreatedBy />
         </span>
       </div>
-      <div className="mode-switch" role="radiogroup" aria-label="Mode" data-testid="mode-switch">
-        {modes.map((m) => (
+      <div className="mode-switch" role="radiogroup" aria-label={t('chat.mode.label')} data-testid="mode-switch">
+        {modes.map((mode_) => ({ mode: mode_, label: t(`chat.mode.${mode_}`), hint: t(`chat.mode.${mode_}Hint`) })).map((m) => (
           <button
             key={m.mode}
             type="button"
             role="radio"
             aria-checked={mode === m.mode}
             className={`mode-btn ${mode === m.mode ? 'is-active' : ''}`}
-            title={m.mode === 'agent' && agentList.length === 0 ? 'No agents: the project has no active package with agents' : m.hint}
+            title={m.mode === 'agent' && agentList.length === 0 ? t('chat.mode.noAgents') : m.hint}
             disabled={streaming || (m.mode === 'agent' && agentList.length === 0)}
             onClick={() => mode !== m.mode && void chat.actions.setMode(m.mode)}
             data-testid={`mode-${m.mode}`}
@@ -58,7 +55,7 @@ export function ChatHeader() {
           value={agentId}
           onChange={(e) => void chat.actions.setMode('agent', e.target.value)}
           disabled={streaming}
-          aria-label="Agent"
+          aria-label={t('chat.agent')}
           data-testid="agent-picker"
         >
           {agentList.map((a) => (
@@ -72,7 +69,7 @@ export function ChatHeader() {
       )}
       <div className="cp-wrap">
         <button type="button" className="btn btn-small" onClick={() => setCpOpen((o) => !o)} aria-expanded={cpOpen} data-testid="checkpoints-toggle">
-          Checkpoints{checkpoints.length ? ` (${checkpoints.length})` : ''}
+          {checkpoints.length ? t('chat.checkpointsCount', { count: checkpoints.length }) : t('chat.checkpoints')}
         </button>
         {cpOpen && <CheckpointsPanel onClose={() => setCpOpen(false)} conversationId={meta.id} onFork={(name) => void conversations.actions.fork(meta.id, { checkpoint: name })} />}
       </div>
@@ -83,6 +80,7 @@ export function ChatHeader() {
 
 /** Where a conversation the model created comes from, with a way back. */
 function CreatedBy() {
+  const { t } = useTranslation()
   const { chat, conversations } = useStores()
   const origin = useStore(chat, (s) => s.meta?.origin)
   const parent = useStore(conversations, (s) => (origin ? s.list.find((c) => c.id === origin.conversationId) : undefined))
@@ -91,11 +89,11 @@ function CreatedBy() {
     <>
       {' · '}
       {parent ? (
-        <button type="button" className="chat-origin" onClick={() => conversations.actions.select(parent.id)} title="Open the conversation that created this one" data-testid="chat-origin">
-          created by “{parent.title}”
+        <button type="button" className="chat-origin" onClick={() => conversations.actions.select(parent.id)} title={t('chat.createdByTitle')} data-testid="chat-origin">
+          {t('chat.createdBy', { title: parent.title })}
         </button>
       ) : (
-        <span data-testid="chat-origin">created by a deleted conversation</span>
+        <span data-testid="chat-origin">{t('chat.createdByDeleted')}</span>
       )}
     </>
   )
@@ -104,6 +102,7 @@ function CreatedBy() {
 /** The ⋯ menu of the conversation: export it as Markdown or JSON (saved
  * where the user chooses, in the native save dialog). */
 function ConversationMenu() {
+  const { t } = useTranslation()
   const { chat } = useStores()
   const [open, setOpen] = useState(false)
   const ref = useRef<HTMLDivElement>(null)
@@ -131,8 +130,8 @@ function ConversationMenu() {
         onClick={() => setOpen((o) => !o)}
         aria-haspopup="menu"
         aria-expanded={open}
-        aria-label="More actions for this conversation"
-        title="More actions"
+        aria-label={t('chat.menu.label')}
+        title={t('chat.menu.title')}
         data-testid="conv-menu-toggle"
       >
         ⋯
@@ -140,12 +139,12 @@ function ConversationMenu() {
       {open && (
         <div className="conv-menu" role="menu" data-testid="conv-menu">
           <button type="button" role="menuitem" className="conv-menu-item" onClick={() => exportAs('md')} data-testid="export-md">
-            <span>Export as Markdown…</span>
-            <span className="hint">.md</span>
+            <span>{t('chat.menu.exportMd')}</span>
+            <span className="hint">{'.md'}</span>
           </button>
           <button type="button" role="menuitem" className="conv-menu-item" onClick={() => exportAs('json')} data-testid="export-json">
-            <span>Export as JSON…</span>
-            <span className="hint">.json</span>
+            <span>{t('chat.menu.exportJson')}</span>
+            <span className="hint">{'.json'}</span>
           </button>
         </div>
       )}
@@ -154,6 +153,7 @@ function ConversationMenu() {
 }
 
 function CheckpointsPanel({ conversationId, onFork, onClose }: { conversationId: string; onFork: (name: string) => void; onClose: () => void }) {
+  const { t } = useTranslation()
   const { chat, conversations } = useStores()
   const meta = useStore(chat, (s) => s.meta)
   const [name, setName] = useState('')
@@ -165,15 +165,15 @@ function CheckpointsPanel({ conversationId, onFork, onClose }: { conversationId:
     }
   }
   return (
-    <div className="popover" role="dialog" aria-label="Checkpoints" data-testid="checkpoints-panel">
+    <div className="popover" role="dialog" aria-label={t('chat.checkpoints')} data-testid="checkpoints-panel">
       <div className="popover-head">
-        <strong>Checkpoints</strong>
-        <button type="button" className="btn btn-ghost btn-small" onClick={onClose} aria-label="Close">
+        <strong>{t('chat.checkpoints')}</strong>
+        <button type="button" className="btn btn-ghost btn-small" onClick={onClose} aria-label={t('common.close')}>
           ✕
         </button>
       </div>
       {checkpoints.length === 0 ? (
-        <p className="hint">No checkpoints yet. Name the current state to fork from it later.</p>
+        <p className="hint">{t('chat.cp.none')}</p>
       ) : (
         <ul className="cp-list">
           {checkpoints.map((c) => (
@@ -181,7 +181,7 @@ function CheckpointsPanel({ conversationId, onFork, onClose }: { conversationId:
               <span className="cp-name">{c.name}</span>
               <span className="hint">{timeAgo(c.createdAt)}</span>
               <button type="button" className="btn btn-small" onClick={() => (onFork(c.name), onClose())} data-testid="cp-fork">
-                Fork
+                {t('chat.fork')}
               </button>
             </li>
           ))}
@@ -194,9 +194,9 @@ function CheckpointsPanel({ conversationId, onFork, onClose }: { conversationId:
           void create()
         }}
       >
-        <input className="input input-small" placeholder="Checkpoint name" value={name} onChange={(e) => setName(e.target.value)} data-testid="cp-name-input" />
+        <input className="input input-small" placeholder={t('chat.cp.name')} value={name} onChange={(e) => setName(e.target.value)} data-testid="cp-name-input" />
         <button type="submit" className="btn btn-small btn-primary" disabled={!name.trim()} data-testid="cp-create">
-          Create
+          {t('chat.cp.create')}
         </button>
       </form>
     </div>

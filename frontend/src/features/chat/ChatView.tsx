@@ -14,11 +14,13 @@ import { RestoreDialog } from './RestoreDialog'
 import { ReplyAnnouncer } from './ReplyAnnouncer'
 import { WaitingBar } from './WaitingBar'
 import './chat.css'
+import { useTranslation } from '../../i18n'
 
 /** The open conversation: header with the mode switch, the run bar in Run
  * mode, the messages, the input with the context meter, and the run panel
  * on the right when the conversation has a workflow run. */
 export function ChatView({ conversationId }: { conversationId: string }) {
+  const { t } = useTranslation()
   const { chat, conversations, settings, runs, packages } = useStores()
   const error = useStore(chat, (s) => s.error)
   const loading = useStore(chat, (s) => s.loading)
@@ -52,20 +54,16 @@ export function ChatView({ conversationId }: { conversationId: string }) {
   const closeRewind = useCallback(() => setRewindTo(null), [])
   useEffect(() => () => setRewindTo(null), [conversationId])
 
-  const disabledReason = !llmConfigured
-    ? 'Configure the LLM in Settings to send messages.'
-    : mode === 'run' && packageProblem && !hasRun
-      ? 'Run mode needs a package with workflows: choose one in Settings → Packages.'
-      : null
+  const disabledReason = !llmConfigured ? t('chat.noLlm') : mode === 'run' && packageProblem && !hasRun ? t('chat.runNeedsPackage') : null
 
   return (
     <section className="chat" data-testid="chat-view" data-conversation={conversationId} data-streaming={streaming} data-mode={mode}>
       <ChatHeader />
       {!llmConfigured && (
         <div className="notice" data-testid="llm-not-configured">
-          <span>No LLM is configured yet: set the base URL and model to start chatting.</span>
+          <span>{t('chat.noLlmNotice')}</span>
           <button type="button" className="btn btn-small btn-primary" onClick={() => settings.actions.show()} data-testid="open-settings-from-notice">
-            Open Settings
+            {t('chat.openSettingsBtn')}
           </button>
         </div>
       )}
@@ -75,7 +73,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
           {notice && (
             <div className="chat-notice" role="status" data-testid="chat-notice">
               <span>{notice}</span>
-              <button type="button" className="btn btn-ghost btn-small" onClick={chat.actions.dismissNotice} aria-label="Dismiss">
+              <button type="button" className="btn btn-ghost btn-small" onClick={chat.actions.dismissNotice} aria-label={t('common.dismiss')}>
                 ✕
               </button>
             </div>
@@ -85,24 +83,24 @@ export function ChatView({ conversationId }: { conversationId: string }) {
               <ErrorBanner error={error} onDismiss={chat.actions.dismissError} />
               {(error.code === ErrorCodes.LLMNotConfigured || error.code.startsWith('LLM_')) && (
                 <button type="button" className="btn btn-small" onClick={() => settings.actions.show()}>
-                  Open Settings
+                  {t('chat.openSettingsBtn')}
                 </button>
               )}
             </div>
           )}
           {loading ? (
-            <div className="chat-empty">Loading…</div>
+            <div className="chat-empty">{t('common.loading')}</div>
           ) : entriesCount === 0 && !streaming ? (
             <div className="chat-empty" data-testid="chat-empty">
               {mode === 'run' ? (
                 <>
-                  <p>No run in this conversation yet.</p>
-                  <p className="hint">Pick a workflow above, type the first message below if you like, then Start run.</p>
+                  <p>{t('chat.emptyRun')}</p>
+                  <p className="hint">{t('chat.emptyRunHint')}</p>
                 </>
               ) : (
                 <>
-                  <p>Nothing here yet.</p>
-                  <p className="hint">Type a message below. In Agent mode the model can read and write files of this project.</p>
+                  <p>{t('chat.empty')}</p>
+                  <p className="hint">{t('chat.emptyHint')}</p>
                 </>
               )}
             </div>

@@ -7,6 +7,7 @@ import { AttachmentChips, useAttachments } from './Attachments'
 import { ModelChip } from './ModelChip'
 import { isCompactPrefix, parseCompactCommand, useCompactCommand } from './compactCommand'
 import { useStore, useStores } from '../../stores'
+import { useTranslation } from '../../i18n'
 
 /** The message input: Enter sends, Shift+Enter starts a new line; the Send
  * button becomes Stop while a reply (or a run turn) is generated. In Run
@@ -14,6 +15,7 @@ import { useStore, useStores } from '../../stores'
  * first message; with a run, messages go to the run — also after it has
  * completed. The context meter sits beside it. */
 export function Composer({ onOpenInspector, disabledReason }: { onOpenInspector: () => void; disabledReason: string | null }) {
+  const { t } = useTranslation()
   const { chat, runs, context } = useStores()
   // Waiting for another conversation's answer counts as answering: Stop ends that work.
   const waitingFor = useStore(chat, (s) => s.waitingFor)
@@ -72,18 +74,18 @@ export function Composer({ onOpenInspector, disabledReason }: { onOpenInspector:
   }
 
   const placeholder = waitingFor
-    ? `Waiting for “${waitingFor.title}” to answer… (Esc stops)`
+    ? t('composer.waitingFor', { title: waitingFor.title })
     : approving
-    ? `A tool call waits for your approval above${streaming ? '… (Esc stops)' : ''}`
+    ? t(streaming ? 'composer.approvalStreaming' : 'composer.approval')
     : streaming
-    ? 'Answering… (Esc stops)'
+    ? t('composer.answering')
     : startMode
-      ? 'First message for the run (optional) — Enter starts it'
+      ? t('composer.firstRunMessage')
       : mode === 'run' && runComplete
-        ? 'The run is complete — keep talking (changes to its state need your confirmation)'
+        ? t('composer.runComplete')
         : mode === 'run'
-          ? 'Message to the run (Enter to send, Shift+Enter for a new line)'
-          : 'Message (Enter to send, Shift+Enter for a new line)'
+          ? t('composer.runMessage')
+          : t('composer.message')
 
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
     if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
@@ -134,7 +136,7 @@ export function Composer({ onOpenInspector, disabledReason }: { onOpenInspector:
             void attachments.add(e.clipboardData.files)
           }}
           autoFocus
-          aria-label="Message"
+          aria-label={t('composer.label')}
           data-testid="composer-input"
         />
         <div className="composer-side">
@@ -165,16 +167,16 @@ export function Composer({ onOpenInspector, disabledReason }: { onOpenInspector:
             </>
           )}
           {streaming ? (
-            <button type="button" className="btn btn-danger" onClick={() => void chat.actions.stop()} title="Stop (Esc)" data-testid="composer-stop">
-              <span aria-hidden="true">■</span> Stop
+            <button type="button" className="btn btn-danger" onClick={() => void chat.actions.stop()} title={t('composer.stopTitle')} data-testid="composer-stop">
+              <span aria-hidden="true">■</span> {t('common.stop')}
             </button>
           ) : startMode ? (
             <button type="button" className="btn btn-primary" onClick={() => void send()} disabled={starting || !canStart || !!disabledReason} data-testid="composer-start-run">
-              {starting ? 'Starting…' : <><span aria-hidden="true">▶</span> Start run</>}
+              {starting ? t('composer.starting') : <><span aria-hidden="true">▶</span> {t('composer.startRun')}</>}
             </button>
           ) : (
             <button type="button" className="btn btn-primary" onClick={() => void send()} disabled={(!text.trim() && (!canAttach || attachments.files.length === 0)) || compacting || (!!disabledReason && !parseCompactCommand(text))} data-testid="composer-send">
-              Send
+              {t('common.send')}
             </button>
           )}
           <ContextMeter usage={compacting && usage ? { ...usage, status: 'compressing' } : usage} onOpen={onOpenInspector} />

@@ -2,17 +2,18 @@ import { useState } from 'react'
 import type { Entry } from '../../bridge'
 import { Markdown } from '../../components/Markdown'
 import { useStore, useStores } from '../../stores'
-import { count } from '../../lib/count'
 import { formatTokens } from '../context/meter'
 import { SpeakerBadge } from './MessageParts'
 import type { Row } from './messageRows'
 import { ToolCard } from './ToolCard'
 import './contextRows.css'
+import { useTranslation } from '../../i18n'
 
 /** The pin of a message: a quiet "Pin" among its actions, "Pinned" (always
  * shown) once pinned; a pinned message is kept word for word by every
  * compaction. */
 export function PinControl({ entry, disabled }: { entry: Entry; disabled?: boolean }) {
+  const { t } = useTranslation()
   const { context } = useStores()
   const busy = useStore(context, (s) => s.pinning === entry.id)
   const pinned = !!entry.view?.pinned
@@ -22,22 +23,23 @@ export function PinControl({ entry, disabled }: { entry: Entry; disabled?: boole
       className={`msg-action pin-control ${pinned ? 'is-pinned' : ''}`}
       disabled={disabled || busy}
       aria-pressed={pinned}
-      title={pinned ? 'Pinned: every compaction keeps this message word for word. Click to unpin.' : 'Pin: every compaction keeps this message word for word'}
+      title={pinned ? t('pin.pinnedTitle') : t('pin.pinTitle')}
       onClick={() => void context.actions.setPinned(entry.id, !pinned)}
       data-testid="msg-pin"
       data-pinned={pinned}
     >
-      {pinned ? 'Unpin' : 'Pin'}
+      {pinned ? t('pin.unpin') : t('pin.pin')}
     </button>
   )
 }
 
 /** The mark of a pinned message, shown above it at all times. */
 export function PinnedMark({ entry }: { entry: Entry }) {
+  const { t } = useTranslation()
   if (!entry.view?.pinned) return null
   return (
-    <span className="pinned-mark" title="Pinned: every compaction keeps this message word for word" data-testid="msg-pinned">
-      <span aria-hidden="true">📌</span> Pinned
+    <span className="pinned-mark" title={t('pin.markTitle')} data-testid="msg-pinned">
+      <span aria-hidden="true">📌</span> {t('pin.pinned')}
     </span>
   )
 }
@@ -45,12 +47,13 @@ export function PinnedMark({ entry }: { entry: Entry }) {
 /** A compaction in the conversation: how many messages went into the
  * summary, and, expanded, the summary and what was kept word for word. */
 export function CompactionCard({ row }: { row: Extract<Row, { kind: 'compaction' }> }) {
+  const { t } = useTranslation()
   const [open, setOpen] = useState(false)
   const c = row.compaction
   const facts = [
-    c.manual ? (c.focus ? `you asked, focusing on “${c.focus}”` : 'you asked') : 'the context was full',
-    c.tokensBefore && c.tokensAfter ? `${formatTokens(c.tokensBefore)} → ${formatTokens(c.tokensAfter)} tokens` : '',
-    c.pinned.length ? `${count(c.pinned.length, 'message')} kept word for word` : '',
+    c.manual ? (c.focus ? t('compaction.youAskedFocus', { focus: c.focus }) : t('compaction.youAsked')) : t('compaction.full'),
+    c.tokensBefore && c.tokensAfter ? t('compaction.tokens', { before: formatTokens(c.tokensBefore), after: formatTokens(c.tokensAfter) }) : '',
+    c.pinned.length ? t('compaction.kept', { count: c.pinned.length }) : '',
   ].filter(Boolean)
   return (
     <div className={`compaction-card ${open ? 'is-open' : ''}`} data-testid="event-compaction" data-id={row.entry.id} data-count={c.count}>
@@ -59,25 +62,25 @@ export function CompactionCard({ row }: { row: Extract<Row, { kind: 'compaction'
           {open ? '▾' : '▸'}
         </span>
         <span className="compaction-title" data-testid="compaction-title">
-          {c.count > 0 ? `Compacted ${count(c.count, 'message')}` : 'Compacted older messages'}
+          {c.count > 0 ? t('compaction.title', { count: c.count }) : t('compaction.titleOlder')}
         </span>
         <span className="compaction-facts">{facts.join(' · ')}</span>
       </button>
       {open && (
         <div className="compaction-body" data-testid="compaction-body">
           <p className="hint">
-            These messages are no longer sent to the model as they are: the summary below stands for them ({c.method}). They stay in the log, and the ones that matter to a new message are recalled.
+            {t('compaction.explain', { method: c.method })}
           </p>
           {c.summary ? (
             <div className="compaction-summary" data-testid="compaction-summary">
               <Markdown text={c.summary} />
             </div>
           ) : (
-            <p className="hint">The summary is further up in the conversation’s log.</p>
+            <p className="hint">{t('compaction.summaryAbove')}</p>
           )}
           {c.pinned.length > 0 && (
             <div className="compaction-pinned" data-testid="compaction-pinned">
-              <div className="compaction-section">Kept word for word</div>
+              <div className="compaction-section">{t('compaction.keptTitle')}</div>
               <ul>
                 {c.pinned.map((p) => (
                   <li key={p.id} data-testid="compaction-pin">
@@ -96,6 +99,7 @@ export function CompactionCard({ row }: { row: Extract<Row, { kind: 'compaction'
 /** A step of a workflow run as one row: what it did, in words; its tool
  * calls one click away. */
 export function StepsRow({ row }: { row: Extract<Row, { kind: 'steps' }> }) {
+  const { t } = useTranslation()
   const [open, setOpen] = useState(false)
   const failed = row.calls.filter((c) => c.status === 'error').length
   const running = row.calls.some((c) => c.status === 'running')
@@ -106,7 +110,7 @@ export function StepsRow({ row }: { row: Extract<Row, { kind: 'steps' }> }) {
     <div className="msg msg-steps" data-id={row.entry.id}>
       {row.speaker && <SpeakerBadge speaker={row.speaker} />}
       <div className={`step-row ${open ? 'is-open' : ''}`} data-testid="step-row" data-node={row.step.node ?? ''} data-calls={row.calls.length}>
-        <button type="button" className="step-head" onClick={() => setOpen((o) => !o)} aria-expanded={open} data-testid="step-toggle" title={`${count(row.calls.length, 'tool call')}; click to see them`}>
+        <button type="button" className="step-head" onClick={() => setOpen((o) => !o)} aria-expanded={open} data-testid="step-toggle" title={t('steps.callsTitle', { count: row.calls.length })}>
           <span className={`tool-dot ${failed ? 'dot-error' : asking ? 'dot-pending' : running ? 'dot-running' : 'dot-ok'}`} aria-hidden="true" />
           <span className="step-title" data-testid="step-title">
             {row.step.title}

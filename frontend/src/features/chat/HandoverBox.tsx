@@ -1,20 +1,21 @@
 import type { HandoverView } from '../../bridge'
 import { Markdown } from '../../components/Markdown'
 import { useStore, useStores } from '../../stores'
+import { t, useTranslation } from '../../i18n'
 
 /** How a handed-over turn stands, in words. */
 export function handoverStatus(h: HandoverView, answering: boolean): string {
   switch (h.status) {
     case 'waiting':
-      return answering ? 'answering…' : 'waiting to answer'
+      return answering ? t('handover.answering') : t('handover.waiting')
     case 'completed':
-      return 'answered'
+      return t('handover.answered')
     case 'failed':
-      return 'could not answer'
+      return t('handover.failed')
     case 'stopped':
-      return 'stopped'
+      return t('handover.stopped')
     case 'interrupted':
-      return 'interrupted'
+      return t('handover.interrupted')
   }
   return h.status
 }
@@ -23,9 +24,9 @@ export function handoverStatus(h: HandoverView, answering: boolean): string {
 function handoverNote(h: HandoverView): string {
   switch (h.status) {
     case 'stopped':
-      return 'Stopped before it finished.'
+      return t('handover.stoppedNote')
     case 'interrupted':
-      return 'The app closed before it finished.'
+      return t('handover.interruptedNote')
   }
   return h.message ?? ''
 }
@@ -36,8 +37,9 @@ const answerLines = 6
  * title, whether it is answering, its answer (or why there is none), and a
  * way to open it. */
 export function HandoverBox({ h, tool }: { h: HandoverView; tool: string }) {
+  const { t } = useTranslation()
   const { conversations } = useStores()
-  const title = useStore(conversations, (s) => s.list.find((c) => c.id === h.conversationId)?.title ?? h.title ?? 'a conversation')
+  const title = useStore(conversations, (s) => s.list.find((c) => c.id === h.conversationId)?.title ?? h.title ?? t('handover.aConversation'))
   const exists = useStore(conversations, (s) => !s.loaded || s.list.some((c) => c.id === h.conversationId))
   const answering = useStore(conversations, (s) => !!s.answering[h.conversationId])
   const status = handoverStatus(h, answering)
@@ -46,19 +48,19 @@ export function HandoverBox({ h, tool }: { h: HandoverView; tool: string }) {
   return (
     <div className={`handover is-${h.status}${answering ? ' is-answering' : ''}`} data-testid="handover" data-status={h.status} data-conversation={h.conversationId}>
       <div className="handover-head">
-        <span className="handover-kind">{tool.endsWith('create') ? 'New conversation' : 'Asked'}</span>
+        <span className="handover-kind">{tool.endsWith('create') ? t('handover.new') : t('handover.asked')}</span>
         <span className="handover-title" title={title}>
-          “{title}”
+          {t('handover.quoted', { title })}
         </span>
         <span className="handover-status" data-testid="handover-status">
           {status}
         </span>
         {exists ? (
           <button type="button" className="btn btn-small" onClick={() => conversations.actions.select(h.conversationId)} data-testid="handover-open">
-            Open
+            {t('common.open')}
           </button>
         ) : (
-          <span className="hint">deleted</span>
+          <span className="hint">{t('handover.deleted')}</span>
         )}
       </div>
       {h.answer?.trim() ? (

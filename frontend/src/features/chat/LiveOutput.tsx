@@ -2,11 +2,13 @@ import { useLayoutEffect, useMemo, useRef } from 'react'
 import { parseAnsi } from '../../lib/ansi'
 import { formatBytes } from '../../lib/format'
 import type { LiveOutput } from '../../stores'
+import { useTranslation } from '../../i18n'
 
 /** The output of a running command as a terminal shows it: colours from its
  * SGR codes (as classes: the text is never read as HTML), the newest lines
  * in view unless the user scrolled up. */
 export function LiveOutputView({ out }: { out: LiveOutput }) {
+  const { t } = useTranslation()
   const spans = useMemo(() => parseAnsi(out.text), [out.text])
   const ref = useRef<HTMLPreElement>(null)
   const stick = useRef(true)
@@ -18,7 +20,7 @@ export function LiveOutputView({ out }: { out: LiveOutput }) {
     <div className="tool-live" data-testid="tool-live">
       {out.dropped > 0 && (
         <div className="tool-live-note" data-testid="tool-live-dropped">
-          {formatBytes(out.dropped)} of earlier output not shown
+          {t('chat.liveDropped', { size: formatBytes(out.dropped) })}
         </div>
       )}
       <pre

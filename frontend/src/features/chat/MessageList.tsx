@@ -3,6 +3,7 @@ import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } fr
 import { useStore, useStores } from '../../stores'
 import { buildEntryRows, buildLiveRows, type Row, type RowsEnd } from './messageRows'
 import { MessageRow, type RowActions } from './rows'
+import { useTranslation } from '../../i18n'
 
 /** Distance from the bottom (px) within which the list follows new content. */
 const stickThreshold = 48
@@ -88,6 +89,8 @@ export function MessageList({ onFork, onRewind }: { onFork: (messageId: string) 
   const { chat, settings } = useStores()
   const conversationId = useStore(chat, (s) => s.conversationId)
   const entries = useStore(chat, (s) => s.entries)
+  const { t, i18n } = useTranslation()
+  const language = i18n.language
   const live = useStore(chat, (s) => s.live)
   const streaming = useStore(chat, (s) => s.streaming)
   const hasMore = useStore(chat, (s) => s.hasMore)
@@ -104,7 +107,8 @@ export function MessageList({ onFork, onRewind }: { onFork: (messageId: string) 
     () => (settled && live.length === 0 ? { unfinished, awaiting, canContinue, stopped: stoppedEnd } : {}),
     [settled, live.length, unfinished, awaiting, canContinue, stoppedEnd],
   )
-  const entryRows = useMemo(() => buildEntryRows(entries, streaming, end, speakers), [entries, streaming, end, speakers])
+  // the rows hold words of the language in use (events)
+  const entryRows = useMemo(() => buildEntryRows(entries, streaming, end, speakers), [entries, streaming, end, speakers, language])
   const liveRows = useMemo(() => buildLiveRows(entries, live), [entries, live])
   const rows = useMemo(() => (liveRows.length ? [...entryRows, ...liveRows] : entryRows), [entryRows, liveRows])
 
@@ -231,7 +235,7 @@ export function MessageList({ onFork, onRewind }: { onFork: (messageId: string) 
         tabIndex={0}
         data-testid="message-list"
         data-rows={rows.length}
-        aria-label="Messages"
+        aria-label={t('chat.messages')}
       >
         <div className="message-list-inner" style={{ height: total }}>
           {items.map((item) => (
@@ -243,14 +247,14 @@ export function MessageList({ onFork, onRewind }: { onFork: (messageId: string) 
       </div>
       {hasMore && loadingOlder && nearTop && (
         <div className="list-loader" data-testid="load-older">
-          Loading older messages…
+          {t('chat.loadingOlder')}
         </div>
       )}
       {!atBottom && rows.length > 0 && (
         // A strip of its own under the list, so that it never covers text.
         <div className="jump-strip">
           <button type="button" className="btn btn-small jump-latest" onClick={jump} data-testid="jump-latest">
-            ↓ Jump to latest
+            {t('chat.jumpLatest')}
           </button>
         </div>
       )}

@@ -2,9 +2,11 @@ import { useEffect, useRef, useState } from 'react'
 import type { BranchView } from '../../bridge'
 import { copyText } from '../../lib/clipboard'
 import type { Speaker } from './messageRows'
+import { useTranslation } from '../../i18n'
 
 /** A small button that copies text and says so for a moment. */
-export function CopyButton({ text, label = 'Copy', testId = 'msg-copy', className = 'msg-action' }: { text: string; label?: string; testId?: string; className?: string }) {
+export function CopyButton({ text, label, testId = 'msg-copy', className = 'msg-action' }: { text: string; label?: string; testId?: string; className?: string }) {
+  const { t } = useTranslation()
   const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle')
   const timer = useRef<ReturnType<typeof setTimeout>>(undefined)
   useEffect(() => () => clearTimeout(timer.current), [])
@@ -16,24 +18,23 @@ export function CopyButton({ text, label = 'Copy', testId = 'msg-copy', classNam
   }
   return (
     <button type="button" className={className} onClick={() => void copy()} data-testid={testId} data-state={state} aria-live="polite">
-      {state === 'copied' ? 'Copied' : state === 'failed' ? 'Copy failed' : label}
+      {state === 'copied' ? t('common.copied') : state === 'failed' ? t('common.copyFailed') : (label ?? t('common.copy'))}
     </button>
   )
 }
 
 /** "‹ 2/3 ›": the versions of the conversation at a branch point. */
 export function BranchSwitcher({ branch, disabled, onSwitch }: { branch: BranchView; disabled: boolean; onSwitch: (after: string, index: number) => void }) {
-  const what = branch.reason === 'regenerate' ? 'answer' : 'message'
+  const { t } = useTranslation()
+  const answer = branch.reason === 'regenerate'
   const frozen = !!branch.frozen
-  const title = frozen
-    ? 'These versions can no longer be switched: the conversation was compressed since. Fork it to go back.'
-    : `Version ${branch.index} of ${branch.count} of this ${what}`
+  const title = frozen ? t('chat.version.frozen') : t(answer ? 'chat.version.answer' : 'chat.version.message', { index: branch.index, count: branch.count })
   return (
     <span className="branch-switcher" data-testid="branch-switcher" data-index={branch.index} data-count={branch.count} title={title}>
       <button
         type="button"
         className="branch-step"
-        aria-label={`Previous version of this ${what}`}
+        aria-label={t(answer ? 'chat.version.prevAnswer' : 'chat.version.prevMessage')}
         disabled={disabled || frozen || branch.index <= 1}
         onClick={() => onSwitch(branch.after, branch.index - 2)}
         data-testid="branch-prev"
@@ -46,7 +47,7 @@ export function BranchSwitcher({ branch, disabled, onSwitch }: { branch: BranchV
       <button
         type="button"
         className="branch-step"
-        aria-label={`Next version of this ${what}`}
+        aria-label={t(answer ? 'chat.version.nextAnswer' : 'chat.version.nextMessage')}
         disabled={disabled || frozen || branch.index >= branch.count}
         onClick={() => onSwitch(branch.after, branch.index)}
         data-testid="branch-next"

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react'
 import type { Entry } from '../../bridge'
 import { useStores } from '../../stores'
+import { t } from '../../i18n'
 
 /** How many characters of a finished reply are read out. */
 const spokenChars = 240
@@ -13,10 +14,10 @@ export function replyAnnouncement(entries: readonly Entry[]): string {
     if (e.type !== 'msg' || e.role === 'tool') continue
     if (e.role === 'user') return ''
     if (e.role !== 'assistant') continue
-    if (e.partType === 'error') return 'The reply failed.'
-    const text = (e.content ?? '').replace(/```[\s\S]*?(```|$)/g, ' (code) ').replace(/[#*_`>|]+/g, '').replace(/\s+/g, ' ').trim()
+    if (e.partType === 'error') return t('announce.failed')
+    const text = (e.content ?? '').replace(/```[\s\S]*?(```|$)/g, t('announce.code')).replace(/[#*_`>|]+/g, '').replace(/\s+/g, ' ').trim()
     if (!text) continue // a turn of tool calls only: the words come earlier
-    return `Reply finished: ${text.length > spokenChars ? `${text.slice(0, spokenChars)}…` : text}`
+    return t('announce.finished', { text: text.length > spokenChars ? `${text.slice(0, spokenChars)}…` : text })
   }
   return ''
 }

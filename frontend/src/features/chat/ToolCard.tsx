@@ -9,16 +9,7 @@ import { LiveOutputView } from './LiveOutput'
 import { RestoreDialog } from './RestoreDialog'
 import { mcpToolName } from '../../lib/mcp'
 import type { ToolStatus } from './messageRows'
-
-const statusText: Record<ToolStatus, string> = {
-  running: 'running',
-  ok: 'done',
-  error: 'failed',
-  interrupted: 'interrupted',
-  pending: 'waiting for you',
-  'no-result': 'no result',
-  waiting: 'waiting',
-}
+import { useTranslation } from '../../i18n'
 
 const previewChars = 4000
 /** Lines of a section shown before "Show all" (the card grows in place: no
@@ -85,6 +76,7 @@ function UndoChange({ callId }: { callId: string }) {
 
 /** Text in a block that shows its first lines and grows to all of them. */
 function Clamped({ text, testId }: { text: string; testId?: string }) {
+  const { t } = useTranslation()
   const [all, setAll] = useState(false)
   const lines = text.split('\n')
   const long = lines.length > clampLines
@@ -95,7 +87,7 @@ function Clamped({ text, testId }: { text: string; testId?: string }) {
       </pre>
       {long && (
         <button type="button" className="msg-action tool-more" onClick={() => setAll((a) => !a)} data-testid="tool-more">
-          {all ? 'Show less' : `Show all ${lines.length} lines`}
+          {all ? t('common.showLess') : t('tool.showAllLines', { count: lines.length })}
         </button>
       )}
     </>
@@ -122,6 +114,7 @@ export function ToolCard({
   /** What the call did, in words (entry.view.calls). */
   words?: string
 }) {
+  const { t } = useTranslation()
   const [open, setOpen] = useState(false)
   const [full, setFull] = useState<ToolResultView | null>(null)
   const [loadingFull, setLoadingFull] = useState(false)
@@ -168,19 +161,19 @@ export function ToolCard({
     <div className={`tool-card is-${status}`} data-testid="tool-card" data-tool={name} data-status={status}>
       <button type="button" className="tool-head" onClick={() => setOpen((o) => !o)} aria-expanded={open} data-testid="tool-toggle">
         <span className={`tool-dot dot-${status}`} aria-hidden="true" />
-        <span className="tool-name mono" title={mcp ? `${name}: the tool ${mcp.tool} of the MCP server ${mcp.server}` : undefined}>
+        <span className="tool-name mono" title={mcp ? t('tool.mcpTitle', { name, tool: mcp.tool, server: mcp.server }) : undefined}>
           {mcp ? `${mcp.server} › ${mcp.tool}` : name}
         </span>
         {mcp && (
           <span className="badge" data-testid="tool-mcp">
-            MCP
+            {'MCP'}
           </span>
         )}
         <span className="tool-args" title={words ? argsPreview(args, 400) : undefined} data-testid="tool-words">
           {words || argsPreview(args)}
         </span>
         <span className="tool-status" data-testid="tool-status">
-          {ended ?? statusText[status]}
+          {ended ? t(ended === 'stopped' ? 'tool.status.stopped' : 'tool.status.timedOut') : t(`tool.status.${status}`)}
           {duration && ` · ${duration}`}
         </span>
         <span className="tool-chevron" aria-hidden="true">
@@ -192,9 +185,9 @@ export function ToolCard({
       {showLive && <LiveOutputView out={live} />}
       {canStop && (
         <div className="tool-foot">
-          <span className="tool-large">{live ? 'Running…' : 'Starting…'}</span>
+          <span className="tool-large">{live ? t('tool.running') : t('tool.starting')}</span>
           <button type="button" className="btn btn-small" onClick={() => void chat.actions.stop()} data-testid="tool-stop">
-            Stop
+            {t('common.stop')}
           </button>
         </div>
       )}
@@ -206,35 +199,35 @@ export function ToolCard({
       )}
       {open && (
         <div className="tool-body" data-testid="tool-body">
-          <div className="tool-section-title">Arguments</div>
-          <Clamped text={prettyArgs(args) || '(none)'} />
+          <div className="tool-section-title">{t('tool.arguments')}</div>
+          <Clamped text={prettyArgs(args) || t('tool.none')} />
           {errorText && <div className="tool-error">{errorText}</div>}
           <div className="tool-section-title">
-            {large ? `Result — the beginning of ${formatBytes(large.size)}` : 'Result'}
-            {result?.is_error ? ' (error)' : ''}
+            {large ? t('tool.resultHead', { size: formatBytes(large.size) }) : t('tool.result')}
+            {result?.is_error ? t('tool.resultError') : ''}
           </div>
           <Clamped
             testId="tool-result-text"
-            text={result ? readableOutput(output).slice(0, previewChars) + (output.length > previewChars ? '\n…' : '') : status === 'running' ? 'Running…' : '(no result)'}
+            text={result ? readableOutput(output).slice(0, previewChars) + (output.length > previewChars ? '\n…' : '') : status === 'running' ? t('tool.running') : t('tool.noResult')}
           />
         </div>
       )}
       {externalised && result && (
         <div className="tool-foot">
           <span className="tool-large" data-testid="tool-large" title={result.fullOutputPath}>
-            Large result{large ? ` (${formatBytes(large.size)})` : ''}
+            {large ? t('tool.largeSize', { size: formatBytes(large.size) }) : t('tool.large')}
           </span>
           <button type="button" className="btn btn-small" onClick={() => void showFull()} disabled={loadingFull} data-testid="tool-full-output">
-            {loadingFull ? 'Loading…' : 'Show full output'}
+            {loadingFull ? t('common.loading') : t('tool.showFull')}
           </button>
         </div>
       )}
       {finished && status === 'ok' && !result?.is_error && undoable.has(name) && <UndoChange callId={call.id} />}
       {full && (
-        <Modal title={`Full output of ${full.toolName || name}`} onClose={() => setFull(null)} wide testId="tool-output-dialog">
+        <Modal title={t('tool.fullTitle', { name: full.toolName || name })} onClose={() => setFull(null)} wide testId="tool-output-dialog">
           <p className="hint">
             {formatBytes(full.size)}
-            {full.truncated ? ' (the first 2 MB are shown)' : ''}
+            {full.truncated ? t('tool.firstShown') : ''}
           </p>
           <pre className="tool-pre mono" data-testid="tool-output-text">
             {readableOutput(full.content)}

@@ -39,7 +39,7 @@
  * The reply in progress (live calls) follows the log rows. */
 import type { AgentInfo, BranchView, CompactionView, Entry, Problem, QuestionState, SkillView, StepView, ToolCall, Widget, WidgetAnswerRecord } from '../../bridge'
 import type { LiveCall, LiveTool } from '../../stores'
-import { count as countOf } from '../../lib/count'
+import { t } from '../../i18n'
 
 export type ToolStatus = 'running' | 'ok' | 'error' | 'interrupted' | 'pending' | 'no-result' | 'waiting'
 
@@ -119,29 +119,30 @@ export function describeEvent(e: Entry, agentName: (id: string) => string = (id)
   switch (e.event) {
     case 'compaction': {
       const count = Number(d.count ?? NaN)
-      return { label: Number.isFinite(count) ? `Compacted ${countOf(count, 'message')}` : 'Compacted older messages', detail: '' }
+      return { label: Number.isFinite(count) ? t('compaction.title', { count }) : t('event.compactedOlder'), detail: '' }
     }
     case 'checkpoint':
-      return { label: `Checkpoint “${str(d.name)}”`, detail: '' }
+      return { label: t('event.checkpoint', { name: str(d.name) }), detail: '' }
     case 'mode_switch': {
       const to = str(d.to ?? d.mode)
       const agent = str(d.agentId)
       const mode = to === 'workflow' ? 'run' : to
-      return { label: mode ? `Switched to ${mode} mode${agent ? ` (${agentName(agent)})` : ''}` : 'Mode switched', detail: '' }
+      const modeName = ['chat', 'agent', 'run'].includes(mode) ? t(`event.mode.${mode}`) : mode
+      return { label: mode ? (agent ? t('event.switchedAgent', { mode: modeName, agent: agentName(agent) }) : t('event.switched', { mode: modeName })) : t('event.modeSwitched'), detail: '' }
     }
     case 'fork_origin': {
       const title = str(d.parentTitle)
-      const at = str(d.checkpoint) ? `at checkpoint “${str(d.checkpoint)}”` : ''
-      return { label: title ? `Forked from “${title}”` : 'Forked conversation', detail: at }
+      const at = str(d.checkpoint) ? t('event.atCheckpoint', { name: str(d.checkpoint) }) : ''
+      return { label: title ? t('event.forkedFrom', { title }) : t('event.forked'), detail: at }
     }
     case 'run_started':
-      return { label: 'Workflow run started', detail: '' }
+      return { label: t('event.runStarted'), detail: '' }
     case 'skill_deactivated': {
       const s = e.view?.skill
-      return { label: `Skill deactivated: ${s?.name ?? str(d.skill)}`, detail: s?.by === 'model' ? 'by the model' : '' }
+      return { label: t('event.skillOff', { name: s?.name ?? str(d.skill) }), detail: s?.by === 'model' ? t('event.byModel') : '' }
     }
     default:
-      return { label: 'Event', detail: '' }
+      return { label: t('event.other'), detail: '' }
   }
 }
 
@@ -180,7 +181,7 @@ function toolStatus(result: Entry | undefined, streaming: boolean): ToolStatus {
 const shownEvents = new Set(['checkpoint', 'compaction', 'mode_switch', 'fork_origin', 'run_started', 'skill_deactivated'])
 
 /** A failure the view did not describe (an older backend): its message. */
-const fallbackProblem = (b: ErrorBlock): Problem => ({ title: 'The answer failed', advice: b.message })
+const fallbackProblem = (b: ErrorBlock): Problem => ({ title: t('event.answerFailed'), advice: b.message })
 
 /** Whether a message can be edited or answered again: not in a run (its
  * state cannot go back). */

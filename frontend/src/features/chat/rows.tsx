@@ -7,6 +7,7 @@ import { CompactionCard, PinControl, PinnedMark, StepsRow, WorkflowName } from '
 import { BranchSwitcher, CopyButton, SpeakerBadge } from './MessageParts'
 import type { Row } from './messageRows'
 import { ToolCard } from './ToolCard'
+import { useTranslation } from '../../i18n'
 
 export interface RowActions {
   fork(messageId: string): void
@@ -22,17 +23,19 @@ export interface RowActions {
 }
 
 function ForkButton({ id, actions }: { id: string; actions: RowActions }) {
+  const { t } = useTranslation()
   return (
-    <button type="button" className="msg-action" title="Fork a new conversation from here" onClick={() => actions.fork(id)} data-testid="msg-fork">
-      Fork
+    <button type="button" className="msg-action" title={t('chat.forkTitle')} onClick={() => actions.fork(id)} data-testid="msg-fork">
+      {t('chat.fork')}
     </button>
   )
 }
 
 function Compacted() {
+  const { t } = useTranslation()
   return (
-    <span className="compacted-tag" title="Compacted: the summary stands for it in what the model is sent; it stays in the log" data-testid="msg-compacted">
-      compacted
+    <span className="compacted-tag" title={t('chat.compactedTitle')} data-testid="msg-compacted">
+      {t('chat.compacted')}
     </span>
   )
 }
@@ -51,6 +54,7 @@ function Foot({ row, actions, children }: { row: Extract<Row, { branch?: unknown
 /** A sent message edited in place: Enter sends it as a new version,
  * Shift+Enter adds a line, Escape cancels. */
 function EditBox({ id }: { id: string }) {
+  const { t } = useTranslation()
   const { chat } = useStores()
   const draft = useStore(chat, (s) => (s.editing?.id === id ? s.editing.text : ''))
   const streaming = useStore(chat, (s) => s.streaming)
@@ -79,16 +83,16 @@ function EditBox({ id }: { id: string }) {
         rows={Math.min(10, Math.max(2, draft.split('\n').length))}
         onChange={(e) => chat.actions.setEditDraft(e.target.value)}
         onKeyDown={onKey}
-        aria-label="Edit your message"
+        aria-label={t('chat.editLabel')}
         data-testid="edit-input"
       />
       <div className="edit-bar">
-        <span className="hint">Sending makes a new version; the current one stays.</span>
+        <span className="hint">{t('chat.editHint')}</span>
         <button type="button" className="btn btn-small" onClick={() => chat.actions.startEdit(null)} data-testid="edit-cancel">
-          Cancel
+          {t('common.cancel')}
         </button>
         <button type="button" className="btn btn-small btn-primary" disabled={streaming || !draft.trim()} onClick={() => void chat.actions.submitEdit()} data-testid="edit-send">
-          Send
+          {t('common.send')}
         </button>
       </div>
     </div>
@@ -96,6 +100,7 @@ function EditBox({ id }: { id: string }) {
 }
 
 function UserRow({ row, actions }: { row: Extract<Row, { kind: 'user' }>; actions: RowActions }) {
+  const { t } = useTranslation()
   const { chat, runs } = useStores()
   const editing = useStore(chat, (s) => s.editing?.id === row.entry.id)
   // The step a run's input was for, by its title (its id in the tooltip).
@@ -105,8 +110,8 @@ function UserRow({ row, actions }: { row: Extract<Row, { kind: 'user' }>; action
       {row.entry.compacted && <Compacted />}
       <PinnedMark entry={row.entry} />
       {row.forNode && (
-        <span className="for-node" title={`Sent to the workflow run for the step ${row.forNode}`} data-testid="msg-for-node">
-          {step ? `For the step “${step}”` : 'Sent to the run'}
+        <span className="for-node" title={t('chat.forNodeTitle', { node: row.forNode })} data-testid="msg-for-node">
+          {step ? t('chat.forStep', { step }) : t('chat.sentToRun')}
         </span>
       )}
       {editing ? (
@@ -124,9 +129,9 @@ function UserRow({ row, actions }: { row: Extract<Row, { kind: 'user' }>; action
           )}
           {row.text}
           {row.entry.editOf && (
-            <span className="edited-tag" title="You edited this message; the earlier version is one click away">
+            <span className="edited-tag" title={t('chat.editedTitle')}>
               {' '}
-              (edited)
+              {t('chat.edited')}
             </span>
           )}
         </div>
@@ -136,7 +141,7 @@ function UserRow({ row, actions }: { row: Extract<Row, { kind: 'user' }>; action
           <CopyButton text={row.text} />
           {row.editable && (
             <button type="button" className="msg-action" disabled={actions.streaming} onClick={() => actions.edit(row.entry.id, row.text)} data-testid="msg-edit">
-              Edit
+              {t('common.edit')}
             </button>
           )}
           <PinControl entry={row.entry} disabled={actions.streaming} />
@@ -161,23 +166,22 @@ function UserRow({ row, actions }: { row: Extract<Row, { kind: 'user' }>; action
  * there is something to continue from) and Retry while it is the latest
  * reply. */
 function IncompleteNotice({ row, actions }: { row: Extract<Row, { kind: 'assistant' }>; actions: RowActions }) {
+  const { t } = useTranslation()
   return (
     <div className="incomplete-notice" role="status" data-testid="msg-incomplete" data-reason={row.incomplete}>
-      <strong>This answer is incomplete.</strong>
+      <strong>{t('chat.incomplete')}</strong>
       <span>
-        {row.incomplete === 'length'
-          ? 'The model reached its output limit before it finished; any tool calls it was making were not run.'
-          : "The provider's content filter stopped the answer; any tool calls it was making were not run."}
+        {row.incomplete === 'length' ? t('chat.incompleteLength') : t('chat.incompleteFilter')}
       </span>
       {row.latest && (
         <div className="error-actions">
           {row.canContinue && (
             <button type="button" className="btn btn-small btn-primary" disabled={actions.streaming} onClick={actions.continueReply} data-testid="incomplete-continue">
-              Continue
+              {t('common.continue')}
             </button>
           )}
           <button type="button" className={`btn btn-small ${row.canContinue ? '' : 'btn-primary'}`} disabled={actions.streaming} onClick={actions.retry} data-testid="incomplete-retry">
-            Retry
+            {t('common.retry')}
           </button>
         </div>
       )}
@@ -189,6 +193,7 @@ function IncompleteNotice({ row, actions }: { row: Extract<Row, { kind: 'assista
  * change; a row whose parts are the same objects is not drawn again. */
 export const MessageRow = memo(
   function MessageRow({ row, actions }: { row: Row; actions: RowActions }) {
+    const { t } = useTranslation()
     switch (row.kind) {
       case 'user':
         return <UserRow row={row} actions={actions} />
@@ -209,11 +214,11 @@ export const MessageRow = memo(
                   type="button"
                   className="msg-action"
                   disabled={actions.streaming}
-                  title="Answer again; this answer stays as another version"
+                  title={t('chat.regenerateTitle')}
                   onClick={() => actions.regenerate(row.entry.id)}
                   data-testid="msg-regenerate"
                 >
-                  Regenerate
+                  {t('chat.regenerate')}
                 </button>
               )}
               <PinControl entry={row.entry} disabled={actions.streaming} />
@@ -226,7 +231,7 @@ export const MessageRow = memo(
           <div className="msg msg-thinking-row" data-id={row.entry.id}>
             {row.speaker && <SpeakerBadge speaker={row.speaker} />}
             <details className="msg-thinking">
-              <summary>Thinking</summary>
+              <summary>{t('chat.thinking')}</summary>
               <div className="thinking-text">{row.entry.content}</div>
             </details>
           </div>
@@ -246,7 +251,7 @@ export const MessageRow = memo(
         )
       case 'error': {
         const { problem, error } = row
-        const facts = [error.fields?.status && `HTTP ${error.fields.status}`, error.fields?.provider, `code ${error.code}`].filter(Boolean).join(' · ')
+        const facts = [error.fields?.status && t('chat.errorFacts.status', { status: error.fields.status }), error.fields?.provider, t('chat.errorFacts.code', { code: error.code })].filter(Boolean).join(' · ')
         return (
           <div className="msg msg-assistant msg-error" data-testid="msg-error" data-id={row.entry.id} data-code={error.code}>
             {row.speaker && <SpeakerBadge speaker={row.speaker} />}
@@ -265,7 +270,7 @@ export const MessageRow = memo(
                 </div>
               )}
               <details className="problem-details" data-testid="problem-details">
-                <summary>Details</summary>
+                <summary>{t('common.details')}</summary>
                 <div className="problem-message mono">{error.message}</div>
                 <div className="problem-facts">{facts}</div>
               </details>
@@ -273,7 +278,7 @@ export const MessageRow = memo(
                 <div className="error-actions">
                   {row.canContinue && (
                     <button type="button" className="btn btn-small btn-primary" disabled={actions.streaming} onClick={actions.continueReply} data-testid="error-continue">
-                      Continue
+                      {t('common.continue')}
                     </button>
                   )}
                   <button
@@ -283,11 +288,11 @@ export const MessageRow = memo(
                     onClick={actions.retry}
                     data-testid="error-retry"
                   >
-                    Retry
+                    {t('common.retry')}
                   </button>
                   {problem.settings && (
                     <button type="button" className="btn btn-small" onClick={actions.openSettings} data-testid="error-open-settings">
-                      Open settings
+                      {t('chat.openSettings')}
                     </button>
                   )}
                 </div>
@@ -311,16 +316,16 @@ export const MessageRow = memo(
             )}
             <div className="stopped-note" role="status" title={`${row.entry.view?.error?.message ?? ''} (${row.entry.view?.error?.code ?? ''})`}>
               <span className="stopped-label" data-testid="stopped-label">
-                {row.partial ? 'Stopped' : 'Stopped before any answer'}
+                {row.partial ? t('chat.stopped') : t('chat.stoppedEmpty')}
               </span>
               {row.latest && row.canContinue && (
                 <button type="button" className="btn btn-small" disabled={actions.streaming} onClick={actions.continueReply} data-testid="stopped-continue">
-                  Continue
+                  {t('common.continue')}
                 </button>
               )}
               {row.latest && (
                 <button type="button" className="btn btn-small btn-ghost" disabled={actions.streaming} onClick={actions.retry} data-testid="stopped-retry">
-                  Retry
+                  {t('common.retry')}
                 </button>
               )}
             </div>
@@ -334,16 +339,16 @@ export const MessageRow = memo(
         return (
           <div className="msg msg-unfinished" data-testid="msg-unfinished">
             <div className="unfinished-notice" role="status">
-              <strong>This reply did not finish.</strong>
-              <span>Nothing after this point was saved: the app may have closed, or the log could not be written, while the model was answering.</span>
+              <strong>{t('chat.unfinished')}</strong>
+              <span>{t('chat.unfinishedWhy')}</span>
               <div className="error-actions">
                 {row.canContinue && (
                   <button type="button" className="btn btn-small btn-primary" disabled={actions.streaming} onClick={actions.continueReply} data-testid="unfinished-continue">
-                    Continue
+                    {t('common.continue')}
                   </button>
                 )}
                 <button type="button" className={`btn btn-small ${row.canContinue ? '' : 'btn-primary'}`} disabled={actions.streaming} onClick={actions.retry} data-testid="unfinished-retry">
-                  Retry
+                  {t('common.retry')}
                 </button>
               </div>
             </div>
@@ -353,10 +358,10 @@ export const MessageRow = memo(
         return (
           <div className="msg msg-assistant msg-stopped" data-testid="msg-stopped-end">
             <div className="stopped-note" role="status">
-              <span className="stopped-label">Stopped</span>
+              <span className="stopped-label">{t('chat.stopped')}</span>
               {row.canContinue && (
                 <button type="button" className="btn btn-small" disabled={actions.streaming} onClick={actions.continueReply} data-testid="stopped-end-continue">
-                  Continue
+                  {t('common.continue')}
                 </button>
               )}
             </div>
@@ -366,9 +371,9 @@ export const MessageRow = memo(
         return (
           <div className="msg msg-awaiting" data-testid="msg-awaiting">
             <div className="awaiting-note" role="status">
-              <span>No answer to this message yet.</span>
+              <span>{t('chat.awaiting')}</span>
               <button type="button" className="btn btn-small" disabled={actions.streaming} onClick={actions.retry} data-testid="awaiting-answer">
-                Answer it
+                {t('chat.answerIt')}
               </button>
             </div>
           </div>
@@ -395,7 +400,7 @@ export const MessageRow = memo(
         return (
           <div className="msg msg-assistant is-live" data-testid="msg-live" data-id={row.call.messageId}>
             <div className="bubble bubble-assistant">
-              {row.call.text ? <LiveMarkdown text={row.call.text} /> : <span className="typing" aria-label="Waiting for the answer" />}
+              {row.call.text ? <LiveMarkdown text={row.call.text} /> : <span className="typing" aria-label={t('chat.waitingAnswer')} />}
               {!row.call.ended && row.call.text && <span className="cursor" aria-hidden="true" />}
             </div>
           </div>

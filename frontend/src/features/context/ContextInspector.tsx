@@ -5,9 +5,9 @@ import { Modal } from '../../components/Modal'
 import { useStore, useStores } from '../../stores'
 import { cacheSummary, costSummary, formatPercent, formatTokens, statusLabel } from './meter'
 import { ProjectInstructions } from './ProjectInstructions'
-import { count } from '../../lib/count'
 import { formatBytes } from '../../lib/format'
 import { timeAgo } from '../../lib/time'
+import { t, formatNumber, useTranslation } from '../../i18n'
 
 type Preview = ContextPreview
 type Pin = Preview['conversation']['pins'][number]
@@ -20,6 +20,7 @@ type CompactionRef = Preview['conversation']['compactions'][number]
  * request contains, message by message, with tokens and the reason each is
  * there. Its usage is the meter's: one computation (the preview). */
 export function ContextInspector({ onClose }: { onClose: () => void }) {
+  const { t } = useTranslation()
   const { chat } = useStores()
   const preview = useStore(chat, (s) => s.preview)
   const loading = useStore(chat, (s) => s.previewLoading)
@@ -30,11 +31,11 @@ export function ContextInspector({ onClose }: { onClose: () => void }) {
   }, [chat])
 
   return (
-    <Modal title="Context inspector" onClose={onClose} wide testId="context-inspector">
-      {loading && !preview && <p className="hint">Building the next request…</p>}
+    <Modal title={t('insp.title')} onClose={onClose} wide testId="context-inspector">
+      {loading && !preview && <p className="hint">{t('insp.building')}</p>}
       {failed && !loading && !preview && (
         <p className="hint" data-testid="inspector-unavailable">
-          {mode === 'run' ? 'No workflow run in this conversation yet: start one to see what its next request contains.' : 'The preview could not be built; see the error above the messages.'}
+          {mode === 'run' ? t('insp.noRun') : t('insp.failed')}
         </p>
       )}
       {preview && <PreviewBody p={preview} />}
@@ -44,74 +45,75 @@ export function ContextInspector({ onClose }: { onClose: () => void }) {
 
 /** Who wrote a message the context carries, in words. */
 export function whoOf(role: string, tool?: string, kind?: string): string {
-  if (kind === 'record') return 'Run record'
-  if (kind === 'meta') return 'Instructions'
+  if (kind === 'record') return t('who.record')
+  if (kind === 'meta') return t('who.meta')
   switch (role) {
     case 'user':
-      return 'You'
+      return t('who.user')
     case 'assistant':
-      return 'Assistant'
+      return t('who.assistant')
     case 'tool':
-      return tool ? `Result of ${tool}` : 'Tool result'
+      return tool ? t('who.toolOf', { tool }) : t('who.tool')
   }
-  return 'Note'
+  return t('who.note')
 }
 
 /** Why a message was recalled, in words. */
 export function recallReason(r: Recalled): string {
-  const terms = (r.terms ?? []).filter((t) => t !== '…')
+  const terms = (r.terms ?? []).filter((w) => w !== '…')
   const parts: string[] = []
-  if (terms.length) parts.push(`shares ${terms.slice(0, 5).map((t) => `“${t}”`).join(', ')}${terms.length > 5 ? ', …' : ''} with your newest message`)
-  if (r.meaning) parts.push('is close to it in meaning')
-  return parts.length ? parts.join(' and ') : 'matches your newest message'
+  if (terms.length) parts.push(t('recall.shares', { terms: `${terms.slice(0, 5).map((w) => `“${w}”`).join(t('recall.sep'))}${terms.length > 5 ? `${t('recall.sep')}…` : ''}` }))
+  if (r.meaning) parts.push(t('recall.meaning'))
+  return parts.length ? parts.join(t('recall.and')) : t('recall.matches')
 }
 
 function PreviewBody({ p }: { p: Preview }) {
+  const { t } = useTranslation()
   const { chat } = useStores()
   const agents = useStore(chat, (s) => s.speakers)
   const u = p.usage
-  const status = u.status as keyof typeof statusLabel
+  const status = u.status
   const c = p.conversation
   const agent = p.agentId ? (agents[p.agentId]?.name ?? p.agentId) : ''
   return (
     <div className="inspector" data-testid="inspector-body">
       <dl className="inspector-summary">
         <div>
-          <dt>Used</dt>
+          <dt>{t('insp.used')}</dt>
           <dd data-testid="inspector-used" data-used={u.usedTokens} data-percent={u.usagePercent.toFixed(1)}>
-            {u.usedTokens.toLocaleString()} / {u.totalBudget.toLocaleString()} tokens ({formatPercent(u.usagePercent)})
+            {t('insp.usedValue', { used: u.usedTokens, budget: u.totalBudget, pct: formatPercent(u.usagePercent) })}
           </dd>
         </div>
         <div>
-          <dt>Prompt cache</dt>
+          <dt>{t('insp.cache')}</dt>
           <dd data-testid="inspector-cache" data-cached={u.reported?.cachedTokens ?? 0}>
-            {cacheSummary(u.reported)?.replace(/^Prompt cache: /, '') ?? 'no usage reported yet'}
+            {cacheSummary(u.reported)?.replace(/^(Prompt cache: |提示缓存：)/, '') ?? t('insp.noUsage')}
           </dd>
         </div>
         <div>
-          <dt>Usage and cost</dt>
+          <dt>{t('insp.usageCost')}</dt>
           <dd data-testid="inspector-cost" data-amount={u.cost?.amount ?? ''}>
-            {costSummary(u.reported, u.cost)?.replace(/^Usage: /, '') ?? 'no usage reported yet'}
+            {costSummary(u.reported, u.cost, false) ?? t('insp.noUsage')}
           </dd>
         </div>
         <div>
-          <dt>Status</dt>
-          <dd className={`status-text is-${status}`}>{statusLabel[status] ?? status}</dd>
+          <dt>{t('insp.status')}</dt>
+          <dd className={`status-text is-${status}`}>{statusLabel(status)}</dd>
         </div>
         <div>
-          <dt>Mode</dt>
+          <dt>{t('insp.mode')}</dt>
           <dd title={p.agentId}>
             {p.mode}
             {agent ? ` · ${agent}` : ''}
           </dd>
         </div>
         <div>
-          <dt>Model</dt>
+          <dt>{t('insp.model')}</dt>
           <dd className="mono">{p.model || '–'}</dd>
         </div>
         <div>
-          <dt>Tools</dt>
-          <dd className="mono">{p.toolNames.length ? `${p.toolNames.join(', ')} (${formatTokens(p.toolTokens)} tokens)` : 'none'}</dd>
+          <dt>{t('insp.tools')}</dt>
+          <dd className="mono">{p.toolNames.length ? t('insp.toolsValue', { names: p.toolNames.join(', '), tokens: formatTokens(p.toolTokens) }) : t('insp.none')}</dd>
         </div>
       </dl>
       {(p.notes?.length ?? 0) + (p.build.notes?.length ?? 0) > 0 && (
@@ -123,11 +125,11 @@ function PreviewBody({ p }: { p: Preview }) {
       )}
       {p.compression && (
         <section className="inspector-section" data-testid="inspector-compression">
-          <h3>Before the next request</h3>
+          <h3>{t('insp.before')}</h3>
           <p>
-            The next message first compacts {count(p.compression.record.compactedIds.length, 'message')} into the summary:{' '}
-            {formatTokens(p.compression.before.usedTokens)} → {formatTokens(p.compression.after.usedTokens)} tokens
-            {p.compression.record.truncatedIds.length > 0 ? `; ${count(p.compression.record.truncatedIds.length, 'tool result')} shortened to a preview` : ''}.
+            {t('insp.compacts', { count: p.compression.record.compactedIds.length, before: formatTokens(p.compression.before.usedTokens), after: formatTokens(p.compression.after.usedTokens) })}
+            {p.compression.record.truncatedIds.length > 0 ? t('insp.shortened', { count: p.compression.record.truncatedIds.length }) : ''}
+            {'.'}
           </p>
         </section>
       )}
@@ -135,16 +137,16 @@ function PreviewBody({ p }: { p: Preview }) {
       <Memory c={c} />
       <section className="inspector-section">
         <h3>
-          The request: {count(p.messages.length, 'message')}, {formatTokens(u.usedTokens)} tokens
+          {t('insp.request', { count: p.messages.length, tokens: formatTokens(u.usedTokens) })}
         </h3>
         <table className="inspector-table" data-testid="inspector-messages">
           <thead>
             <tr>
               <th>#</th>
-              <th>Role</th>
-              <th className="num">Tokens</th>
-              <th>Content</th>
-              <th>Why</th>
+              <th>{t('insp.col.role')}</th>
+              <th className="num">{t('insp.col.tokens')}</th>
+              <th>{t('insp.col.content')}</th>
+              <th>{t('insp.col.why')}</th>
             </tr>
           </thead>
           <tbody>
@@ -156,11 +158,11 @@ function PreviewBody({ p }: { p: Preview }) {
       </section>
       <details className="inspector-section inspector-decisions-box">
         <summary>
-          <h3>The builder’s decisions, message by message</h3>
+          <h3>{t('insp.decisions')}</h3>
         </summary>
-        <Decisions title="Kept" items={p.build.kept} testId="inspector-kept" />
-        <Decisions title="Dropped" items={p.build.dropped} testId="inspector-dropped" />
-        <Decisions title="Shortened" items={p.build.compressed} testId="inspector-compressed" />
+        <Decisions title={t('insp.kept')} items={p.build.kept} testId="inspector-kept" />
+        <Decisions title={t('insp.dropped')} items={p.build.dropped} testId="inspector-dropped" />
+        <Decisions title={t('insp.shortenedTitle')} items={p.build.compressed} testId="inspector-compressed" />
       </details>
     </div>
   )
@@ -168,35 +170,37 @@ function PreviewBody({ p }: { p: Preview }) {
 
 /** What the model remembers beyond the recent messages. */
 function Memory({ c }: { c: Preview['conversation'] }) {
+  const { t } = useTranslation()
   const pins = c.pins ?? []
   const recalled = c.recalled ?? []
   const compactions = c.compactions ?? []
   return (
     <section className="inspector-section inspector-memory" data-testid="inspector-memory">
-      <h3>What the model remembers</h3>
+      <h3>{t('insp.remembers')}</h3>
       {!c.summary && pins.length === 0 && recalled.length === 0 && compactions.length === 0 ? (
         <p className="hint" data-testid="inspector-memory-empty">
-          Everything fits: the whole conversation goes to the model as it is. Once it outgrows the context, the older messages become a summary (or type /compact).
+          {t('insp.fits')}
         </p>
       ) : (
         <>
           <div className="memory-block" data-testid="inspector-summary-text">
             <h4>
-              Summary{c.summary ? ` · ${formatTokens(c.summary.tokens)} tokens` : ''}
-              {c.compacted > 0 ? ` · replaces ${count(c.compacted, 'message')}` : ''}
+              {t('insp.summary')}
+              {c.summary ? ` · ${t('insp.summaryTokens', { tokens: formatTokens(c.summary.tokens) })}` : ''}
+              {c.compacted > 0 ? ` · ${t('insp.replaces', { count: c.compacted })}` : ''}
             </h4>
             {c.summary ? (
               <div className="memory-summary">
                 <Markdown text={c.summary.screen || c.summary.text} />
               </div>
             ) : (
-              <p className="hint">No summary yet.</p>
+              <p className="hint">{t('insp.noSummary')}</p>
             )}
           </div>
           <div className="memory-block" data-testid="inspector-pins">
-            <h4>Pinned and kept word for word · {pins.length}</h4>
+            <h4>{t('insp.pinned', { count: pins.length })}</h4>
             {pins.length === 0 ? (
-              <p className="hint">Nothing is pinned. Pin a message (under it) to keep it word for word through every compaction.</p>
+              <p className="hint">{t('insp.noPins')}</p>
             ) : (
               <ul className="memory-list">
                 {pins.map((pin) => (
@@ -206,9 +210,9 @@ function Memory({ c }: { c: Preview['conversation'] }) {
             )}
           </div>
           <div className="memory-block" data-testid="inspector-recalled">
-            <h4>Recalled for your newest message · {recalled.length}</h4>
+            <h4>{t('insp.recalled', { count: recalled.length })}</h4>
             {recalled.length === 0 ? (
-              <p className="hint">No compacted message matches the newest message.</p>
+              <p className="hint">{t('insp.noRecall')}</p>
             ) : (
               <ul className="memory-list">
                 {recalled.map((r) => (
@@ -217,7 +221,7 @@ function Memory({ c }: { c: Preview['conversation'] }) {
                       <strong>{whoOf(r.role, r.tool)}:</strong> {clip(r.text, 300)}
                     </div>
                     <div className="memory-why" data-testid="inspector-recall-why">
-                      Recalled because it {recallReason(r)}.
+                      {t('insp.recallBecause', { reason: recallReason(r) })}
                     </div>
                   </li>
                 ))}
@@ -225,9 +229,9 @@ function Memory({ c }: { c: Preview['conversation'] }) {
             )}
           </div>
           <div className="memory-block" data-testid="inspector-compactions">
-            <h4>Compactions · {compactions.length}</h4>
+            <h4>{t('insp.compactions', { count: compactions.length })}</h4>
             {compactions.length === 0 ? (
-              <p className="hint">None yet.</p>
+              <p className="hint">{t('insp.noneYet')}</p>
             ) : (
               <ul className="memory-list">
                 {compactions.map((x) => (
@@ -244,12 +248,12 @@ function Memory({ c }: { c: Preview['conversation'] }) {
 
 function PinItem({ pin }: { pin: Pin }) {
   const where = pin.dropped
-    ? 'left out of this request: it did not fit'
+    ? t('pinWhere.dropped')
     : pin.inHistory
-      ? 'in the request as it is'
+      ? t('pinWhere.inHistory')
       : pin.kind === 'record'
-        ? 'kept for the model at the start of every request'
-        : 'compacted, quoted word for word at the start of the request'
+        ? t('pinWhere.record')
+        : t('pinWhere.compacted')
   return (
     <li data-testid="inspector-pin" title={pin.kind === 'record' ? pin.text : undefined}>
       <div>
@@ -262,10 +266,10 @@ function PinItem({ pin }: { pin: Pin }) {
 
 function CompactionItem({ x }: { x: CompactionRef }) {
   const when = x.createdAt ? timeAgo(x.createdAt) : ''
-  const why = x.reason === 'manual' ? 'you asked' : x.reason === 'backfill' ? 'an older compaction given its summary' : 'the context was full'
+  const why = x.reason === 'manual' ? t('compaction.youAsked') : x.reason === 'backfill' ? t('compactWhy.backfill') : t('compaction.full')
   return (
     <li data-testid="inspector-compaction">
-      {count(x.count, 'message')} · {why}
+      {t('count.messages', { count: x.count })} · {why}
       {when ? ` · ${when}` : ''}
     </li>
   )
@@ -284,12 +288,13 @@ export function excerpt(m: PreviewMessage): string {
   const calls = (m.tool_calls ?? []).map((c) => `→ ${c.function.name}(${c.function.arguments.slice(0, 80)})`).join(' ')
   let text = (m.content ?? '').replace(/\s+/g, ' ').trim()
   const large = previewHead.exec(m.content ?? '')
-  if (large) text = `The beginning of a ${formatBytes(Number(large[1]))} result (the whole of it is saved; the model reads on with fs.read)`
+  if (large) text = t('insp.largeResult', { size: formatBytes(Number(large[1])) })
   const s = [text, calls].filter(Boolean).join(' ')
   return s.length > 220 ? `${s.slice(0, 219)}…` : s
 }
 
 function MessageRow({ m }: { m: PreviewMessage }) {
+  const { t } = useTranslation()
   return (
     <tr className={`kind-${m.kind}`} data-testid="inspector-row">
       <td className="num">{m.index}</td>
@@ -297,11 +302,11 @@ function MessageRow({ m }: { m: PreviewMessage }) {
         {m.role}
         {m.kind !== 'history' && <span className="badge">{m.kind}</span>}
       </td>
-      <td className="num">{m.tokens.toLocaleString()}</td>
+      <td className="num">{formatNumber(m.tokens)}</td>
       <td className="inspector-excerpt">
         {(m.skills?.length ?? 0) > 0 && (
-          <span className="inspector-skill-pin" title="The instructions of an active skill: pinned, kept in every request while the skill is active (through any compaction)" data-testid="inspector-skill-pin">
-            📌 skill {m.skills?.join(', ')}
+          <span className="inspector-skill-pin" title={t('insp.skillTitle')} data-testid="inspector-skill-pin">
+            {t('insp.skill', { names: m.skills?.join(', ') })}
           </span>
         )}
         {excerpt(m)}
@@ -312,21 +317,22 @@ function MessageRow({ m }: { m: PreviewMessage }) {
 }
 
 function Decisions({ title, items, testId }: { title: string; items?: PreviewDecision[]; testId: string }) {
+  const { t } = useTranslation()
   const list = items ?? []
   const total = list.reduce((n, d) => n + (d.count || 1), 0)
   return (
     <section className="inspector-subsection" data-testid={testId}>
       <h4>
-        {title}: {count(total, 'message')}
+        {t('insp.decisionTitle', { title, count: t('count.messages', { count: total }) })}
       </h4>
       {list.length > 0 && (
         <ul className="inspector-decisions">
           {list.slice(0, 200).map((d, i) => (
             <li key={i} title={d.throughId ? `${d.sourceId} … ${d.throughId}` : d.sourceId}>
-              {d.count > 1 ? `${d.count} messages` : d.role ? whoOf(d.role) : 'A message'}: {d.reason}
+              {d.count > 1 ? t('count.messages', { count: d.count }) : d.role ? whoOf(d.role) : t('insp.aMessage')}: {d.reason}
             </li>
           ))}
-          {list.length > 200 && <li className="hint">… {list.length - 200} more</li>}
+          {list.length > 200 && <li className="hint">{t('insp.more', { count: list.length - 200 })}</li>}
         </ul>
       )}
     </section>

@@ -1,6 +1,7 @@
 import type { ContextUsage } from '../../bridge'
 import { cacheSummary, costSummary, displayStatus, formatPercent, formatTokens, statusLabel } from './meter'
 import './context.css'
+import { t } from '../../i18n'
 
 /** The context-usage indicator next to the input: a bar and a percentage,
  * coloured by status (normal < 60 %, warning 60–80 %, critical > 80 %,
@@ -8,7 +9,7 @@ import './context.css'
 export function ContextMeter({ usage, onOpen }: { usage: ContextUsage | null; onOpen: () => void }) {
   if (!usage) {
     return (
-      <button type="button" className="context-meter is-unknown" onClick={onOpen} data-testid="context-meter" data-status="unknown" title="Context usage (click for details)" aria-label="Context usage: not measured yet (click for details)">
+      <button type="button" className="context-meter is-unknown" onClick={onOpen} data-testid="context-meter" data-status="unknown" title={t('meter.unknownTitle')} aria-label={t('meter.unknownLabel')}>
         <span className="meter-bar">
           <span className="meter-fill" style={{ width: 0 }} />
         </span>
@@ -20,7 +21,7 @@ export function ContextMeter({ usage, onOpen }: { usage: ContextUsage | null; on
   const pct = Math.max(0, Math.min(100, usage.usagePercent))
   const cache = cacheSummary(usage.reported)
   const spent = costSummary(usage.reported, usage.cost)
-  const title = `${statusLabel[status]}: ${usage.usedTokens.toLocaleString()} of ${usage.totalBudget.toLocaleString()} tokens (${formatPercent(usage.usagePercent)}), ${usage.remaining.toLocaleString()} left.${cache ? `\n${cache}` : ''}${spent ? `\n${spent}` : ''}\nClick to see what the next request contains.`
+  const title = `${t('meter.title', { status: statusLabel(status), used: usage.usedTokens, budget: usage.totalBudget, pct: formatPercent(usage.usagePercent), left: usage.remaining })}${cache ? `\n${cache}` : ''}${spent ? `\n${spent}` : ''}\n${t('meter.click')}`
   return (
     <button
       type="button"
@@ -38,7 +39,7 @@ export function ContextMeter({ usage, onOpen }: { usage: ContextUsage | null; on
         <span className="meter-fill" style={{ width: `${pct}%` }} />
       </span>
       <span className="meter-text">
-        {status === 'compressing' ? 'compressing…' : `${formatPercent(usage.usagePercent)} · ${formatTokens(usage.usedTokens)}/${formatTokens(usage.totalBudget)}`}
+        {status === 'compressing' ? t('meter.compressing') : `${formatPercent(usage.usagePercent)} · ${formatTokens(usage.usedTokens)}/${formatTokens(usage.totalBudget)}`}
       </span>
     </button>
   )

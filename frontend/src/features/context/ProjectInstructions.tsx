@@ -2,10 +2,12 @@ import { useEffect, useState } from 'react'
 import type { ContextPreview } from '../../bridge'
 import { useStore, useStores } from '../../stores'
 import { formatTokens } from './meter'
+import { useTranslation } from '../../i18n'
 
 /** The project's instruction file (AGENTS.md): what every request carries
  * before the conversation, how much of the budget it takes, and an editor. */
 export function ProjectInstructions({ preview }: { preview: ContextPreview }) {
+  const { t } = useTranslation()
   const { context } = useStores()
   const file = useStore(context, (s) => s.instructions)
   const saving = useStore(context, (s) => s.savingInstructions)
@@ -29,26 +31,25 @@ export function ProjectInstructions({ preview }: { preview: ContextPreview }) {
   return (
     <section className="inspector-section" data-testid="inspector-instructions">
       <h3>
-        Project instructions
+        {t('instr.title')}
         {file?.exists ? ` · ${file.name}` : ''}
-        {tokens > 0 ? ` · ${formatTokens(tokens)} tokens in every request` : ''}
+        {tokens > 0 ? ` · ${t('instr.tokens', { tokens: formatTokens(tokens) })}` : ''}
       </h3>
       {file && !file.exists && draft === null && (
         <p className="hint" data-testid="instructions-none">
-          This project has no {file.name}. What you write there goes into every request, in every mode, word for word, and no compaction
-          ever removes it.
+          {t('instr.none', { name: file.name })}
         </p>
       )}
       {file?.exists && draft === null && (
         <pre className="instructions-text" data-testid="instructions-text">
-          {file.text || '(empty)'}
+          {file.text || t('instr.empty')}
         </pre>
       )}
-      {file?.truncated && <p className="hint">The file is longer than 64 KB: requests carry its beginning, and it can only be edited outside the app.</p>}
+      {file?.truncated && <p className="hint">{t('instr.truncated')}</p>}
       {draft !== null ? (
         <div className="instructions-editor">
           <textarea
-            aria-label={`Edit ${file?.name ?? 'AGENTS.md'}`}
+            aria-label={t('instr.editLabel', { name: file?.name ?? 'AGENTS.md' })}
             data-testid="instructions-editor"
             value={draft}
             rows={12}
@@ -57,10 +58,10 @@ export function ProjectInstructions({ preview }: { preview: ContextPreview }) {
           />
           <div className="instructions-actions">
             <button type="button" className="btn btn-primary" disabled={saving} onClick={() => void save()} data-testid="instructions-save">
-              {saving ? 'Saving…' : 'Save'}
+              {saving ? t('settings.saving') : t('common.save')}
             </button>
             <button type="button" className="btn" disabled={saving} onClick={() => setDraft(null)}>
-              Cancel
+              {t('common.cancel')}
             </button>
           </div>
         </div>
@@ -77,11 +78,11 @@ export function ProjectInstructions({ preview }: { preview: ContextPreview }) {
                 setDraft(file.text)
               }}
             >
-              {file.exists ? `Edit ${file.name}` : `Create ${file.name}`}
+              {file.exists ? t('instr.editLabel', { name: file.name }) : t('instr.create', { name: file.name })}
             </button>
             {saved && (
               <span className="hint" role="status" data-testid="instructions-saved">
-                Saved: the next request carries it.
+                {t('instr.saved')}
               </span>
             )}
           </div>

@@ -1,4 +1,5 @@
 import type { ContextStatus, ContextUsage, ReportedUsage, UsageCost } from '../../bridge'
+import { t } from '../../i18n'
 
 /** The status to show, as the backend measured it (its thresholds, in
  * backend/compression, are the only ones: normal below 60 %, warning from 60
@@ -7,11 +8,11 @@ export function displayStatus(u: Pick<ContextUsage, 'status'>): ContextStatus {
   return u.status
 }
 
-export const statusLabel: Record<ContextStatus, string> = {
-  normal: 'Context usage normal',
-  warning: 'Context filling up',
-  critical: 'Context almost full; older messages will be compressed',
-  compressing: 'Compressing older messages…',
+const statuses: readonly string[] = ['normal', 'warning', 'critical', 'compressing'] satisfies ContextStatus[]
+
+/** A status in words (an unknown one as it is). */
+export function statusLabel(status: string): string {
+  return statuses.includes(status) ? t(`meter.status.${status}`) : status
 }
 
 /** "12.3k" style token counts. */
@@ -31,7 +32,7 @@ export function formatPercent(p: number): string {
 }
 
 function share(part: number, whole: number): string {
-  return whole > 0 ? ` (${formatPercent((100 * part) / whole)})` : ''
+  return whole > 0 ? t('meter.share', { pct: formatPercent((100 * part) / whole) }) : ''
 }
 
 /** The prompt cache in words: how much of the last request and of the whole
@@ -39,28 +40,28 @@ function share(part: number, whole: number): string {
  * reported. */
 export function cacheSummary(r: ReportedUsage | undefined | null): string | null {
   if (!r || r.calls === 0) return null
-  if (r.cachedTokens === 0) return `Prompt cache: no cache hits reported in ${r.calls === 1 ? 'the one request' : `${r.calls} requests`} so far.`
+  if (r.cachedTokens === 0) return r.calls === 1 ? t('meter.cacheNone') : t('meter.cacheNoneMany', { calls: r.calls })
   const last = r.last
   const lastPart = last
-    ? `the last request read ${last.cachedTokens.toLocaleString()} of ${last.promptTokens.toLocaleString()} prompt tokens from the server's cache${share(last.cachedTokens, last.promptTokens)}; `
+    ? t('meter.cacheLast', { cached: last.cachedTokens, prompt: last.promptTokens, share: share(last.cachedTokens, last.promptTokens) })
     : ''
-  return `Prompt cache: ${lastPart}this conversation ${r.cachedTokens.toLocaleString()} of ${r.promptTokens.toLocaleString()}${share(r.cachedTokens, r.promptTokens)} over ${r.calls} requests.`
+  return t('meter.cache', { last: lastPart, cached: r.cachedTokens, prompt: r.promptTokens, share: share(r.cachedTokens, r.promptTokens), calls: r.calls })
 }
 
-/** A money amount: two decimals, four under one unit so
- * that small conversations do not all read 0.00. */
+/** A money amount: two decimals, four under one unit so that small
+ * conversations do not all read 0.00. */
 export function formatMoney(amount: number, currency: string): string {
   const digits = amount > 0 && amount < 1 ? 4 : 2
-  return `${amount.toFixed(digits)} ${currency}`
+  return t('meter.money', { amount: amount.toFixed(digits), currency })
 }
 
 /** The tokens the servers reported for the conversation and what they cost
  * (where llm.prices has the models), in words; null before any usage was
  * reported. */
-export function costSummary(r: ReportedUsage | undefined | null, cost: UsageCost | undefined | null): string | null {
+export function costSummary(r: ReportedUsage | undefined | null, cost: UsageCost | undefined | null, labelled = true): string | null {
   if (!r || r.calls === 0) return null
-  const tokens = `${r.promptTokens.toLocaleString()} tokens in, ${r.completionTokens.toLocaleString()} out over ${r.calls === 1 ? 'one request' : `${r.calls} requests`}`
-  if (!cost) return `Usage: ${tokens}; no price set for its models (Settings → Models).`
-  const unpriced = cost.unpriced?.length ? `; without ${cost.unpriced.map((m) => (m ? m : 'an unknown model')).join(', ')}, which has no price` : ''
-  return `Usage: ${tokens}; cost ${formatMoney(cost.amount, cost.currency)}${unpriced}.`
+  const tokens = t('meter.usageTokens', { count: r.calls, input: r.promptTokens, output: r.completionTokens })
+  const unpriced = cost?.unpriced?.length ? t('meter.usageUnpriced', { models: cost.unpriced.map((m) => (m ? m : t('meter.unknownModel'))).join(', ') }) : ''
+  const text = cost ? t('meter.usageCost', { tokens, cost: formatMoney(cost.amount, cost.currency), unpriced }) : t('meter.usageNoPrice', { tokens })
+  return labelled ? t('meter.usageLabel', { text }) : text
 }

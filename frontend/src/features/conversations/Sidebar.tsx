@@ -4,14 +4,15 @@ import { ConfirmDialog } from '../../components/ConfirmDialog'
 import { conversationTree, isChild, isFork, type TreeRow } from '../../lib/conversationTree'
 import { timeAgo } from '../../lib/time'
 import { useStore, useStores } from '../../stores'
-import { count } from '../../lib/count'
 import './conversations.css'
+import { Trans, useTranslation } from '../../i18n'
 
 /** The conversation list of the open project: newest activity first, the
  * conversations the model created (conv.create) under the one that created
  * them (a tree that folds), who is answering or waiting, search over titles
  * and message text, new, inline rename and delete. */
 export function Sidebar() {
+  const { t } = useTranslation()
   const { conversations } = useStores()
   const list = useStore(conversations, (s) => s.list)
   const loaded = useStore(conversations, (s) => s.loaded)
@@ -28,22 +29,22 @@ export function Sidebar() {
   const branches = rows.some((r) => r.children > 0)
 
   return (
-    <aside className="sidebar" id="conversation-sidebar" aria-label="Conversations" data-testid="sidebar">
+    <aside className="sidebar" id="conversation-sidebar" aria-label={t('sidebar.title')} data-testid="sidebar">
       <div className="sidebar-head">
-        <h2 className="sidebar-title">Conversations</h2>
-        <button type="button" className="btn btn-primary btn-small" onClick={() => void a.create()} title="New conversation (Ctrl+N)" data-testid="conv-new">
-          + New
+        <h2 className="sidebar-title">{t('sidebar.title')}</h2>
+        <button type="button" className="btn btn-primary btn-small" onClick={() => void a.create()} title={t('sidebar.newTitle')} data-testid="conv-new">
+          {t('sidebar.new')}
         </button>
       </div>
       <div className="sidebar-search">
         <input
           className="input input-small"
           type="search"
-          placeholder="Search titles and messages"
+          placeholder={t('sidebar.search')}
           value={query}
           onChange={(e) => a.setQuery(e.target.value)}
           onKeyDown={(e) => e.key === 'Escape' && a.setQuery('')}
-          aria-label="Search conversations"
+          aria-label={t('sidebar.searchLabel')}
           data-testid="conv-search"
         />
       </div>
@@ -51,20 +52,20 @@ export function Sidebar() {
         {query.trim() ? (
           <SearchResults hits={hits} searching={searching} query={query} selectedId={selectedId} onOpen={a.select} />
         ) : !loaded ? (
-          <p className="sidebar-empty">Loading…</p>
+          <p className="sidebar-empty">{t('common.loading')}</p>
         ) : list.length === 0 ? (
           <div className="sidebar-empty" data-testid="conv-empty">
-            <p>No conversations yet.</p>
-            <p className="hint">Start one with “+ New” (Ctrl+N).</p>
+            <p>{t('sidebar.empty')}</p>
+            <p className="hint">{t('sidebar.emptyHint')}</p>
           </div>
         ) : (
-          <ul className="conv-list" role="tree" aria-label="Conversations">
+          <ul className="conv-list" role="tree" aria-label={t('sidebar.title')}>
             {rows.map((r) => (
               <ConversationItem
                 key={r.meta.id}
                 row={r}
                 indent={branches}
-                status={answering[r.meta.id] ? 'answering' : r.meta.waiting ? `waiting for “${titles.get(r.meta.waiting.conversationId) ?? 'another conversation'}”` : ''}
+                status={answering[r.meta.id] ? 'answering' : r.meta.waiting ? t('sidebar.waitingFor', { title: titles.get(r.meta.waiting.conversationId) ?? t('sidebar.another') }) : ''}
                 selected={r.meta.id === selectedId}
                 onOpen={() => a.select(r.meta.id)}
                 onToggle={() => a.toggle(r.meta.id)}
@@ -111,6 +112,7 @@ function ConversationItem({
 }) {
   const meta = row.meta
   const [editing, setEditing] = useState(false)
+  const { t } = useTranslation()
   const [draft, setDraft] = useState(meta.title)
   const commit = async () => {
     if (!editing) return
@@ -136,8 +138,8 @@ function ConversationItem({
           type="button"
           className="conv-twisty"
           onClick={onToggle}
-          aria-label={`${row.collapsed ? 'Show' : 'Hide'} the ${count(row.children, 'conversation')} it created`}
-          title={`${row.collapsed ? 'Show' : 'Hide'} the ${count(row.children, 'conversation')} it created`}
+          aria-label={t(row.collapsed ? 'sidebar.showChildren' : 'sidebar.hideChildren', { count: row.children })}
+          title={t(row.collapsed ? 'sidebar.showChildren' : 'sidebar.hideChildren', { count: row.children })}
           data-testid="conv-twisty"
         >
           {row.collapsed ? '▸' : '▾'}
@@ -163,7 +165,7 @@ function ConversationItem({
               setDraft(meta.title)
             }
           }}
-          aria-label="Conversation title"
+          aria-label={t('sidebar.titleLabel')}
           data-testid="conv-rename-input"
         />
       ) : (
@@ -174,12 +176,13 @@ function ConversationItem({
           <span className="conv-meta">
             {status ? (
               <span className={`conv-status ${status === 'answering' ? 'is-answering' : 'is-waiting'}`} data-testid="conv-status">
-                {status}
+                {status === 'answering' ? t('sidebar.answering') : status}
               </span>
             ) : (
               <>
-                {timeAgo(meta.lastActiveAt)} · {meta.messageCount} msg{isFork(meta) ? ' · fork' : ''}
-                {row.collapsed && row.children > 0 ? ` · ${count(row.children, 'sub-conversation')}` : ''}
+                {timeAgo(meta.lastActiveAt)} · {t('sidebar.msgs', { count: meta.messageCount })}
+                {isFork(meta) ? t('sidebar.fork') : ''}
+                {row.collapsed && row.children > 0 ? ` · ${t('sidebar.subs', { count: row.children })}` : ''}
               </>
             )}
           </span>
@@ -187,10 +190,10 @@ function ConversationItem({
       )}
       {!editing && (
         <span className="conv-actions">
-          <button type="button" className="icon-btn" title="Rename" aria-label={`Rename ${meta.title}`} onClick={() => (setDraft(meta.title), setEditing(true))} data-testid="conv-rename">
+          <button type="button" className="icon-btn" title={t('sidebar.rename')} aria-label={t('sidebar.renameLabel', { title: meta.title })} onClick={() => (setDraft(meta.title), setEditing(true))} data-testid="conv-rename">
             ✎
           </button>
-          <button type="button" className="icon-btn icon-danger" title="Delete" aria-label={`Delete ${meta.title}`} onClick={onDelete} data-testid="conv-delete">
+          <button type="button" className="icon-btn icon-danger" title={t('common.delete')} aria-label={t('sidebar.deleteLabel', { title: meta.title })} onClick={onDelete} data-testid="conv-delete">
             🗑
           </button>
         </span>
@@ -212,11 +215,12 @@ function SearchResults({
   selectedId: string | null
   onOpen: (id: string) => void
 }) {
-  if (hits === null) return <p className="sidebar-empty">{searching ? 'Searching…' : ''}</p>
+  const { t } = useTranslation()
+  if (hits === null) return <p className="sidebar-empty">{searching ? t('sidebar.searching') : ''}</p>
   if (hits.length === 0)
     return (
       <p className="sidebar-empty" data-testid="conv-search-empty">
-        Nothing matches “{query.trim()}”.
+        {t('sidebar.noMatch', { query: query.trim() })}
       </p>
     )
   return (
@@ -231,7 +235,7 @@ function SearchResults({
               </span>
             ) : null}
             <span className="conv-meta">
-              {h.matches > 0 ? `${h.matches >= 999 ? '999+' : h.matches} message${h.matches === 1 ? '' : 's'}` : 'title'} · {timeAgo(h.lastActiveAt)}
+              {h.matches > 0 ? (h.matches >= 999 ? t('sidebar.hitMany') : t('sidebar.hitMessages', { count: h.matches })) : t('sidebar.hitTitle')} · {timeAgo(h.lastActiveAt)}
             </span>
           </button>
         </li>
@@ -256,16 +260,17 @@ function Highlight({ text, query }: { text: string; query: string }) {
 }
 
 function DeleteDialog({ meta, onCancel, onConfirm }: { meta: ConversationMeta; onCancel: () => void; onConfirm: () => Promise<void> }) {
+  const { t } = useTranslation()
   const { conversations } = useStores()
   const created = useStore(conversations, (s) => s.list.filter((c) => isChild(c) && c.parentId === meta.id).length)
   return (
-    <ConfirmDialog title="Delete conversation?" confirmLabel="Delete" testId="delete" onCancel={onCancel} onConfirm={onConfirm}>
+    <ConfirmDialog title={t('sidebar.deleteTitle')} confirmLabel={t('common.delete')} testId="delete" onCancel={onCancel} onConfirm={onConfirm}>
       <p>
-        “<strong>{meta.title}</strong>” will be deleted with its whole chat history ({count(meta.messageCount, 'message')}), every tool output saved for it
-        {meta.runs?.length ? <>, and its {count(meta.runs.length, 'workflow run')} (state and execution log)</> : ' and any workflow run in it'}.
+        <Trans t={t} i18nKey="sidebar.deleteBody" values={{ title: meta.title, messages: t('count.messages', { count: meta.messageCount }) }} components={{ b: <strong /> }} />
+        {meta.runs?.length ? t('sidebar.deleteRuns', { count: meta.runs.length }) : t('sidebar.deleteNoRuns')}
       </p>
-      {created > 0 && <p>The {count(created, 'conversation')} it created stay, at the top of the list.</p>}
-      <p className="hint">This removes the files from disk and cannot be undone.</p>
+      {created > 0 && <p>{t('sidebar.deleteChildren', { count: created })}</p>}
+      <p className="hint">{t('sidebar.deleteHint')}</p>
     </ConfirmDialog>
   )
 }

@@ -1,6 +1,7 @@
 import { useEffect } from 'react'
 import './mcp.css'
 import { useStore, useStores } from '../../stores'
+import { Trans, useTranslation } from '../../i18n'
 
 /** Above the composer: the MCP servers of the open project that failed to
  * start, so the model is offered none of their tools, each with the reason, a
@@ -8,6 +9,7 @@ import { useStore, useStores } from '../../stores'
  * leaves the list by itself); and, when servers are configured but MCP tools
  * are off in the settings, a line that says so. */
 export function McpNotice() {
+  const { t } = useTranslation()
   const { mcp, settings } = useStores()
   const failed = useStore(mcp, (s) => s.failed)
   const offCount = useStore(mcp, (s) => (s.offDismissed ? 0 : s.offCount))
@@ -19,12 +21,12 @@ export function McpNotice() {
       {offCount > 0 && (
         <div className="mcp-notice-row" data-testid="mcp-notice-off">
           <span className="mcp-notice-text">
-            MCP tools are off in the settings: the model is offered none of the tools of the {offCount === 1 ? 'configured server' : `${offCount} configured servers`}.
+            {t('mcpNotice.off', { count: offCount })}
           </span>
           <button type="button" className="btn btn-small" onClick={() => settings.actions.show('mcp')} data-testid="mcp-notice-open">
-            Settings → MCP
+            {t('mcpNotice.settings')}
           </button>
-          <button type="button" className="btn btn-small btn-ghost" aria-label="Dismiss the notice about MCP tools being off" onClick={() => mcp.actions.dismissFailure('')} data-testid="mcp-notice-dismiss">
+          <button type="button" className="btn btn-small btn-ghost" aria-label={t('mcpNotice.dismissOff')} onClick={() => mcp.actions.dismissFailure('')} data-testid="mcp-notice-dismiss">
             ×
           </button>
         </div>
@@ -32,12 +34,12 @@ export function McpNotice() {
       {names.map((name) => (
         <div key={name} className="mcp-notice-row" data-testid="mcp-notice-row" data-server={name}>
           <span className="mcp-notice-text">
-            MCP server <strong>{name}</strong> failed to start, so its tools are not offered: {failed[name]}
+            <Trans t={t} i18nKey="mcpNotice.failed" values={{ name, reason: failed[name] }} components={{ b: <strong /> }} />
           </span>
           <button type="button" className="btn btn-small" onClick={() => settings.actions.show('mcp')} data-testid="mcp-notice-open">
-            Settings → MCP
+            {t('mcpNotice.settings')}
           </button>
-          <button type="button" className="btn btn-small btn-ghost" aria-label={`Dismiss the notice about ${name}`} onClick={() => mcp.actions.dismissFailure(name)} data-testid="mcp-notice-dismiss">
+          <button type="button" className="btn btn-small btn-ghost" aria-label={t('mcpNotice.dismiss', { name })} onClick={() => mcp.actions.dismissFailure(name)} data-testid="mcp-notice-dismiss">
             ×
           </button>
         </div>

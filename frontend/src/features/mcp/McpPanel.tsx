@@ -5,6 +5,7 @@ import { ErrorBanner } from '../../components/ErrorBanner'
 import { useStore, useStores } from '../../stores'
 import { emptyForm, formOf, lastLines, specFromForm, statusText, type McpForm } from './spec'
 import './mcp.css'
+import { Trans, useTranslation } from '../../i18n'
 
 /** Settings → MCP: tools from Model Context Protocol servers. The MCP
  * switches; every server with its status (starting, ready with its tools,
@@ -13,6 +14,7 @@ import './mcp.css'
  * servers, also from a pasted Claude Desktop block; approving the project's
  * .mcp.json servers. Secrets are shown masked. */
 export function McpPanel() {
+  const { t } = useTranslation()
   const { mcp } = useStores()
   const view = useStore(mcp, (s) => s.view)
   const loaded = useStore(mcp, (s) => s.loaded)
@@ -37,21 +39,25 @@ export function McpPanel() {
 
       <section className="settings-section">
         <div className="mcp-section-head">
-          <h3>Servers</h3>
+          <h3>{t('mcp.servers')}</h3>
           <span className="mcp-spacer" />
           <button type="button" className="btn btn-small" onClick={() => setEditing({ previous: '', form: emptyForm() })} data-testid="mcp-add">
-            Add a server
+            {t('mcp.add')}
           </button>
         </div>
         <p className="hint">
-          Servers in the settings are yours and may start whenever their tools are needed.{' '}
+          {t('mcp.yours')}{' '}
           {view?.project ? (
             <>
-              Servers in the project’s <span className="mono">.mcp.json</span>, <span className="mono">.cursor/mcp.json</span> or{' '}
-              <span className="mono">.vscode/mcp.json</span> came with the project <strong>{view.project}</strong>: they never start until you approve them here.
+              <Trans
+                t={t}
+                i18nKey="mcp.projectServers"
+                values={{ project: view.project }}
+                components={{ m1: <span className="mono" />, m2: <span className="mono" />, m3: <span className="mono" />, b: <strong /> }}
+              />
             </>
           ) : (
-            'Open a project to see its own servers, their status and their tools.'
+            t('mcp.openProject')
           )}
         </p>
         {view && view.problems.length > 0 && (
@@ -63,10 +69,10 @@ export function McpPanel() {
             ))}
           </ul>
         )}
-        {!loaded && <p className="hint">Loading…</p>}
+        {!loaded && <p className="hint">{t('common.loading')}</p>}
         {loaded && servers.length === 0 && (
           <p className="hint" data-testid="mcp-empty">
-            No MCP servers yet: add one, or paste a configuration below.
+            {t('mcp.empty')}
           </p>
         )}
         {editing?.previous === '' && <ServerForm previous="" initial={editing.form} onDone={() => setEditing(null)} />}
@@ -85,9 +91,9 @@ export function McpPanel() {
 
       {removing && (
         <ConfirmDialog
-          title={`Remove ${removing.name}?`}
-          confirmLabel="Remove"
-          busyLabel="Removing…"
+          title={t('mcp.removeTitle', { name: removing.name })}
+          confirmLabel={t('common.remove')}
+          busyLabel={t('mcp.removing')}
           testId="mcp-remove"
           onCancel={() => setRemoving(null)}
           onConfirm={async () => {
@@ -95,7 +101,7 @@ export function McpPanel() {
           }}
         >
           <p>
-            The server is deleted from the settings{removing.state === 'ready' ? ' and stopped' : ''}. Conversations keep the results of its earlier calls.
+            {removing.state === 'ready' ? t('mcp.removeBodyReady') : t('mcp.removeBody')}
           </p>
         </ConfirmDialog>
       )}
@@ -107,6 +113,7 @@ export function McpPanel() {
 
 /** The settings' tools.mcp switches, saved as they change. */
 function Options({ view }: { view: McpView }) {
+  const { t } = useTranslation()
   const { mcp } = useStores()
   const saving = useStore(mcp, (s) => s.savingOptions)
   const [timeout, setTimeoutText] = useState(String(view.callTimeoutSeconds))
@@ -118,22 +125,22 @@ function Options({ view }: { view: McpView }) {
   }
   return (
     <section className="settings-section">
-      <h3>MCP tools</h3>
+      <h3>{t('mcp.tools')}</h3>
       <label className="settings-check">
         <input type="checkbox" checked={view.enabled} disabled={saving} onChange={(e) => void mcp.actions.setOptions({ ...opts, enabled: e.target.checked })} data-testid="mcp-enabled" />
-        Offer the tools of MCP servers to the model
+        {t('mcp.offer')}
       </label>
       {!view.enabled && (
         <div className="mcp-off" role="status" data-testid="mcp-off">
-          MCP tools are off: the model is offered none of the tools below.
+          {t('mcp.offNote')}
         </div>
       )}
       <p className="hint">
-        In Agent and Run mode an agent uses them only when its package allows it (tools.mcp in agents.json), and only from the servers it names.
+        {t('mcp.agentsNote')}
         {view.allowedServers.length > 0 && (
           <>
             {' '}
-            The settings offer only: <span className="mono">{view.allowedServers.join(', ')}</span>.
+            <Trans t={t} i18nKey="mcp.allowedOnly" values={{ servers: view.allowedServers.join(', ') }} components={{ m: <span className="mono" /> }} />
           </>
         )}
       </p>
@@ -146,10 +153,10 @@ function Options({ view }: { view: McpView }) {
             onChange={(e) => void mcp.actions.setOptions({ ...opts, startOnOpen: e.target.checked })}
             data-testid="mcp-start-on-open"
           />
-          Start the servers when a project opens (otherwise when their tools are first needed)
+          {t('mcp.startOnOpen')}
         </label>
         <label className="mcp-timeout">
-          <span>Call timeout</span>
+          <span>{t('mcp.callTimeout')}</span>
           <input
             className="input input-small input-number"
             type="number"
@@ -161,7 +168,7 @@ function Options({ view }: { view: McpView }) {
             onKeyDown={(e) => e.key === 'Enter' && saveTimeout()}
             data-testid="mcp-call-timeout"
           />
-          <span className="hint">seconds, then the call is cancelled on the server</span>
+          <span className="hint">{t('mcp.seconds')}</span>
         </label>
       </div>
     </section>
@@ -169,6 +176,7 @@ function Options({ view }: { view: McpView }) {
 }
 
 function ServerCard({ server: s, hasProject, onEdit, onRemove }: { server: McpServer; hasProject: boolean; onEdit: () => void; onRemove: () => void }) {
+  const { t } = useTranslation()
   const { mcp } = useStores()
   const busy = useStore(mcp, (st) => st.busy[s.name])
   const log = useStore(mcp, (st) => st.logs[s.name])
@@ -182,28 +190,28 @@ function ServerCard({ server: s, hasProject, onEdit, onRemove }: { server: McpSe
       <div className="mcp-head">
         <span className={`mcp-dot is-${s.state}`} aria-hidden="true" />
         <strong className="mcp-name">{s.name}</strong>
-        <span className="badge" title={fromProject ? `From the project’s ${file}` : 'From the settings'} data-testid="mcp-source">
-          {fromProject ? file : 'settings'}
+        <span className="badge" title={fromProject ? t('mcp.fromProject', { file }) : t('mcp.fromSettings')} data-testid="mcp-source">
+          {fromProject ? file : t('mcp.settings')}
         </span>
-        <span className="badge">{s.transport === 'http' ? 'HTTP' : 'local'}</span>
+        <span className="badge">{s.transport === 'http' ? 'HTTP' : t('mcp.local')}</span>
         <span className={`mcp-status is-${s.state}`} data-testid="mcp-status">
-          {busy === 'starting' ? 'Starting…' : statusText(s)}
+          {busy === 'starting' ? t('mcpStatus.starting') : statusText(s)}
         </span>
         <span className="mcp-spacer" />
         <div className="mcp-actions">
           {fromProject && s.state === 'pending-approval' && (
             <button type="button" className="btn btn-small btn-primary" disabled={!!busy || !hasProject} onClick={() => void mcp.actions.approve(s.name)} data-testid="mcp-approve">
-              {busy === 'approving' ? 'Approving…' : 'Approve'}
+              {busy === 'approving' ? t('mcp.approving') : t('mcp.approve')}
             </button>
           )}
           {hasProject && runnable && (
             <button type="button" className="btn btn-small" disabled={!!busy} onClick={() => void mcp.actions.restart(s.name)} data-testid="mcp-restart">
-              {busy === 'starting' ? 'Starting…' : s.state === 'ready' || s.state === 'failed' ? 'Restart' : 'Start'}
+              {busy === 'starting' ? t('mcpStatus.starting') : s.state === 'ready' || s.state === 'failed' ? t('mcp.restart') : t('mcp.start')}
             </button>
           )}
           {fromProject && s.state !== 'pending-approval' && s.state !== 'disabled' && (
             <button type="button" className="btn btn-small btn-ghost" disabled={!!busy} onClick={() => void mcp.actions.revoke(s.name)} data-testid="mcp-revoke">
-              Revoke
+              {t('mcp.revoke')}
             </button>
           )}
           {!fromProject && (
@@ -215,13 +223,13 @@ function ServerCard({ server: s, hasProject, onEdit, onRemove }: { server: McpSe
                 onClick={() => void mcp.actions.setEnabled(s.name, s.state === 'disabled')}
                 data-testid="mcp-toggle"
               >
-                {s.state === 'disabled' ? 'Enable' : 'Disable'}
+                {s.state === 'disabled' ? t('mcp.enable') : t('mcp.disable')}
               </button>
               <button type="button" className="btn btn-small btn-ghost" disabled={!!busy} onClick={onEdit} data-testid="mcp-edit">
-                Edit
+                {t('common.edit')}
               </button>
               <button type="button" className="btn btn-small btn-ghost" disabled={!!busy} onClick={onRemove} data-testid="mcp-remove">
-                Remove…
+                {t('mcp.removeMore')}
               </button>
             </>
           )}
@@ -234,19 +242,19 @@ function ServerCard({ server: s, hasProject, onEdit, onRemove }: { server: McpSe
         <dl className="mcp-facts">
           {s.config.envFile && (
             <>
-              <dt>Environment file</dt>
+              <dt>{t('mcp.envFile')}</dt>
               <dd className="mono">{s.config.envFile}</dd>
             </>
           )}
           {s.config.cwd && (
             <>
-              <dt>Folder</dt>
+              <dt>{t('mcp.folder')}</dt>
               <dd className="mono">{s.config.cwd}</dd>
             </>
           )}
           {env.length > 0 && (
             <>
-              <dt>Environment</dt>
+              <dt>{t('mcp.env')}</dt>
               <dd className="mono" data-testid="mcp-env">
                 {env.map(([k, v]) => `${k}=${v}`).join('  ')}
               </dd>
@@ -254,7 +262,7 @@ function ServerCard({ server: s, hasProject, onEdit, onRemove }: { server: McpSe
           )}
           {headers.length > 0 && (
             <>
-              <dt>Headers</dt>
+              <dt>{t('mcp.headers')}</dt>
               <dd className="mono">{headers.map(([k, v]) => `${k}: ${v}`).join('  ')}</dd>
             </>
           )}
@@ -263,15 +271,15 @@ function ServerCard({ server: s, hasProject, onEdit, onRemove }: { server: McpSe
       {s.state === 'pending-approval' && (
         <div className="mcp-approval" data-testid="mcp-approval">
           {s.approvalChanged
-            ? `Its entry in the project’s ${file} changed since you approved it. Approve it again to let it run as it is now.`
-            : `This server came with the project’s ${file}. Approving it lets it run the command above in this project, whenever its tools are needed.`}
+            ? t('mcp.changed', { file })
+            : t('mcp.cameWith', { file })}
         </div>
       )}
       {(s.warnings?.length ?? 0) > 0 && (
         <ul className="mcp-warnings" data-testid="mcp-warnings">
           {s.warnings?.map((w) => (
             <li key={w} data-testid="mcp-warning">
-              Careful: {w}.
+              {t('mcp.careful', { warning: w })}
             </li>
           ))}
         </ul>
@@ -285,8 +293,8 @@ function ServerCard({ server: s, hasProject, onEdit, onRemove }: { server: McpSe
         <div className="mcp-failure" data-testid="mcp-failure">
           <div className="mcp-error" data-testid="mcp-error">
             {s.error}
-            {s.retryAt && !s.gaveUp && <span className="hint"> · started again when next needed</span>}
-            {s.gaveUp && <span className="hint"> · failed {s.failures} times in a row: restart it when it is fixed</span>}
+            {s.retryAt && !s.gaveUp && <span className="hint">{t('mcp.retry')}</span>}
+            {s.gaveUp && <span className="hint">{t('mcp.gaveUp', { count: s.failures })}</span>}
           </div>
           {s.stderrTail && (
             <pre className="mcp-pre mono" data-testid="mcp-stderr">
@@ -303,11 +311,11 @@ function ServerCard({ server: s, hasProject, onEdit, onRemove }: { server: McpSe
             onClick={() => (log === undefined ? void mcp.actions.loadLog(s.name) : mcp.actions.hideLog(s.name))}
             data-testid="mcp-log-button"
           >
-            {log === undefined ? 'Show the stderr log' : 'Hide the log'}
+            {log === undefined ? t('mcp.showLog') : t('mcp.hideLog')}
           </button>
           {log !== undefined && (
             <pre className="mcp-pre mono" data-testid="mcp-log">
-              {log.trim() ? lastLines(log, 40) : '(empty)'}
+              {log.trim() ? lastLines(log, 40) : t('instr.empty')}
             </pre>
           )}
         </div>
@@ -315,14 +323,14 @@ function ServerCard({ server: s, hasProject, onEdit, onRemove }: { server: McpSe
       {s.tools.length > 0 && (
         <details className="mcp-tools" data-testid="mcp-tools">
           <summary data-testid="mcp-tools-toggle">
-            {s.tools.length} {s.tools.length === 1 ? 'tool' : 'tools'}
-            {!s.offered && ' (not offered to the model)'}
+            {t('mcp.toolCount', { count: s.tools.length })}
+            {!s.offered && t('mcp.notOffered')}
           </summary>
           <ul>
-            {s.tools.map((t) => (
-              <li key={t.wireName} data-testid="mcp-tool" data-name={t.wireName}>
-                <span className="mono mcp-tool-name">{t.name}</span>
-                <span className="mcp-tool-desc">{t.description}</span>
+            {s.tools.map((tool) => (
+              <li key={tool.wireName} data-testid="mcp-tool" data-name={tool.wireName}>
+                <span className="mono mcp-tool-name">{tool.name}</span>
+                <span className="mcp-tool-desc">{tool.description}</span>
               </li>
             ))}
           </ul>
@@ -334,6 +342,7 @@ function ServerCard({ server: s, hasProject, onEdit, onRemove }: { server: McpSe
 
 /** Adds a server, or edits one (previous is its name). */
 function ServerForm({ previous, initial, onDone }: { previous: string; initial: McpForm; onDone: () => void }) {
+  const { t } = useTranslation()
   const { mcp } = useStores()
   const busy = useStore(mcp, (s) => !!s.busy[previous || initial.name])
   const [form, setForm] = useState(initial)
@@ -382,16 +391,16 @@ function ServerForm({ previous, initial, onDone }: { previous: string; initial: 
       }}
       data-testid="mcp-form"
     >
-      <h3>{previous ? `Edit ${previous}` : 'Add a server'}</h3>
+      <h3>{previous ? t('mcp.form.edit', { name: previous }) : t('mcp.add')}</h3>
       <div className="mcp-form-row">
-        {text('name', 'Name', 'github')}
+        {text('name', t('mcp.form.name'), 'github')}
         <div className="settings-field mcp-kind-field">
-          <span className="mcp-label">Kind</span>
-          <div className="mcp-kind" role="radiogroup" aria-label="Kind of server">
+          <span className="mcp-label">{t('mcp.form.kind')}</span>
+          <div className="mcp-kind" role="radiogroup" aria-label={t('mcp.form.kindLabel')}>
             {(
               [
-                ['stdio', 'Local command'],
-                ['http', 'Remote URL'],
+                ['stdio', t('mcp.form.stdio')],
+                ['http', t('mcp.form.http')],
               ] as const
             ).map(([k, label]) => (
               <label key={k} className={`mcp-kind-option ${form.kind === k ? 'is-active' : ''}`}>
@@ -405,27 +414,27 @@ function ServerForm({ previous, initial, onDone }: { previous: string; initial: 
       {form.kind === 'stdio' ? (
         <>
           <div className="mcp-form-row">
-            {text('command', 'Command', 'npx')}
-            {text('cwd', 'Folder (optional)', 'the project folder')}
+            {text('command', t('mcp.form.command'), 'npx')}
+            {text('cwd', t('mcp.form.cwd'), t('mcp.form.cwdPlaceholder'))}
           </div>
-          {area('args', 'Arguments, one a line', '-y\n@modelcontextprotocol/server-filesystem\n/home/me/notes')}
+          {area('args', t('mcp.form.args'), '-y\n@modelcontextprotocol/server-filesystem\n/home/me/notes')}
           {area(
             'env',
-            'Environment, NAME=value a line',
+            t('mcp.form.env'),
             'GITHUB_TOKEN=${env:GITHUB_TOKEN}',
-            'Values are kept like API keys and shown masked; a masked value stays as saved. ${env:NAME}, ${NAME:-default} and ${workspaceFolder} are expanded when the server starts.',
+            t('mcp.form.envHelp'),
           )}
-          {text('envFile', 'Environment file (optional)', '${workspaceFolder}/.env')}
+          {text('envFile', t('mcp.form.envFile'), '${workspaceFolder}/.env')}
         </>
       ) : (
         <>
-          {text('url', 'URL (streamable HTTP)', 'https://mcp.example.com/mcp')}
-          {area('headers', 'Headers, "Name: value" a line', 'Authorization: Bearer …', 'Values are kept like API keys and shown masked; a masked value stays as saved.')}
+          {text('url', t('mcp.form.url'), 'https://mcp.example.com/mcp')}
+          {area('headers', t('mcp.form.headers'), 'Authorization: Bearer …', t('mcp.form.headersHelp'))}
         </>
       )}
       <label className="settings-check">
         <input type="checkbox" checked={form.disabled} onChange={(e) => set({ disabled: e.target.checked })} data-testid="mcp-form-disabled" />
-        Disabled (kept, but never started)
+        {t('mcp.form.disabled')}
       </label>
       {problems.length > 0 && (
         <ul className="mcp-problems" data-testid="mcp-form-problems">
@@ -436,19 +445,22 @@ function ServerForm({ previous, initial, onDone }: { previous: string; initial: 
       )}
       <div className="mcp-form-buttons">
         <button type="button" className="btn" onClick={onDone} data-testid="mcp-form-cancel">
-          Cancel
+          {t('common.cancel')}
         </button>
         <button type="submit" className="btn btn-primary" disabled={busy} data-testid="mcp-form-save">
-          {busy ? 'Saving…' : 'Save'}
+          {busy ? t('settings.saving') : t('common.save')}
         </button>
       </div>
     </form>
   )
 }
 
+const pasteExample = '{\n  "mcpServers": {\n    "files": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/home/me/notes"] }\n  }\n}'
+
 /** A configuration pasted from Claude Desktop, Cursor or a README: read
  * first (secrets masked), then added to the settings. */
 function PasteBlock() {
+  const { t } = useTranslation()
   const { mcp } = useStores()
   const parsed = useStore(mcp, (s) => s.parsed)
   const parsing = useStore(mcp, (s) => s.parsing)
@@ -457,28 +469,30 @@ function PasteBlock() {
   const [text, setText] = useState('')
   return (
     <section className="settings-section">
-      <h3>Paste a configuration</h3>
+      <h3>{t('mcp.paste.title')}</h3>
       <p className="hint">
-        A Claude Desktop, Claude Code or Cursor file, its <span className="mono">mcpServers</span> object, a VS Code <span className="mono">mcp.json</span> (
-        <span className="mono">servers</span> and <span className="mono">inputs</span>), or <span className="mono">"name": {'{…}'}</span> entries. Values may use{' '}
-        <span className="mono">{'${env:NAME}'}</span>, <span className="mono">{'${NAME:-default}'}</span> and <span className="mono">{'${workspaceFolder}'}</span>.
+        <Trans
+          t={t}
+          i18nKey="mcp.paste.hint"
+          components={Object.fromEntries([1, 2, 3, 4, 5, 6, 7, 8].map((i) => [`m${i}`, <span key={i} className="mono" />]))}
+        />
       </p>
       <textarea
         className="input mono mcp-textarea"
         rows={5}
         value={text}
         spellCheck={false}
-        placeholder={'{\n  "mcpServers": {\n    "files": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/home/me/notes"] }\n  }\n}'}
+        placeholder={pasteExample}
         onChange={(e) => {
           setText(e.target.value)
           mcp.actions.clearPaste()
         }}
-        aria-label="Configuration to paste"
+        aria-label={t('mcp.paste.label')}
         data-testid="mcp-paste-input"
       />
       <div className="mcp-form-buttons">
         <button type="button" className="btn" disabled={!text.trim() || parsing} onClick={() => void mcp.actions.parse(text)} data-testid="mcp-paste-read">
-          {parsing ? 'Reading…' : 'Read'}
+          {parsing ? t('mcp.paste.reading') : t('mcp.paste.read')}
         </button>
       </div>
       {parsed && (
@@ -488,7 +502,7 @@ function PasteBlock() {
               {parsed.servers.map((s) => (
                 <li key={s.name} data-testid="mcp-paste-server" data-name={s.name}>
                   <strong>{s.name}</strong>
-                  {parsed.replaces.includes(s.name) && <span className="badge">replaces the saved one</span>}
+                  {parsed.replaces.includes(s.name) && <span className="badge">{t('mcp.paste.replaces')}</span>}
                   <div className="mono mcp-command">{s.transport === 'http' ? s.command : `$ ${s.command}`}</div>
                   {Object.keys(s.config.env ?? {}).length > 0 && (
                     <div className="mono hint">
@@ -506,7 +520,7 @@ function PasteBlock() {
               {parsed.problems.map((p, i) => (
                 <li key={i} data-testid="mcp-paste-problem">
                   {p.server && <strong>{p.server}</strong>} {p.field && <span className="mono">{p.field}</span>} {p.message}
-                  {p.server && ' (left out)'}
+                  {p.server && t('mcp.paste.leftOut')}
                 </li>
               ))}
             </ul>
@@ -522,7 +536,7 @@ function PasteBlock() {
                 }}
                 data-testid="mcp-paste-add"
               >
-                {importing ? 'Adding…' : `Add ${parsed.servers.length} ${parsed.servers.length === 1 ? 'server' : 'servers'}`}
+                {importing ? t('mcp.paste.adding') : t('mcp.paste.add', { count: parsed.servers.length })}
               </button>
             </div>
           )}
@@ -530,8 +544,8 @@ function PasteBlock() {
       )}
       {imported && (
         <div className="mcp-imported" role="status" data-testid="mcp-paste-result">
-          {[...imported.added.map((n) => `Added ${n}`), ...imported.replaced.map((n) => `Replaced ${n}`)].join(' · ')}
-          {imported.problems.length > 0 && ` · ${imported.problems.length} left out`}
+          {[...imported.added.map((n) => t('mcp.paste.added', { name: n })), ...imported.replaced.map((n) => t('mcp.paste.replaced', { name: n }))].join(' · ')}
+          {imported.problems.length > 0 && t('mcp.paste.leftOutCount', { count: imported.problems.length })}
         </div>
       )}
     </section>

@@ -1,4 +1,5 @@
 import type { McpServer, McpServerSpec } from '../../bridge'
+import { t } from '../../i18n'
 
 /** The add/edit form of a server: lists as text, one item a line. */
 export interface McpForm {
@@ -52,7 +53,7 @@ function pairs(text: string, sep: string, what: string, example: string, problem
     const at = line.indexOf(sep)
     const key = at < 0 ? '' : line.slice(0, at).trim()
     if (!key) {
-      problems.push(`${what}, line ${i + 1}: write ${example}`)
+      problems.push(t('mcpForm.err.line', { what, line: i + 1, example }))
       return
     }
     out[key] = line.slice(at + sep.length).replace(/^ /, '')
@@ -65,19 +66,19 @@ function pairs(text: string, sep: string, what: string, example: string, problem
 export function specFromForm(f: McpForm): { spec: McpServerSpec; problems: string[] } {
   const problems: string[] = []
   const spec: McpServerSpec = { name: f.name.trim(), disabled: f.disabled || undefined }
-  if (!spec.name) problems.push('Give the server a name.')
+  if (!spec.name) problems.push(t('mcpForm.err.name'))
   if (f.kind === 'stdio') {
     spec.command = f.command.trim()
-    if (!spec.command) problems.push('Give the command that starts the server (for example npx or node).')
+    if (!spec.command) problems.push(t('mcpForm.err.command'))
     const args = f.args.split('\n').map((a) => a.replace(/\r$/, '')).filter((a) => a.trim() !== '')
     if (args.length) spec.args = args
-    spec.env = pairs(f.env, '=', 'Environment', 'NAME=value', problems)
+    spec.env = pairs(f.env, '=', t('mcpForm.envWhat'), 'NAME=value', problems)
     if (f.envFile.trim()) spec.envFile = f.envFile.trim()
     if (f.cwd.trim()) spec.cwd = f.cwd.trim()
   } else {
     spec.url = f.url.trim()
-    if (!spec.url) problems.push('Give the URL of the server (https://…/mcp).')
-    spec.headers = pairs(f.headers, ':', 'Headers', 'Name: value', problems)
+    if (!spec.url) problems.push(t('mcpForm.err.url'))
+    spec.headers = pairs(f.headers, ':', t('mcpForm.headersWhat'), t('mcpForm.headersExample'), problems)
   }
   return { spec, problems }
 }
@@ -86,17 +87,17 @@ export function specFromForm(f: McpForm): { spec: McpServerSpec; problems: strin
 export function statusText(s: McpServer): string {
   switch (s.state) {
     case 'ready':
-      return `Ready · ${s.toolCount} ${s.toolCount === 1 ? 'tool' : 'tools'}`
+      return t('mcpStatus.ready', { count: s.toolCount })
     case 'starting':
-      return 'Starting…'
+      return t('mcpStatus.starting')
     case 'failed':
-      return s.gaveUp ? 'Failed · not retried any more' : 'Failed'
+      return s.gaveUp ? t('mcpStatus.gaveUp') : t('mcpStatus.failed')
     case 'pending-approval':
-      return s.approvalChanged ? 'Changed · waiting for approval' : 'Waiting for approval'
+      return s.approvalChanged ? t('mcpStatus.changed') : t('mcpStatus.pending')
     case 'disabled':
-      return 'Disabled'
+      return t('mcpStatus.disabled')
     default:
-      return 'Not running'
+      return t('mcpStatus.stopped')
   }
 }
 

@@ -4,6 +4,7 @@ import { ErrorBanner } from '../../components/ErrorBanner'
 import { ConfirmDialog } from '../../components/ConfirmDialog'
 import { useStore, useStores } from '../../stores'
 import './packages.css'
+import { formatDateTime, Trans, useTranslation } from '../../i18n'
 
 /** Settings → Packages: the installed packages (name, version, workflows,
  * agents) with the open project's active one, choosing the active package,
@@ -11,6 +12,7 @@ import './packages.css'
  * a .bmad/.zip (native dialog or a typed path) with the full validation
  * report when the package is invalid. */
 export function PackagesPanel() {
+  const { t } = useTranslation()
   const { packages, projects } = useStores()
   const view = useStore(packages, (s) => s.view)
   const loaded = useStore(packages, (s) => s.loaded)
@@ -40,20 +42,20 @@ export function PackagesPanel() {
       )}
 
       <section className="settings-section">
-        <h3>Installed packages</h3>
+        <h3>{t('pkg.installed')}</h3>
         <p className="hint">
           {project ? (
             <>
-              The active package of <strong>{project.name}</strong> provides the workflows of Run mode and the agents of Agent mode.
+              <Trans t={t} i18nKey="pkg.activeOf" values={{ project: project.name }} components={{ b: <strong /> }} />
             </>
           ) : (
-            'Open a project to choose its active package.'
+            t('pkg.openProject')
           )}
         </p>
-        {!loaded && <p className="hint">Loading…</p>}
+        {!loaded && <p className="hint">{t('common.loading')}</p>}
         {loaded && list.length === 0 && (
           <p className="hint" data-testid="pkg-empty">
-            No packages are installed.
+            {t('pkg.none')}
           </p>
         )}
         <ul className="card-list">
@@ -63,9 +65,9 @@ export function PackagesPanel() {
         </ul>
         {loaded && view && !view.demoInstalled && !view.demoError && (
           <div className="pkg-demo-missing" data-testid="pkg-demo-missing">
-            <span className="hint">The bundled demo package (a short brief-writing workflow with two agents) is not installed.</span>
+            <span className="hint">{t('pkg.demoMissing')}</span>
             <button type="button" className="btn btn-small" disabled={installingDemo} onClick={() => void packages.actions.installDemo()} data-testid="pkg-install-demo">
-              {installingDemo ? 'Installing…' : 'Install the demo package'}
+              {installingDemo ? t('pkg.installing') : t('pkg.installDemo')}
             </button>
           </div>
         )}
@@ -84,8 +86,8 @@ export function PackagesPanel() {
       )}
 
       <section className="settings-section">
-        <h3>Import a package</h3>
-        <p className="hint">A .bmad or .zip file (or an unpacked package folder). It is checked against the package schemas before anything is installed.</p>
+        <h3>{t('pkg.import')}</h3>
+        <p className="hint">{t('pkg.importHint')}</p>
         <form
           className="pkg-import"
           onSubmit={(e) => {
@@ -95,17 +97,17 @@ export function PackagesPanel() {
         >
           <input
             className="input mono"
-            placeholder="/full/path/to/package.bmad"
+            placeholder={'/full/path/to/package.bmad'}
             value={path}
             onChange={(e) => setPath(e.target.value)}
-            aria-label="Package file path"
+            aria-label={t('pkg.pathLabel')}
             data-testid="pkg-import-path"
           />
           <button type="submit" className="btn btn-primary" disabled={importing || !path.trim()} data-testid="pkg-import-submit">
-            {importing ? 'Checking…' : 'Import'}
+            {importing ? t('pkg.checking') : t('pkg.importBtn')}
           </button>
           <button type="button" className="btn" disabled={importing} onClick={() => void packages.actions.chooseAndImport()} data-testid="pkg-import-choose">
-            Choose file…
+            {t('pkg.choose')}
           </button>
         </form>
         {lastImport && <ImportResult result={lastImport} canActivate={!!project} activeId={activeId} />}
@@ -115,6 +117,7 @@ export function PackagesPanel() {
 }
 
 function PackageCard({ pkg, active, canActivate, onRemove }: { pkg: InstalledPackage; active: boolean; canActivate: boolean; onRemove: () => void }) {
+  const { t } = useTranslation()
   const { packages } = useStores()
   const activating = useStore(packages, (s) => s.activating === pkg.id)
   const removing = useStore(packages, (s) => s.removing === pkg.id)
@@ -125,24 +128,24 @@ function PackageCard({ pkg, active, canActivate, onRemove }: { pkg: InstalledPac
         <span className="badge">{pkg.version}</span>
         {active && (
           <span className="badge badge-active" data-testid="pkg-active">
-            Active in this project
+            {t('pkg.active')}
           </span>
         )}
         <span className="spacer" />
         {canActivate && !active && (
           <button type="button" className="btn btn-small" disabled={activating} onClick={() => void packages.actions.setActive(pkg.id)} data-testid="pkg-use">
-            {activating ? 'Switching…' : 'Use in this project'}
+            {activating ? t('pkg.switching') : t('pkg.use')}
           </button>
         )}
         <button type="button" className="btn btn-small btn-ghost" disabled={removing} onClick={onRemove} data-testid="pkg-remove">
-          {removing ? 'Removing…' : 'Remove…'}
+          {removing ? t('pkg.removing') : t('pkg.removeMore')}
         </button>
       </div>
       {pkg.description && <p className="pkg-desc">{pkg.description}</p>}
       <dl className="pkg-facts">
-        <dt>Workflows</dt>
+        <dt>{t('pkg.workflows')}</dt>
         <dd data-testid="pkg-workflows">{pkg.workflows.length ? pkg.workflows.map((w) => w.displayName || w.id).join(', ') : '—'}</dd>
-        <dt>Agents</dt>
+        <dt>{t('pkg.agents')}</dt>
         <dd data-testid="pkg-agents">
           {pkg.agents.length
             ? pkg.agents.map((a) => (
@@ -154,13 +157,13 @@ function PackageCard({ pkg, active, canActivate, onRemove }: { pkg: InstalledPac
               ))
             : '—'}
         </dd>
-        <dt>Id</dt>
+        <dt>{t('pkg.id')}</dt>
         <dd className="mono">{pkg.id}</dd>
       </dl>
       {(pkg.warnings?.length ?? 0) > 0 && (
         <details className="pkg-warnings">
           <summary>
-            {pkg.warnings!.length} warning{pkg.warnings!.length === 1 ? '' : 's'}
+            {t('pkg.warnings', { count: pkg.warnings!.length })}
           </summary>
           <ProblemList problems={pkg.warnings!} warnings />
         </details>
@@ -184,23 +187,24 @@ function RemoveDialog({
   onCancel: () => void
   onConfirm: () => Promise<void>
 }) {
+  const { t } = useTranslation()
   return (
-    <ConfirmDialog title="Remove package?" confirmLabel="Remove" busyLabel="Removing…" testId="pkg-remove" onCancel={onCancel} onConfirm={onConfirm}>
+    <ConfirmDialog title={t('pkg.removeTitle')} confirmLabel={t('common.remove')} busyLabel={t('pkg.removing')} testId="pkg-remove" onCancel={onCancel} onConfirm={onConfirm}>
       <p>
-        <strong>{pkg.name}</strong> {pkg.version} will be uninstalled and its files deleted. Conversations and artifacts stay; runs of its workflows can no longer
-        continue.
+        <Trans t={t} i18nKey="pkg.removeBody" values={{ name: pkg.name, version: pkg.version }} components={{ b: <strong /> }} />
       </p>
       {active && (
         <p data-testid="pkg-remove-active">
-          It is the active package of <strong>{projectName}</strong>: the project will have no active package until you choose another.
+          <Trans t={t} i18nKey="pkg.removeActive" values={{ project: projectName }} components={{ b: <strong /> }} />
         </p>
       )}
-      <p className="hint">{isDemo ? 'The bundled demo can be installed again from this page.' : 'You can import its package file again later.'}</p>
+      <p className="hint">{isDemo ? t('pkg.demoAgain') : t('pkg.importAgain')}</p>
     </ConfirmDialog>
   )
 }
 
 function ImportResult({ result, canActivate, activeId }: { result: PackageImport; canActivate: boolean; activeId: string }) {
+  const { t } = useTranslation()
   const { packages } = useStores()
   if (result.ok && result.package) {
     const p = result.package
@@ -208,12 +212,11 @@ function ImportResult({ result, canActivate, activeId }: { result: PackageImport
     return (
       <div className="pkg-import-ok" role="status" data-testid="pkg-import-ok">
         <span>
-          ✓ Installed <strong>{p.name}</strong> {p.version}
-          {w > 0 ? ` with ${w} warning${w === 1 ? '' : 's'}` : ''}.
+          <Trans t={t} i18nKey={w > 0 ? 'pkg.installedWarn' : 'pkg.installedOk'} count={w} values={{ name: p.name, version: p.version }} components={{ b: <strong /> }} />
         </span>
         {canActivate && p.id !== activeId && (
           <button type="button" className="btn btn-small btn-primary" onClick={() => void packages.actions.setActive(p.id)} data-testid="pkg-import-use">
-            Use in this project
+            {t('pkg.use')}
           </button>
         )}
         {w > 0 && <ProblemList problems={result.warnings} warnings />}
@@ -227,9 +230,9 @@ function ImportResult({ result, canActivate, activeId }: { result: PackageImport
   return (
     <div className="pkg-report" role="alert" data-testid="pkg-import-report">
       <div className="pkg-report-head">
-        <strong>Not installed: {result.file} is not a valid package.</strong>
+        <strong>{t('pkg.notInstalled', { file: result.file })}</strong>
         <span>
-          {n} problem{n === 1 ? '' : 's'} found{result.warnings.length > 0 ? `, and ${result.warnings.length} warning${result.warnings.length === 1 ? '' : 's'}` : ''}:
+          {result.warnings.length > 0 ? t('pkg.problemsWarn', { count: n, warnings: t('pkg.warnings', { count: result.warnings.length }) }) : t('pkg.problems', { count: n })}
         </span>
       </div>
       <ProblemList problems={[...result.problems, ...result.warnings.map((w) => ({ ...w, warning: true }))]} />
@@ -240,12 +243,13 @@ function ImportResult({ result, canActivate, activeId }: { result: PackageImport
 /** Asks before an import replaces the installed package of the same id and
  * version; nothing was changed until the user confirms. */
 function ReplaceDialog({ result, existing }: { result: PackageImport; existing: InstalledPackage }) {
+  const { t } = useTranslation()
   const { packages } = useStores()
   return (
     <ConfirmDialog
-      title="Replace the installed package?"
-      confirmLabel="Replace"
-      busyLabel="Replacing…"
+      title={t('pkg.replaceTitle')}
+      confirmLabel={t('pkg.replace')}
+      busyLabel={t('pkg.replacing')}
       testId="pkg-replace"
       onCancel={() => packages.actions.clearImport()}
       onConfirm={async () => {
@@ -253,10 +257,14 @@ function ReplaceDialog({ result, existing }: { result: PackageImport; existing: 
       }}
     >
       <p>
-        <strong>{existing.name}</strong> {existing.version} is installed already (id <span className="mono">{existing.id}</span>, installed{' '}
-        {new Date(existing.installedAt).toLocaleString()}).
+        <Trans
+          t={t}
+          i18nKey="pkg.replaceBody"
+          values={{ name: existing.name, version: existing.version, id: existing.id, when: formatDateTime(existing.installedAt) }}
+          components={{ b: <strong />, m: <span className="mono" /> }}
+        />
       </p>
-      <p>Importing {result.file} replaces its files. Conversations, runs and artifacts stay; runs of its workflows continue with the new files.</p>
+      <p>{t('pkg.replaceFiles', { file: result.file })}</p>
     </ConfirmDialog>
   )
 }
@@ -264,12 +272,13 @@ function ReplaceDialog({ result, existing }: { result: PackageImport; existing: 
 type ListedProblem = { file?: string; pointer?: string; message: string; warning?: boolean }
 
 function ProblemList({ problems, warnings = false }: { problems: ListedProblem[]; warnings?: boolean }) {
+  const { t } = useTranslation()
   return (
     <table className="pkg-problems">
       <thead>
         <tr>
-          <th>File</th>
-          <th>{warnings ? 'Warning' : 'Problem'}</th>
+          <th>{t('pkg.col.file')}</th>
+          <th>{warnings ? t('pkg.col.warning') : t('pkg.col.problem')}</th>
         </tr>
       </thead>
       <tbody>
@@ -278,11 +287,11 @@ function ProblemList({ problems, warnings = false }: { problems: ListedProblem[]
           return (
             <tr key={i} data-testid={warning ? 'pkg-warning' : 'pkg-problem'} data-file={p.file ?? ''} className={warning ? 'pkg-problem-warning' : undefined}>
               <td className="mono">
-                {p.file || '(package)'}
+                {p.file || t('pkg.package')}
                 {p.pointer && <span className="pkg-pointer"> {p.pointer}</span>}
               </td>
               <td>
-                {warning && !warnings && <span className="badge">warning</span>} {p.message}
+                {warning && !warnings && <span className="badge">{t('pkg.warningBadge')}</span>} {p.message}
               </td>
             </tr>
           )

@@ -3,13 +3,14 @@ import { ErrorBanner } from '../../components/ErrorBanner'
 import { useStore, useStores } from '../../stores'
 import { PhaseBadge } from './PhaseBadge'
 import { agentName, currentNode, nodeCounts, nodeTitle, workflowTitle } from './runInfo'
-import { count } from '../../lib/count'
 import './runs.css'
+import { useTranslation } from '../../i18n'
 
 /** Run mode's bar under the conversation header: the workflow and agent
  * pickers before a run starts (the message typed below is its first input),
  * then the run at a glance (phase, step, agent) with New run. */
 export function RunBar() {
+  const { t } = useTranslation()
   const { runs, packages, chat, settings } = useStores()
   const active = useStore(packages, (s) => s.active)
   const run = useStore(runs, (s) => s.run)
@@ -41,13 +42,13 @@ export function RunBar() {
             {active.problem}
           </span>
           <button type="button" className="btn btn-small" onClick={() => settings.actions.show('packages')}>
-            Packages…
+            {t('runBar.packages')}
           </button>
         </div>
       ) : picking ? (
         <div className="run-bar-row">
           <label className="run-pick">
-            <span>Workflow</span>
+            <span>{t('runBar.workflow')}</span>
             <select
               className="input input-small"
               value={workflowId}
@@ -55,7 +56,7 @@ export function RunBar() {
               disabled={starting || workflows.length === 0}
               data-testid="run-workflow-picker"
             >
-              {workflows.length === 0 && <option value="">No workflows</option>}
+              {workflows.length === 0 && <option value="">{t('runBar.noWorkflows')}</option>}
               {workflows.map((w) => (
                 <option key={w.id} value={w.id}>
                   {w.displayName}
@@ -64,9 +65,9 @@ export function RunBar() {
             </select>
           </label>
           <label className="run-pick">
-            <span>Agent</span>
+            <span>{t('runBar.agent')}</span>
             <select className="input input-small" value={agentId} onChange={(e) => runs.actions.choose({ agentId: e.target.value })} disabled={starting} data-testid="run-agent-picker">
-              <option value="">Each step’s own agent</option>
+              <option value="">{t('runBar.eachAgent')}</option>
               {agents.map((a) => (
                 <option key={a.id} value={a.id}>
                   {a.icon ? `${a.icon} ` : ''}
@@ -77,11 +78,12 @@ export function RunBar() {
             </select>
           </label>
           <span className="hint run-bar-hint" title={chosen?.description}>
-            {chosen ? `${count(chosen.nodes, 'step')}. ` : ''}Type the first message below (optional), then Start run.
+            {chosen ? t('runBar.steps', { count: chosen.nodes }) : ''}
+            {t('runBar.typeFirst')}
           </span>
           {run && (
             <button type="button" className="btn btn-small btn-ghost" onClick={() => runs.actions.setNewRun(false)} data-testid="run-new-cancel">
-              Cancel
+              {t('common.cancel')}
             </button>
           )}
         </div>
@@ -93,25 +95,25 @@ export function RunBar() {
           </span>
           <span className="hint run-bar-step" data-testid="run-bar-step">
             {run.complete
-              ? 'Complete. Keep talking: any change to the run’s state needs your confirmation.'
+              ? t('runBar.complete')
               : (() => {
                   const n = currentNode(run)
                   const c = nodeCounts(run)
                   const who = agentName(active, run.effectiveAgentId)
-                  return `Step ${Math.min(c.done + 1, c.total)} of ${c.total}${n ? `: ${nodeTitle(n)}` : ''}${who ? ` · ${who}` : ''}`
+                  return `${t('runBar.step', { n: Math.min(c.done + 1, c.total), total: c.total })}${n ? `: ${nodeTitle(n)}` : ''}${who ? ` · ${who}` : ''}`
                 })()}
           </span>
           <button type="button" className="btn btn-small" onClick={() => runs.actions.setNewRun(true)} disabled={streaming} data-testid="run-new">
-            New run
+            {t('runBar.newRun')}
           </button>
           {!panelOpen && (
             <button type="button" className="btn btn-small" onClick={() => runs.actions.setPanelOpen(true)} data-testid="run-panel-open">
-              Show run panel
+              {t('runBar.showPanel')}
             </button>
           )}
         </div>
       ) : (
-        <div className="run-bar-row hint">Loading the run…</div>
+        <div className="run-bar-row hint">{t('runBar.loading')}</div>
       )}
       {error && (
         <div className="run-bar-error">

@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'react'
 import { useStore, useStores } from '../../stores'
 import { clock, nodeCounts, nodeTitle, workflowTitle } from './runInfo'
-import { count } from '../../lib/count'
 import './runs.css'
+import { useTranslation } from '../../i18n'
 
 const nodeMark: Record<string, string> = { completed: '✓', current: '●', pending: '○' }
 
@@ -35,6 +35,7 @@ export function useNarrowWindow(): boolean {
  * a tab that opens over the conversation. It follows runs:progressUpdated
  * live. */
 export function RunPanel() {
+  const { t } = useTranslation()
   const { runs, packages } = useStores()
   const run = useStore(runs, (s) => s.run)
   const log = useStore(runs, (s) => s.log)
@@ -60,9 +61,9 @@ export function RunPanel() {
   if (!open) {
     return (
       <aside className={`run-panel is-collapsed is-${mode}`} data-testid="run-panel" data-open="false" data-mode={mode} data-phase={run.phase}>
-        <button type="button" className="run-panel-tab" onClick={() => setOpen(true)} title="Show the run’s steps and files" data-testid="run-panel-expand">
+        <button type="button" className="run-panel-tab" onClick={() => setOpen(true)} title={t('runPanel.showTitle')} data-testid="run-panel-expand">
           <span aria-hidden="true">‹</span>
-          <span className="run-panel-tab-text">Run</span>
+          <span className="run-panel-tab-text">{t('runPanel.tab')}</span>
         </button>
       </aside>
     )
@@ -74,29 +75,29 @@ export function RunPanel() {
   const artifacts = run.artifacts ?? []
 
   const panel = (
-    <aside className={`run-panel is-${mode}`} data-testid="run-panel" data-open="true" data-mode={mode} data-phase={run.phase} aria-label="Workflow run">
+    <aside className={`run-panel is-${mode}`} data-testid="run-panel" data-open="true" data-mode={mode} data-phase={run.phase} aria-label={t('runPanel.label')}>
       <header className="run-panel-head">
         <div className="run-panel-title">
-          <div className="run-panel-workflow" data-testid="run-panel-workflow" title={`${workflowTitle(active, run.workflowId)} · run ${run.runId}`}>
-            Progress
+          <div className="run-panel-workflow" data-testid="run-panel-workflow" title={t('runPanel.runTitle', { workflow: workflowTitle(active, run.workflowId), id: run.runId })}>
+            {t('runPanel.progress')}
           </div>
           <div className="hint" data-testid="run-panel-count">
-            {run.complete ? `Complete: ${count(counts.done, 'step')} done` : `${counts.done} of ${counts.total} steps done`}
+            {run.complete ? t('runPanel.complete', { count: counts.done }) : t('runPanel.done', { done: counts.done, total: counts.total })}
           </div>
         </div>
-        <button type="button" className="btn btn-ghost btn-small" onClick={() => setOpen(false)} aria-label="Hide the run panel" title="Hide" data-testid="run-panel-collapse">
+        <button type="button" className="btn btn-ghost btn-small" onClick={() => setOpen(false)} aria-label={t('runPanel.hide')} title={t('runPanel.hideShort')} data-testid="run-panel-collapse">
           ›
         </button>
       </header>
       <div className="run-panel-body">
         {run.lastError && run.phase !== 'completed' && (
           <div className="run-panel-error" data-testid="run-panel-error" title={run.lastError.code}>
-            The last turn failed: {run.lastError.message}
+            {t('runPanel.lastFailed', { message: run.lastError.message })}
           </div>
         )}
 
         <section className="run-section">
-          <ol className="run-nodes" data-testid="run-nodes" aria-label="Steps">
+          <ol className="run-nodes" data-testid="run-nodes" aria-label={t('runPanel.steps')}>
             {nodes.map((n) => {
               // Once the run is complete, a node still pending was not on the path taken.
               const skipped = run.complete && n.status === 'pending'
@@ -106,8 +107,8 @@ export function RunPanel() {
                     {skipped ? '–' : (nodeMark[n.status] ?? '○')}
                   </span>
                   <span className="run-node-title">{nodeTitle(n)}</span>
-                  {skipped ? <span className="run-node-type">not taken</span> : n.type !== 'step' && <span className="run-node-type">{n.type}</span>}
-                  <span className="sr-only">{skipped ? 'not taken' : n.status}</span>
+                  {skipped ? <span className="run-node-type">{t('runPanel.notTaken')}</span> : n.type !== 'step' && <span className="run-node-type">{n.type}</span>}
+                  <span className="sr-only">{skipped ? t('runPanel.notTaken') : t(`runPanel.status.${n.status}`, { defaultValue: n.status })}</span>
                 </li>
               )
             })}
@@ -115,14 +116,14 @@ export function RunPanel() {
         </section>
 
         <section className="run-section">
-          <h4>Files {artifacts.length > 0 && <span className="count">{artifacts.length}</span>}</h4>
+          <h4>{t('runPanel.files')} {artifacts.length > 0 && <span className="count">{artifacts.length}</span>}</h4>
           {artifacts.length === 0 ? (
-            <p className="hint">None yet.</p>
+            <p className="hint">{t('insp.noneYet')}</p>
           ) : (
             <ul className="run-artifacts">
               {artifacts.map((a) => (
                 <li key={a}>
-                  <button type="button" className="run-artifact" onClick={() => void runs.actions.openArtifact(a)} disabled={artifactLoading === a} title={`Open ${a} (read-only)`} data-testid="run-artifact" data-path={a}>
+                  <button type="button" className="run-artifact" onClick={() => void runs.actions.openArtifact(a)} disabled={artifactLoading === a} title={t('runPanel.openFile', { path: a })} data-testid="run-artifact" data-path={a}>
                     <span className="run-artifact-name">{a.split('/').pop()}</span>
                     {a.includes('/') && <span className="run-artifact-dir">{a.slice(0, a.lastIndexOf('/'))}</span>}
                   </button>
@@ -134,9 +135,9 @@ export function RunPanel() {
 
         <details className="run-section run-activity">
           <summary>
-            <h4>Activity</h4> <span className="count">{lines.length}</span>
+            <h4>{t('runPanel.activity')}</h4> <span className="count">{lines.length}</span>
           </summary>
-          {log?.truncated && <p className="hint">Older lines are in the run’s execution log on disk.</p>}
+          {log?.truncated && <p className="hint">{t('runPanel.older')}</p>}
           <ul className="run-log" data-testid="run-log">
             {lines.map((l, i) => (
               <li key={`${l.ts}-${i}`} data-testid="run-log-line" data-type={l.type} data-ok={l.ok !== false} className={l.ok === false ? 'is-error' : ''} title={l.raw}>

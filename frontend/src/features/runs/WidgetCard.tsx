@@ -2,14 +2,11 @@ import { useState, type FormEvent } from 'react'
 import type { QuestionState, Widget, WidgetAnswer, WidgetAnswerRecord, WidgetField } from '../../bridge'
 import { useStore, useStores } from '../../stores'
 import './runs.css'
+import { t, Trans, useTranslation } from '../../i18n'
 
 /** The state said on the card; a pending question says nothing more (the
  * run bar says the run waits for you, once). */
-const stateLabel: Record<QuestionState, string> = {
-  pending: '',
-  answered: 'Answered',
-  unanswered: 'Not answered',
-}
+const stateLabel = (s: QuestionState): string => (s === 'answered' ? t('widget.answered') : s === 'unanswered' ? t('widget.unanswered') : '')
 
 type Values = Record<string, unknown>
 
@@ -40,7 +37,7 @@ export function formAnswer(w: Widget, values: Values): WidgetAnswer {
 export function describeAnswer(w: Widget, a: WidgetAnswerRecord): string {
   switch (w.type) {
     case 'confirmation':
-      return a.answer.confirmed ? 'Yes' : 'No'
+      return a.answer.confirmed ? t('widget.yes') : t('widget.no')
     case 'selection':
       return w.options?.find((o) => o.value === a.answer.selected)?.label ?? a.answer.selected ?? ''
     default:
@@ -56,6 +53,7 @@ export function describeAnswer(w: Widget, a: WidgetAnswerRecord): string {
  * here (the run then continues); once answered it stays read-only with the
  * answer, also after a reload (the answer is read back from the log). */
 export function WidgetCard({ widget, state, answer, runId }: { widget: Widget; state: QuestionState; answer?: WidgetAnswerRecord; runId: string }) {
+  const { t } = useTranslation()
   const { runs, chat } = useStores()
   const answering = useStore(runs, (s) => s.answering === widget.widgetId)
   const streaming = useStore(chat, (s) => s.streaming)
@@ -83,7 +81,7 @@ export function WidgetCard({ widget, state, answer, runId }: { widget: Widget; s
         <span className="widget-prompt" data-testid="widget-prompt">
           {widget.prompt}
         </span>
-        {(answering || stateLabel[state]) && <span className={`widget-state is-${state}`}>{answering ? 'Sending…' : stateLabel[state]}</span>}
+        {(answering || stateLabel(state)) && <span className={`widget-state is-${state}`}>{answering ? t('widget.sending') : stateLabel(state)}</span>}
       </div>
 
       {widget.type === 'confirmation' && (
@@ -91,10 +89,10 @@ export function WidgetCard({ widget, state, answer, runId }: { widget: Widget; s
           {live ? (
             <>
               <button type="button" className="btn btn-primary btn-small" disabled={disabled} onClick={() => send({ confirmed: true })} data-testid="widget-yes">
-                Yes
+                {t('widget.yes')}
               </button>
               <button type="button" className="btn btn-small" disabled={disabled} onClick={() => send({ confirmed: false })} data-testid="widget-no">
-                No
+                {t('widget.no')}
               </button>
             </>
           ) : null}
@@ -122,7 +120,7 @@ export function WidgetCard({ widget, state, answer, runId }: { widget: Widget; s
           </div>
           {live && (
             <button type="submit" className="btn btn-primary btn-small" disabled={disabled || !selected} data-testid="widget-submit">
-              Send answer
+              {t('widget.send')}
             </button>
           )}
         </form>
@@ -135,12 +133,12 @@ export function WidgetCard({ widget, state, answer, runId }: { widget: Widget; s
           ))}
           {missing.length > 0 && (
             <div className="widget-missing" role="alert" data-testid="widget-missing">
-              Please fill in: {missing.join(', ')}
+              {t('widget.missing', { fields: missing.join(', ') })}
             </div>
           )}
           {live && (
             <button type="submit" className="btn btn-primary btn-small" disabled={disabled} data-testid="widget-submit">
-              Send answer
+              {t('widget.send')}
             </button>
           )}
         </form>
@@ -148,11 +146,11 @@ export function WidgetCard({ widget, state, answer, runId }: { widget: Widget; s
 
       {answer && (
         <div className="widget-answer" data-testid="widget-answer">
-          Your answer: <strong>{describeAnswer(widget, answer)}</strong>
+          <Trans t={t} i18nKey="widget.yourAnswer" values={{ answer: describeAnswer(widget, answer) }} components={{ b: <strong /> }} />
         </div>
       )}
-      {state === 'unanswered' && <div className="widget-answer hint">The conversation went on without an answer to this question.</div>}
-      {live && streaming && !answering && <div className="hint">You can answer once the current reply has finished.</div>}
+      {state === 'unanswered' && <div className="widget-answer hint">{t('widget.wentOn')}</div>}
+      {live && streaming && !answering && <div className="hint">{t('widget.later')}</div>}
     </div>
   )
 }
@@ -186,7 +184,7 @@ function FormField({ field, value, readOnly, onChange }: { field: WidgetField; v
         <div className="widget-field">
           {label}
           <select className="input" value={String(value ?? '')} onChange={(e) => onChange(e.target.value)} {...common}>
-            <option value="">Choose…</option>
+            <option value="">{t('widget.choose')}</option>
             {(field.options ?? []).map((o) => (
               <option key={o.value} value={o.value}>
                 {o.label}

@@ -1,4 +1,5 @@
 import type { ActivePackageView, NodeProgress, RunStatus } from '../../bridge'
+import { locale, t } from '../../i18n'
 
 /** The display name of a run's workflow (its id when the package does not list it). */
 export function workflowTitle(active: ActivePackageView | null, workflowId: string): string {
@@ -15,7 +16,7 @@ export function currentNode(run: RunStatus): NodeProgress | undefined {
 export function nodeTitle(n: Pick<NodeProgress, 'id' | 'title'>): string {
   if (n.title) return n.title
   const words = n.id.replace(/[-_.]+/g, ' ').trim()
-  return words ? words[0].toUpperCase() + words.slice(1) : 'Untitled step'
+  return words ? words[0].toUpperCase() + words.slice(1) : t('run.untitled')
 }
 
 /** The display name of an agent of the active package. */
@@ -34,5 +35,5 @@ export function nodeCounts(run: RunStatus): { done: number; total: number } {
 /** "12:03:04" from an RFC 3339 time (the text itself when it is not one). */
 export function clock(ts: string): string {
   const d = new Date(ts)
-  return Number.isNaN(d.getTime()) ? ts : d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit', hour12: false })
+  return Number.isNaN(d.getTime()) ? ts : d.toLocaleTimeString(locale(), { hour: '2-digit', minute: '2-digit', second: '2-digit', hour12: false })
 }

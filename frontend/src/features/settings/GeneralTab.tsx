@@ -1,19 +1,18 @@
 import type { LocalServer } from '../../bridge'
 import { describeLocalServer, proposedModel } from '../../lib/localServers'
 import { formatSeconds, parseSeconds } from '../../lib/units'
+import { languages, resolveLanguage, type LanguageChoice } from '../../i18n'
 import { useStore, useStores, type TextSize, type Theme } from '../../stores'
 import { Field, TextInput, UnitInput, type FormTabProps, type SettingsDraft } from './form'
+import { useTranslation } from '../../i18n'
 
-const themes: { id: Theme; label: string; hint: string }[] = [
-  { id: 'system', label: 'System', hint: 'Light or dark as the desktop is, following its changes' },
-  { id: 'light', label: 'Light', hint: 'Always light' },
-  { id: 'dark', label: 'Dark', hint: 'Always dark' },
-]
+const themes: Theme[] = ['system', 'light', 'dark']
 
 /** Settings → General: the LLM endpoint (with the servers found on this
  * computer, Test connection and the models the endpoint serves) and the
- * theme, which applies at once. */
+ * appearance (theme, text size, language), which applies at once. */
 export function GeneralTab({ draft }: FormTabProps) {
+  const { t } = useTranslation()
   const { settings, setup } = useStores()
   const testing = useStore(settings, (s) => s.testing)
   const test = useStore(settings, (s) => s.test)
@@ -27,16 +26,16 @@ export function GeneralTab({ draft }: FormTabProps) {
   return (
     <>
       <section className="settings-section">
-        <h3>Model</h3>
-        <p className="hint">Any OpenAI-compatible endpoint: OpenAI, Ollama, LM Studio, vLLM, or a hosted service.</p>
+        <h3>{t('settings.gen.model')}</h3>
+        <p className="hint">{t('settings.gen.modelHint')}</p>
         {offers.map((s) => (
           <LocalOffer key={s.baseUrl} server={s} draft={draft} />
         ))}
-        <Field draft={draft} path="llm.baseUrl" label="Base URL">
-          <TextInput draft={draft} path="llm.baseUrl" value={f.llm.baseUrl} set={(s, v) => (s.llm.baseUrl = v)} placeholder="http://127.0.0.1:11434/v1" spellCheck={false} />
+        <Field draft={draft} path="llm.baseUrl" label={t('settings.gen.baseUrl')}>
+          <TextInput draft={draft} path="llm.baseUrl" value={f.llm.baseUrl} set={(s, v) => (s.llm.baseUrl = v)} placeholder={'http://127.0.0.1:11434/v1'} spellCheck={false} />
         </Field>
         <div className="settings-grid">
-          <Field draft={draft} path="llm.apiKey" label="API key" help="Kept only in settings.json, readable by you alone; shown masked.">
+          <Field draft={draft} path="llm.apiKey" label={t('settings.gen.apiKey')} help={t('settings.gen.apiKeyHelp')}>
             <TextInput
               draft={draft}
               path="llm.apiKey"
@@ -44,17 +43,17 @@ export function GeneralTab({ draft }: FormTabProps) {
               set={(s, v) => (s.llm.apiKey = v)}
               type="password"
               autoComplete="off"
-              placeholder="none (local servers)"
+              placeholder={t('settings.gen.apiKeyPlaceholder')}
               onFocus={(e) => e.target.select()}
             />
           </Field>
-          <Field draft={draft} path="llm.timeoutSeconds" label="Timeout" help="For a whole answer, tool calls included: 90 s, 2 min.">
-            <UnitInput draft={draft} path="llm.timeoutSeconds" value={f.llm.timeoutSeconds} set={(s, v) => (s.llm.timeoutSeconds = v)} format={formatSeconds} parse={(t) => parseSeconds(t)} />
+          <Field draft={draft} path="llm.timeoutSeconds" label={t('settings.gen.timeout')} help={t('settings.gen.timeoutHelp')}>
+            <UnitInput draft={draft} path="llm.timeoutSeconds" value={f.llm.timeoutSeconds} set={(s, v) => (s.llm.timeoutSeconds = v)} format={formatSeconds} parse={(v) => parseSeconds(v)} />
           </Field>
         </div>
         <div className="settings-test">
           <button type="button" className="btn" disabled={testing} onClick={() => void settings.actions.testConnection(f)} data-testid="settings-test">
-            {testing ? 'Testing…' : 'Test connection'}
+            {testing ? t('settings.gen.testing') : t('settings.gen.test')}
           </button>
           {test && (
             <span className={`test-result ${test.ok ? 'is-ok' : 'is-fail'}`} data-testid="settings-test-result" data-ok={test.ok} role="status">
@@ -63,8 +62,8 @@ export function GeneralTab({ draft }: FormTabProps) {
             </span>
           )}
         </div>
-        <Field draft={draft} path="llm.model" label="Model" help={models.length > 0 && !modelFixed ? undefined : 'Test connection lists the models the endpoint serves.'}>
-          <TextInput draft={draft} path="llm.model" value={f.llm.model} set={(s, v) => (s.llm.model = v)} placeholder="gpt-4o-mini" spellCheck={false} list={models.length > 0 ? 'settings-models' : undefined} />
+        <Field draft={draft} path="llm.model" label={t('settings.gen.model')} help={models.length > 0 && !modelFixed ? undefined : t('settings.gen.modelHelp')}>
+          <TextInput draft={draft} path="llm.model" value={f.llm.model} set={(s, v) => (s.llm.model = v)} placeholder={'gpt-4o-mini'} spellCheck={false} list={models.length > 0 ? 'settings-models' : undefined} />
         </Field>
         {models.length > 0 && (
           <datalist id="settings-models">
@@ -75,7 +74,7 @@ export function GeneralTab({ draft }: FormTabProps) {
         )}
         {models.length > 0 && !modelFixed && (
           <div className="settings-models" data-testid="settings-models">
-            <label htmlFor="settings-model-pick">{models.length === 1 ? 'The endpoint serves one model' : `The endpoint serves ${models.length} models`}</label>
+            <label htmlFor="settings-model-pick">{t('settings.gen.serves', { count: models.length })}</label>
             <select
               id="settings-model-pick"
               className="input"
@@ -83,7 +82,7 @@ export function GeneralTab({ draft }: FormTabProps) {
               onChange={(e) => e.target.value && draft.edit((s) => (s.llm.model = e.target.value))}
               data-testid="settings-model-pick"
             >
-              {!models.includes(f.llm.model) && <option value="">Choose a model…</option>}
+              {!models.includes(f.llm.model) && <option value="">{t('settings.gen.choose')}</option>}
               {models.map((m) => (
                 <option key={m} value={m}>
                   {m}
@@ -95,62 +94,94 @@ export function GeneralTab({ draft }: FormTabProps) {
       </section>
 
       <section className="settings-section">
-        <h3>Appearance</h3>
-        <div className="theme-choice" role="radiogroup" aria-label="Theme">
-          {themes.map((t) => (
-            <label key={t.id} className={`theme-option ${theme === t.id ? 'is-active' : ''}`} title={t.hint}>
+        <h3>{t('settings.gen.appearance')}</h3>
+        <div className="theme-choice" role="radiogroup" aria-label={t('settings.gen.theme')}>
+          {themes.map((id) => (
+            <label key={id} className={`theme-option ${theme === id ? 'is-active' : ''}`} title={t(`settings.theme.${id}Hint`)}>
               <input
                 type="radio"
                 name="theme"
-                value={t.id}
-                checked={f.theme === t.id}
+                value={id}
+                checked={f.theme === id}
                 onChange={() => {
-                  draft.edit((s) => (s.theme = t.id))
-                  settings.actions.previewTheme(t.id)
+                  draft.edit((s) => (s.theme = id))
+                  settings.actions.previewTheme(id)
                 }}
-                data-testid={`set-theme-${t.id}`}
+                data-testid={`set-theme-${id}`}
               />
-              {t.label}
+              {t(`settings.theme.${id}`)}
             </label>
           ))}
         </div>
-        <span className="hint">{themes.find((t) => t.id === f.theme)?.hint}</span>
+        <span className="hint">{themes.includes(f.theme as Theme) ? t(`settings.theme.${f.theme}Hint`) : ''}</span>
         <TextSizeChoice />
+        <LanguageChoiceField />
       </section>
     </>
   )
 }
 
-const sizeLabels: Record<TextSize, string> = { small: 'Small', default: 'Default', large: 'Large', larger: 'Larger' }
+const sizes: TextSize[] = ['small', 'default', 'large', 'larger']
 
 /** The size of the answers' text: applies at once and is kept for this
  * window, like the zoom (Ctrl/Cmd + = − 0), which the hint mentions. */
 function TextSizeChoice() {
+  const { t } = useTranslation()
   const { display } = useStores()
   const size = useStore(display, (s) => s.textSize)
   const zoom = useStore(display, (s) => s.zoom)
   return (
     <>
       <h4 className="settings-subhead" id="text-size-label">
-        Text size of answers
+        {t('settings.size.title')}
       </h4>
       <div className="theme-choice" role="radiogroup" aria-labelledby="text-size-label">
-        {(Object.keys(sizeLabels) as TextSize[]).map((t) => (
-          <label key={t} className={`theme-option ${size === t ? 'is-active' : ''}`}>
-            <input type="radio" name="text-size" value={t} checked={size === t} onChange={() => display.actions.setTextSize(t)} data-testid={`set-text-size-${t}`} />
-            {sizeLabels[t]}
+        {sizes.map((id) => (
+          <label key={id} className={`theme-option ${size === id ? 'is-active' : ''}`}>
+            <input type="radio" name="text-size" value={id} checked={size === id} onChange={() => display.actions.setTextSize(id)} data-testid={`set-text-size-${id}`} />
+            {t(`settings.size.${id}`)}
           </label>
         ))}
       </div>
       <span className="hint" data-testid="zoom-hint">
-        Zoom: {Math.round(zoom * 100)} % — Ctrl + = and Ctrl + − change it, Ctrl + 0 puts it back. Both apply at once.
+        {t('settings.size.zoom', { zoom: Math.round(zoom * 100) })}
       </span>
+    </>
+  )
+}
+
+/** The language of the interface: the system's (named in brackets) or a
+ * fixed one. Applies at once and is kept for this window, like the text
+ * size. */
+function LanguageChoiceField() {
+  const { t } = useTranslation()
+  const { display } = useStores()
+  const choice = useStore(display, (s) => s.language)
+  const options: { id: LanguageChoice; label: string }[] = [
+    { id: 'system', label: t('settings.lang.system', { language: t(`language.${resolveLanguage('system')}`) }) },
+    ...languages.map((l) => ({ id: l, label: t(`language.${l}`) })),
+  ]
+  return (
+    <>
+      <h4 className="settings-subhead" id="language-label">
+        {t('settings.lang.title')}
+      </h4>
+      <div className="theme-choice" role="radiogroup" aria-labelledby="language-label" data-testid="language-choice">
+        {options.map((o) => (
+          <label key={o.id} className={`theme-option ${choice === o.id ? 'is-active' : ''}`}>
+            <input type="radio" name="language" value={o.id} checked={choice === o.id} onChange={() => display.actions.setLanguage(o.id)} data-testid={`set-language-${o.id}`} />
+            {o.label}
+          </label>
+        ))}
+      </div>
+      <span className="hint">{t('settings.lang.hint')}</span>
     </>
   )
 }
 
 /** A server found on this computer, offered in words; Use puts it in the form. */
 function LocalOffer({ server, draft }: { server: LocalServer; draft: SettingsDraft }) {
+  const { t } = useTranslation()
   const model = proposedModel(server, draft.form.llm.model)
   return (
     <div className="settings-offer" data-testid="settings-local-offer" data-base-url={server.baseUrl}>
@@ -169,7 +200,7 @@ function LocalOffer({ server, draft }: { server: LocalServer; draft: SettingsDra
         }
         data-testid="settings-local-use"
       >
-        Use {server.name}
+        {t('settings.gen.use', { name: server.name })}
       </button>
     </div>
   )

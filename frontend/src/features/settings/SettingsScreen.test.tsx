@@ -1,3 +1,5 @@
+import { createDisplayStore, displayKey } from '../../stores/displayStore'
+import { i18n } from '../../i18n'
 import { act, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { App } from '../../App'
@@ -55,7 +57,7 @@ describe('settings screen', () => {
   it('lists its pages beside the page shown; every page is one entry of the list', async () => {
     const { user } = await openSettings()
     const nav = screen.getByRole('tablist', { name: 'Settings pages' })
-    expect(within(nav).getAllByRole('tab').map((t) => t.textContent)).toEqual(settingsTabs.map((t) => t.label))
+    expect(within(nav).getAllByRole('tab').map((t) => t.textContent)).toEqual(settingsTabs.map((t) => i18n.t(`settings.tab.${t.id}`)))
     expect(within(nav).getByRole('tab', { name: 'General' })).toHaveAttribute('aria-selected', 'true')
     await user.click(screen.getByTestId('settings-tab-tools'))
     expect(screen.getByTestId('settings-panel-tools')).toBeInTheDocument()
@@ -179,6 +181,33 @@ describe('settings screen', () => {
     expect(field('llm.model')).toHaveValue('qwen2.5-7b-instruct')
     // the server in use is not offered again
     expect(screen.queryByTestId('settings-local-offer')).toBeNull()
+  })
+
+  it.each([
+    ['the system language, Chinese', ['zh-CN', 'en'], 'system', '设置', 'zh-CN'],
+    ['Chinese, chosen', ['en-US'], 'zh-CN', '设置', 'zh-CN'],
+    ['English, chosen on a Chinese system', ['zh-CN'], 'en', 'Settings', 'en'],
+  ])('speaks %s, keeps the choice for the next window, and goes back to the system language', async (_, system, choice, title, lang) => {
+    vi.spyOn(navigator, 'languages', 'get').mockReturnValue(system)
+    try {
+      const { user, stores } = await openSettings()
+      await user.click(screen.getByTestId(`set-language-${choice}`))
+      expect(screen.getByRole('dialog', { name: title })).toBeInTheDocument()
+      expect(document.documentElement.lang).toBe(lang)
+      expect(stores.display.getState().language).toBe(choice)
+      expect(createDisplayStore().getState().language).toBe(choice)
+      if (lang === 'zh-CN') {
+        expect(screen.getByTestId('settings-tab-general')).toHaveTextContent('常规')
+        expect(screen.getByTestId('zoom-hint')).toHaveTextContent('缩放：100 %')
+        expect(screen.getByTestId('settings-save')).toHaveTextContent('保存')
+      }
+      await user.click(screen.getByTestId('set-language-system'))
+      expect(document.documentElement.lang).toBe(system[0].startsWith('zh') ? 'zh-CN' : 'en')
+      expect(screen.getByTestId('set-language-system').parentElement).toHaveTextContent(system[0].startsWith('zh') ? '跟随系统（简体中文）' : 'System (English)')
+    } finally {
+      localStorage.removeItem(displayKey)
+      vi.restoreAllMocks()
+    }
   })
 
   it('follows the system theme live when "System" is chosen', async () => {

@@ -2,11 +2,11 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react'
 import type { Settings } from '../../bridge'
 import { ErrorBanner } from '../../components/ErrorBanner'
 import { Modal } from '../../components/Modal'
-import { count } from '../../lib/count'
 import { useStore, useStores } from '../../stores'
 import { crossFieldErrors, type SettingsDraft } from './form'
 import { isFormTab, settingsTabs, type SettingsTabDef } from './tabs'
 import './settings.css'
+import { useTranslation } from '../../i18n'
 
 const clone = (s: Settings): Settings => JSON.parse(JSON.stringify(s)) as Settings
 
@@ -16,6 +16,7 @@ const clone = (s: Settings): Settings => JSON.parse(JSON.stringify(s)) as Settin
  * Save; the others act on their own. Fields set by environment variables
  * are read-only. */
 export function SettingsScreen() {
+  const { t } = useTranslation()
   const { settings, setup } = useStores()
   const view = useStore(settings, (s) => s.view)
   const loaded = useStore(settings, (s) => s.loaded)
@@ -64,23 +65,23 @@ export function SettingsScreen() {
     if (form && wrong.length === 0 && !saving) void settings.actions.save(form)
   }
 
-  const tab = settingsTabs.find((t) => t.id === tabId) ?? settingsTabs[0]
+  const tab = settingsTabs.find((p) => p.id === tabId) ?? settingsTabs[0]
   const panel = useRef<HTMLDivElement>(null)
   useEffect(() => {
     panel.current?.scrollTo?.({ top: 0 })
   }, [tab.id])
-  const tabWrong = (t: SettingsTabDef) => !!t.edits && wrong.some((p) => t.edits!.some((prefix) => p.startsWith(prefix)))
+  const tabWrong = (p: SettingsTabDef) => !!p.edits && wrong.some((w) => p.edits!.some((prefix) => w.startsWith(prefix)))
 
   const footer = (
     <div className="settings-footer" data-testid="settings-footer">
       <span className="settings-footer-note">
         {wrong.length > 0 ? (
           <span className="settings-footer-wrong" data-testid="settings-wrong">
-            {count(wrong.length, 'field')} to correct before saving
+            {t('settings.wrong', { count: wrong.length })}
           </span>
         ) : saved ? (
           <span className="settings-saved" data-testid="settings-saved" role="status">
-            Saved
+            {t('settings.saved')}
           </span>
         ) : (
           <span className="hint mono" title={view?.path}>
@@ -89,34 +90,34 @@ export function SettingsScreen() {
         )}
       </span>
       <button type="button" className="btn" onClick={settings.actions.hide} data-testid="settings-cancel">
-        Close
+        {t('common.close')}
       </button>
       <button type="button" className="btn btn-primary" disabled={saving || !form || wrong.length > 0} onClick={save} data-testid="settings-save">
-        {saving ? 'Saving…' : 'Save'}
+        {saving ? t('settings.saving') : t('common.save')}
       </button>
     </div>
   )
 
   return (
-    <Modal title="Settings" onClose={settings.actions.hide} wide className="settings-dialog" testId="settings-screen" footer={footer}>
+    <Modal title={t('settings.title')} onClose={settings.actions.hide} wide className="settings-dialog" testId="settings-screen" footer={footer}>
       <div className="settings-layout">
-        <nav className="settings-nav" role="tablist" aria-orientation="vertical" aria-label="Settings pages">
-          {settingsTabs.map((t) => (
+        <nav className="settings-nav" role="tablist" aria-orientation="vertical" aria-label={t('settings.pages')}>
+          {settingsTabs.map((p) => (
             <button
-              key={t.id}
+              key={p.id}
               type="button"
               role="tab"
-              aria-selected={t.id === tab.id}
-              className={`settings-tab ${t.id === tab.id ? 'is-active' : ''}`}
-              onClick={() => settings.actions.setTab(t.id)}
-              data-testid={`settings-tab-${t.id}`}
+              aria-selected={p.id === tab.id}
+              className={`settings-tab ${p.id === tab.id ? 'is-active' : ''}`}
+              onClick={() => settings.actions.setTab(p.id)}
+              data-testid={`settings-tab-${p.id}`}
             >
-              {t.label}
-              {tabWrong(t) && <span className="settings-tab-wrong" aria-label="has fields to correct" data-testid={`settings-tab-wrong-${t.id}`} />}
+              {t(`settings.tab.${p.id}`)}
+              {tabWrong(p) && <span className="settings-tab-wrong" aria-label={t('settings.tabWrong')} data-testid={`settings-tab-wrong-${p.id}`} />}
             </button>
           ))}
         </nav>
-        <div ref={panel} className="settings-panel" role="tabpanel" aria-label={tab.label} data-testid={`settings-panel-${tab.id}`}>
+        <div ref={panel} className="settings-panel" role="tabpanel" aria-label={t(`settings.tab.${tab.id}`)} data-testid={`settings-panel-${tab.id}`}>
           {/* The pages of the form stay mounted (hidden), so what is typed in
               one, valid or not, is still there when it is shown again. */}
           <form
@@ -131,7 +132,7 @@ export function SettingsScreen() {
             {error && <ErrorBanner error={error} onDismiss={settings.actions.dismissError} />}
             {view && view.warnings?.length > 0 && (
               <div className="settings-warnings" role="status" data-testid="settings-warnings">
-                <p>These values are out of range and are not used as written:</p>
+                <p>{t('settings.warnings')}</p>
                 <ul>
                   {view.warnings.map((w) => (
                     <li key={w.field}>
@@ -141,12 +142,12 @@ export function SettingsScreen() {
                 </ul>
               </div>
             )}
-            {!loaded && !view && <p className="hint">Loading…</p>}
+            {!loaded && !view && <p className="hint">{t('common.loading')}</p>}
             {draft &&
               view &&
-              settingsTabs.filter(isFormTab).map((t) => (
-                <div key={t.id} className="settings-page" hidden={t.id !== tab.id} data-testid={`settings-page-${t.id}`}>
-                  <t.Component draft={draft} view={view} />
+              settingsTabs.filter(isFormTab).map((p) => (
+                <div key={p.id} className="settings-page" hidden={p.id !== tab.id} data-testid={`settings-page-${p.id}`}>
+                  <p.Component draft={draft} view={view} />
                 </div>
               ))}
           </form>

@@ -1,63 +1,65 @@
 import { formatBytes, formatCount, parseBytes, parseCount } from '../../lib/units'
 import { Field, UnitInput, type FormTabProps } from './form'
+import { useTranslation } from '../../i18n'
 
 /** Settings → Tools: the file tools and the limits of the tool loop. */
 export function ToolsTab({ draft }: FormTabProps) {
+  const { t } = useTranslation()
   const f = draft.form
   return (
     <>
       <section className="settings-section">
-        <h3>File tools</h3>
+        <h3>{t('settings.tools.files')}</h3>
         <label className="settings-check">
           <input type="checkbox" checked={f.tools.fs.enabled} onChange={(e) => draft.edit((s) => (s.tools.fs.enabled = e.target.checked))} data-testid="set-tools.fs.enabled" />
-          Read, list, search and write files inside the project folder
+          {t('settings.tools.filesEnabled')}
         </label>
         <div className="settings-grid">
-          <Field draft={draft} path="tools.fs.maxReadBytes" label="Largest read" help="Per call: 512 KB, 2 MB (1 KB = 1,024 bytes).">
-            <UnitInput draft={draft} path="tools.fs.maxReadBytes" value={f.tools.fs.maxReadBytes} set={(s, v) => (s.tools.fs.maxReadBytes = v)} format={formatBytes} parse={(t) => parseBytes(t)} />
+          <Field draft={draft} path="tools.fs.maxReadBytes" label={t('settings.tools.maxRead')} help={t('settings.tools.maxReadHelp')}>
+            <UnitInput draft={draft} path="tools.fs.maxReadBytes" value={f.tools.fs.maxReadBytes} set={(s, v) => (s.tools.fs.maxReadBytes = v)} format={formatBytes} parse={(v) => parseBytes(v)} />
           </Field>
-          <Field draft={draft} path="tools.fs.maxWriteBytes" label="Largest write" help="Per call.">
-            <UnitInput draft={draft} path="tools.fs.maxWriteBytes" value={f.tools.fs.maxWriteBytes} set={(s, v) => (s.tools.fs.maxWriteBytes = v)} format={formatBytes} parse={(t) => parseBytes(t)} />
+          <Field draft={draft} path="tools.fs.maxWriteBytes" label={t('settings.tools.maxWrite')} help={t('settings.tools.perCall')}>
+            <UnitInput draft={draft} path="tools.fs.maxWriteBytes" value={f.tools.fs.maxWriteBytes} set={(s, v) => (s.tools.fs.maxWriteBytes = v)} format={formatBytes} parse={(v) => parseBytes(v)} />
           </Field>
         </div>
       </section>
 
       <section className="settings-section">
-        <h3>MCP servers</h3>
+        <h3>{t('settings.tools.mcp')}</h3>
         <div className="settings-grid">
-          <Field draft={draft} path="tools.mcp.maxToolsPerServer" label="Tools per server" help="A server that lists more is offered without its tools; the others keep theirs.">
+          <Field draft={draft} path="tools.mcp.maxToolsPerServer" label={t('settings.tools.perServer')} help={t('settings.tools.perServerHelp')}>
             <UnitInput
               draft={draft}
               path="tools.mcp.maxToolsPerServer"
               value={f.tools.mcp.maxToolsPerServer}
               set={(s, v) => (s.tools.mcp.maxToolsPerServer = v)}
               format={formatCount}
-              parse={(t) => parseCount(t, { min: 1, max: 10000, what: 'a number of tools' })}
-              suffix="tools"
+              parse={(v) => parseCount(v, { min: 1, max: 10000, what: t('settings.what.tools') })}
+              suffix={t('settings.suffix.tools')}
             />
           </Field>
-          <Field draft={draft} path="tools.mcp.maxToolTokensPerServer" label="Tool definitions per server" help="Tokens their names, descriptions and schemas take in every request (about 4 bytes a token).">
+          <Field draft={draft} path="tools.mcp.maxToolTokensPerServer" label={t('settings.tools.defsPerServer')} help={t('settings.tools.defsPerServerHelp')}>
             <UnitInput
               draft={draft}
               path="tools.mcp.maxToolTokensPerServer"
               value={f.tools.mcp.maxToolTokensPerServer}
               set={(s, v) => (s.tools.mcp.maxToolTokensPerServer = v)}
               format={formatCount}
-              parse={(t) => parseCount(t, { min: 1, max: 10000000, what: 'a number of tokens' })}
-              suffix="tokens"
+              parse={(v) => parseCount(v, { min: 1, max: 10000000, what: t('settings.what.tokens') })}
+              suffix={t('settings.suffix.tokens')}
             />
           </Field>
         </div>
       </section>
 
       <section className="settings-section">
-        <h3>Approvals</h3>
+        <h3>{t('settings.tools.approvals')}</h3>
         <div className="settings-grid">
           <Field
             draft={draft}
             path="approvals.mode"
-            label="Mode of new conversations"
-            help="Each conversation can choose its own in the composer; a project's default (crewagent permissions mode) comes first. Allow, ask and deny rules: approvals in settings.json and the project's .crewagent/permissions.json."
+            label={t('settings.tools.approvalMode')}
+            help={t('settings.tools.approvalModeHelp')}
             wide
           >
             <select
@@ -67,37 +69,37 @@ export function ToolsTab({ draft }: FormTabProps) {
               onChange={(e) => draft.edit((s) => (s.approvals = { ...(s.approvals ?? {}), mode: e.target.value }))}
               data-testid="set-approvals.mode"
             >
-              <option value="read-only">Read only — nothing is written, no command runs</option>
-              <option value="ask">Ask — every write and command waits for you</option>
-              <option value="auto-edit">Auto-edit — writes in the project run, commands wait</option>
-              <option value="full-auto">Full auto — everything runs</option>
+              <option value="read-only">{t('settings.tools.mode.read-only')}</option>
+              <option value="ask">{t('settings.tools.mode.ask')}</option>
+              <option value="auto-edit">{t('settings.tools.mode.auto-edit')}</option>
+              <option value="full-auto">{t('settings.tools.mode.full-auto')}</option>
             </select>
           </Field>
         </div>
       </section>
 
       <section className="settings-section">
-        <h3>Tool loop</h3>
+        <h3>{t('settings.tools.loop')}</h3>
         <div className="settings-grid">
-          <Field draft={draft} path="engine.maxTurns" label="Model calls per message" help="The loop stops with an error after this many.">
-            <UnitInput draft={draft} path="engine.maxTurns" value={f.engine.maxTurns} set={(s, v) => (s.engine.maxTurns = v)} format={formatCount} parse={(t) => parseCount(t, { max: 1000, what: 'a number of calls' })} suffix="calls" />
+          <Field draft={draft} path="engine.maxTurns" label={t('settings.tools.maxTurns')} help={t('settings.tools.maxTurnsHelp')}>
+            <UnitInput draft={draft} path="engine.maxTurns" value={f.engine.maxTurns} set={(s, v) => (s.engine.maxTurns = v)} format={formatCount} parse={(v) => parseCount(v, { max: 1000, what: t('settings.what.calls') })} suffix={t('settings.suffix.calls')} />
           </Field>
-          <Field draft={draft} path="engine.maxToolCallsPerMessage" label="Tool calls per model answer" help="Calls beyond it are answered with an error, not run.">
+          <Field draft={draft} path="engine.maxToolCallsPerMessage" label={t('settings.tools.maxCalls')} help={t('settings.tools.maxCallsHelp')}>
             <UnitInput
               draft={draft}
               path="engine.maxToolCallsPerMessage"
               value={f.engine.maxToolCallsPerMessage}
               set={(s, v) => (s.engine.maxToolCallsPerMessage = v)}
               format={formatCount}
-              parse={(t) => parseCount(t, { max: 1000, what: 'a number of calls' })}
-              suffix="calls"
+              parse={(v) => parseCount(v, { max: 1000, what: t('settings.what.calls') })}
+              suffix={t('settings.suffix.calls')}
             />
           </Field>
           <Field
             draft={draft}
             path="engine.maxInterruptChainDepth"
-            label="Conversations waiting for one another"
-            help="How deep the model may hand a turn to another conversation (conv.create, conv.send) that hands it on again; 0 turns handing over off."
+            label={t('settings.tools.chain')}
+            help={t('settings.tools.chainHelp')}
           >
             <UnitInput
               draft={draft}
@@ -105,15 +107,15 @@ export function ToolsTab({ draft }: FormTabProps) {
               value={f.engine.maxInterruptChainDepth}
               set={(s, v) => (s.engine.maxInterruptChainDepth = v)}
               format={formatCount}
-              parse={(t) => parseCount(t, { min: 0, max: 32, what: 'a number of conversations' })}
-              suffix="deep"
+              parse={(v) => parseCount(v, { min: 0, max: 32, what: t('settings.what.conversations') })}
+              suffix={t('settings.suffix.deep')}
             />
           </Field>
           <Field
             draft={draft}
             path="engine.maxConversationsPerMessage"
-            label="Conversations per message"
-            help="How many conversations conv.create may make in the work one message starts; past it, conv.create is refused."
+            label={t('settings.tools.convs')}
+            help={t('settings.tools.convsHelp')}
           >
             <UnitInput
               draft={draft}
@@ -121,15 +123,15 @@ export function ToolsTab({ draft }: FormTabProps) {
               value={f.engine.maxConversationsPerMessage}
               set={(s, v) => (s.engine.maxConversationsPerMessage = v)}
               format={formatCount}
-              parse={(t) => parseCount(t, { min: 1, max: 10000, what: 'a number of conversations' })}
-              suffix="conversations"
+              parse={(v) => parseCount(v, { min: 1, max: 10000, what: t('settings.what.conversations') })}
+              suffix={t('settings.suffix.conversations')}
             />
           </Field>
           <Field
             draft={draft}
             path="engine.maxModelCallsPerMessage"
-            label="Model calls per message, in all conversations"
-            help="The work one message starts, in every conversation it reaches, stops with an error after this many."
+            label={t('settings.tools.allCalls')}
+            help={t('settings.tools.allCallsHelp')}
           >
             <UnitInput
               draft={draft}
@@ -137,8 +139,8 @@ export function ToolsTab({ draft }: FormTabProps) {
               value={f.engine.maxModelCallsPerMessage}
               set={(s, v) => (s.engine.maxModelCallsPerMessage = v)}
               format={formatCount}
-              parse={(t) => parseCount(t, { min: 1, max: 100000, what: 'a number of calls' })}
-              suffix="calls"
+              parse={(v) => parseCount(v, { min: 1, max: 100000, what: t('settings.what.calls') })}
+              suffix={t('settings.suffix.calls')}
             />
           </Field>
         </div>

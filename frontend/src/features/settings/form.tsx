@@ -1,6 +1,7 @@
 import { useEffect, useState, type ReactNode } from 'react'
 import type { Settings, SettingsView } from '../../bridge'
 import { formatPercent, type Parsed } from '../../lib/units'
+import { t, Trans } from '../../i18n'
 
 /** The settings being edited, shared by the pages that edit settings.json
  * (one draft, one Save, whichever page is shown). */
@@ -26,10 +27,10 @@ export function crossFieldErrors(s: Settings): Record<string, string> {
   const out: Record<string, string> = {}
   const c = s.context
   if (c.targetAfterCompression >= c.triggerThreshold) {
-    out['context.targetAfterCompression'] = `Must be below "Compact above" (${formatPercent(c.triggerThreshold)}).`
+    out['context.targetAfterCompression'] = t('settings.err.belowTrigger', { value: formatPercent(c.triggerThreshold) })
   }
   if (c.tokenBudget > 0 && c.reserveForResponse >= c.tokenBudget) {
-    out['context.reserveForResponse'] = 'Must be smaller than the token budget.'
+    out['context.reserveForResponse'] = t('settings.err.belowBudget')
   }
   return out
 }
@@ -63,7 +64,7 @@ export function Field({
         </span>
       ) : variable ? (
         <span className="settings-override" data-testid={`override-${path}`}>
-          Set by the environment variable <code>{variable}</code> (read-only here)
+          <Trans i18nKey="settings.override" values={{ variable }} components={{ code: <code /> }} />
         </span>
       ) : help ? (
         <span className="hint">{help}</span>

@@ -8,23 +8,24 @@ import { GeneralTab } from './GeneralTab'
 import { ModelsTab } from './ModelsTab'
 import { ToolsTab } from './ToolsTab'
 
-/** A page of the settings screen: either part of the settings.json form
+/** A page of the settings screen (its name: settings.tab.<id> in the
+ * catalogues): either part of the settings.json form
  * (`edits` lists the JSON paths it edits, by prefix, so the page is marked
  * while one of them is wrong) or a page that acts on its own (no props). */
-export type SettingsTabDef = { id: string; label: string } & (
+export type SettingsTabDef = { id: string } & (
   | { edits: string[]; Component: ComponentType<FormTabProps> }
   | { edits?: undefined; Component: ComponentType }
 )
 
 /** The pages, in order; a new page is one more line. */
 export const settingsTabs: SettingsTabDef[] = [
-  { id: 'general', label: 'General', edits: ['llm.', 'theme'], Component: GeneralTab },
-  { id: 'models', label: 'Models', edits: ['llm.endpoints', 'llm.prices', 'llm.currency', 'llm.requestShape', 'llm.reasoningEffort'], Component: ModelsTab },
-  { id: 'context', label: 'Context', edits: ['context.'], Component: ContextTab },
-  { id: 'tools', label: 'Tools', edits: ['tools.', 'engine.'], Component: ToolsTab },
-  { id: 'packages', label: 'Packages', Component: PackagesPanel },
-  { id: 'mcp', label: 'MCP', Component: McpPanel },
-  { id: 'skills', label: 'Skills', Component: SkillsPanel },
+  { id: 'general', edits: ['llm.', 'theme'], Component: GeneralTab },
+  { id: 'models', edits: ['llm.endpoints', 'llm.prices', 'llm.currency', 'llm.requestShape', 'llm.reasoningEffort'], Component: ModelsTab },
+  { id: 'context', edits: ['context.'], Component: ContextTab },
+  { id: 'tools', edits: ['tools.', 'engine.'], Component: ToolsTab },
+  { id: 'packages', Component: PackagesPanel },
+  { id: 'mcp', Component: McpPanel },
+  { id: 'skills', Component: SkillsPanel },
 ]
 
 /** Whether a page is part of the settings.json form. */

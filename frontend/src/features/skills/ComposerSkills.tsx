@@ -4,6 +4,7 @@ import { ErrorBanner } from '../../components/ErrorBanner'
 import { useStore, useStores } from '../../stores'
 import { parseSkillCommand } from './skillCommand'
 import './skills.css'
+import { useTranslation } from '../../i18n'
 
 /** The skills the user may pick: available ones that do not ask to be left
  * to the model, by name. */
@@ -42,6 +43,7 @@ export function useSkillCommand(): (text: string) => Promise<'done' | 'keep' | n
  * (click one to deactivate it), the Skills button that opens the picker,
  * and what went wrong with the last skill command. */
 export function ComposerSkills({ conversationId, disabled }: { conversationId: string | null; disabled: boolean }) {
+  const { t } = useTranslation()
   const { skills, settings } = useStores()
   const active = useStore(skills, (s) => s.active)
   const view = useStore(skills, (s) => s.view)
@@ -69,10 +71,10 @@ export function ComposerSkills({ conversationId, disabled }: { conversationId: s
           aria-haspopup="menu"
           aria-expanded={picker}
           onClick={() => skills.actions.setPicker(!picker)}
-          title="Activate a skill in this conversation (or type /skill NAME)"
+          title={t('composerSkills.title')}
           data-testid="skill-picker-button"
         >
-          <span aria-hidden="true">✦</span> Skills
+          <span aria-hidden="true">✦</span> {t('composerSkills.button')}
         </button>
         {active.map((a) => (
           <button
@@ -81,8 +83,8 @@ export function ComposerSkills({ conversationId, disabled }: { conversationId: s
             className={`skill-chip ${a.missing ? 'is-missing' : ''}`}
             disabled={disabled || changing === a.name}
             onClick={() => void skills.actions.deactivate(a.name)}
-            title={`${a.name} is active${a.description ? `: ${a.description}` : ''}${a.missing ? ' (no longer found on disk: its instructions still apply, its files cannot be read)' : ''}. Click to deactivate it.`}
-            aria-label={`Deactivate the skill ${a.name}`}
+            title={`${t('composerSkills.active', { name: a.name })}${a.description ? `: ${a.description}` : ''}${a.missing ? t('composerSkills.missing') : ''}${t('composerSkills.clickOff')}`}
+            aria-label={t('composerSkills.off', { name: a.name })}
             data-testid="skill-chip"
             data-skill={a.name}
           >
@@ -102,6 +104,7 @@ export function ComposerSkills({ conversationId, disabled }: { conversationId: s
  * (choosing one of those deactivates it). Escape or a click elsewhere
  * closes it. */
 function SkillPicker({ choices, activeNames, disabled, onManage }: { choices: SkillItem[]; activeNames: string[]; disabled: boolean; onManage: () => void }) {
+  const { t } = useTranslation()
   const { skills } = useStores()
   const changing = useStore(skills, (s) => s.changing)
   const ref = useRef<HTMLDivElement>(null)
@@ -109,8 +112,8 @@ function SkillPicker({ choices, activeNames, disabled, onManage }: { choices: Sk
   useEffect(() => {
     ref.current?.querySelector<HTMLButtonElement>('button')?.focus()
     const onDown = (e: MouseEvent) => {
-      const t = e.target as Node | null
-      if (ref.current && t && !ref.current.contains(t) && !(t instanceof Element && t.closest('[data-testid="skill-picker-button"]'))) skills.actions.setPicker(false)
+      const target = e.target as Node | null
+      if (ref.current && target && !ref.current.contains(target) && !(target instanceof Element && target.closest('[data-testid="skill-picker-button"]'))) skills.actions.setPicker(false)
     }
     document.addEventListener('mousedown', onDown)
     return () => document.removeEventListener('mousedown', onDown)
@@ -130,9 +133,9 @@ function SkillPicker({ choices, activeNames, disabled, onManage }: { choices: Sk
   }
 
   return (
-    <div className="skill-picker" role="menu" aria-label="Skills" ref={ref} onKeyDown={onKey} data-testid="skill-picker">
+    <div className="skill-picker" role="menu" aria-label={t('composerSkills.button')} ref={ref} onKeyDown={onKey} data-testid="skill-picker">
       {choices.length === 0 ? (
-        <p className="hint skill-picker-empty">No skills to activate. Put a folder with a SKILL.md in .crewagent/skills of the project.</p>
+        <p className="hint skill-picker-empty">{t('composerSkills.none')}</p>
       ) : (
         <ul>
           {choices.map((s) => {
@@ -164,7 +167,7 @@ function SkillPicker({ choices, activeNames, disabled, onManage }: { choices: Sk
         </ul>
       )}
       <button type="button" className="skill-picker-manage" onClick={onManage} data-testid="skill-picker-manage">
-        All skills and their problems…
+        {t('composerSkills.manage')}
       </button>
     </div>
   )

@@ -1,21 +1,15 @@
 import { Fragment, useEffect } from 'react'
 import type { SkillItem } from '../../bridge'
 import { ErrorBanner } from '../../components/ErrorBanner'
-import { count } from '../../lib/count'
 import { useStore, useStores } from '../../stores'
 import './skills.css'
+import { t, Trans, useTranslation } from '../../i18n'
 
 /** Where a skill comes from, in words. */
-export const sourceLabels: Record<string, string> = {
-  project: 'this project (.crewagent/skills)',
-  package: "the active package's skills",
-  user: 'your CrewAgent skills',
-  'claude-project': "this project's Claude Code skills (.claude/skills)",
-  'agents-project': "this project's .agents/skills",
-  'claude-user': 'your Claude Code skills (~/.claude/skills)',
-  'agents-user': 'your ~/.agents/skills',
-  'codex-user': 'your Codex skills (~/.codex/skills)',
-}
+const sources: readonly string[] = ['project', 'package', 'user', 'claude-project', 'agents-project', 'claude-user', 'agents-user', 'codex-user']
+
+/** Where a skill comes from, in words (an unknown source as it is). */
+export const sourceLabel = (source: string): string => (sources.includes(source) ? t(`skillSource.${source}`) : source)
 
 /** Settings → Skills: every skill found for the open project with its
  * source and path — those in use, those hidden by a skill of the same name
@@ -23,6 +17,7 @@ export const sourceLabels: Record<string, string> = {
  * its problems; and the folders searched, highest precedence first. It
  * follows the disk while it is open. */
 export function SkillsPanel() {
+  const { t } = useTranslation()
   const { skills, projects } = useStores()
   const view = useStore(skills, (s) => s.view)
   const loaded = useStore(skills, (s) => s.loaded)
@@ -37,7 +32,7 @@ export function SkillsPanel() {
   if (!project) {
     return (
       <div className="skills-panel" data-testid="skills-panel">
-        <p className="hint">Open a project to see its skills.</p>
+        <p className="hint">{t('skills.openProject')}</p>
       </div>
     )
   }
@@ -48,20 +43,21 @@ export function SkillsPanel() {
     <div className="skills-panel" data-testid="skills-panel">
       {error && <ErrorBanner error={error} onDismiss={skills.actions.dismissError} />}
       <section className="settings-section">
-        <h3>Skills</h3>
+        <h3>{t('skills.title')}</h3>
         <p className="hint">
-          A skill is a folder with a SKILL.md (instructions, and sometimes files they refer to) — the format Claude Code and Codex read. The model sees each skill’s name and
-          description and activates one when a task calls for it; you can activate one with <code>/skill NAME</code> or the Skills button above the message box.
+          <Trans t={t} i18nKey="skills.intro" components={{ code: <code /> }} />
         </p>
-        {!loaded && <p className="hint">Loading…</p>}
+        {!loaded && <p className="hint">{t('common.loading')}</p>}
         {loaded && (
           <p className="hint" data-testid="skills-summary">
-            {count(usable, 'skill')} ready to use{invalid > 0 ? `, ${count(invalid, 'folder')} that cannot be used` : ''}.
+            {t('skills.ready', { count: usable })}
+            {invalid > 0 ? t('skills.unusable', { count: invalid }) : ''}
+            {'.'}
           </p>
         )}
         {loaded && items.length === 0 && (
           <p className="hint" data-testid="skills-empty">
-            No skills found. Put a folder with a SKILL.md into one of the folders below.
+            {t('skills.none')}
           </p>
         )}
         <ul className="card-list">
@@ -72,12 +68,12 @@ export function SkillsPanel() {
       </section>
       {view && (
         <section className="settings-section">
-          <h3>Where skills are found</h3>
-          <p className="hint">When two folders hold a skill of the same name, the one listed first wins; the other is shown as shadowed.</p>
+          <h3>{t('skills.where')}</h3>
+          <p className="hint">{t('skills.whereHint')}</p>
           <dl className="skill-locations" data-testid="skill-locations">
             {view.locations.map((l) => (
               <Fragment key={l.source}>
-                <dt>{sourceLabels[l.source] ?? l.source}</dt>
+                <dt>{sourceLabel(l.source)}</dt>
                 <dd>{l.dir}</dd>
               </Fragment>
             ))}
@@ -89,39 +85,40 @@ export function SkillsPanel() {
 }
 
 function SkillCard({ s }: { s: SkillItem }) {
+  const { t } = useTranslation()
   return (
     <li className={`card skill-card is-${s.status}`} data-testid="skill-card" data-skill={s.name} data-status={s.status}>
       <div className="skill-card-head">
-        <span className="skill-card-name">{s.name || '(no name)'}</span>
-        <span className="badge" title={sourceLabels[s.source] ?? s.source}>
+        <span className="skill-card-name">{s.name || t('skills.noName')}</span>
+        <span className="badge" title={sourceLabel(s.source)}>
           {s.source}
         </span>
-        {s.status !== 'available' && <span className={`badge skill-status-${s.status}`}>{s.status}</span>}
+        {s.status !== 'available' && <span className={`badge skill-status-${s.status}`}>{t(`skills.status.${s.status}`, { defaultValue: s.status })}</span>}
         {s.userOnly && (
-          <span className="badge" title="disable-model-invocation: only you can activate it; the model is not told about it">
-            user only
+          <span className="badge" title={t('skills.userOnlyTitle')}>
+            {t('skills.userOnly')}
           </span>
         )}
         {s.modelOnly && (
-          <span className="badge" title="user-invocable: false: the model activates it when a task calls for it">
-            model only
+          <span className="badge" title={t('skills.modelOnlyTitle')}>
+            {t('skills.modelOnly')}
           </span>
         )}
         {s.allowedTools && (
-          <span className="badge" title={`While it is active the model may only use: ${s.allowedTools.join(', ') || 'no file tools'}`}>
-            tools: {s.allowedTools.length ? s.allowedTools.join(', ') : 'none'}
+          <span className="badge" title={t('skills.toolsTitle', { tools: s.allowedTools.join(', ') || t('skills.noFileTools') })}>
+            {t('skills.tools', { tools: s.allowedTools.length ? s.allowedTools.join(', ') : t('insp.none') })}
           </span>
         )}
-        {s.files > 0 && <span className="badge">{count(s.files, 'file')}</span>}
+        {s.files > 0 && <span className="badge">{t('skills.files', { count: s.files })}</span>}
       </div>
       {s.description && <p className="skill-card-desc">{s.description}</p>}
       <div className="skill-card-path">{s.path}</div>
-      {s.shadowedBy && <div className="skill-card-path">hidden by {s.shadowedBy}</div>}
+      {s.shadowedBy && <div className="skill-card-path">{t('skills.hiddenBy', { path: s.shadowedBy })}</div>}
       {s.problems.length > 0 && (
         <ul className="skill-problems" data-testid="skill-problems">
           {s.problems.map((p, i) => (
             <li key={i} className={`skill-problem is-${p.severity}`}>
-              <span className="skill-problem-sev">{p.severity}</span>
+              <span className="skill-problem-sev">{t(`skills.severity.${p.severity}`, { defaultValue: p.severity })}</span>
               <span>
                 {p.message}
                 {p.file !== s.path && <span className="skill-card-path"> — {p.file}</span>}

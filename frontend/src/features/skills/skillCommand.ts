@@ -4,9 +4,11 @@
  * A skill called "off" can only be activated from the picker. Anything else
  * starting with "/skill " is a mistake the composer explains instead of
  * sending it to the model. */
+import { t } from '../../i18n'
+
 export type SkillCommand = { kind: 'activate'; name: string } | { kind: 'deactivate'; name: string } | { kind: 'picker'; off: boolean } | { kind: 'invalid'; message: string }
 
-export const skillUsage = 'Type /skill NAME to activate a skill, /skill off NAME to deactivate one, or /skill alone to pick one.'
+export const skillUsage = (): string => t('skillCmd.usage')
 
 /** Reads a skill command from the composer's text; null when the text is an
  * ordinary message. */
@@ -21,5 +23,5 @@ export function parseSkillCommand(text: string): SkillCommand | null {
   } else if (rest.length === 1) {
     return { kind: 'activate', name: rest[0] }
   }
-  return { kind: 'invalid', message: `“${text.trim()}” is not a skill command. ${skillUsage}` }
+  return { kind: 'invalid', message: t('skillCmd.invalid', { text: text.trim(), usage: skillUsage() }) }
 }

@@ -1,4 +1,5 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react'
+import { Trans, useTranslation } from '../../i18n'
 
 interface Props {
   busy: boolean
@@ -18,6 +19,7 @@ function joinPath(dir: string, name: string): string {
 /** A new project: a folder name and a location (the default one, or one
  * chosen in the native picker or typed). */
 export function NewProjectForm({ busy, defaultLocation, chooseFolder, onCreate, onCancel }: Props) {
+  const { t } = useTranslation()
   const [parent, setParent] = useState(defaultLocation)
   const [touched, setTouched] = useState(false)
   // the default arrives after the form opened: shown unless a folder was chosen
@@ -51,10 +53,10 @@ export function NewProjectForm({ busy, defaultLocation, chooseFolder, onCreate, 
   return (
     <form className="card new-project" onSubmit={submit} aria-labelledby="new-project-title" data-testid="new-project-form">
       <h2 id="new-project-title" className="card-title">
-        New project
+        {t('start.newProject')}
       </h2>
       <div className="field">
-        <label htmlFor={nameId}>Name</label>
+        <label htmlFor={nameId}>{t('newProject.name')}</label>
         <input
           id={nameId}
           ref={nameRef}
@@ -68,7 +70,7 @@ export function NewProjectForm({ busy, defaultLocation, chooseFolder, onCreate, 
         />
       </div>
       <div className="field">
-        <label htmlFor={parentId}>Location</label>
+        <label htmlFor={parentId}>{t('newProject.location')}</label>
         <div className="path-form-row">
           <input
             id={parentId}
@@ -84,18 +86,18 @@ export function NewProjectForm({ busy, defaultLocation, chooseFolder, onCreate, 
             data-testid="new-project-parent-input"
           />
           <button type="button" className="btn" onClick={browse} disabled={busy} data-testid="new-project-browse">
-            Browse…
+            {t('newProject.browse')}
           </button>
         </div>
       </div>
       <p className="hint" data-testid="new-project-preview">
         {ready ? (
           <>
-            Creates the folder <span className="mono">{joinPath(parent.trim(), name)}</span>
-            {isDefault && ' (and its location, if it is not there yet)'}
+            <Trans t={t} i18nKey="newProject.creates" values={{ path: joinPath(parent.trim(), name) }} components={{ mono: <span className="mono" /> }} />
+            {isDefault && t('newProject.andLocation')}
           </>
         ) : (
-          'Name the project; its folder goes in the location below.'
+          t('newProject.nameIt')
         )}
         {defaultLocation && !isDefault && (
           <>
@@ -109,17 +111,17 @@ export function NewProjectForm({ busy, defaultLocation, chooseFolder, onCreate, 
               }}
               data-testid="new-project-default"
             >
-              Use the default location
+              {t('newProject.useDefault')}
             </button>
           </>
         )}
       </p>
       <div className="form-actions">
         <button type="button" className="btn btn-ghost" onClick={onCancel} data-testid="new-project-cancel">
-          Cancel
+          {t('common.cancel')}
         </button>
         <button type="submit" className="btn btn-primary" disabled={busy || !ready} data-testid="new-project-submit">
-          Create project
+          {t('newProject.create')}
         </button>
       </div>
     </form>

@@ -1,7 +1,9 @@
 import { useId, useState, type FormEvent } from 'react'
+import { useTranslation } from '../../i18n'
 
 /** Opens a project by a typed or pasted folder path. */
 export function OpenPathForm({ busy, onOpen }: { busy: boolean; onOpen: (path: string) => Promise<boolean> }) {
+  const { t } = useTranslation()
   const [path, setPath] = useState('')
   const id = useId()
   const submit = async (e: FormEvent) => {
@@ -11,7 +13,7 @@ export function OpenPathForm({ busy, onOpen }: { busy: boolean; onOpen: (path: s
   return (
     <form className="path-form" onSubmit={submit} data-testid="open-path-form">
       <label htmlFor={id} className="path-form-label">
-        Or open a folder by path
+        {t('start.openByPath')}
       </label>
       <div className="path-form-row">
         <input
@@ -25,7 +27,7 @@ export function OpenPathForm({ busy, onOpen }: { busy: boolean; onOpen: (path: s
           data-testid="open-path-input"
         />
         <button type="submit" className="btn" disabled={busy || !path.trim()} data-testid="open-path-submit">
-          Open
+          {t('common.open')}
         </button>
       </div>
     </form>

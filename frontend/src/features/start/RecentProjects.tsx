@@ -1,5 +1,6 @@
 import type { RecentProject } from '../../bridge'
 import { timeAgo } from '../../lib/time'
+import { useTranslation } from '../../i18n'
 
 interface Props {
   projects: RecentProject[]
@@ -11,14 +12,15 @@ interface Props {
 
 /** Recently opened projects; folders that are gone are greyed and can be removed. */
 export function RecentProjects({ projects, loaded, busy, onOpen, onForget }: Props) {
+  const { t } = useTranslation()
   return (
     <section className="recent" aria-labelledby="recent-title">
       <h2 id="recent-title" className="section-title">
-        Recent projects
+        {t('recent.title')}
       </h2>
       {loaded && projects.length === 0 && (
         <p className="recent-empty" data-testid="recent-empty">
-          Projects you open appear here.
+          {t('recent.empty')}
         </p>
       )}
       {projects.length > 0 && (
@@ -37,18 +39,18 @@ export function RecentProjects({ projects, loaded, busy, onOpen, onForget }: Pro
                   className="recent-open"
                   onClick={() => onOpen(p.root)}
                   disabled={busy}
-                  title={`Open ${p.root}`}
+                  title={t('recent.open', { path: p.root })}
                   data-testid="recent-open"
                 >
                   <span className="recent-name">{p.name || p.root}</span>
                   <span className="recent-root mono">{p.root}</span>
                 </button>
               ) : (
-                <div className="recent-open" aria-disabled="true" title={`${p.root} no longer exists`}>
+                <div className="recent-open" aria-disabled="true" title={t('recent.gone', { path: p.root })}>
                   <span className="recent-name">
                     {p.name || p.root}
                     <span className="badge" data-testid="recent-missing">
-                      Folder missing
+                      {t('recent.missing')}
                     </span>
                   </span>
                   <span className="recent-root mono">{p.root}</span>
@@ -60,10 +62,10 @@ export function RecentProjects({ projects, loaded, busy, onOpen, onForget }: Pro
                   type="button"
                   className="btn btn-small"
                   onClick={() => onForget(p.root)}
-                  aria-label={`Remove ${p.name || p.root} from recent projects`}
+                  aria-label={t('recent.remove', { name: p.name || p.root })}
                   data-testid="recent-remove"
                 >
-                  Remove
+                  {t('common.remove')}
                 </button>
               )}
             </li>

@@ -8,9 +8,11 @@ import { NewProjectForm } from './NewProjectForm'
 import { OpenPathForm } from './OpenPathForm'
 import { RecentProjects } from './RecentProjects'
 import './start.css'
+import { useTranslation } from '../../i18n'
 
 /** The first screen: create a project, open one, or pick a recent one. */
 export function StartScreen() {
+  const { t } = useTranslation()
   const { projects, appInfo, settings, setup } = useStores()
   const version = useStore(appInfo, (s) => s.version)
   const recent = useStore(projects, (s) => s.recent)
@@ -38,7 +40,7 @@ export function StartScreen() {
               CrewAgent
             </h1>
             <p className="start-tagline">
-              Agents, chats and workflow runs for your project folders.
+              {t('start.tagline')}
               {version && (
                 <span className="start-version" data-testid="app-version">
                   v{version}
@@ -47,7 +49,7 @@ export function StartScreen() {
             </p>
           </div>
           <button type="button" className="btn btn-small start-settings" onClick={() => settings.actions.show()} data-testid="open-settings">
-            ⚙ Settings
+            {t('start.settings')}
           </button>
         </header>
 
@@ -73,7 +75,7 @@ export function StartScreen() {
             aria-expanded={creating}
             data-testid="new-project-button"
           >
-            New project
+            {t('start.newProject')}
           </button>
           <button
             type="button"
@@ -82,11 +84,11 @@ export function StartScreen() {
             disabled={busy !== null}
             data-testid="open-project-button"
           >
-            Open project…
+            {t('start.openProject')}
           </button>
           {busy && (
             <span className="start-busy" role="status" data-testid="busy">
-              {busy === 'choose' ? 'Waiting for the folder dialog…' : 'Working…'}
+              {busy === 'choose' ? t('start.waitingDialog') : t('start.working')}
             </span>
           )}
         </div>

@@ -2,12 +2,14 @@ import type { ProjectInfo } from '../../bridge'
 import { useStore, useStores } from '../../stores'
 import { workflowTitle } from '../runs/runInfo'
 import './StatusBar.css'
+import { Trans, useTranslation } from '../../i18n'
 
 /** The bottom line of the workspace: the project and, outside Run mode
  * (where the run bar says it), the workflow of the open conversation's run.
  * The package is in the top bar and the run's phase in the run bar: each is
  * said once. */
 export function StatusBar({ project }: { project: ProjectInfo }) {
+  const { t } = useTranslation()
   const { packages, runs, conversations, chat } = useStores()
   const active = useStore(packages, (s) => s.active)
   const run = useStore(runs, (s) => s.run)
@@ -16,16 +18,16 @@ export function StatusBar({ project }: { project: ProjectInfo }) {
   return (
     <footer className="status-bar" data-testid="status-bar">
       <span className="status-item" title={project.root}>
-        Project <strong data-testid="status-project">{project.name}</strong>
+        <Trans t={t} i18nKey="status.project" values={{ name: project.name }} components={{ b: <strong data-testid="status-project" /> }} />
       </span>
       {selected && !runMode && (
         <span className="status-item" data-testid="status-run">
           {run ? (
             <>
-              Run <strong>{workflowTitle(active, run.workflowId)}</strong>
+              <Trans t={t} i18nKey="status.run" values={{ name: workflowTitle(active, run.workflowId) }} components={{ b: <strong /> }} />
             </>
           ) : (
-            <>No workflow run in this conversation</>
+            <>{t('status.noRun')}</>
           )}
         </span>
       )}

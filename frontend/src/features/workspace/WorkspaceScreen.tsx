@@ -7,11 +7,13 @@ import { ChatView } from '../chat/ChatView'
 import { Sidebar } from '../conversations/Sidebar'
 import { StatusBar } from './StatusBar'
 import './workspace.css'
+import { useTranslation } from '../../i18n'
 
 /** The open project: the conversation sidebar and the open conversation.
  * Keys: Ctrl/Cmd+N starts a conversation, Ctrl/Cmd+B hides or shows the
  * conversation list, Esc stops the reply in progress. */
 export function WorkspaceScreen({ project }: { project: ProjectInfo }) {
+  const { t } = useTranslation()
   const { projects, conversations, chat, settings, runs, packages, display } = useStores()
   const sidebarHidden = useStore(display, (s) => s.sidebarHidden)
   const busy = useStore(projects, (s) => s.busy)
@@ -73,10 +75,10 @@ export function WorkspaceScreen({ project }: { project: ProjectInfo }) {
           type="button"
           className="icon-btn sidebar-toggle"
           onClick={display.actions.toggleSidebar}
-          aria-label={sidebarHidden ? 'Show the conversation list' : 'Hide the conversation list'}
+          aria-label={sidebarHidden ? t('ws.showList') : t('ws.hideList')}
           aria-expanded={!sidebarHidden}
           aria-controls="conversation-sidebar"
-          title={`${sidebarHidden ? 'Show' : 'Hide'} conversations (Ctrl+B)`}
+          title={sidebarHidden ? t('ws.showTitle') : t('ws.hideTitle')}
           data-testid="sidebar-toggle"
         >
           <span aria-hidden="true">☰</span>
@@ -96,18 +98,18 @@ export function WorkspaceScreen({ project }: { project: ProjectInfo }) {
         <button
           type="button"
           className="btn btn-ghost btn-small workspace-package"
-          title={active?.problem || `Package ${project.activePackageId} (click to manage packages)`}
+          title={active?.problem || t('ws.packageTitle', { id: project.activePackageId })}
           onClick={() => settings.actions.show('packages')}
           data-testid="workspace-package"
           data-package={project.activePackageId}
         >
-          Package: {active?.name ? `${active.name} ${active.version}` : project.activePackageId || 'none'}
+          {t('ws.package', { name: active?.name ? `${active.name} ${active.version}` : project.activePackageId || t('ws.none') })}
         </button>
         <button type="button" className="btn btn-small" onClick={() => settings.actions.show()} data-testid="open-settings">
-          <span aria-hidden="true">⚙</span> Settings
+          <span aria-hidden="true">⚙</span> {t('ws.settings')}
         </button>
         <button type="button" className="btn btn-small" onClick={() => void projects.actions.close()} disabled={busy !== null} data-testid="workspace-close">
-          Close project
+          {t('ws.close')}
         </button>
       </header>
       {notice && (
@@ -139,26 +141,24 @@ export function WorkspaceScreen({ project }: { project: ProjectInfo }) {
             <ChatView conversationId={selectedId} />
           ) : (
             <div className="workspace-empty" data-testid="workspace-empty">
-              <h2>{listLoaded && listEmpty ? 'Start your first conversation' : 'Pick a conversation'}</h2>
+              <h2>{listLoaded && listEmpty ? t('ws.startFirst') : t('ws.pick')}</h2>
               <p className="hint">
-                {listLoaded && listEmpty
-                  ? 'Conversations are kept per project, with every tool call and result.'
-                  : 'Choose one on the left, or start a new one.'}
+                {listLoaded && listEmpty ? t('ws.kept') : t('ws.choose')}
               </p>
               <div className="workspace-empty-actions">
                 <button type="button" className="btn btn-primary" onClick={() => void conversations.actions.create()} data-testid="empty-new-conversation">
-                  New conversation (Ctrl+N)
+                  {t('ws.newConv')}
                 </button>
                 {!llmConfigured && (
                   <button type="button" className="btn" onClick={() => settings.actions.show()} data-testid="empty-open-settings">
-                    Configure the LLM in Settings
+                    {t('ws.configure')}
                   </button>
                 )}
               </div>
               <dl className="facts">
-                <dt>Folder</dt>
+                <dt>{t('ws.folder')}</dt>
                 <dd className="mono">{project.root}</dd>
-                <dt>Data</dt>
+                <dt>{t('ws.data')}</dt>
                 <dd className="mono">{project.dataDir}</dd>
               </dl>
             </div>

@@ -1,0 +1,78 @@
+/** The words of the interface in the user's language: English and
+ * Simplified Chinese catalogues (locales/), one i18next instance, and the
+ * number and date formats of the language in use. The language is the
+ * system's (navigator.languages) unless chosen in Settings → General. */
+import i18next from 'i18next'
+import { initReactI18next } from 'react-i18next'
+import en from './locales/en.json'
+import zhCN from './locales/zh-CN.json'
+
+export type Language = 'en' | 'zh-CN'
+/** The choice in Settings: the system's language or a fixed one. */
+export type LanguageChoice = 'system' | Language
+export const languages: readonly Language[] = ['en', 'zh-CN']
+export const languageChoices: readonly LanguageChoice[] = ['system', 'en', 'zh-CN']
+
+/** The catalogue for a list of BCP 47 tags, the preferred first: Chinese in
+ * any form reads the Simplified catalogue, anything else English. */
+export function languageOf(tags: readonly string[]): Language {
+  for (const tag of tags) {
+    const t = tag.toLowerCase()
+    if (t === 'zh' || t.startsWith('zh-')) return 'zh-CN'
+    if (t === 'en' || t.startsWith('en-')) return 'en'
+  }
+  return 'en'
+}
+
+/** The system's languages, preferred first. */
+export function systemTags(): readonly string[] {
+  const nav = globalThis.navigator
+  if (!nav) return []
+  return nav.languages?.length ? nav.languages : nav.language ? [nav.language] : []
+}
+
+/** The language a choice stands for on this system. */
+export function resolveLanguage(choice: LanguageChoice, tags: readonly string[] = systemTags()): Language {
+  return choice === 'system' ? languageOf(tags) : choice
+}
+
+export const i18n = i18next.createInstance()
+void i18n.use(initReactI18next).init({
+  resources: { en: { translation: en }, 'zh-CN': { translation: zhCN } },
+  lng: resolveLanguage('system'),
+  fallbackLng: 'en',
+  supportedLngs: languages as Language[],
+  interpolation: { escapeValue: false }, // React escapes
+  returnNull: false,
+  initAsync: false,
+})
+
+/** Switches the interface (and the page's lang) to a language. */
+export function applyLanguage(lang: Language): void {
+  if (i18n.language !== lang) void i18n.changeLanguage(lang)
+  if (typeof document !== 'undefined') document.documentElement.lang = lang
+}
+
+/** The locale of the numbers and dates: the language in use. */
+export function locale(): Language {
+  return i18n.language === 'zh-CN' ? 'zh-CN' : 'en'
+}
+
+const numberFormats = new Map<string, Intl.NumberFormat>()
+/** A number in the language in use ("12,345", "1.5"). */
+export function formatNumber(n: number, options?: Intl.NumberFormatOptions): string {
+  const key = `${locale()}|${JSON.stringify(options ?? {})}`
+  let f = numberFormats.get(key)
+  if (!f) numberFormats.set(key, (f = new Intl.NumberFormat(locale(), options)))
+  return f.format(n)
+}
+
+/** A date and time in the language in use; "" for an unreadable one. */
+export function formatDateTime(value: string | number | Date, options: Intl.DateTimeFormatOptions = { dateStyle: 'medium', timeStyle: 'short' }): string {
+  const d = value instanceof Date ? value : new Date(value)
+  if (Number.isNaN(d.getTime())) return ''
+  return new Intl.DateTimeFormat(locale(), options).format(d)
+}
+
+export { useTranslation, Trans } from 'react-i18next'
+export const t = i18n.t.bind(i18n)
