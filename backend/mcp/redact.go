@@ -36,6 +36,9 @@ func (c ServerConfig) Redacted() ServerConfig {
 		}
 	}
 	r.URL = redactURL(r.URL)
+	if r.OAuth != nil && r.OAuth.ClientSecret != "" && !onlyReferences(r.OAuth.ClientSecret) {
+		r.OAuth.ClientSecret = settings.MaskKey(r.OAuth.ClientSecret)
+	}
 	return r
 }
 
@@ -53,6 +56,9 @@ func MergeSecrets(edited, stored ServerConfig) ServerConfig {
 		if old, ok := stored.Headers[k]; ok && settings.IsMasked(v) {
 			out.Headers[k] = old
 		}
+	}
+	if out.OAuth != nil && stored.OAuth != nil && settings.IsMasked(out.OAuth.ClientSecret) {
+		out.OAuth.ClientSecret = stored.OAuth.ClientSecret
 	}
 	if stored.URL != "" && out.URL == redactURL(stored.URL) {
 		out.URL = stored.URL
@@ -112,6 +118,9 @@ func newRedactor(c ServerConfig) redactor {
 	}
 	for _, v := range c.Env {
 		add(v)
+	}
+	if c.OAuth != nil {
+		add(c.OAuth.ClientSecret)
 	}
 	for _, v := range c.Headers {
 		add(v)

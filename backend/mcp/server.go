@@ -344,8 +344,20 @@ func (s *server) shutdown() {
 // handshake timeout (or until the manager closes).
 func (s *server) start(startCtx context.Context) (*conn, []Tool, *sdk.Implementation, error) {
 	opts := s.m.opts
-	ctx, cancel := context.WithTimeout(startCtx, opts.HandshakeTimeout)
-	defer cancel()
+	// The handshake's timeout, paused while the user signs in to the server.
+	ctx, cancelCause := context.WithCancelCause(startCtx)
+	deadline := time.AfterFunc(opts.HandshakeTimeout, func() { cancelCause(context.DeadlineExceeded) })
+	defer func() {
+		deadline.Stop()
+		cancelCause(context.Canceled)
+	}()
+	signingIn := func(waiting bool) {
+		if waiting {
+			deadline.Stop()
+		} else {
+			deadline.Reset(opts.HandshakeTimeout)
+		}
+	}
 	c := &conn{s: s, ended: make(chan struct{}), started: make(chan struct{}), stderrDone: make(chan struct{})}
 	c.ctx, c.cancel = context.WithCancel(s.m.ctx)
 	var transport sdk.Transport
@@ -378,12 +390,13 @@ func (s *server) start(startCtx context.Context) (*conn, []Tool, *sdk.Implementa
 	case TransportSSE:
 		s.log.begin("connecting to " + s.cfg.Name + " (SSE)")
 		c.http = newHTTPClient(cfg.Headers)
+		c.http.Transport = &authTransport{base: c.http.Transport, h: s.oauthHandler(cfg, signingIn)}
 		// The event stream is the connection: it must outlive the handshake's context.
 		transport = &lastingTransport{t: &sdk.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: c.http, MaxEventSize: opts.MaxMessageBytes}, life: c.ctx}
 	default:
 		s.log.begin("connecting to " + s.cfg.Name)
 		c.http = newHTTPClient(cfg.Headers)
-		transport = &sdk.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: c.http, MaxRetries: 2}
+		transport = &sdk.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: c.http, MaxRetries: 2, OAuthHandler: s.oauthHandler(cfg, signingIn)}
 	}
 	copts := &sdk.ClientOptions{
 		// No roots: a server such as the filesystem one would replace the folders it was
@@ -405,7 +418,7 @@ func (s *server) start(startCtx context.Context) (*conn, []Tool, *sdk.Implementa
 		c.http.CloseIdleConnections()
 		c.http = newHTTPClient(cfg.Headers)
 		var err2 error
-		cs, err2 = client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: c.http, MaxRetries: 2}, nil)
+		cs, err2 = client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: c.http, MaxRetries: 2, OAuthHandler: s.oauthHandler(cfg, signingIn)}, nil)
 		if err2 != nil {
 			err = fmt.Errorf("neither transport worked at this /sse URL; with the legacy SSE transport: %s; with streamable HTTP: %s (set \"type\": \"sse\" or \"type\": \"http\" in the server's entry to choose one)", describeErr(err), describeErr(err2))
 		} else {
@@ -435,7 +448,7 @@ func (c *conn) abort(ctx context.Context, what string, err error) error {
 	c.cancel()
 	var msg string
 	switch {
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+	case errors.Is(context.Cause(ctx), context.DeadlineExceeded):
 		msg = fmt.Sprintf("did not complete the handshake within %s", c.s.m.opts.HandshakeTimeout)
 	case ctx.Err() != nil:
 		msg = "stopped while starting"

@@ -1,0 +1,113 @@
+package mcp
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+
+	"crewagent/backend/mcp/oauth"
+)
+
+// Signing in to remote servers (OAuth): a url server that answers 401 is signed in to as
+// the MCP authorization specification says (see package oauth), with the consent of
+// Options.OAuthConsent; its token is kept in the runtime home's token file
+// (oauth.TokensFile, mode 0600), never in the settings, the project or a log.
+
+// oauthHandler returns the OAuth handler of the resolved url server cfg; waiting is told
+// when the wait for the user's consent begins and ends.
+func (s *server) oauthHandler(cfg ServerConfig, waiting func(bool)) auth.OAuthHandler {
+	opts := s.m.opts
+	var store *oauth.Store
+	if opts.Home != "" {
+		store = oauth.NewStore(opts.Home)
+	}
+	h, err := oauth.NewHandler(oauth.Options{
+		Server:         cfg.Name,
+		URL:            cfg.URL,
+		Config:         cfg.OAuth,
+		Store:          store,
+		Consent:        opts.OAuthConsent,
+		HTTPClient:     &http.Client{Timeout: 30 * time.Second},
+		ClientName:     opts.ClientName,
+		ConsentTimeout: opts.SignInTimeout,
+		Waiting:        waiting,
+	})
+	if err != nil {
+		return nil // the configuration was checked when it was read
+	}
+	return h
+}
+
+// SignOut forgets the token kept for the server named name in the runtime home home; it
+// reports whether there was one. The server signs in again the next time it asks.
+func SignOut(home, name string) (bool, error) {
+	return oauth.NewStore(home).Delete(name)
+}
+
+// SignedIn lists the servers the runtime home home keeps a token for.
+func SignedIn(home string) []string { return oauth.NewStore(home).Names() }
+
+// authTransport gives the legacy SSE transport, which has no OAuth support of its own,
+// what the streamable one does: the token on every request, and on a 401 (or a 403 asking
+// for more scopes) a sign-in and one retry.
+type authTransport struct {
+	base http.RoundTripper
+	h    auth.OAuthHandler
+}
+
+func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if t.h == nil {
+		return t.base.RoundTrip(req)
+	}
+	var body []byte
+	if req.Body != nil && req.GetBody == nil {
+		b, err := io.ReadAll(req.Body)
+		req.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		body = b
+		req.Body = io.NopCloser(bytes.NewReader(b))
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	}
+	resp, err := t.base.RoundTrip(t.withToken(req))
+	if err != nil || (resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden) {
+		return resp, err
+	}
+	if err := t.h.Authorize(req.Context(), req, resp); err != nil {
+		return nil, err
+	}
+	retry := req.Clone(req.Context())
+	if req.GetBody != nil {
+		b, err := req.GetBody()
+		if err != nil {
+			return nil, err
+		}
+		retry.Body = b
+	}
+	return t.base.RoundTrip(t.withToken(retry))
+}
+
+// withToken returns req with the handler's current token, if it has one.
+func (t *authTransport) withToken(req *http.Request) *http.Request {
+	ts, err := t.h.TokenSource(req.Context())
+	if err != nil || ts == nil {
+		return req
+	}
+	tok, err := ts.Token()
+	if err != nil || tok == nil {
+		return req
+	}
+	r := req.Clone(req.Context())
+	r.Header.Set("Authorization", tok.Type()+" "+tok.AccessToken)
+	return r
+}
+
+func (t *authTransport) CloseIdleConnections() {
+	if c, ok := t.base.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}
