@@ -86,9 +86,9 @@ func run(ctx context.Context, url string) error {
 	return nil
 }
 
-// clientMetadataURL is where a client metadata document for this command would be
-// published: offered as the client id to authorization servers that accept such documents.
-const clientMetadataURL = "https://client.example/crewagent/oauth-client.json"
+// clientMetadataURL is the client id offered to authorization servers that accept client
+// metadata documents: the URL the suite's authorization server expects of its client.
+const clientMetadataURL = "https://conformance-test.local/client-metadata.json"
 
 // oauthConfig is the server entry's "oauth" object for the scenario's context.
 func oauthConfig(contextJSON string) *oauth.Config {

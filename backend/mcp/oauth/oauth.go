@@ -32,7 +32,8 @@ type Config struct {
 	ClientID     string `json:"clientId,omitempty"`
 	ClientSecret string `json:"clientSecret,omitempty"`
 	// Scopes replaces the scopes asked for (by default those the server's 401 names,
-	// else those its metadata lists).
+	// else those its metadata lists); offline_access is added when the authorization
+	// server supports it, for a refresh token.
 	Scopes []string `json:"scopes,omitempty"`
 	// ClientMetadataURL is an https URL where the client's metadata document is published
 	// (used as the client id when the authorization server supports it).
@@ -95,6 +96,9 @@ type Handler struct {
 	mu sync.Mutex
 	ts oauth2.TokenSource
 	cc *extauth.ClientCredentialsHandler
+	// failed is the sign-in that failed: the requests that follow on the same
+	// connection attempt fail with it instead of asking the user again.
+	failed error
 }
 
 var _ auth.OAuthHandler = (*Handler)(nil)
@@ -140,9 +144,28 @@ func (h *Handler) TokenSource(context.Context) (oauth2.TokenSource, error) {
 
 // Authorize implements auth.OAuthHandler: it runs the sign-in after a 401 or 403.
 func (h *Handler) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
-	if c := h.o.Config; c != nil && c.Grant == GrantClientCredentials {
-		return h.clientCredentials(ctx, req, resp)
+	h.mu.Lock()
+	failed := h.failed
+	h.mu.Unlock()
+	if failed != nil {
+		resp.Body.Close()
+		return failed
 	}
+	var err error
+	if c := h.o.Config; c != nil && c.Grant == GrantClientCredentials {
+		err = h.clientCredentials(ctx, req, resp)
+	} else {
+		err = h.authorizationCode(ctx, req, resp)
+	}
+	if err != nil && ctx.Err() == nil {
+		h.mu.Lock()
+		h.failed = err
+		h.mu.Unlock()
+	}
+	return err
+}
+
+func (h *Handler) authorizationCode(ctx context.Context, req *http.Request, resp *http.Response) error {
 	g, err := h.o.Consent.Begin(ctx)
 	if err != nil {
 		resp.Body.Close()
