@@ -257,8 +257,12 @@ func TestOAuthSignIn(t *testing.T) {
 		{name: "legacy SSE transport", path: "/sse", typ: "sse", headless: true,
 			wantEvents: []string{"register", "authorize", "token:authorization_code"}},
 		{name: "pre-registered client, basic auth", path: "/mcp", headless: true,
-			server: func(a *authServer) { a.register = false; a.clientID, a.secret = "desk", "s3cret-value"; a.authMethods = []string{"client_secret_basic"} },
-			oauth:  &oauth.Config{ClientID: "desk", ClientSecret: "s3cret-value", Scopes: []string{"notes"}},
+			server: func(a *authServer) {
+				a.register = false
+				a.clientID, a.secret = "desk", "s3cret-value"
+				a.authMethods = []string{"client_secret_basic"}
+			},
+			oauth:      &oauth.Config{ClientID: "desk", ClientSecret: "s3cret-value", Scopes: []string{"notes"}},
 			wantEvents: []string{"authorize", "token:authorization_code"},
 			check: func(t *testing.T, a *authServer) {
 				if _, _, ok := a.tokenReqs[0].BasicAuth(); !ok {
@@ -269,8 +273,12 @@ func TestOAuthSignIn(t *testing.T) {
 				}
 			}},
 		{name: "pre-registered client, secret in the form", path: "/mcp", headless: true,
-			server: func(a *authServer) { a.register = false; a.clientID, a.secret = "desk", "s3cret-value"; a.authMethods = []string{"client_secret_post"} },
-			oauth:  &oauth.Config{ClientID: "desk", ClientSecret: "s3cret-value"},
+			server: func(a *authServer) {
+				a.register = false
+				a.clientID, a.secret = "desk", "s3cret-value"
+				a.authMethods = []string{"client_secret_post"}
+			},
+			oauth:      &oauth.Config{ClientID: "desk", ClientSecret: "s3cret-value"},
 			wantEvents: []string{"authorize", "token:authorization_code"},
 			check: func(t *testing.T, a *authServer) {
 				if a.tokenReqs[0].PostForm.Get("client_secret") != "s3cret-value" {
