@@ -35,6 +35,7 @@ type authServer struct {
 	authMethods []string      // token_endpoint_auth_methods_supported
 	lifetime    time.Duration // of an access token
 	refuse      bool          // the user refuses consent
+	legacy      bool          // a 2025-03-26 server: no resource metadata, another issuer
 	clientID    string        // a pre-registered client
 	secret      string
 
@@ -65,8 +66,12 @@ func newAuthServer(t *testing.T, mod func(*authServer)) *authServer {
 	a.url = hs.URL
 
 	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
+		issuer := a.url
+		if a.legacy {
+			issuer = a.url + "/oauth"
+		}
 		m := map[string]any{
-			"issuer": a.url, "authorization_endpoint": a.url + "/authorize", "token_endpoint": a.url + "/token",
+			"issuer": issuer, "authorization_endpoint": a.url + "/authorize", "token_endpoint": a.url + "/token",
 			"response_types_supported": []string{"code"}, "code_challenge_methods_supported": []string{"S256"},
 			"grant_types_supported":                 []string{"authorization_code", "refresh_token", "client_credentials"},
 			"token_endpoint_auth_methods_supported": a.authMethods,
@@ -191,6 +196,10 @@ func newAuthServer(t *testing.T, mod func(*authServer)) *authServer {
 		if p == "/sse" {
 			h = sdk.NewSSEHandler(get, nil)
 		}
+		if a.legacy {
+			mux.Handle(p, auth.RequireBearerToken(verify, nil)(h))
+			continue
+		}
 		mux.Handle(p, auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: a.url + "/.well-known/oauth-protected-resource" + p})(h))
 		mux.Handle("/.well-known/oauth-protected-resource"+p, auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
 			Resource: a.url + p, AuthorizationServers: []string{a.url}, ScopesSupported: []string{"notes"},
@@ -247,11 +256,20 @@ func TestOAuthSignIn(t *testing.T) {
 				if q.Get("resource") != a.url+"/mcp" {
 					t.Errorf("resource %q, want the server's URL", q.Get("resource"))
 				}
-				if q.Get("scope") != "notes offline_access" {
+				s := strings.Fields(q.Get("scope"))
+				slices.Sort(s)
+				if !slices.Equal(s, []string{"notes", "offline_access"}) {
 					t.Errorf("scope %q, want the resource's scopes and offline_access", q.Get("scope"))
 				}
 				if u, _ := url.Parse(q.Get("redirect_uri")); u == nil || u.Hostname() != "127.0.0.1" || u.Port() == "" {
 					t.Errorf("redirect %q, want a loopback port", q.Get("redirect_uri"))
+				}
+			}},
+		{name: "2025-03-26 server", path: "/mcp", headless: true, server: func(a *authServer) { a.legacy = true },
+			wantEvents: []string{"register", "authorize", "token:authorization_code"},
+			check: func(t *testing.T, a *authServer) {
+				if q := a.authorize[0]; q.Get("resource") != a.url+"/mcp" || q.Get("code_challenge") == "" {
+					t.Errorf("authorization request %v", q)
 				}
 			}},
 		{name: "legacy SSE transport", path: "/sse", typ: "sse", headless: true,

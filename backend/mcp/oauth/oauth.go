@@ -173,33 +173,19 @@ func (h *Handler) authorizationCode(ctx context.Context, req *http.Request, resp
 	}
 	defer g.Close()
 	redirect := g.RedirectURL()
+	if asm := h.legacyMetadata(ctx, req, resp); asm != nil {
+		resp.Body.Close()
+		return h.legacySignIn(ctx, g, req.URL.String(), asm)
+	}
 	cfg := &auth.AuthorizationCodeHandlerConfig{
 		RedirectURL: redirect,
 		DynamicClientRegistrationConfig: &auth.DynamicClientRegistrationConfig{
-			Metadata: &oauthex.ClientRegistrationMetadata{
-				RedirectURIs:            []string{redirect},
-				ClientName:              h.o.ClientName,
-				GrantTypes:              []string{"authorization_code", "refresh_token"},
-				ResponseTypes:           []string{"code"},
-				TokenEndpointAuthMethod: "none",
-			},
+			Metadata: h.registration(redirect),
 		},
 		AuthorizationCodeFetcher: func(ctx context.Context, a *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
-			if h.o.Waiting != nil {
-				h.o.Waiting(true)
-				defer h.o.Waiting(false)
-			}
-			ctx, cancel := context.WithTimeout(ctx, h.o.ConsentTimeout)
-			defer cancel()
-			q, err := g.Wait(ctx, a.URL)
+			q, err := h.wait(ctx, g, a.URL)
 			if err != nil {
 				return nil, err
-			}
-			if e := q.Get("error"); e != "" {
-				if d := q.Get("error_description"); d != "" {
-					e += ": " + d
-				}
-				return nil, fmt.Errorf("the authorization server refused: %s", e)
 			}
 			return &auth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}, nil
 		},
@@ -244,6 +230,40 @@ func (h *Handler) authorizationCode(ctx context.Context, req *http.Request, resp
 		h.mu.Unlock()
 	}
 	return nil
+}
+
+// registration is the client's metadata for dynamic registration: a public client with
+// the loopback redirect.
+func (h *Handler) registration(redirect string) *oauthex.ClientRegistrationMetadata {
+	return &oauthex.ClientRegistrationMetadata{
+		RedirectURIs:            []string{redirect},
+		ClientName:              h.o.ClientName,
+		GrantTypes:              []string{"authorization_code", "refresh_token"},
+		ResponseTypes:           []string{"code"},
+		TokenEndpointAuthMethod: "none",
+	}
+}
+
+// wait has the user consent at authURL (the handshake's timeout paused meanwhile) and
+// returns the redirect's parameters, or the authorization server's refusal.
+func (h *Handler) wait(ctx context.Context, g Grant, authURL string) (url.Values, error) {
+	if h.o.Waiting != nil {
+		h.o.Waiting(true)
+		defer h.o.Waiting(false)
+	}
+	ctx, cancel := context.WithTimeout(ctx, h.o.ConsentTimeout)
+	defer cancel()
+	q, err := g.Wait(ctx, authURL)
+	if err != nil {
+		return nil, err
+	}
+	if e := q.Get("error"); e != "" {
+		if d := q.Get("error_description"); d != "" {
+			e += ": " + d
+		}
+		return nil, fmt.Errorf("the authorization server refused: %s", e)
+	}
+	return q, nil
 }
 
 func (h *Handler) clientCredentials(ctx context.Context, req *http.Request, resp *http.Response) error {
