@@ -428,3 +428,44 @@ func TestOAuthTokenKept(t *testing.T) {
 		t.Fatalf("after signing out: %v, want %v", got, want)
 	}
 }
+
+// The handshake's timeout does not run while the user is signing in in the browser.
+func TestOAuthConsentPausesTheHandshakeTimeout(t *testing.T) {
+	a := newAuthServer(t, nil)
+	slow := oauth.Browser{Open: func(u string) error {
+		go func() {
+			time.Sleep(1500 * time.Millisecond) // longer than the handshake may take
+			if resp, err := http.Get(u); err == nil {
+				resp.Body.Close()
+			}
+		}()
+		return nil
+	}}
+	cases := []struct {
+		name    string
+		signIn  time.Duration
+		wantErr string
+	}{
+		{name: "a slow user", signIn: time.Minute},
+		{name: "no sign-in in time", signIn: 300 * time.Millisecond, wantErr: "no sign-in completed"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := ServerConfig{Name: "notes", Source: SourceSettings, URL: a.url + "/mcp"}
+			m := newTestManager(t, []ServerConfig{cfg}, func(o *Options) {
+				o.OAuthConsent, o.HandshakeTimeout, o.SignInTimeout = slow, time.Second, tc.signIn
+			})
+			r := m.Call(context.Background(), "mcp__notes__read", nil, nil)
+			st, _ := m.Status("notes")
+			if tc.wantErr != "" {
+				if r.OK || !strings.Contains(st.Error, tc.wantErr) {
+					t.Fatalf("status %s, want an error with %q", st.Summary(), tc.wantErr)
+				}
+				return
+			}
+			if !r.OK {
+				t.Fatalf("call: %s (status %s)", r.Content, st.Summary())
+			}
+		})
+	}
+}
