@@ -20,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
+	"golang.org/x/oauth2"
 
 	"crewagent/backend/mcp/oauth"
 )
@@ -467,5 +468,58 @@ func TestOAuthConsentPausesTheHandshakeTimeout(t *testing.T) {
 				t.Fatalf("call: %s (status %s)", r.Content, st.Summary())
 			}
 		})
+	}
+}
+
+// staticToken is an OAuth handler that always has the same token.
+type staticToken struct{ authorized int }
+
+func (s *staticToken) TokenSource(context.Context) (oauth2.TokenSource, error) {
+	return oauth2.StaticTokenSource(&oauth2.Token{AccessToken: "tok-123", TokenType: "Bearer"}), nil
+}
+
+func (s *staticToken) Authorize(_ context.Context, _ *http.Request, resp *http.Response) error {
+	s.authorized++
+	resp.Body.Close()
+	return nil
+}
+
+// The SSE transport's requests carry the token to the server's origin only.
+func TestAuthTransportKeepsTheTokenToTheServer(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string]string{}
+	handler := func(name string) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			seen[name] = r.Header.Get("Authorization")
+			mu.Unlock()
+			w.WriteHeader(http.StatusUnauthorized)
+		})
+	}
+	server := httptest.NewServer(handler("server"))
+	defer server.Close()
+	other := httptest.NewServer(handler("other"))
+	defer other.Close()
+	h := &staticToken{}
+	c := &http.Client{Transport: newAuthTransport(http.DefaultTransport, h, server.URL+"/sse")}
+	cases := []struct {
+		name, url, wantAuth string
+		authorized          int
+	}{
+		{name: "server", url: server.URL + "/messages?session=1", wantAuth: "Bearer tok-123", authorized: 1},
+		{name: "other", url: other.URL + "/messages", wantAuth: "", authorized: 1},
+	}
+	for _, tc := range cases {
+		resp, err := c.Post(tc.url, "application/json", strings.NewReader(`{}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		mu.Lock()
+		got := seen[tc.name]
+		mu.Unlock()
+		if got != tc.wantAuth || h.authorized != tc.authorized {
+			t.Errorf("%s: Authorization %q, sign-ins %d; want %q, %d", tc.name, got, h.authorized, tc.wantAuth, tc.authorized)
+		}
 	}
 }

@@ -390,7 +390,7 @@ func (s *server) start(startCtx context.Context) (*conn, []Tool, *sdk.Implementa
 	case TransportSSE:
 		s.log.begin("connecting to " + s.cfg.Name + " (SSE)")
 		c.http = newHTTPClient(cfg.Headers)
-		c.http.Transport = &authTransport{base: c.http.Transport, h: s.oauthHandler(cfg, signingIn)}
+		c.http.Transport = newAuthTransport(c.http.Transport, s.oauthHandler(cfg, signingIn), cfg.URL)
 		// The event stream is the connection: it must outlive the handshake's context.
 		transport = &lastingTransport{t: &sdk.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: c.http, MaxEventSize: opts.MaxMessageBytes}, life: c.ctx}
 	default:

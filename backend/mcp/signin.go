@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -52,14 +54,27 @@ func SignedIn(home string) []string { return oauth.NewStore(home).Names() }
 
 // authTransport gives the legacy SSE transport, which has no OAuth support of its own,
 // what the streamable one does: the token on every request, and on a 401 (or a 403 asking
-// for more scopes) a sign-in and one retry.
+// for more scopes) a sign-in and one retry. Only requests to the server's origin (its URL's
+// scheme and host) get them: the endpoint an SSE server names for messages could be
+// elsewhere.
 type authTransport struct {
-	base http.RoundTripper
-	h    auth.OAuthHandler
+	base   http.RoundTripper
+	h      auth.OAuthHandler
+	origin string
 }
 
+func newAuthTransport(base http.RoundTripper, h auth.OAuthHandler, serverURL string) *authTransport {
+	t := &authTransport{base: base, h: h}
+	if u, err := url.Parse(serverURL); err == nil {
+		t.origin = originOf(u)
+	}
+	return t
+}
+
+func originOf(u *url.URL) string { return strings.ToLower(u.Scheme + "://" + u.Host) }
+
 func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if t.h == nil {
+	if t.h == nil || originOf(req.URL) != t.origin {
 		return t.base.RoundTrip(req)
 	}
 	var body []byte
