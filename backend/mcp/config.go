@@ -529,6 +529,7 @@ func parseEntry(name string, raw json.RawMessage) (ServerConfig, []Problem) {
 	if cfg.OAuth != nil {
 		checkRef("oauth.clientId", cfg.OAuth.ClientID)
 		checkRef("oauth.clientSecret", cfg.OAuth.ClientSecret)
+		checkRef("oauth.privateKey", cfg.OAuth.PrivateKey)
 	}
 
 	switch typ {

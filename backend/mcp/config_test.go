@@ -79,7 +79,7 @@ func TestParseServers(t *testing.T) {
 		}`, want: []ServerConfig{
 			{Name: "signin", Source: SourceSettings, URL: "https://h/mcp", OAuth: &oauth.Config{ClientID: "desk", ClientSecret: "${env:NOTES_SECRET}", Scopes: []string{"read"}}},
 		}, problems: []string{
-			`"machine" oauth: the client_credentials grant needs clientId and clientSecret`,
+			`"machine" oauth: the client_credentials grant needs clientId and either clientSecret or privateKey`,
 			`"typo" oauth: must be an object such as`,
 			`"cimd" oauth: clientMetadataUrl must be an https URL with a path`,
 			`"local" oauth: only applies to url servers`,

@@ -2,10 +2,16 @@ package mcp
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/sha256"
+	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -39,6 +45,7 @@ type authServer struct {
 	legacy      bool          // a 2025-03-26 server: no resource metadata, another issuer
 	clientID    string        // a pre-registered client
 	secret      string
+	jwtKey      *ecdsa.PublicKey // the pre-registered client's key, for private_key_jwt
 
 	mu        sync.Mutex
 	events    []string            // "register", "authorize", "token:<grant>", "refresh"
@@ -133,6 +140,14 @@ func newAuthServer(t *testing.T, mod func(*authServer)) *authServer {
 			id, secret = r.PostForm.Get("client_id"), r.PostForm.Get("client_secret")
 		}
 		want, known := a.clients[id]
+		if a.jwtKey != nil {
+			known = false // the client proves who it is with its key only
+		}
+		if a.jwtKey != nil && r.PostForm.Get("client_assertion_type") == "urn:ietf:params:oauth:client-assertion-type:jwt-bearer" {
+			if sub := a.verifyAssertion(r.PostForm.Get("client_assertion")); sub == a.clientID {
+				id, known, want, secret = sub, true, "assertion", "assertion"
+			}
+		}
 		if !known || secret != want {
 			w.WriteHeader(http.StatusUnauthorized)
 			writeJSON(w, map[string]string{"error": "invalid_client"})
@@ -209,6 +224,34 @@ func newAuthServer(t *testing.T, mod func(*authServer)) *authServer {
 	return a
 }
 
+// verifyAssertion returns the subject of a client assertion signed with jwtKey (ES256)
+// for this authorization server, or "".
+func (a *authServer) verifyAssertion(jwt string) string {
+	parts := strings.Split(jwt, ".")
+	if len(parts) != 3 {
+		return ""
+	}
+	var header struct{ Alg string }
+	var claims struct {
+		Iss, Sub, Aud, Jti string
+		Exp                int64
+	}
+	h, _ := base64.RawURLEncoding.DecodeString(parts[0])
+	c, _ := base64.RawURLEncoding.DecodeString(parts[1])
+	sig, _ := base64.RawURLEncoding.DecodeString(parts[2])
+	if json.Unmarshal(h, &header) != nil || json.Unmarshal(c, &claims) != nil || header.Alg != "ES256" || len(sig) != 64 {
+		return ""
+	}
+	d := sha256.Sum256([]byte(parts[0] + "." + parts[1]))
+	if !ecdsa.Verify(a.jwtKey, d[:], new(big.Int).SetBytes(sig[:32]), new(big.Int).SetBytes(sig[32:])) {
+		return ""
+	}
+	if claims.Iss != claims.Sub || claims.Aud != a.url || claims.Jti == "" || time.Now().Unix() > claims.Exp {
+		return ""
+	}
+	return claims.Sub
+}
+
 func writeJSON(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(v)
@@ -219,6 +262,16 @@ func (a *authServer) eventList() []string {
 	defer a.mu.Unlock()
 	return slices.Clone(a.events)
 }
+
+// machineKey is the key of the machine client that signs its assertions.
+var machineKey, machineKeyPEM = func() (*ecdsa.PrivateKey, string) {
+	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		panic(err)
+	}
+	der, _ := x509.MarshalPKCS8PrivateKey(k)
+	return k, string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
+}()
 
 // browserConsent is the desktop consent with a "browser" that follows the redirects of
 // the authorization URL, as a user who approves at once would: the redirect reaches the
@@ -308,6 +361,23 @@ func TestOAuthSignIn(t *testing.T) {
 			server:     func(a *authServer) { a.register = false; a.clientID, a.secret = "robot", "robot-secret" },
 			oauth:      &oauth.Config{ClientID: "robot", ClientSecret: "robot-secret", Grant: oauth.GrantClientCredentials},
 			wantEvents: []string{"token:client_credentials"}},
+		{name: "machine client with a key", path: "/mcp",
+			server:     func(a *authServer) { a.register = false; a.clientID, a.jwtKey = "robot", &machineKey.PublicKey },
+			oauth:      &oauth.Config{ClientID: "robot", PrivateKey: machineKeyPEM, Grant: oauth.GrantClientCredentials},
+			wantEvents: []string{"token:client_credentials"},
+			check: func(t *testing.T, a *authServer) {
+				if f := a.tokenReqs[0].PostForm; f.Get("resource") != a.url+"/mcp" || f.Get("client_secret") != "" {
+					t.Errorf("token request %v", f)
+				}
+			}},
+		{name: "machine client with another key", path: "/mcp",
+			server: func(a *authServer) {
+				a.register = false
+				other, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+				a.clientID, a.jwtKey = "robot", &other.PublicKey
+			},
+			oauth:      &oauth.Config{ClientID: "robot", PrivateKey: machineKeyPEM, Grant: oauth.GrantClientCredentials},
+			wantEvents: []string{"token:client_credentials"}, wantErr: "invalid_client"},
 		{name: "consent refused", path: "/mcp", headless: true, server: func(a *authServer) { a.refuse = true },
 			wantEvents: []string{"register", "authorize"}, wantErr: "access_denied: the user said no"},
 		{name: "no way to identify the client", path: "/mcp", headless: true, server: func(a *authServer) { a.register = false },
@@ -330,7 +400,7 @@ func TestOAuthSignIn(t *testing.T) {
 				t.Errorf("authorization server saw %v, want %v", got, tc.wantEvents)
 			}
 			if tc.wantErr != "" {
-				if r.OK || !strings.Contains(st.Error, tc.wantErr) {
+				if r.OK || !strings.Contains(st.Error, tc.wantErr) || strings.Contains(st.Error, "legacy SSE") {
 					t.Fatalf("status %q, want an error with %q", st.Summary(), tc.wantErr)
 				}
 				if names := SignedIn(home); len(names) != 0 {

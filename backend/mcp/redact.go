@@ -36,8 +36,12 @@ func (c ServerConfig) Redacted() ServerConfig {
 		}
 	}
 	r.URL = redactURL(r.URL)
-	if r.OAuth != nil && r.OAuth.ClientSecret != "" && !onlyReferences(r.OAuth.ClientSecret) {
-		r.OAuth.ClientSecret = settings.MaskKey(r.OAuth.ClientSecret)
+	if r.OAuth != nil {
+		for _, v := range []*string{&r.OAuth.ClientSecret, &r.OAuth.PrivateKey} {
+			if *v != "" && !onlyReferences(*v) {
+				*v = settings.MaskKey(*v)
+			}
+		}
 	}
 	return r
 }
@@ -57,8 +61,13 @@ func MergeSecrets(edited, stored ServerConfig) ServerConfig {
 			out.Headers[k] = old
 		}
 	}
-	if out.OAuth != nil && stored.OAuth != nil && settings.IsMasked(out.OAuth.ClientSecret) {
-		out.OAuth.ClientSecret = stored.OAuth.ClientSecret
+	if out.OAuth != nil && stored.OAuth != nil {
+		if settings.IsMasked(out.OAuth.ClientSecret) {
+			out.OAuth.ClientSecret = stored.OAuth.ClientSecret
+		}
+		if settings.IsMasked(out.OAuth.PrivateKey) {
+			out.OAuth.PrivateKey = stored.OAuth.PrivateKey
+		}
 	}
 	if stored.URL != "" && out.URL == redactURL(stored.URL) {
 		out.URL = stored.URL
@@ -121,6 +130,7 @@ func newRedactor(c ServerConfig) redactor {
 	}
 	if c.OAuth != nil {
 		add(c.OAuth.ClientSecret)
+		add(c.OAuth.PrivateKey)
 	}
 	for _, v := range c.Headers {
 		add(v)

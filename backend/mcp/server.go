@@ -20,6 +20,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"crewagent/backend/errs"
+	"crewagent/backend/mcp/oauth"
 )
 
 // server is one configured server and its current connection, if any.
@@ -424,7 +425,7 @@ func (s *server) start(startCtx context.Context) (*conn, []Tool, *sdk.Implementa
 		} else {
 			err = nil
 		}
-	} else if err != nil && cfg.Transport() == TransportHTTP && ctx.Err() == nil && legacySSEHint(err) {
+	} else if err != nil && cfg.Transport() == TransportHTTP && ctx.Err() == nil && legacySSEHint(err) && !errors.As(err, new(*oauth.Error)) {
 		err = fmt.Errorf("%s (if this server speaks the legacy SSE transport, set \"type\": \"sse\" in its entry)", describeErr(err))
 	}
 	if err != nil {

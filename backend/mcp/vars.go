@@ -208,6 +208,9 @@ func (c ServerConfig) Resolve(v Vars) (ServerConfig, error) {
 		if err := field("oauth.clientSecret", &out.OAuth.ClientSecret); err != nil {
 			return c, err
 		}
+		if err := field("oauth.privateKey", &out.OAuth.PrivateKey); err != nil {
+			return c, err
+		}
 	}
 	for _, m := range []struct {
 		name string

@@ -96,9 +96,10 @@ func oauthConfig(contextJSON string) *oauth.Config {
 		Name         string `json:"name"`
 		ClientID     string `json:"client_id"`
 		ClientSecret string `json:"client_secret"`
+		PrivateKey   string `json:"private_key_pem"`
 	}
 	_ = json.Unmarshal([]byte(contextJSON), &c)
-	cfg := &oauth.Config{ClientID: c.ClientID, ClientSecret: c.ClientSecret, ClientMetadataURL: clientMetadataURL}
+	cfg := &oauth.Config{ClientID: c.ClientID, ClientSecret: c.ClientSecret, PrivateKey: c.PrivateKey, ClientMetadataURL: clientMetadataURL}
 	if strings.HasPrefix(c.Name, "auth/client-credentials") {
 		cfg.Grant = oauth.GrantClientCredentials
 		cfg.ClientMetadataURL = ""

@@ -107,7 +107,7 @@ func (h *Handler) legacySignIn(ctx context.Context, g Grant, resource string, as
 	case asm.RegistrationEndpoint != "":
 		reg, err := oauthex.RegisterClient(ctx, asm.RegistrationEndpoint, h.registration(redirect), h.o.HTTPClient)
 		if err != nil {
-			return fmt.Errorf("signing in to %s: registering the client: %w", h.o.Server, err)
+			return fmt.Errorf("registering the client: %w", err)
 		}
 		cfg.ClientID, cfg.ClientSecret = reg.ClientID, reg.ClientSecret
 		if reg.TokenEndpointAuthMethod == "client_secret_basic" {
@@ -116,7 +116,7 @@ func (h *Handler) legacySignIn(ctx context.Context, g Grant, resource string, as
 			cfg.Endpoint.AuthStyle = oauth2.AuthStyleInParams
 		}
 	default:
-		return fmt.Errorf("signing in to %s: the authorization server offers no client registration; set oauth.clientId in the server's entry", h.o.Server)
+		return errors.New("the authorization server offers no client registration; set oauth.clientId in the server's entry")
 	}
 	if c := h.o.Config; c != nil {
 		cfg.Scopes = c.Scopes
@@ -124,15 +124,15 @@ func (h *Handler) legacySignIn(ctx context.Context, g Grant, resource string, as
 	verifier, state := oauth2.GenerateVerifier(), rand.Text()
 	q, err := h.wait(ctx, g, cfg.AuthCodeURL(state, oauth2.S256ChallengeOption(verifier), oauth2.SetAuthURLParam("resource", resource)))
 	if err != nil {
-		return fmt.Errorf("signing in to %s: %w", h.o.Server, err)
+		return err
 	}
 	if q.Get("state") != state {
-		return fmt.Errorf("signing in to %s: %w", h.o.Server, errors.New("the authorization server answered with another state"))
+		return errors.New("the authorization server answered with another state")
 	}
 	tok, err := cfg.Exchange(context.WithValue(ctx, oauth2.HTTPClient, h.o.HTTPClient), q.Get("code"),
 		oauth2.VerifierOption(verifier), oauth2.SetAuthURLParam("resource", resource))
 	if err != nil {
-		return fmt.Errorf("signing in to %s: token exchange failed: %w", h.o.Server, err)
+		return fmt.Errorf("token exchange failed: %w", err)
 	}
 	ts := h.keeping(cfg, tok)
 	h.mu.Lock()

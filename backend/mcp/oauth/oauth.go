@@ -38,9 +38,12 @@ type Config struct {
 	// ClientMetadataURL is an https URL where the client's metadata document is published
 	// (used as the client id when the authorization server supports it).
 	ClientMetadataURL string `json:"clientMetadataUrl,omitempty"`
-	// Grant is "client_credentials" for a machine client (ClientID and ClientSecret
-	// required, no user consent); empty is the authorization code grant.
+	// Grant is "client_credentials" for a machine client (ClientID and ClientSecret or
+	// PrivateKey required, no user consent); empty is the authorization code grant.
 	Grant string `json:"grant,omitempty"`
+	// PrivateKey is a machine client's PEM private key: it signs a JWT that authenticates
+	// the client (private_key_jwt) instead of a secret.
+	PrivateKey string `json:"privateKey,omitempty"`
 }
 
 // GrantClientCredentials is Config.Grant for a machine client.
@@ -54,11 +57,14 @@ func (c *Config) Validate() error {
 	switch c.Grant {
 	case "", "authorization_code":
 	case GrantClientCredentials:
-		if c.ClientID == "" || c.ClientSecret == "" {
-			return errors.New("oauth: the client_credentials grant needs clientId and clientSecret")
+		if c.ClientID == "" || (c.ClientSecret == "") == (c.PrivateKey == "") {
+			return errors.New("oauth: the client_credentials grant needs clientId and either clientSecret or privateKey")
 		}
 	default:
 		return fmt.Errorf("oauth: unknown grant %q (authorization_code or client_credentials)", c.Grant)
+	}
+	if c.PrivateKey != "" && c.Grant != GrantClientCredentials {
+		return errors.New("oauth: privateKey is for the client_credentials grant")
 	}
 	if c.ClientSecret != "" && c.ClientID == "" {
 		return errors.New("oauth: clientSecret without clientId")
@@ -152,18 +158,32 @@ func (h *Handler) Authorize(ctx context.Context, req *http.Request, resp *http.R
 		return failed
 	}
 	var err error
-	if c := h.o.Config; c != nil && c.Grant == GrantClientCredentials {
+	if c := h.o.Config; c != nil && c.Grant == GrantClientCredentials && c.PrivateKey != "" {
+		err = h.clientAssertionGrant(ctx, req, resp)
+	} else if c != nil && c.Grant == GrantClientCredentials {
 		err = h.clientCredentials(ctx, req, resp)
 	} else {
 		err = h.authorizationCode(ctx, req, resp)
 	}
-	if err != nil && ctx.Err() == nil {
-		h.mu.Lock()
-		h.failed = err
-		h.mu.Unlock()
+	if err != nil {
+		err = &Error{Server: h.o.Server, Err: err}
+		if ctx.Err() == nil {
+			h.mu.Lock()
+			h.failed = err
+			h.mu.Unlock()
+		}
 	}
 	return err
 }
+
+// Error is a failed sign-in.
+type Error struct {
+	Server string
+	Err    error
+}
+
+func (e *Error) Error() string { return "signing in to " + e.Server + ": " + e.Err.Error() }
+func (e *Error) Unwrap() error { return e.Err }
 
 func (h *Handler) authorizationCode(ctx context.Context, req *http.Request, resp *http.Response) error {
 	g, err := h.o.Consent.Begin(ctx)
@@ -218,7 +238,7 @@ func (h *Handler) authorizationCode(ctx context.Context, req *http.Request, resp
 		return err
 	}
 	if err := inner.Authorize(ctx, req, resp); err != nil {
-		return fmt.Errorf("signing in to %s: %w", h.o.Server, err)
+		return err
 	}
 	ts, err := inner.TokenSource(ctx)
 	if err != nil {
@@ -285,7 +305,7 @@ func (h *Handler) clientCredentials(ctx context.Context, req *http.Request, resp
 	h.mu.Unlock()
 	// The token source outlives the request that asked for it.
 	if err := cc.Authorize(context.WithoutCancel(ctx), req, resp); err != nil {
-		return fmt.Errorf("signing in to %s: %w", h.o.Server, err)
+		return err
 	}
 	ts, err := cc.TokenSource(ctx)
 	if err != nil {

@@ -2,6 +2,19 @@ package oauth
 
 import (
 	"context"
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/sha256"
+	"crypto/sha512"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/json"
+	"encoding/pem"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -9,6 +22,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/oauth2"
 )
@@ -24,7 +38,10 @@ func TestConfigValidate(t *testing.T) {
 		{name: "pre-registered public client", cfg: &Config{ClientID: "c"}},
 		{name: "pre-registered with a secret", cfg: &Config{ClientID: "c", ClientSecret: "s", Scopes: []string{"a"}}},
 		{name: "machine client", cfg: &Config{ClientID: "c", ClientSecret: "s", Grant: GrantClientCredentials}},
-		{name: "machine client without a secret", cfg: &Config{ClientID: "c", Grant: GrantClientCredentials}, wantErr: "needs clientId and clientSecret"},
+		{name: "machine client without a secret", cfg: &Config{ClientID: "c", Grant: GrantClientCredentials}, wantErr: "needs clientId and either clientSecret or privateKey"},
+		{name: "machine client with a key", cfg: &Config{ClientID: "c", PrivateKey: "-----BEGIN PRIVATE KEY-----", Grant: GrantClientCredentials}},
+		{name: "machine client with a key and a secret", cfg: &Config{ClientID: "c", ClientSecret: "s", PrivateKey: "k", Grant: GrantClientCredentials}, wantErr: "either clientSecret or privateKey"},
+		{name: "a key for a user's sign-in", cfg: &Config{ClientID: "c", PrivateKey: "k"}, wantErr: "privateKey is for the client_credentials grant"},
 		{name: "secret alone", cfg: &Config{ClientSecret: "s"}, wantErr: "clientSecret without clientId"},
 		{name: "unknown grant", cfg: &Config{Grant: "password"}, wantErr: `unknown grant "password"`},
 		{name: "metadata document", cfg: &Config{ClientMetadataURL: "https://app.example/client.json"}},
@@ -136,4 +153,93 @@ func TestHeadlessConsent(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Client assertions verify with the public key of each kind of key a machine client may have.
+func TestClientAssertion(t *testing.T) {
+	ec256, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	ec384, _ := ecdsa.GenerateKey(elliptic.P384(), rand.Reader)
+	rsaKey, _ := rsa.GenerateKey(rand.Reader, 2048)
+	_, edKey, _ := ed25519.GenerateKey(rand.Reader)
+	pkcs8 := func(k any) string {
+		der, err := x509.MarshalPKCS8PrivateKey(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
+	}
+	sec1, _ := x509.MarshalECPrivateKey(ec256)
+	cases := []struct {
+		name, pem, alg string
+		verify         func(input, sig []byte) bool
+	}{
+		{"P-256", pkcs8(ec256), "ES256", func(in, sig []byte) bool {
+			d := sha256.Sum256(in)
+			return len(sig) == 64 && ecdsa.Verify(&ec256.PublicKey, d[:], new(big.Int).SetBytes(sig[:32]), new(big.Int).SetBytes(sig[32:]))
+		}},
+		{"P-256 in SEC 1", string(pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: sec1})), "ES256", func(in, sig []byte) bool {
+			d := sha256.Sum256(in)
+			return ecdsa.Verify(&ec256.PublicKey, d[:], new(big.Int).SetBytes(sig[:32]), new(big.Int).SetBytes(sig[32:]))
+		}},
+		{"P-384", pkcs8(ec384), "ES384", func(in, sig []byte) bool {
+			d := sha512.Sum384(in)
+			return len(sig) == 96 && ecdsa.Verify(&ec384.PublicKey, d[:], new(big.Int).SetBytes(sig[:48]), new(big.Int).SetBytes(sig[48:]))
+		}},
+		{"RSA", pkcs8(rsaKey), "RS256", func(in, sig []byte) bool {
+			d := sha256.Sum256(in)
+			return rsa.VerifyPKCS1v15(&rsaKey.PublicKey, crypto.SHA256, d[:], sig) == nil
+		}},
+		{"Ed25519", pkcs8(edKey), "EdDSA", func(in, sig []byte) bool {
+			return ed25519.Verify(edKey.Public().(ed25519.PublicKey), in, sig)
+		}},
+	}
+	now := time.Unix(1_800_000_000, 0)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := parseSigner(tc.pem)
+			if err != nil || s.alg != tc.alg {
+				t.Fatalf("signer %v %v, want %s", s, err, tc.alg)
+			}
+			jwt, err := s.assertion("robot", "https://as.example", now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			parts := strings.Split(jwt, ".")
+			sig, _ := base64.RawURLEncoding.DecodeString(parts[2])
+			if len(parts) != 3 || !tc.verify([]byte(parts[0]+"."+parts[1]), sig) {
+				t.Fatalf("the assertion does not verify: %s", jwt)
+			}
+			var claims map[string]any
+			b, _ := base64.RawURLEncoding.DecodeString(parts[1])
+			if json.Unmarshal(b, &claims) != nil || claims["iss"] != "robot" || claims["sub"] != "robot" || claims["aud"] != "https://as.example" ||
+				claims["exp"] != float64(now.Unix()+60) || claims["jti"] == "" {
+				t.Fatalf("claims %s", b)
+			}
+		})
+	}
+	for _, bad := range []string{"", "not pem", "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----"} {
+		if _, err := parseSigner(bad); err == nil {
+			t.Errorf("parseSigner(%q) accepted", bad)
+		}
+	}
+}
+
+func FuzzParseSigner(f *testing.F) {
+	k, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	der, _ := x509.MarshalPKCS8PrivateKey(k)
+	f.Add(string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})))
+	f.Add("-----BEGIN EC PRIVATE KEY-----\nAAAA\n-----END EC PRIVATE KEY-----")
+	f.Add("")
+	f.Fuzz(func(t *testing.T, text string) {
+		s, err := parseSigner(text)
+		if err != nil {
+			return
+		}
+		if s.alg == "" {
+			t.Fatal("a key without an algorithm")
+		}
+		if _, err := s.assertion("c", "https://as", time.Now()); err != nil {
+			t.Fatalf("an accepted key does not sign: %v", err)
+		}
+	})
 }
