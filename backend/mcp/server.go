@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -366,6 +367,10 @@ func (s *server) start(startCtx context.Context) (*conn, []Tool, *sdk.Implementa
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	var signIn auth.OAuthHandler // one per attempt: a refused sign-in is not asked again
+	if cfg.Transport() != TransportStdio {
+		signIn = s.oauthHandler(cfg, signingIn)
+	}
 	switch cfg.Transport() {
 	case TransportStdio:
 		spec, err := s.procSpec(cfg)
@@ -391,13 +396,13 @@ func (s *server) start(startCtx context.Context) (*conn, []Tool, *sdk.Implementa
 	case TransportSSE:
 		s.log.begin("connecting to " + s.cfg.Name + " (SSE)")
 		c.http = newHTTPClient(cfg.Headers)
-		c.http.Transport = newAuthTransport(c.http.Transport, s.oauthHandler(cfg, signingIn), cfg.URL)
+		c.http.Transport = newAuthTransport(c.http.Transport, signIn, cfg.URL)
 		// The event stream is the connection: it must outlive the handshake's context.
 		transport = &lastingTransport{t: &sdk.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: c.http, MaxEventSize: opts.MaxMessageBytes}, life: c.ctx}
 	default:
 		s.log.begin("connecting to " + s.cfg.Name)
 		c.http = newHTTPClient(cfg.Headers)
-		transport = &sdk.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: c.http, MaxRetries: 2, OAuthHandler: s.oauthHandler(cfg, signingIn)}
+		transport = &sdk.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: c.http, MaxRetries: 2, OAuthHandler: signIn}
 	}
 	copts := &sdk.ClientOptions{
 		// No roots: a server such as the filesystem one would replace the folders it was
@@ -419,7 +424,7 @@ func (s *server) start(startCtx context.Context) (*conn, []Tool, *sdk.Implementa
 		c.http.CloseIdleConnections()
 		c.http = newHTTPClient(cfg.Headers)
 		var err2 error
-		cs, err2 = client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: c.http, MaxRetries: 2, OAuthHandler: s.oauthHandler(cfg, signingIn)}, nil)
+		cs, err2 = client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: c.http, MaxRetries: 2, OAuthHandler: signIn}, nil)
 		if err2 != nil {
 			err = fmt.Errorf("neither transport worked at this /sse URL; with the legacy SSE transport: %s; with streamable HTTP: %s (set \"type\": \"sse\" or \"type\": \"http\" in the server's entry to choose one)", describeErr(err), describeErr(err2))
 		} else {
