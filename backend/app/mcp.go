@@ -74,18 +74,18 @@ func (rt *Runtime) mcpOptions() mcp.Options {
 		Elicit: t.Elicit, OAuthConsent: t.OAuthConsent, SignInTimeout: t.SignInTimeout}
 }
 
-// SignOutMCPServer forgets the token kept for the remote server name (it signs in again
-// the next time the server asks) and stops the server's connection, which holds it. It
-// reports whether there was a token.
-func (ws *Workspace) SignOutMCPServer(name string) (bool, error) {
-	had, err := mcp.SignOut(ws.rt.home, name)
+// SignOutMCPServer revokes and forgets the token kept for the remote server name (it
+// signs in again the next time the server asks) and stops the server's connection, which
+// holds it.
+func (ws *Workspace) SignOutMCPServer(ctx context.Context, name string) (mcp.SignOutResult, error) {
+	r, err := mcp.SignOut(ctx, ws.rt.home, name)
 	if err != nil {
-		return false, errs.Wrap(errs.SettingsIO, err, "cannot forget the MCP server's token: "+err.Error())
+		return r, errs.Wrap(errs.SettingsIO, err, "cannot forget the MCP server's token: "+err.Error())
 	}
 	if _, known := ws.mcp.manager.Status(name); known {
 		ws.mcp.manager.Stop(name)
 	}
-	return had, nil
+	return r, nil
 }
 
 // load reads the configured servers: the settings' table (read from the file

@@ -53,7 +53,7 @@
 // handshake's timeout is paused while the user decides (Options.SignInTimeout bounds it).
 // The streamable HTTP transport does it through the SDK's OAuthHandler, the SSE one through
 // authTransport. Tokens live in <home>/mcp-tokens.json (mode 0600) for the server's name and
-// URL; SignOut forgets one. The entry's clientSecret and privateKey are secrets like header
+// URL; SignOut revokes (RFC 7009) and forgets one. The entry's clientSecret and privateKey are secrets like header
 // values.
 //
 // # Approvals

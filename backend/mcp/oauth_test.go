@@ -84,6 +84,7 @@ func newAuthServer(t *testing.T, mod func(*authServer)) *authServer {
 			"grant_types_supported":                 []string{"authorization_code", "refresh_token", "client_credentials"},
 			"token_endpoint_auth_methods_supported": a.authMethods,
 			"scopes_supported":                      []string{"notes", "offline_access"},
+			"revocation_endpoint":                   a.url + "/revoke",
 		}
 		if a.register {
 			m["registration_endpoint"] = a.url + "/register"
@@ -104,6 +105,18 @@ func newAuthServer(t *testing.T, mod func(*authServer)) *authServer {
 		a.mu.Unlock()
 		w.WriteHeader(http.StatusCreated)
 		writeJSON(w, map[string]any{"client_id": id, "redirect_uris": meta.RedirectURIs, "token_endpoint_auth_method": "none"})
+	})
+	mux.HandleFunc("/revoke", func(w http.ResponseWriter, r *http.Request) {
+		_ = r.ParseForm()
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		if _, known := a.clients[r.PostForm.Get("client_id")]; !known {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		a.events = append(a.events, "revoke:"+r.PostForm.Get("token_type_hint"))
+		delete(a.refreshes, r.PostForm.Get("token"))
+		delete(a.tokens, r.PostForm.Get("token"))
 	})
 	mux.HandleFunc("/authorize", func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
@@ -487,10 +500,21 @@ func TestOAuthTokenKept(t *testing.T) {
 	if _, ok := oauth.NewStore(home).Get("notes", a.url+"/other"); ok {
 		t.Error("the token is offered for another URL")
 	}
-	if ok, err := SignOut(home, "notes"); !ok || err != nil {
-		t.Fatalf("sign out: %v %v", ok, err)
+	kept, _ := oauth.NewStore(home).Lookup("notes")
+	if r, err := SignOut(context.Background(), home, "notes"); !r.SignedIn || !r.Revoked || err != nil {
+		t.Fatalf("sign out: %+v %v", r, err)
 	}
-	if ok, _ := SignOut(home, "notes"); ok {
+	want = append(want, "revoke:refresh_token", "revoke:access_token")
+	if got := a.eventList(); !slices.Equal(got, want) {
+		t.Fatalf("sign out: %v, want %v", got, want)
+	}
+	a.mu.Lock()
+	_, stillValid := a.tokens[kept.Token.AccessToken]
+	a.mu.Unlock()
+	if stillValid {
+		t.Error("the access token is still valid after signing out")
+	}
+	if r, _ := SignOut(context.Background(), home, "notes"); r.SignedIn {
 		t.Error("signed out twice")
 	}
 	call()

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"net/http"
 	"net/url"
@@ -43,10 +44,33 @@ func (s *server) oauthHandler(cfg ServerConfig, waiting func(bool)) auth.OAuthHa
 	return h
 }
 
-// SignOut forgets the token kept for the server named name in the runtime home home; it
-// reports whether there was one. The server signs in again the next time it asks.
-func SignOut(home, name string) (bool, error) {
-	return oauth.NewStore(home).Delete(name)
+// SignOutResult says what SignOut did.
+type SignOutResult struct {
+	// SignedIn: a token was kept for the server, and is now forgotten.
+	SignedIn bool `json:"signedIn"`
+	// Revoked: the authorization server revoked it; else NotRevoked says why not.
+	Revoked    bool   `json:"revoked"`
+	NotRevoked string `json:"notRevoked,omitempty"`
+}
+
+// SignOut forgets the token kept for the server named name in the runtime home home; the
+// server signs in again the next time it asks. The authorization server is first asked to
+// revoke the token (RFC 7009), within ctx; the token is forgotten either way.
+func SignOut(ctx context.Context, home, name string) (SignOutResult, error) {
+	store := oauth.NewStore(home)
+	e, ok := store.Lookup(name)
+	if !ok {
+		return SignOutResult{}, nil
+	}
+	var r SignOutResult
+	if err := oauth.Revoke(ctx, &http.Client{Timeout: 15 * time.Second}, e); err != nil {
+		r.NotRevoked = err.Error()
+	} else {
+		r.Revoked = true
+	}
+	had, err := store.Delete(name)
+	r.SignedIn = had
+	return r, err
 }
 
 // SignedIn lists the servers the runtime home home keeps a token for.

@@ -132,7 +132,7 @@ func (h *Handler) clientAssertionGrant(ctx context.Context, req *http.Request, r
 		return err
 	}
 	cs, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
-	prm, err := h.resourceMetadata(ctx, cs, req.URL)
+	prm, err := resourceMetadata(ctx, h.o.HTTPClient, cs, req.URL)
 	if err != nil {
 		return err
 	}
@@ -198,7 +198,7 @@ func (a *assertionSource) Token() (*oauth2.Token, error) {
 
 // resourceMetadata discovers the protected-resource metadata of the server at u: from the
 // 401's resource_metadata, then at the well-known URIs (for u's path, then the root).
-func (h *Handler) resourceMetadata(ctx context.Context, cs []oauthex.Challenge, u *url.URL) (*oauthex.ProtectedResourceMetadata, error) {
+func resourceMetadata(ctx context.Context, client *http.Client, cs []oauthex.Challenge, u *url.URL) (*oauthex.ProtectedResourceMetadata, error) {
 	resource := *u
 	resource.RawQuery, resource.Fragment = "", ""
 	type try struct{ meta, resource string }
@@ -217,7 +217,7 @@ func (h *Handler) resourceMetadata(ctx context.Context, cs []oauthex.Challenge, 
 	root.Path = ""
 	tries = append(tries, try{w.String(), root.String()})
 	for _, t := range tries {
-		prm, err := oauthex.GetProtectedResourceMetadata(ctx, t.meta, t.resource, h.o.HTTPClient)
+		prm, err := oauthex.GetProtectedResourceMetadata(ctx, t.meta, t.resource, client)
 		if err == nil && prm != nil {
 			if len(prm.AuthorizationServers) == 0 {
 				return nil, errors.New("the protected-resource metadata names no authorization server")

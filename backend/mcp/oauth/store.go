@@ -100,6 +100,18 @@ func (s *Store) Get(name, url string) (Entry, bool) {
 	return e, true
 }
 
+// Lookup returns the entry of the server named name, whatever its URL.
+func (s *Store) Lookup(name string) (Entry, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m, err := s.load()
+	if err != nil {
+		return Entry{}, false
+	}
+	e, ok := m[name]
+	return e, ok
+}
+
 // Put keeps e as the entry of the server named name.
 func (s *Store) Put(name string, e Entry) error {
 	s.mu.Lock()
