@@ -14,6 +14,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
+	"errors"
+	"fmt"
 	"math/big"
 	"net/http"
 	"net/http/httptest"
@@ -242,4 +244,55 @@ func FuzzParseSigner(f *testing.F) {
 			t.Fatalf("an accepted key does not sign: %v", err)
 		}
 	})
+}
+
+func TestRevoke(t *testing.T) {
+	var seen []string
+	var withRevocation bool
+	mux := http.NewServeMux()
+	hs := httptest.NewServer(mux)
+	defer hs.Close()
+	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
+		m := map[string]any{"issuer": hs.URL, "authorization_endpoint": hs.URL + "/authorize", "token_endpoint": hs.URL + "/token",
+			"response_types_supported": []string{"code"}, "code_challenge_methods_supported": []string{"S256"}}
+		if withRevocation {
+			m["revocation_endpoint"] = hs.URL + "/revoke"
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(m)
+	})
+	mux.HandleFunc("/revoke", func(w http.ResponseWriter, r *http.Request) {
+		_ = r.ParseForm()
+		id, secret, basic := r.BasicAuth()
+		if !basic {
+			id, secret = r.PostForm.Get("client_id"), r.PostForm.Get("client_secret")
+		}
+		seen = append(seen, fmt.Sprintf("%s %s:%s basic=%v", r.PostForm.Get("token_type_hint"), id, secret, basic))
+	})
+	tok := &oauth2.Token{AccessToken: "at", RefreshToken: "rt"}
+	cases := []struct {
+		name       string
+		revocation bool
+		entry      Entry
+		want       []string
+		wantErr    error
+	}{
+		{name: "public client", revocation: true, entry: Entry{ClientID: "pub", Token: tok},
+			want: []string{"refresh_token pub: basic=false", "access_token pub: basic=false"}},
+		{name: "secret in the header", revocation: true, entry: Entry{ClientID: "c", ClientSecret: "s", AuthStyle: oauth2.AuthStyleInHeader, Token: tok},
+			want: []string{"refresh_token c:s basic=true", "access_token c:s basic=true"}},
+		{name: "secret in the form", revocation: true, entry: Entry{ClientID: "c", ClientSecret: "s", AuthStyle: oauth2.AuthStyleInParams, Token: &oauth2.Token{AccessToken: "at"}},
+			want: []string{"access_token c:s basic=false"}},
+		{name: "no revocation endpoint", entry: Entry{ClientID: "c", Token: tok}, wantErr: ErrNoRevocation},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			seen, withRevocation = nil, tc.revocation
+			tc.entry.URL = hs.URL + "/mcp" // no resource metadata: the origin is the authorization server
+			err := Revoke(context.Background(), nil, tc.entry)
+			if !errors.Is(err, tc.wantErr) || !slices.Equal(seen, tc.want) {
+				t.Fatalf("Revoke: %v, requests %q; want %v, %q", err, seen, tc.wantErr, tc.want)
+			}
+		})
+	}
 }
