@@ -134,7 +134,7 @@ func (h *Handler) legacySignIn(ctx context.Context, g Grant, resource string, as
 	if err != nil {
 		return fmt.Errorf("token exchange failed: %w", err)
 	}
-	ts := h.keeping(cfg, tok)
+	ts := h.keeping(cfg, tok, false)
 	h.mu.Lock()
 	h.ts = ts
 	h.mu.Unlock()

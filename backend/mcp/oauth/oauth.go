@@ -132,7 +132,7 @@ func NewHandler(o Options) (*Handler, error) {
 				Endpoint:     oauth2.Endpoint{TokenURL: e.TokenURL, AuthStyle: e.AuthStyle},
 				Scopes:       e.Scopes,
 			}
-			h.ts = h.keeping(cfg, e.Token)
+			h.ts = h.keeping(cfg, e.Token, true)
 		}
 	}
 	return h, nil
@@ -213,7 +213,7 @@ func (h *Handler) authorizationCode(ctx context.Context, req *http.Request, resp
 		AcceptUnadvertisedIss: true,
 		Client:                h.o.HTTPClient,
 		NewTokenSource: func(ctx context.Context, cfg *oauth2.Config, tok *oauth2.Token) (oauth2.TokenSource, error) {
-			return h.keeping(cfg, tok), nil
+			return h.keeping(cfg, tok, false), nil
 		},
 	}
 	if c := h.o.Config; c != nil {
@@ -320,10 +320,15 @@ func (h *Handler) clientCredentials(ctx context.Context, req *http.Request, resp
 // keeping is the token source of cfg starting from tok, refreshed with the handler's HTTP
 // client, whose every new token is written to the store. A token it cannot refresh is
 // forgotten: the request goes without one and its 401 starts a new sign-in.
-func (h *Handler) keeping(cfg *oauth2.Config, tok *oauth2.Token) oauth2.TokenSource {
+// stored says tok was read from the store (it is not written again).
+func (h *Handler) keeping(cfg *oauth2.Config, tok *oauth2.Token, stored bool) oauth2.TokenSource {
 	ctx := context.WithValue(context.Background(), oauth2.HTTPClient, h.o.HTTPClient)
 	k := &keptSource{h: h, cfg: cfg, src: cfg.TokenSource(ctx, tok), refresh: tok.RefreshToken != ""}
-	k.save(tok)
+	if stored {
+		k.last = tok.AccessToken
+	} else {
+		k.save(tok)
+	}
 	return k
 }
 
@@ -355,11 +360,13 @@ func (k *keptSource) Token() (*oauth2.Token, error) {
 func (k *keptSource) save(t *oauth2.Token) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if t == nil || t.AccessToken == k.last || k.h.o.Store == nil {
-		k.last = tokenKey(t)
+	if t == nil || t.AccessToken == k.last {
 		return
 	}
 	k.last = t.AccessToken
+	if k.h.o.Store == nil {
+		return
+	}
 	_ = k.h.o.Store.Put(k.h.o.Server, Entry{
 		URL:          k.h.o.URL,
 		ClientID:     k.cfg.ClientID,
@@ -369,13 +376,6 @@ func (k *keptSource) save(t *oauth2.Token) {
 		Scopes:       k.cfg.Scopes,
 		Token:        t,
 	})
-}
-
-func tokenKey(t *oauth2.Token) string {
-	if t == nil {
-		return ""
-	}
-	return t.AccessToken
 }
 
 // forget drops the token source k when it is still the handler's, and its stored token.
