@@ -71,7 +71,21 @@ func (rt *Runtime) mcpOptions() mcp.Options {
 	return mcp.Options{HandshakeTimeout: t.HandshakeTimeout, CallTimeout: t.CallTimeout, PingTimeout: t.PingTimeout,
 		MaxRestarts: t.MaxRestarts, RestartBackoff: t.RestartBackoff, MaxRestartBackoff: t.MaxRestartBackoff,
 		StopGrace: t.StopGrace, MaxLogBytes: t.MaxLogBytes, MaxResultBytes: t.MaxResultBytes, MaxCallTime: t.MaxCallTime,
-		Elicit: t.Elicit}
+		Elicit: t.Elicit, OAuthConsent: t.OAuthConsent, SignInTimeout: t.SignInTimeout}
+}
+
+// SignOutMCPServer revokes and forgets the token kept for the remote server name (it
+// signs in again the next time the server asks) and stops the server's connection, which
+// holds it.
+func (ws *Workspace) SignOutMCPServer(ctx context.Context, name string) (mcp.SignOutResult, error) {
+	r, err := mcp.SignOut(ctx, ws.rt.home, name)
+	if err != nil {
+		return r, errs.Wrap(errs.SettingsIO, err, "cannot forget the MCP server's token: "+err.Error())
+	}
+	if _, known := ws.mcp.manager.Status(name); known {
+		ws.mcp.manager.Stop(name)
+	}
+	return r, nil
 }
 
 // load reads the configured servers: the settings' table (read from the file

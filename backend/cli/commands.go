@@ -29,6 +29,7 @@ func commands() []command {
 		{words: []string{"mcp", "list"}, usage: "mcp list", args: 0, access: Read, run: cmdMCPList},
 		{words: []string{"mcp", "approve"}, usage: "mcp approve NAME", args: 1, access: Read, run: cmdMCPApprove},
 		{words: []string{"mcp", "revoke"}, usage: "mcp revoke NAME", args: 1, access: Read, run: cmdMCPRevoke},
+		{words: []string{"mcp", "logout"}, usage: "mcp logout NAME", args: 1, access: Read, run: cmdMCPLogout},
 		{words: []string{"mcp", "resources"}, usage: "mcp resources [SERVER]", args: anyArgs, access: Read, run: cmdMCPResources},
 		{words: []string{"mcp", "read"}, usage: "mcp read SERVER URI", args: 2, access: Read, run: cmdMCPRead},
 		{words: []string{"mcp", "prompts"}, usage: "mcp prompts [SERVER]", args: anyArgs, access: Read, run: cmdMCPPrompts},

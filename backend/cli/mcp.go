@@ -146,6 +146,35 @@ func (e *env) approveMCP(name string, approve bool) error {
 	})
 }
 
+// mcpLogout is the answer of mcp logout.
+type mcpLogout struct {
+	Server string `json:"server"`
+	mcp.SignOutResult
+}
+
+// cmdMCPLogout forgets the token kept for a remote server that required signing in.
+func cmdMCPLogout(e *env, rest []string) error {
+	ws, err := e.workspace()
+	if err != nil {
+		return err
+	}
+	name := rest[0]
+	r, err := ws.SignOutMCPServer(e.ctx, name)
+	if err != nil {
+		return err
+	}
+	return e.print(mcpLogout{Server: name, SignOutResult: r}, func() {
+		switch {
+		case r.SignedIn && r.Revoked:
+			fmt.Fprintf(e.stdout, "signed out of %s: its token is revoked and forgotten; it asks you to sign in again when next used\n", name)
+		case r.SignedIn:
+			fmt.Fprintf(e.stdout, "signed out of %s: its token is forgotten (not revoked: %s); it asks you to sign in again when next used\n", name, r.NotRevoked)
+		default:
+			fmt.Fprintf(e.stdout, "no sign-in is kept for %s\n", name)
+		}
+	})
+}
+
 // shellQuote quotes s for a POSIX shell when it needs to be.
 func shellQuote(s string) string { return mcp.ShellQuote(s) }
 

@@ -17,10 +17,13 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/oauth2"
+
 	"crewagent/backend/conversation"
 	"crewagent/backend/llm/fakellm"
 	"crewagent/backend/mcp"
 	"crewagent/backend/mcp/mcptest"
+	"crewagent/backend/mcp/oauth"
 	"crewagent/backend/project"
 )
 
@@ -619,5 +622,32 @@ func TestMCPApprovalShowsTheProjectEnv(t *testing.T) {
 	}
 	if r := c.runStdin(t, "", "mcp", "approve", "hook"); r.code == ExitOK {
 		t.Fatalf("a refused server was approved: %+v", r)
+	}
+}
+
+func TestMCPLogout(t *testing.T) {
+	c := newChatEnv(t)
+	store := oauth.NewStore(c.home)
+	if err := store.Put("notes", oauth.Entry{URL: "http://127.0.0.1:9/mcp", ClientID: "c1", TokenURL: "http://127.0.0.1:9/token", Token: &oauth2.Token{AccessToken: "kept-token-1"}}); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		args []string
+		want string
+		left []string
+	}{
+		{[]string{"mcp", "logout", "other"}, "no sign-in is kept for other\n", []string{"notes"}},
+		// Nothing answers at the server: the token is forgotten, not revoked.
+		{[]string{"mcp", "logout", "notes"}, "signed out of notes: its token is forgotten (not revoked: ", nil},
+		{[]string{"mcp", "logout", "notes", "--json"}, `"signedIn": false`, nil},
+	}
+	for _, tc := range cases {
+		r := c.runStdin(t, "", tc.args...)
+		if r.code != ExitOK || !strings.Contains(r.stdout, tc.want) {
+			t.Fatalf("%v: %+v", tc.args, r)
+		}
+		if got := store.Names(); !slices.Equal(got, tc.left) && !(len(got) == 0 && len(tc.left) == 0) {
+			t.Fatalf("%v: tokens left for %v, want %v", tc.args, got, tc.left)
+		}
 	}
 }

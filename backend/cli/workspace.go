@@ -10,6 +10,7 @@ import (
 	"crewagent/backend/app"
 	"crewagent/backend/errs"
 	"crewagent/backend/events"
+	"crewagent/backend/mcp/oauth"
 	"crewagent/backend/project"
 	"crewagent/backend/settings"
 )
@@ -34,6 +35,11 @@ func (e *env) runtime() (*app.Runtime, error) {
 		// told they may ask.
 		opts.MCP.Elicit = pr.elicit
 	}
+	// A remote server that requires signing in opens the browser; the address is printed
+	// as well, for a terminal where no browser opens.
+	opts.MCP.OAuthConsent = oauth.Browser{Notify: func(u string) {
+		fmt.Fprintf(e.stderr, "crewagent: sign in to the MCP server in your browser (waiting): %s\n", u)
+	}}
 	e.rt = app.New(home, opts)
 	return e.rt, nil
 }

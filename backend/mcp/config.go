@@ -12,6 +12,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"crewagent/backend/mcp/oauth"
 )
 
 // Source says where a server's configuration comes from.
@@ -57,6 +59,10 @@ type ServerConfig struct {
 	// Type is the transport the entry names for a url server: "http" (streamable HTTP) or
 	// "sse" (the legacy SSE transport); empty when it names none (see Transport).
 	Type string `json:"type,omitempty"`
+	// OAuth configures the sign-in to a url server that requires one (a pre-registered
+	// client, scopes, a machine client); nil signs in with dynamic registration when the
+	// server asks.
+	OAuth *oauth.Config `json:"oauth,omitempty"`
 
 	// envFileDigest is, for a project server with an envFile, the SHA-256 of that file's
 	// content as it was read with the configuration: part of Hash, so an approval covers the
@@ -121,6 +127,11 @@ func (c ServerConfig) Clone() ServerConfig {
 	c.Args = slices.Clone(c.Args)
 	c.Env = cloneMap(c.Env)
 	c.Headers = cloneMap(c.Headers)
+	if c.OAuth != nil {
+		o := *c.OAuth
+		o.Scopes = slices.Clone(o.Scopes)
+		c.OAuth = &o
+	}
 	return c
 }
 
@@ -151,7 +162,8 @@ func (c ServerConfig) Hash() string {
 		Cwd       string            `json:"cwd"`
 		URL       string            `json:"url"`
 		Headers   map[string]string `json:"headers"`
-	}{c.hashTransport(), c.Command, nilIfEmpty(c.Args), nilIfEmptyMap(c.Env), c.EnvFile, c.envFileDigest, c.projectRoot, c.Cwd, c.URL, nilIfEmptyMap(c.Headers)}
+		OAuth     *oauth.Config     `json:"oauth,omitempty"`
+	}{c.hashTransport(), c.Command, nilIfEmpty(c.Args), nilIfEmptyMap(c.Env), c.EnvFile, c.envFileDigest, c.projectRoot, c.Cwd, c.URL, nilIfEmptyMap(c.Headers), c.OAuth}
 	b, _ := json.Marshal(canon) // maps marshal with sorted keys: the form is canonical
 	sum := sha256.Sum256(b)
 	return "sha256:" + hex.EncodeToString(sum[:])
@@ -479,6 +491,18 @@ func parseEntry(name string, raw json.RawMessage) (ServerConfig, []Problem) {
 	}
 	cfg.Env = strMap("env")
 	cfg.Headers = strMap("headers")
+	if v, ok := fields["oauth"]; ok && string(v) != "null" {
+		var o oauth.Config
+		dec := json.NewDecoder(bytes.NewReader(v))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&o); err != nil {
+			bad("oauth", "must be an object such as {\"clientId\": \"…\", \"clientSecret\": \"…\", \"scopes\": [\"…\"]}: %v", err)
+		} else if err := o.Validate(); err != nil {
+			bad("oauth", "%s", strings.TrimPrefix(err.Error(), "oauth: "))
+		} else {
+			cfg.OAuth = &o
+		}
+	}
 	if v, ok := fields["disabled"]; ok && string(v) != "null" {
 		if err := json.Unmarshal(v, &cfg.Disabled); err != nil {
 			bad("disabled", "must be true or false")
@@ -501,6 +525,11 @@ func parseEntry(name string, raw json.RawMessage) (ServerConfig, []Problem) {
 	}
 	for _, k := range sortedKeys(cfg.Headers) {
 		checkRef("headers."+k, cfg.Headers[k])
+	}
+	if cfg.OAuth != nil {
+		checkRef("oauth.clientId", cfg.OAuth.ClientID)
+		checkRef("oauth.clientSecret", cfg.OAuth.ClientSecret)
+		checkRef("oauth.privateKey", cfg.OAuth.PrivateKey)
 	}
 
 	switch typ {
@@ -527,6 +556,10 @@ func parseEntry(name string, raw json.RawMessage) (ServerConfig, []Problem) {
 		cfg.Type = ""
 		if len(cfg.Headers) > 0 {
 			bad("headers", "only apply to url servers")
+		}
+		if cfg.OAuth != nil {
+			bad("oauth", "only applies to url servers")
+			cfg.OAuth = nil
 		}
 		if strings.ContainsRune(cfg.Command, 0) {
 			bad("command", "contains a NUL character")

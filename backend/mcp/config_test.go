@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"crewagent/backend/mcp/oauth"
 )
 
 func problemStrings(ps []Problem) []string {
@@ -68,6 +70,20 @@ func TestParseServers(t *testing.T) {
 				`"urlargs" args: only apply to command servers`,
 				`"baddisabled" disabled: must be true or false`,
 			}},
+		{name: "oauth objects", table: `{
+			"signin": {"url": "https://h/mcp", "oauth": {"clientId": "desk", "clientSecret": "${env:NOTES_SECRET}", "scopes": ["read"]}},
+			"machine": {"url": "https://h/mcp", "oauth": {"grant": "client_credentials"}},
+			"typo": {"url": "https://h/mcp", "oauth": {"client_id": "c"}},
+			"cimd": {"url": "https://h/mcp", "oauth": {"clientMetadataUrl": "http://h/client.json"}},
+			"local": {"command": "x", "oauth": {}}
+		}`, want: []ServerConfig{
+			{Name: "signin", Source: SourceSettings, URL: "https://h/mcp", OAuth: &oauth.Config{ClientID: "desk", ClientSecret: "${env:NOTES_SECRET}", Scopes: []string{"read"}}},
+		}, problems: []string{
+			`"machine" oauth: the client_credentials grant needs clientId and either clientSecret or privateKey`,
+			`"typo" oauth: must be an object such as`,
+			`"cimd" oauth: clientMetadataUrl must be an https URL with a path`,
+			`"local" oauth: only applies to url servers`,
+		}},
 		{name: "transports named or read from the url", table: `{
 			"legacy": {"type": "sse", "url": "http://h/events"},
 			"auto": {"url": "http://h/sse"},
@@ -241,6 +257,8 @@ func FuzzParseBlock(f *testing.F) {
 		`"b": {"url": "https://h/mcp", "headers": {"A": "b"}},`,
 		`{"a.b": {"command": "x"}, "a_b": {"url": "http://h"}}`,
 		`{"x": {"type": "sse", "url": 1}}`,
+		`{"n": {"url": "https://h/mcp", "oauth": {"clientId": "c", "clientSecret": "s", "scopes": ["a"]}}}`,
+		`{"n": {"url": "https://h/mcp", "oauth": {"grant": "client_credentials"}}}`,
 		`{`, `[]`, `"`,
 	} {
 		f.Add(s)
@@ -259,6 +277,9 @@ func FuzzParseBlock(f *testing.F) {
 			wires[w] = true
 			if (s.Command == "") == (s.URL == "") {
 				t.Fatalf("server %q has neither or both of command and url", s.Name)
+			}
+			if s.OAuth != nil && (s.URL == "" || s.OAuth.Validate() != nil) {
+				t.Fatalf("server %q has an oauth object it cannot use: %+v", s.Name, s.OAuth)
 			}
 			if ps := s.Validate(); len(ps) != 0 {
 				t.Fatalf("accepted server %q does not validate: %v", s.Name, ps)

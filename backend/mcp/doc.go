@@ -44,6 +44,18 @@
 // app's own secrets, plus its configured env. Only the server's log file may hold what the
 // server itself printed.
 //
+// # Signing in
+//
+// A url server that answers 401 is signed in to with OAuth (package oauth: discovery,
+// registration or the entry's "oauth" client, PKCE, the resource parameter, refresh
+// tokens; client_credentials for a machine client), with the consent of
+// Options.OAuthConsent (the system browser and a loopback redirect by default); the
+// handshake's timeout is paused while the user decides (Options.SignInTimeout bounds it).
+// The streamable HTTP transport does it through the SDK's OAuthHandler, the SSE one through
+// authTransport. Tokens live in <home>/mcp-tokens.json (mode 0600) for the server's name and
+// URL; SignOut revokes (RFC 7009) and forgets one. The entry's clientSecret and privateKey are secrets like header
+// values.
+//
 // # Approvals
 //
 // Approvals (NewApprovals) live in <home>/projects/<projectId>/mcp-approvals.json, keyed by

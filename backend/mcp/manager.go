@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"crewagent/backend/errs"
+	"crewagent/backend/mcp/oauth"
 	"crewagent/backend/project"
 )
 
@@ -30,6 +31,7 @@ const (
 // Defaults of Options.
 const (
 	DefaultHandshakeTimeout  = 30 * time.Second
+	DefaultSignInTimeout     = 5 * time.Minute
 	DefaultCallTimeout       = 2 * time.Minute
 	DefaultMaxCallTime       = 30 * time.Minute
 	DefaultPingTimeout       = 5 * time.Second
@@ -88,6 +90,13 @@ type Options struct {
 	// Nil: servers are told this client cannot ask (the capability is not announced).
 	Elicit ElicitFunc
 
+	// OAuthConsent gets the user's consent when a remote server requires signing in
+	// (OAuth); nil opens the system browser with a loopback redirect (oauth.Browser).
+	OAuthConsent oauth.Consent
+	// SignInTimeout bounds the wait for that consent (DefaultSignInTimeout); the
+	// handshake's timeout is paused meanwhile.
+	SignInTimeout time.Duration
+
 	// LookupEnv reads the environment variables configurations refer to (Vars);
 	// os.LookupEnv when nil.
 	LookupEnv func(name string) (string, bool)
@@ -100,6 +109,7 @@ func (o *Options) fill() {
 		}
 	}
 	def(&o.HandshakeTimeout, DefaultHandshakeTimeout)
+	def(&o.SignInTimeout, DefaultSignInTimeout)
 	def(&o.CallTimeout, DefaultCallTimeout)
 	def(&o.MaxCallTime, DefaultMaxCallTime)
 	def(&o.PingTimeout, DefaultPingTimeout)

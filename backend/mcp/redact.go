@@ -36,6 +36,13 @@ func (c ServerConfig) Redacted() ServerConfig {
 		}
 	}
 	r.URL = redactURL(r.URL)
+	if r.OAuth != nil {
+		for _, v := range []*string{&r.OAuth.ClientSecret, &r.OAuth.PrivateKey} {
+			if *v != "" && !onlyReferences(*v) {
+				*v = settings.MaskKey(*v)
+			}
+		}
+	}
 	return r
 }
 
@@ -52,6 +59,14 @@ func MergeSecrets(edited, stored ServerConfig) ServerConfig {
 	for k, v := range out.Headers {
 		if old, ok := stored.Headers[k]; ok && settings.IsMasked(v) {
 			out.Headers[k] = old
+		}
+	}
+	if out.OAuth != nil && stored.OAuth != nil {
+		if settings.IsMasked(out.OAuth.ClientSecret) {
+			out.OAuth.ClientSecret = stored.OAuth.ClientSecret
+		}
+		if settings.IsMasked(out.OAuth.PrivateKey) {
+			out.OAuth.PrivateKey = stored.OAuth.PrivateKey
 		}
 	}
 	if stored.URL != "" && out.URL == redactURL(stored.URL) {
@@ -112,6 +127,10 @@ func newRedactor(c ServerConfig) redactor {
 	}
 	for _, v := range c.Env {
 		add(v)
+	}
+	if c.OAuth != nil {
+		add(c.OAuth.ClientSecret)
+		add(c.OAuth.PrivateKey)
 	}
 	for _, v := range c.Headers {
 		add(v)

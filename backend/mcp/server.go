@@ -16,10 +16,12 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"crewagent/backend/errs"
+	"crewagent/backend/mcp/oauth"
 )
 
 // server is one configured server and its current connection, if any.
@@ -344,14 +346,30 @@ func (s *server) shutdown() {
 // handshake timeout (or until the manager closes).
 func (s *server) start(startCtx context.Context) (*conn, []Tool, *sdk.Implementation, error) {
 	opts := s.m.opts
-	ctx, cancel := context.WithTimeout(startCtx, opts.HandshakeTimeout)
-	defer cancel()
+	// The handshake's timeout, paused while the user signs in to the server.
+	ctx, cancelCause := context.WithCancelCause(startCtx)
+	deadline := time.AfterFunc(opts.HandshakeTimeout, func() { cancelCause(context.DeadlineExceeded) })
+	defer func() {
+		deadline.Stop()
+		cancelCause(context.Canceled)
+	}()
+	signingIn := func(waiting bool) {
+		if waiting {
+			deadline.Stop()
+		} else {
+			deadline.Reset(opts.HandshakeTimeout)
+		}
+	}
 	c := &conn{s: s, ended: make(chan struct{}), started: make(chan struct{}), stderrDone: make(chan struct{})}
 	c.ctx, c.cancel = context.WithCancel(s.m.ctx)
 	var transport sdk.Transport
 	cfg, err := s.resolve()
 	if err != nil {
 		return nil, nil, nil, err
+	}
+	var signIn auth.OAuthHandler // one per attempt: a refused sign-in is not asked again
+	if cfg.Transport() != TransportStdio {
+		signIn = s.oauthHandler(cfg, signingIn)
 	}
 	switch cfg.Transport() {
 	case TransportStdio:
@@ -378,12 +396,13 @@ func (s *server) start(startCtx context.Context) (*conn, []Tool, *sdk.Implementa
 	case TransportSSE:
 		s.log.begin("connecting to " + s.cfg.Name + " (SSE)")
 		c.http = newHTTPClient(cfg.Headers)
+		c.http.Transport = newAuthTransport(c.http.Transport, signIn, cfg.URL)
 		// The event stream is the connection: it must outlive the handshake's context.
 		transport = &lastingTransport{t: &sdk.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: c.http, MaxEventSize: opts.MaxMessageBytes}, life: c.ctx}
 	default:
 		s.log.begin("connecting to " + s.cfg.Name)
 		c.http = newHTTPClient(cfg.Headers)
-		transport = &sdk.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: c.http, MaxRetries: 2}
+		transport = &sdk.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: c.http, MaxRetries: 2, OAuthHandler: signIn}
 	}
 	copts := &sdk.ClientOptions{
 		// No roots: a server such as the filesystem one would replace the folders it was
@@ -405,13 +424,13 @@ func (s *server) start(startCtx context.Context) (*conn, []Tool, *sdk.Implementa
 		c.http.CloseIdleConnections()
 		c.http = newHTTPClient(cfg.Headers)
 		var err2 error
-		cs, err2 = client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: c.http, MaxRetries: 2}, nil)
+		cs, err2 = client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: c.http, MaxRetries: 2, OAuthHandler: signIn}, nil)
 		if err2 != nil {
 			err = fmt.Errorf("neither transport worked at this /sse URL; with the legacy SSE transport: %s; with streamable HTTP: %s (set \"type\": \"sse\" or \"type\": \"http\" in the server's entry to choose one)", describeErr(err), describeErr(err2))
 		} else {
 			err = nil
 		}
-	} else if err != nil && cfg.Transport() == TransportHTTP && ctx.Err() == nil && legacySSEHint(err) {
+	} else if err != nil && cfg.Transport() == TransportHTTP && ctx.Err() == nil && legacySSEHint(err) && !errors.As(err, new(*oauth.Error)) {
 		err = fmt.Errorf("%s (if this server speaks the legacy SSE transport, set \"type\": \"sse\" in its entry)", describeErr(err))
 	}
 	if err != nil {
@@ -435,7 +454,7 @@ func (c *conn) abort(ctx context.Context, what string, err error) error {
 	c.cancel()
 	var msg string
 	switch {
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+	case errors.Is(context.Cause(ctx), context.DeadlineExceeded):
 		msg = fmt.Sprintf("did not complete the handshake within %s", c.s.m.opts.HandshakeTimeout)
 	case ctx.Err() != nil:
 		msg = "stopped while starting"

@@ -201,6 +201,17 @@ func (c ServerConfig) Resolve(v Vars) (ServerConfig, error) {
 	if err := field("url", &out.URL); err != nil {
 		return c, err
 	}
+	if out.OAuth != nil {
+		if err := field("oauth.clientId", &out.OAuth.ClientID); err != nil {
+			return c, err
+		}
+		if err := field("oauth.clientSecret", &out.OAuth.ClientSecret); err != nil {
+			return c, err
+		}
+		if err := field("oauth.privateKey", &out.OAuth.PrivateKey); err != nil {
+			return c, err
+		}
+	}
 	for _, m := range []struct {
 		name string
 		vals map[string]string

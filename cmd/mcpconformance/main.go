@@ -6,6 +6,12 @@
 //
 //	mcpconformance [-timeout 20s] URL
 //
+// A server that requires signing in (the suite's auth scenarios) is signed in to through
+// the runtime's OAuth client (backend/mcp/oauth) with a headless consent: the suite's
+// authorization servers approve at once, so the authorization URL is requested and its
+// redirect read. The scenario's context (MCP_CONFORMANCE_CONTEXT: a pre-registered client,
+// a machine client) becomes the server entry's "oauth" object, as a user would write it.
+//
 // It exits 0 when every step succeeded, 1 otherwise (the suite judges the exchanges).
 package main
 
@@ -16,9 +22,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"crewagent/backend/mcp"
+	"crewagent/backend/mcp/oauth"
 )
 
 func main() {
@@ -44,11 +52,12 @@ func run(ctx context.Context, url string) error {
 	defer os.RemoveAll(home)
 	const name = "conformance"
 	m := mcp.NewManager(mcp.Options{
-		Home:        home,
-		ProjectID:   "conformance",
-		ProjectRoot: filepath.Join(home),
-		Servers:     []mcp.ServerConfig{{Name: name, Source: mcp.SourceSettings, URL: url}},
-		ClientName:  "crewagent-conformance",
+		Home:         home,
+		ProjectID:    "conformance",
+		ProjectRoot:  filepath.Join(home),
+		Servers:      []mcp.ServerConfig{{Name: name, Source: mcp.SourceSettings, URL: url, OAuth: oauthConfig(os.Getenv("MCP_CONFORMANCE_CONTEXT"))}},
+		ClientName:   "crewagent-conformance",
+		OAuthConsent: oauth.Headless{},
 		// The user accepts each form as it is offered: its fields keep their defaults.
 		Elicit: func(_ context.Context, r mcp.ElicitRequest) (mcp.ElicitResponse, error) {
 			fmt.Printf("%s asks: %s\n", r.Server, r.Message)
@@ -75,6 +84,27 @@ func run(ctx context.Context, url string) error {
 		return fmt.Errorf("%d of %d calls failed", failures, len(list))
 	}
 	return nil
+}
+
+// clientMetadataURL is the client id offered to authorization servers that accept client
+// metadata documents: the URL the suite's authorization server expects of its client.
+const clientMetadataURL = "https://conformance-test.local/client-metadata.json"
+
+// oauthConfig is the server entry's "oauth" object for the scenario's context.
+func oauthConfig(contextJSON string) *oauth.Config {
+	var c struct {
+		Name         string `json:"name"`
+		ClientID     string `json:"client_id"`
+		ClientSecret string `json:"client_secret"`
+		PrivateKey   string `json:"private_key_pem"`
+	}
+	_ = json.Unmarshal([]byte(contextJSON), &c)
+	cfg := &oauth.Config{ClientID: c.ClientID, ClientSecret: c.ClientSecret, PrivateKey: c.PrivateKey, ClientMetadataURL: clientMetadataURL}
+	if strings.HasPrefix(c.Name, "auth/client-credentials") {
+		cfg.Grant = oauth.GrantClientCredentials
+		cfg.ClientMetadataURL = ""
+	}
+	return cfg
 }
 
 // exampleArgs makes arguments for a tool from its input schema: each property's default,
