@@ -617,3 +617,6 @@ func TestAuthTransportKeepsTheTokenToTheServer(t *testing.T) {
 		}
 	}
 }
+
+// SignedIn lists the servers the runtime home home keeps a token for.
+func SignedIn(home string) []string { return oauth.NewStore(home).Names() }

@@ -73,9 +73,6 @@ func SignOut(ctx context.Context, home, name string) (SignOutResult, error) {
 	return r, err
 }
 
-// SignedIn lists the servers the runtime home home keeps a token for.
-func SignedIn(home string) []string { return oauth.NewStore(home).Names() }
-
 // authTransport gives the legacy SSE transport, which has no OAuth support of its own,
 // what the streamable one does: the token on every request, and on a 401 (or a 403 asking
 // for more scopes) a sign-in and one retry. Only requests to the server's origin (its URL's
