@@ -93,7 +93,7 @@ export default async function perf({ app, step, prepared }) {
     await app.typeInto('open-path-input', root)
     await app.click('open-path-submit')
     await app.waitFor(`!!document.querySelector('[data-testid="conv-item"][data-id="${convId}"]')`, { what: 'the big conversation in the list' })
-    assert.match(await app.evaluate(`document.querySelector('[data-testid="conv-item"]').textContent`), /10000 msg/)
+    assert.match(await app.evaluate(`document.querySelector('[data-testid="conv-item"]').textContent`), /10,?000 msg/)
   })
 
   await step('open it: time until its last message is on screen', async () => {
