@@ -19,7 +19,7 @@ const codeAttributes = new Set([
   'aria-live', 'aria-haspopup', 'aria-controls', 'aria-labelledby', 'aria-describedby', 'aria-current', 'aria-orientation',
   'aria-autocomplete', 'aria-activedescendant', 'aria-sort', 'aria-relevant', 'aria-owns', 'aria-errormessage', 'viewBox',
   'd', 'fill', 'stroke', 'xmlns', 'strokeWidth', 'strokeLinecap', 'strokeLinejoin', 'fillRule', 'clipRule', 'transform',
-  'points', 'x', 'y', 'i18nKey', 'focusable', 'stopColor', 'offset', 'cx', 'cy', 'r', 'width', 'height', 'x1', 'x2', 'y1', 'y2', 'language', 'icon', 'side', 'align', 'unit',
+  'points', 'x', 'y', 'i18nKey', 'focusable', 'stopColor', 'offset', 'cx', 'cy', 'r', 'width', 'height', 'x1', 'x2', 'y1', 'y2', 'language', 'icon', 'side', 'align', 'unit', 'scope',
 ])
 
 /** The aria attributes that are read out; the others hold states and ids. */
@@ -35,6 +35,10 @@ export const sameInEveryLanguage = new Set<string>([
   '.json',
   'gpt-4o-mini',
   'http://127.0.0.1:11434/v1',
+  'http://127.0.0.1:8000/v1',
+  'qwen3:8b',
+  'lab', // an endpoint's name
+  'USD',
   'my-project',
   '/home/me/projects',
   '/home/me/projects/my-project',

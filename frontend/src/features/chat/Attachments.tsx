@@ -1,5 +1,7 @@
 import { useCallback, useState } from 'react'
 import type { AttachmentInput } from '../../bridge'
+import { t, useTranslation } from '../../i18n'
+import { formatBytes } from '../../lib/format'
 
 /** Limits the backend applies too (backend/attach): checked here so that a
  * file too big is said so before it is read. */
@@ -26,10 +28,9 @@ function readFile(f: File): Promise<PendingFile> {
   })
 }
 
+/** A file's size in the language in use: "1.5 MB", "12 KB", "300 bytes". */
 export function formatSize(n: number): string {
-  if (n >= 1024 * 1024) return `${(n / (1024 * 1024)).toFixed(1)} MB`
-  if (n >= 1024) return `${Math.round(n / 1024)} KB`
-  return `${n} bytes`
+  return formatBytes(n)
 }
 
 /** The files attached to the message being written: add (from the picker,
@@ -44,19 +45,19 @@ export function useAttachments() {
     const problems: string[] = []
     const ok: File[] = []
     for (const f of picked) {
-      if (f.size > maxFileBytes) problems.push(`${f.name} is ${formatSize(f.size)}, over the ${formatSize(maxFileBytes)} a file may have`)
-      else if (f.size === 0) problems.push(`${f.name} is empty`)
+      if (f.size > maxFileBytes) problems.push(t('attach.tooBig', { name: f.name, size: formatSize(f.size), max: formatSize(maxFileBytes) }))
+      else if (f.size === 0) problems.push(t('attach.empty', { name: f.name }))
       else ok.push(f)
     }
     const read = await Promise.allSettled(ok.map(readFile))
     const added: PendingFile[] = []
-    read.forEach((r, i) => (r.status === 'fulfilled' ? added.push(r.value) : problems.push(`${ok[i].name} could not be read`)))
+    read.forEach((r, i) => (r.status === 'fulfilled' ? added.push(r.value) : problems.push(t('attach.unreadable', { name: ok[i].name }))))
     setFiles((cur) => {
       const room = maxFiles - cur.length
-      if (added.length > room) problems.push(`a message takes at most ${maxFiles} files`)
+      if (added.length > room) problems.push(t('attach.tooMany', { count: maxFiles }))
       return [...cur, ...added.slice(0, Math.max(0, room))]
     })
-    if (problems.length) setError(problems.join('; '))
+    if (problems.length) setError(problems.join(t('attach.sep')))
   }, [])
   const remove = useCallback((i: number) => setFiles((cur) => cur.filter((_, j) => j !== i)), [])
   const clear = useCallback(() => {
@@ -69,6 +70,7 @@ export function useAttachments() {
 /** The attached files as chips above the input: name, size, a thumbnail for
  * images, and a button to take each one off. */
 export function AttachmentChips({ files, error, onRemove, onDismiss }: { files: PendingFile[]; error: string | null; onRemove: (i: number) => void; onDismiss: () => void }) {
+  const { t } = useTranslation()
   if (files.length === 0 && !error) return null
   return (
     <div className="attachments" data-testid="attachments">
@@ -77,7 +79,7 @@ export function AttachmentChips({ files, error, onRemove, onDismiss }: { files: 
           {f.preview ? <img className="attachment-thumb" src={f.preview} alt="" /> : <span aria-hidden="true" className="attachment-icon">📄</span>}
           <span className="attachment-name">{f.name}</span>
           <span className="attachment-size">{formatSize(f.size)}</span>
-          <button type="button" className="attachment-remove" onClick={() => onRemove(i)} aria-label={`Remove ${f.name}`} data-testid="attachment-remove">
+          <button type="button" className="attachment-remove" onClick={() => onRemove(i)} aria-label={t('attach.remove', { name: f.name })} data-testid="attachment-remove">
             ✕
           </button>
         </span>
@@ -85,7 +87,7 @@ export function AttachmentChips({ files, error, onRemove, onDismiss }: { files: 
       {error && (
         <span className="attachment-error" role="alert" data-testid="attachment-error">
           {error}
-          <button type="button" className="attachment-remove" onClick={onDismiss} aria-label="Dismiss">
+          <button type="button" className="attachment-remove" onClick={onDismiss} aria-label={t('common.dismiss')}>
             ✕
           </button>
         </span>

@@ -147,8 +147,8 @@ export function Composer({ onOpenInspector, disabledReason }: { onOpenInspector:
                 className="btn btn-ghost composer-attach"
                 onClick={() => picker.current?.click()}
                 disabled={streaming}
-                title="Attach files: text files go inside the message, images to models that take them (or paste, or drop them here)"
-                aria-label="Attach files"
+                title={t('composer.attachTitle')}
+                aria-label={t('composer.attach')}
                 data-testid="composer-attach"
               >
                 <span aria-hidden="true">📎</span>

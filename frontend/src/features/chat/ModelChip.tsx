@@ -1,9 +1,11 @@
 import { useEffect, useRef, useState } from 'react'
 import { useStore, useStores } from '../../stores'
+import { useTranslation } from '../../i18n'
 
 /** The model the open conversation's answers come from, in the composer:
  * a chip that opens the list of the settings' endpoints and their models. */
 export function ModelChip({ disabled }: { disabled?: boolean }) {
+  const { t } = useTranslation()
   const { models, chat, conversations, settings } = useStores()
   const conversationId = useStore(chat, (s) => s.conversationId)
   const meta = useStore(conversations, (s) => s.list.find((m) => m.id === conversationId) ?? null)
@@ -30,8 +32,7 @@ export function ModelChip({ disabled }: { disabled?: boolean }) {
   if (!conversationId) return null
   const endpoint = state.conversationId === conversationId ? state.endpoint : metaEndpoint
   const model = (state.conversationId === conversationId ? state.model : metaModel) || (endpoint ? '' : defaultModel)
-  const label = model || 'Default model'
-  const where = endpoint ? ` on ${endpoint}` : ''
+  const label = model || t('modelChip.defaultModel')
 
   const toggle = () => {
     if (!open && !state.loading) void models.actions.load()
@@ -51,7 +52,7 @@ export function ModelChip({ disabled }: { disabled?: boolean }) {
         disabled={disabled}
         aria-haspopup="listbox"
         aria-expanded={open}
-        title={`Answers come from ${label}${where}. Choose another model for this conversation`}
+        title={endpoint ? t('modelChip.titleOn', { model: label, endpoint }) : t('modelChip.title', { model: label })}
         data-testid="model-chip"
       >
         <span className="model-chip-name">{label}</span>
@@ -59,13 +60,13 @@ export function ModelChip({ disabled }: { disabled?: boolean }) {
         <span aria-hidden="true" className="model-chip-caret">▾</span>
       </button>
       {open && (
-        <div className="model-menu" role="listbox" aria-label="Models" data-testid="model-menu">
-          {state.loading && !state.endpoints && <div className="model-menu-note">Asking the servers for their models…</div>}
-          {state.endpoints?.length === 0 && <div className="model-menu-note">No model server is set up. Add one in Settings → Model.</div>}
+        <div className="model-menu" role="listbox" aria-label={t('modelChip.models')} data-testid="model-menu">
+          {state.loading && !state.endpoints && <div className="model-menu-note">{t('modelChip.asking')}</div>}
+          {state.endpoints?.length === 0 && <div className="model-menu-note">{t('modelChip.noServer')}</div>}
           {state.endpoints?.map((ep) => (
-            <div className="model-menu-group" key={ep.name} role="group" aria-label={ep.name === 'default' ? 'Default server' : ep.name}>
+            <div className="model-menu-group" key={ep.name} role="group" aria-label={ep.name === 'default' ? t('modelChip.defaultServer') : ep.name}>
               <div className="model-menu-heading" title={ep.baseUrl}>
-                {ep.name === 'default' ? 'Default server' : ep.name}
+                {ep.name === 'default' ? t('modelChip.defaultServer') : ep.name}
               </div>
               {ep.error && <div className="model-menu-note model-menu-error">{ep.error}</div>}
               {ep.models.map((m) => (
@@ -81,10 +82,10 @@ export function ModelChip({ disabled }: { disabled?: boolean }) {
                 >
                   <span aria-hidden="true" className="model-menu-check">{isCurrent(ep.name, m) ? '✓' : ''}</span>
                   {m}
-                  {m === ep.default && <span className="model-menu-default">default</span>}
+                  {m === ep.default && <span className="model-menu-default">{t('modelChip.default')}</span>}
                 </button>
               ))}
-              {ep.models.length === 0 && !ep.error && <div className="model-menu-note">This server lists no model.</div>}
+              {ep.models.length === 0 && !ep.error && <div className="model-menu-note">{t('modelChip.noModels')}</div>}
             </div>
           ))}
           {state.error && (

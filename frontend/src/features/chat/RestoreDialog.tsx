@@ -2,12 +2,13 @@ import { useEffect, useState } from 'react'
 import type { RestoreResult, RewindWhat } from '../../bridge'
 import { Modal } from '../../components/Modal'
 import { useStores } from '../../stores'
+import { t, useTranslation } from '../../i18n'
 import './restore.css'
 
-const whatLabels: { id: RewindWhat; label: string; hint: string }[] = [
-  { id: 'both', label: 'Files and conversation', hint: 'Put the files back and continue in a new conversation that ends before this message.' },
-  { id: 'files', label: 'Files only', hint: 'Put the files back; the conversation stays as it is.' },
-  { id: 'conversation', label: 'Conversation only', hint: 'Continue in a new conversation that ends before this message; the files stay as they are.' },
+const whatLabels: { id: RewindWhat; label: () => string; hint: () => string }[] = [
+  { id: 'both', label: () => t('restore.what.both'), hint: () => t('restore.what.bothHint') },
+  { id: 'files', label: () => t('restore.what.files'), hint: () => t('restore.what.filesHint') },
+  { id: 'conversation', label: () => t('restore.what.conversation'), hint: () => t('restore.what.conversationHint') },
 ]
 
 function FileList({ title, files, testId }: { title: string; files: string[]; testId: string }) {
@@ -43,6 +44,7 @@ export function RestoreDialog({
   /** Called after a restore that went through, with what it restored. */
   onDone?: (r: RestoreResult | null) => void
 }) {
+  const { t } = useTranslation()
   const { conversations } = useStores()
   const [plan, setPlan] = useState<RestoreResult | null>(null)
   const [failed, setFailed] = useState(false)
@@ -93,46 +95,46 @@ export function RestoreDialog({
 
   return (
     <Modal
-      title={kind === 'rewind' ? 'Rewind to here' : 'Undo this change'}
+      title={kind === 'rewind' ? t('restore.rewindTitle') : t('restore.undoTitle')}
       onClose={onClose}
       testId="restore-dialog"
       footer={
         <>
           <button type="button" className="btn" onClick={onClose} data-testid="restore-cancel">
-            Cancel
+            {t('common.cancel')}
           </button>
           <button type="button" className="btn btn-primary" disabled={!canGo} onClick={() => void confirm()} data-testid="restore-confirm">
-            {busy ? 'Restoring…' : kind === 'rewind' ? 'Rewind' : 'Undo'}
+            {busy ? t('restore.restoring') : kind === 'rewind' ? t('restore.rewind') : t('restore.undo')}
           </button>
         </>
       }
     >
       {kind === 'rewind' && (
-        <div className="restore-what" role="radiogroup" aria-label="What to rewind">
+        <div className="restore-what" role="radiogroup" aria-label={t('restore.whatLabel')}>
           {whatLabels.map((w) => (
             <label key={w.id} className={`restore-option ${what === w.id ? 'is-active' : ''}`}>
               <input type="radio" name="restore-what" value={w.id} checked={what === w.id} onChange={() => setWhat(w.id)} data-testid={`restore-what-${w.id}`} />
-              {w.label}
+              {w.label()}
             </label>
           ))}
           <p className="hint" data-testid="restore-what-hint">
-            {whatLabels.find((w) => w.id === what)?.hint}
+            {whatLabels.find((w) => w.id === what)?.hint()}
           </p>
         </div>
       )}
-      {!plan && !failed && <p className="hint">Looking at the files…</p>}
-      {failed && <p className="hint">The files to restore could not be read; see the message in the sidebar.</p>}
+      {!plan && !failed && <p className="hint">{t('restore.looking')}</p>}
+      {failed && <p className="hint">{t('restore.failed')}</p>}
       {plan && files && (
         <div className="restore-plan" data-testid="restore-plan">
           {nothing && plan.unrestorable.length === 0 && (
             <p className="hint" data-testid="restore-nothing">
-              {kind === 'rewind' ? 'The tools changed no file from this message on, or the files are already as they were.' : 'Nothing to undo: the files are already as they were before this change.'}
+              {kind === 'rewind' ? t('restore.nothingRewind') : t('restore.nothingUndo')}
             </p>
           )}
-          <FileList title={`Will be restored (${plan.restored.length})`} files={plan.restored} testId="restore-restored" />
+          <FileList title={t('restore.willRestore', { count: plan.restored.length })} files={plan.restored} testId="restore-restored" />
           {plan.kept.length > 0 && (
             <div className="restore-group" data-testid="restore-kept">
-              <div className="restore-group-title">Changed since — kept unless you tick them ({plan.kept.length})</div>
+              <div className="restore-group-title">{t('restore.changedSince', { count: plan.kept.length })}</div>
               <ul className="restore-files mono">
                 {plan.kept.map((f) => (
                   <li key={f}>
@@ -144,8 +146,8 @@ export function RestoreDialog({
               </ul>
             </div>
           )}
-          <FileList title="Too large to have been kept — cannot be restored" files={plan.unrestorable} testId="restore-unrestorable" />
-          {!nothing && kind === 'undo' && <p className="hint">The files as they are now are kept too: the card offers to redo the change afterwards.</p>}
+          <FileList title={t('restore.tooLarge')} files={plan.unrestorable} testId="restore-unrestorable" />
+          {!nothing && kind === 'undo' && <p className="hint">{t('restore.redoLater')}</p>}
         </div>
       )}
     </Modal>

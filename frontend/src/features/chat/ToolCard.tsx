@@ -35,6 +35,7 @@ const undoable = new Set(['fs.write', 'fs.apply_patch'])
  * be restored; once undone the card says so and offers to redo it (the
  * files as they were before the undo). */
 function UndoChange({ callId }: { callId: string }) {
+  const { t } = useTranslation()
   const { chat, conversations } = useStores()
   const conversationId = useStore(chat, (s) => s.conversationId)
   const streaming = useStore(chat, (s) => s.streaming)
@@ -55,18 +56,20 @@ function UndoChange({ callId }: { callId: string }) {
       {undone ? (
         <>
           <span className="tool-undone" data-testid="tool-undone">
-            Undone: {undone.restored.length === 1 ? undone.restored[0] : `${undone.restored.length} files`} restored
-            {undone.kept.length > 0 ? `, ${undone.kept.length} kept` : ''}
+            {t('tool.undo.done', {
+              what: undone.restored.length === 1 ? undone.restored[0] : t('tool.undo.files', { count: undone.restored.length }),
+              kept: undone.kept.length > 0 ? t('tool.undo.kept', { count: undone.kept.length }) : '',
+            })}
           </span>
           {undone.rewindId && (
             <button type="button" className="btn btn-small" disabled={busy || streaming} onClick={() => void redo()} data-testid="tool-redo">
-              Redo
+              {t('tool.undo.redo')}
             </button>
           )}
         </>
       ) : (
         <button type="button" className="btn btn-small" disabled={streaming} onClick={() => setAsking(true)} data-testid="tool-undo">
-          Undo this change
+          {t('tool.undo.undo')}
         </button>
       )}
       {asking && <RestoreDialog kind="undo" conversationId={conversationId} target={callId} onClose={close} onDone={(r) => r && setUndone(r)} />}

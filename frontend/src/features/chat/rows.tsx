@@ -121,7 +121,7 @@ function UserRow({ row, actions }: { row: Extract<Row, { kind: 'user' }>; action
           {row.entry.attachments && row.entry.attachments.length > 0 && (
             <span className="msg-attachments" data-testid="msg-attachments">
               {row.entry.attachments.map((a, i) => (
-                <span className="msg-attachment" key={`${a.name}-${i}`} title={a.truncated ? `${a.name}: only its start and end were sent; the whole file is kept with the conversation` : a.name}>
+                <span className="msg-attachment" key={`${a.name}-${i}`} title={a.truncated ? t('chat.attachmentTruncated', { name: a.name }) : a.name}>
                   <span aria-hidden="true">{a.kind === 'image' ? '🖼' : '📄'}</span> {a.name}
                 </span>
               ))}
@@ -150,11 +150,11 @@ function UserRow({ row, actions }: { row: Extract<Row, { kind: 'user' }>; action
             type="button"
             className="msg-action"
             disabled={actions.streaming}
-            title="Put the project's files back as they were before this message, and/or continue from before it in a new conversation"
+            title={t('chat.rewindTitle')}
             onClick={() => actions.rewind(row.entry.id)}
             data-testid="msg-rewind"
           >
-            Rewind to here
+            {t('chat.rewind')}
           </button>
         </Foot>
       )}

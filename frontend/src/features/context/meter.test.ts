@@ -1,3 +1,4 @@
+import { applyLanguage } from '../../i18n'
 import { cacheSummary, costSummary, displayStatus, formatMoney, formatPercent, formatTokens } from './meter'
 
 describe('context meter', () => {
@@ -39,5 +40,18 @@ describe('context meter', () => {
     expect(costSummary(r, { amount: 1.5, currency: 'USD', unpriced: ['local'] })).toBe('Usage: 4,000 tokens in, 500 out over 2 requests; cost 1.50 USD; without local, which has no price.')
     expect(formatMoney(0, 'USD')).toBe('0.00 USD')
     expect(formatMoney(0.004, 'USD')).toBe('0.0040 USD')
+  })
+
+  it.each([
+    ['en', { calls: 1, promptTokens: 12000, completionTokens: 300, totalTokens: 12300, cachedTokens: 0 }, { amount: 0.5, currency: 'USD', unpriced: [''] }, 'Usage: 12,000 tokens in, 300 out over one request; cost 0.5000 USD; without an unknown model, which has no price.'],
+    ['zh-CN', { calls: 1, promptTokens: 12000, completionTokens: 300, totalTokens: 12300, cachedTokens: 0 }, { amount: 0.5, currency: 'USD', unpriced: [''] }, '用量：输入 12,000 token、输出 300 token，共 1 次请求；费用 0.5000 USD；不含未设置价格的 未知模型。'],
+    ['zh-CN', { calls: 3, promptTokens: 4000, completionTokens: 500, totalTokens: 4500, cachedTokens: 0 }, null, '用量：输入 4,000 token、输出 500 token，共 3 次请求；尚未为其模型设置价格（设置 → 模型）。'],
+  ] as const)('says the usage and cost in %s', (lang, r, cost, want) => {
+    applyLanguage(lang)
+    try {
+      expect(costSummary(r, cost ? { ...cost, unpriced: [...cost.unpriced] } : null)).toBe(want)
+    } finally {
+      applyLanguage('en')
+    }
   })
 })

@@ -1,23 +1,24 @@
 import { useEffect, useState } from 'react'
 import type { Settings } from '../../bridge'
+import { t, useTranslation } from '../../i18n'
 import { Field, type FormTabProps } from './form'
 
 type Endpoint = NonNullable<Settings['llm']['endpoints']>[number]
 type Price = NonNullable<Settings['llm']['prices']>[string]
 
-const shapes: { id: string; label: string; hint: string }[] = [
-  { id: 'auto', label: 'Automatic', hint: "Sent as it is built; a model whose chat template refuses that (it says so in its error) gets the strict shape from then on." },
-  { id: 'standard', label: 'As built', hint: 'Several system messages and consecutive messages of one role, as OpenAI takes them.' },
-  { id: 'alternating', label: 'Strict turns', hint: 'One system message, then user and assistant turns strictly alternating (Mistral, Llama 2 templates).' },
-  { id: 'alternating-no-system', label: 'Strict turns, no system role', hint: 'Strict turns, with the system text at the start of the first user message (Gemma templates).' },
+const shapes: { id: string; label: () => string; hint: () => string }[] = [
+  { id: 'auto', label: () => t('settings.models.shapes.auto'), hint: () => t('settings.models.shapes.autoHint') },
+  { id: 'standard', label: () => t('settings.models.shapes.standard'), hint: () => t('settings.models.shapes.standardHint') },
+  { id: 'alternating', label: () => t('settings.models.shapes.alternating'), hint: () => t('settings.models.shapes.alternatingHint') },
+  { id: 'alternating-no-system', label: () => t('settings.models.shapes.noSystem'), hint: () => t('settings.models.shapes.noSystemHint') },
 ]
 
-const efforts: { id: string; label: string }[] = [
-  { id: '', label: "The server's default" },
-  { id: 'minimal', label: 'Minimal' },
-  { id: 'low', label: 'Low' },
-  { id: 'medium', label: 'Medium' },
-  { id: 'high', label: 'High' },
+const efforts: { id: string; label: () => string }[] = [
+  { id: '', label: () => t('settings.models.efforts.default') },
+  { id: 'minimal', label: () => t('settings.models.efforts.minimal') },
+  { id: 'low', label: () => t('settings.models.efforts.low') },
+  { id: 'medium', label: () => t('settings.models.efforts.medium') },
+  { id: 'high', label: () => t('settings.models.efforts.high') },
 ]
 
 /** A price field: a number of money units per million tokens, kept as typed
@@ -66,7 +67,7 @@ function ModelList({ value, set, testId }: { value: string[]; set: (v: string[])
         set(parseModels(e.target.value))
       }}
       onBlur={() => setText(value.join(', '))}
-      placeholder="qwen3:8b"
+      placeholder={'qwen3:8b'}
       spellCheck={false}
       data-testid={testId}
     />
@@ -77,6 +78,7 @@ function ModelList({ value, set, testId }: { value: string[]; set: (v: string[])
  * composer, the request shape for strict chat templates, the reasoning
  * effort, and prices for costs. */
 export function ModelsTab({ draft }: FormTabProps) {
+  const { t } = useTranslation()
   const l = draft.form.llm
   const endpoints = l.endpoints ?? []
   const prices = l.prices ?? {}
@@ -108,19 +110,19 @@ export function ModelsTab({ draft }: FormTabProps) {
   return (
     <>
       <section className="settings-section">
-        <h3>More servers</h3>
-        <p className="hint">Servers besides the one in General. A conversation chooses one of their models with the model chip beside Send.</p>
-        {endpoints.length === 0 && <p className="hint" data-testid="endpoints-empty">None yet.</p>}
+        <h3>{t('settings.models.servers')}</h3>
+        <p className="hint">{t('settings.models.serversHint')}</p>
+        {endpoints.length === 0 && <p className="hint" data-testid="endpoints-empty">{t('settings.models.none')}</p>}
         {endpoints.map((e, i) => (
           <div className="settings-endpoint" key={i} data-testid="endpoint-row">
             <div className="settings-grid">
-              <Field draft={draft} path={`llm.endpoints[${i}].name`} label="Name">
-                <input className="input" value={e.name} onChange={(ev) => editEndpoint(i, (x) => (x.name = ev.target.value))} placeholder="lab" spellCheck={false} data-testid={`endpoint-name-${i}`} />
+              <Field draft={draft} path={`llm.endpoints[${i}].name`} label={t('settings.models.name')}>
+                <input className="input" value={e.name} onChange={(ev) => editEndpoint(i, (x) => (x.name = ev.target.value))} placeholder={'lab'} spellCheck={false} data-testid={`endpoint-name-${i}`} />
               </Field>
-              <Field draft={draft} path={`llm.endpoints[${i}].baseUrl`} label="Base URL">
-                <input className="input" value={e.baseUrl} onChange={(ev) => editEndpoint(i, (x) => (x.baseUrl = ev.target.value))} placeholder="http://127.0.0.1:8000/v1" spellCheck={false} data-testid={`endpoint-url-${i}`} />
+              <Field draft={draft} path={`llm.endpoints[${i}].baseUrl`} label={t('settings.gen.baseUrl')}>
+                <input className="input" value={e.baseUrl} onChange={(ev) => editEndpoint(i, (x) => (x.baseUrl = ev.target.value))} placeholder={'http://127.0.0.1:8000/v1'} spellCheck={false} data-testid={`endpoint-url-${i}`} />
               </Field>
-              <Field draft={draft} path={`llm.endpoints[${i}].apiKey`} label="API key" help="Kept only in settings.json; shown masked.">
+              <Field draft={draft} path={`llm.endpoints[${i}].apiKey`} label={t('settings.gen.apiKey')} help={t('settings.models.apiKeyHelp')}>
                 <input
                   className="input"
                   type="password"
@@ -128,11 +130,11 @@ export function ModelsTab({ draft }: FormTabProps) {
                   value={e.apiKey ?? ''}
                   onChange={(ev) => editEndpoint(i, (x) => (x.apiKey = ev.target.value))}
                   onFocus={(ev) => ev.target.select()}
-                  placeholder="none (local servers)"
+                  placeholder={t('settings.gen.apiKeyPlaceholder')}
                   data-testid={`endpoint-key-${i}`}
                 />
               </Field>
-              <Field draft={draft} path={`llm.endpoints[${i}].models`} label="Models" help="Separated by commas; the first is its default. The server's own list is offered too.">
+              <Field draft={draft} path={`llm.endpoints[${i}].models`} label={t('settings.models.models')} help={t('settings.models.modelsHelp')}>
                 <ModelList value={e.models ?? []} set={(models) => editEndpoint(i, (x) => (x.models = models))} testId={`endpoint-models-${i}`} />
               </Field>
             </div>
@@ -142,7 +144,7 @@ export function ModelsTab({ draft }: FormTabProps) {
               onClick={() => draft.edit((s) => (s.llm.endpoints = (s.llm.endpoints ?? []).filter((_, j) => j !== i)))}
               data-testid={`endpoint-remove-${i}`}
             >
-              Remove this server
+              {t('settings.models.removeServer')}
             </button>
           </div>
         ))}
@@ -152,27 +154,27 @@ export function ModelsTab({ draft }: FormTabProps) {
           onClick={() => draft.edit((s) => (s.llm.endpoints = [...(s.llm.endpoints ?? []), { name: '', baseUrl: '' }]))}
           data-testid="endpoint-add"
         >
-          Add a server
+          {t('settings.models.addServer')}
         </button>
       </section>
 
       <section className="settings-section">
-        <h3>Requests</h3>
+        <h3>{t('settings.models.requests')}</h3>
         <div className="settings-grid">
-          <Field draft={draft} path="llm.requestShape" label="Message shape" help={shape.hint}>
+          <Field draft={draft} path="llm.requestShape" label={t('settings.models.shape')} help={shape.hint()}>
             <select id="set-llm.requestShape" className="input" value={l.requestShape || 'auto'} onChange={(e) => draft.edit((s) => (s.llm.requestShape = e.target.value === 'auto' ? '' : e.target.value))} data-testid="set-llm.requestShape">
               {shapes.map((s) => (
                 <option key={s.id} value={s.id}>
-                  {s.label}
+                  {s.label()}
                 </option>
               ))}
             </select>
           </Field>
-          <Field draft={draft} path="llm.reasoningEffort" label="Reasoning effort" help="How long reasoning models think before they answer; a server that does not take it is not sent it again.">
+          <Field draft={draft} path="llm.reasoningEffort" label={t('settings.models.effort')} help={t('settings.models.effortHelp')}>
             <select id="set-llm.reasoningEffort" className="input" value={l.reasoningEffort ?? ''} onChange={(e) => draft.edit((s) => (s.llm.reasoningEffort = e.target.value))} data-testid="set-llm.reasoningEffort">
               {efforts.map((x) => (
                 <option key={x.id} value={x.id}>
-                  {x.label}
+                  {x.label()}
                 </option>
               ))}
             </select>
@@ -181,21 +183,21 @@ export function ModelsTab({ draft }: FormTabProps) {
       </section>
 
       <section className="settings-section">
-        <h3>Prices</h3>
-        <p className="hint">What each model costs per million tokens, for the costs shown beside the context meter and by crewagent usage.</p>
-        <Field draft={draft} path="llm.currency" label="Currency">
-          <input id="set-llm.currency" className="input settings-currency" value={l.currency ?? ''} placeholder="USD" onChange={(e) => draft.edit((s) => (s.llm.currency = e.target.value))} data-testid="set-llm.currency" />
+        <h3>{t('settings.models.prices')}</h3>
+        <p className="hint">{t('settings.models.pricesHint')}</p>
+        <Field draft={draft} path="llm.currency" label={t('settings.models.currency')}>
+          <input id="set-llm.currency" className="input settings-currency" value={l.currency ?? ''} placeholder={'USD'} onChange={(e) => draft.edit((s) => (s.llm.currency = e.target.value))} data-testid="set-llm.currency" />
         </Field>
         {Object.keys(prices).length > 0 && (
           <table className="settings-prices" data-testid="prices">
             <thead>
               <tr>
-                <th scope="col">Model</th>
-                <th scope="col">Input</th>
-                <th scope="col">Cached input</th>
-                <th scope="col">Output</th>
+                <th scope="col">{t('settings.models.col.model')}</th>
+                <th scope="col">{t('settings.models.col.input')}</th>
+                <th scope="col">{t('settings.models.col.cached')}</th>
+                <th scope="col">{t('settings.models.col.output')}</th>
                 <th scope="col">
-                  <span className="sr-only">Remove</span>
+                  <span className="sr-only">{t('common.remove')}</span>
                 </th>
               </tr>
             </thead>
@@ -206,19 +208,19 @@ export function ModelsTab({ draft }: FormTabProps) {
                   <tr key={m} data-testid={`price-${m}`}>
                     <th scope="row">{m}</th>
                     <td>
-                      <PriceInput value={prices[m].input} set={(v) => editPrice(m, (p) => (p.input = v))} label={`Input price of ${m}`} testId={`price-input-${m}`} />
+                      <PriceInput value={prices[m].input} set={(v) => editPrice(m, (p) => (p.input = v))} label={t('settings.models.inputPrice', { model: m })} testId={`price-input-${m}`} />
                     </td>
                     <td>
-                      <PriceInput value={prices[m].cachedInput} set={(v) => editPrice(m, (p) => (p.cachedInput = v))} label={`Cached input price of ${m}`} testId={`price-cached-${m}`} />
+                      <PriceInput value={prices[m].cachedInput} set={(v) => editPrice(m, (p) => (p.cachedInput = v))} label={t('settings.models.cachedPrice', { model: m })} testId={`price-cached-${m}`} />
                     </td>
                     <td>
-                      <PriceInput value={prices[m].output} set={(v) => editPrice(m, (p) => (p.output = v))} label={`Output price of ${m}`} testId={`price-output-${m}`} />
+                      <PriceInput value={prices[m].output} set={(v) => editPrice(m, (p) => (p.output = v))} label={t('settings.models.outputPrice', { model: m })} testId={`price-output-${m}`} />
                     </td>
                     <td>
                       <button
                         type="button"
                         className="btn btn-small"
-                        aria-label={`Remove the price of ${m}`}
+                        aria-label={t('settings.models.removePrice', { model: m })}
                         onClick={() =>
                           draft.edit((s) => {
                             const all = { ...(s.llm.prices ?? {}) }
@@ -247,12 +249,12 @@ export function ModelsTab({ draft }: FormTabProps) {
               }
             }}
             placeholder="gpt-4o-mini"
-            aria-label="Model to price"
+            aria-label={t('settings.models.modelToPrice')}
             spellCheck={false}
             data-testid="price-new"
           />
           <button type="button" className="btn" onClick={addPrice} disabled={!newPrice.trim() || !!prices[newPrice.trim()]} data-testid="price-add">
-            Add a price
+            {t('settings.models.addPrice')}
           </button>
         </div>
       </section>

@@ -1,3 +1,5 @@
+import { t, Trans, useTranslation } from '../../i18n'
+
 interface Props {
   root: string
   question: string
@@ -6,30 +8,38 @@ interface Props {
   onCancel: () => void
 }
 
+/** The backend's question ("this looks like project "book" moved from
+ * /home/me/book — use its conversations?") in the language in use; a
+ * question in other words is shown as it is. */
+export function movedQuestion(question: string): string {
+  const m = /^this looks like project "(.*)" moved from (.+) — use its conversations\?$/s.exec(question)
+  return m ? t('moved.question', { name: m[1], from: m[2] }) : question
+}
+
 /** The question of a folder that looks like a project moved from another path:
  * keep its conversations here, or make the folder a new project. */
 export function MovedProject({ root, question, busy, onAnswer, onCancel }: Props) {
+  const { t } = useTranslation()
   return (
     <section className="card moved-project" role="alertdialog" aria-labelledby="moved-title" aria-describedby="moved-question" data-testid="moved-project" data-root={root}>
       <h2 id="moved-title" className="card-title">
-        Moved project?
+        {t('moved.title')}
       </h2>
       <p id="moved-question" className="moved-question" data-testid="moved-question">
-        {question}
+        {movedQuestion(question)}
       </p>
       <p className="hint">
-        Yes: its conversations, runs and choices open in <span className="mono">{root}</span>. No: this folder becomes a new project; the
-        old conversations stay in the runtime home. Either way, the folder&apos;s MCP servers and permissions are approved again.
+        <Trans t={t} i18nKey="moved.hint" values={{ root }} components={{ path: <span className="mono" /> }} />
       </p>
       <div className="form-actions">
         <button type="button" className="btn btn-ghost" onClick={onCancel} disabled={busy} data-testid="moved-cancel">
-          Cancel
+          {t('common.cancel')}
         </button>
         <button type="button" className="btn" onClick={() => onAnswer(false)} disabled={busy} data-testid="moved-new">
-          No, a new project
+          {t('moved.newProject')}
         </button>
         <button type="button" className="btn btn-primary" onClick={() => onAnswer(true)} disabled={busy} data-testid="moved-keep">
-          Yes, use its conversations
+          {t('moved.keep')}
         </button>
       </div>
     </section>

@@ -117,7 +117,7 @@ export function WorkspaceScreen({ project }: { project: ProjectInfo }) {
           <div className="notice" role="status" data-testid="project-notice">
             <div className="notice-message">{notice}</div>
             <button type="button" className="btn btn-ghost btn-small" onClick={projects.actions.dismissNotice} data-testid="project-notice-dismiss">
-              Dismiss
+              {t('common.dismiss')}
             </button>
           </div>
         </div>
