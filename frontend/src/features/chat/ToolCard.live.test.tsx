@@ -46,7 +46,8 @@ describe('the card of a running command', () => {
     expect(screen.getByTestId('tool-status')).toHaveTextContent('stopped')
     expect(screen.queryByTestId('tool-live')).toBeNull()
     expect(screen.queryByTestId('tool-stop')).toBeNull()
-    expect(screen.getByTestId('tool-preview')).toHaveTextContent('E_COMMAND_STOPPED')
+    expect(screen.getByTestId('tool-preview')).toHaveTextContent('the command was stopped')
+    expect(screen.getByTestId('tool-preview')).not.toHaveTextContent('E_COMMAND_STOPPED')
   })
 
   it('an allowed command runs in its card while the log still holds the request', async () => {

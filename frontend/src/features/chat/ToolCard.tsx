@@ -8,6 +8,7 @@ import { HandoverBox } from './HandoverBox'
 import { LiveOutputView } from './LiveOutput'
 import { RestoreDialog } from './RestoreDialog'
 import { mcpToolName } from '../../lib/mcp'
+import { toolPreview } from '../../lib/toolPreview'
 import type { ToolStatus } from './messageRows'
 import { useTranslation } from '../../i18n'
 
@@ -145,6 +146,8 @@ export function ToolCard({
   const large = result?.view?.large
   // A large result: its beginning, without the log's preview header and path.
   const output = large ? large.head : (result?.content ?? '')
+  // Folded: the text the result carries or a failure's message, never its JSON.
+  const preview = output ? toolPreview(output) : null
   const duration = formatDuration(durationMs ?? result?.duration)
   const externalised = !!result?.fullOutputPath || !!large
   // conv.create, conv.send: the conversation the turn went to, in place of the JSON.
@@ -194,10 +197,9 @@ export function ToolCard({
           </button>
         </div>
       )}
-      {!open && !showLive && !handover && !approval?.state.startsWith('wait') && output && status !== 'running' && (
+      {!open && !showLive && !handover && !approval?.state.startsWith('wait') && preview && status !== 'running' && (
         <div className="tool-preview mono" data-testid="tool-preview">
-          {output.slice(0, 240).replace(/\s+/g, ' ')}
-          {output.length > 240 ? '…' : ''}
+          {preview}
         </div>
       )}
       {open && (
