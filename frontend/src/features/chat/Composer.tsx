@@ -179,7 +179,9 @@ export function Composer({ onOpenInspector, disabledReason }: { onOpenInspector:
               {t('common.send')}
             </button>
           )}
-          <ContextMeter usage={compacting && usage ? { ...usage, status: 'compressing' } : usage} onOpen={onOpenInspector} />
+          <span className="composer-meter">
+            <ContextMeter usage={compacting && usage ? { ...usage, status: 'compressing' } : usage} onOpen={onOpenInspector} />
+          </span>
           <ApprovalModeSelect />
           <ModelChip disabled={streaming} />
         </div>
