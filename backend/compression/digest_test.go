@@ -342,11 +342,19 @@ func FuzzParseDigest(f *testing.F) {
 				t.Fatalf("empty line parsed from %q", s)
 			}
 		}
-		// a digest written from what was parsed parses back to the same lines
+		// A digest written from what was parsed keeps every line's text and
+		// reads back to no more lines (sentences of one message that follow
+		// each other share a line, so the count may fall).
 		text := renderDigest(renderHeader(p.total, "", p.task), p.lines, false)
+		for _, l := range p.lines {
+			if !strings.Contains(text, l.text) {
+				t.Fatalf("%q lost in the round trip of %q", l.text, s)
+			}
+		}
 		q := parseDigest(text)
-		if len(q.lines) != len(p.lines) {
+		if len(q.lines) > len(p.lines) {
 			t.Fatalf("%d lines, %d after a round trip of %q", len(p.lines), len(q.lines), s)
 		}
+
 	})
 }
