@@ -130,7 +130,7 @@ export default async function settingsSpec({ app, step, tmp, home, prepared }) {
     assert.equal(chats.at(-1).model, 'mistral:7b', 'the request did not go to the model chosen')
   })
 
-  const tabs = ['general', 'context', 'tools', 'packages']
+  const tabs = ['general', 'models', 'context', 'tools', 'packages']
   await step('settings: the dialog keeps its size and place on every page', async () => {
     await app.click('open-settings')
     await app.waitForTestId('settings-form')
