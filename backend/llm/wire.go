@@ -136,16 +136,16 @@ func (c *Client) learn(err error, w wireParts) bool {
 
 // isOpenAI reports OpenAI's own API, whose chat models other than the reasoning ones
 // refuse reasoning_effort.
-func isOpenAI(baseURL string) bool {
-	u, err := url.Parse(baseURL)
-	return err == nil && strings.EqualFold(u.Hostname(), "api.openai.com")
-}
+func isOpenAI(baseURL string) bool { return hostIs(baseURL, "api.openai.com") }
 
 // plainByDefault reports endpoints known to take only plain tool schemas: Gemini's
 // OpenAI-compatible API.
-func plainByDefault(baseURL string) bool {
+func plainByDefault(baseURL string) bool { return hostIs(baseURL, "generativelanguage.googleapis.com") }
+
+// hostIs reports whether baseURL's host is host.
+func hostIs(baseURL, host string) bool {
 	u, err := url.Parse(baseURL)
-	return err == nil && strings.EqualFold(u.Hostname(), "generativelanguage.googleapis.com")
+	return err == nil && strings.EqualFold(u.Hostname(), host)
 }
 
 // CacheKey is the prompt_cache_key sent for a conversation: a hash of its id, stable for

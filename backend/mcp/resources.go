@@ -10,6 +10,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"crewagent/backend/conversation"
 	"crewagent/backend/errs"
 )
 
@@ -246,7 +247,7 @@ func (m *Manager) GetPrompt(ctx context.Context, name, prompt string, args map[s
 
 // ReadResourceTool is the tool through which the model reads a resource of an MCP server
 // (a resource link a tool returned, or one it was told of).
-const ReadResourceTool = "mcp__read_resource" // conversation.ToolMCPReadResource
+const ReadResourceTool = conversation.ToolMCPReadResource
 
 // readResourceDef is the definition of ReadResourceTool for the given servers.
 func readResourceDef(servers []string) json.RawMessage {
