@@ -101,14 +101,25 @@ func Run(ctx context.Context, spec Spec) (Outcome, error) {
 
 	var argv []string
 	out := Outcome{Sandboxed: !spec.Unsandboxed}
+	info := ""
 	if spec.Unsandboxed {
 		argv = inner
 	} else {
 		if err := Check(spec.Bwrap); err != nil {
 			return out, err
 		}
+		// bubblewrap writes the host pid of the sandbox's first process to the info
+		// file before that process may start a session of its own (which takes it out
+		// of the command's process group); the watchdog kills it by that pid.
+		f, err := os.CreateTemp("", "crewagent-sandbox-*.json")
+		if err != nil {
+			return out, fmt.Errorf("sandbox: %w", err)
+		}
+		_ = f.Close()
+		info = f.Name()
+		defer os.Remove(info)
 		bwrap, _ := exec.LookPath(orDefault(spec.Bwrap, "bwrap"))
-		argv = append([]string{bwrap}, bwrapArgs(spec)...)
+		argv = append([]string{bwrap, "--info-fd", "3"}, bwrapArgs(spec)...)
 		argv = append(argv, "--")
 		argv = append(argv, inner...)
 	}
@@ -124,7 +135,7 @@ func Run(ctx context.Context, spec Spec) (Outcome, error) {
 	// parent-death signal does not always reach the command when the app is killed (it
 	// belongs to the thread that started it), so the watchdog also looks for the app
 	// twice a second and kills the command's process group once the app is gone.
-	argv = append([]string{"/bin/sh", "-c", watchdogScript, procs}, argv...)
+	argv = append([]string{"/bin/sh", "-c", watchdogScript, procs, info}, argv...)
 
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = spec.Dir
@@ -193,12 +204,30 @@ func orDefault(s, d string) string {
 	return s
 }
 
-// watchdogScript runs as /bin/sh -c watchdogScript PROCS COMMAND...: it writes its pid
-// to PROCS (a cgroup's member list) when PROCS is set, starts the watchdog of the app
-// (its parent) and becomes the command.
-const watchdogScript = `app=$PPID
-if [ -n "$0" ]; then echo $$ > "$0" || exit 126; fi
-(while kill -0 "$app" 2>/dev/null; do sleep 0.5; done; kill -KILL -$$) </dev/null >/dev/null 2>&1 &
+// watchdogScript runs as /bin/sh -c watchdogScript PROCS INFO COMMAND...: it writes its
+// pid to PROCS (a cgroup's member list) when PROCS is set, starts the watchdog of the app
+// (its parent) and becomes the command, with bubblewrap's info file open as fd 3 when
+// INFO is set.
+//
+// Once the app is gone the watchdog kills the command first (so bubblewrap can no longer
+// let its sandbox go on), then the sandbox's first process named in the info file: it
+// leaves the process group when it starts its own session and arms its parent-death
+// signal only after that, so a bubblewrap killed while it set up the sandbox would leave
+// it running. Killing it ends the whole sandbox (its pid namespace). Last, the process
+// group, the watchdog included (the info file is removed on the way).
+const watchdogScript = `app=$PPID procs=$0 info=$1
+shift
+if [ -n "$procs" ]; then echo $$ > "$procs" || exit 126; fi
+(while kill -0 "$app" 2>/dev/null; do sleep 0.5; done
+kill -KILL $$
+if [ -n "$info" ]; then
+  while read -r key value; do
+    if [ "$key" = '"child-pid":' ]; then kill -KILL "${value%,}"; fi
+  done < "$info"
+  rm -f "$info"
+fi
+kill -KILL -$$) </dev/null >/dev/null 2>&1 &
+if [ -n "$info" ]; then exec "$@" 3>"$info"; fi
 exec "$@"`
 
 // bwrapArgs are bubblewrap's options for spec (the command follows "--").

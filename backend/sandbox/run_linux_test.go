@@ -74,10 +74,11 @@ func TestHelperRunsACommand(t *testing.T) {
 func TestCommandsDieWithTheApp(t *testing.T) {
 	requireBwrap(t)
 	marker := fmt.Sprintf("2000.%d3", os.Getpid())
+	tmp := t.TempDir()
 	app := exec.Command(os.Args[0], "-test.run=^TestHelperRunsACommand$")
 	app.Env = append(os.Environ(),
 		"CREWAGENT_SANDBOX_HELPER_COMMAND=sleep "+marker+" & (sleep "+marker+" &); wait",
-		"CREWAGENT_SANDBOX_HELPER_PROJECT="+t.TempDir())
+		"CREWAGENT_SANDBOX_HELPER_PROJECT="+t.TempDir(), "TMPDIR="+tmp)
 	if err := app.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -88,6 +89,10 @@ func TestCommandsDieWithTheApp(t *testing.T) {
 	}
 	_ = app.Wait()
 	waitUntil(t, "the command's processes to die with the app", 5*time.Second, func() bool { return len(marked(marker)) == 0 })
+	waitUntil(t, "the sandbox's info file to be removed", 5*time.Second, func() bool {
+		left, _ := filepath.Glob(filepath.Join(tmp, "crewagent-sandbox-*"))
+		return len(left) == 0
+	})
 }
 
 // A command that ends leaves nothing behind: what it sent to the background, even in a
