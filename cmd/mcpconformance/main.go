@@ -10,7 +10,8 @@
 // the runtime's OAuth client (backend/mcp/oauth) with a headless consent: the suite's
 // authorization servers approve at once, so the authorization URL is requested and its
 // redirect read. The scenario's context (MCP_CONFORMANCE_CONTEXT: a pre-registered client,
-// a machine client) becomes the server entry's "oauth" object, as a user would write it.
+// a machine client, an organisation's identity provider and the user's ID token there)
+// becomes the server entry's "oauth" object, as a user would write it.
 //
 // It exits 0 when every step succeeded, 1 otherwise (the suite judges the exchanges).
 package main
@@ -97,12 +98,23 @@ func oauthConfig(contextJSON string) *oauth.Config {
 		ClientID     string `json:"client_id"`
 		ClientSecret string `json:"client_secret"`
 		PrivateKey   string `json:"private_key_pem"`
+		// An organisation's identity provider and the user's ID token there.
+		IdPIssuer   string `json:"idp_issuer"`
+		IdPClientID string `json:"idp_client_id"`
+		IdPIDToken  string `json:"idp_id_token"`
+		IdPToken    string `json:"idp_token_endpoint"`
 	}
 	_ = json.Unmarshal([]byte(contextJSON), &c)
 	cfg := &oauth.Config{ClientID: c.ClientID, ClientSecret: c.ClientSecret, PrivateKey: c.PrivateKey, ClientMetadataURL: clientMetadataURL}
-	if strings.HasPrefix(c.Name, "auth/client-credentials") {
+	switch {
+	case strings.HasPrefix(c.Name, "auth/client-credentials"):
 		cfg.Grant = oauth.GrantClientCredentials
 		cfg.ClientMetadataURL = ""
+	case c.IdPIssuer != "":
+		cfg.ClientMetadataURL = ""
+		cfg.Enterprise = &oauth.Enterprise{Issuer: c.IdPIssuer, ClientID: c.IdPClientID, TokenEndpoint: c.IdPToken, IDToken: func(context.Context) (string, error) {
+			return c.IdPIDToken, nil
+		}}
 	}
 	return cfg
 }

@@ -143,18 +143,7 @@ func (h *Handler) clientAssertionGrant(ctx context.Context, req *http.Request, r
 	if asm == nil {
 		return errors.New("the authorization server publishes no metadata")
 	}
-	scopes := c.Scopes
-	if len(scopes) == 0 {
-		for _, ch := range cs {
-			if ch.Scheme == "bearer" && ch.Params["scope"] != "" {
-				scopes = strings.Fields(ch.Params["scope"])
-				break
-			}
-		}
-	}
-	if len(scopes) == 0 {
-		scopes = prm.ScopesSupported
-	}
+	scopes := scopesFor(c, cs, prm)
 	src := &assertionSource{
 		ctx: context.WithValue(context.WithoutCancel(ctx), oauth2.HTTPClient, h.o.HTTPClient),
 		cfg: clientcredentials.Config{ClientID: c.ClientID, TokenURL: asm.TokenEndpoint, Scopes: scopes, AuthStyle: oauth2.AuthStyleInParams},

@@ -44,6 +44,10 @@ type Config struct {
 	// PrivateKey is a machine client's PEM private key: it signs a JWT that authenticates
 	// the client (private_key_jwt) instead of a secret.
 	PrivateKey string `json:"privateKey,omitempty"`
+	// Enterprise, when set, signs in through the organisation's identity provider
+	// (enterprise-managed authorization) instead of a consent at the server's own
+	// authorization server.
+	Enterprise *Enterprise `json:"enterprise,omitempty"`
 }
 
 // GrantClientCredentials is Config.Grant for a machine client.
@@ -68,6 +72,11 @@ func (c *Config) Validate() error {
 	}
 	if c.ClientSecret != "" && c.ClientID == "" {
 		return errors.New("oauth: clientSecret without clientId")
+	}
+	if c.Enterprise != nil {
+		if err := c.Enterprise.validate(c); err != nil {
+			return err
+		}
 	}
 	if c.ClientMetadataURL != "" {
 		u, err := url.Parse(c.ClientMetadataURL)
@@ -102,6 +111,8 @@ type Handler struct {
 	mu sync.Mutex
 	ts oauth2.TokenSource
 	cc *extauth.ClientCredentialsHandler
+	// id is the user's ID token at the organisation's identity provider (enterprise).
+	id string
 	// failed is the sign-in that failed: the requests that follow on the same
 	// connection attempt fail with it instead of asking the user again.
 	failed error
@@ -158,7 +169,9 @@ func (h *Handler) Authorize(ctx context.Context, req *http.Request, resp *http.R
 		return failed
 	}
 	var err error
-	if c := h.o.Config; c != nil && c.Grant == GrantClientCredentials && c.PrivateKey != "" {
+	if c := h.o.Config; c != nil && c.Enterprise != nil {
+		err = h.enterprise(ctx, req, resp)
+	} else if c != nil && c.Grant == GrantClientCredentials && c.PrivateKey != "" {
 		err = h.clientAssertionGrant(ctx, req, resp)
 	} else if c != nil && c.Grant == GrantClientCredentials {
 		err = h.clientCredentials(ctx, req, resp)
