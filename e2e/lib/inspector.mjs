@@ -30,6 +30,7 @@ export class Inspector {
   #pending = new Map()
   #targetId = null
   #targetWaiters = []
+  #listeners = new Map()
 
   static async connect(url, timeoutMs = 15000) {
     const ins = new Inspector()
@@ -67,6 +68,7 @@ export class Inspector {
     if (msg.method === 'Target.dispatchMessageFromTarget') {
       const inner = JSON.parse(msg.params.message)
       if (inner.id !== undefined) this.#settle(inner)
+      else if (inner.method) for (const fn of this.#listeners.get(inner.method) ?? []) fn(inner.params)
       return
     }
     if (msg.id !== undefined && msg.error) this.#settle(msg)
@@ -109,6 +111,15 @@ export class Inspector {
     })
     this.#ws.send(JSON.stringify({ id, method: 'Target.sendMessageToTarget', params: { targetId: this.#targetId, message } }))
     return reply
+  }
+
+  /** Calls fn with the params of each event `method` the page sends (such as
+   * ScriptProfiler.trackingComplete); returns a function that stops it. */
+  on(method, fn) {
+    const fns = this.#listeners.get(method) ?? new Set()
+    fns.add(fn)
+    this.#listeners.set(method, fns)
+    return () => fns.delete(fn)
   }
 
   /** Evaluates a JavaScript expression in the page and returns its JSON value. */

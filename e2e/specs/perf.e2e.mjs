@@ -127,6 +127,37 @@ const timeToLastScreen = (convId, lastId) => `new Promise((resolve, reject) => {
   requestAnimationFrame(check)
 })`
 
+/** With E2E_PROFILE=1, samples the page's JavaScript (WebKit's script
+ * profiler, through the inspector) while run() runs and prints the functions
+ * most often on top of the stack: the share of the time the page spent in
+ * script, and where. Time outside the samples is style, layout and painting
+ * (and a sample on the test's own tick is mostly the layout its scroll forces). */
+async function profiled(app, what, run) {
+  if (!process.env.E2E_PROFILE) return run()
+  let done
+  const got = new Promise((r) => (done = r))
+  const off = app.inspector.on('ScriptProfiler.trackingComplete', (p) => done(p))
+  const t0 = Date.now()
+  await app.inspector.send('ScriptProfiler.startTracking', { includeSamples: true })
+  try {
+    return await run()
+  } finally {
+    const wall = Date.now() - t0
+    await app.inspector.send('ScriptProfiler.stopTracking')
+    const p = await Promise.race([got, new Promise((r) => setTimeout(() => r(null), 5000))])
+    off()
+    const traces = p?.samples?.stackTraces ?? []
+    const self = new Map()
+    for (const tr of traces) {
+      const top = tr.stackFrames?.[0]
+      const k = top ? `${(top.name || '(anon)').slice(0, 60)} ${String(top.url).split('/').pop()}:${top.line}:${top.column}` : '(none)'
+      self.set(k, (self.get(k) ?? 0) + 1)
+    }
+    const rows = [...self].sort((a, b) => b[1] - a[1]).slice(0, 20)
+    console.log(`    PROFILE ${what}: ${traces.length} samples in ${wall} ms\n${rows.map(([k, n]) => `      ${String(n).padStart(5)}  ${k}`).join('\n')}`)
+  }
+}
+
 export default async function perf({ app, step, prepared }) {
   const { root, convId, lastId, smallId, smallLastId } = prepared
   let idle
@@ -153,7 +184,7 @@ export default async function perf({ app, step, prepared }) {
   })
 
   await step('scroll back through it: frame times and paging', async () => {
-    const r = await app.call(`new Promise((resolve) => {
+    const r = await profiled(app, 'scrolling up for 3 s', () => app.call(`new Promise((resolve) => {
       const list = document.querySelector('[data-testid="message-list"]')
       const frames = []
       let last = performance.now()
@@ -166,7 +197,7 @@ export default async function perf({ app, step, prepared }) {
         else resolve({ frames, rows: Number(list.dataset.rows), dom: list.querySelectorAll('.row').length })
       }
       requestAnimationFrame(tick)
-    })`, 20000)
+    })`, 20000))
     // Paging is asynchronous: on a loaded machine the first 3 s may not reach
     // older pages yet, so keep scrolling (frames are no longer measured) until
     // they arrive or a generous deadline passes.
