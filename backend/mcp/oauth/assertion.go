@@ -131,17 +131,9 @@ func (h *Handler) clientAssertionGrant(ctx context.Context, req *http.Request, r
 	if err != nil {
 		return err
 	}
-	cs, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
-	prm, err := resourceMetadata(ctx, h.o.HTTPClient, cs, req.URL)
+	cs, prm, asm, err := h.discover(ctx, req, resp)
 	if err != nil {
 		return err
-	}
-	asm, err := auth.GetAuthServerMetadata(ctx, prm.AuthorizationServers[0], h.o.HTTPClient)
-	if err != nil {
-		return fmt.Errorf("authorization server metadata: %w", err)
-	}
-	if asm == nil {
-		return errors.New("the authorization server publishes no metadata")
 	}
 	scopes := scopesFor(c, cs, prm)
 	src := &assertionSource{
@@ -183,6 +175,24 @@ func (a *assertionSource) Token() (*oauth2.Token, error) {
 		cfg.EndpointParams.Set("resource", a.resource)
 	}
 	return cfg.Token(a.ctx)
+}
+
+// discover reads the challenges of the server's 401 (or 403), then discovers its
+// protected-resource metadata and its authorization server's metadata.
+func (h *Handler) discover(ctx context.Context, req *http.Request, resp *http.Response) ([]oauthex.Challenge, *oauthex.ProtectedResourceMetadata, *oauthex.AuthServerMeta, error) {
+	cs, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
+	prm, err := resourceMetadata(ctx, h.o.HTTPClient, cs, req.URL)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	asm, err := auth.GetAuthServerMetadata(ctx, prm.AuthorizationServers[0], h.o.HTTPClient)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("authorization server metadata: %w", err)
+	}
+	if asm == nil {
+		return nil, nil, nil, errors.New("the authorization server publishes no metadata")
+	}
+	return cs, prm, asm, nil
 }
 
 // resourceMetadata discovers the protected-resource metadata of the server at u: from the

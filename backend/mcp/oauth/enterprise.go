@@ -70,17 +70,9 @@ func (e *Enterprise) validate(c *Config) error {
 func (h *Handler) enterprise(ctx context.Context, req *http.Request, resp *http.Response) error {
 	defer resp.Body.Close()
 	c := h.o.Config
-	cs, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
-	prm, err := resourceMetadata(ctx, h.o.HTTPClient, cs, req.URL)
+	cs, prm, asm, err := h.discover(ctx, req, resp)
 	if err != nil {
 		return err
-	}
-	asm, err := auth.GetAuthServerMetadata(ctx, prm.AuthorizationServers[0], h.o.HTTPClient)
-	if err != nil {
-		return fmt.Errorf("authorization server metadata: %w", err)
-	}
-	if asm == nil {
-		return errors.New("the authorization server publishes no metadata")
 	}
 	if len(asm.GrantTypesSupported) > 0 && !slices.Contains(asm.GrantTypesSupported, GrantJWTBearer) {
 		return errors.New("the authorization server does not accept identity assertions (the JWT bearer grant): sign in without \"enterprise\"")
@@ -136,10 +128,7 @@ func (h *Handler) enterprise(ctx context.Context, req *http.Request, resp *http.
 	if err != nil {
 		return fmt.Errorf("the authorization server refused the identity assertion: %w", err)
 	}
-	ts := h.keeping(cfg, tok, false)
-	h.mu.Lock()
-	h.ts = ts
-	h.mu.Unlock()
+	h.keep(cfg, tok)
 	return nil
 }
 

@@ -134,9 +134,6 @@ func (h *Handler) legacySignIn(ctx context.Context, g Grant, resource string, as
 	if err != nil {
 		return fmt.Errorf("token exchange failed: %w", err)
 	}
-	ts := h.keeping(cfg, tok, false)
-	h.mu.Lock()
-	h.ts = ts
-	h.mu.Unlock()
+	h.keep(cfg, tok)
 	return nil
 }

@@ -330,6 +330,14 @@ func (h *Handler) clientCredentials(ctx context.Context, req *http.Request, resp
 	return nil
 }
 
+// keep makes tok, from a sign-in with cfg, the handler's token (refreshed and stored).
+func (h *Handler) keep(cfg *oauth2.Config, tok *oauth2.Token) {
+	ts := h.keeping(cfg, tok, false)
+	h.mu.Lock()
+	h.ts = ts
+	h.mu.Unlock()
+}
+
 // keeping is the token source of cfg starting from tok, refreshed with the handler's HTTP
 // client, whose every new token is written to the store. A token it cannot refresh is
 // forgotten: the request goes without one and its 401 starts a new sign-in.
