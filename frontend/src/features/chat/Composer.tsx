@@ -209,7 +209,10 @@ export function Composer({ onOpenInspector, disabledReason }: { onOpenInspector:
       const item = menuItems[activeIndex]
       // "/compact" typed in full is sent as it is (Enter compacts).
       const typedInFull = item?.kind === 'compact' && text.trim() === '/compact'
-      if (item && !typedInFull && (e.key === 'Tab' || (e.key === 'Enter' && !e.shiftKey))) {
+      // Enter sends a command typed with its arguments as it is ("/skill name");
+      // Tab completes it from the menu.
+      const enterChooses = at !== null || !/\s/.test(slash ?? '')
+      if (item && !typedInFull && (e.key === 'Tab' || (e.key === 'Enter' && !e.shiftKey && enterChooses))) {
         e.preventDefault()
         void choose(item)
         return
