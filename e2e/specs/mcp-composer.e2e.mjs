@@ -168,7 +168,7 @@ export default async function mcpComposer({ app, step, tmp, prepared }) {
     await app.typeInto('composer-input', 'think it over')
     await app.press('composer-input', 'Enter')
     await idle('the reasoned reply')
-    await app.waitFor(`document.querySelector('.msg-thinking')`, { timeoutMs: 15000, what: 'the Thinking part' })
+    await app.waitFor(`!!document.querySelector('.msg-thinking')`, { timeoutMs: 15000, what: 'the Thinking part' })
     await app.evaluate(`document.querySelector('.msg-thinking').open = true`)
     const thinking = await app.evaluate(`document.querySelector('.msg-thinking').textContent`)
     assert.match(thinking, /Thinking/)

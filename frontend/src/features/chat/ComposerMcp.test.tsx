@@ -56,6 +56,7 @@ describe('the composer’s / menu and @ picker', () => {
     expect(fake.bridge.mcp.prompt).toHaveBeenCalledWith('everything', 'args-prompt', { city: 'Paris' })
     expect(screen.queryByTestId('prompt-form')).toBeNull()
     expect(fake.sent).toEqual([]) // the user reads it and sends it
+    await waitFor(() => expect(input).toHaveFocus())
     await user.keyboard('{Enter}')
     await waitFor(() => expect(fake.sent.map((s) => s.text)).toEqual(['Prompt args-prompt (city=Paris)']))
   }, 20_000)

@@ -43,6 +43,8 @@ describe('elicitation forms', () => {
     expect(fields.find((f) => f.name === 'pet')!.choices!.map((c) => c.label)).toEqual(['Cats', 'Dogs'])
     expect(initialValues(fields)).toMatchObject({ name: '', check: false, integer: '42', number: '3.14', friend: 'Monica', instruments: ['Guitar'], hero: '' })
     expect(formFields(undefined)).toEqual([])
+    const late = formFields({ properties: { a: { type: 'string' }, b: { type: 'boolean' }, c: { type: 'number' } }, required: ['c', 'b'] })
+    expect(late.map((f) => f.name)).toEqual(['b', 'c', 'a'])
   })
 
   it.each([

@@ -64,8 +64,8 @@ function choicesOf(p: Prop | undefined): Choice[] | undefined {
   return undefined
 }
 
-/** The fields of a requested schema, in its order (required ones keep
- * their place). Properties of a kind no form can hold are left out. */
+/** The fields of a requested schema: the required ones first, each group in
+ * the schema's order. Properties of a kind no form can hold are left out. */
 export function formFields(schema: unknown): FormField[] {
   const s = (schema ?? {}) as { properties?: Record<string, Prop>; required?: unknown[] }
   const required = new Set((Array.isArray(s.required) ? s.required : []).map(String))
@@ -89,7 +89,8 @@ export function formFields(schema: unknown): FormField[] {
       out.push({ ...base, kind: 'string', format: p.format, minLength: p.minLength, maxLength: p.maxLength, initial: typeof p.default === 'string' ? p.default : '' })
     }
   }
-  return out
+  // Required fields first (a schema that went through a map has lost its order).
+  return [...out.filter((f) => f.required), ...out.filter((f) => !f.required)]
 }
 
 export function initialValues(fields: FormField[]): Record<string, FieldValue> {
