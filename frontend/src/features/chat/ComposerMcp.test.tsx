@@ -36,9 +36,9 @@ describe('the composer’s / menu and @ picker', () => {
     const user = userEvent.setup()
     const input = (await screen.findByTestId('composer-input')) as HTMLTextAreaElement
     await user.type(input, '/')
-    await waitFor(() => expect(labels()).toEqual(['/compact', '/skill', '/args-prompt', '/simple-prompt']))
-    expect(screen.getAllByTestId('composer-menu-item')[2]).toHaveTextContent('everything')
-    expect(screen.getAllByTestId('composer-menu-item')[2]).toHaveTextContent('A prompt with two arguments · arguments: city [state]')
+    await waitFor(() => expect(labels()).toEqual(['/compact', '/args-prompt', '/simple-prompt']))
+    expect(screen.getAllByTestId('composer-menu-item')[1]).toHaveTextContent('everything')
+    expect(screen.getAllByTestId('composer-menu-item')[1]).toHaveTextContent('A prompt with two arguments · arguments: city [state]')
     await user.type(input, 'pro')
     expect(labels()).toEqual(['/args-prompt', '/simple-prompt'])
     expect(screen.getAllByTestId('composer-menu-item')[0]).toHaveAttribute('aria-selected', 'true')

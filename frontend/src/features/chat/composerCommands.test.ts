@@ -51,6 +51,10 @@ describe('the composer menus', () => {
     ])
   })
 
+  it('offers the skill picker only where there are skills', () => {
+    expect(slashItems({ skills: [], prompts: [], words }).map((i) => i.label)).toEqual(['/compact'])
+  })
+
   it.each([
     ['', ['/compact', '/skill', '/skill release-notes', '/args-prompt', '/summarize']],
     ['s', ['/skill', '/skill release-notes', '/summarize', '/compact', '/args-prompt']],

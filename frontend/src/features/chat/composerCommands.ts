@@ -35,16 +35,16 @@ export function withoutAt(text: string, start: number, caret: number): { text: s
   return { text: text.slice(0, start) + rest, caret: start }
 }
 
-/** The slash commands, in the order the menu shows them. */
+/** The slash commands, in the order the menu shows them: /compact, /skill
+ * and the skills (when there are any), the prompts. */
 export function slashItems(opts: {
   skills: { name: string; description?: string }[]
   prompts: McpPrompt[]
   words: { compact: string; skills: string; skill: (description: string) => string; promptArgs: (args: string) => string }
 }): MenuItem[] {
-  const items: MenuItem[] = [
-    { kind: 'compact', key: 'compact', label: '/compact', detail: opts.words.compact },
-    { kind: 'skills', key: 'skills', label: '/skill', detail: opts.words.skills },
-  ]
+  const items: MenuItem[] = [{ kind: 'compact', key: 'compact', label: '/compact', detail: opts.words.compact }]
+  // The skill picker only where there are skills to pick.
+  if (opts.skills.length > 0) items.push({ kind: 'skills', key: 'skills', label: '/skill', detail: opts.words.skills })
   for (const s of opts.skills) items.push({ kind: 'skill', key: `skill:${s.name}`, label: `/skill ${s.name}`, detail: opts.words.skill(s.description ?? ''), skill: s.name })
   for (const p of opts.prompts) {
     const args = (p.arguments ?? []).map((a) => (a.required ? a.name : `[${a.name}]`)).join(' ')
