@@ -56,7 +56,11 @@ type App struct {
 // NewApp returns the window's application for the runtime home home; events
 // go to emitter.
 func NewApp(home string, dialogs Dialogs, emitter events.Emitter) *App {
-	s := app.NewSession(app.New(home, app.Options{Emitter: emitter, Demo: app.DemoAtStartup}))
+	// What MCP servers ask during a call is answered in the window (a form card).
+	elicit := app.NewElicitations(emitter)
+	opts := app.Options{Emitter: emitter, Demo: app.DemoAtStartup}
+	opts.MCP.Elicit = elicit.Ask
+	s := app.NewSession(app.New(home, opts))
 	a := &App{session: s, dialogs: dialogs}
 	a.System = &System{s}
 	a.Projects = &Projects{s, dialogs}
@@ -65,7 +69,7 @@ func NewApp(home string, dialogs Dialogs, emitter events.Emitter) *App {
 	a.Runs = &Runs{s}
 	a.Packages = &Packages{s, dialogs}
 	a.Settings = &Settings{s}
-	a.MCP = &MCP{s}
+	a.MCP = &MCP{s, elicit}
 	a.Skills = &Skills{s}
 	a.Context = &Context{s}
 	a.Setup = &Setup{s}

@@ -6,7 +6,10 @@ import "crewagent/backend/app"
 // and tools, editing the settings' servers (also from a pasted block), the
 // MCP switches, approvals of the project's servers, restarts and logs.
 // Status changes arrive as mcp:status events.
-type MCP struct{ s *app.Session }
+type MCP struct {
+	s      *app.Session
+	elicit *app.Elicitations
+}
 
 // List returns the page: the open project's servers (or the settings' ones
 // without a project) with their status and tools.

@@ -37,6 +37,11 @@ const (
 	// ToolOutput carries the output of a running tool call (shell.run) as
 	// it comes, coalesced (ToolOutputBatcher).
 	ToolOutput = "tool:output"
+	// An MCP server asks the user to fill in a form during a call
+	// (mcp:elicitation), and the request was answered or its call ended
+	// (mcp:elicitation-done).
+	MCPElicitation     = "mcp:elicitation"
+	MCPElicitationDone = "mcp:elicitation-done"
 )
 
 // Emitter pushes an event to the frontend.

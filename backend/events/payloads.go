@@ -168,22 +168,24 @@ type TaskEvent struct {
 // of a bound method so that the window's TypeScript types of the payloads are
 // generated with the bindings (frontend/wailsjs/go/models.ts).
 type Payloads struct {
-	ContextUsage        UsageEvent         `json:"context:usage"`
-	StreamStart         StreamStartEvent   `json:"llm:stream-start"`
-	StreamChunk         StreamChunkEvent   `json:"llm:stream-chunk"`
-	StreamEnd           StreamEndEvent     `json:"llm:stream-end"`
-	StreamToolStart     ToolStartEvent     `json:"llm:stream-tool-start"`
-	StreamToolEnd       ToolEndEvent       `json:"llm:stream-tool-end"`
-	ConversationChanged ChangeEvent        `json:"conversation:changed"`
-	RunsProgressUpdated ProgressEvent      `json:"runs:progressUpdated"`
-	TaskStarted         TaskEvent          `json:"task:started"`
-	TaskComplete        TaskEvent          `json:"task:complete"`
-	TaskAborted         TaskEvent          `json:"task:aborted"`
-	MCPStatus           MCPStatusEvent     `json:"mcp:status"`
-	SkillsChanged       SkillsChangedEvent `json:"skills:changed"`
-	ApprovalRequested   ApprovalEvent      `json:"approval:requested"`
-	ApprovalResolved    ApprovalEvent      `json:"approval:resolved"`
-	ToolOutput          ToolOutputEvent    `json:"tool:output"`
+	ContextUsage        UsageEvent              `json:"context:usage"`
+	StreamStart         StreamStartEvent        `json:"llm:stream-start"`
+	StreamChunk         StreamChunkEvent        `json:"llm:stream-chunk"`
+	StreamEnd           StreamEndEvent          `json:"llm:stream-end"`
+	StreamToolStart     ToolStartEvent          `json:"llm:stream-tool-start"`
+	StreamToolEnd       ToolEndEvent            `json:"llm:stream-tool-end"`
+	ConversationChanged ChangeEvent             `json:"conversation:changed"`
+	RunsProgressUpdated ProgressEvent           `json:"runs:progressUpdated"`
+	TaskStarted         TaskEvent               `json:"task:started"`
+	TaskComplete        TaskEvent               `json:"task:complete"`
+	TaskAborted         TaskEvent               `json:"task:aborted"`
+	MCPStatus           MCPStatusEvent          `json:"mcp:status"`
+	SkillsChanged       SkillsChangedEvent      `json:"skills:changed"`
+	ApprovalRequested   ApprovalEvent           `json:"approval:requested"`
+	ApprovalResolved    ApprovalEvent           `json:"approval:resolved"`
+	ToolOutput          ToolOutputEvent         `json:"tool:output"`
+	MCPElicitation      MCPElicitationEvent     `json:"mcp:elicitation"`
+	MCPElicitationDone  MCPElicitationDoneEvent `json:"mcp:elicitation-done"`
 }
 
 // SkillsChangedEvent says that the open project's skills changed: how many

@@ -36,4 +36,11 @@ export const EventNames = {
    * it comes, coalesced (ToolOutputBatcher).
    */
   ToolOutput: 'tool:output',
+  /**
+   * An MCP server asks the user to fill in a form during a call
+   * (mcp:elicitation), and the request was answered or its call ended
+   * (mcp:elicitation-done).
+   */
+  MCPElicitation: 'mcp:elicitation',
+  MCPElicitationDone: 'mcp:elicitation-done',
 } as const

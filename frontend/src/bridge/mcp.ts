@@ -1,5 +1,5 @@
 import * as MCP from '../../wailsjs/go/desktop/MCP'
-import type { app, mcp } from '../../wailsjs/go/models'
+import type { app, events, mcp } from '../../wailsjs/go/models'
 import { call } from './errors'
 
 /** Settings → MCP: every configured server with its status and tools. */
@@ -12,6 +12,18 @@ export type McpParsed = app.MCPParsed
 export type McpImport = app.MCPImport
 export type McpOptions = app.MCPOptions
 export type McpProblem = mcp.Problem
+/** What the ready servers offer the composer: prompts (slash commands) and
+ * resources ("@"). */
+export type McpComposerOffer = app.ComposerMCP
+export type McpPrompt = mcp.Prompt
+export type McpPromptArgument = mcp.PromptArgument
+export type McpResource = mcp.Resource
+/** A prompt filled in: the message's text and its attachments. */
+export type McpComposedPrompt = app.ComposedPrompt
+/** A form a server asks the user to fill in during a call. */
+export type McpElicitation = events.MCPElicitationEvent
+export type McpElicitationAction = 'accept' | 'decline' | 'cancel'
+export type McpSignOutResult = mcp.SignOutResult
 export type McpState = 'disabled' | 'pending-approval' | 'stopped' | 'starting' | 'ready' | 'failed'
 
 /** The MCP servers: the settings' servers (edited with or without a
@@ -36,6 +48,19 @@ export interface McpApi {
   restart(name: string): Promise<McpView>
   /** The end of a server's stderr log. */
   log(name: string): Promise<string>
+  /** The prompts and resources of the open project's ready servers. */
+  composer(): Promise<McpComposerOffer>
+  /** Fills in a server's prompt with its arguments. */
+  prompt(server: string, name: string, args: Record<string, string>): Promise<McpComposedPrompt>
+  /** Reads a server's resource as a file to attach to the message. */
+  attachResource(server: string, uri: string): Promise<app.AttachmentInput>
+  /** The forms servers wait for (mcp:elicitation announces new ones). */
+  elicitations(): Promise<McpElicitation[]>
+  answerElicitation(id: string, action: McpElicitationAction, content: Record<string, unknown>): Promise<void>
+  /** The remote servers a sign-in token is kept for. */
+  signedIn(): Promise<string[]>
+  /** Forgets a remote server's token (revoking it where the server offers that). */
+  signOut(name: string): Promise<McpSignOutResult>
 }
 
 export function createWailsMcp(): McpApi {
@@ -51,5 +76,12 @@ export function createWailsMcp(): McpApi {
     revoke: (name) => call(() => MCP.Revoke(name)),
     restart: (name) => call(() => MCP.Restart(name)),
     log: (name) => call(() => MCP.Log(name)),
+    composer: () => call(() => MCP.Composer()),
+    prompt: (server, name, args) => call(() => MCP.Prompt(server, name, args)),
+    attachResource: (server, uri) => call(() => MCP.AttachResource(server, uri)),
+    elicitations: () => call(() => MCP.Elicitations()),
+    answerElicitation: (id, action, content) => call(() => MCP.AnswerElicitation(id, action, content)),
+    signedIn: () => call(() => MCP.SignedIn()),
+    signOut: (name) => call(() => MCP.SignOut(name)),
   }
 }

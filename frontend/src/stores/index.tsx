@@ -6,6 +6,7 @@ import { createContextStore, type ContextStore } from './contextStore'
 import { createConversationsStore, type ConversationsStore } from './conversationsStore'
 import { createDisplayStore, type DisplayStore } from './displayStore'
 import { createMcpStore, type McpStore } from './mcpStore'
+import { createMcpComposerStore, type McpComposerStore } from './mcpComposerStore'
 import { createModelStore, type ModelStore } from './modelStore'
 import { createPackagesStore, type PackagesStore } from './packagesStore'
 import { createProjectStore, type ProjectStore } from './projectStore'
@@ -22,6 +23,7 @@ export type { ConversationsState, ConversationsStore } from './conversationsStor
 export type { DisplayState, DisplayStore, TextSize } from './displayStore'
 export { textSizes } from './displayStore'
 export type { McpPageState, McpStore } from './mcpStore'
+export type { McpComposerState, McpComposerStore } from './mcpComposerStore'
 export type { ModelState, ModelStore } from './modelStore'
 export type { PackagesState, PackagesStore } from './packagesStore'
 export type { ProjectBusy, ProjectState, ProjectStore } from './projectStore'
@@ -41,6 +43,7 @@ export interface Stores {
   packages: PackagesStore
   settings: SettingsStore
   mcp: McpStore
+  mcpComposer: McpComposerStore
   skills: SkillsStore
   context: ContextStore
   setup: SetupStore
@@ -61,6 +64,7 @@ export function createStores(bridge: Bridge): Stores {
     packages: createPackagesStore(bridge, (info) => projects.setState({ current: info })),
     settings,
     mcp: createMcpStore(bridge, () => void settings.actions.load()),
+    mcpComposer: createMcpComposerStore(bridge),
     skills: createSkillsStore(bridge),
     context: createContextStore(bridge, chat),
     setup: createSetupStore(bridge, settings),

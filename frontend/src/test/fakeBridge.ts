@@ -779,6 +779,8 @@ export function createFakeBridge(
     runLogs,
     /** The MCP servers of the fake, by name. */
     mcpServers: mcp.servers,
+    /** What the fake MCP servers offer the composer, and the forms they ask for. */
+    mcpComposer: mcp.composer,
     /** The project's files by path (rewinds and undos change them). */
     files,
     answers,

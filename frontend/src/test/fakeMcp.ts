@@ -1,5 +1,5 @@
 import { vi } from 'vitest'
-import { BridgeError, type McpApi, type McpParsed, type McpServer, type McpServerSpec, type McpView } from '../bridge'
+import { BridgeError, type McpApi, type McpElicitation, type McpElicitationAction, type McpParsed, type McpPrompt, type McpResource, type McpServer, type McpServerSpec, type McpView } from '../bridge'
 
 const mask = (v: string) => (v.length < 8 ? '••••' : `••••${v.slice(-4)}`)
 const masked = (m?: Record<string, string>) => (m ? Object.fromEntries(Object.entries(m).map(([k, v]) => [k, mask(v)])) : undefined)
@@ -28,6 +28,16 @@ export function createFakeMcp(opts: { servers?: FakeMcpServer[]; enabled?: boole
   const servers = new Map<string, FakeMcpServer>((opts.servers ?? []).map((s) => [s.spec.name, { ...s, spec: { ...s.spec } }]))
   const options = { enabled: opts.enabled ?? true, startOnOpen: false, callTimeoutSeconds: 120 }
   const project = opts.project ?? 'demo'
+  /** What the composer is offered, the forms waiting and their answers, the
+   * servers signed in to: tests change them at will. */
+  const composer = {
+    prompts: [] as McpPrompt[],
+    resources: [] as (McpResource & { text: string })[],
+    elicitations: [] as McpElicitation[],
+    answers: [] as { id: string; action: McpElicitationAction; content: Record<string, unknown> }[],
+    signedIn: [] as string[],
+  }
+  const utf8base64 = (s: string) => btoa(String.fromCharCode(...new TextEncoder().encode(s)))
   const view = (): McpView => ({
     ...options,
     allowedServers: [],
@@ -145,6 +155,32 @@ export function createFakeMcp(opts: { servers?: FakeMcpServer[]; enabled?: boole
       return view()
     }),
     log: vi.fn(async (name: string) => get(name).log ?? ''),
+    composer: vi.fn(async () => ({ prompts: composer.prompts, resources: composer.resources.map(({ text: _, ...r }) => r) })),
+    prompt: vi.fn(async (server: string, name: string, args: Record<string, string>) => {
+      const p = composer.prompts.find((x) => x.server === server && x.name === name)
+      if (!p) throw new BridgeError('E_MCP_PROTOCOL', `the MCP server "${server}": getting the prompt "${name}" failed: no such prompt`)
+      const missing = (p.arguments ?? []).filter((a) => a.required && !args[a.name])
+      if (missing.length) throw new BridgeError('E_MCP_PROTOCOL', `the MCP server "${server}": getting the prompt "${name}" failed: ${missing[0].name} is required`)
+      const given = Object.entries(args).map(([k, v]) => `${k}=${v}`).join(', ')
+      return { text: `Prompt ${name}${given ? ` (${given})` : ''}`, attachments: [] }
+    }),
+    attachResource: vi.fn(async (server: string, uri: string) => {
+      const r = composer.resources.find((x) => x.server === server && x.uri === uri)
+      if (!r) throw new BridgeError('E_MCP_PROTOCOL', `the MCP server "${server}": reading ${uri} failed: not found`)
+      return { name: `${uri.split('/').pop()}.txt`, data: utf8base64(r.text) }
+    }),
+    elicitations: vi.fn(async () => composer.elicitations),
+    answerElicitation: vi.fn(async (id: string, action: McpElicitationAction, content: Record<string, unknown>) => {
+      if (!composer.elicitations.some((e) => e.id === id)) throw new BridgeError('E_NOT_FOUND', `the server's request ${id} is not waiting any more (its call ended)`)
+      composer.elicitations = composer.elicitations.filter((e) => e.id !== id)
+      composer.answers.push({ id, action, content })
+    }),
+    signedIn: vi.fn(async () => composer.signedIn),
+    signOut: vi.fn(async (name: string) => {
+      const had = composer.signedIn.includes(name)
+      composer.signedIn = composer.signedIn.filter((n) => n !== name)
+      return { signedIn: had, revoked: had }
+    }),
   }
-  return { api, servers, options }
+  return { api, servers, options, composer }
 }

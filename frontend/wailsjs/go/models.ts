@@ -54,6 +54,17 @@ export namespace app {
 	    name: string;
 	    data: string;
 	}
+	export interface ComposedPrompt {
+	    text: string;
+	    attachments: AttachmentInput[];
+	    description?: string;
+	    links?: string[];
+	}
+	export interface ComposerMCP {
+	    prompts: mcp.Prompt[];
+	    resources: mcp.Resource[];
+	    problems?: string[];
+	}
 	export interface ConnectionResult {
 	    ok: boolean;
 	    code?: string;
@@ -812,6 +823,15 @@ export namespace events {
 	    error?: Error;
 	}
 	
+	export interface MCPElicitationDoneEvent {
+	    id: string;
+	}
+	export interface MCPElicitationEvent {
+	    id: string;
+	    server: string;
+	    message: string;
+	    requestedSchema: Record<string, any>;
+	}
 	export interface MCPStatusEvent {
 	    server: string;
 	    state?: string;
@@ -932,6 +952,8 @@ export namespace events {
 	    "approval:requested": ApprovalEvent;
 	    "approval:resolved": ApprovalEvent;
 	    "tool:output": ToolOutputEvent;
+	    "mcp:elicitation": MCPElicitationEvent;
+	    "mcp:elicitation-done": MCPElicitationDoneEvent;
 	}
 	
 	
@@ -951,6 +973,34 @@ export namespace mcp {
 	    server?: string;
 	    field?: string;
 	    message: string;
+	}
+	export interface PromptArgument {
+	    name: string;
+	    title?: string;
+	    description?: string;
+	    required?: boolean;
+	}
+	export interface Prompt {
+	    server: string;
+	    name: string;
+	    title?: string;
+	    description?: string;
+	    arguments?: PromptArgument[];
+	}
+	
+	export interface Resource {
+	    server: string;
+	    uri: string;
+	    name: string;
+	    title?: string;
+	    description?: string;
+	    mimeType?: string;
+	    size?: number;
+	}
+	export interface SignOutResult {
+	    signedIn: boolean;
+	    revoked: boolean;
+	    notRevoked?: string;
 	}
 
 }

@@ -9,6 +9,7 @@ import { RunPanel } from '../runs/RunPanel'
 import { useStore, useStores } from '../../stores'
 import { ChatHeader } from './ChatHeader'
 import { Composer } from './Composer'
+import { ElicitationCards } from '../mcp/ElicitationCard'
 import { MessageList } from './MessageList'
 import { RestoreDialog } from './RestoreDialog'
 import { ReplyAnnouncer } from './ReplyAnnouncer'
@@ -108,6 +109,7 @@ export function ChatView({ conversationId }: { conversationId: string }) {
             <MessageList onFork={onFork} onRewind={onRewind} />
           )}
           <McpNotice />
+          <ElicitationCards />
           <WaitingBar />
           <Composer onOpenInspector={() => setInspecting(true)} disabledReason={disabledReason} />
         </div>

@@ -1,11 +1,16 @@
-import { useRef, useState, type KeyboardEvent } from 'react'
+import { useEffect, useRef, useState, type KeyboardEvent } from 'react'
 import { CompactionStatus } from '../context/CompactionStatus'
 import { ContextMeter } from '../context/ContextMeter'
-import { ComposerSkills, useSkillCommand } from '../skills/ComposerSkills'
+import { ComposerSkills, pickable, useSkillCommand } from '../skills/ComposerSkills'
 import { ApprovalModeSelect } from './ApprovalModeSelect'
-import { AttachmentChips, useAttachments } from './Attachments'
+import { AttachmentChips, maxFiles, useAttachments } from './Attachments'
+import { ComposerMenu } from './ComposerMenu'
+import { PromptForm } from './PromptForm'
+import { atQuery, filterItems, resourceItems, slashItems, slashQuery, withoutAt, type MenuItem } from './composerCommands'
 import { ModelChip } from './ModelChip'
 import { isCompactPrefix, parseCompactCommand, useCompactCommand } from './compactCommand'
+import type { McpComposedPrompt, McpPrompt } from '../../bridge'
+import { ErrorBanner } from '../../components/ErrorBanner'
 import { useStore, useStores } from '../../stores'
 import { useTranslation } from '../../i18n'
 
@@ -16,7 +21,7 @@ import { useTranslation } from '../../i18n'
  * completed. The context meter sits beside it. */
 export function Composer({ onOpenInspector, disabledReason }: { onOpenInspector: () => void; disabledReason: string | null }) {
   const { t } = useTranslation()
-  const { chat, runs, context } = useStores()
+  const { chat, runs, context, skills, mcpComposer } = useStores()
   // Waiting for another conversation's answer counts as answering: Stop ends that work.
   const waitingFor = useStore(chat, (s) => s.waitingFor)
   const streaming = useStore(chat, (s) => s.streaming) || !!waitingFor
@@ -40,6 +45,104 @@ export function Composer({ onOpenInspector, disabledReason }: { onOpenInspector:
   // A tool call of the reply waits for the user's approval (its card).
   // (an answered request stays in the log until the call's result replaces it)
   const approving = useStore(chat, (s) => s.entries.some((e) => e.approval?.state === 'waiting' && !s.resolved[e.tool_call_id ?? '']))
+
+  // The "/" menu (every command) and the "@" menu (the MCP servers' resources).
+  const offer = useStore(mcpComposer, (s) => s.offer)
+  const offerLoading = useStore(mcpComposer, (s) => s.loading)
+  const mcpError = useStore(mcpComposer, (s) => s.error)
+  const skillsView = useStore(skills, (s) => s.view)
+  const [caret, setCaret] = useState(0)
+  const [dismissed, setDismissed] = useState<string | null>(null)
+  const [active, setActive] = useState(0)
+  const [promptFor, setPromptFor] = useState<McpPrompt | null>(null)
+  const [filling, setFilling] = useState(false)
+  const slash = slashQuery(text)
+  const at = canAttach && slash === null ? atQuery(text, caret) : null
+  const wantsOffer = slash !== null || at !== null
+  useEffect(() => {
+    if (wantsOffer) void mcpComposer.actions.load()
+  }, [wantsOffer, mcpComposer])
+  const menuItems: MenuItem[] =
+    slash !== null
+      ? filterItems(
+          slashItems({
+            skills: conversationId ? pickable(skillsView?.skills) : [],
+            prompts: conversationId ? (offer?.prompts ?? []) : [],
+            words: {
+              compact: t('composerMenu.compact'),
+              skills: t('composerMenu.skills'),
+              skill: (d) => t('composerMenu.skill', { description: d }),
+              promptArgs: (args) => t('composerMenu.promptArgs', { args }),
+            },
+          }),
+          slash,
+        )
+      : at
+        ? filterItems(resourceItems(offer?.resources ?? []), at.query)
+        : []
+  const menuOpen = dismissed !== text && (menuItems.length > 0 || (at !== null && at.query === ''))
+  const menuEmpty = at && menuItems.length === 0 ? (offerLoading || !offer ? t('common.loading') : t('composerMenu.noResources')) : null
+  const activeIndex = Math.min(active, Math.max(0, menuItems.length - 1))
+  useEffect(() => setActive(0), [slash, at?.query])
+
+  const setTextAt = (next: string, pos: number) => {
+    setText(next)
+    setCaret(pos)
+    requestAnimationFrame(() => {
+      const el = ref.current
+      if (!el) return
+      el.focus()
+      el.setSelectionRange(pos, pos)
+    })
+  }
+
+  const addAttachments = (list: { name: string; data: string }[]) => {
+    if (list.length === 0) return
+    attachments.setFiles((cur) => [...cur, ...list.map((a) => ({ ...a, size: Math.floor((a.data.length * 3) / 4) - (a.data.endsWith('==') ? 2 : a.data.endsWith('=') ? 1 : 0) }))].slice(0, maxFiles))
+  }
+
+  const applyPrompt = (p: McpComposedPrompt) => {
+    const body = p.text
+    setTextAt(body, body.length)
+    if (canAttach) addAttachments(p.attachments ?? [])
+  }
+
+  const fillPrompt = async (prompt: McpPrompt, args: Record<string, string>) => {
+    setFilling(true)
+    const p = await mcpComposer.actions.prompt(prompt.server, prompt.name, args)
+    setFilling(false)
+    if (!p) return
+    setPromptFor(null)
+    applyPrompt(p)
+  }
+
+  const choose = async (item: MenuItem) => {
+    switch (item.kind) {
+      case 'compact':
+        setTextAt('/compact ', 9)
+        return
+      case 'skills':
+      case 'skill': {
+        const handled = await skillCommand(item.kind === 'skill' ? `/skill ${item.skill}` : '/skill')
+        if (handled === 'done') setText('')
+        ref.current?.focus()
+        return
+      }
+      case 'prompt':
+        setText('')
+        if ((item.prompt.arguments ?? []).length > 0) setPromptFor(item.prompt)
+        else void fillPrompt(item.prompt, {})
+        return
+      case 'resource': {
+        if (!at) return
+        const rest = withoutAt(text, at.start, caret)
+        setTextAt(rest.text, rest.caret)
+        const a = await mcpComposer.actions.attach(item.resource.server, item.resource.uri)
+        if (a) addAttachments([a])
+        return
+      }
+    }
+  }
 
   const send = async () => {
     if (streaming || starting || compacting) return
@@ -88,6 +191,33 @@ export function Composer({ onOpenInspector, disabledReason }: { onOpenInspector:
           : t('composer.message')
 
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (menuOpen && !e.nativeEvent.isComposing) {
+      const n = menuItems.length
+      if (e.key === 'ArrowDown' && n > 0) {
+        e.preventDefault()
+        return setActive((activeIndex + 1) % n)
+      }
+      if (e.key === 'ArrowUp' && n > 0) {
+        e.preventDefault()
+        return setActive((activeIndex - 1 + n) % n)
+      }
+      if (e.key === 'Escape') {
+        e.preventDefault()
+        e.stopPropagation()
+        return setDismissed(text)
+      }
+      const item = menuItems[activeIndex]
+      // "/compact" typed in full is sent as it is (Enter compacts).
+      const typedInFull = item?.kind === 'compact' && text.trim() === '/compact'
+      // Enter sends a command typed with its arguments as it is ("/skill name");
+      // Tab completes it from the menu.
+      const enterChooses = at !== null || !/\s/.test(slash ?? '')
+      if (item && !typedInFull && (e.key === 'Tab' || (e.key === 'Enter' && !e.shiftKey && enterChooses))) {
+        e.preventDefault()
+        void choose(item)
+        return
+      }
+    }
     if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
       e.preventDefault()
       void send()
@@ -118,8 +248,21 @@ export function Composer({ onOpenInspector, disabledReason }: { onOpenInspector:
       )}
       <CompactionStatus typing={isCompactPrefix(text) || !!parseCompactCommand(text)} />
       <ComposerSkills conversationId={conversationId} disabled={streaming} />
+      {mcpError && <ErrorBanner error={mcpError} onDismiss={mcpComposer.actions.dismissError} />}
+      {promptFor && <PromptForm key={`${promptFor.server}:${promptFor.name}`} prompt={promptFor} busy={filling} onSubmit={(args) => void fillPrompt(promptFor, args)} onCancel={() => { setPromptFor(null); ref.current?.focus() }} />}
       <AttachmentChips files={attachments.files} error={attachments.error} onRemove={attachments.remove} onDismiss={attachments.dismissError} />
       <div className="composer-row">
+        {menuOpen && (
+          <ComposerMenu
+            id="composer-menu"
+            items={menuItems}
+            active={activeIndex}
+            label={slash !== null ? t('composerMenu.commands') : t('composerMenu.resources')}
+            empty={menuEmpty}
+            onChoose={(item) => void choose(item)}
+            onHover={setActive}
+          />
+        )}
         <textarea
           ref={ref}
           key={conversationId ?? ''}
@@ -127,8 +270,17 @@ export function Composer({ onOpenInspector, disabledReason }: { onOpenInspector:
           rows={Math.min(8, Math.max(2, text.split('\n').length))}
           placeholder={placeholder}
           value={text}
-          onChange={(e) => setText(e.target.value)}
+          onChange={(e) => {
+            setText(e.target.value)
+            setCaret(e.target.selectionStart ?? e.target.value.length)
+          }}
+          onSelect={(e) => setCaret(e.currentTarget.selectionStart ?? 0)}
           onKeyDown={onKeyDown}
+          role="combobox"
+          aria-expanded={menuOpen && menuItems.length > 0}
+          aria-controls={menuOpen && menuItems.length > 0 ? 'composer-menu' : undefined}
+          aria-activedescendant={menuOpen && menuItems.length > 0 ? `composer-menu-${activeIndex}` : undefined}
+          aria-autocomplete="list"
           onPaste={(e) => {
             if (!canAttach || e.clipboardData.files.length === 0) return
             // A pasted image or file is attached; pasted text stays text.

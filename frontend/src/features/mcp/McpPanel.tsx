@@ -3,6 +3,7 @@ import type { McpServer, McpView } from '../../bridge'
 import { ConfirmDialog } from '../../components/ConfirmDialog'
 import { ErrorBanner } from '../../components/ErrorBanner'
 import { useStore, useStores } from '../../stores'
+import { SignOutButton } from './SignOutButton'
 import { emptyForm, formOf, lastLines, specFromForm, statusText, type McpForm } from './spec'
 import './mcp.css'
 import { Trans, useTranslation } from '../../i18n'
@@ -199,6 +200,7 @@ function ServerCard({ server: s, hasProject, onEdit, onRemove }: { server: McpSe
         </span>
         <span className="mcp-spacer" />
         <div className="mcp-actions">
+          {s.transport !== 'stdio' && <SignOutButton name={s.name} />}
           {fromProject && s.state === 'pending-approval' && (
             <button type="button" className="btn btn-small btn-primary" disabled={!!busy || !hasProject} onClick={() => void mcp.actions.approve(s.name)} data-testid="mcp-approve">
               {busy === 'approving' ? t('mcp.approving') : t('mcp.approve')}
