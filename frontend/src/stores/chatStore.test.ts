@@ -147,7 +147,7 @@ describe('chatStore', () => {
     await store.actions.open('c1')
     expect(await store.actions.send('hi')).toBe(false)
     expect(store.getState().error?.code).toBe('E_LLM_NOT_CONFIGURED')
-    expect(store.getState().streaming).toBe(false)
+    expect(store.getState()).toMatchObject({ streaming: false, settled: true }) // nothing was written
   })
 
   it('stop and mode switches go through the bridge', async () => {

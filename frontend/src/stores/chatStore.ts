@@ -389,12 +389,14 @@ export function createChatStore(
   /** Starts a reply through the bridge; false (with the error shown) when it
    * was refused. */
   const startReply = async (req: SendRequest, start: () => Promise<void> = () => bridge.chat.send(req)) => {
+    const { settled } = store.getState()
     store.setState({ streaming: true, settled: false, error: null, live: [] })
     try {
       await start()
       return true
     } catch (e) {
-      store.setState({ streaming: false })
+      // Refused: nothing was written, the log ends as it did.
+      store.setState({ streaming: false, settled })
       fail(e)
       return false
     }
