@@ -91,6 +91,22 @@ describe('chatStore: what the store publishes', () => {
     expect(fake.listenerCount('conversation:entries')).toBe(0)
   })
 
+  it('a reply started elsewhere (a run turn, an answer handed back) unsettles the end until its own end is published', async () => {
+    const { fake, chat, reads } = setup([msg('u0', 'user', 'left without a reply')])
+    await chat.actions.open('c1')
+    const n = reads()
+    expect(chat.getState()).toMatchObject({ settled: true, streaming: false })
+    fake.streaming.add('c1')
+    fake.emit('conversation:changed', { conversationId: 'c1', kind: 'updated', streaming: true })
+    expect(chat.getState()).toMatchObject({ settled: false, streaming: true })
+    fake.append('c1', msg('a1', 'assistant', 'Answered.'))
+    expect(chat.getState().settled).toBe(false)
+    fake.finish('c1')
+    expect(chat.getState()).toMatchObject({ settled: true, streaming: false })
+    expect(chat.getState().entries.at(-1)?.id).toBe('a1')
+    expect(reads()).toBe(n)
+  })
+
   it('ignores what is published for another conversation, and reads the page when the log changed on disk', async () => {
     const { fake, chat, reads } = setup([msg('u0', 'user', 'hi')])
     await chat.actions.open('c1')

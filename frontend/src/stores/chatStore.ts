@@ -479,7 +479,9 @@ export function createChatStore(
           if (c.kind === 'deleted') return void actions.open(null)
           // Changed on disk by someone else: nothing was published.
           if (c.external) return void actions.reload()
-          if (c.streaming !== undefined) store.setState({ streaming: c.streaming })
+          // A reply starts (here or elsewhere: a run turn, an answer handed
+          // back): the log goes on past the entries until its end is published.
+          if (c.streaming !== undefined) store.setState(c.streaming ? { streaming: true, settled: false } : { streaming: false })
           if (c.streaming === false && c.error) fail(c.error)
         },
       })
