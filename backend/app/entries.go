@@ -82,13 +82,15 @@ func changedViews(entries []*conversation.Entry, views []conversation.EntryView,
 	if found < len(ids) {
 		reload = true
 	}
+	// Both sets of views hold the same entries: only what they say of them
+	// can differ.
 	before := map[string][]byte{}
 	for _, v := range viewsOf(others) {
-		before[v.ID], _ = json.Marshal(v)
+		before[v.ID], _ = json.Marshal(v.View)
 	}
 	for _, v := range views {
 		if !ids[v.ID] {
-			now, _ := json.Marshal(v)
+			now, _ := json.Marshal(v.View)
 			if string(now) == string(before[v.ID]) {
 				continue
 			}
