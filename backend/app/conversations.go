@@ -13,6 +13,7 @@ import (
 	"crewagent/backend/conversation"
 	"crewagent/backend/convlog"
 	"crewagent/backend/errs"
+	"crewagent/backend/events"
 	"crewagent/backend/export"
 	"crewagent/backend/fsx"
 	"crewagent/backend/packages"
@@ -128,13 +129,7 @@ type ConversationPage struct {
 }
 
 // WaitingView is the conversation another one waits for.
-type WaitingView struct {
-	ConversationID string `json:"conversationId"`
-	Title          string `json:"title"`
-	Tool           string `json:"tool"`
-	// Answering is true while it answers (false: queued, or stopped).
-	Answering bool `json:"answering"`
-}
+type WaitingView = events.WaitingView
 
 // waitingView says what a conversation waits for (nil when nothing).
 func (ws *Workspace) waitingView(meta conversation.ConversationMeta) *WaitingView {
@@ -166,16 +161,9 @@ func (ws *Workspace) LoadConversation(id string, limit int) (ConversationPage, e
 	}
 	streaming = streaming || ws.tasks.Busy(id)
 	views := ws.views(page.Entries)
-	out := ConversationPage{Conversation: meta, Entries: views, HasMore: page.HasMore, Streaming: streaming, Agents: ws.speakers(views),
-		WaitingFor: ws.waitingView(meta)}
-	if !streaming && out.WaitingFor == nil {
-		// A fork cut at a message ends there on purpose.
-		ending, canContinue := conversation.Ending(views, meta.ForkedFromMsgID)
-		out.Unfinished, out.Awaiting = ending == conversation.EndUnfinished, ending == conversation.EndAwaiting
-		out.Stopped = ending == conversation.EndStopped
-		out.CanContinue = canContinue
-	}
-	return out, nil
+	end := ws.pageEnd(meta, views, streaming)
+	return ConversationPage{Conversation: meta, Entries: views, HasMore: page.HasMore, Streaming: streaming, Agents: ws.speakers(views),
+		WaitingFor: end.WaitingFor, Unfinished: end.Unfinished, Awaiting: end.Awaiting, Stopped: end.Stopped, CanContinue: end.CanContinue}, nil
 }
 
 // LoadOlderEntries returns up to limit entries that come before the entry

@@ -2,7 +2,15 @@ package app
 
 import (
 	"crewagent/backend/conversation"
+	"crewagent/backend/events"
 )
+
+// publishUsage sends context:usage: the engine's measure of each request of
+// a reply (and "compressing" while it compacts) and, after a reply, a run
+// turn or a compaction, the measure of the next request (emitNextUsage).
+func (ws *Workspace) publishUsage(u events.UsageEvent) {
+	ws.emitter.Emit(events.ContextUsage, u)
+}
 
 // ConversationUsage is what one conversation's model calls used and cost.
 type ConversationUsage struct {

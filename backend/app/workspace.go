@@ -140,6 +140,7 @@ func (rt *Runtime) OpenProject(p *project.Project, o OpenOptions) (*Workspace, e
 		Tools:     ws.toolHost,
 		Counter:   rt.counter,
 		Emitter:   ws.emitter,
+		Usage:     ws.publishUsage,
 		Agents:    ws.agents(),
 		Tasks:     ws.tasks,
 		Skills:    ws.SkillCatalog,
@@ -258,9 +259,12 @@ func (ws *Workspace) activePackageID() string {
 	return ws.project.ActivePackageID
 }
 
-// storeChanged announces a change of the store.
-func (ws *Workspace) storeChanged(id, kind string) {
-	ws.emitter.Emit(events.ConversationChanged, events.ChangeEvent{ConversationID: id, Kind: kind})
+// storeChanged announces a change of the store, and what it wrote.
+func (ws *Workspace) storeChanged(c convlog.Change) {
+	ws.emitter.Emit(events.ConversationChanged, events.ChangeEvent{ConversationID: c.ConversationID, Kind: c.Kind})
+	if c.Kind == convlog.ChangeUpdated {
+		ws.publishEntries(c.ConversationID, c.Entries, ws.tasks.Busy(c.ConversationID))
+	}
 }
 
 // taskEvent announces that a reply or run turn started or ended in a
@@ -286,6 +290,14 @@ func (ws *Workspace) taskEvent(ev tasks.Event) {
 		}
 	}
 	ws.emitter.Emit(events.ConversationChanged, ch)
+	if ev.Phase == tasks.Ended {
+		// How the conversation ends now; the one waiting for it, if any,
+		// sees that it no longer answers.
+		ws.publishEntries(ev.Task.ConversationID, nil, false)
+	}
+	if ev.Task.For != "" {
+		ws.publishEntries(ev.Task.For, nil, ws.tasks.Busy(ev.Task.For))
+	}
 	ws.emitter.Emit(name, te)
 	if ev.Phase == tasks.Ended {
 		ws.coord.TaskEnded(ev.Task.Chain)

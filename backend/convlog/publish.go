@@ -12,24 +12,49 @@ const (
 	ChangeDeleted = events.Deleted
 )
 
+// Change is what a Publishing store announces after a write.
+type Change struct {
+	ConversationID string
+	// Kind is created, updated or deleted.
+	Kind string
+	// Entries are the lines the write appended to the log, oldest first: new
+	// entries and new versions of entries (the last line of an id wins, as
+	// when the log is read). Empty for changes of the index record alone
+	// (a rename, the conversation's state) and for deletions.
+	Entries []*conversation.Entry
+}
+
 // Publishing is a Store that announces every change it makes: after each
-// successful write it calls Publish with the conversation and the kind of
-// change, so the callers that write (bound methods, the engine, the runs)
-// never have to. Reads go to the Store unchanged. Every method of Store that
-// writes has its counterpart here (publish_test.go checks).
+// successful write it calls Publish with the conversation, the kind of
+// change and the lines written, so the callers that write (bound methods,
+// the engine, the runs) never have to. Reads go to the Store unchanged.
+// Every method of Store that writes has its counterpart here
+// (publish_test.go checks).
 type Publishing struct {
 	*Store
-	Publish func(conversationID, kind string)
+	Publish func(Change)
 }
 
 // NewPublishing wraps s; publish is called after each change.
-func NewPublishing(s *Store, publish func(conversationID, kind string)) *Publishing {
+func NewPublishing(s *Store, publish func(Change)) *Publishing {
+	s.keepWrittenLines()
 	return &Publishing{Store: s, Publish: publish}
 }
 
+// publish announces a change of conversation id with the lines written to
+// it since the last announcement (writes of the same conversation that ran
+// at the same time may come in one announcement and leave the other one
+// without lines: every line is announced once, in the log's order).
 func (p *Publishing) publish(id, kind string, err error) {
-	if err == nil && p.Publish != nil {
-		p.Publish(id, kind)
+	if err != nil {
+		return
+	}
+	lines := p.Store.takeWritten(id)
+	if kind == ChangeDeleted {
+		lines = nil
+	}
+	if p.Publish != nil {
+		p.Publish(Change{ConversationID: id, Kind: kind, Entries: lines})
 	}
 }
 
@@ -136,4 +161,37 @@ func (p *Publishing) Unpin(id, msgID string) (*conversation.Entry, error) {
 	e, err := p.Store.Unpin(id, msgID)
 	p.publish(id, ChangeUpdated, err)
 	return e, err
+}
+
+// keepWritten keeps copies of the lines just committed to conversation id
+// for takeWritten (only once a Publishing store asked for them).
+func (s *Store) keepWritten(id string, lines []*conversation.Entry) {
+	s.writtenMu.Lock()
+	defer s.writtenMu.Unlock()
+	if s.written == nil {
+		return
+	}
+	for _, e := range lines {
+		c := *e
+		s.written[id] = append(s.written[id], &c)
+	}
+}
+
+// takeWritten returns the lines committed to conversation id since the last
+// call, oldest first, and forgets them.
+func (s *Store) takeWritten(id string) []*conversation.Entry {
+	s.writtenMu.Lock()
+	defer s.writtenMu.Unlock()
+	lines := s.written[id]
+	delete(s.written, id)
+	return lines
+}
+
+// keepWrittenLines starts keeping the committed lines.
+func (s *Store) keepWrittenLines() {
+	s.writtenMu.Lock()
+	if s.written == nil {
+		s.written = map[string][]*conversation.Entry{}
+	}
+	s.writtenMu.Unlock()
 }

@@ -1,6 +1,7 @@
 package convlog
 
 import (
+	"encoding/json"
 	"errors"
 	"go/ast"
 	"go/parser"
@@ -71,9 +72,9 @@ func TestPublishingAnnouncesChanges(t *testing.T) {
 	defer st.Close()
 	var mu sync.Mutex
 	var got []string
-	p := NewPublishing(st, func(id, kind string) {
+	p := NewPublishing(st, func(c Change) {
 		mu.Lock()
-		got = append(got, kind)
+		got = append(got, c.Kind)
 		mu.Unlock()
 	})
 	m, err := p.Create("", conversation.ActiveChat)
@@ -122,6 +123,92 @@ func TestPublishingAnnouncesChanges(t *testing.T) {
 	want := "created updated updated updated created deleted created created updated updated updated updated"
 	if strings.Join(got, " ") != want {
 		t.Fatalf("announced %v, want %s", got, want)
+	}
+}
+
+// The lines a Publishing store announces are what the store reads back: each
+// announced entry equals the effective entry of its id (the newest version),
+// and the announcements together hold every line written, once.
+func TestPublishedEntriesAreWhatTheStoreReadsBack(t *testing.T) {
+	st, err := Open(t.TempDir(), Options{IndexFlushDelay: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var changes []Change
+	p := NewPublishing(st, func(c Change) { changes = append(changes, c) })
+	m, err := p.Create("", conversation.ActiveChat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := func(id, role, text string) *conversation.Entry {
+		return &conversation.Entry{Type: conversation.TypeMsg, ID: id, Role: role, Content: conversation.Str(text)}
+	}
+	call := msg("a1", conversation.RoleAssistant, "")
+	call.ToolCalls = []conversation.ToolCall{{ID: "c1", Type: "function", Function: conversation.FunctionCall{Name: "fs_read", Arguments: `{"path":"a"}`}}}
+	result := msg("t1", conversation.RoleTool, "contents")
+	result.ToolCallID, result.ToolName = "c1", "fs.read"
+	tests := []struct {
+		name  string
+		write func() error
+		ids   []string // the ids announced, in order
+	}{
+		{"user message", func() error { return p.Append(m.ID, msg("u1", conversation.RoleUser, "read a")) }, []string{"u1"}},
+		{"assistant with a tool call", func() error { return p.Append(m.ID, call) }, []string{"a1"}},
+		{"tool result", func() error { return p.Append(m.ID, result) }, []string{"t1"}},
+		{"answer", func() error { return p.Append(m.ID, msg("a2", conversation.RoleAssistant, "done")) }, []string{"a2"}},
+		{"edited result", func() error { return p.Update(m.ID, msg("t1", conversation.RoleTool, "contents, again")) }, []string{"t1"}},
+		{"rename", func() error { return p.Rename(m.ID, "Reading") }, nil},
+		{"pin", func() error { _, err := p.Pin(m.ID, "u1"); return err }, []string{""}},
+		{"compaction", func() error {
+			return p.Compact(m.ID, CompactionWrite{MessageIDs: []string{"u1", "a1"}, Event: &conversation.Entry{ID: "k1", Data: []byte(`{}`)},
+				Summary: &conversation.Entry{ID: "s1", Role: conversation.RoleSystem, Content: conversation.Str("CONVERSATION_SUMMARY\nread a")}})
+		}, []string{"u1", "a1", "k1", "s1"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			changes = nil
+			if err := tt.write(); err != nil {
+				t.Fatal(err)
+			}
+			if len(changes) != 1 || changes[0].ConversationID != m.ID || changes[0].Kind != ChangeUpdated {
+				t.Fatalf("announced %+v, want one update of %s", changes, m.ID)
+			}
+			all, err := p.Load(m.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			stored := map[string]*conversation.Entry{}
+			for _, e := range all {
+				stored[e.ID] = e
+			}
+			got := changes[0].Entries
+			if len(got) != len(tt.ids) {
+				t.Fatalf("announced %d entries, want %d", len(got), len(tt.ids))
+			}
+			for i, e := range got {
+				if tt.ids[i] != "" && e.ID != tt.ids[i] {
+					t.Errorf("entry %d is %s, want %s", i, e.ID, tt.ids[i])
+				}
+				want, ok := stored[e.ID]
+				if !ok {
+					t.Fatalf("announced %s, which the store does not read back", e.ID)
+				}
+				a, _ := json.Marshal(e)
+				b, _ := json.Marshal(want)
+				if string(a) != string(b) {
+					t.Errorf("announced %s\n read back %s", a, b)
+				}
+			}
+		})
+	}
+	// Deleting announces no lines, and nothing written before is left over.
+	changes = nil
+	if err := p.Delete(m.ID); err != nil {
+		t.Fatal(err)
+	}
+	if len(changes) != 1 || changes[0].Kind != ChangeDeleted || changes[0].Entries != nil {
+		t.Fatalf("delete announced %+v", changes)
 	}
 }
 

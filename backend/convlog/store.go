@@ -85,6 +85,11 @@ type Store struct {
 	flushMu   sync.Mutex // serialises index.json writes
 	refreshMu sync.Mutex // serialises index reloads of read-only stores
 	own       ownWrites
+
+	// written keeps the lines committed to each conversation until a
+	// Publishing store takes them (nil: nobody takes them, none are kept).
+	writtenMu sync.Mutex
+	written   map[string][]*conversation.Entry
 }
 
 // Open opens the conversation store of projectDataDir for reading and
@@ -1150,6 +1155,7 @@ func (s *Store) commit(id string, entries []*conversation.Entry) error {
 	if err != nil {
 		return err
 	}
+	s.keepWritten(id, entries)
 	s.mu.Lock()
 	if m := s.index[id]; m != nil {
 		m.LogSize = fi.Size()

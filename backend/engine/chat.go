@@ -35,6 +35,10 @@ type Options struct {
 	Counter Counter
 	// Emitter receives the events (default: dropped).
 	Emitter events.Emitter
+	// Usage receives the context usage of each request as it is built and
+	// while a compaction runs (status compressing), the application's one
+	// publisher of context:usage (default: sent to Emitter).
+	Usage func(UsageEvent)
 	// Agents resolves SendRequest.AgentID in agent mode when no Agent is given.
 	Agents AgentResolver
 	// Now and NewID default to time.Now and uuid.NewString.
@@ -97,6 +101,10 @@ func New(opts Options) (*ChatService, error) {
 	}
 	if opts.Emitter == nil {
 		opts.Emitter = events.Nop{}
+	}
+	if opts.Usage == nil {
+		em := opts.Emitter
+		opts.Usage = func(u UsageEvent) { em.Emit(events.ContextUsage, u) }
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now

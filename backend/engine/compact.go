@@ -5,9 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"crewagent/backend/compression"
 	"crewagent/backend/conversation"
-	"crewagent/backend/events"
 	"crewagent/backend/settings"
 	"crewagent/backend/tasks"
 	"crewagent/backend/tokens"
@@ -101,7 +99,6 @@ func (s *ChatService) Compact(ctx context.Context, req CompactRequest) (*Compact
 	out.CompactedMessages, out.SummaryID, out.Summary = c.Count, c.SummaryID, c.Summary
 	out.UsedTokensAfter = after.Debug.FullTokens
 	out.Strategy, out.SummaryError = c.Data.Strategy, c.Data.SummaryError
-	s.opts.Emitter.Emit(events.ContextUsage, usageEvent(convID, compression.UsageOf(after.Debug.FullTokens, cx.limit), ""))
 	return out, nil
 }
 

@@ -87,8 +87,8 @@ func (f *fixture) open() {
 	}
 	// The store announces its changes, as the application layer's does.
 	rec := f.rec
-	published := convlog.NewPublishing(st, func(id, kind string) {
-		rec.Emit(events.ConversationChanged, ChangeEvent{ConversationID: id, Kind: kind})
+	published := convlog.NewPublishing(st, func(c convlog.Change) {
+		rec.Emit(events.ConversationChanged, ChangeEvent{ConversationID: c.ConversationID, Kind: c.Kind})
 	})
 	svc, err := New(Options{Store: published, Settings: StaticSettings(f.st), LLM: testLLM, Tools: hosts, Counter: counter,
 		Emitter: f.rec, Agents: f.agents, Memory: memory.New(f.root).Files, Approvals: f.approvals})

@@ -84,7 +84,7 @@ func (r *run) execute() (*SendResult, error) {
 	r.cx.runID, r.cx.workflowID = r.runID, r.workflowID
 	r.cx.onCompacting = func() {
 		r.res.Context.Compressed = true
-		r.s.opts.Emitter.Emit(events.ContextUsage, usageEvent(r.convID, r.lastUsage, compression.StatusCompressing))
+		r.s.opts.Usage(usageEvent(r.convID, r.lastUsage, compression.StatusCompressing))
 	}
 
 	if r.resolve != nil {
@@ -498,7 +498,7 @@ func (r *run) emitUsage(req *contextbuilder.Result, status string) {
 	ev := usageEvent(r.convID, u, status)
 	ev.Reported = r.s.reportedUsage(r.convID)
 	ev.Cost = r.st.LLM.CostOf(ev.Reported)
-	r.s.opts.Emitter.Emit(events.ContextUsage, ev)
+	r.s.opts.Usage(ev)
 }
 
 func round1(v float64) float64 { return math.Round(v*10) / 10 }

@@ -18,6 +18,10 @@ const (
 	StreamToolStart     = "llm:stream-tool-start"
 	StreamToolEnd       = "llm:stream-tool-end"
 	ConversationChanged = "conversation:changed"
+	// ConversationEntries carries what the store appended or updated in a
+	// conversation, each entry with its view, and the state of its end: the
+	// window appends and replaces by id instead of reading the page again.
+	ConversationEntries = "conversation:entries"
 	RunsProgressUpdated = "runs:progressUpdated"
 	// A task (a reply, a run turn, the answer of a conversation the
 	// conversation tools handed a turn to, a continuation) started, ended by

@@ -107,6 +107,52 @@ type ChangeEvent struct {
 	Error     *Error `json:"error,omitempty"`
 }
 
+// EntriesEvent is the payload of conversation:entries: entries the store
+// appended or updated, with their view, and the entries whose view changed
+// with them, in the log's order (an id the window holds is replaced, a new
+// one goes at the end), then the state of the conversation's end as a page
+// read now would give it.
+type EntriesEvent struct {
+	ConversationID string                        `json:"conversationId"`
+	Conversation   conversation.ConversationMeta `json:"conversation"`
+	Entries        []conversation.EntryView      `json:"entries"`
+	// Settled is true when no reply or turn runs in the conversation: the
+	// log ends where the entries end, and the fields below say how.
+	Settled     bool `json:"settled"`
+	Unfinished  bool `json:"unfinished"`
+	Awaiting    bool `json:"awaiting"`
+	Stopped     bool `json:"stopped,omitempty"`
+	CanContinue bool `json:"canContinue"`
+	// Agents are the agents who wrote Entries, by id.
+	Agents map[string]Speaker `json:"agents"`
+	// WaitingFor is set while a tool call of the conversation waits for
+	// another conversation's answer.
+	WaitingFor *WaitingView `json:"waitingFor,omitempty"`
+	// Reload says that the change reaches entries the event does not carry
+	// (a version chosen or made, entries older than the newest ones
+	// compacted): read the page again.
+	Reload bool `json:"reload,omitempty"`
+}
+
+// Speaker is an agent who answered in a conversation, as its package
+// describes it.
+type Speaker struct {
+	ID          string `json:"id"`
+	Name        string `json:"name"`
+	Title       string `json:"title"`
+	Icon        string `json:"icon"`
+	Description string `json:"description"`
+}
+
+// WaitingView is the conversation another one waits for.
+type WaitingView struct {
+	ConversationID string `json:"conversationId"`
+	Title          string `json:"title"`
+	Tool           string `json:"tool"`
+	// Answering is true while it answers (false: queued, or stopped).
+	Answering bool `json:"answering"`
+}
+
 // NodeProgress is one node of a run's graph as the run panel shows it.
 type NodeProgress struct {
 	ID     string `json:"id"`
@@ -175,6 +221,7 @@ type Payloads struct {
 	StreamToolStart     ToolStartEvent          `json:"llm:stream-tool-start"`
 	StreamToolEnd       ToolEndEvent            `json:"llm:stream-tool-end"`
 	ConversationChanged ChangeEvent             `json:"conversation:changed"`
+	ConversationEntries EntriesEvent            `json:"conversation:entries"`
 	RunsProgressUpdated ProgressEvent           `json:"runs:progressUpdated"`
 	TaskStarted         TaskEvent               `json:"task:started"`
 	TaskComplete        TaskEvent               `json:"task:complete"`

@@ -1,5 +1,5 @@
 import * as Conversations from '../../wailsjs/go/desktop/Conversations'
-import type { app, checkpoint, conversation, convlog } from '../../wailsjs/go/models'
+import type { app, checkpoint, conversation, convlog, events } from '../../wailsjs/go/models'
 import { call } from './errors'
 
 export type ConversationMeta = conversation.ConversationMeta
@@ -19,7 +19,7 @@ export type ExportFormat = 'md' | 'json'
  * went to (status waiting, completed, failed, stopped or interrupted) and its answer. */
 export type HandoverView = conversation.HandoverView
 /** The conversation another one waits for. */
-export type WaitingView = app.WaitingView
+export type WaitingView = events.WaitingView
 
 /** What an entry is for the conversation screen, decoded by the backend
  * (backend/conversation): the screen never parses the log's encodings. */

@@ -1,4 +1,5 @@
 import type { conversation, events } from '../../wailsjs/go/models'
+import type { Entry } from './conversations'
 import { EventsOn } from '../../wailsjs/runtime/runtime'
 import { EventNames } from './events.gen'
 
@@ -50,6 +51,12 @@ export type ToolEnd = events.ToolEndEvent
  * error why it ended without an answer the conversation shows. */
 export type ConversationChange = Omit<events.ChangeEvent, 'kind'> & { kind: 'created' | 'updated' | 'deleted' | (string & {}) }
 
+/** conversation:entries: what the store appended or updated (each entry
+ * with its view, and the entries whose view changed with them; a known id
+ * is replaced, a new one appended), with how the conversation ends now;
+ * reload asks for the page again (a new version, older entries changed). */
+export type EntriesEvent = Omit<events.EntriesEvent, 'entries'> & { entries: Entry[] }
+
 /** runs:progressUpdated: a run's phase or state changed. */
 export type RunProgress = events.ProgressEvent
 
@@ -68,9 +75,10 @@ export type ApprovalEvent = events.ApprovalEvent
  * too fast to be sent; done marks the call's last piece. */
 export type ToolOutputEvent = events.ToolOutputEvent
 
-export interface EventMap extends Omit<events.Payloads, 'context:usage' | 'conversation:changed'> {
+export interface EventMap extends Omit<events.Payloads, 'context:usage' | 'conversation:changed' | 'conversation:entries'> {
   'context:usage': ContextUsage
   'conversation:changed': ConversationChange
+  'conversation:entries': EntriesEvent
 }
 
 export type Unsubscribe = () => void

@@ -76,7 +76,7 @@ export type {
   ToolResultView,
   WaitingView,
 } from './conversations'
-export type { CallUsage, ContextStatus, ContextUsage, ConversationChange, EventError, EventMap, EventName, EventsApi, McpStatusEvent, ReportedUsage, RunProgress, UsageCost, StreamChunk, StreamEnd, StreamEvent, StreamStart, TaskEvent, ToolEnd, ToolOutputEvent, ToolStart, Unsubscribe } from './events'
+export type { CallUsage, ContextStatus, ContextUsage, ConversationChange, EntriesEvent, EventError, EventMap, EventName, EventsApi, McpStatusEvent, ReportedUsage, RunProgress, UsageCost, StreamChunk, StreamEnd, StreamEvent, StreamStart, TaskEvent, ToolEnd, ToolOutputEvent, ToolStart, Unsubscribe } from './events'
 export type { McpApi, McpComposedPrompt, McpComposerOffer, McpElicitation, McpElicitationAction, McpPrompt, McpPromptArgument, McpResource, McpSignOutResult, McpImport, McpOptions, McpParsed, McpProblem, McpServer, McpServerSpec, McpState, McpTool, McpView } from './mcp'
 export type { ActivePackageView, InstalledPackage, PackageImport, PackageProblem, PackagesApi, PackagesView, WorkflowInfo } from './packages'
 export type { ProjectInfo, ProjectsApi, RecentProject } from './projects'

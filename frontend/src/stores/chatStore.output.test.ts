@@ -56,10 +56,8 @@ describe('chatStore: live command output', () => {
 
     // The result is read: the card shows it, the live output goes.
     fake.append('c1', msg('a1', 'assistant', '', { tool_calls: [{ id: 'sh1', type: 'function', function: { name: 'shell.run', arguments: '{"command":"x"}' } }] }))
-    await store.actions.refreshTail()
     expect(store.getState().toolOutput.sh1).toBeDefined()
     fake.append('c1', msg('t1', 'tool', '{"ok":true}', { tool_call_id: 'sh1' }))
-    await store.actions.refreshTail()
     expect(store.getState().toolOutput).toEqual({})
 
     // Another conversation starts with none.

@@ -1,7 +1,7 @@
 import type { Entry } from '../bridge'
 import { failure, msg, runInput } from '../test/entries'
 import { createFakeBridge } from '../test/fakeBridge'
-import { createChatStore, lastUserText, mergeTail, usageFromPreview } from './chatStore'
+import { applyEntries, createChatStore, lastUserText, usageFromPreview } from './chatStore'
 
 
 /** Runs scheduled frames by hand. */
@@ -68,29 +68,33 @@ describe('chatStore', () => {
     expect(fake.listenerCount('llm:stream-chunk')).toBe(0)
   })
 
-  it('knows whether its entries were read while no reply ran', async () => {
+  it('knows whether the log ends where its entries end', async () => {
     const { fake, store } = setup([msg('u0', 'user', 'left without a reply')])
     expect(store.getState().settled).toBe(false)
     await store.actions.open('c1')
     expect(store.getState().settled).toBe(true)
     await store.actions.send('again')
-    expect(store.getState().settled).toBe(false)
-    await store.actions.refreshTail()
-    expect(store.getState()).toMatchObject({ streaming: true, settled: false }) // read during the reply
+    expect(store.getState()).toMatchObject({ streaming: true, settled: false })
     fake.append('c1', msg('a1', 'assistant', 'Answer.'))
+    expect(store.getState()).toMatchObject({ streaming: true, settled: false }) // published during the reply
     fake.finish('c1')
-    await vi.waitFor(() => expect(store.getState()).toMatchObject({ streaming: false, settled: true }))
+    expect(store.getState()).toMatchObject({ streaming: false, settled: true })
     expect(store.getState().entries.at(-1)?.id).toBe('a1')
   })
 
-  it('does not take a read begun before a reply for one made after it', async () => {
-    const { store } = setup([msg('u0', 'user', 'left without a reply')])
+  it('does not take a page read begun before a reply for one made after it', async () => {
+    const { fake, store } = setup([msg('u0', 'user', 'left without a reply')])
     await store.actions.open('c1')
     expect(store.getState().settled).toBe(true)
-    const stale = store.actions.refreshTail() // reads while no reply runs yet
+    const stale = store.actions.reload() // reads while no reply runs yet
     expect(await store.actions.retry()).toBe(true)
     await stale
     expect(store.getState()).toMatchObject({ streaming: true, settled: false })
+    // and entries published while a page is read are not lost
+    const reading = store.actions.reload()
+    fake.append('c1', msg('a1', 'assistant', 'Answer.'))
+    await reading
+    expect(store.getState().entries.at(-1)?.id).toBe('a1')
   })
 
   it('follows context:usage for the open conversation only', async () => {
@@ -103,15 +107,13 @@ describe('chatStore', () => {
     expect(store.getState().usage).toMatchObject({ status: 'normal', usedTokens: 400 })
   })
 
-  it('adds the usage each call reports to the cache figures the meter shows', async () => {
+  it('takes the usage from context:usage alone, not from the calls that end', async () => {
     const { fake, store } = setup()
     await store.actions.open('c1')
     const reported = { calls: 1, promptTokens: 1000, completionTokens: 20, totalTokens: 1020, cachedTokens: 0, last: { promptTokens: 1000, completionTokens: 20, totalTokens: 1020, cachedTokens: 0 } }
     fake.emit('context:usage', { conversationId: 'c1', usedTokens: 1100, totalBudget: 8000, usagePercent: 13.75, remaining: 6900, status: 'normal', reported })
     fake.emit('llm:stream-end', { conversationId: 'c1', messageId: 'a1', toolCalls: 0, usage: { promptTokens: 1100, completionTokens: 30, totalTokens: 1130, cachedTokens: 960 } })
-    expect(store.getState().usage?.reported).toMatchObject({ calls: 2, promptTokens: 2100, cachedTokens: 960, last: { cachedTokens: 960, promptTokens: 1100 } })
-    fake.emit('llm:stream-end', { conversationId: 'c2', messageId: 'b1', toolCalls: 0, usage: { promptTokens: 5, completionTokens: 1, totalTokens: 6, cachedTokens: 5 } })
-    expect(store.getState().usage?.reported?.calls).toBe(2)
+    expect(store.getState().usage?.reported).toEqual(reported)
   })
 
   it('continue sends "continue"; retry answers the last message again (a run gets it again)', async () => {
@@ -122,7 +124,6 @@ describe('chatStore', () => {
     expect(fake.sent.at(-1)).toMatchObject({ text: 'continue' })
     fake.finish('c1')
     await vi.waitFor(() => expect(store.getState().streaming).toBe(false))
-    await store.actions.refreshTail()
     const users = () => store.getState().entries.filter((e) => e.role === 'user').length
     const before = users()
     expect(await store.actions.retry()).toBe(true)
@@ -146,7 +147,7 @@ describe('chatStore', () => {
     await store.actions.open('c1')
     expect(await store.actions.send('hi')).toBe(false)
     expect(store.getState().error?.code).toBe('E_LLM_NOT_CONFIGURED')
-    expect(store.getState().streaming).toBe(false)
+    expect(store.getState()).toMatchObject({ streaming: false, settled: true }) // nothing was written
   })
 
   it('stop and mode switches go through the bridge', async () => {
@@ -162,29 +163,13 @@ describe('chatStore', () => {
   })
 })
 
-describe('mergeTail', () => {
-  const e = (id: string, content = id): Entry => ({ type: 'msg', id, createdAt: '', role: 'user', content })
-  it('replaces updated entries and appends new ones', () => {
-    const { entries, replaced } = mergeTail([e('a'), e('b'), e('c')], [e('b', 'B!'), e('c'), e('d')])
-    expect(replaced).toBe(false)
-    expect(entries.map((x) => `${x.id}:${x.content}`)).toEqual(['a:a', 'b:B!', 'c:c', 'd:d'])
-  })
-  it('gives the window itself when the tail changes nothing', () => {
+describe('applyEntries', () => {
+  const e = (id: string, text = id) => msg(id, 'user', text)
+  it('replaces entries of known ids and appends new ones', () => {
     const current = [e('a'), e('b'), e('c')]
-    const same = mergeTail(current, [e('b'), e('c')])
-    expect(same.entries).toBe(current)
-    expect(same.replaced).toBe(false)
-    // an update in place: a new window, the other entries as they were
-    const updated = mergeTail(current, [e('b'), e('c', 'C!')])
-    expect(updated.entries).not.toBe(current)
-    expect(updated.entries[0]).toBe(current[0])
-    expect(updated.entries[1]).toBe(current[1])
-    expect(updated.entries[2].content).toBe('C!')
-    expect(current[2].content).toBe('c')
-  })
-  it('takes the tail when it does not overlap', () => {
-    expect(mergeTail([e('a')], [e('x'), e('y')])).toMatchObject({ replaced: true, entries: [{ id: 'x' }, { id: 'y' }] })
-    expect(mergeTail([], [e('x')]).entries.map((x) => x.id)).toEqual(['x'])
+    expect(applyEntries(current, [e('b', 'B!'), e('d')]).map((x) => x.content)).toEqual(['a', 'B!', 'c', 'd'])
+    expect(current.map((x) => x.content)).toEqual(['a', 'b', 'c'])
+    expect(applyEntries(current, [])).toBe(current)
   })
 })
 

@@ -13,6 +13,7 @@ import type {
   ContextUsage,
   ConversationMeta,
   Entry,
+  EntriesEvent,
   EventError,
   ExportFormat,
   Mode,
@@ -23,7 +24,6 @@ import type {
   WaitingView,
 } from '../bridge'
 import { ErrorCodes, subscribeAll, toBridgeError } from '../bridge'
-import { addReported } from '../lib/usage'
 import { createStore, type Store } from './store'
 import { t } from '../i18n'
 
@@ -88,8 +88,8 @@ export interface ChatState {
   loadingOlder: boolean
   /** A reply is being generated in this conversation. */
   streaming: boolean
-  /** The entries were read while no reply was running: the log ends where
-   * they end (a send clears it until the next read). */
+  /** No reply runs and the entries end where the log ends (a send clears
+   * it until the reply's end is published). */
   settled: boolean
   /** The last read says the conversation ends waiting for a reply that will
    * not come (meaningful while settled). */
@@ -137,8 +137,6 @@ export interface ChatActions {
   start(): Unsubscribe
   open(id: string | null): Promise<void>
   loadOlder(): Promise<number>
-  /** Re-reads the newest entries and merges them into the window. */
-  refreshTail(): Promise<void>
   /** Sends a message (with files attached: text may then be empty). */
   send(text: string, attachments?: AttachmentInput[]): Promise<boolean>
   stop(): Promise<void>
@@ -155,7 +153,8 @@ export interface ChatActions {
   regenerate(messageId: string): Promise<boolean>
   /** Shows version index (from 0) of the branch point after the entry `after`. */
   switchBranch(after: string, index: number): Promise<boolean>
-  /** Re-reads the whole loaded window (after a change of versions). */
+  /** Re-reads the whole loaded window (after a change of versions, or of
+   * the log on disk by someone else). */
   reload(): Promise<void>
   /** Saves the conversation as Markdown or JSON where the user chooses;
    * the file, or null when cancelled or failed. */
@@ -176,9 +175,6 @@ export type ChatStore = Store<ChatState> & { actions: ChatActions }
 
 /** Entries read per page. */
 export const pageSize = 300
-/** Entries re-read when the log changes. */
-export const tailRefreshSize = 120
-
 /** The usage a context preview implies (before any reply was sent). */
 export function usageFromPreview(conversationId: string, p: ContextPreview): ContextUsage {
   const u = p.usage
@@ -227,32 +223,20 @@ const initial = (): ChatState => ({
   error: null,
 })
 
-/** Merges a fresh tail into the loaded window: entries with known ids are
- * replaced (updates), new ones appended. When the tail does not overlap the
- * window (more new entries than the tail holds) the tail replaces it. A tail
- * that changes nothing gives the window itself (the list builds its rows
- * again only when its entries change). */
-export function mergeTail(current: Entry[], tail: Entry[]): { entries: Entry[]; replaced: boolean } {
-  if (tail.length === 0) return { entries: current, replaced: false }
-  const start = current.length - tail.length
-  // The usual case: the window ends with the tail's entries, in order.
-  const aligned = start >= 0 && tail.every((e, k) => current[start + k].id === e.id)
-  const index = aligned ? null : new Map(current.map((e, i) => [e.id, i]))
-  if (index && current.length > 0 && !index.has(tail[0].id)) return { entries: tail, replaced: true }
-  let out: Entry[] | null = null
-  for (let k = 0; k < tail.length; k++) {
-    const e = tail[k]
-    const i = aligned ? start + k : index!.get(e.id)
+/** Applies published entries to the loaded window: an entry with a known id
+ * is replaced (a new version), a new one appended. */
+export function applyEntries(current: Entry[], published: Entry[]): Entry[] {
+  if (published.length === 0) return current
+  const at = new Map(current.map((e, i) => [e.id, i]))
+  const out = current.slice()
+  for (const e of published) {
+    const i = at.get(e.id)
     if (i === undefined) {
-      out ??= current.slice()
-      index!.set(e.id, out.length)
+      at.set(e.id, out.length)
       out.push(e)
-    } else if (JSON.stringify(current[i]) !== JSON.stringify(e)) {
-      out ??= current.slice()
-      out[i] = e
-    }
+    } else out[i] = e
   }
-  return { entries: out ?? current, replaced: false }
+  return out
 }
 
 const userKinds = new Set(['user', 'run-input', 'answer'])
@@ -320,19 +304,7 @@ export function createChatStore(
   const updateCall = (messageId: string, fn: (c: LiveCall) => LiveCall) =>
     store.setState((s) => ({ live: s.live.map((c) => (c.messageId === messageId ? fn(c) : c)) }))
 
-  let tailTimer: ReturnType<typeof setTimeout> | undefined
-  const scheduleTail = () => {
-    clearTimeout(tailTimer)
-    tailTimer = setTimeout(() => void actions.refreshTail(), 40)
-  }
-
-  /** Drops live calls whose messages are persisted and whose stream ended. */
-  const settleLive = (entries: Entry[], live: LiveCall[], streaming: boolean) => {
-    const ids = new Set(entries.map((e) => e.id))
-    return live.filter((c) => !(c.ended && (ids.has(c.messageId) || !streaming)))
-  }
-
-  /** Drops what is kept of calls (live output, answers) whose results are read. */
+  /** Drops what is kept of calls (live output, answers) whose results are in. */
   const settleOutput = <T,>(entries: Entry[], out: Record<string, T>) => {
     const ids = Object.keys(out)
     if (ids.length === 0) return out
@@ -341,22 +313,91 @@ export function createChatStore(
     return Object.fromEntries(Object.entries(out).filter(([id]) => !done.has(id)))
   }
 
+  /** The state a page read or a publication of entries gives: the live calls
+   * whose messages are stored (or, once settled, that ended) are left. */
+  const settle = (s: ChatState, entries: Entry[], settled: boolean): Partial<ChatState> => {
+    const ids = new Set(entries.map((e) => e.id))
+    return {
+      entries,
+      settled,
+      live: s.live.filter((c) => !(c.ended && (ids.has(c.messageId) || settled))),
+      toolOutput: settleOutput(entries, s.toolOutput),
+      resolved: settleOutput(entries, s.resolved),
+    }
+  }
+
+  /** Publications that come while pages are read, applied after them. */
+  let held: EntriesEvent[] = []
+  let reading = 0
+
+  /** Reads the newest limit entries of conversation id and shows them (while
+   * current() holds); the page, or null when the read failed. */
+  const readPage = async (id: string, limit: number, current: () => boolean) => {
+    reading++
+    const streamingBefore = store.getState().streaming
+    try {
+      const page = await bridge.conversations.load(id, limit)
+      if (!current()) return null
+      store.setState((s) => {
+        // A reply that started or ended during the read is as its events say.
+        const streaming = s.streaming !== streamingBefore ? s.streaming : page.streaming || s.streaming
+        return {
+          ...settle(s, page.entries, !streaming),
+          meta: page.conversation,
+          hasMore: page.hasMore,
+          streaming,
+          unfinished: !!page.unfinished,
+          stoppedEnd: !!page.stopped,
+          awaiting: !!page.awaiting,
+          canContinue: !!page.canContinue,
+          speakers: page.agents ?? {},
+          waitingFor: page.waitingFor ?? null,
+        }
+      })
+      return page
+    } catch (e) {
+      if (current()) fail(e)
+      return null
+    } finally {
+      if (--reading === 0) held.splice(0).forEach(published)
+    }
+  }
+
+  /** Applies conversation:entries: what the store appended or updated. */
+  const published = (ev: EntriesEvent) => {
+    if (!isCurrent(ev.conversationId)) return
+    if (reading > 0) return void held.push(ev)
+    if (ev.reload) return void actions.reload()
+    store.setState((s) => {
+      // A reply started here waits for its own end.
+      const settled = ev.settled && !s.streaming
+      return {
+        ...settle(s, applyEntries(s.entries, ev.entries), settled),
+        meta: ev.conversation,
+        unfinished: ev.unfinished,
+        stoppedEnd: !!ev.stopped,
+        awaiting: ev.awaiting,
+        canContinue: ev.canContinue,
+        speakers: { ...s.speakers, ...ev.agents },
+        waitingFor: ev.waitingFor ?? null,
+      }
+    })
+  }
+
   let openSeq = 0
 
   /** Starts a reply through the bridge; false (with the error shown) when it
    * was refused. */
-  let replies = 0 // replies started here, so that a read begun before one is not taken as after it
   const startReply = async (req: SendRequest, start: () => Promise<void> = () => bridge.chat.send(req)) => {
-    replies++
+    const { settled } = store.getState()
     store.setState({ streaming: true, settled: false, error: null, live: [] })
     try {
       await start()
-      scheduleTail()
       return true
     } catch (e) {
-      store.setState({ streaming: false })
+      // Refused: nothing was written, the log ends as it did.
+      store.setState({ streaming: false, settled })
       fail(e)
-      scheduleTail() // a read begun meanwhile left the state to the next one
       return false
     }
   }
@@ -406,18 +447,14 @@ export function createChatStore(
           }))
         },
         'llm:stream-end': (p) => {
-          // The call's usage counts at once (the next context:usage brings the
-          // totals the backend recorded).
-          const before = usageByConversation.get(p.conversationId)
-          if (p.usage && !p.retrying && before) {
-            const after = { ...before, reported: addReported(before.reported, p.usage) }
-            usageByConversation.set(p.conversationId, after)
-            if (isCurrent(p.conversationId)) store.setState({ usage: after })
-          }
           if (!isCurrent(p.conversationId)) return
           flushText()
-          updateCall(p.messageId, (c) => ({ ...c, ended: true, error: p.error }))
-          scheduleTail()
+          // The call's message may be stored already: it then shows instead.
+          store.setState((s) => ({
+            live: s.entries.some((e) => e.id === p.messageId)
+              ? s.live.filter((c) => c.messageId !== p.messageId)
+              : s.live.map((c) => (c.messageId === p.messageId ? { ...c, ended: true, error: p.error } : c)),
+          }))
         },
         'tool:output': (p) => {
           if (!isCurrent(p.conversationId)) return
@@ -427,30 +464,25 @@ export function createChatStore(
           usageByConversation.set(u.conversationId, u)
           if (isCurrent(u.conversationId)) store.setState({ usage: u })
         },
-        // A tool call waits for the user's approval, or was answered: its
-        // result entry holds the request.
-        'approval:requested': (p) => isCurrent(p.conversationId) && scheduleTail(),
+        // A tool call's approval was answered (the request itself comes in
+        // its result entry, published as it is stored).
         'approval:resolved': (p) => {
           if (!isCurrent(p.conversationId)) return
           store.setState((s) => ({
             answering: s.answering.filter((id) => id !== p.toolCallId),
             resolved: p.approval ? { ...s.resolved, [p.toolCallId]: p.approval } : s.resolved,
           }))
-          scheduleTail()
         },
-        // The conversation this one waits for starts or ends its answer.
-        'task:started': (t) => isCurrent(t.parentId ?? '') && scheduleTail(),
-        'task:complete': (t) => isCurrent(t.parentId ?? '') && scheduleTail(),
-        'task:aborted': (t) => isCurrent(t.parentId ?? '') && scheduleTail(),
+        'conversation:entries': published,
         'conversation:changed': (c) => {
           if (!isCurrent(c.conversationId)) return
-          if (c.kind === 'deleted') {
-            void actions.open(null)
-            return
-          }
-          if (c.streaming !== undefined) store.setState({ streaming: c.streaming })
+          if (c.kind === 'deleted') return void actions.open(null)
+          // Changed on disk by someone else: nothing was published.
+          if (c.external) return void actions.reload()
+          // A reply starts (here or elsewhere: a run turn, an answer handed
+          // back): the log goes on past the entries until its end is published.
+          if (c.streaming !== undefined) store.setState(c.streaming ? { streaming: true, settled: false } : { streaming: false })
           if (c.streaming === false && c.error) fail(c.error)
-          scheduleTail()
         },
       })
     },
@@ -458,37 +490,15 @@ export function createChatStore(
     async open(id) {
       const seq = ++openSeq
       pendingText.clear()
-      clearTimeout(tailTimer)
       if (!id) {
         store.setState({ ...initial(), agents: store.getState().agents })
         return
       }
       store.setState({ ...initial(), agents: store.getState().agents, conversationId: id, loading: true, usage: usageByConversation.get(id) ?? null })
-      try {
-        const page = await bridge.conversations.load(id, pageSize)
-        if (seq !== openSeq) return
-        store.setState({
-          meta: page.conversation,
-          entries: page.entries,
-          hasMore: page.hasMore,
-          streaming: page.streaming,
-          settled: !page.streaming,
-          unfinished: !!page.unfinished,
-          stoppedEnd: !!page.stopped,
-          awaiting: !!page.awaiting,
-          canContinue: !!page.canContinue,
-          speakers: page.agents ?? {},
-          waitingFor: page.waitingFor ?? null,
-          loading: false,
-          mode: modeOf(page.conversation),
-          agentId: page.conversation.selectedAgentId ?? '',
-        })
-      } catch (e) {
-        if (seq !== openSeq) return
-        store.setState({ loading: false })
-        fail(e)
-        return
-      }
+      const page = await readPage(id, pageSize, () => seq === openSeq)
+      if (seq !== openSeq) return
+      store.setState(page ? { loading: false, mode: modeOf(page.conversation), agentId: page.conversation.selectedAgentId ?? '' } : { loading: false })
+      if (!page) return
       // The meter before the first reply: what the next request would use.
       if (!usageByConversation.has(id)) void actions.loadPreview()
       void loadApprovalMode(id)
@@ -513,46 +523,6 @@ export function createChatStore(
       }
     },
 
-    async refreshTail() {
-      const id = store.getState().conversationId
-      if (!id) return
-      const started = replies
-      try {
-        const page = await bridge.conversations.load(id, tailRefreshSize)
-        if (!isCurrent(id)) return
-        const s = store.getState()
-        // A new version was chosen or made: entries older than the tail may
-        // have left or joined the version shown, so read the whole window.
-        const known = new Set(s.entries.map((e) => e.id))
-        if (page.entries.some((e) => isBranchEvent(e) && !known.has(e.id))) {
-          if (started === replies) return actions.reload()
-          // (a reply started meanwhile: the next read sees the change too)
-        }
-        const { entries, replaced } = mergeTail(s.entries, page.entries)
-        // A reply started here after this read began: the page cannot say
-        // whether it runs (the next read will).
-        const streaming = started === replies ? page.streaming : s.streaming
-        store.setState({
-          meta: page.conversation,
-          entries,
-          hasMore: replaced ? page.hasMore : s.hasMore,
-          streaming,
-          settled: started === replies && !page.streaming,
-          unfinished: !!page.unfinished,
-          stoppedEnd: !!page.stopped,
-          awaiting: !!page.awaiting,
-          canContinue: !!page.canContinue,
-          speakers: { ...s.speakers, ...page.agents },
-          waitingFor: page.waitingFor ?? null,
-          live: settleLive(entries, s.live, streaming),
-          toolOutput: settleOutput(entries, s.toolOutput),
-          resolved: settleOutput(entries, s.resolved),
-        })
-      } catch (e) {
-        fail(e)
-      }
-    },
-
     async send(text, attachments) {
       const s = store.getState()
       const body = text.trim()
@@ -574,32 +544,7 @@ export function createChatStore(
 
     async reload() {
       const id = store.getState().conversationId
-      if (!id) return
-      const started = replies
-      try {
-        const page = await bridge.conversations.load(id, Math.max(pageSize, store.getState().entries.length))
-        if (!isCurrent(id)) return
-        const s = store.getState()
-        const streaming = started === replies ? page.streaming : s.streaming
-        store.setState({
-          meta: page.conversation,
-          entries: page.entries,
-          hasMore: page.hasMore,
-          streaming,
-          settled: started === replies && !page.streaming,
-          unfinished: !!page.unfinished,
-          stoppedEnd: !!page.stopped,
-          awaiting: !!page.awaiting,
-          canContinue: !!page.canContinue,
-          speakers: page.agents ?? {},
-          waitingFor: page.waitingFor ?? null,
-          live: settleLive(page.entries, s.live, streaming),
-          toolOutput: settleOutput(page.entries, s.toolOutput),
-          resolved: settleOutput(page.entries, s.resolved),
-        })
-      } catch (e) {
-        fail(e)
-      }
+      if (id) await readPage(id, Math.max(pageSize, store.getState().entries.length), () => isCurrent(id))
     },
 
     continueReply: () => actions.send('continue'),
@@ -695,7 +640,6 @@ export function createChatStore(
       store.setState((s) => ({ answering: [...s.answering, toolCallId] }))
       try {
         await bridge.chat.answerApproval(id, toolCallId, decision, reason)
-        scheduleTail()
         return true
       } catch (e) {
         store.setState((s) => ({ answering: s.answering.filter((x) => x !== toolCallId) }))

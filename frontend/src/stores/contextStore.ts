@@ -44,8 +44,8 @@ export type ContextStore = Store<ContextState> & { actions: ContextActions }
 
 /** Compaction and pins of the open conversation's context (the composer's
  * /compact, the pin control of messages). The log's new entries reach the
- * conversation as it follows changes; the meter gets its number from the
- * usage the app sends after the compaction. */
+ * conversation as the store publishes them; the meter gets its number from
+ * the usage the app sends after the compaction. */
 export function createContextStore(bridge: Pick<Bridge, 'context'>, chat: ChatStore): ContextStore {
   const store = createStore<ContextState>({ compacting: null, last: null, pinning: null, error: null, instructions: null, savingInstructions: false, instructionsError: null })
   const actions: ContextActions = {
@@ -57,7 +57,6 @@ export function createContextStore(bridge: Pick<Bridge, 'context'>, chat: ChatSt
         const result = await bridge.context.compact(id, focus.trim())
         const outcome = { conversationId: id, focus: focus.trim(), result }
         store.setState({ compacting: null, last: outcome })
-        if (chat.getState().conversationId === id) void chat.actions.refreshTail()
         return outcome
       } catch (e) {
         store.setState({ compacting: null, error: toBridgeError(e) })
@@ -72,7 +71,6 @@ export function createContextStore(bridge: Pick<Bridge, 'context'>, chat: ChatSt
       try {
         await (pinned ? bridge.context.pin(id, messageId) : bridge.context.unpin(id, messageId))
         store.setState({ pinning: null })
-        if (chat.getState().conversationId === id) await chat.actions.refreshTail()
         return true
       } catch (e) {
         store.setState({ pinning: null, error: toBridgeError(e) })

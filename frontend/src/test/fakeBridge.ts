@@ -176,6 +176,24 @@ export function createFakeBridge(
     c.entries = c.entries.map((e, j) => (j > i && e.type === 'msg' ? { ...e, includeInContext: false, view: { ...(e.view ?? { kind: 'hidden' }), inactive: true } } : e))
     c.entries.push({ type: 'evt', id: newId('evt'), createdAt: stamp(), event, data: { after }, view: { kind: 'event' } })
   }
+  /** Publishes what a write changed in a conversation as the app does
+   * (conversation:entries): the entries that are not those of before, and
+   * how the conversation ends; reload when it made or chose a version. */
+  const publish = (id: string, before: Entry[], reload = false) => {
+    const c = convs.get(id)
+    if (!c) return
+    const old = new Set(before)
+    const idle = !streaming.has(id)
+    const ev = { conversationId: id, conversation: metaOf(c), entries: c.entries.filter((e) => !old.has(e)), settled: idle, unfinished: idle && !!c.unfinished, awaiting: idle && !!c.awaiting, canContinue: idle && !!c.canContinue, agents: c.agents ?? {}, waitingFor: c.waitingFor, reload }
+    handlers.get('conversation:entries')?.forEach((h) => h(ev))
+  }
+  /** Runs a write of conversation id and publishes what it changed. */
+  const writing = <T,>(id: string, write: () => T, reload = false): T => {
+    const before = convs.has(id) ? [...conv(id).entries] : []
+    const out = write()
+    publish(id, before, reload)
+    return out
+  }
   const sent: { conversationId: string; text: string; mode: string; agentId?: string; retry?: boolean; attachments?: { name: string; data: string }[] }[] = []
   /** Approval answers given, in order, and the conversations' approval modes. */
   const approvals: { conversationId: string; toolCallId: string; decision: string; reason: string }[] = []
@@ -286,7 +304,7 @@ export function createFakeBridge(
   const mcp = createFakeMcp({ servers: opts.mcpServers })
   const skills = createFakeSkills(
     opts.skills ?? [],
-    (id, ...entries) => conv(id).entries.push(...entries.map(withView)),
+    (id, ...entries) => writing(id, () => conv(id).entries.push(...entries.map(withView))),
     (id) => handlers.get('conversation:changed')?.forEach((h) => h({ conversationId: id, kind: 'updated' })),
   )
   let instructions = { name: 'AGENTS.md', path: '@project/AGENTS.md', exists: false, text: '', size: 0 }
@@ -382,12 +400,14 @@ export function createFakeBridge(
         return restore(sel, (c) => c.after, o.forcePaths ?? [], !!o.dryRun)
       }),
       checkpoint: vi.fn(async (id: string, name: string) => {
-        const c = conv(id)
-        if ((c.meta.checkpoints ?? []).some((cp) => cp.name === name)) throw new BridgeError('E_CHECKPOINT_EXISTS', `checkpoint "${name}" already exists`)
-        const cp = { name, messageId: c.entries[c.entries.length - 1]?.id ?? '', createdAt: stamp() }
-        c.meta = { ...c.meta, checkpoints: [...(c.meta.checkpoints ?? []), cp] }
-        c.entries.push({ type: 'evt', id: newId('evt'), createdAt: cp.createdAt, event: 'checkpoint', data: { name, messageId: cp.messageId } })
-        return cp
+        return writing(id, () => {
+          const c = conv(id)
+          if ((c.meta.checkpoints ?? []).some((cp) => cp.name === name)) throw new BridgeError('E_CHECKPOINT_EXISTS', `checkpoint "${name}" already exists`)
+          const cp = { name, messageId: c.entries[c.entries.length - 1]?.id ?? '', createdAt: stamp() }
+          c.meta = { ...c.meta, checkpoints: [...(c.meta.checkpoints ?? []), cp] }
+          c.entries.push({ type: 'evt', id: newId('evt'), createdAt: cp.createdAt, event: 'checkpoint', data: { name, messageId: cp.messageId } })
+          return cp
+        })
       }),
       load: vi.fn(async (id: string, limit = 300) => {
         const c = conv(id)
@@ -413,10 +433,12 @@ export function createFakeBridge(
         return { conversation: metaOf(c), entries: c.entries.slice(start, i), hasMore: start > 0, streaming: streaming.has(id), agents: c.agents ?? {} }
       }),
       switchBranch: vi.fn(async (id: string, after: string, index: number) => {
-        const c = conv(id)
-        if (streaming.has(id)) throw new BridgeError('E_BUSY', 'a reply is already being generated in this conversation')
-        branchOps.push({ op: 'switch', conversationId: id, after, index })
-        c.entries.push({ type: 'evt', id: newId('evt'), createdAt: stamp(), event: 'branch_switch', data: { after, active: index }, view: { kind: 'event' } })
+        return writing(id, () => {
+          const c = conv(id)
+          if (streaming.has(id)) throw new BridgeError('E_BUSY', 'a reply is already being generated in this conversation')
+          branchOps.push({ op: 'switch', conversationId: id, after, index })
+          c.entries.push({ type: 'evt', id: newId('evt'), createdAt: stamp(), event: 'branch_switch', data: { after, active: index }, view: { kind: 'event' } })
+        }, true)
       }),
       exportText: vi.fn(async (id: string, format: string) => {
         const c = conv(id)
@@ -437,40 +459,46 @@ export function createFakeBridge(
     },
     chat: {
       send: vi.fn(async (req: { conversationId: string; text: string; mode: string; agentId?: string; retry?: boolean; attachments?: { name: string; data: string }[] }) => {
-        if (!settingsState.llmConfigured) throw new BridgeError('E_LLM_NOT_CONFIGURED', 'LLM not configured: llm.baseUrl: not set')
-        if (streaming.has(req.conversationId)) throw new BridgeError('E_BUSY', 'a reply is already being generated in this conversation')
-        const c = conv(req.conversationId)
-        sent.push(req)
-        streaming.add(req.conversationId)
-        // A retry answers the newest user message again: its failures leave the context.
-        if (req.retry) c.entries = c.entries.map((e) => (e.partType === 'error' ? { ...e, includeInContext: false } : e))
-        else {
-          const attachments = (req.attachments ?? []).map((a) => ({ name: a.name, kind: /\.(png|jpe?g|gif|webp)$/i.test(a.name) ? 'image' : 'text', mime: '', size: a.data.length, path: `@state/logs/tool-results/${req.conversationId}/att-${a.name}` }))
-          c.entries.push({ type: 'msg', id: newId('msg'), createdAt: stamp(), role: 'user', content: req.text, mode: req.mode, attachments: attachments.length ? attachments : undefined, view: { kind: 'user', text: req.text } })
-        }
-        c.unfinished = false
-        c.awaiting = false
-        c.meta = { ...c.meta, lastActiveAt: stamp() }
+        return writing(req.conversationId, () => {
+          if (!settingsState.llmConfigured) throw new BridgeError('E_LLM_NOT_CONFIGURED', 'LLM not configured: llm.baseUrl: not set')
+          if (streaming.has(req.conversationId)) throw new BridgeError('E_BUSY', 'a reply is already being generated in this conversation')
+          const c = conv(req.conversationId)
+          sent.push(req)
+          streaming.add(req.conversationId)
+          // A retry answers the newest user message again: its failures leave the context.
+          if (req.retry) c.entries = c.entries.map((e) => (e.partType === 'error' ? { ...e, includeInContext: false } : e))
+          else {
+            const attachments = (req.attachments ?? []).map((a) => ({ name: a.name, kind: /\.(png|jpe?g|gif|webp)$/i.test(a.name) ? 'image' : 'text', mime: '', size: a.data.length, path: `@state/logs/tool-results/${req.conversationId}/att-${a.name}` }))
+            c.entries.push({ type: 'msg', id: newId('msg'), createdAt: stamp(), role: 'user', content: req.text, mode: req.mode, attachments: attachments.length ? attachments : undefined, view: { kind: 'user', text: req.text } })
+          }
+          c.unfinished = false
+          c.awaiting = false
+          c.meta = { ...c.meta, lastActiveAt: stamp() }
+        })
       }),
       edit: vi.fn(async (req: { conversationId: string; messageId: string; text: string; mode: string; agentId?: string }) => {
-        if (streaming.has(req.conversationId)) throw new BridgeError('E_BUSY', 'a reply is already being generated in this conversation')
-        const c = conv(req.conversationId)
-        const i = c.entries.findIndex((e) => e.id === req.messageId)
-        if (i < 0 || c.entries[i].role !== 'user') throw new BridgeError('E_INVALID_ARGUMENT', 'only a message you wrote can be edited or answered again')
-        branchOps.push({ op: 'edit', conversationId: req.conversationId, messageId: req.messageId, text: req.text })
-        branchAt(c, i - 1, 'branch', c.entries[i - 1]?.id ?? '')
-        c.entries.push({ type: 'msg', id: newId('msg'), createdAt: stamp(), role: 'user', content: req.text, mode: req.mode, editOf: req.messageId, view: { kind: 'user', text: req.text } })
-        streaming.add(req.conversationId)
+        return writing(req.conversationId, () => {
+          if (streaming.has(req.conversationId)) throw new BridgeError('E_BUSY', 'a reply is already being generated in this conversation')
+          const c = conv(req.conversationId)
+          const i = c.entries.findIndex((e) => e.id === req.messageId)
+          if (i < 0 || c.entries[i].role !== 'user') throw new BridgeError('E_INVALID_ARGUMENT', 'only a message you wrote can be edited or answered again')
+          branchOps.push({ op: 'edit', conversationId: req.conversationId, messageId: req.messageId, text: req.text })
+          branchAt(c, i - 1, 'branch', c.entries[i - 1]?.id ?? '')
+          c.entries.push({ type: 'msg', id: newId('msg'), createdAt: stamp(), role: 'user', content: req.text, mode: req.mode, editOf: req.messageId, view: { kind: 'user', text: req.text } })
+          streaming.add(req.conversationId)
+        }, true)
       }),
       regenerate: vi.fn(async (req: { conversationId: string; messageId: string; mode: string; agentId?: string }) => {
-        if (streaming.has(req.conversationId)) throw new BridgeError('E_BUSY', 'a reply is already being generated in this conversation')
-        const c = conv(req.conversationId)
-        let i = c.entries.findIndex((e) => e.id === req.messageId)
-        while (i >= 0 && c.entries[i].role !== 'user') i--
-        if (i < 0) throw new BridgeError('E_INVALID_ARGUMENT', 'there is no message of yours before this answer')
-        branchOps.push({ op: 'regenerate', conversationId: req.conversationId, messageId: req.messageId })
-        branchAt(c, i, 'branch', c.entries[i].id)
-        streaming.add(req.conversationId)
+        return writing(req.conversationId, () => {
+          if (streaming.has(req.conversationId)) throw new BridgeError('E_BUSY', 'a reply is already being generated in this conversation')
+          const c = conv(req.conversationId)
+          let i = c.entries.findIndex((e) => e.id === req.messageId)
+          while (i >= 0 && c.entries[i].role !== 'user') i--
+          if (i < 0) throw new BridgeError('E_INVALID_ARGUMENT', 'there is no message of yours before this answer')
+          branchOps.push({ op: 'regenerate', conversationId: req.conversationId, messageId: req.messageId })
+          branchAt(c, i, 'branch', c.entries[i].id)
+          streaming.add(req.conversationId)
+        }, true)
       }),
       stop: vi.fn(async (id: string) => streaming.delete(id)),
       setMode: vi.fn(async (id: string, mode: string, agentId = '') => {
@@ -482,18 +510,20 @@ export function createFakeBridge(
       agents: vi.fn(async () => ({ packageId: '', agents: [] })),
       streaming: vi.fn(async () => [...streaming]),
       answerApproval: vi.fn(async (id: string, toolCallId: string, decision: string, reason = '') => {
-        const c = conv(id)
-        const i = c.entries.findIndex((e) => e.tool_call_id === toolCallId && e.approval?.state === 'waiting')
-        if (i < 0) throw new BridgeError('ENGINE_INVALID_REQUEST', `the call "${toolCallId}" does not wait for an approval: it was answered already`)
-        approvals.push({ conversationId: id, toolCallId, decision, reason })
-        const e = c.entries[i]
-        const allowed = decision !== 'deny'
-        c.entries[i] = {
-          ...e,
-          content: allowed ? '{"ok":true}' : `{"ok":false,"error":{"code":"E_APPROVAL_DENIED","message":"not run: the user denied this call"}}`,
-          is_error: !allowed,
-          approval: { ...e.approval!, state: allowed ? 'allowed' : 'denied', answer: decision, note: reason },
-        }
+        return writing(id, () => {
+          const c = conv(id)
+          const i = c.entries.findIndex((e) => e.tool_call_id === toolCallId && e.approval?.state === 'waiting')
+          if (i < 0) throw new BridgeError('ENGINE_INVALID_REQUEST', `the call "${toolCallId}" does not wait for an approval: it was answered already`)
+          approvals.push({ conversationId: id, toolCallId, decision, reason })
+          const e = c.entries[i]
+          const allowed = decision !== 'deny'
+          c.entries[i] = {
+            ...e,
+            content: allowed ? '{"ok":true}' : `{"ok":false,"error":{"code":"E_APPROVAL_DENIED","message":"not run: the user denied this call"}}`,
+            is_error: !allowed,
+            approval: { ...e.approval!, state: allowed ? 'allowed' : 'denied', answer: decision, note: reason },
+          }
+        })
       }),
       approvalMode: vi.fn(async (id: string) => {
         conv(id)
@@ -657,8 +687,10 @@ export function createFakeBridge(
         }
         runs.set(req.conversationId, run)
         streaming.add(req.conversationId)
-        c.entries.push({ type: 'evt', id: newId('evt'), createdAt: t, event: 'run_started', data: { runId: run.runId, workflowId: req.workflowId } })
-        if (req.message) c.entries.push(runInput(newId('msg'), 'capture-idea', req.message, { createdAt: t, runId: run.runId }))
+        writing(req.conversationId, () => {
+          c.entries.push({ type: 'evt', id: newId('evt'), createdAt: t, event: 'run_started', data: { runId: run.runId, workflowId: req.workflowId } })
+          if (req.message) c.entries.push(runInput(newId('msg'), 'capture-idea', req.message, { createdAt: t, runId: run.runId }))
+        })
         const { nodes: _n, complete: _c, active: _a, ...row } = run
         return { ...row, createdAt: t }
       }),
@@ -668,13 +700,15 @@ export function createFakeBridge(
         answers.push({ runId, widgetId, answer })
         streaming.add(r.conversationId)
         runs.set(r.conversationId, { ...r, pendingWidget: undefined, phase: 'running', active: true })
-        conv(r.conversationId).entries.push(
-          runInput(newId('msg'), r.currentNodeId, 'Answer', {
-            createdAt: stamp(),
-            runId,
-            widget: { widgetId, type: r.pendingWidget?.type, answer },
-            view: { kind: 'answer', answerTo: widgetId, text: 'Answer', forNode: r.currentNodeId },
-          }),
+        writing(r.conversationId, () =>
+          conv(r.conversationId).entries.push(
+            runInput(newId('msg'), r.currentNodeId, 'Answer', {
+              createdAt: stamp(),
+              runId,
+              widget: { widgetId, type: r.pendingWidget?.type, answer },
+              view: { kind: 'answer', answerTo: widgetId, text: 'Answer', forNode: r.currentNodeId },
+            }),
+          ),
         )
       }),
       conversationRun: vi.fn(async (id: string) => runs.get(id) ?? null),
@@ -697,45 +731,51 @@ export function createFakeBridge(
       // user message is marked compacted, then an event (with its view) and
       // the summary message are appended.
       compact: vi.fn(async (id: string, focus: string) => {
-        if (streaming.has(id)) throw new BridgeError('E_BUSY', 'a reply is already being generated in this conversation')
-        const c = conv(id)
-        compactions.push({ conversationId: id, focus })
-        let last = -1
-        c.entries.forEach((e, i) => {
-          if (e.role === 'user' && !e.compacted) last = i
-        })
-        const ids = c.entries.slice(0, Math.max(0, last)).filter((e) => e.type === 'msg' && !e.compacted && e.view?.kind !== 'hidden')
-        const result = { conversationId: id, compactedMessages: ids.length, usedTokensBefore: 5000, usedTokensAfter: ids.length ? 2000 : 5000, summaryId: '', totalBudget: 8000 }
-        if (ids.length === 0) return result
-        const pinned = c.entries.filter((e) => e.view?.pinned && ids.includes(e)).map((e) => ({ id: e.id, who: e.role === 'user' ? 'You' : 'Assistant', text: e.content ?? '' }))
-        c.entries = c.entries.map((e) => (ids.includes(e) ? { ...e, compacted: true } : e))
-        const summaryId = newId('summary')
-        c.entries.push(
-          {
-            type: 'evt',
-            id: newId('evt'),
-            createdAt: stamp(),
-            event: 'compaction',
-            data: { count: ids.length, summary: summaryId, reason: 'manual', focus, strategy: 'key-messages' },
-            view: {
-              kind: 'event',
-              compaction: { count: ids.length, manual: true, focus: focus.trim(), tokensBefore: 5000, tokensAfter: 2000, method: 'the key lines kept, without calling the model', summary: `**Your first message:**\n> ${ids[0].content ?? ''}`, pinned },
+        return writing(id, () => {
+          if (streaming.has(id)) throw new BridgeError('E_BUSY', 'a reply is already being generated in this conversation')
+          const c = conv(id)
+          compactions.push({ conversationId: id, focus })
+          let last = -1
+          c.entries.forEach((e, i) => {
+            if (e.role === 'user' && !e.compacted) last = i
+          })
+          const ids = c.entries.slice(0, Math.max(0, last)).filter((e) => e.type === 'msg' && !e.compacted && e.view?.kind !== 'hidden')
+          const result = { conversationId: id, compactedMessages: ids.length, usedTokensBefore: 5000, usedTokensAfter: ids.length ? 2000 : 5000, summaryId: '', totalBudget: 8000 }
+          if (ids.length === 0) return result
+          const pinned = c.entries.filter((e) => e.view?.pinned && ids.includes(e)).map((e) => ({ id: e.id, who: e.role === 'user' ? 'You' : 'Assistant', text: e.content ?? '' }))
+          c.entries = c.entries.map((e) => (ids.includes(e) ? { ...e, compacted: true } : e))
+          const summaryId = newId('summary')
+          c.entries.push(
+            {
+              type: 'evt',
+              id: newId('evt'),
+              createdAt: stamp(),
+              event: 'compaction',
+              data: { count: ids.length, summary: summaryId, reason: 'manual', focus, strategy: 'key-messages' },
+              view: {
+                kind: 'event',
+                compaction: { count: ids.length, manual: true, focus: focus.trim(), tokensBefore: 5000, tokensAfter: 2000, method: 'the key lines kept, without calling the model', summary: `**Your first message:**\n> ${ids[0].content ?? ''}`, pinned },
+              },
             },
-          },
-          { type: 'msg', id: summaryId, createdAt: stamp(), role: 'system', content: 'CONVERSATION_SUMMARY\n…', view: { kind: 'hidden' } },
-        )
-        return { ...result, summaryId }
+            { type: 'msg', id: summaryId, createdAt: stamp(), role: 'system', content: 'CONVERSATION_SUMMARY\n…', view: { kind: 'hidden' } },
+          )
+          return { ...result, summaryId }
+        })
       }),
       pin: vi.fn(async (id: string, messageId: string) => {
-        const c = conv(id)
-        if (!c.entries.some((e) => e.id === messageId && e.type === 'msg')) throw new BridgeError('E_NOT_FOUND', `message ${messageId} not found`)
-        c.entries = c.entries.map((e) => (e.id === messageId ? { ...e, view: { ...(e.view ?? { kind: 'user' }), pinned: true } } : e))
-        c.entries.push({ type: 'evt', id: newId('evt'), createdAt: stamp(), event: 'pin', ref_msg_id: messageId, view: { kind: 'event' } })
+        return writing(id, () => {
+          const c = conv(id)
+          if (!c.entries.some((e) => e.id === messageId && e.type === 'msg')) throw new BridgeError('E_NOT_FOUND', `message ${messageId} not found`)
+          c.entries = c.entries.map((e) => (e.id === messageId ? { ...e, view: { ...(e.view ?? { kind: 'user' }), pinned: true } } : e))
+          c.entries.push({ type: 'evt', id: newId('evt'), createdAt: stamp(), event: 'pin', ref_msg_id: messageId, view: { kind: 'event' } })
+        })
       }),
       unpin: vi.fn(async (id: string, messageId: string) => {
-        const c = conv(id)
-        c.entries = c.entries.map((e) => (e.id === messageId ? { ...e, view: { ...(e.view ?? { kind: 'user' }), pinned: false } } : e))
-        c.entries.push({ type: 'evt', id: newId('evt'), createdAt: stamp(), event: 'unpin', ref_msg_id: messageId, view: { kind: 'event' } })
+        return writing(id, () => {
+          const c = conv(id)
+          c.entries = c.entries.map((e) => (e.id === messageId ? { ...e, view: { ...(e.view ?? { kind: 'user' }), pinned: false } } : e))
+          c.entries.push({ type: 'evt', id: newId('evt'), createdAt: stamp(), event: 'unpin', ref_msg_id: messageId, view: { kind: 'event' } })
+        })
       }),
       // The project's AGENTS.md, as backend/memory reads and writes it.
       instructions: vi.fn(async () => ({ ...instructions })),
@@ -786,14 +826,29 @@ export function createFakeBridge(
     answers,
     /** Appends entries to a conversation as the engine would. */
     append(id: string, ...entries: Entry[]) {
-      const c = conv(id)
-      c.entries.push(...entries.map(withView))
-      c.meta = { ...c.meta, lastActiveAt: stamp() }
+      writing(id, () => {
+        const c = conv(id)
+        c.entries.push(...entries.map(withView))
+        c.meta = { ...c.meta, lastActiveAt: stamp() }
+      })
+    },
+    /** Replaces entries (new versions of the same ids) as the engine would. */
+    update(id: string, ...entries: Entry[]) {
+      writing(id, () => {
+        const c = conv(id)
+        const next = new Map(entries.map((e) => [e.id, withView(e)]))
+        c.entries = c.entries.map((e) => next.get(e.id) ?? e)
+      })
     },
     /** Ends the reply in progress as the app does. */
     finish(id: string) {
       streaming.delete(id)
       handlers.get('conversation:changed')?.forEach((h) => h({ conversationId: id, kind: 'updated', streaming: false }))
+      publish(id, conv(id).entries)
+    },
+    /** Publishes a conversation's state as the app does when it changes. */
+    publish(id: string) {
+      publish(id, conv(id).entries)
     },
     /** What the next native folder dialog returns (null: cancelled). */
     setNextFolder(dir: string | null) {

@@ -75,12 +75,6 @@ export namespace app {
 	    models: string[];
 	    modelsError?: string;
 	}
-	export interface WaitingView {
-	    conversationId: string;
-	    title: string;
-	    tool: string;
-	    answering: boolean;
-	}
 	export interface ConversationPage {
 	    conversation: conversation.ConversationMeta;
 	    entries: conversation.EntryView[];
@@ -91,7 +85,7 @@ export namespace app {
 	    stopped?: boolean;
 	    canContinue: boolean;
 	    agents: Record<string, AgentInfo>;
-	    waitingFor?: WaitingView;
+	    waitingFor?: events.WaitingView;
 	}
 	export interface ConversationUsage {
 	    id: string;
@@ -277,7 +271,6 @@ export namespace app {
 	    total: conversation.UsageTotals;
 	    cost?: conversation.Cost;
 	}
-	
 
 }
 
@@ -822,6 +815,32 @@ export namespace events {
 	    streaming?: boolean;
 	    error?: Error;
 	}
+	export interface WaitingView {
+	    conversationId: string;
+	    title: string;
+	    tool: string;
+	    answering: boolean;
+	}
+	export interface Speaker {
+	    id: string;
+	    name: string;
+	    title: string;
+	    icon: string;
+	    description: string;
+	}
+	export interface EntriesEvent {
+	    conversationId: string;
+	    conversation: conversation.ConversationMeta;
+	    entries: conversation.EntryView[];
+	    settled: boolean;
+	    unfinished: boolean;
+	    awaiting: boolean;
+	    stopped?: boolean;
+	    canContinue: boolean;
+	    agents: Record<string, Speaker>;
+	    waitingFor?: WaitingView;
+	    reload?: boolean;
+	}
 	
 	export interface MCPElicitationDoneEvent {
 	    id: string;
@@ -943,6 +962,7 @@ export namespace events {
 	    "llm:stream-tool-start": ToolStartEvent;
 	    "llm:stream-tool-end": ToolEndEvent;
 	    "conversation:changed": ChangeEvent;
+	    "conversation:entries": EntriesEvent;
 	    "runs:progressUpdated": ProgressEvent;
 	    "task:started": TaskEvent;
 	    "task:complete": TaskEvent;
@@ -955,6 +975,8 @@ export namespace events {
 	    "mcp:elicitation": MCPElicitationEvent;
 	    "mcp:elicitation-done": MCPElicitationDoneEvent;
 	}
+	
+	
 	
 	
 	

@@ -45,6 +45,7 @@ function waitingWrite(): Entry[] {
 function renderChat(entries: Entry[]) {
   const fake = createFakeBridge({ conversations: [{ meta: { id: 'c1', title: 'Release' }, entries }] })
   const r = renderWithStores(<ChatView conversationId="c1" />, fake.bridge)
+  r.stores.chat.actions.start() // the workspace follows the conversation's events
   return { fake, ...r }
 }
 

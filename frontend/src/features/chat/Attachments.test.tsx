@@ -15,7 +15,7 @@ afterAll(() => {
 
 function renderChat() {
   const fake = createFakeBridge({ conversations: [{ meta: { id: 'c1', title: 'Release' }, entries: [msg('u1', 'user', 'hi')] }] })
-  renderWithStores(<ChatView conversationId="c1" />, fake.bridge)
+  renderWithStores(<ChatView conversationId="c1" />, fake.bridge).stores.chat.actions.start() // as the workspace does
   return fake
 }
 

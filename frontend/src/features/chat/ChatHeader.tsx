@@ -159,10 +159,7 @@ function CheckpointsPanel({ conversationId, onFork, onClose }: { conversationId:
   const [name, setName] = useState('')
   const checkpoints = meta?.checkpoints ?? []
   const create = async () => {
-    if (await conversations.actions.checkpoint(conversationId, name)) {
-      setName('')
-      await chat.actions.refreshTail()
-    }
+    if (await conversations.actions.checkpoint(conversationId, name)) setName('')
   }
   return (
     <div className="popover" role="dialog" aria-label={t('chat.checkpoints')} data-testid="checkpoints-panel">

@@ -18,6 +18,7 @@ afterAll(() => {
 function renderChat(entries: Entry[]) {
   const fake = createFakeBridge({ conversations: [{ meta: { id: 'c1', title: 'Offsite' }, entries }] })
   const r = renderWithStores(<ChatView conversationId="c1" />, fake.bridge)
+  r.stores.chat.actions.start() // the workspace follows the conversation's events
   return { fake, ...r }
 }
 

@@ -34,7 +34,7 @@ describe('the reply announcer', () => {
 
   it('announces in a polite live region when the reply ends, not while it streams', async () => {
     const fake = createFakeBridge({ conversations: [{ meta: { id: 'c1', title: 'Plans' }, entries: [] }] })
-    renderWithStores(<ChatView conversationId="c1" />, fake.bridge)
+    renderWithStores(<ChatView conversationId="c1" />, fake.bridge).stores.chat.actions.start() // as the workspace does
     const region = screen.getByTestId('reply-announcer')
     expect(region).toHaveAttribute('aria-live', 'polite')
     expect(region).toHaveAttribute('role', 'status')
