@@ -223,7 +223,7 @@ export function ToolCard({
         </div>
       )}
       {!open && !showLive && !handover && !approval?.state.startsWith('wait') && preview && status !== 'running' && (
-        <div className="tool-preview mono" data-testid="tool-preview">
+        <div className="tool-preview mono" data-testid="tool-preview" data-content="">
           {preview}
         </div>
       )}
@@ -263,7 +263,7 @@ export function ToolCard({
             {formatBytes(full.size)}
             {full.truncated ? t('tool.firstShown') : ''}
           </p>
-          <pre className="tool-pre mono" data-testid="tool-output-text">
+          <pre className="tool-pre mono" data-testid="tool-output-text" data-details="">
             {readableOutput(full.content)}
           </pre>
         </Modal>
