@@ -1,5 +1,5 @@
 import { applyLanguage } from '../i18n'
-import { lineCount, shortPath, toolSummary, toolTitle } from './toolSummary'
+import { lineCount, quotedResult, screenSummary, shortPath, toolSummary, toolTitle } from './toolSummary'
 
 const j = (v: unknown) => JSON.stringify(v)
 /** The internal names, codes and JSON no summary may show. */
@@ -64,5 +64,15 @@ describe('tool summaries', () => {
     expect(shortPath('@state/logs/tool-results/x.json')).toBe('a saved tool output')
     expect(shortPath('@pkg/flows/steps/plan.md')).toBe("the step's instructions")
     expect([lineCount(''), lineCount('a'), lineCount('a\n'), lineCount('a\nb')]).toEqual([0, 1, 1, 2])
+  })
+
+  it('says who wrote each line of a summary in words, a quoted result without its JSON', () => {
+    const md = '**Facts, files and numbers**\n\n- **You:** the budget\n- **Assistant:** Here is **bold**\n- **fs.list result:** "size":269},{"name":"big.txt", … "size":76889},{"name":"notes.md",\n- **Tool result:** plain words\n- **Note:** kept'
+    expect(screenSummary(md)).toBe(
+      '**Facts, files and numbers**\n\n- **You:** the budget\n- **Assistant:** Here is **bold**\n- **Result of List files:** big.txt, notes.md …\n- **Tool result:** plain words\n- **Note:** kept',
+    )
+    expect(quotedResult('{"ok":true}')).toBe('(data from a tool)')
+    applyLanguage('zh-CN')
+    expect(screenSummary('- **fs.read result:** port 8080')).toBe('- **读取文件 的结果:** port 8080')
   })
 })

@@ -186,3 +186,35 @@ export function toolSummary(name: string, args: string, output?: string, failed 
 export function codeRuns(s: string): string[] {
   return s.split('`')
 }
+
+/** The text of a tool result quoted in a summary, for a person: JSON said
+ * by its string values ("big.txt, notes.md"), other text as it is. */
+export function quotedResult(body: string): string {
+  if (!body.includes('{"') && !/"\s*:/.test(body)) return body
+  const values = [...body.matchAll(/"(?:[^"\\]|\\.)*"\s*:\s*"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]).filter((v) => v.trim() !== '')
+  if (values.length === 0) return t('insp.toolData')
+  return values.join(', ') + (body.includes('…') ? ' …' : '')
+}
+
+/** A summary as the screen shows it (the runtime's Markdown, whose lines
+ * say who wrote them: "**You:**", "**fs.read result:**") with those words
+ * in the user's language and each tool by its display name. */
+export function screenSummary(md: string): string {
+  return md
+    .split('\n')
+    .map((line) => {
+      const m = /^(\s*[-*] )\*\*([^*]+?):\*\*(.*)$/.exec(line)
+      if (!m) return line
+      const [, bullet, who, rest] = m
+      const tool = /^(\S+) result$/.exec(who)
+      let label: string
+      if (who === 'You') label = t('who.user')
+      else if (who === 'Assistant') label = t('who.assistant')
+      else if (who === 'Tool result') label = t('who.tool')
+      else if (tool) label = t('who.toolOf', { tool: toolTitle(tool[1]) })
+      else return line
+      const body = who === 'Tool result' || tool ? ` ${quotedResult(rest.trim())}` : rest
+      return `${bullet}**${label}:**${body}`
+    })
+    .join('\n')
+}

@@ -8,7 +8,7 @@ import { ProjectInstructions } from './ProjectInstructions'
 import { formatBytes } from '../../lib/format'
 import { timeAgo } from '../../lib/time'
 import { toolPreview } from '../../lib/toolPreview'
-import { toolSummary, toolTitle } from '../../lib/toolSummary'
+import { screenSummary, toolSummary, toolTitle } from '../../lib/toolSummary'
 import { t, formatNumber, useTranslation } from '../../i18n'
 
 type Preview = ContextPreview
@@ -116,7 +116,7 @@ function PreviewBody({ p }: { p: Preview }) {
         </div>
         <div>
           <dt>{t('insp.tools')}</dt>
-          <dd className="mono">{p.toolNames.length ? t('insp.toolsValue', { names: p.toolNames.map(toolTitle).join(t('recall.sep')), tokens: formatTokens(p.toolTokens) }) : t('insp.none')}</dd>
+          <dd>{p.toolNames.length ? t('insp.toolsValue', { names: p.toolNames.map(toolTitle).join(t('recall.sep')), tokens: formatTokens(p.toolTokens) }) : t('insp.none')}</dd>
         </div>
       </dl>
       {(p.notes?.length ?? 0) + (p.build.notes?.length ?? 0) > 0 && (
@@ -194,7 +194,7 @@ function Memory({ c }: { c: Preview['conversation'] }) {
             </h4>
             {c.summary ? (
               <div className="memory-summary">
-                <Markdown text={c.summary.screen || c.summary.text} />
+                <Markdown text={screenSummary(c.summary.screen || c.summary.text)} />
               </div>
             ) : (
               <p className="hint">{t('insp.noSummary')}</p>
@@ -332,7 +332,7 @@ function MessageRow({ m, calls }: { m: PreviewMessage; calls: CallsById }) {
         {m.kind !== 'history' && <span className="badge">{m.kind}</span>}
       </td>
       <td className="num">{formatNumber(m.tokens)}</td>
-      <td className="inspector-excerpt">
+      <td className="inspector-excerpt" data-content={m.role === 'system' ? '' : undefined}>
         {(m.skills?.length ?? 0) > 0 && (
           <span className="inspector-skill-pin" title={t('insp.skillTitle')} data-testid="inspector-skill-pin">
             {t('insp.skill', { names: m.skills?.join(', ') })}
