@@ -28,6 +28,7 @@ describe('tool summaries', () => {
     ['an MCP tool', 'mcp__github__create_issue', { title: 'Bug' }, { content: [] }, 'Used create_issue of github with title `Bug`'],
     ['a resource', 'mcp__read_resource', { server: 'docs', uri: 'file:///a.md' }, undefined, 'Read `file:///a.md`'],
     ['a failed read', 'fs.read', { path: 'gone.txt' }, { ok: false, error: { code: 'E_NOT_FOUND', message: 'no such file' } }, 'Read `gone.txt`'],
+    ["the step's file", 'fs.read', { path: '@pkg/flows/steps/capture.md' }, { ok: true, totalLines: 55 }, "Read the step's instructions (55 lines)"],
     ['cut arguments', 'fs.write', '{"path": "a.m', undefined, 'Wrote a file'],
   ])('says %s', (_, name, args, result, want) => {
     const a = typeof args === 'string' ? args : j(args)

@@ -96,7 +96,8 @@ export function toolSummary(name: string, args: string, output?: string, failed 
   const r = failed ? {} : parse(output)
   const done = !!output && !failed && r.ok !== false
   const path = shortPath(str(a.path))
-  const target = path ? code(path) : ''
+  // the run's own files are said in words, other paths as code
+  const target = !path ? '' : path === str(a.path) || path === str(a.path).replace(/^@project\//, '') ? code(path) : path
   switch (builtIn[n]) {
     case 'read': {
       const total = num(r.totalLines)

@@ -178,7 +178,7 @@ export function ToolCard({
   const title = toolTitle(name)
   // A run's progress: the log's words name the steps (they are English).
   const runStep = !!words && locale() === 'en' && args.includes('"@state/workflow.md"')
-  const summary = runStep ? words! : toolSummary(name, args, finished ? output : undefined, !!result?.is_error)
+  const summary = runStep ? words!.charAt(0).toUpperCase() + words!.slice(1) : toolSummary(name, args, finished ? output : undefined, !!result?.is_error)
 
   const showFull = async () => {
     if (!result) return
