@@ -102,7 +102,7 @@ async function runSpec(file, display) {
     ok = false
     console.error(red(`  FAIL ${name}: ${err.message}`))
     if (app?.screenshot) {
-      const shot = await app.screenshot(`failure-${name}`).catch(() => null)
+      const shot = await app.screenshot(`failure-${name}`, { check: false }).catch(() => null)
       if (shot) console.error(`  screenshot: ${shot}`)
     }
     if (app) console.error(`  --- app log (${app.logFile}) ---\n${app.logTail()}`)

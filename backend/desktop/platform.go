@@ -2,7 +2,10 @@ package desktop
 
 import (
 	"context"
+	"log"
 	"os"
+	"strconv"
+	"sync"
 	"sync/atomic"
 
 	"github.com/wailsapp/wails/v2/pkg/runtime"
@@ -21,9 +24,43 @@ var (
 // imports the Wails runtime. It works once Wails calls startup with its context.
 type wailsPlatform struct {
 	ctx atomic.Pointer[context.Context]
+
+	notifyMu    sync.Mutex
+	notifyReady bool
+	notifySeq   int
 }
 
-func (p *wailsPlatform) startup(ctx context.Context) { p.ctx.Store(&ctx) }
+func (p *wailsPlatform) startup(ctx context.Context) {
+	p.ctx.Store(&ctx)
+	runtime.EventsOn(ctx, notifyEvent, func(data ...any) {
+		if n, ok := readNotification(data); ok {
+			go p.notify(ctx, n)
+		}
+	})
+}
+
+// notify shows a desktop notification (notify.go); the service starts with
+// the first one. A desktop without one logs why nothing was shown.
+func (p *wailsPlatform) notify(ctx context.Context, n notification) {
+	p.notifyMu.Lock()
+	defer p.notifyMu.Unlock()
+	if !p.notifyReady {
+		if err := runtime.InitializeNotifications(ctx); err != nil {
+			log.Printf("desktop notifications unavailable: %v", err)
+			return
+		}
+		if ok, err := runtime.RequestNotificationAuthorization(ctx); err != nil || !ok {
+			log.Printf("desktop notifications not allowed: %v", err)
+			return
+		}
+		p.notifyReady = true
+	}
+	p.notifySeq++
+	id := "crewagent-" + strconv.Itoa(p.notifySeq)
+	if err := runtime.SendNotification(ctx, runtime.NotificationOptions{ID: id, Title: n.Title, Body: n.Body}); err != nil {
+		log.Printf("desktop notification not shown: %v", err)
+	}
+}
 
 func (p *wailsPlatform) context() (context.Context, bool) {
 	c := p.ctx.Load()

@@ -6,6 +6,7 @@ import net from 'node:net'
 import { dirname, join } from 'node:path'
 import { promisify } from 'node:util'
 import { Inspector, findPageSocket } from './inspector.mjs'
+import { internalHits, visibleTextScript } from './internalNames.mjs'
 import { exited, start, stop } from './proc.mjs'
 
 const run = promisify(execFile)
@@ -185,15 +186,28 @@ export async function launchApp({ binary, display, home, logFile, screenshotsDir
     },
 
     /** Saves what the screen shows where the window is (with any native
-     * dialog over it) to <screenshotsDir>/<name>.png. */
-    async screenshot(name) {
+     * dialog over it) to <screenshotsDir>/<name>.png, then fails when the
+     * page shows an internal name, code or JSON outside Details
+     * (internalNames.mjs); check: false for a failure's screenshot. */
+    async screenshot(name, { check = true } = {}) {
       mkdirSync(screenshotsDir, { recursive: true })
       const file = join(screenshotsDir, `${name}.png`)
       await sleep(150) // let the last frame paint
       const g = await app.geometry().catch(() => null)
       const crop = g ? ['-crop', `${g.width}x${g.height}+${g.x}+${g.y}`, '+repage'] : []
       await run('import', ['-window', 'root', ...crop, file], { env: { ...process.env, DISPLAY: display } })
+      if (check) await app.checkNoInternalNames(name)
       return file
+    },
+
+    /** Fails when the page's visible text outside Details holds an error
+     * code, a built-in tool's name or JSON. */
+    async checkNoInternalNames(where = 'the page') {
+      const text = await app.evaluate(visibleTextScript)
+      const hits = internalHits(String(text ?? ''))
+      if (hits.length) {
+        throw new Error(`${where} shows ${hits.map((h) => `${h.what} "${h.match}" in "${h.line}"`).join('; ')} outside Details`)
+      }
     },
 
     /** The window's position and size on the screen. */

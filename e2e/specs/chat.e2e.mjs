@@ -648,7 +648,15 @@ export default async function chat({ app, step, tmp, home, repo, prepared }) {
     await app.screenshot('24-settings')
     await app.click('set-theme-dark')
     await app.waitFor(`document.documentElement.dataset.theme === 'dark'`, { what: 'the dark theme' })
-    await app.click('settings-save')
+    // saved as chosen
+    const themeSaved = () => {
+      try {
+        return JSON.parse(readFileSync(join(home, 'settings.json'), 'utf8')).theme
+      } catch {
+        return null
+      }
+    }
+    for (let i = 0; i < 100 && themeSaved() !== 'dark'; i++) await sleep(50)
     await app.waitForTestId('settings-saved')
     const saved = JSON.parse(readFileSync(join(home, 'settings.json'), 'utf8'))
     assert.equal(saved.theme, 'dark')

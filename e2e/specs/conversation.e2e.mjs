@@ -310,10 +310,10 @@ export default async function conversation({ app, step, tmp, home }) {
     await app.click('step-toggle')
     await app.waitFor(`${all('tool-card')}.map((c) => c.dataset.tool).join() === 'fs.read,fs.read,fs.write,fs.apply_patch'`, { what: 'the four calls of the step' })
     assert.deepEqual(await app.evaluate(`${all('tool-words')}.map((w) => w.textContent)`), [
-      "read the run's state",
-      "read the step's instructions",
-      'wrote idea-notes.md',
-      'moved to “Is the idea clear enough?”',
+      "Read the run's state",
+      "Read the step's instructions (55 lines)",
+      'Created artifacts/idea-notes.md (+8 −0)',
+      'Moved to “Is the idea clear enough?”',
     ])
     await app.screenshot('74-run-step-open')
     await app.click('step-toggle')

@@ -73,6 +73,19 @@ export default async function settingsSpec({ app, step, tmp, home, prepared }) {
     await app.evaluate(`document.documentElement.dataset.theme = document.documentElement.dataset.themeChoice === 'dark' ? 'dark' : 'light'`)
   }
   const settingsFile = () => JSON.parse(readFileSync(join(home, 'settings.json'), 'utf8'))
+  // Settings are saved as they are edited: wait until settings.json says so.
+  const savedAs = async (what, ok) => {
+    const until = Date.now() + 5000
+    for (;;) {
+      try {
+        if (ok(settingsFile())) return
+      } catch {
+        // being written
+      }
+      if (Date.now() > until) throw new Error(`settings.json never had ${what}`)
+      await sleep(50)
+    }
+  }
   const value = (id) => app.evaluate(`${sel(id)}?.value ?? null`)
 
   await step('first run: the local server is found and offered in words', async () => {
@@ -145,11 +158,11 @@ export default async function settingsSpec({ app, step, tmp, home, prepared }) {
           await app.evaluate(`(() => {
             const r = (el) => { const b = el.getBoundingClientRect(); return [Math.round(b.left), Math.round(b.top), Math.round(b.width), Math.round(b.height)].join(',') }
             return { tab: ${JSON.stringify(tab)}, dialog: r(${sel('settings-screen')}), nav: r(document.querySelector('.settings-nav')),
-              panel: r(document.querySelector('.settings-panel')), save: r(${sel('settings-save')}) } })()`),
+              panel: r(document.querySelector('.settings-panel')), close: r(${sel('settings-cancel')}) } })()`),
         )
       }
       for (const b of boxes.slice(1)) {
-        for (const k of ['dialog', 'nav', 'panel', 'save']) assert.equal(b[k], boxes[0][k], `${size.name}: the ${k} moved on the ${b.tab} page (${b[k]} vs ${boxes[0][k]})`)
+        for (const k of ['dialog', 'nav', 'panel', 'close']) assert.equal(b[k], boxes[0][k], `${size.name}: the ${k} moved on the ${b.tab} page (${b[k]} vs ${boxes[0][k]})`)
       }
       const [, , w, h] = boxes[0].dialog.split(',').map(Number)
       assert.ok(w <= size.width && h <= size.height, `${size.name}: the dialog (${w}x${h}) does not fit the window`)
@@ -181,7 +194,7 @@ export default async function settingsSpec({ app, step, tmp, home, prepared }) {
     await app.click('settings-tab-context')
     await app.typeInto('set-context.tokenBudget', '32k')
     await app.typeInto('set-context.triggerThreshold', '85%')
-    await app.click('settings-save')
+    await savedAs('the three values', (f) => f.context.triggerThreshold === 0.85 && f.context.tokenBudget === 32000)
     await app.waitForTestId('settings-saved')
     const s = settingsFile()
     assert.equal(s.tools.fs.maxReadBytes, 1048576)
@@ -208,7 +221,6 @@ export default async function settingsSpec({ app, step, tmp, home, prepared }) {
     assert.equal(await app.text('error-context.targetAfterCompression'), 'Must be below "Compact above" (85 %).')
     assert.equal(await app.text('settings-wrong'), '2 fields to correct before saving')
     assert.equal(await app.exists('settings-tab-wrong-tools'), true, 'the Tools page is not marked')
-    assert.equal(await app.evaluate(`${sel('settings-save')}.disabled`), true, 'Save is enabled with wrong values')
     await app.press('set-context.targetAfterCompression', 'Enter') // submitting the form saves nothing either
     await sleep(300)
     assert.equal(readFileSync(join(home, 'settings.json'), 'utf8'), before, 'settings.json changed')
@@ -219,8 +231,7 @@ export default async function settingsSpec({ app, step, tmp, home, prepared }) {
     await app.click('settings-tab-tools')
     await app.typeInto('set-tools.fs.maxWriteBytes', '4 MB')
     await app.waitFor(`!${sel('settings-wrong')}`, { what: 'the errors to go' })
-    await app.click('settings-save')
-    await app.waitForTestId('settings-saved')
+    await savedAs('the corrected values', (f) => f.tools.fs.maxWriteBytes === 4194304)
     assert.equal(settingsFile().tools.fs.maxWriteBytes, 4194304)
     assert.equal(settingsFile().context.targetAfterCompression, 0.4)
   })
@@ -238,8 +249,7 @@ export default async function settingsSpec({ app, step, tmp, home, prepared }) {
     await app.waitFor(`${sel('settings-test-result')}?.dataset.ok === 'true'`, { timeoutMs: 15000, what: 'a successful test' })
     assert.match(await app.text('settings-test-result'), /Connected: qwen2\.5-coder:7b answered/)
     await matrix('75-settings-test-connection')
-    await app.click('settings-save')
-    await app.waitForTestId('settings-saved')
+    await savedAs('the model picked', (f) => f.llm.model === 'qwen2.5-coder:7b')
     assert.equal(settingsFile().llm.model, 'qwen2.5-coder:7b')
   })
 
@@ -276,8 +286,7 @@ export default async function settingsSpec({ app, step, tmp, home, prepared }) {
       // Light stays light whatever the desktop does
       await app.click('open-settings')
       await app.click('set-theme-light')
-      await app.click('settings-save')
-      await app.waitForTestId('settings-saved')
+      await savedAs('the light theme', (f) => f.theme === 'light')
       assert.equal(settingsFile().theme, 'light')
       await setSystem(true)
       await app.waitFor(`window.matchMedia('(prefers-color-scheme: dark)').matches`, { timeoutMs: 5000, what: 'the desktop to be dark' })

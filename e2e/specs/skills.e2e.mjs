@@ -253,7 +253,7 @@ export default async function skills({ app, step, home, prepared }) {
     assert.match(broken, /SKILL\.md/)
     const review = await app.evaluate(`${all('skill-card')}.find((c) => c.dataset.skill === 'code-review').textContent`)
     assert.match(review, /claude-user/)
-    assert.match(review, /tools: fs\.read, fs\.search/)
+    assert.match(review, /tools: Read file, Search files/)
     await matrix('skills-settings', async () => {
       await app.evaluate(`${all('skill-card')}.find((c) => c.dataset.status === 'shadowed').scrollIntoView({ block: 'center' })`)
     })

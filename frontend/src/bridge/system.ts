@@ -1,5 +1,5 @@
 import * as System from '../../wailsjs/go/desktop/System'
-import { BrowserOpenURL } from '../../wailsjs/runtime/runtime'
+import { BrowserOpenURL, EventsEmit } from '../../wailsjs/runtime/runtime'
 import { call } from './errors'
 
 /** Facts about the running app, and the system browser. */
@@ -9,7 +9,13 @@ export interface SystemApi {
   /** Opens an http, https or mailto URL in the system browser; false for
    * anything else (which is never opened). */
   openExternal(url: string): boolean
+  /** Shows a desktop notification: the page's own when the system allowed
+   * it, else the app's (the window:notify event; on Linux over D-Bus). */
+  notify(title: string, body: string): void
 }
+
+/** The event the window sends to have the app show a notification. */
+export const notifyEvent = 'window:notify'
 
 const allowedSchemes = new Set(['http:', 'https:', 'mailto:'])
 
@@ -32,6 +38,13 @@ export function createWailsSystem(): SystemApi {
       if (!safe) return false
       BrowserOpenURL(safe)
       return true
+    },
+    notify(title, body) {
+      if (typeof Notification !== 'undefined' && Notification.permission === 'granted') {
+        new Notification(title, { body })
+        return
+      }
+      EventsEmit(notifyEvent, { title, body })
     },
   }
 }

@@ -2,7 +2,7 @@ import type { BridgeError } from '../bridge'
 import './ErrorBanner.css'
 import { useTranslation } from '../i18n'
 
-/** One failure, said plainly, with its code for reports. */
+/** One failure, said plainly, with its code for reports under Details. */
 export function ErrorBanner({ error, onDismiss }: { error: BridgeError; onDismiss?: () => void }) {
   const { t } = useTranslation()
   return (
@@ -11,7 +11,14 @@ export function ErrorBanner({ error, onDismiss }: { error: BridgeError; onDismis
         <div className="alert-message" data-testid="error-message">
           {error.message}
         </div>
-        <div className="alert-code mono">{error.code}</div>
+        {error.code && (
+          <details className="alert-code">
+            <summary>{t('common.details')}</summary>
+            <span className="mono" data-testid="error-code">
+              {error.code}
+            </span>
+          </details>
+        )}
       </div>
       {onDismiss && (
         <button type="button" className="btn btn-ghost btn-small" onClick={onDismiss} aria-label={t('common.dismissError')} data-testid="error-dismiss">

@@ -20,10 +20,10 @@ describe('display choices', () => {
   })
 
   it.each([
-    ['nothing kept', null, { zoom: 1, textSize: 'default', sidebarHidden: false, language: 'system' }],
-    ['broken JSON', '{zoom', { zoom: 1, textSize: 'default', sidebarHidden: false, language: 'system' }],
-    ['a zoom that is no step', '{"zoom": 7, "textSize": "huge", "language": "fr"}', { zoom: 1, textSize: 'default', sidebarHidden: false, language: 'system' }],
-    ['kept choices', '{"zoom": 1.5, "textSize": "large", "sidebarHidden": true, "language": "zh-CN"}', { zoom: 1.5, textSize: 'large', sidebarHidden: true, language: 'zh-CN' }],
+    ['nothing kept', null, { zoom: 1, textSize: 'default', sidebarHidden: false, language: 'system', notify: true }],
+    ['broken JSON', '{zoom', { zoom: 1, textSize: 'default', sidebarHidden: false, language: 'system', notify: true }],
+    ['a zoom that is no step', '{"zoom": 7, "textSize": "huge", "language": "fr"}', { zoom: 1, textSize: 'default', sidebarHidden: false, language: 'system', notify: true }],
+    ['kept choices', '{"zoom": 1.5, "textSize": "large", "sidebarHidden": true, "language": "zh-CN", "notify": false}', { zoom: 1.5, textSize: 'large', sidebarHidden: true, language: 'zh-CN', notify: false }],
   ])('reads %s', (_, raw, want) => {
     expect(parseDisplay(raw)).toEqual(want)
   })
@@ -38,13 +38,15 @@ describe('display choices', () => {
     a.actions.setTextSize('larger')
     a.actions.toggleSidebar()
     a.actions.setLanguage('zh-CN')
-    expect(JSON.parse(storage.map.get(displayKey)!)).toEqual({ zoom: 1.5, textSize: 'larger', sidebarHidden: true, language: 'zh-CN' })
+    a.actions.setNotify(false)
+    expect(JSON.parse(storage.map.get(displayKey)!)).toEqual({ zoom: 1.5, textSize: 'larger', sidebarHidden: true, language: 'zh-CN', notify: false })
     const b = createDisplayStore(storage)
-    expect(b.getState()).toEqual({ zoom: 1.5, textSize: 'larger', sidebarHidden: true, language: 'zh-CN' })
+    expect(b.getState()).toEqual({ zoom: 1.5, textSize: 'larger', sidebarHidden: true, language: 'zh-CN', notify: false })
     b.actions.setLanguage('system')
     b.actions.zoomReset()
     b.actions.toggleSidebar()
-    expect(createDisplayStore(storage).getState()).toEqual({ zoom: 1, textSize: 'larger', sidebarHidden: false, language: 'system' })
+    b.actions.setNotify(true)
+    expect(createDisplayStore(storage).getState()).toEqual({ zoom: 1, textSize: 'larger', sidebarHidden: false, language: 'system', notify: true })
     for (let i = 0; i < 20; i++) b.actions.zoomOut()
     expect(b.getState().zoom).toBe(zoomLevels[0])
   })

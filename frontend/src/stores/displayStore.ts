@@ -16,6 +16,9 @@ export interface DisplayState {
   sidebarHidden: boolean
   /** The language of the interface: the system's, or one chosen in Settings. */
   language: LanguageChoice
+  /** A desktop notification when a reply, a run or a created conversation
+   * finishes while the window is not focused (Settings → General). */
+  notify: boolean
 }
 
 export type DisplayStore = Store<DisplayState> & {
@@ -26,6 +29,7 @@ export type DisplayStore = Store<DisplayState> & {
     setTextSize(size: TextSize): void
     toggleSidebar(): void
     setLanguage(language: LanguageChoice): void
+    setNotify(on: boolean): void
   }
 }
 
@@ -33,7 +37,7 @@ export type DisplayStore = Store<DisplayState> & {
  * screen, not the runtime's settings). */
 export const displayKey = 'crewagent.display'
 
-const defaults: DisplayState = { zoom: 1, textSize: 'default', sidebarHidden: false, language: 'system' }
+const defaults: DisplayState = { zoom: 1, textSize: 'default', sidebarHidden: false, language: 'system', notify: true }
 
 /** The choices read back (anything unknown or broken gives the default). */
 export function parseDisplay(raw: string | null): DisplayState {
@@ -44,6 +48,7 @@ export function parseDisplay(raw: string | null): DisplayState {
       textSize: textSizes.includes(v.textSize as TextSize) ? (v.textSize as TextSize) : defaults.textSize,
       sidebarHidden: v.sidebarHidden === true,
       language: languageChoices.includes(v.language as LanguageChoice) ? (v.language as LanguageChoice) : defaults.language,
+      notify: v.notify !== false,
     }
   } catch {
     return { ...defaults }
@@ -81,6 +86,7 @@ export function createDisplayStore(storage: Pick<Storage, 'getItem' | 'setItem'>
       setTextSize: (textSize: TextSize) => set({ textSize }),
       toggleSidebar: () => set({ sidebarHidden: !store.getState().sidebarHidden }),
       setLanguage: (language: LanguageChoice) => set({ language }),
+      setNotify: (notify: boolean) => set({ notify }),
     },
   })
 }

@@ -8,6 +8,7 @@ import { createDisplayStore, type DisplayStore } from './displayStore'
 import { createMcpStore, type McpStore } from './mcpStore'
 import { createMcpComposerStore, type McpComposerStore } from './mcpComposerStore'
 import { createModelStore, type ModelStore } from './modelStore'
+import { createNotifyStore, type NotifyStore } from './notifyStore'
 import { createPackagesStore, type PackagesStore } from './packagesStore'
 import { createProjectStore, type ProjectStore } from './projectStore'
 import { createRunStore, type RunStore } from './runStore'
@@ -25,6 +26,7 @@ export { textSizes } from './displayStore'
 export type { McpPageState, McpStore } from './mcpStore'
 export type { McpComposerState, McpComposerStore } from './mcpComposerStore'
 export type { ModelState, ModelStore } from './modelStore'
+export type { NotifyState, NotifyStore } from './notifyStore'
 export type { PackagesState, PackagesStore } from './packagesStore'
 export type { ProjectBusy, ProjectState, ProjectStore } from './projectStore'
 export type { RunState, RunStore } from './runStore'
@@ -49,12 +51,14 @@ export interface Stores {
   setup: SetupStore
   display: DisplayStore
   models: ModelStore
+  notify: NotifyStore
 }
 
 export function createStores(bridge: Bridge): Stores {
   const projects = createProjectStore(bridge)
   const chat = createChatStore(bridge)
   const settings = createSettingsStore(bridge)
+  const display = createDisplayStore()
   return {
     appInfo: createAppInfoStore(bridge),
     projects,
@@ -68,8 +72,9 @@ export function createStores(bridge: Bridge): Stores {
     skills: createSkillsStore(bridge),
     context: createContextStore(bridge, chat),
     setup: createSetupStore(bridge, settings),
-    display: createDisplayStore(),
+    display,
     models: createModelStore(bridge),
+    notify: createNotifyStore(bridge, display),
   }
 }
 

@@ -309,6 +309,7 @@ export function createFakeBridge(
   )
   let instructions = { name: 'AGENTS.md', path: '@project/AGENTS.md', exists: false, text: '', size: 0 }
   const compactions: { conversationId: string; focus: string }[] = []
+  const notifications: { title: string; body: string }[] = []
 
   const bridge: Bridge = {
     mcp: mcp.api,
@@ -316,6 +317,7 @@ export function createFakeBridge(
       version: vi.fn(async () => opts.version ?? '9.9.9'),
       homeDir: vi.fn(async () => '/home/test/.config/crewagent'),
       openExternal: vi.fn((url: string) => /^(https?:|mailto:)/.test(url)),
+      notify: vi.fn((title: string, body: string) => void notifications.push({ title, body })),
     },
     conversations: {
       list: vi.fn(async () => [...convs.values()].map(metaOf).sort((a, b) => (a.lastActiveAt < b.lastActiveAt ? 1 : -1))),
@@ -814,6 +816,8 @@ export function createFakeBridge(
     },
     streaming,
     compactions,
+    /** The desktop notifications shown. */
+    notifications,
     installed,
     runs,
     runLogs,

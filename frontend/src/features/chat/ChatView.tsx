@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'react'
+import { useCallback, useEffect, useMemo, useState } from 'react'
 import { ErrorCodes } from '../../bridge'
 import { ErrorBanner } from '../../components/ErrorBanner'
 import { ContextInspector } from '../context/ContextInspector'
@@ -10,7 +10,8 @@ import { useStore, useStores } from '../../stores'
 import { ChatHeader } from './ChatHeader'
 import { Composer } from './Composer'
 import { ElicitationCards } from '../mcp/ElicitationCard'
-import { MessageList } from './MessageList'
+import { FindBar } from './FindBar'
+import { MessageList, type FindRequest } from './MessageList'
 import { RestoreDialog } from './RestoreDialog'
 import { ReplyAnnouncer } from './ReplyAnnouncer'
 import { WaitingBar } from './WaitingBar'
@@ -54,6 +55,32 @@ export function ChatView({ conversationId }: { conversationId: string }) {
   const onRewind = useCallback((messageId: string) => setRewindTo({ conversationId, messageId }), [conversationId])
   const closeRewind = useCallback(() => setRewindTo(null), [])
   useEffect(() => () => setRewindTo(null), [conversationId])
+
+  // Ctrl/Cmd+F: search in the conversation; the list scrolls to each hit.
+  const [finding, setFinding] = useState(0)
+  const [findQuery, setFindQuery] = useState('')
+  const [findAt, setFindAt] = useState(0)
+  const [findCount, setFindCount] = useState(0)
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.defaultPrevented || !(e.ctrlKey || e.metaKey) || e.altKey || e.shiftKey || e.key.toLowerCase() !== 'f') return
+      if (document.querySelector('.modal-backdrop')) return
+      e.preventDefault()
+      setFinding((n) => n + 1)
+    }
+    window.addEventListener('keydown', onKey)
+    return () => window.removeEventListener('keydown', onKey)
+  }, [])
+  useEffect(() => {
+    setFinding(0)
+    setFindQuery('')
+  }, [conversationId])
+  const closeFind = useCallback(() => {
+    setFinding(0)
+    setFindQuery('')
+  }, [])
+  const find: FindRequest | undefined = useMemo(() => (finding && findQuery.trim() ? { query: findQuery, at: findAt } : undefined), [finding, findQuery, findAt])
+  const stepFind = useCallback((dir: 1 | -1) => setFindAt((a) => (findCount ? (a + dir + findCount) % findCount : 0)), [findCount])
 
   const disabledReason = !llmConfigured ? t('chat.noLlm') : mode === 'run' && packageProblem && !hasRun ? t('chat.runNeedsPackage') : null
 
@@ -106,7 +133,23 @@ export function ChatView({ conversationId }: { conversationId: string }) {
               )}
             </div>
           ) : (
-            <MessageList onFork={onFork} onRewind={onRewind} />
+            <>
+              {finding > 0 && (
+                <FindBar
+                  query={findQuery}
+                  setQuery={(q) => {
+                    setFindQuery(q)
+                    setFindAt(0)
+                  }}
+                  at={findAt}
+                  count={findCount}
+                  step={stepFind}
+                  onClose={closeFind}
+                  focusKey={finding}
+                />
+              )}
+              <MessageList onFork={onFork} onRewind={onRewind} find={find} onFound={setFindCount} />
+            </>
           )}
           <McpNotice />
           <ElicitationCards />

@@ -108,9 +108,11 @@ describe('the steps of a run', () => {
     expect(screen.queryByTestId('tool-card')).toBeNull()
     await userEvent.click(within(row).getByTestId('step-toggle'))
     expect(within(row).getAllByTestId('tool-card').map((c) => c.dataset.tool)).toEqual(['fs.read', 'fs.write'])
-    // each call in words; its arguments in the tooltip and the card's body
-    expect(within(row).getAllByTestId('tool-words').map((w) => w.textContent)).toEqual(["read the run's state", 'wrote idea-notes.md'])
-    expect(within(row).getAllByTestId('tool-words')[0].title).toContain('@state/workflow.md')
+    // each call in words; its name and arguments under the card's details
+    expect(within(row).getAllByTestId('tool-words').map((w) => w.textContent)).toEqual(["Read the run's state", 'Wrote artifacts/idea-notes.md'])
+    expect(within(row).getAllByTestId('tool-title').map((w) => w.textContent)).toEqual(['Read file', 'Write file'])
+    await userEvent.click(within(row).getAllByTestId('tool-toggle')[0])
+    expect(within(row).getByTestId('tool-body')).toHaveTextContent(/fs\.read · call c1.*@state\/workflow\.md/)
     // the divider says a run started without the workflow's id
     expect(screen.getByTestId('event-run_started')).not.toHaveTextContent('write-brief')
   })

@@ -6,6 +6,7 @@ import { formatTokens } from '../context/meter'
 import { SpeakerBadge } from './MessageParts'
 import type { Row } from './messageRows'
 import { ToolCard } from './ToolCard'
+import { screenSummary } from '../../lib/toolSummary'
 import './contextRows.css'
 import { useTranslation } from '../../i18n'
 
@@ -73,7 +74,7 @@ export function CompactionCard({ row }: { row: Extract<Row, { kind: 'compaction'
           </p>
           {c.summary ? (
             <div className="compaction-summary" data-testid="compaction-summary">
-              <Markdown text={c.summary} />
+              <Markdown text={screenSummary(c.summary)} />
             </div>
           ) : (
             <p className="hint">{t('compaction.summaryAbove')}</p>

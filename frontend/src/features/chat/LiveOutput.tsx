@@ -26,6 +26,7 @@ export function LiveOutputView({ out }: { out: LiveOutput }) {
       <pre
         ref={ref}
         className="tool-live-pre mono"
+        data-content=""
         data-testid="tool-live-text"
         onScroll={(e) => {
           const el = e.currentTarget

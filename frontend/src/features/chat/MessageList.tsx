@@ -3,6 +3,7 @@ import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } fr
 import { useStore, useStores } from '../../stores'
 import { buildEntryRows, buildLiveRows, type Row, type RowsEnd } from './messageRows'
 import { MessageRow, type RowActions } from './rows'
+import { findRows, markFound, wrapIndex } from './find'
 import { useTranslation } from '../../i18n'
 
 /** Distance from the bottom (px) within which the list follows new content. */
@@ -85,7 +86,24 @@ export function estimateRowOnce(row: Row | undefined): number {
  * screen are in the DOM; heights are measured as rows render). It follows
  * new content while the user is at the bottom, pauses when they scroll up
  * (with a "Jump to latest" button), and loads older entries at the top. */
-export function MessageList({ onFork, onRewind }: { onFork: (messageId: string) => void; onRewind: (messageId: string) => void }) {
+/** What Ctrl/Cmd+F looks for: the words and which hit to show (from 0). */
+export interface FindRequest {
+  query: string
+  at: number
+}
+
+export function MessageList({
+  onFork,
+  onRewind,
+  find,
+  onFound,
+}: {
+  onFork: (messageId: string) => void
+  onRewind: (messageId: string) => void
+  find?: FindRequest
+  /** How many rows hold the words looked for. */
+  onFound?: (count: number) => void
+}) {
   const { chat, settings } = useStores()
   const conversationId = useStore(chat, (s) => s.conversationId)
   const entries = useStore(chat, (s) => s.entries)
@@ -199,6 +217,28 @@ export function MessageList({ onFork, onRewind }: { onFork: (messageId: string) 
     if (el && hasMore && !loadingOlder && el.scrollHeight <= el.clientHeight + loadOlderThreshold) loadOlder()
   }, [hasMore, loadingOlder, loadOlder, rows.length])
 
+  // Search: the rows holding the words, and the one shown now.
+  const findQuery = find?.query ?? ''
+  const hits = useMemo(() => findRows(rows, findQuery), [rows, findQuery])
+  const hit = find ? hits[wrapIndex(find.at, hits.length)] ?? -1 : -1
+  useEffect(() => onFound?.(hits.length), [onFound, hits.length])
+  useEffect(() => {
+    if (hit < 0) return
+    stick.current = false
+    setAtBottom(false)
+    virtualizer.scrollToIndex(hit, { align: 'center' })
+  }, [hit, findQuery, virtualizer])
+  useEffect(() => {
+    if (hit < 0) {
+      markFound(null, '')
+      return
+    }
+    // once the list has scrolled and drawn the row
+    const id = setTimeout(() => markFound(scrollRef.current?.querySelector(`[data-index="${hit}"]`) ?? null, findQuery), 120)
+    return () => clearTimeout(id)
+  }, [hit, findQuery, rows])
+  useEffect(() => () => markFound(null, ''), [])
+
   const items = virtualizer.getVirtualItems()
   drawn.current = items.map((it) => ({ key: String(it.key), start: it.start }))
 
@@ -239,7 +279,14 @@ export function MessageList({ onFork, onRewind }: { onFork: (messageId: string) 
       >
         <div className="message-list-inner" style={{ height: total }}>
           {items.map((item) => (
-            <div key={item.key} data-index={item.index} ref={virtualizer.measureElement} className="row" style={{ transform: `translateY(${item.start}px)` }}>
+            <div
+              key={item.key}
+              data-index={item.index}
+              ref={virtualizer.measureElement}
+              className="row"
+              data-find={item.index === hit ? '' : undefined}
+              style={{ transform: `translateY(${item.start}px)` }}
+            >
               <MessageRow row={rows[item.index]} actions={actions} />
             </div>
           ))}

@@ -46,7 +46,7 @@ export function ReplyAnnouncer() {
     })
   }, [chat])
   return (
-    <div className="sr-only" role="status" aria-live="polite" aria-atomic="true" data-testid="reply-announcer">
+    <div className="sr-only" role="status" aria-live="polite" aria-atomic="true" data-testid="reply-announcer" data-content="">
       {message}
     </div>
   )

@@ -28,9 +28,14 @@ describe('the card of an MCP tool call', () => {
     expect(within(card).getByTestId('tool-result-text').textContent).toContain('text:\nThe sum of 2 and 3 is 5.\nDone.')
   })
 
-  it('leaves the built-in tools as they are', () => {
-    renderWithStores(<ToolCard call={{ id: 'k2', type: 'function', function: { name: 'fs.read', arguments: '{}' } }} status="running" />, createFakeBridge().bridge)
-    expect(screen.getByTestId('tool-card')).toHaveTextContent('fs.read')
+  it('names the built-in tools in words, their own names under the details', async () => {
+    renderWithStores(<ToolCard call={{ id: 'k2', type: 'function', function: { name: 'fs.read', arguments: '{"path":"@project/src/app.go"}' } }} status="running" />, createFakeBridge().bridge)
+    const card = screen.getByTestId('tool-card')
+    expect(within(card).getByTestId('tool-title')).toHaveTextContent('Read file')
+    expect(within(card).getByTestId('tool-words')).toHaveTextContent('Read src/app.go')
+    expect(card).not.toHaveTextContent(/fs\.read|k2|\{"/)
+    await userEvent.click(within(card).getByTestId('tool-toggle'))
+    expect(within(card).getByTestId('tool-ids')).toHaveTextContent('Tool fs.read · call k2')
     expect(screen.queryByTestId('tool-mcp')).toBeNull()
   })
 })

@@ -2,15 +2,16 @@ import { useCallback, useState } from 'react'
 import type { Entry, RestoreResult, ToolCall, ToolResultView } from '../../bridge'
 import { Modal } from '../../components/Modal'
 import { useStore, useStores } from '../../stores'
-import { argsPreview, formatBytes, formatDuration, prettyArgs, readableOutput } from '../../lib/format'
+import { formatBytes, formatDuration, prettyArgs, readableOutput } from '../../lib/format'
 import { ApprovalBox } from './ApprovalBox'
 import { HandoverBox } from './HandoverBox'
 import { LiveOutputView } from './LiveOutput'
 import { RestoreDialog } from './RestoreDialog'
 import { mcpToolName } from '../../lib/mcp'
 import { toolPreview } from '../../lib/toolPreview'
+import { codeRuns, toolSummary, toolTitle } from '../../lib/toolSummary'
 import type { ToolStatus } from './messageRows'
-import { useTranslation } from '../../i18n'
+import { locale, useTranslation } from '../../i18n'
 
 const previewChars = 4000
 /** Lines of a section shown before "Show all" (the card grows in place: no
@@ -78,6 +79,23 @@ function UndoChange({ callId }: { callId: string }) {
   )
 }
 
+/** A summary with its `quoted` values as code. */
+export function SummaryText({ text }: { text: string }) {
+  return (
+    <>
+      {codeRuns(text).map((part, i) =>
+        i % 2 === 1 ? (
+          <code key={i} className="tool-code">
+            {part}
+          </code>
+        ) : (
+          part
+        ),
+      )}
+    </>
+  )
+}
+
 /** Text in a block that shows its first lines and grows to all of them. */
 function Clamped({ text, testId }: { text: string; testId?: string }) {
   const { t } = useTranslation()
@@ -115,7 +133,8 @@ export function ToolCard({
   status: ToolStatus
   durationMs?: number
   errorText?: string
-  /** What the call did, in words (entry.view.calls). */
+  /** What the call did, in words (entry.view.calls): said for the run's
+   * own files, whose changes the log reads as steps. */
   words?: string
 }) {
   const { t } = useTranslation()
@@ -155,6 +174,12 @@ export function ToolCard({
   // A call that waited (or waits) for the user's approval: the request.
   const approval = result?.approval
 
+  // The heading: what the tool is and what it did, in the user's words.
+  const title = toolTitle(name)
+  // A run's progress: the log's words name the steps (they are English).
+  const runStep = !!words && locale() === 'en' && args.includes('"@state/workflow.md"')
+  const summary = runStep ? words!.charAt(0).toUpperCase() + words!.slice(1) : toolSummary(name, args, finished ? output : undefined, !!result?.is_error)
+
   const showFull = async () => {
     if (!result) return
     setLoadingFull(true)
@@ -167,16 +192,16 @@ export function ToolCard({
     <div className={`tool-card is-${status}`} data-testid="tool-card" data-tool={name} data-status={status}>
       <button type="button" className="tool-head" onClick={() => setOpen((o) => !o)} aria-expanded={open} data-testid="tool-toggle">
         <span className={`tool-dot dot-${status}`} aria-hidden="true" />
-        <span className="tool-name mono" title={mcp ? t('tool.mcpTitle', { name, tool: mcp.tool, server: mcp.server }) : undefined}>
-          {mcp ? `${mcp.server} › ${mcp.tool}` : name}
+        <span className="tool-name" title={mcp ? t('tool.mcpTitle', { name: title, tool: mcp.tool, server: mcp.server }) : undefined} data-testid="tool-title">
+          {title}
         </span>
         {mcp && (
           <span className="badge" data-testid="tool-mcp">
             {'MCP'}
           </span>
         )}
-        <span className="tool-args" title={words ? argsPreview(args, 400) : undefined} data-testid="tool-words">
-          {words || argsPreview(args)}
+        <span className="tool-args" title={summary.replace(/`/g, '')} data-testid="tool-words">
+          <SummaryText text={summary} />
         </span>
         <span className="tool-status" data-testid="tool-status">
           {ended ? t(ended === 'stopped' ? 'tool.status.stopped' : 'tool.status.timedOut') : t(`tool.status.${status}`)}
@@ -198,12 +223,16 @@ export function ToolCard({
         </div>
       )}
       {!open && !showLive && !handover && !approval?.state.startsWith('wait') && preview && status !== 'running' && (
-        <div className="tool-preview mono" data-testid="tool-preview">
+        <div className="tool-preview mono" data-testid="tool-preview" data-content="">
           {preview}
         </div>
       )}
       {open && (
-        <div className="tool-body" data-testid="tool-body">
+        <div className="tool-body" data-testid="tool-body" data-details="">
+          <div className="tool-section-title">{t('tool.details')}</div>
+          <div className="tool-ids mono" data-testid="tool-ids">
+            {t('tool.detailsId', { name, id: call.id })}
+          </div>
           <div className="tool-section-title">{t('tool.arguments')}</div>
           <Clamped text={prettyArgs(args) || t('tool.none')} />
           {errorText && <div className="tool-error">{errorText}</div>}
@@ -229,12 +258,12 @@ export function ToolCard({
       )}
       {finished && status === 'ok' && !result?.is_error && undoable.has(name) && <UndoChange callId={call.id} />}
       {full && (
-        <Modal title={t('tool.fullTitle', { name: full.toolName || name })} onClose={() => setFull(null)} wide testId="tool-output-dialog">
+        <Modal title={t('tool.fullTitle', { name: toolTitle(full.toolName || name) })} onClose={() => setFull(null)} wide testId="tool-output-dialog">
           <p className="hint">
             {formatBytes(full.size)}
             {full.truncated ? t('tool.firstShown') : ''}
           </p>
-          <pre className="tool-pre mono" data-testid="tool-output-text">
+          <pre className="tool-pre mono" data-testid="tool-output-text" data-details="">
             {readableOutput(full.content)}
           </pre>
         </Modal>

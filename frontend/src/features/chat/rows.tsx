@@ -117,7 +117,7 @@ function UserRow({ row, actions }: { row: Extract<Row, { kind: 'user' }>; action
       {editing ? (
         <EditBox id={row.entry.id} />
       ) : (
-        <div className="bubble bubble-user">
+        <div className="bubble bubble-user" data-content="">
           {row.entry.attachments && row.entry.attachments.length > 0 && (
             <span className="msg-attachments" data-testid="msg-attachments">
               {row.entry.attachments.map((a, i) => (
@@ -203,7 +203,7 @@ export const MessageRow = memo(
             {row.entry.compacted && <Compacted />}
             <PinnedMark entry={row.entry} />
             {row.speaker && <SpeakerBadge speaker={row.speaker} />}
-            <div className="bubble bubble-assistant">
+            <div className="bubble bubble-assistant" data-content="">
               {row.text.trim() && <Markdown text={row.text} />}
               {row.incomplete && <IncompleteNotice row={row} actions={actions} />}
             </div>
@@ -256,7 +256,7 @@ export const MessageRow = memo(
           <div className="msg msg-assistant msg-error" data-testid="msg-error" data-id={row.entry.id} data-code={error.code}>
             {row.speaker && <SpeakerBadge speaker={row.speaker} />}
             {row.partial && (
-              <div className="bubble bubble-assistant">
+              <div className="bubble bubble-assistant" data-content="">
                 <Markdown text={row.partial} />
               </div>
             )}
@@ -310,7 +310,7 @@ export const MessageRow = memo(
           <div className="msg msg-assistant msg-stopped" data-testid="msg-stopped" data-id={row.entry.id}>
             {row.speaker && <SpeakerBadge speaker={row.speaker} />}
             {row.partial && (
-              <div className="bubble bubble-assistant">
+              <div className="bubble bubble-assistant" data-content="">
                 <Markdown text={row.partial} />
               </div>
             )}
@@ -399,7 +399,7 @@ export const MessageRow = memo(
       case 'live':
         return (
           <div className="msg msg-assistant is-live" data-testid="msg-live" data-id={row.call.messageId}>
-            <div className="bubble bubble-assistant">
+            <div className="bubble bubble-assistant" data-content="">
               {row.call.text ? <LiveMarkdown text={row.call.text} /> : <span className="typing" aria-label={t('chat.waitingAnswer')} />}
               {!row.call.ended && row.call.text && <span className="cursor" aria-hidden="true" />}
             </div>

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react'
+import { useEffect, useMemo, useState } from 'react'
 import type { ContextPreview, PreviewDecision, PreviewMessage } from '../../bridge'
 import { Markdown } from '../../components/Markdown'
 import { Modal } from '../../components/Modal'
@@ -7,6 +7,8 @@ import { cacheSummary, costSummary, formatPercent, formatTokens, statusLabel } f
 import { ProjectInstructions } from './ProjectInstructions'
 import { formatBytes } from '../../lib/format'
 import { timeAgo } from '../../lib/time'
+import { toolPreview } from '../../lib/toolPreview'
+import { screenSummary, toolSummary, toolTitle } from '../../lib/toolSummary'
 import { t, formatNumber, useTranslation } from '../../i18n'
 
 type Preview = ContextPreview
@@ -53,7 +55,7 @@ export function whoOf(role: string, tool?: string, kind?: string): string {
     case 'assistant':
       return t('who.assistant')
     case 'tool':
-      return tool ? t('who.toolOf', { tool }) : t('who.tool')
+      return tool ? t('who.toolOf', { tool: toolTitle(tool) }) : t('who.tool')
   }
   return t('who.note')
 }
@@ -75,6 +77,7 @@ function PreviewBody({ p }: { p: Preview }) {
   const status = u.status
   const c = p.conversation
   const agent = p.agentId ? (agents[p.agentId]?.name ?? p.agentId) : ''
+  const calls = useMemo(() => callsOf(p.messages), [p.messages])
   return (
     <div className="inspector" data-testid="inspector-body">
       <dl className="inspector-summary">
@@ -113,7 +116,7 @@ function PreviewBody({ p }: { p: Preview }) {
         </div>
         <div>
           <dt>{t('insp.tools')}</dt>
-          <dd className="mono">{p.toolNames.length ? t('insp.toolsValue', { names: p.toolNames.join(', '), tokens: formatTokens(p.toolTokens) }) : t('insp.none')}</dd>
+          <dd>{p.toolNames.length ? t('insp.toolsValue', { names: p.toolNames.map(toolTitle).join(t('recall.sep')), tokens: formatTokens(p.toolTokens) }) : t('insp.none')}</dd>
         </div>
       </dl>
       {(p.notes?.length ?? 0) + (p.build.notes?.length ?? 0) > 0 && (
@@ -151,7 +154,7 @@ function PreviewBody({ p }: { p: Preview }) {
           </thead>
           <tbody>
             {p.messages.map((m) => (
-              <MessageRow key={m.index} m={m} />
+              <MessageRow key={m.index} m={m} calls={calls} />
             ))}
           </tbody>
         </table>
@@ -191,7 +194,7 @@ function Memory({ c }: { c: Preview['conversation'] }) {
             </h4>
             {c.summary ? (
               <div className="memory-summary">
-                <Markdown text={c.summary.screen || c.summary.text} />
+                <Markdown text={screenSummary(c.summary.screen || c.summary.text)} />
               </div>
             ) : (
               <p className="hint">{t('insp.noSummary')}</p>
@@ -218,7 +221,7 @@ function Memory({ c }: { c: Preview['conversation'] }) {
                 {recalled.map((r) => (
                   <li key={r.id} data-testid="inspector-recall" title={r.why}>
                     <div>
-                      <strong>{whoOf(r.role, r.tool)}:</strong> {clip(r.text, 300)}
+                      <strong>{whoOf(r.role, r.tool)}:</strong> {clip(readableText(r.text), 300)}
                     </div>
                     <div className="memory-why" data-testid="inspector-recall-why">
                       {t('insp.recallBecause', { reason: recallReason(r) })}
@@ -257,7 +260,7 @@ function PinItem({ pin }: { pin: Pin }) {
   return (
     <li data-testid="inspector-pin" title={pin.kind === 'record' ? pin.text : undefined}>
       <div>
-        <strong>{whoOf(pin.role, pin.tool, pin.kind)}:</strong> {clip(pin.words || pin.text, 300)}
+        <strong>{whoOf(pin.role, pin.tool, pin.kind)}:</strong> {clip(pin.words || readableText(pin.text), 300)}
       </div>
       <div className="memory-why">{where}</div>
     </li>
@@ -282,18 +285,44 @@ function clip(s: string, n: number): string {
 
 const previewHead = /^TOOL_RESULT_PREVIEW \((\d+) bytes[^)]*\)/
 
+/** A tool call of a request, by its id: its name and arguments. */
+export type CallsById = Map<string, { name: string; args: string }>
+
+/** The tool calls of a request's messages, by id. */
+export function callsOf(messages: PreviewMessage[]): CallsById {
+  const out: CallsById = new Map()
+  for (const m of messages) for (const c of m.tool_calls ?? []) out.set(c.id, { name: c.function.name, args: c.function.arguments })
+  return out
+}
+
+/** A message's text for a person: a tool result's JSON said as what the
+ * call did (or the text it carries), never the JSON itself. */
+export function readableText(text: string, call?: { name: string; args: string }): string {
+  const s = text.trimStart()
+  if (!s.startsWith('{') && !s.startsWith('[')) return text
+  const carried = toolPreview(s)
+  if (call) {
+    const what = toolSummary(call.name, call.args, s).replace(/`/g, '')
+    return carried ? `${what}: ${carried}` : what
+  }
+  return carried ?? t('insp.toolData')
+}
+
 /** A request message in a line: its text (a large tool result said as
- * what it is), then its tool calls. */
-export function excerpt(m: PreviewMessage): string {
-  const calls = (m.tool_calls ?? []).map((c) => `→ ${c.function.name}(${c.function.arguments.slice(0, 80)})`).join(' ')
-  let text = (m.content ?? '').replace(/\s+/g, ' ').trim()
+ * what it is, a result's JSON as what the call did), then its tool calls
+ * in words. */
+export function excerpt(m: PreviewMessage, calls: CallsById = new Map()): string {
+  const said = (m.tool_calls ?? []).map((c) => `→ ${toolSummary(c.function.name, c.function.arguments).replace(/`/g, '')}`).join(' ')
+  let text = readableText(m.content ?? '', m.tool_call_id ? calls.get(m.tool_call_id) : undefined)
+    .replace(/\s+/g, ' ')
+    .trim()
   const large = previewHead.exec(m.content ?? '')
   if (large) text = t('insp.largeResult', { size: formatBytes(Number(large[1])) })
-  const s = [text, calls].filter(Boolean).join(' ')
+  const s = [text, said].filter(Boolean).join(' ')
   return s.length > 220 ? `${s.slice(0, 219)}…` : s
 }
 
-function MessageRow({ m }: { m: PreviewMessage }) {
+function MessageRow({ m, calls }: { m: PreviewMessage; calls: CallsById }) {
   const { t } = useTranslation()
   return (
     <tr className={`kind-${m.kind}`} data-testid="inspector-row">
@@ -303,13 +332,13 @@ function MessageRow({ m }: { m: PreviewMessage }) {
         {m.kind !== 'history' && <span className="badge">{m.kind}</span>}
       </td>
       <td className="num">{formatNumber(m.tokens)}</td>
-      <td className="inspector-excerpt">
+      <td className="inspector-excerpt" data-content={m.role === 'system' ? '' : undefined}>
         {(m.skills?.length ?? 0) > 0 && (
           <span className="inspector-skill-pin" title={t('insp.skillTitle')} data-testid="inspector-skill-pin">
             {t('insp.skill', { names: m.skills?.join(', ') })}
           </span>
         )}
-        {excerpt(m)}
+        {excerpt(m, calls)}
       </td>
       <td className="inspector-reason">{m.reason}</td>
     </tr>

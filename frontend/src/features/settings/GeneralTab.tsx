@@ -116,6 +116,7 @@ export function GeneralTab({ draft }: FormTabProps) {
         <span className="hint">{themes.includes(f.theme as Theme) ? t(`settings.theme.${f.theme}Hint`) : ''}</span>
         <TextSizeChoice />
         <LanguageChoiceField />
+        <NotifyChoice />
       </section>
     </>
   )
@@ -175,6 +176,23 @@ function LanguageChoiceField() {
         ))}
       </div>
       <span className="hint">{t('settings.lang.hint')}</span>
+    </>
+  )
+}
+
+/** Desktop notifications when work finishes in the background: applies at
+ * once and is kept for this window. */
+function NotifyChoice() {
+  const { t } = useTranslation()
+  const { display } = useStores()
+  const on = useStore(display, (s) => s.notify)
+  return (
+    <>
+      <h4 className="settings-subhead">{t('notify.setting')}</h4>
+      <label className="settings-check">
+        <input type="checkbox" checked={on} onChange={(e) => display.actions.setNotify(e.target.checked)} data-testid="set-notify" />
+        {t('notify.settingHelp')}
+      </label>
     </>
   )
 }

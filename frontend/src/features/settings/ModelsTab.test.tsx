@@ -17,7 +17,7 @@ async function openModels() {
 const saved = (fake: ReturnType<typeof createFakeBridge>) => vi.mocked(fake.bridge.settings.save).mock.calls.at(-1)![0]
 
 describe('Settings → Models', () => {
-  it('adds a server with its key and models, a price, and the request shape; Save writes them', async () => {
+  it('adds a server with its key and models, a price, and the request shape; they are saved as edited', async () => {
     const { fake, user } = await openModels()
     expect(screen.getByTestId('endpoints-empty')).toBeInTheDocument()
     await user.click(screen.getByTestId('endpoint-add'))
@@ -34,7 +34,6 @@ describe('Settings → Models', () => {
     const row = screen.getByTestId('price-qwen3:8b')
     await user.type(within(row).getByTestId('price-input-qwen3:8b'), '0,2')
     await user.type(within(row).getByTestId('price-output-qwen3:8b'), '0.8')
-    await user.click(screen.getByTestId('settings-save'))
     expect(await screen.findByTestId('settings-saved')).toBeInTheDocument()
     const s = saved(fake)
     expect(s.llm.endpoints).toEqual([{ name: 'lab', baseUrl: 'http://127.0.0.1:8000/v1', apiKey: 'sk-lab', models: ['qwen3:8b', 'gemma3:4b'] }])
@@ -55,7 +54,6 @@ describe('Settings → Models', () => {
     const input = screen.getByTestId('price-input-m')
     await user.type(input, 'two')
     expect(input).toHaveAttribute('aria-invalid', 'true')
-    await user.click(screen.getByTestId('settings-save'))
     expect(await screen.findByTestId('settings-saved')).toBeInTheDocument()
     expect(saved(fake).llm.prices).toEqual({ m: { input: 0, output: 0 } })
     expect(saved(fake).llm.endpoints).toEqual([])

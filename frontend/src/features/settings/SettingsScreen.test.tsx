@@ -41,7 +41,6 @@ describe('settings screen', () => {
     expect(field('tools.mcp.maxToolTokensPerServer')).toHaveValue('32,000')
     await retype(user, 'engine.maxModelCallsPerMessage', '50')
     await retype(user, 'tools.mcp.maxToolTokensPerServer', '8k')
-    await user.click(screen.getByTestId('settings-save'))
     expect(await screen.findByTestId('settings-saved')).toBeInTheDocument()
     const s = savedSettings(fake)
     expect(s.engine.maxModelCallsPerMessage).toBe(50)
@@ -65,8 +64,9 @@ describe('settings screen', () => {
     await user.click(screen.getByTestId('settings-tab-packages'))
     expect(await screen.findByTestId('packages-panel')).toBeInTheDocument()
     expect(screen.getByTestId('settings-form')).not.toBeVisible()
-    // the buttons stay where they are on every page
-    expect(screen.getByTestId('settings-save')).toBeVisible()
+    // the footer stays where it is on every page, with no Save button
+    expect(screen.getByTestId('settings-cancel')).toBeVisible()
+    expect(screen.queryByTestId('settings-save')).toBeNull()
   })
 
   it('shows sizes, shares and counts in human units and saves them as numbers', async () => {
@@ -89,7 +89,6 @@ describe('settings screen', () => {
     await retype(user, 'context.tokenBudget', '200k')
     await retype(user, 'context.triggerThreshold', '90')
     await retype(user, 'context.maxMessages', '')
-    await user.click(screen.getByTestId('settings-save'))
     expect(await screen.findByTestId('settings-saved')).toBeInTheDocument()
     const s = savedSettings(fake)
     expect(s.tools.fs.maxReadBytes).toBe(1572864)
@@ -104,7 +103,6 @@ describe('settings screen', () => {
     await user.click(screen.getByTestId('settings-tab-tools'))
     expect(field('approvals.mode')).toHaveValue('ask')
     await user.selectOptions(field('approvals.mode'), 'auto-edit')
-    await user.click(screen.getByTestId('settings-save'))
     expect(await screen.findByTestId('settings-saved')).toBeInTheDocument()
     expect(savedSettings(fake).approvals).toEqual({ mode: 'auto-edit' })
   })
@@ -117,7 +115,7 @@ describe('settings screen', () => {
     expect(field('tools.fs.maxWriteBytes')).toHaveAttribute('aria-invalid', 'true')
     expect(screen.getByTestId('settings-tab-wrong-tools')).toBeInTheDocument()
     expect(screen.getByTestId('settings-wrong')).toHaveTextContent('1 field to correct before saving')
-    expect(screen.getByTestId('settings-save')).toBeDisabled()
+    expect(fake.bridge.settings.save).not.toHaveBeenCalled()
 
     // what was typed survives a visit to another page
     await user.click(screen.getByTestId('settings-tab-general'))
@@ -138,7 +136,6 @@ describe('settings screen', () => {
     await retype(user, 'tools.fs.maxWriteBytes', '4 MB')
     expect(screen.queryByTestId('settings-wrong')).toBeNull()
     expect(screen.queryByTestId('settings-tab-wrong-tools')).toBeNull()
-    await user.click(screen.getByTestId('settings-save'))
     await screen.findByTestId('settings-saved')
     expect(savedSettings(fake)).toMatchObject({ tools: { fs: { maxWriteBytes: 4194304 } }, context: { triggerThreshold: 0.9, targetAfterCompression: 0.85 } })
     expect(fake.bridge.settings.save).toHaveBeenCalledTimes(1)
@@ -151,7 +148,6 @@ describe('settings screen', () => {
     await screen.findByTestId('packages-panel')
     await user.click(screen.getByTestId('settings-tab-general'))
     expect(field('llm.baseUrl')).toHaveValue('http://127.0.0.1:1234/v1')
-    await user.click(screen.getByTestId('settings-save'))
     await screen.findByTestId('settings-saved')
     expect(savedSettings(fake).llm.baseUrl).toBe('http://127.0.0.1:1234/v1')
   })
@@ -167,7 +163,6 @@ describe('settings screen', () => {
     expect(field('llm.model')).toHaveValue('mistral:7b')
     await user.click(screen.getByTestId('settings-test'))
     await waitFor(() => expect(screen.getByTestId('settings-test-result')).toHaveAttribute('data-ok', 'true'))
-    await user.click(screen.getByTestId('settings-save'))
     await screen.findByTestId('settings-saved')
     expect(savedSettings(fake).llm.model).toBe('mistral:7b')
   })
@@ -199,7 +194,7 @@ describe('settings screen', () => {
       if (lang === 'zh-CN') {
         expect(screen.getByTestId('settings-tab-general')).toHaveTextContent('常规')
         expect(screen.getByTestId('zoom-hint')).toHaveTextContent('缩放：100 %')
-        expect(screen.getByTestId('settings-save')).toHaveTextContent('保存')
+        expect(screen.getByTestId('settings-footer')).toHaveTextContent('更改会在你修改时自动保存')
       }
       await user.click(screen.getByTestId('set-language-system'))
       expect(document.documentElement.lang).toBe(system[0].startsWith('zh') ? 'zh-CN' : 'en')
@@ -231,8 +226,7 @@ describe('settings screen', () => {
         listeners.forEach((l) => l())
       })
       expect(document.documentElement.dataset.theme).toBe('dark')
-      await user.click(screen.getByTestId('settings-save'))
-      await screen.findByTestId('settings-saved')
+        await screen.findByTestId('settings-saved')
       expect(savedSettings(fake).theme).toBe('system')
       act(() => {
         dark = false
@@ -242,5 +236,49 @@ describe('settings screen', () => {
     } finally {
       vi.unstubAllGlobals()
     }
+  })
+
+  it('saves a text field once typing pauses, says "Saved" beside it, and a choice at once', async () => {
+    const { user, fake } = await openSettings()
+    const save = vi.mocked(fake.bridge.settings.save)
+    await retype(user, 'llm.baseUrl', 'http://127.0.0.1:8080/v1')
+    // not one save per key
+    expect(save).not.toHaveBeenCalled()
+    expect(await screen.findByTestId('saved-llm.baseUrl')).toHaveTextContent('Saved')
+    expect(save).toHaveBeenCalledTimes(1)
+    expect(savedSettings(fake).llm.baseUrl).toBe('http://127.0.0.1:8080/v1')
+    expect(screen.getByTestId('settings-saved')).toHaveTextContent('All changes saved')
+
+    await user.click(screen.getByTestId('settings-tab-tools'))
+    await user.selectOptions(field('approvals.mode'), 'full-auto')
+    await waitFor(() => expect(save).toHaveBeenCalledTimes(2))
+    expect(savedSettings(fake).approvals).toEqual({ mode: 'full-auto' })
+    expect(await screen.findByTestId('saved-approvals.mode')).toBeInTheDocument()
+    expect(screen.queryByTestId('saved-llm.baseUrl')).toBeNull()
+  })
+
+  it('saves what is still waiting when the dialog closes', async () => {
+    const { user, fake } = await openSettings()
+    await retype(user, 'llm.model', 'qwen3:8b')
+    await user.click(screen.getByTestId('settings-cancel'))
+    await waitFor(() => expect(fake.bridge.settings.save).toHaveBeenCalledTimes(1))
+    expect(savedSettings(fake).llm.model).toBe('qwen3:8b')
+  })
+
+  it('folds the budget, compaction and loop numbers under Advanced, open while one is wrong', async () => {
+    const { user } = await openSettings()
+    await user.click(screen.getByTestId('settings-tab-context'))
+    const ctx = screen.getByTestId('settings-advanced-context')
+    expect(ctx).not.toHaveAttribute('open')
+    expect(field('context.tokenBudget')).not.toBeVisible()
+    expect(field('context.compressionStrategy')).toBeVisible()
+    await user.click(screen.getByTestId('settings-tab-tools'))
+    const loop = screen.getByTestId('settings-advanced-loop')
+    expect(within(loop).getByTestId('set-engine.maxTurns')).not.toBeVisible()
+    await user.click(within(loop).getByText('Advanced'))
+    expect(field('engine.maxTurns')).toBeVisible()
+    await retype(user, 'engine.maxTurns', 'many')
+    expect(screen.getByTestId('error-engine.maxTurns')).toBeInTheDocument()
+    expect(loop).toHaveAttribute('open')
   })
 })

@@ -10,11 +10,22 @@ import { useTranslation } from '../../i18n'
 
 const clone = (s: Settings): Settings => JSON.parse(JSON.stringify(s)) as Settings
 
+/** How long typing pauses before a text field is saved; other controls
+ * (choices, boxes) save at once. */
+export const typingDelayMs = 400
+
+/** Whether the focus is in a field that takes typed text. */
+function typing(): boolean {
+  const el = document.activeElement
+  return el instanceof HTMLTextAreaElement || (el instanceof HTMLInputElement && !['checkbox', 'radio'].includes(el.type))
+}
+
 /** Settings (reachable from every screen): a list of pages beside the page
  * shown, in a dialog whose size does not depend on the page. The pages that
- * edit settings.json (settingsTabs with `edits`) share one draft and one
- * Save; the others act on their own. Fields set by environment variables
- * are read-only. */
+ * edit settings.json (settingsTabs with `edits`) share one draft, saved as
+ * it is edited (text when typing pauses) while every field is valid, with
+ * "Saved" beside the field; the others act on their own. Fields set by
+ * environment variables are read-only. */
 export function SettingsScreen() {
   const { t } = useTranslation()
   const { settings, setup } = useStores()
@@ -27,9 +38,12 @@ export function SettingsScreen() {
 
   const [form, setForm] = useState<Settings | null>(() => (view ? clone(view.settings) : null))
   const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({})
-  // settings read or saved: the form shows them
+  // Edits not saved yet, and the field edited last (where "Saved" shows).
+  const pending = useRef(false)
+  const [editedPath, setEditedPath] = useState<string | null>(null)
+  // settings read or saved: the form shows them (not over edits made since)
   useEffect(() => {
-    if (view) setForm(clone(view.settings))
+    if (view && !pending.current) setForm(clone(view.settings))
   }, [view])
   // what runs on this computer, for the General page's offers
   useEffect(() => {
@@ -45,10 +59,14 @@ export function SettingsScreen() {
         fn(next)
         return next
       })
+      pending.current = true
+      delay.current = typing() ? typingDelayMs : 0
+      setEditedPath(document.activeElement?.closest('[data-field]')?.getAttribute('data-field') ?? null)
       settings.actions.markDirty()
     },
     [settings],
   )
+  const delay = useRef(0)
   const setFieldError = useCallback((path: string, msg: string | null) => {
     setFieldErrors((e) => {
       if ((e[path] ?? null) === msg) return e
@@ -59,11 +77,35 @@ export function SettingsScreen() {
     })
   }, [])
   const errors = useMemo(() => ({ ...(form ? crossFieldErrors(form) : {}), ...fieldErrors }), [form, fieldErrors])
-  const draft: SettingsDraft | null = useMemo(() => (form ? { form, edit, overridden, errors, setFieldError } : null), [form, edit, overridden, errors, setFieldError])
+  const savedPath = saved && !pending.current ? editedPath : null
+  const draft: SettingsDraft | null = useMemo(
+    () => (form ? { form, edit, overridden, errors, setFieldError, savedPath } : null),
+    [form, edit, overridden, errors, setFieldError, savedPath],
+  )
   const wrong = Object.keys(errors)
-  const save = () => {
-    if (form && wrong.length === 0 && !saving) void settings.actions.save(form)
-  }
+  const save = useCallback(
+    (s: Settings) => {
+      pending.current = false
+      void settings.actions.save(s)
+    },
+    [settings],
+  )
+  // Saved as edited: once every field is valid, after a pause in typing;
+  // what is still waiting is saved when the dialog closes.
+  const latest = useRef<{ form: Settings | null; ok: boolean }>({ form: null, ok: false })
+  latest.current = { form, ok: wrong.length === 0 }
+  useEffect(() => {
+    if (!pending.current || !form || wrong.length > 0 || saving) return
+    const id = setTimeout(() => save(form), delay.current)
+    return () => clearTimeout(id)
+  }, [form, wrong.length, saving, save])
+  useEffect(
+    () => () => {
+      const { form: f, ok } = latest.current
+      if (pending.current && f && ok) save(f)
+    },
+    [save],
+  )
 
   const tab = settingsTabs.find((p) => p.id === tabId) ?? settingsTabs[0]
   const panel = useRef<HTMLDivElement>(null)
@@ -79,21 +121,22 @@ export function SettingsScreen() {
           <span className="settings-footer-wrong" data-testid="settings-wrong">
             {t('settings.wrong', { count: wrong.length })}
           </span>
+        ) : saving ? (
+          <span className="hint" data-testid="settings-saving">
+            {t('settings.saving')}
+          </span>
         ) : saved ? (
           <span className="settings-saved" data-testid="settings-saved" role="status">
-            {t('settings.saved')}
+            {t('settings.savedAll')}
           </span>
         ) : (
-          <span className="hint mono" title={view?.path}>
-            {view?.path}
+          <span className="hint" title={view?.path}>
+            {t('settings.autosave')}
           </span>
         )}
       </span>
       <button type="button" className="btn" onClick={settings.actions.hide} data-testid="settings-cancel">
         {t('common.close')}
-      </button>
-      <button type="button" className="btn btn-primary" disabled={saving || !form || wrong.length > 0} onClick={save} data-testid="settings-save">
-        {saving ? t('settings.saving') : t('common.save')}
       </button>
     </div>
   )
@@ -125,7 +168,7 @@ export function SettingsScreen() {
             hidden={!tab.edits}
             onSubmit={(e) => {
               e.preventDefault()
-              save()
+              if (form && wrong.length === 0 && pending.current) save(form)
             }}
             data-testid="settings-form"
           >

@@ -1,5 +1,5 @@
 import { formatBytes, formatCount, parseBytes, parseCount } from '../../lib/units'
-import { Field, UnitInput, type FormTabProps } from './form'
+import { Advanced, Field, UnitInput, type FormTabProps } from './form'
 import { useTranslation } from '../../i18n'
 
 /** Settings → Tools: the file tools and the limits of the tool loop. */
@@ -78,73 +78,75 @@ export function ToolsTab({ draft }: FormTabProps) {
         </div>
       </section>
 
-      <section className="settings-section">
-        <h3>{t('settings.tools.loop')}</h3>
-        <div className="settings-grid">
-          <Field draft={draft} path="engine.maxTurns" label={t('settings.tools.maxTurns')} help={t('settings.tools.maxTurnsHelp')}>
-            <UnitInput draft={draft} path="engine.maxTurns" value={f.engine.maxTurns} set={(s, v) => (s.engine.maxTurns = v)} format={formatCount} parse={(v) => parseCount(v, { max: 1000, what: t('settings.what.calls') })} suffix={t('settings.suffix.calls')} />
-          </Field>
-          <Field draft={draft} path="engine.maxToolCallsPerMessage" label={t('settings.tools.maxCalls')} help={t('settings.tools.maxCallsHelp')}>
-            <UnitInput
-              draft={draft}
-              path="engine.maxToolCallsPerMessage"
-              value={f.engine.maxToolCallsPerMessage}
-              set={(s, v) => (s.engine.maxToolCallsPerMessage = v)}
-              format={formatCount}
-              parse={(v) => parseCount(v, { max: 1000, what: t('settings.what.calls') })}
-              suffix={t('settings.suffix.calls')}
-            />
-          </Field>
-          <Field
-            draft={draft}
-            path="engine.maxInterruptChainDepth"
-            label={t('settings.tools.chain')}
-            help={t('settings.tools.chainHelp')}
-          >
-            <UnitInput
+      <Advanced draft={draft} paths={['engine.']} testId="settings-advanced-loop">
+        <section className="settings-section">
+          <h3>{t('settings.tools.loop')}</h3>
+          <div className="settings-grid">
+            <Field draft={draft} path="engine.maxTurns" label={t('settings.tools.maxTurns')} help={t('settings.tools.maxTurnsHelp')}>
+              <UnitInput draft={draft} path="engine.maxTurns" value={f.engine.maxTurns} set={(s, v) => (s.engine.maxTurns = v)} format={formatCount} parse={(v) => parseCount(v, { max: 1000, what: t('settings.what.calls') })} suffix={t('settings.suffix.calls')} />
+            </Field>
+            <Field draft={draft} path="engine.maxToolCallsPerMessage" label={t('settings.tools.maxCalls')} help={t('settings.tools.maxCallsHelp')}>
+              <UnitInput
+                draft={draft}
+                path="engine.maxToolCallsPerMessage"
+                value={f.engine.maxToolCallsPerMessage}
+                set={(s, v) => (s.engine.maxToolCallsPerMessage = v)}
+                format={formatCount}
+                parse={(v) => parseCount(v, { max: 1000, what: t('settings.what.calls') })}
+                suffix={t('settings.suffix.calls')}
+              />
+            </Field>
+            <Field
               draft={draft}
               path="engine.maxInterruptChainDepth"
-              value={f.engine.maxInterruptChainDepth}
-              set={(s, v) => (s.engine.maxInterruptChainDepth = v)}
-              format={formatCount}
-              parse={(v) => parseCount(v, { min: 0, max: 32, what: t('settings.what.conversations') })}
-              suffix={t('settings.suffix.deep')}
-            />
-          </Field>
-          <Field
-            draft={draft}
-            path="engine.maxConversationsPerMessage"
-            label={t('settings.tools.convs')}
-            help={t('settings.tools.convsHelp')}
-          >
-            <UnitInput
+              label={t('settings.tools.chain')}
+              help={t('settings.tools.chainHelp')}
+            >
+              <UnitInput
+                draft={draft}
+                path="engine.maxInterruptChainDepth"
+                value={f.engine.maxInterruptChainDepth}
+                set={(s, v) => (s.engine.maxInterruptChainDepth = v)}
+                format={formatCount}
+                parse={(v) => parseCount(v, { min: 0, max: 32, what: t('settings.what.conversations') })}
+                suffix={t('settings.suffix.deep')}
+              />
+            </Field>
+            <Field
               draft={draft}
               path="engine.maxConversationsPerMessage"
-              value={f.engine.maxConversationsPerMessage}
-              set={(s, v) => (s.engine.maxConversationsPerMessage = v)}
-              format={formatCount}
-              parse={(v) => parseCount(v, { min: 1, max: 10000, what: t('settings.what.conversations') })}
-              suffix={t('settings.suffix.conversations')}
-            />
-          </Field>
-          <Field
-            draft={draft}
-            path="engine.maxModelCallsPerMessage"
-            label={t('settings.tools.allCalls')}
-            help={t('settings.tools.allCallsHelp')}
-          >
-            <UnitInput
+              label={t('settings.tools.convs')}
+              help={t('settings.tools.convsHelp')}
+            >
+              <UnitInput
+                draft={draft}
+                path="engine.maxConversationsPerMessage"
+                value={f.engine.maxConversationsPerMessage}
+                set={(s, v) => (s.engine.maxConversationsPerMessage = v)}
+                format={formatCount}
+                parse={(v) => parseCount(v, { min: 1, max: 10000, what: t('settings.what.conversations') })}
+                suffix={t('settings.suffix.conversations')}
+              />
+            </Field>
+            <Field
               draft={draft}
               path="engine.maxModelCallsPerMessage"
-              value={f.engine.maxModelCallsPerMessage}
-              set={(s, v) => (s.engine.maxModelCallsPerMessage = v)}
-              format={formatCount}
-              parse={(v) => parseCount(v, { min: 1, max: 100000, what: t('settings.what.calls') })}
-              suffix={t('settings.suffix.calls')}
-            />
-          </Field>
-        </div>
-      </section>
+              label={t('settings.tools.allCalls')}
+              help={t('settings.tools.allCallsHelp')}
+            >
+              <UnitInput
+                draft={draft}
+                path="engine.maxModelCallsPerMessage"
+                value={f.engine.maxModelCallsPerMessage}
+                set={(s, v) => (s.engine.maxModelCallsPerMessage = v)}
+                format={formatCount}
+                parse={(v) => parseCount(v, { min: 1, max: 100000, what: t('settings.what.calls') })}
+                suffix={t('settings.suffix.calls')}
+              />
+            </Field>
+          </div>
+        </section>
+      </Advanced>
     </>
   )
 }

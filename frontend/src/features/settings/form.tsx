@@ -13,6 +13,8 @@ export interface SettingsDraft {
   /** What is wrong with a field, by its JSON path. */
   errors: Record<string, string>
   setFieldError(path: string, error: string | null): void
+  /** The field whose edit was saved last ("Saved" shows beside it). */
+  savedPath?: string | null
 }
 
 /** What a page that edits settings.json receives: the shared draft (saved
@@ -56,7 +58,14 @@ export function Field({
   const variable = draft.overridden.get(path)
   return (
     <div className={`settings-field ${wide ? 'settings-field-wide' : ''} ${error ? 'has-error' : ''}`} data-field={path}>
-      <label htmlFor={`set-${path}`}>{label}</label>
+      <label htmlFor={`set-${path}`}>
+        {label}
+        {draft.savedPath === path && !error && (
+          <span className="settings-field-saved" role="status" data-testid={`saved-${path}`}>
+            {t('settings.fieldSaved')}
+          </span>
+        )}
+      </label>
       {children}
       {error ? (
         <span className="settings-error" role="alert" data-testid={`error-${path}`}>
@@ -70,6 +79,20 @@ export function Field({
         <span className="hint">{help}</span>
       ) : null}
     </div>
+  )
+}
+
+/** Fields that rarely need changing, folded under "Advanced"; open while
+ * one of them (by path prefix) is wrong. */
+export function Advanced({ draft, paths, testId, children }: { draft: SettingsDraft; paths: string[]; testId?: string; children: ReactNode }) {
+  const wrong = Object.keys(draft.errors).some((k) => paths.some((p) => k.startsWith(p)))
+  return (
+    <details className="settings-advanced" open={wrong || undefined} data-testid={testId}>
+      <summary>
+        {t('settings.advanced')} <span className="hint">{t('settings.advancedHint')}</span>
+      </summary>
+      {children}
+    </details>
   )
 }
 

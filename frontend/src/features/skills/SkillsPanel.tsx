@@ -1,4 +1,5 @@
 import { Fragment, useEffect } from 'react'
+import { toolTitle } from '../../lib/toolSummary'
 import type { SkillItem } from '../../bridge'
 import { ErrorBanner } from '../../components/ErrorBanner'
 import { useStore, useStores } from '../../stores'
@@ -106,7 +107,7 @@ function SkillCard({ s }: { s: SkillItem }) {
         )}
         {s.allowedTools && (
           <span className="badge" title={t('skills.toolsTitle', { tools: s.allowedTools.join(', ') || t('skills.noFileTools') })}>
-            {t('skills.tools', { tools: s.allowedTools.length ? s.allowedTools.join(', ') : t('insp.none') })}
+            {t('skills.tools', { tools: s.allowedTools.length ? s.allowedTools.map(toolTitle).join(t('recall.sep')) : t('insp.none') })}
           </span>
         )}
         {s.files > 0 && <span className="badge">{t('skills.files', { count: s.files })}</span>}

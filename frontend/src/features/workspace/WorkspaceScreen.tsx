@@ -1,4 +1,4 @@
-import { useEffect } from 'react'
+import { useCallback, useEffect, useState } from 'react'
 import { ErrorBanner } from '../../components/ErrorBanner'
 import { Logo } from '../../components/Logo'
 import type { ProjectInfo } from '../../bridge'
@@ -6,15 +6,22 @@ import { useStore, useStores } from '../../stores'
 import { ChatView } from '../chat/ChatView'
 import { Sidebar } from '../conversations/Sidebar'
 import { StatusBar } from './StatusBar'
+import { ConversationSwitcher } from './ConversationSwitcher'
+import { ShortcutsSheet } from './ShortcutsSheet'
+import { shortcutOf } from './shortcuts'
 import './workspace.css'
 import { useTranslation } from '../../i18n'
 
 /** The open project: the conversation sidebar and the open conversation.
  * Keys: Ctrl/Cmd+N starts a conversation, Ctrl/Cmd+B hides or shows the
- * conversation list, Esc stops the reply in progress. */
+ * conversation list, Ctrl/Cmd+K goes to a conversation, `?` lists the keys,
+ * Esc stops the reply in progress. A desktop notification says when work
+ * finishes while the window is in the background. */
 export function WorkspaceScreen({ project }: { project: ProjectInfo }) {
   const { t } = useTranslation()
-  const { projects, conversations, chat, settings, runs, packages, display } = useStores()
+  const { projects, conversations, chat, settings, runs, packages, display, notify } = useStores()
+  const [overlay, setOverlay] = useState<'switcher' | 'sheet' | null>(null)
+  const closeOverlay = useCallback(() => setOverlay(null), [])
   const sidebarHidden = useStore(display, (s) => s.sidebarHidden)
   const busy = useStore(projects, (s) => s.busy)
   const error = useStore(projects, (s) => s.error)
@@ -43,6 +50,8 @@ export function WorkspaceScreen({ project }: { project: ProjectInfo }) {
     }
   }, [conversations, chat, runs, project.id])
 
+  useEffect(() => notify.actions.start(), [notify])
+
   // The package decides the agents and the workflows: reload them when it changes.
   useEffect(() => {
     void chat.actions.loadAgents()
@@ -53,6 +62,14 @@ export function WorkspaceScreen({ project }: { project: ProjectInfo }) {
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (e.defaultPrevented) return
+      const shortcut = shortcutOf(e, document.activeElement)
+      if (shortcut === 'switcher' || shortcut === 'sheet') {
+        // Not over another dialog (its own keys go first).
+        if (document.querySelector('.modal-backdrop')) return
+        e.preventDefault()
+        setOverlay(shortcut)
+        return
+      }
       if ((e.ctrlKey || e.metaKey) && !e.shiftKey && !e.altKey && e.key.toLowerCase() === 'n') {
         e.preventDefault()
         void conversations.actions.create()
@@ -166,6 +183,8 @@ export function WorkspaceScreen({ project }: { project: ProjectInfo }) {
         </main>
       </div>
       <StatusBar project={project} />
+      {overlay === 'switcher' && <ConversationSwitcher onClose={closeOverlay} />}
+      {overlay === 'sheet' && <ShortcutsSheet onClose={closeOverlay} />}
     </div>
   )
 }
