@@ -171,7 +171,7 @@ export default async function conversation({ app, step, tmp, home }) {
     assert.equal(await app.evaluate(`!!${first}.querySelector('[data-testid="msg-pinned"]')`), false)
     await app.evaluate(`${first}.querySelector('[data-testid="msg-pin"]').click()`)
     await app.waitFor(`!!${first}?.querySelector('[data-testid="msg-pinned"]')`, { what: 'the pinned mark' })
-    assert.equal(await app.evaluate(`${first}.querySelector('[data-testid="msg-pin"]').textContent`), 'Unpin')
+    assert.equal(await app.evaluate(`${first}.querySelector('[data-testid="msg-pin"]').getAttribute('aria-pressed')`), 'true')
     const log = logOf(chatConv)
     const pinned = log.find((e) => e.type === 'msg' && e.role === 'user' && e.content?.includes('4711 EUR'))
     assert.ok(log.some((e) => e.event === 'pin' && e.ref_msg_id === pinned.id), 'no pin event in the log')
