@@ -438,7 +438,7 @@ export default async function chat({ app, step, tmp, home, repo, prepared }) {
     await app.evaluate(`${lastOf('msg-assistant')}.querySelector('[data-testid="msg-regenerate"]').click()`)
     await waitIdle('the new answer')
     await app.waitFor(`${lastOf('msg-assistant')}?.textContent.includes('Paris, on the Seine.')`, { what: 'the regenerated answer' })
-    await app.waitFor(`${lastOf('msg-assistant')}?.querySelector('[data-testid="branch-switcher"]')?.textContent === '‹2/2›'`, { what: 'the answer switcher at 2/2' })
+    await app.waitFor(`${lastOf('msg-assistant')}?.querySelector('[data-testid="branch-switcher"]')?.textContent === '2/2'`, { what: 'the answer switcher at 2/2' })
     assert.equal(await app.evaluate(`${all('msg-assistant')}.length`), 1, 'both answers shown at once')
     // back to the first version, in place, and forward again
     await app.evaluate(`${lastOf('msg-assistant')}.querySelector('[data-testid="branch-prev"]').click()`)
@@ -490,6 +490,65 @@ export default async function chat({ app, step, tmp, home, repo, prepared }) {
     await matrix('61-copy-buttons', async () => {
       await hover(`${lastOf('msg-assistant')}.querySelector('pre')`)
     })
+  })
+
+  await step('the actions of a message: icons of 28 px or more, shown under the latest answer and message without the pointer, readable, reached from the keyboard', async () => {
+    const win = app.windowId
+    // the pointer off the messages
+    await hover(sel('composer-input'))
+    await app.evaluate(`${sel('message-list')}.scrollTop = 1e9`)
+    await sleep(150)
+    const opacity = (row) => `(() => { const a = ${row}?.querySelector('[data-testid="msg-actions"]'); return a ? getComputedStyle(a).opacity : 'none' })()`
+    assert.equal(await app.evaluate(opacity(lastOf('msg-assistant'))), '1', 'the latest answer hides its actions')
+    assert.equal(await app.evaluate(opacity(lastOf('msg-user'))), '1', 'the latest message hides its actions')
+    const earlier = `${all('msg-assistant')}.at(-2)`
+    if (await app.evaluate(`!!${earlier}`)) assert.equal(await app.evaluate(opacity(earlier)), '0', 'an earlier answer shows its actions without the pointer')
+    // each action: a target of 28 × 28 px or more, a name, a tooltip, and
+    // its icon at 4.5:1 or more on what is behind it, in both themes
+    const measure = `(() => {
+      const lum = (c) => { const [r, g, b] = c.match(/[\\d.]+/g).slice(0, 3).map((v) => { const s = v / 255; return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4 }); return 0.2126 * r + 0.7152 * g + 0.0722 * b }
+      const behind = (el) => { for (let e = el; e; e = e.parentElement) { const c = getComputedStyle(e).backgroundColor; if (c && !/rgba\\(.*, 0\\)$/.test(c) && c !== 'transparent') return c } return 'rgb(255, 255, 255)' }
+      const rows = [${lastOf('msg-assistant')}, ${lastOf('msg-user')}]
+      return rows.flatMap((row) => [...row.querySelectorAll('.msg-foot button')].map((b) => {
+        const r = b.getBoundingClientRect()
+        const [hi, lo] = [lum(getComputedStyle(b).color), lum(behind(b))].sort((x, y) => y - x)
+        return { id: b.dataset.testid, w: r.width, h: r.height, name: b.getAttribute('aria-label') || '', title: b.title, ratio: (hi + 0.05) / (lo + 0.05), disabled: b.disabled }
+      }))
+    })()`
+    for (const theme of ['light', 'dark']) {
+      await app.evaluate(`document.documentElement.dataset.theme = ${JSON.stringify(theme)}`)
+      await sleep(150)
+      const buttons = await app.evaluate(measure)
+      assert.ok(buttons.length >= 8, `only ${buttons.length} actions under the latest answer and message`)
+      for (const b of buttons) {
+        assert.ok(b.w >= 28 && b.h >= 28, `${b.id} is ${b.w}×${b.h} px`)
+        assert.ok(b.name && b.title, `${b.id} has no name or tooltip`)
+        if (!b.disabled) assert.ok(b.ratio >= 4.5, `${b.id} in the ${theme} theme: ${b.ratio.toFixed(2)}:1`)
+      }
+      console.log(`      actions in the ${theme} theme: ${buttons.length}, smallest ${Math.min(...buttons.map((b) => b.w))}×${Math.min(...buttons.map((b) => b.h))} px, lowest contrast ${Math.min(...buttons.filter((b) => !b.disabled).map((b) => b.ratio)).toFixed(2)}:1`)
+    }
+    await app.evaluate(`document.documentElement.dataset.theme = 'light'`)
+    await matrix('66-message-actions', async () => {
+      await hover(sel('composer-input'))
+      await app.evaluate(`${sel('message-list')}.scrollTop = 1e9`)
+      await sleep(150)
+    })
+    // Shift+Tab from the composer goes back through the actions of the latest answer
+    await app.evaluate(`${sel('composer-input')}.focus()`)
+    const focused = `(() => { const a = document.activeElement; const row = a?.closest('[data-testid="msg-assistant"], [data-testid="msg-user"]'); return row ? row.dataset.id + ':' + a.dataset.testid : '' })()`
+    let reached = ''
+    for (let i = 0; i < 8 && !reached; i++) {
+      await app.xdotool('key', '--window', win, 'shift+Tab')
+      await sleep(80)
+      reached = await app.evaluate(focused)
+    }
+    const lastAnswer = await app.evaluate(`${lastOf('msg-assistant')}.dataset.id`)
+    assert.equal(reached, `${lastAnswer}:msg-fork`, 'Shift+Tab from the composer does not reach the actions of the latest answer')
+    await app.xdotool('key', '--window', win, 'shift+Tab')
+    await sleep(80)
+    assert.equal(await app.evaluate(focused), `${lastAnswer}:msg-pin`)
+    await app.screenshot('66-message-actions-keyboard')
+    await app.evaluate(`document.activeElement.blur()`)
   })
 
   await step('a code block header with Wrap; zoom with Ctrl + = − 0; a 600 px window; the conversations hidden with Ctrl+B', async () => {

@@ -171,7 +171,9 @@ export default async function conversation({ app, step, tmp, home }) {
     assert.equal(await app.evaluate(`!!${first}.querySelector('[data-testid="msg-pinned"]')`), false)
     await app.evaluate(`${first}.querySelector('[data-testid="msg-pin"]').click()`)
     await app.waitFor(`!!${first}?.querySelector('[data-testid="msg-pinned"]')`, { what: 'the pinned mark' })
-    assert.equal(await app.evaluate(`${first}.querySelector('[data-testid="msg-pin"]').textContent`), 'Unpin')
+    assert.equal(await app.evaluate(`${first}.querySelector('[data-testid="msg-pin"]').getAttribute('aria-pressed')`), 'true')
+    // the pin among the actions is filled once pinned
+    assert.notEqual(await app.evaluate(`getComputedStyle(${first}.querySelector('[data-testid="msg-pin"] .icon-fill')).fill`), 'none', 'the pin is not filled')
     const log = logOf(chatConv)
     const pinned = log.find((e) => e.type === 'msg' && e.role === 'user' && e.content?.includes('4711 EUR'))
     assert.ok(log.some((e) => e.event === 'pin' && e.ref_msg_id === pinned.id), 'no pin event in the log')
@@ -185,7 +187,10 @@ export default async function conversation({ app, step, tmp, home }) {
     assert.ok(logOf(chatConv).some((e) => e.event === 'unpin'), 'no unpin event in the log')
     await matrix('70-pinned-message', async () => {
       await reveal(first)
+      // its actions shown (focus), the pin filled
+      await app.evaluate(`${first}.querySelector('[data-testid="msg-pin"]').focus()`)
     })
+    await app.evaluate(`document.activeElement.blur()`)
   })
 
   await step('/compact with a focus: progress, the outcome, and the card with the summary and the pins', async () => {

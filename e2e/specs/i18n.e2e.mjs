@@ -84,6 +84,10 @@ export default async function i18n({ app, step, tmp }) {
     await waitIdle()
     assert.match(await app.text('tool-status'), /完成/)
     assert.match(await app.evaluate(`document.querySelector('.chat-sub').textContent`), /条消息/)
+    // the actions under the latest answer: names and tooltips in Chinese
+    const fork = `[...document.querySelectorAll('[data-testid="msg-assistant"]')].pop().querySelector('[data-testid="msg-fork"]')`
+    assert.equal(await app.evaluate(`${fork}.getAttribute('aria-label')`), '分叉')
+    assert.equal(await app.evaluate(`${fork}.title`), '从这里分叉出新对话')
     await matrix('i18n-chat-zh')
   })
 }

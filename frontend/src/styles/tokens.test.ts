@@ -1,50 +1,7 @@
 // The text colours of the design tokens are readable on the backgrounds they
 // are drawn on: WCAG contrast of at least 4.5:1 in both themes, computed
 // from tokens.css itself.
-import { readFileSync } from 'node:fs'
-import { resolve } from 'node:path'
-
-const css = readFileSync(resolve(process.cwd(), 'src/styles/tokens.css'), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '')
-
-/** The custom properties of the rule blocks whose selector is exactly `selector`. */
-function block(selector: string): Map<string, string> {
-  const out = new Map<string, string>()
-  for (const m of css.matchAll(/([^{}]+)\{([^}]*)\}/g)) {
-    if (m[1].trim() !== selector) continue
-    for (const d of m[2].matchAll(/(--[\w-]+)\s*:\s*([^;]+);/g)) out.set(d[1], d[2].trim())
-  }
-  return out
-}
-
-/** The tokens of a theme: the light ones, with the dark ones over them. */
-function theme(name: 'light' | 'dark'): Map<string, string> {
-  const t = block(':root')
-  if (name === 'dark') for (const [k, v] of block(":root[data-theme='dark']")) t.set(k, v)
-  return t
-}
-
-function color(tokens: Map<string, string>, name: string, depth = 0): [number, number, number] {
-  const v = tokens.get(name)
-  if (v === undefined) throw new Error(`no token ${name}`)
-  const ref = /^var\((--[\w-]+)\)$/.exec(v)
-  if (ref && depth < 8) return color(tokens, ref[1], depth + 1)
-  const hex = /^#([0-9a-f]{6})$/i.exec(v)
-  if (!hex) throw new Error(`${name} is not a #rrggbb colour: ${v}`)
-  return [0, 2, 4].map((i) => parseInt(hex[1].slice(i, i + 2), 16)) as [number, number, number]
-}
-
-function luminance([r, g, b]: [number, number, number]): number {
-  const lin = (c: number) => {
-    const s = c / 255
-    return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4
-  }
-  return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b)
-}
-
-function contrast(a: [number, number, number], b: [number, number, number]): number {
-  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x)
-  return (hi + 0.05) / (lo + 0.05)
-}
+import { color, contrast, theme } from '../test/contrast'
 
 /** Text tokens and the backgrounds each is drawn on. */
 const pairs: [string, string[]][] = [

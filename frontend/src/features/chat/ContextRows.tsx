@@ -3,6 +3,7 @@ import type { Entry } from '../../bridge'
 import { Markdown } from '../../components/Markdown'
 import { useStore, useStores } from '../../stores'
 import { formatTokens } from '../context/meter'
+import { ActionIcon } from './ActionIcons'
 import { SpeakerBadge } from './MessageParts'
 import type { Row } from './messageRows'
 import { ToolCard } from './ToolCard'
@@ -10,9 +11,9 @@ import { screenSummary } from '../../lib/toolSummary'
 import './contextRows.css'
 import { useTranslation } from '../../i18n'
 
-/** The pin of a message: a quiet "Pin" among its actions, "Pinned" (always
- * shown) once pinned; a pinned message is kept word for word by every
- * compaction. */
+/** The pin of a message: a pin among its actions, filled (and pressed)
+ * once pinned, with "Pinned" above the message; a pinned message is kept
+ * word for word by every compaction. */
 export function PinControl({ entry, disabled }: { entry: Entry; disabled?: boolean }) {
   const { t } = useTranslation()
   const { context } = useStores()
@@ -21,15 +22,16 @@ export function PinControl({ entry, disabled }: { entry: Entry; disabled?: boole
   return (
     <button
       type="button"
-      className={`msg-action pin-control ${pinned ? 'is-pinned' : ''}`}
+      className={`msg-icon-action pin-control ${pinned ? 'is-pinned' : ''}`}
       disabled={disabled || busy}
       aria-pressed={pinned}
+      aria-label={t('pin.pin')}
       title={pinned ? t('pin.pinnedTitle') : t('pin.pinTitle')}
       onClick={() => void context.actions.setPinned(entry.id, !pinned)}
       data-testid="msg-pin"
       data-pinned={pinned}
     >
-      {pinned ? t('pin.unpin') : t('pin.pin')}
+      <ActionIcon name="pin" />
     </button>
   )
 }

@@ -3,9 +3,11 @@ import type { BranchView } from '../../bridge'
 import { copyText } from '../../lib/clipboard'
 import type { Speaker } from './messageRows'
 import { useTranslation } from '../../i18n'
+import { ActionIcon } from './ActionIcons'
 
-/** A small button that copies text and says so for a moment. */
-export function CopyButton({ text, label, testId = 'msg-copy', className = 'msg-action' }: { text: string; label?: string; testId?: string; className?: string }) {
+/** The Copy action of a message: an icon that turns into a tick (or a
+ * cross) with the outcome in words for a moment. */
+export function CopyButton({ text, testId = 'msg-copy' }: { text: string; testId?: string }) {
   const { t } = useTranslation()
   const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle')
   const timer = useRef<ReturnType<typeof setTimeout>>(undefined)
@@ -16,9 +18,21 @@ export function CopyButton({ text, label, testId = 'msg-copy', className = 'msg-
     clearTimeout(timer.current)
     timer.current = setTimeout(() => setState('idle'), 1500)
   }
+  const outcome = state === 'copied' ? t('common.copied') : state === 'failed' ? t('common.copyFailed') : ''
   return (
-    <button type="button" className={className} onClick={() => void copy()} data-testid={testId} data-state={state} aria-live="polite">
-      {state === 'copied' ? t('common.copied') : state === 'failed' ? t('common.copyFailed') : (label ?? t('common.copy'))}
+    <button
+      type="button"
+      className="msg-icon-action"
+      onClick={() => void copy()}
+      aria-label={outcome || t('common.copy')}
+      title={t('chat.copyTitle')}
+      data-testid={testId}
+      data-state={state}
+    >
+      <ActionIcon name={state === 'copied' ? 'check' : state === 'failed' ? 'cross' : 'copy'} />
+      <span className="msg-icon-outcome" aria-live="polite">
+        {outcome}
+      </span>
     </button>
   )
 }
@@ -33,26 +47,28 @@ export function BranchSwitcher({ branch, disabled, onSwitch }: { branch: BranchV
     <span className="branch-switcher" data-testid="branch-switcher" data-index={branch.index} data-count={branch.count} title={title}>
       <button
         type="button"
-        className="branch-step"
+        className="msg-icon-action branch-step"
         aria-label={t(answer ? 'chat.version.prevAnswer' : 'chat.version.prevMessage')}
+        title={t(answer ? 'chat.version.prevAnswer' : 'chat.version.prevMessage')}
         disabled={disabled || frozen || branch.index <= 1}
         onClick={() => onSwitch(branch.after, branch.index - 2)}
         data-testid="branch-prev"
       >
-        ‹
+        <ActionIcon name="prev" />
       </button>
       <span className="branch-count">
         {branch.index}/{branch.count}
       </span>
       <button
         type="button"
-        className="branch-step"
+        className="msg-icon-action branch-step"
         aria-label={t(answer ? 'chat.version.nextAnswer' : 'chat.version.nextMessage')}
+        title={t(answer ? 'chat.version.nextAnswer' : 'chat.version.nextMessage')}
         disabled={disabled || frozen || branch.index >= branch.count}
         onClick={() => onSwitch(branch.after, branch.index)}
         data-testid="branch-next"
       >
-        ›
+        <ActionIcon name="next" />
       </button>
     </span>
   )

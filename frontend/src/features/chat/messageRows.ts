@@ -71,7 +71,7 @@ export interface StepCall {
 }
 
 export type Row =
-  | { kind: 'user'; key: string; entry: Entry; text: string; forNode?: string; editable: boolean; branch?: BranchView }
+  | { kind: 'user'; key: string; entry: Entry; text: string; forNode?: string; editable: boolean; branch?: BranchView; last?: boolean }
   | {
       kind: 'assistant'
       key: string
@@ -83,11 +83,12 @@ export type Row =
       incomplete?: IncompleteReason
       latest?: boolean
       canContinue?: boolean
+      last?: boolean
     }
   | { kind: 'thinking'; key: string; entry: Entry; speaker?: Speaker }
   | { kind: 'tool'; key: string; call: ToolCall; callEntry?: Entry; result?: Entry; status: ToolStatus; speaker?: Speaker }
-  | { kind: 'error'; key: string; entry: Entry; partial: string; error: ErrorBlock; problem: Problem; latest: boolean; canContinue: boolean; speaker?: Speaker; branch?: BranchView }
-  | { kind: 'stopped'; key: string; entry: Entry; partial: string; latest: boolean; canContinue: boolean; speaker?: Speaker; branch?: BranchView }
+  | { kind: 'error'; key: string; entry: Entry; partial: string; error: ErrorBlock; problem: Problem; latest: boolean; canContinue: boolean; speaker?: Speaker; branch?: BranchView; last?: boolean }
+  | { kind: 'stopped'; key: string; entry: Entry; partial: string; latest: boolean; canContinue: boolean; speaker?: Speaker; branch?: BranchView; last?: boolean }
   | { kind: 'switcher'; key: string; entry: Entry; branch: BranchView }
   | { kind: 'event'; key: string; entry: Entry; label: string; detail: string }
   | { kind: 'skill'; key: string; entry: Entry; skill: SkillView }
@@ -307,6 +308,7 @@ export function buildEntryRows(entries: Entry[], streaming = false, end: RowsEnd
     }
   }
 
+  markLast(rows)
   if (!streaming && rows.length > 0) {
     const last = rows[rows.length - 1].key
     if (end.unfinished) rows.push({ kind: 'unfinished', key: `unfinished:${last}`, canContinue: !!end.canContinue })
@@ -314,6 +316,23 @@ export function buildEntryRows(entries: Entry[], streaming = false, end: RowsEnd
     else if (end.awaiting) rows.push({ kind: 'awaiting', key: `awaiting:${last}` })
   }
   return rows
+}
+
+/** Marks the latest message of the user and the answer after it (when
+ * there is one): their actions are always shown. */
+function markLast(rows: Row[]) {
+  let answered = false
+  for (let i = rows.length - 1; i >= 0; i--) {
+    const r = rows[i]
+    if (r.kind === 'user') {
+      rows[i] = { ...r, last: true }
+      return
+    }
+    if (!answered && (r.kind === 'assistant' || r.kind === 'error' || r.kind === 'stopped')) {
+      rows[i] = { ...r, last: true }
+      answered = true
+    }
+  }
 }
 
 /** The rows of the reply in progress: the calls not yet in the log. */

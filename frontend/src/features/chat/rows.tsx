@@ -4,6 +4,7 @@ import { useStore, useStores } from '../../stores'
 import { WidgetCard } from '../runs/WidgetCard'
 import { SkillRow } from '../skills/SkillRow'
 import { CompactionCard, PinControl, PinnedMark, StepsRow, WorkflowName } from './ContextRows'
+import { IconAction } from './ActionIcons'
 import { BranchSwitcher, CopyButton, SpeakerBadge } from './MessageParts'
 import type { Row } from './messageRows'
 import { ToolCard } from './ToolCard'
@@ -24,11 +25,7 @@ export interface RowActions {
 
 function ForkButton({ id, actions }: { id: string; actions: RowActions }) {
   const { t } = useTranslation()
-  return (
-    <button type="button" className="msg-action" title={t('chat.forkTitle')} onClick={() => actions.fork(id)} data-testid="msg-fork">
-      {t('chat.fork')}
-    </button>
-  )
+  return <IconAction icon="fork" label={t('chat.fork')} title={t('chat.forkTitle')} onClick={() => actions.fork(id)} testId="msg-fork" />
 }
 
 function Compacted() {
@@ -41,12 +38,16 @@ function Compacted() {
 }
 
 /** The line under a message: its version switcher (always shown) and its
- * actions (shown on hover or focus). */
+ * actions, icons with tooltips: always shown under the latest answer and
+ * the latest message of the user, on hover or focus under the others. */
 function Foot({ row, actions, children }: { row: Extract<Row, { branch?: unknown }>; actions: RowActions; children: React.ReactNode }) {
+  const shown = 'last' in row && !!row.last
   return (
     <div className="msg-foot">
       {row.branch && <BranchSwitcher branch={row.branch} disabled={actions.streaming} onSwitch={actions.switchBranch} />}
-      <div className="msg-actions">{children}</div>
+      <div className={`msg-actions ${shown ? 'is-shown' : ''}`} data-testid="msg-actions" data-shown={shown}>
+        {children}
+      </div>
     </div>
   )
 }
@@ -140,22 +141,11 @@ function UserRow({ row, actions }: { row: Extract<Row, { kind: 'user' }>; action
         <Foot row={row} actions={actions}>
           <CopyButton text={row.text} />
           {row.editable && (
-            <button type="button" className="msg-action" disabled={actions.streaming} onClick={() => actions.edit(row.entry.id, row.text)} data-testid="msg-edit">
-              {t('common.edit')}
-            </button>
+            <IconAction icon="edit" label={t('common.edit')} title={t('chat.editTitle')} disabled={actions.streaming} onClick={() => actions.edit(row.entry.id, row.text)} testId="msg-edit" />
           )}
           <PinControl entry={row.entry} disabled={actions.streaming} />
           <ForkButton id={row.entry.id} actions={actions} />
-          <button
-            type="button"
-            className="msg-action"
-            disabled={actions.streaming}
-            title={t('chat.rewindTitle')}
-            onClick={() => actions.rewind(row.entry.id)}
-            data-testid="msg-rewind"
-          >
-            {t('chat.rewind')}
-          </button>
+          <IconAction icon="rewind" label={t('chat.rewind')} title={t('chat.rewindTitle')} disabled={actions.streaming} onClick={() => actions.rewind(row.entry.id)} testId="msg-rewind" />
         </Foot>
       )}
     </div>
@@ -210,16 +200,14 @@ export const MessageRow = memo(
             <Foot row={row} actions={actions}>
               {row.text.trim() && <CopyButton text={row.text} />}
               {row.regenerable && (
-                <button
-                  type="button"
-                  className="msg-action"
-                  disabled={actions.streaming}
+                <IconAction
+                  icon="regenerate"
+                  label={t('chat.regenerate')}
                   title={t('chat.regenerateTitle')}
+                  disabled={actions.streaming}
                   onClick={() => actions.regenerate(row.entry.id)}
-                  data-testid="msg-regenerate"
-                >
-                  {t('chat.regenerate')}
-                </button>
+                  testId="msg-regenerate"
+                />
               )}
               <PinControl entry={row.entry} disabled={actions.streaming} />
               <ForkButton id={row.entry.id} actions={actions} />
