@@ -107,6 +107,8 @@ type builder struct {
 
 	skillBody map[string]string // body message id -> active skill (Options.Skills.Bodies)
 	ended     map[string]bool   // body messages of skills that ended
+
+	refills int // entries with fateRefill
 }
 
 type preview struct {
@@ -203,9 +205,13 @@ type selection struct {
 	before    []unit // before the newest user message
 	anchor    *unit
 	after     []unit // after it (the current turn)
-	recall    *Message
-	trimmed   []bool // per before unit: left out by the safety net
-	dropSum   []bool // per summary: left out by the safety net
+	// refill are the compacted units that may come back word for word
+	// (Options.Refill), oldest first; those from refillFrom on are sent.
+	refill     []unit
+	refillFrom int
+	recall     *Message
+	trimmed    []bool // per before unit: left out by the safety net
+	dropSum    []bool // per summary: left out by the safety net
 }
 
 // collect scans the log backward from the newest entry and builds every unit
@@ -285,6 +291,8 @@ func (b *builder) collect() selection {
 	}
 	reverse(sel.after)
 	reverse(sel.before)
+	sel.refill = b.collectRefill()
+	sel.refillFrom = len(sel.refill)
 	for _, i := range b.summaries {
 		b.fate[i] = fateKept
 	}
@@ -299,6 +307,179 @@ func (b *builder) collect() selection {
 	}
 	sel.pinBlock = b.pinBlock()
 	return sel
+}
+
+// collectRefill builds the units of the compacted messages that may come
+// back word for word (fateRefill), scanning backward from the newest like
+// collect, and returns them oldest first. The scan stops at a unit that
+// cannot come back (a pinned message, quoted in the PINNED message): the
+// units sent are always the newest, contiguous with the uncompacted history.
+func (b *builder) collectRefill() []unit {
+	if b.refills == 0 {
+		return nil
+	}
+	h := b.opts.History
+	var out []unit
+	var waiting map[string]int32
+	stopped := false
+	for i := int32(len(h)) - 1; i >= 0; i-- {
+		if b.fate[i] != fateRefill {
+			continue
+		}
+		e := &h[i]
+		if stopped {
+			b.fate[i] = b.reason(reasonCompacted)
+			continue
+		}
+		var u unit
+		switch role := requestRole(e); {
+		case role == conversation.RoleTool:
+			if e.ToolCallID == "" {
+				b.fate[i] = b.reason(reasonCompacted)
+				continue
+			}
+			if _, dup := waiting[e.ToolCallID]; dup {
+				b.fate[i] = b.reason(reasonCompacted)
+				continue
+			}
+			if waiting == nil {
+				waiting = make(map[string]int32)
+			}
+			waiting[e.ToolCallID] = i
+			continue
+		case role == conversation.RoleAssistant && len(e.ToolCalls) > 0 && e.PartType != conversation.PartError:
+			var ok bool
+			if u, ok = b.groupUnit(i, waiting); !ok {
+				b.fate[i] = b.reason(reasonCompacted)
+				continue
+			}
+		case role == conversation.RoleAssistant && e.Text() == "":
+			b.fate[i] = b.reason(reasonCompacted)
+			continue
+		default:
+			u = unit{items: []item{{entry: i}}}
+		}
+		if b.unitPinned(&u) {
+			stopped = true
+			for _, it := range u.items {
+				if it.entry >= 0 {
+					b.fate[it.entry] = b.reason(reasonCompacted)
+				}
+			}
+			continue
+		}
+		b.measure(&u)
+		out = append(out, u)
+	}
+	for _, r := range waiting {
+		b.fate[r] = b.reason(reasonCompacted)
+	}
+	reverse(out)
+	return out
+}
+
+// refill sends the newest compacted units that fit (Options.Refill): those
+// sent last time while they fit under the limit, else the newest that fit
+// under it less the headroom. used is what the request uses without them;
+// refill returns what it uses with them.
+func (b *builder) refill(sel *selection, used int) int {
+	r := b.opts.Refill
+	k := len(sel.refill)
+	if c := b.res.Compaction; r.Limit > 0 && !b.res.Debug.SafetyNet && (c == nil || r.Except == "" || c.Reason != r.Except) {
+		if k = b.refillSince(sel, r.From); k < len(sel.refill) {
+			total := 0
+			for _, un := range sel.refill[k:] {
+				total += un.tokens
+			}
+			if used+total > r.Limit {
+				k = len(sel.refill)
+			}
+		}
+		if k == len(sel.refill) {
+			room := r.Limit - max(r.Headroom, r.Turns*largestTurn(b, sel)) - used
+			for k > 0 && sel.refill[k-1].tokens <= room {
+				k--
+				room -= sel.refill[k].tokens
+			}
+		}
+	}
+	sel.refillFrom = k
+	for j, un := range sel.refill {
+		for _, it := range un.items {
+			if it.entry < 0 {
+				continue
+			}
+			if j >= k {
+				b.fate[it.entry] = fateKept
+			} else {
+				b.fate[it.entry] = b.reason(reasonCompacted)
+			}
+		}
+	}
+	dbg := &b.res.Debug
+	dbg.Counts.Refilled, dbg.RefillFrom = 0, ""
+	for j, un := range sel.refill[k:] {
+		if j == 0 {
+			dbg.RefillFrom = b.opts.History[un.items[0].entry].ID
+		}
+		dbg.Counts.Refilled += len(un.items)
+		used += un.tokens
+	}
+	return used
+}
+
+// refillSince returns the index of the refill unit that starts with message
+// id (len(sel.refill) when none does).
+func (b *builder) refillSince(sel *selection, id string) int {
+	if id == "" {
+		return len(sel.refill)
+	}
+	for k, un := range sel.refill {
+		if b.opts.History[un.items[0].entry].ID == id {
+			return k
+		}
+	}
+	return len(sel.refill)
+}
+
+// recentTurns is how many of the newest turns largestTurn looks at.
+const recentTurns = 4
+
+// largestTurn returns the tokens of the largest of the recent turns of the
+// request (a user message and everything after it up to the next one).
+func largestTurn(b *builder, sel *selection) int {
+	var turns []int
+	add := func(u *unit, user bool) {
+		if user {
+			turns = append(turns, 0)
+		}
+		if len(turns) > 0 {
+			turns[len(turns)-1] += u.tokens
+		}
+	}
+	isUser := func(u *unit) bool {
+		if len(u.items) != 1 || u.items[0].entry < 0 {
+			return false
+		}
+		e := &b.opts.History[u.items[0].entry]
+		return e.Role == conversation.RoleUser && !e.IsMeta
+	}
+	for k := range sel.before {
+		if !sel.trimmed[k] {
+			add(&sel.before[k], isUser(&sel.before[k]))
+		}
+	}
+	if sel.anchor != nil {
+		add(sel.anchor, true)
+	}
+	for k := range sel.after {
+		add(&sel.after[k], false)
+	}
+	largest := 0
+	for _, t := range turns[max(0, len(turns)-recentTurns):] {
+		largest = max(largest, t)
+	}
+	return largest
 }
 
 // summaryTokens returns what summary entry i costs.
@@ -423,6 +604,7 @@ func (b *builder) fit(sel *selection) {
 			dbg.Notes = append(dbg.Notes, fmt.Sprintf("over the token limit (%d of %d tokens with everything whole): the safety net shortened or left out what is listed", dbg.FullTokens, limit))
 		}
 	}
+	u.tokens = b.refill(sel, u.tokens)
 	if !dbg.OverBudget && sel.anchor != nil && len(b.opts.Recall) > 0 && b.opts.RecallBudget > 0 {
 		room := min(b.opts.RecallBudget, limit-u.tokens)
 		sel.recall = b.recallBlock(room, sel)
@@ -505,6 +687,10 @@ func Cite(id string) string {
 	}
 	return "#" + id
 }
+
+// ReasonRefill is the reason of a compacted message sent word for word
+// (Options.Refill).
+const ReasonRefill = "kept: compacted, sent word for word while it fits (the summary covers it too)"
 
 // Prefixes of the blocks the builder composes.
 const (
@@ -681,7 +867,10 @@ func (b *builder) assemble(sel selection, sysReasons []string) {
 	for i := range sel.after {
 		n += len(sel.after[i].items)
 	}
-	res.Spans = make([]Span, 0, len(sel.before)+len(sel.after)+1)
+	for i := sel.refillFrom; i < len(sel.refill); i++ {
+		n += len(sel.refill[i].items)
+	}
+	res.Spans = make([]Span, 0, len(sel.before)+len(sel.after)+len(sel.refill)-sel.refillFrom+1)
 	res.Messages = make([]Message, 0, n)
 	dbg.Rows = make([]Row, 0, n)
 	dbg.Kept = make([]Decision, 0, n)
@@ -752,6 +941,9 @@ func (b *builder) assemble(sel selection, sysReasons []string) {
 			}
 		}
 		push(*sel.pinBlock, fmt.Sprintf("pinned: %d compacted message(s) kept word for word", quoted))
+	}
+	for k := sel.refillFrom; k < len(sel.refill); k++ {
+		pushUnit(&sel.refill[k], PartRefill, func(item) string { return ReasonRefill })
 	}
 	for k := range sel.before {
 		if sel.trimmed[k] {
