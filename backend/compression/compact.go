@@ -81,9 +81,14 @@ func (c Config) SummaryBudget() int {
 // compacted messages sent word for word are chosen again
 // (contextbuilder.Refill), and RefillTurns how many of the largest recent
 // turns that room must hold: they change about once in that many turns.
+// With a summary larger than RefillMaxSummary of the limit, the history is
+// many times what fits: nothing is chosen again once the messages sent no
+// longer fit (they would not stay for long, and each change costs the
+// prompt cache what follows the summary).
 const (
-	RefillHeadroom = 0.15
-	RefillTurns    = 3
+	RefillHeadroom   = 0.15
+	RefillTurns      = 3
+	RefillMaxSummary = 0.2
 )
 
 // Refill is how a request built under c is filled with compacted messages
@@ -92,7 +97,8 @@ const (
 // as the request before (from) while they fit.
 func (c Config) Refill(from string) contextbuilder.Refill {
 	c = c.withDefaults()
-	return contextbuilder.Refill{Limit: int(c.Trigger * float64(c.Limit)), Headroom: int(RefillHeadroom * float64(c.Limit)), Turns: RefillTurns, From: from}
+	return contextbuilder.Refill{Limit: int(c.Trigger * float64(c.Limit)), Headroom: int(RefillHeadroom * float64(c.Limit)), Turns: RefillTurns, From: from,
+		MaxSummary: int(RefillMaxSummary * float64(c.Limit))}
 }
 
 // Over returns why the request built as res needs a compaction ("" when it

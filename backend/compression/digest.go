@@ -70,6 +70,10 @@ const (
 // for the line to count as data rather than a value (see valueKey).
 const commonKeyLines = 3
 
+// supersededPenalty is what a line loses whose figures are all said again
+// in a later message.
+const supersededPenalty = 3.0
+
 // jsonPenalty is what a line of a tool's output that is a fragment of JSON
 // (a listing, search hits) loses.
 const jsonPenalty = 2.0
@@ -918,6 +922,36 @@ func buildDigest(in digestInput) digest {
 			all[i].score += rarityBonus / 2
 		case common:
 			all[i].score -= rarityBonus
+		}
+	}
+	// A figure said again later (a value corrected, "forget 90434 ms, it's
+	// 23066 ms now", or confirmed) makes the earlier line that states it
+	// superseded: the later line carries it with what changed. The earlier
+	// line sinks, so that a tight digest keeps the correction rather than
+	// the stale value.
+	lastFig := map[string]int{}
+	for i := range all {
+		if all[i].keys == nil && i < fresh {
+			all[i].keys = keyTokens(all[i].text)
+		}
+		for _, k := range all[i].keys {
+			if len(k) >= 4 && numeric(k) {
+				lastFig[k] = i
+			}
+		}
+	}
+	for i := range all {
+		figs, later := 0, 0
+		for _, k := range all[i].keys {
+			if len(k) >= 4 && numeric(k) {
+				figs++
+				if j := lastFig[k]; j > i && all[j].cite != all[i].cite {
+					later++
+				}
+			}
+		}
+		if figs > 0 && later == figs {
+			all[i].score -= supersededPenalty
 		}
 	}
 	// A setting whose key recurs in many lines (the size and name fields of

@@ -395,7 +395,11 @@ func (b *builder) refill(sel *selection, used int) int {
 				k = len(sel.refill)
 			}
 		}
-		if k == len(sel.refill) {
+		summary := 0
+		for _, i := range sel.summaries {
+			summary += b.summaryTokens(i)
+		}
+		if k == len(sel.refill) && (r.MaxSummary <= 0 || summary <= r.MaxSummary) {
 			room := r.Limit - max(r.Headroom, r.Turns*largestTurn(b, sel)) - used
 			for k > 0 && sel.refill[k-1].tokens <= room {
 				k--
@@ -744,7 +748,11 @@ func (b *builder) recallBlock(room int, sel *selection) *Message {
 	var lines []string
 	var kept []RecallItem
 	seen := map[string]bool{}
+	inRequest := b.requestText(sel)
 	for _, it := range b.opts.Recall {
+		if said(it.Text, inRequest) {
+			continue // its figures are in the request: a newer message repeats or corrects them
+		}
 		if it.ID == "" || seen[it.ID] || strings.TrimSpace(it.Text) == "" {
 			continue
 		}
@@ -779,6 +787,68 @@ func (b *builder) recallBlock(room int, sel *selection) *Message {
 		lines, kept = lines[:len(lines)-1], kept[:len(kept)-1]
 	}
 	return nil
+}
+
+// requestText is the text of what the request holds besides the recall
+// block: summaries, the PINNED message, the history.
+func (b *builder) requestText(sel *selection) string {
+	var sb strings.Builder
+	for _, i := range sel.summaries {
+		sb.WriteString(b.opts.History[i].Text())
+		sb.WriteByte('\n')
+	}
+	if sel.pinBlock != nil {
+		sb.WriteString(sel.pinBlock.Text())
+	}
+	units := func(us []unit) {
+		for k := range us {
+			for _, it := range us[k].items {
+				if it.entry < 0 {
+					continue
+				}
+				e := &b.opts.History[it.entry]
+				sb.WriteString(e.Text())
+				sb.WriteByte('\n')
+				for _, tc := range e.ToolCalls {
+					sb.WriteString(tc.Function.Arguments)
+					sb.WriteByte('\n')
+				}
+			}
+		}
+	}
+	units(sel.refill[sel.refillFrom:])
+	for k := range sel.before {
+		if !sel.trimmed[k] {
+			units(sel.before[k : k+1])
+		}
+	}
+	if sel.anchor != nil {
+		units([]unit{*sel.anchor})
+	}
+	units(sel.after)
+	return sb.String()
+}
+
+// said reports whether the figures of a recalled text (numbers, dates,
+// versions, codes: runs of four characters or more with a digit) are all in
+// the request already. Such a message brings nothing the request lacks, and
+// when a newer message corrected one of its values it would state the stale
+// value again after the correction.
+func said(text, request string) bool {
+	n := 0
+	for _, f := range strings.FieldsFunc(text, func(r rune) bool {
+		return !(r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '.' || r == '-' || r == '_' || r == ':')
+	}) {
+		f = strings.Trim(f, ".:-_")
+		if len(f) < 4 || strings.IndexFunc(f, func(r rune) bool { return r >= '0' && r <= '9' }) < 0 {
+			continue
+		}
+		if !strings.Contains(request, f) {
+			return false
+		}
+		n++
+	}
+	return n > 0
 }
 
 // collectPins finds the active pins (see the package doc) and indexes the

@@ -282,6 +282,11 @@ type Refill struct {
 	Headroom, Turns int
 	// From is the first message sent by the request before ("": none).
 	From string
+	// MaxSummary: with a summary of more tokens than this (0: any) nothing
+	// is chosen again once those from From no longer fit (the
+	// history is then many times what fits, and what comes back would not
+	// stay for long).
+	MaxSummary int
 	// After a compaction with reason Except (a manual one: the person asked
 	// for the history to go) nothing comes back.
 	Except string
