@@ -15,20 +15,24 @@
 //     for word (pins, meta messages — see conversation.Carried) once compacted. Items 1-3 are the request's prefix: they change
 //     only when the mode, the tools, a compaction or a pin changes, so a
 //     provider's prompt cache keeps working between turns;
-//  4. the history in log order: events, compacted messages, includeInContext=false
+//  4. the compacted messages sent word for word while they fit
+//     (Options.Refill): the newest, whole units, contiguous with the history
+//     that follows, the same ones from one request to the next until they no
+//     longer fit under Refill.Limit;
+//  5. the history in log order: events, compacted messages, includeInContext=false
 //     messages, thinking parts, legacy collapsed UI events and other
 //     historical system messages are left out; error parts enter as assistant
 //     messages; each assistant message with tool calls is directly followed
 //     by exactly one result per call (the last one logged, moved next to its
 //     call; a synthetic TOOL_RESULT_INTERRUPTED result when none was logged);
 //     results without a call are dropped;
-//  5. the RECALLED_CONTEXT user message (Options.Recall, as many as fit the
+//  6. the RECALLED_CONTEXT user message (Options.Recall, as many as fit the
 //     recall budget and the room left), then, in run mode, the injector's
 //     blocks as user messages, both right before the newest user message (so
 //     that message stays the last user turn and a tool loop that follows it
 //     stays intact), or at the end of the request when the history has no
 //     user message (recall is then left out);
-//  6. the newest user message and the current turn after it.
+//  7. the newest user message and the current turn after it.
 //
 // The newest user message is the last user message not marked is_meta (or the
 // last user message when all are meta).
