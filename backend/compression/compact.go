@@ -77,6 +77,30 @@ func (c Config) SummaryBudget() int {
 	return max(64, min(MaxSummaryTokens, int(c.SummaryShare*float64(c.Limit))))
 }
 
+// RefillHeadroom is the least share of the limit left free when the
+// compacted messages sent word for word are chosen again
+// (contextbuilder.Refill), and RefillTurns how many of the largest recent
+// turns that room must hold: they change about once in that many turns.
+// With a summary larger than RefillMaxSummary of the limit, the history is
+// many times what fits: nothing is chosen again once the messages sent no
+// longer fit (they would not stay for long, and each change costs the
+// prompt cache what follows the summary).
+const (
+	RefillHeadroom   = 0.15
+	RefillTurns      = 3
+	RefillMaxSummary = 0.2
+)
+
+// Refill is how a request built under c is filled with compacted messages
+// sent word for word: up to the trigger (a request the compaction left
+// below it has room for them; the recall block fits after), the same ones
+// as the request before (from) while they fit.
+func (c Config) Refill(from string) contextbuilder.Refill {
+	c = c.withDefaults()
+	return contextbuilder.Refill{Limit: int(c.Trigger * float64(c.Limit)), Headroom: int(RefillHeadroom * float64(c.Limit)), Turns: RefillTurns, From: from,
+		MaxSummary: int(RefillMaxSummary * float64(c.Limit))}
+}
+
 // Over returns why the request built as res needs a compaction ("" when it
 // does not): tokens over the trigger (without recall, every unit whole), or
 // more messages or characters than a cap allows.
@@ -176,6 +200,9 @@ func shapeOf(res *contextbuilder.Result, entry func(id string) *conversation.Ent
 	history := 0
 	var turns []int
 	for _, s := range res.Spans {
+		if s.Part == contextbuilder.PartRefill {
+			continue // compacted already: not in FullTokens
+		}
 		history += s.Tokens // trimmed units too: FullTokens counts them
 		if s.Trimmed {
 			continue

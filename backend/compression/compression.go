@@ -16,6 +16,13 @@
 // compacted marks, the "compaction" event, the summary message) and builds
 // again.
 //
+// What a compaction took but still fits is sent word for word anyway
+// (Config.Refill, contextbuilder.Refill): the request holds the newest
+// compacted messages up to the trigger, the same ones from one request to
+// the next while they fit, so that no request keeps less of the recent
+// history than keep-newest truncation would while the summary adds what is
+// older.
+//
 // The request stays cache-friendly: the summary grows by appending a block
 // for each compaction (the earlier summary's bytes stay at its start, so a
 // provider's prefix cache keeps them), and is consolidated into one digest

@@ -70,6 +70,10 @@ const (
 // for the line to count as data rather than a value (see valueKey).
 const commonKeyLines = 3
 
+// supersededPenalty is what a line loses whose figures are all said again
+// in a later message.
+const supersededPenalty = 3.0
+
 // jsonPenalty is what a line of a tool's output that is a fragment of JSON
 // (a listing, search hits) loses.
 const jsonPenalty = 2.0
@@ -171,13 +175,15 @@ func lowerASCII(t string) string {
 }
 
 // keyTokens returns the names and figures of a line: numbers of three or
-// more digits, paths, capitalised words and identifiers (lower case).
+// more digits, paths, capitalised words, identifiers and handles (lower
+// case), the Latin words of Chinese text taken apart from it, and Chinese
+// personal names.
 func keyTokens(s string) []string {
 	var out []string
-	for _, raw := range strings.Fields(s) {
-		t := trimPunct(raw)
+	each := func(t string) {
+		t = trimPunct(t)
 		if len(t) < 3 {
-			continue
+			return
 		}
 		digits := 0
 		for k := 0; k < len(t); k++ {
@@ -187,13 +193,58 @@ func keyTokens(s string) []string {
 		}
 		switch {
 		case digits >= 3, strings.Contains(t, "/"), strings.Contains(t, "_"):
+		case t[0] == '@' && len(t) > 3 && hasLetter(t):
 		case t[0] >= 'A' && t[0] <= 'Z' && words[strings.ToLower(t)]&kwStop == 0 && hasLetter(t[1:]):
 		default:
-			continue
+			return
 		}
 		out = append(out, strings.ToLower(t))
 	}
+	cjk := false
+	for _, raw := range strings.Fields(s) {
+		if !hasNonASCII(raw) {
+			each(raw)
+			continue
+		}
+		cjk = true
+		// the Latin runs of a token that mixes them with Chinese
+		start := -1
+		for i, r := range raw {
+			latin := r < utf8.RuneSelf && !isPunct(r)
+			switch {
+			case latin && start < 0:
+				start = i
+			case !latin && start >= 0:
+				each(raw[start:i])
+				start = -1
+			}
+		}
+		if start >= 0 {
+			each(raw[start:])
+		}
+	}
+	if cjk {
+		zhNames(s, func(name string) { out = append(out, name) })
+	}
 	return out
+}
+
+func hasNonASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return true
+		}
+	}
+	return false
+}
+
+// sentenceOf is a sentence as code detection reads it: a sentence of prose
+// split off at "; " keeps its semicolon, which does not make it code.
+func sentenceOf(line string) string {
+	if strings.HasSuffix(line, ";") && strings.Count(line, " ") >= 5 {
+		return strings.TrimSuffix(line, ";")
+	}
+	return line
 }
 
 // Per message, at most this many lines are candidates (the user's: more).
@@ -268,8 +319,8 @@ func scoreOf(f features, who string) float64 {
 	if f.chatter {
 		s -= 3
 	}
-	if f.runes < 15 {
-		s -= 2
+	if f.runes+f.cjk < 15 {
+		s -= 2 // short (a Chinese character counts for two: it is about a word)
 	}
 	s += 3 * float64(min(f.focus, 2))
 	return s
@@ -510,7 +561,7 @@ func candidates(e *conversation.Entry, focus *termSet, order int, topics map[str
 		}
 		seen[line] = true
 		value := (isTool || concluding) && isValueLine(strings.TrimSpace(line))
-		if (inCode || looksLikeCode(line)) && !value {
+		if (inCode || looksLikeCode(sentenceOf(line))) && !value {
 			keep := false
 			for _, m := range codeMarkers {
 				keep = keep || strings.Contains(line, m)
@@ -520,10 +571,17 @@ func candidates(e *conversation.Entry, focus *termSet, order int, topics map[str
 			}
 		}
 		lineWho := who
-		if lineWho == conversation.RoleUser && isLogLine(strings.TrimSpace(line)) {
+		logLine := isLogLine(strings.TrimSpace(line))
+		if lineWho == conversation.RoleUser && logLine {
 			lineWho = conversation.RoleTool // a pasted log is data
 		}
 		f := analyse(withoutTopics(line, topics), focus)
+		if logLine {
+			// a record of a log requires and decides nothing, whatever its
+			// words; it is a finding when it reports an error
+			f.requirement, f.softNeed, f.decision, f.softChoice = false, false, false, false
+			f.finding = f.finding && logError(line)
+		}
 		s := scoreOf(f, lineWho)
 		if isTool && jsonFragment(line) {
 			s -= jsonPenalty // listings and search hits as JSON
@@ -843,6 +901,7 @@ func buildDigest(in digestInput) digest {
 	}
 	// A line naming something said only once is likely a specific fact; one
 	// whose names and figures recur everywhere is common context.
+	named := make([]bool, len(all)) // names something said only once
 	for i := fresh; i < len(all); i++ {
 		keys := all[i].keys
 		if len(keys) == 0 {
@@ -854,6 +913,7 @@ func buildDigest(in digestInput) digest {
 			rareName = rareName || freq[k] == 1 && !numeric(k)
 			common = common && freq[k] >= 3
 		}
+		named[i] = rareName
 		switch {
 		case rareName:
 			all[i].score += rarityBonus
@@ -862,6 +922,36 @@ func buildDigest(in digestInput) digest {
 			all[i].score += rarityBonus / 2
 		case common:
 			all[i].score -= rarityBonus
+		}
+	}
+	// A figure said again later (a value corrected, "forget 90434 ms, it's
+	// 23066 ms now", or confirmed) makes the earlier line that states it
+	// superseded: the later line carries it with what changed. The earlier
+	// line sinks, so that a tight digest keeps the correction rather than
+	// the stale value.
+	lastFig := map[string]int{}
+	for i := range all {
+		if all[i].keys == nil && i < fresh {
+			all[i].keys = keyTokens(all[i].text)
+		}
+		for _, k := range all[i].keys {
+			if len(k) >= 4 && numeric(k) {
+				lastFig[k] = i
+			}
+		}
+	}
+	for i := range all {
+		figs, later := 0, 0
+		for _, k := range all[i].keys {
+			if len(k) >= 4 && numeric(k) {
+				figs++
+				if j := lastFig[k]; j > i && all[j].cite != all[i].cite {
+					later++
+				}
+			}
+		}
+		if figs > 0 && later == figs {
+			all[i].score -= supersededPenalty
 		}
 	}
 	// A setting whose key recurs in many lines (the size and name fields of
@@ -884,10 +974,17 @@ func buildDigest(in digestInput) digest {
 	// Lines of the same shape (the same words around different figures and
 	// names: progress logs, repeated boilerplate) lose a point for each newer
 	// one, so the newest stays and the repeats sink.
+	// A line naming something said only once loses at most one point: the
+	// same sentence about different things (a proposal made twice, for two
+	// parts) says different things.
 	byShape := map[string]int{}
 	for i := len(all) - 1; i >= 0; i-- {
 		if k := all[i].shape; k != "" {
-			all[i].score -= float64(byShape[k]) * shapePenalty
+			n := byShape[k]
+			if named[i] {
+				n = min(n, 1)
+			}
+			all[i].score -= float64(n) * shapePenalty
 			byShape[k]++
 		}
 	}
@@ -994,6 +1091,17 @@ func buildDigest(in digestInput) digest {
 	}
 	dg.lines, dg.dropped = kept, dropped
 	return dg
+}
+
+// logError reports whether a record of a log reports an error (its level,
+// or a word of failure).
+func logError(line string) bool {
+	for _, w := range []string{"ERROR", "FATAL", "PANIC", "CRIT", "FAIL", "error", "fail", "panic", "exception", "Exception", "refused", "denied", "rejected"} {
+		if strings.Contains(line, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // numeric reports whether a key token is a figure (digits and the

@@ -77,7 +77,7 @@ func splitSentences(s string, fn func(string)) {
 		if c < utf8.RuneSelf {
 			if (c == '.' || c == '!' || c == '?' || c == ';') && (i+1 == len(s) || s[i+1] == ' ' || s[i+1] == '\t') {
 				// "e.g. " and "3. " are not sentence ends worth splitting at
-				if c == '.' && i > 0 && (isDigit(s[i-1]) || (i >= 2 && s[i-2] == '.')) {
+				if c == '.' && i > 0 && (isDigit(s[i-1]) && !longNumberBefore(s, i) || (i >= 2 && s[i-2] == '.')) {
 					i++
 					continue
 				}
@@ -94,6 +94,13 @@ func splitSentences(s string, fn func(string)) {
 		}
 	}
 	emit(len(s))
+}
+
+// longNumberBefore reports whether the three bytes before s[i] are digits:
+// a figure ends the sentence ("on port 6305. next"), a list number does not
+// ("3. ").
+func longNumberBefore(s string, i int) bool {
+	return i >= 3 && isDigit(s[i-1]) && isDigit(s[i-2]) && isDigit(s[i-3])
 }
 
 // looksLikeCode reports whether a line is source code rather than prose:
@@ -162,6 +169,7 @@ type features struct {
 	chatter              bool // thanks / ok / sure …
 	focus                int  // focus terms matched
 	runes                int
+	cjk                  int // Chinese (CJK) characters
 }
 
 type kwFlag uint16
@@ -250,12 +258,12 @@ var (
 		"不超过", "不少于", "截止", "上限", "下限", "切记", "千万", "预算", "限制", "绝对"}
 	zhSoftNeed = []string{"需要", "应该", "建议", "重要", "最好"}
 	zhDecide   = []string{"决定", "采用", "选择", "选用", "改用", "就用", "确定", "同意", "定为", "定下", "商定", "选定", "敲定", "方案是",
-		"还是用", "最后用", "最终用", "最终选", "定了", "拍板"}
+		"还是用", "最后用", "最终用", "最终选", "定了", "拍板", "就定", "就这么定", "按这个来"}
 	zhFind = []string{"错误", "失败", "异常", "报错", "警告", "超时", "崩溃", "发现", "原因", "注意", "问题", "缺少", "找不到",
 		"过期", "冲突", "拒绝", "漏洞", "故障"}
 	zhUnits   = []string{"元", "万", "千", "百", "亿", "个", "天", "周", "月", "年", "日", "号", "小时", "分钟", "秒", "次", "人", "台", "版", "条", "行", "页", "块", "美元", "欧元", "点", "岁", "%"}
 	zhChatter = []string{"好的", "谢谢", "收到", "明白", "可以", "嗯"}
-	zhRole    = []string{"负责", "评审", "对接", "联系人", "审批", "维护", "交给", "找他", "找她"}
+	zhRole    = []string{"负责", "评审", "对接", "联系人", "审批", "维护", "交给", "找他", "找她", "签字", "把关", "跟进"}
 	// common Chinese surnames: a name is one of them followed by one or two
 	// characters, after a word that introduces a person (是, 由, 找, 给 …) or
 	// at the start of a sentence before a verb of responsibility.
@@ -301,15 +309,19 @@ func analyse(line string, focus *termSet) features {
 		}
 		start := i
 		for i < len(line) && line[i] != ' ' && line[i] != '\t' {
-			if line[i] >= utf8.RuneSelf {
-				nonASCII = true
-			}
 			i++
 		}
 		if start == i {
 			break
 		}
 		raw := line[start:i]
+		cjkBefore := nonASCII // Chinese text before this token: no sentence starts here
+		for k := start; k < i; k++ {
+			if line[k] >= utf8.RuneSelf {
+				nonASCII = true
+				break
+			}
+		}
 		rawFeatures(raw, &f)
 		// words inside the raw token
 		for j := 0; j < len(raw); {
@@ -363,8 +375,12 @@ func analyse(line string, focus *termSet) features {
 			}
 			// a capitalised word is a name unless it starts the sentence (a
 			// word right after Chinese text does not)
-			if (wordIdx > 0 || (ws > 0 && raw[ws-1] >= utf8.RuneSelf)) && isCapitalised(w) && flags&kwStop == 0 {
+			inZh := cjkBefore || ws > 0 && raw[ws-1] >= utf8.RuneSelf
+			if (wordIdx > 0 || inZh) && isCapitalised(w) && flags&kwStop == 0 {
 				f.name = true
+			}
+			if inZh && len(w) >= 3 && allUpper(w) {
+				f.name = true // an acronym in Chinese text names something (SQS, NATS)
 			}
 			if wordIdx == 0 && flags&kwChatter != 0 && f.runes < 40 {
 				f.chatter = true
@@ -375,6 +391,11 @@ func analyse(line string, focus *termSet) features {
 		}
 	}
 	if nonASCII {
+		for _, r := range line {
+			if isCJK(r) {
+				f.cjk++
+			}
+		}
 		zhFeatures(line, &f)
 	}
 	f.question = strings.IndexByte(line, '?') >= 0 || strings.Contains(line, "？")
@@ -425,6 +446,16 @@ func lower(w string, buf []byte) []byte {
 		buf = append(buf, c)
 	}
 	return buf
+}
+
+// allUpper reports whether w is made of capital letters only.
+func allUpper(w string) bool {
+	for k := 0; k < len(w); k++ {
+		if c := w[k]; c < 'A' || c > 'Z' {
+			return false
+		}
+	}
+	return true
 }
 
 func hasUpperASCII(s string) bool {
@@ -535,6 +566,9 @@ func rawFeatures(raw string, f *features) {
 	}
 	if strings.Contains(t, "://") || (strings.Contains(t, "@") && strings.Contains(t, ".") && !strings.HasPrefix(t, "@")) {
 		f.name = true
+	}
+	if len(t) > 2 && t[0] == '@' && (t[1] >= 'a' && t[1] <= 'z' || t[1] >= 'A' && t[1] <= 'Z') && !strings.Contains(t, "/") {
+		f.name = true // a handle (@lvoss, @payments-core)
 	}
 	if len(raw) >= 2 && (raw[0] == '"' || raw[0] == '`' || strings.HasPrefix(raw, "“") || strings.HasPrefix(raw, "「")) {
 		f.name = true
@@ -676,25 +710,76 @@ func zhFeatures(line string, f *features) {
 	}
 }
 
-// hasZhName looks for a Chinese personal name (see zhSurnames).
+// zhCompoundSurnames are the two-character Chinese surnames.
+var zhCompoundSurnames = func() map[string]bool {
+	m := map[string]bool{}
+	for _, s := range strings.Fields("万俟 司马 上官 欧阳 夏侯 诸葛 闻人 东方 赫连 皇甫 尉迟 公羊 澹台 公冶 宗政 濮阳 淳于 单于 太叔 申屠 " +
+		"公孙 仲孙 轩辕 令狐 钟离 宇文 长孙 慕容 鲜于 闾丘 司徒 司空 亓官 司寇 子车 颛孙 端木 巫马 公西 漆雕 " +
+		"乐正 壤驷 公良 拓跋 夹谷 宰父 谷梁 段干 百里 东郭 南门 呼延 归海 羊舌 微生 梁丘 左丘 东门 西门 南宫 第五") {
+		m[s] = true
+	}
+	return m
+}()
+
+// zhNameAfter are characters that end a name: what commonly follows one
+// (a verb of who does what, a particle).
+var zhNameAfter = zhAfter + "写评签跟提处确审把做帮看回同认定了吧呢啊和与及、"
+
+// hasZhName looks for a Chinese personal name (see zhNames).
 func hasZhName(line string) bool {
-	rs := []rune(line)
-	for i, r := range rs {
-		if !strings.ContainsRune(zhSurnames, r) || i+1 >= len(rs) || !isCJK(rs[i+1]) {
-			continue
-		}
-		switch {
-		case i > 0 && strings.ContainsRune(zhIntro, rs[i-1]):
-			return true
-		case i == 0 || rs[i-1] == '。' || rs[i-1] == ' ':
-			for k := i + 2; k <= i+3 && k < len(rs); k++ {
-				if strings.ContainsRune(zhAfter, rs[k]) {
-					return true
-				}
-			}
+	found := false
+	zhNames(line, func(string) { found = true })
+	return found
+}
+
+// zhNames calls fn with each Chinese personal name of line: a surname (one
+// of the common ones, zhSurnames, or a two-character one) and one or two
+// characters, after a word that introduces a person (是, 由, 找, 给 …) or at
+// the start of a sentence before a verb of responsibility; a two-character
+// surname also after anything that is not Chinese text, or before such a
+// verb or the end of the sentence.
+func zhNames(line string, fn func(name string)) {
+	var rs []rune
+	for i, r := range line {
+		if r >= firstCJK {
+			rs = []rune(line[i:])
+			break
 		}
 	}
-	return false
+	for i := 0; i < len(rs); i++ {
+		sl := 0
+		switch {
+		case i+1 < len(rs) && zhCompoundSurnames[string(rs[i:i+2])]:
+			sl = 2
+		case strings.ContainsRune(zhSurnames, rs[i]):
+			sl = 1
+		default:
+			continue
+		}
+		g := 0
+		for g < 2 && i+sl+g < len(rs) && isCJK(rs[i+sl+g]) && !(g > 0 && strings.ContainsRune(zhNameAfter, rs[i+sl+g])) {
+			g++
+		}
+		if g == 0 {
+			continue
+		}
+		end := i + sl + g
+		intro := i > 0 && strings.ContainsRune(zhIntro, rs[i-1])
+		start := i == 0 || rs[i-1] == '。' || rs[i-1] == ' ' || !isCJK(rs[i-1]) && !strings.ContainsRune(zhIntro, rs[i-1])
+		verb := false
+		for k := i + sl + 1; k <= end && k < len(rs); k++ {
+			verb = verb || strings.ContainsRune(zhAfter, rs[k])
+		}
+		closed := end >= len(rs) || !isCJK(rs[end])
+		ok := intro || start && verb
+		if sl == 2 {
+			ok = ok || start || verb || closed || strings.ContainsRune(zhNameAfter, rs[end])
+		}
+		if ok {
+			fn(string(rs[i:end]))
+			i = end - 1
+		}
+	}
 }
 
 // termSet is a small set of search terms (English words of 3+ letters that

@@ -133,6 +133,9 @@ func rawFeaturesBefore(raw string, f *features) {
 	if strings.Contains(t, "://") || (strings.Contains(t, "@") && strings.Contains(t, ".") && !strings.HasPrefix(t, "@")) {
 		f.name = true
 	}
+	if len(t) > 2 && t[0] == '@' && (t[1] >= 'a' && t[1] <= 'z' || t[1] >= 'A' && t[1] <= 'Z') && !strings.Contains(t, "/") {
+		f.name = true
+	}
 	if len(raw) >= 2 && (raw[0] == '"' || raw[0] == '`' || strings.HasPrefix(raw, "“") || strings.HasPrefix(raw, "「")) {
 		f.name = true
 	}

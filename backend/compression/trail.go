@@ -400,8 +400,14 @@ func withoutTopics(line string, topics map[string]bool) string {
 		if b == nil {
 			b = []byte(line)
 		}
+		// an identifier with a topic word in it (CursorQuotaWindow) still
+		// names something: it loses the marker, not the name
+		name := isCapitalised(line[s:j])
 		for k := s; k < j; k++ {
 			b[k] = 'x'
+		}
+		if name {
+			b[s] = 'X'
 		}
 	}
 	if b == nil {

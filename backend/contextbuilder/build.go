@@ -15,20 +15,24 @@
 //     for word (pins, meta messages — see conversation.Carried) once compacted. Items 1-3 are the request's prefix: they change
 //     only when the mode, the tools, a compaction or a pin changes, so a
 //     provider's prompt cache keeps working between turns;
-//  4. the history in log order: events, compacted messages, includeInContext=false
+//  4. the compacted messages sent word for word while they fit
+//     (Options.Refill): the newest, whole units, contiguous with the history
+//     that follows, the same ones from one request to the next until they no
+//     longer fit under Refill.Limit;
+//  5. the history in log order: events, compacted messages, includeInContext=false
 //     messages, thinking parts, legacy collapsed UI events and other
 //     historical system messages are left out; error parts enter as assistant
 //     messages; each assistant message with tool calls is directly followed
 //     by exactly one result per call (the last one logged, moved next to its
 //     call; a synthetic TOOL_RESULT_INTERRUPTED result when none was logged);
 //     results without a call are dropped;
-//  5. the RECALLED_CONTEXT user message (Options.Recall, as many as fit the
+//  6. the RECALLED_CONTEXT user message (Options.Recall, as many as fit the
 //     recall budget and the room left), then, in run mode, the injector's
 //     blocks as user messages, both right before the newest user message (so
 //     that message stays the last user turn and a tool loop that follows it
 //     stays intact), or at the end of the request when the history has no
 //     user message (recall is then left out);
-//  6. the newest user message and the current turn after it.
+//  7. the newest user message and the current turn after it.
 //
 // The newest user message is the last user message not marked is_meta (or the
 // last user message when all are meta).
@@ -107,6 +111,8 @@ type builder struct {
 
 	skillBody map[string]string // body message id -> active skill (Options.Skills.Bodies)
 	ended     map[string]bool   // body messages of skills that ended
+
+	refills int // entries with fateRefill
 }
 
 type preview struct {
@@ -203,9 +209,13 @@ type selection struct {
 	before    []unit // before the newest user message
 	anchor    *unit
 	after     []unit // after it (the current turn)
-	recall    *Message
-	trimmed   []bool // per before unit: left out by the safety net
-	dropSum   []bool // per summary: left out by the safety net
+	// refill are the compacted units that may come back word for word
+	// (Options.Refill), oldest first; those from refillFrom on are sent.
+	refill     []unit
+	refillFrom int
+	recall     *Message
+	trimmed    []bool // per before unit: left out by the safety net
+	dropSum    []bool // per summary: left out by the safety net
 }
 
 // collect scans the log backward from the newest entry and builds every unit
@@ -285,6 +295,8 @@ func (b *builder) collect() selection {
 	}
 	reverse(sel.after)
 	reverse(sel.before)
+	sel.refill = b.collectRefill()
+	sel.refillFrom = len(sel.refill)
 	for _, i := range b.summaries {
 		b.fate[i] = fateKept
 	}
@@ -299,6 +311,183 @@ func (b *builder) collect() selection {
 	}
 	sel.pinBlock = b.pinBlock()
 	return sel
+}
+
+// collectRefill builds the units of the compacted messages that may come
+// back word for word (fateRefill), scanning backward from the newest like
+// collect, and returns them oldest first. The scan stops at a unit that
+// cannot come back (a pinned message, quoted in the PINNED message): the
+// units sent are always the newest, contiguous with the uncompacted history.
+func (b *builder) collectRefill() []unit {
+	if b.refills == 0 {
+		return nil
+	}
+	h := b.opts.History
+	var out []unit
+	var waiting map[string]int32
+	stopped := false
+	for i := int32(len(h)) - 1; i >= 0; i-- {
+		if b.fate[i] != fateRefill {
+			continue
+		}
+		e := &h[i]
+		if stopped {
+			b.fate[i] = b.reason(reasonCompacted)
+			continue
+		}
+		var u unit
+		switch role := requestRole(e); {
+		case role == conversation.RoleTool:
+			if e.ToolCallID == "" {
+				b.fate[i] = b.reason(reasonCompacted)
+				continue
+			}
+			if _, dup := waiting[e.ToolCallID]; dup {
+				b.fate[i] = b.reason(reasonCompacted)
+				continue
+			}
+			if waiting == nil {
+				waiting = make(map[string]int32)
+			}
+			waiting[e.ToolCallID] = i
+			continue
+		case role == conversation.RoleAssistant && len(e.ToolCalls) > 0 && e.PartType != conversation.PartError:
+			var ok bool
+			if u, ok = b.groupUnit(i, waiting); !ok {
+				b.fate[i] = b.reason(reasonCompacted)
+				continue
+			}
+		case role == conversation.RoleAssistant && e.Text() == "":
+			b.fate[i] = b.reason(reasonCompacted)
+			continue
+		default:
+			u = unit{items: []item{{entry: i}}}
+		}
+		if b.unitPinned(&u) {
+			stopped = true
+			for _, it := range u.items {
+				if it.entry >= 0 {
+					b.fate[it.entry] = b.reason(reasonCompacted)
+				}
+			}
+			continue
+		}
+		b.measure(&u)
+		out = append(out, u)
+	}
+	for _, r := range waiting {
+		b.fate[r] = b.reason(reasonCompacted)
+	}
+	reverse(out)
+	return out
+}
+
+// refill sends the newest compacted units that fit (Options.Refill): those
+// sent last time while they fit under the limit, else the newest that fit
+// under it less the headroom. used is what the request uses without them;
+// refill returns what it uses with them.
+func (b *builder) refill(sel *selection, used int) int {
+	r := b.opts.Refill
+	k := len(sel.refill)
+	if c := b.res.Compaction; r.Limit > 0 && !b.res.Debug.SafetyNet && (c == nil || r.Except == "" || c.Reason != r.Except) {
+		if k = b.refillSince(sel, r.From); k < len(sel.refill) {
+			total := 0
+			for _, un := range sel.refill[k:] {
+				total += un.tokens
+			}
+			if used+total > r.Limit {
+				k = len(sel.refill)
+			}
+		}
+		summary := 0
+		for _, i := range sel.summaries {
+			summary += b.summaryTokens(i)
+		}
+		if k == len(sel.refill) && (r.MaxSummary <= 0 || summary <= r.MaxSummary) {
+			room := r.Limit - max(r.Headroom, r.Turns*largestTurn(b, sel)) - used
+			for k > 0 && sel.refill[k-1].tokens <= room {
+				k--
+				room -= sel.refill[k].tokens
+			}
+		}
+	}
+	sel.refillFrom = k
+	for j, un := range sel.refill {
+		for _, it := range un.items {
+			if it.entry < 0 {
+				continue
+			}
+			if j >= k {
+				b.fate[it.entry] = fateKept
+			} else {
+				b.fate[it.entry] = b.reason(reasonCompacted)
+			}
+		}
+	}
+	dbg := &b.res.Debug
+	dbg.Counts.Refilled, dbg.RefillFrom = 0, ""
+	for j, un := range sel.refill[k:] {
+		if j == 0 {
+			dbg.RefillFrom = b.opts.History[un.items[0].entry].ID
+		}
+		dbg.Counts.Refilled += len(un.items)
+		used += un.tokens
+	}
+	return used
+}
+
+// refillSince returns the index of the refill unit that starts with message
+// id (len(sel.refill) when none does).
+func (b *builder) refillSince(sel *selection, id string) int {
+	if id == "" {
+		return len(sel.refill)
+	}
+	for k, un := range sel.refill {
+		if b.opts.History[un.items[0].entry].ID == id {
+			return k
+		}
+	}
+	return len(sel.refill)
+}
+
+// recentTurns is how many of the newest turns largestTurn looks at.
+const recentTurns = 4
+
+// largestTurn returns the tokens of the largest of the recent turns of the
+// request (a user message and everything after it up to the next one).
+func largestTurn(b *builder, sel *selection) int {
+	var turns []int
+	add := func(u *unit, user bool) {
+		if user {
+			turns = append(turns, 0)
+		}
+		if len(turns) > 0 {
+			turns[len(turns)-1] += u.tokens
+		}
+	}
+	isUser := func(u *unit) bool {
+		if len(u.items) != 1 || u.items[0].entry < 0 {
+			return false
+		}
+		e := &b.opts.History[u.items[0].entry]
+		return e.Role == conversation.RoleUser && !e.IsMeta
+	}
+	for k := range sel.before {
+		if !sel.trimmed[k] {
+			add(&sel.before[k], isUser(&sel.before[k]))
+		}
+	}
+	if sel.anchor != nil {
+		add(sel.anchor, true)
+	}
+	for k := range sel.after {
+		add(&sel.after[k], false)
+	}
+	largest := 0
+	for _, t := range turns[max(0, len(turns)-recentTurns):] {
+		largest = max(largest, t)
+	}
+	return largest
 }
 
 // summaryTokens returns what summary entry i costs.
@@ -423,6 +612,7 @@ func (b *builder) fit(sel *selection) {
 			dbg.Notes = append(dbg.Notes, fmt.Sprintf("over the token limit (%d of %d tokens with everything whole): the safety net shortened or left out what is listed", dbg.FullTokens, limit))
 		}
 	}
+	u.tokens = b.refill(sel, u.tokens)
 	if !dbg.OverBudget && sel.anchor != nil && len(b.opts.Recall) > 0 && b.opts.RecallBudget > 0 {
 		room := min(b.opts.RecallBudget, limit-u.tokens)
 		sel.recall = b.recallBlock(room, sel)
@@ -506,6 +696,10 @@ func Cite(id string) string {
 	return "#" + id
 }
 
+// ReasonRefill is the reason of a compacted message sent word for word
+// (Options.Refill).
+const ReasonRefill = "kept: compacted, sent word for word while it fits (the summary covers it too)"
+
 // Prefixes of the blocks the builder composes.
 const (
 	PinnedPrefix = "PINNED"
@@ -558,7 +752,11 @@ func (b *builder) recallBlock(room int, sel *selection) *Message {
 	var lines []string
 	var kept []RecallItem
 	seen := map[string]bool{}
+	inRequest := b.requestText(sel)
 	for _, it := range b.opts.Recall {
+		if said(it.Text, inRequest) {
+			continue // its figures are in the request: a newer message repeats or corrects them
+		}
 		if it.ID == "" || seen[it.ID] || strings.TrimSpace(it.Text) == "" {
 			continue
 		}
@@ -593,6 +791,68 @@ func (b *builder) recallBlock(room int, sel *selection) *Message {
 		lines, kept = lines[:len(lines)-1], kept[:len(kept)-1]
 	}
 	return nil
+}
+
+// requestText is the text of what the request holds besides the recall
+// block: summaries, the PINNED message, the history.
+func (b *builder) requestText(sel *selection) string {
+	var sb strings.Builder
+	for _, i := range sel.summaries {
+		sb.WriteString(b.opts.History[i].Text())
+		sb.WriteByte('\n')
+	}
+	if sel.pinBlock != nil {
+		sb.WriteString(sel.pinBlock.Text())
+	}
+	units := func(us []unit) {
+		for k := range us {
+			for _, it := range us[k].items {
+				if it.entry < 0 {
+					continue
+				}
+				e := &b.opts.History[it.entry]
+				sb.WriteString(e.Text())
+				sb.WriteByte('\n')
+				for _, tc := range e.ToolCalls {
+					sb.WriteString(tc.Function.Arguments)
+					sb.WriteByte('\n')
+				}
+			}
+		}
+	}
+	units(sel.refill[sel.refillFrom:])
+	for k := range sel.before {
+		if !sel.trimmed[k] {
+			units(sel.before[k : k+1])
+		}
+	}
+	if sel.anchor != nil {
+		units([]unit{*sel.anchor})
+	}
+	units(sel.after)
+	return sb.String()
+}
+
+// said reports whether the figures of a recalled text (numbers, dates,
+// versions, codes: runs of four characters or more with a digit) are all in
+// the request already. Such a message brings nothing the request lacks, and
+// when a newer message corrected one of its values it would state the stale
+// value again after the correction.
+func said(text, request string) bool {
+	n := 0
+	for _, f := range strings.FieldsFunc(text, func(r rune) bool {
+		return !(r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '.' || r == '-' || r == '_' || r == ':')
+	}) {
+		f = strings.Trim(f, ".:-_")
+		if len(f) < 4 || strings.IndexFunc(f, func(r rune) bool { return r >= '0' && r <= '9' }) < 0 {
+			continue
+		}
+		if !strings.Contains(request, f) {
+			return false
+		}
+		n++
+	}
+	return n > 0
 }
 
 // collectPins finds the active pins (see the package doc) and indexes the
@@ -681,7 +941,10 @@ func (b *builder) assemble(sel selection, sysReasons []string) {
 	for i := range sel.after {
 		n += len(sel.after[i].items)
 	}
-	res.Spans = make([]Span, 0, len(sel.before)+len(sel.after)+1)
+	for i := sel.refillFrom; i < len(sel.refill); i++ {
+		n += len(sel.refill[i].items)
+	}
+	res.Spans = make([]Span, 0, len(sel.before)+len(sel.after)+len(sel.refill)-sel.refillFrom+1)
 	res.Messages = make([]Message, 0, n)
 	dbg.Rows = make([]Row, 0, n)
 	dbg.Kept = make([]Decision, 0, n)
@@ -752,6 +1015,9 @@ func (b *builder) assemble(sel selection, sysReasons []string) {
 			}
 		}
 		push(*sel.pinBlock, fmt.Sprintf("pinned: %d compacted message(s) kept word for word", quoted))
+	}
+	for k := sel.refillFrom; k < len(sel.refill); k++ {
+		pushUnit(&sel.refill[k], PartRefill, func(item) string { return ReasonRefill })
 	}
 	for k := range sel.before {
 		if sel.trimmed[k] {

@@ -175,3 +175,28 @@ func TestCollapsedUIEventsLeftOut(t *testing.T) {
 		t.Error("the setting does not bring them back")
 	}
 }
+
+// A recalled message whose figures are all in the request already is left
+// out: a newer message repeats or corrects them, and quoting it after the
+// correction would state the stale value last.
+func TestRecallLeavesOutWhatTheRequestSays(t *testing.T) {
+	var l logBuilder
+	l.user("ops bumped the settlement timeout: forget 18862 ms, it's 67412 ms now")
+	l.assistant("noted")
+	l.user("continue")
+	o := opts(conversation.ModeChat, l.entries)
+	o.Recall = []RecallItem{
+		{ID: "old1", Role: "user", Text: "the settlement job times out after 18862 ms", Score: 0.9},
+		{ID: "old2", Role: "user", Text: "the bank allows 4120 requests a minute", Score: 0.8},
+		{ID: "old3", Role: "user", Text: "the settlement job is owned by payments", Score: 0.7},
+	}
+	o.RecallBudget = 300
+	res := mustBuild(t, o)
+	var got []string
+	for _, it := range res.Debug.Recalled {
+		got = append(got, it.ID)
+	}
+	if strings.Join(got, ",") != "old2,old3" {
+		t.Fatalf("recalled %v, want old2 and old3 (old1's figure is in the request)", got)
+	}
+}

@@ -55,6 +55,7 @@ const (
 	fateCandidate               // may enter the request
 	fateSummary                 // summary-class system message, decided on its own
 	fateRecord                  // runtime record: quoted in the PINNED message
+	fateRefill                  // compacted, may come back word for word (Options.Refill)
 	fateKept
 	fateReason
 )
@@ -98,7 +99,12 @@ func (b *builder) filter() {
 		dbg.Counts.Messages++
 		switch {
 		case e.Compacted:
-			b.fate[i] = b.reason("excluded: compacted (replaced by a compaction)")
+			if b.opts.Refill.Limit > 0 && refillable(e) {
+				b.fate[i] = fateRefill
+				b.refills++
+				continue
+			}
+			b.fate[i] = b.reason(reasonCompacted)
 			continue
 		case !e.InContext():
 			b.fate[i] = b.reason("excluded: includeInContext=false")
@@ -144,6 +150,27 @@ func (b *builder) filter() {
 	if b.anchor < 0 {
 		b.anchor = meta
 	}
+}
+
+// reasonCompacted is why a compacted message is not in the request.
+const reasonCompacted = "excluded: compacted (replaced by a compaction)"
+
+// refillable reports whether compacted entry e may come back word for word:
+// a user, assistant or tool message of the conversation itself (not a
+// summary, a runtime record, a meta message, a thinking part, a legacy UI
+// entry, or a message left out of the context).
+func refillable(e *conversation.Entry) bool {
+	switch {
+	case !e.InContext(), e.IsMeta, e.PartType == conversation.PartThinking, e.PartType == conversation.PartRecord, IsUIEvent(e):
+		return false
+	}
+	switch requestRole(e) {
+	case conversation.RoleUser:
+		return strings.TrimSpace(e.Text()) != "" || len(e.Attachments) > 0
+	case conversation.RoleAssistant, conversation.RoleTool:
+		return true
+	}
+	return false
 }
 
 // reason interns a reason text and returns its fate value.

@@ -145,6 +145,11 @@ func randomOptions(r *rand.Rand, h []conversation.Entry) Options {
 		MaxChars:           pick(0, -1, 4000, 20000),
 	}
 	o.OmitToolResults = r.Intn(3) == 0
+	if r.Intn(2) == 0 {
+		limit := o.Budget.TokenLimit()
+		o.Refill = Refill{Limit: limit * pick(50, 80, 95, 100) / 100, Headroom: limit * pick(0, 10, 30) / 100, Turns: pick(0, 1, 3),
+			MaxSummary: pick(0, 0, 200)}
+	}
 	return o
 }
 
@@ -186,6 +191,7 @@ func checkInvariants(t *testing.T, o Options, res *Result) {
 		byID[o.History[i].ID] = &o.History[i]
 	}
 	seen := map[string]bool{}
+	sawHistory := false
 	anchor := newestUser(o.History)
 	anchorAt := -1
 	for i, m := range msgs {
@@ -197,8 +203,18 @@ func checkInvariants(t *testing.T, o Options, res *Result) {
 		}
 		seen[m.SourceID] = true
 		e := byID[m.SourceID]
-		if e == nil || !e.IsMessage() || e.Compacted || !e.InContext() || e.PartType == conversation.PartThinking {
+		refilled := e != nil && e.Compacted && d.Rows[i].Reason == ReasonRefill
+		if e == nil || !e.IsMessage() || e.Compacted && !refilled || !e.InContext() || e.PartType == conversation.PartThinking {
 			t.Fatalf("message %d from excluded entry %+v", i, e)
+		}
+		if refilled {
+			// sent word for word again: with the refill on, before the
+			// uncompacted history, never a summary, a meta message or a record
+			if o.Refill.Limit <= 0 || e.Role == conversation.RoleSystem || e.IsMeta || sawHistory {
+				t.Fatalf("compacted message %d sent again: %+v\n%s", i, e, dump(msgs))
+			}
+		} else if m.Kind == KindHistory {
+			sawHistory = true
 		}
 		if m.Role == conversation.RoleSystem && (!IsSummary(m.Text()) || m.Kind != KindSummary) {
 			t.Fatalf("historical system message %s replayed", m.SourceID)

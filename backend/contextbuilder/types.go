@@ -246,11 +246,50 @@ type Options struct {
 	// history has no user message), are sent whole: the model is still
 	// working with them.
 	OmitToolResults bool
+	// Refill sends compacted messages word for word while they fit (see
+	// Refill).
+	Refill Refill
 	// Skills are what the conversation's skills add to the request: the
 	// registry section of the system prompt, the bodies of the active skills
 	// (pinned) and those of skills that ended (left out). See "Skills" in the
 	// package doc.
 	Skills Skills
+}
+
+// Refill lets the newest compacted messages back into the request word for
+// word, as far as they fit: a compaction may take more than the request has
+// to give up (so that it is not due again for several turns), and what it
+// took but still fits is sent as it was said, right before the uncompacted
+// history (the summary covers it too). They are what keep-newest truncation
+// would send; the summary adds what is older. FullTokens leaves them out:
+// they never trigger a compaction, and they are the first to go when the
+// rest of the request grows.
+//
+// The messages sent stay the same from one request to the next, so that a
+// provider's prefix cache keeps them: those from From on are sent again while
+// they fit under Limit; when they no longer do (or From is not among them),
+// the newest that fit under Limit less the headroom are sent, the headroom
+// leaving room for the request to grow for a few turns before they change
+// again. The caller passes the first message sent last time as From
+// (Debug.RefillFrom).
+type Refill struct {
+	// Limit is what the request may use with them, in tokens (0: off); the
+	// recall block comes after, within the request limit.
+	Limit int
+	// Headroom is the least room left under Limit when they are chosen
+	// again; Turns how many of the largest of the recent turns that room
+	// must hold (the larger of the two is left).
+	Headroom, Turns int
+	// From is the first message sent by the request before ("": none).
+	From string
+	// MaxSummary: with a summary of more tokens than this (0: any) nothing
+	// is chosen again once those from From no longer fit (the
+	// history is then many times what fits, and what comes back would not
+	// stay for long).
+	MaxSummary int
+	// After a compaction with reason Except (a manual one: the person asked
+	// for the history to go) nothing comes back.
+	Except string
 }
 
 // MemoryFile is one of the project's instruction files as a request
@@ -308,6 +347,9 @@ const (
 	PartBefore = "before" // older than the newest user message: compactable
 	PartAnchor = "anchor" // the newest user message
 	PartAfter  = "after"  // the current turn (the tool loop in progress)
+	// PartRefill: compacted, sent word for word while it fits
+	// (Options.Refill); not compactable again, not counted in FullTokens.
+	PartRefill = "refill"
 )
 
 // Span is one history unit of the request: a message, or an assistant
@@ -377,7 +419,8 @@ type Counts struct {
 	Synthetic  int `json:"synthetic"`
 	Recalled   int `json:"recalled"`
 	Pinned     int `json:"pinned"`
-	Trimmed    int `json:"trimmed"` // left out by the safety net
+	Trimmed    int `json:"trimmed"`            // left out by the safety net
+	Refilled   int `json:"refilled,omitempty"` // compacted messages sent word for word (Options.Refill)
 }
 
 // Debug explains a build: one row per request message, every log message's
@@ -405,6 +448,9 @@ type Debug struct {
 	// TokenLimit = TokenBudget - ReserveForResponse.
 	TokenLimit int    `json:"tokenLimit"`
 	Budget     Budget `json:"budget"`
+	// RefillFrom is the first compacted message sent word for word
+	// (Options.Refill), "" when none is.
+	RefillFrom string `json:"refillFrom,omitempty"`
 	// UsedChars counts runes of contents and tool-call arguments.
 	UsedChars int `json:"usedChars"`
 	// OverBudget is true when the request exceeds the token limit even after

@@ -82,6 +82,9 @@ type ChatService struct {
 
 	windowMu sync.Mutex
 	windows  map[string]int // request limits learned from context-length errors, by model
+
+	refillMu sync.Mutex
+	refills  map[string]string // conversation -> first compacted message its last request sent word for word
 }
 
 // New returns a ChatService for opts.

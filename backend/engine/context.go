@@ -46,10 +46,13 @@ type contexter struct {
 	// only (a preview)
 	pendingDocs []recall.Doc
 	notes       []string
+	// refillFrom is the first compacted message the last request sent word
+	// for word (contextbuilder.Refill.From).
+	refillFrom string
 }
 
 func (s *ChatService) contexter(p *prepared, convID string, persist bool) *contexter {
-	c := &contexter{s: s, p: p, convID: convID, persist: persist, limit: p.budget.TokenLimit(), mode: p.mode}
+	c := &contexter{s: s, p: p, convID: convID, persist: persist, limit: p.budget.TokenLimit(), mode: p.mode, refillFrom: s.refillFrom(convID)}
 	if l := s.learnedLimit(p.model); l > 0 && l < c.limit {
 		c.limit = l
 		c.notes = append(c.notes, fmt.Sprintf("the request limit is %d tokens, below the budget's, since the provider reported a smaller context window for %s", l, p.model))
@@ -63,6 +66,8 @@ func (c *contexter) options(withRecall bool) contextbuilder.Options {
 	if c.limit < o.Budget.TokenLimit() {
 		o.Budget.TokenBudget, o.Budget.ReserveForResponse = c.limit, 0
 	}
+	o.Refill = c.config("").Refill(c.refillFrom)
+	o.Refill.Except = ReasonManual
 	if withRecall && len(c.recalled) > 0 {
 		o.Recall = c.recalled
 		o.RecallBudget = c.recallBudget()
@@ -79,7 +84,11 @@ func (c *contexter) recallBudget() int {
 }
 
 func (c *contexter) build(withRecall bool) (*contextbuilder.Result, error) {
-	return contextbuilder.Build(c.options(withRecall))
+	res, err := contextbuilder.Build(c.options(withRecall))
+	if err == nil {
+		c.refillFrom = res.Debug.RefillFrom
+	}
+	return res, err
 }
 
 func (c *contexter) config(focus string) compression.Config {
@@ -123,7 +132,35 @@ func (c *contexter) next(ctx context.Context, reason string) (*contextbuilder.Re
 			return nil, err
 		}
 	}
+	if c.persist {
+		c.s.setRefillFrom(c.convID, c.refillFrom)
+	}
 	return res, nil
+}
+
+// maxRefillStates bounds the conversations whose refill start is
+// remembered; the map starts over when full (a conversation forgotten
+// chooses its refill again once).
+const maxRefillStates = 4096
+
+// refillFrom returns the first compacted message the last request of a
+// conversation sent word for word ("" when none or unknown).
+func (s *ChatService) refillFrom(convID string) string {
+	s.refillMu.Lock()
+	defer s.refillMu.Unlock()
+	return s.refills[convID]
+}
+
+func (s *ChatService) setRefillFrom(convID, id string) {
+	if convID == "" {
+		return
+	}
+	s.refillMu.Lock()
+	defer s.refillMu.Unlock()
+	if s.refills == nil || len(s.refills) >= maxRefillStates {
+		s.refills = map[string]string{}
+	}
+	s.refills[convID] = id
 }
 
 // compact compacts the request res (the oldest units until the target, or

@@ -331,10 +331,11 @@ func TestContextLengthRetryUsesTheReportedOverflow(t *testing.T) {
 }
 
 // A compaction at the trigger brings the request near the target, not just
-// under the trigger: for the default 50 % target the request sent after it
-// (counted independently) and the compaction's own figure land within
-// 35-55 % of the limit, whatever the budget and message sizes; a 30 %
-// target lands within 20-35 %.
+// under the trigger: for the default 50 % target the compaction's own
+// figure lands within 35-55 % of the limit, whatever the budget and message
+// sizes; a 30 % target lands within 20-35 %. The request sent (counted
+// independently) holds at least that, and the newest compacted messages
+// word for word up to the trigger.
 func TestThresholdCompactionLandsNearTheTarget(t *testing.T) {
 	tests := []struct {
 		name         string
@@ -382,10 +383,13 @@ func TestThresholdCompactionLandsNearTheTarget(t *testing.T) {
 			if target < tt.target || target >= 0.8 {
 				t.Fatalf("landing at %.0f %% of the limit for a %.0f %% target", target*100, tt.target*100)
 			}
-			for what, v := range map[string]float64{"the request sent": sent, "the compaction's figure": after} {
-				if v < target-0.15 || v > target+0.02 {
-					t.Errorf("%s is %.1f %% of the limit, want %.0f-%.0f %% for a landing at %.0f %%", what, v*100, (target-0.15)*100, (target+0.02)*100, target*100)
-				}
+			if after < target-0.15 || after > target+0.02 {
+				t.Errorf("the compaction's figure is %.1f %% of the limit, want %.0f-%.0f %% for a landing at %.0f %%", after*100, (target-0.15)*100, (target+0.02)*100, target*100)
+			}
+			// the request sent may hold compacted messages word for word
+			// again, up to the trigger
+			if sent < after-0.02 || sent > 0.8 {
+				t.Errorf("the request sent is %.1f %% of the limit, want %.0f-80 %% (the landing, filled up to the trigger)", sent*100, (after-0.02)*100)
 			}
 		})
 	}
