@@ -11,6 +11,7 @@ import (
 	"crewagent/backend/engine"
 	"crewagent/backend/errs"
 	"crewagent/backend/events"
+	"crewagent/backend/mcp/projectmcp"
 	"crewagent/backend/memory"
 	"crewagent/backend/project"
 	"crewagent/backend/tasks"
@@ -61,7 +62,7 @@ type Workspace struct {
 	// (joined by provide).
 	providers []tools.ProviderFactory
 	// mcp runs the project's MCP servers.
-	mcp *mcpServers
+	mcp *projectmcp.Servers
 	// coord hands turns from conversation to conversation (the
 	// conversation tools) and runs the chains of tasks that follow.
 	coord *coordinator.Coordinator
@@ -146,7 +147,7 @@ func (rt *Runtime) OpenProject(p *project.Project, o OpenOptions) (*Workspace, e
 		Memory:    ws.memory.Files,
 	})
 	if err != nil {
-		ws.mcp.close()
+		ws.mcp.Close()
 		st.Close()
 		return nil, err
 	}
@@ -171,7 +172,7 @@ func (rt *Runtime) OpenProject(p *project.Project, o OpenOptions) (*Workspace, e
 		OnToolOutput:      ws.liveOutput,
 	})
 	if err != nil {
-		ws.mcp.close()
+		ws.mcp.Close()
 		st.Close()
 		return nil, err
 	}
@@ -217,7 +218,7 @@ func (ws *Workspace) Close() error {
 	if err := ws.runs.Close(); err != nil {
 		ws.rt.log.Warn("stopping the run state watcher", "error", err)
 	}
-	ws.mcp.close() // every server, and what they started, is gone when it returns
+	ws.mcp.Close() // every server, and what they started, is gone when it returns
 	ws.skills.close()
 	err := ws.store.Close()
 	if ws.own {
