@@ -134,7 +134,7 @@ func (ws *Workspace) SetActivePackage(packageID string) error {
 	if err := ws.setActivePackage(packageID); err != nil {
 		return err
 	}
-	ws.skills.refresh() // the package's skills/ folder
+	ws.skills.Refresh() // the package's skills/ folder
 	return nil
 }
 

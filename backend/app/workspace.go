@@ -14,6 +14,7 @@ import (
 	"crewagent/backend/mcp/projectmcp"
 	"crewagent/backend/memory"
 	"crewagent/backend/project"
+	"crewagent/backend/skills/projectskills"
 	"crewagent/backend/tasks"
 	"crewagent/backend/tools"
 	"crewagent/backend/watcher"
@@ -67,7 +68,7 @@ type Workspace struct {
 	// conversation tools) and runs the chains of tasks that follow.
 	coord *coordinator.Coordinator
 	// skills are the project's skills (found, watched in the window).
-	skills *skillSet
+	skills *projectskills.Set
 	// memory reads the project's instruction files (AGENTS.md).
 	memory *memory.Reader
 	// approvals decide which tool calls wait for the user.
@@ -126,9 +127,9 @@ func (rt *Runtime) OpenProject(p *project.Project, o OpenOptions) (*Workspace, e
 		Deny:        project.RuntimePaths(rt.home),
 		ReadOnly:    []string{project.MetaPath(p.Root)},
 	}
-	ws.skills = newSkillSet(ws, o.Watch)
-	ws.roots.Skills = ws.skillDir
-	ws.providers = append(ws.providers, ws.skillProviders)
+	ws.openSkills(o.Watch)
+	ws.roots.Skills = ws.skills.Dir
+	ws.providers = append(ws.providers, ws.skills.Providers)
 	ws.sandbox = tools.NewSandbox(ws.roots)
 	ws.memory = memory.New(p.Root)
 	ws.openMCP(o)
@@ -193,7 +194,7 @@ func (rt *Runtime) OpenProject(p *project.Project, o OpenOptions) (*Workspace, e
 // watch reports changes made on disk by others. Watching is a convenience:
 // the project works without it.
 func (ws *Workspace) watch() {
-	ws.skills.refresh() // watched from now on
+	ws.skills.Refresh() // watched from now on
 	if err := ws.runs.Watch(); err != nil {
 		// Runs still report their progress themselves; only edits made on
 		// disk by others go unnoticed.
@@ -219,7 +220,7 @@ func (ws *Workspace) Close() error {
 		ws.rt.log.Warn("stopping the run state watcher", "error", err)
 	}
 	ws.mcp.Close() // every server, and what they started, is gone when it returns
-	ws.skills.close()
+	ws.skills.Close()
 	err := ws.store.Close()
 	if ws.own {
 		ws.rt.Shutdown()
