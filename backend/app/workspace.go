@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"sync"
 
+	"crewagent/backend/approval/projectapproval"
 	"crewagent/backend/checkpoint"
 	"crewagent/backend/convlog"
 	"crewagent/backend/coordinator"
@@ -72,7 +73,7 @@ type Workspace struct {
 	// memory reads the project's instruction files (AGENTS.md).
 	memory *memory.Reader
 	// approvals decide which tool calls wait for the user.
-	approvals *approvals
+	approvals *projectapproval.Approvals
 	// output passes the live output of running commands on as tool:output events.
 	output *events.ToolOutputBatcher
 	// checkpoints keep what the tools changed in the project's files (nil
@@ -133,7 +134,7 @@ func (rt *Runtime) OpenProject(p *project.Project, o OpenOptions) (*Workspace, e
 	ws.sandbox = tools.NewSandbox(ws.roots)
 	ws.memory = memory.New(p.Root)
 	ws.openMCP(o)
-	ws.approvals = newApprovals(ws)
+	ws.approvals = projectapproval.New(projectapproval.Config{Home: rt.home, ProjectID: p.ID, Root: p.Root, Store: ws.store, Settings: rt.Effective})
 	ws.engine, err = engine.New(engine.Options{
 		Approvals: ws.approvals,
 		Store:     ws.store,
