@@ -2,10 +2,7 @@ package app
 
 import (
 	"errors"
-	"fmt"
 	"path/filepath"
-	"slices"
-	"strconv"
 	"strings"
 
 	"crewagent/backend/convlog"
@@ -22,32 +19,14 @@ const defaultTitle = convlog.DefaultTitle
 
 // ---- which package ----
 
-// ChoosePackage picks the package of a new run, the one rule for the window
-// and the command line: the explicit one; else the project's active package;
-// else, among the installed packages (those that have the workflow, when one
-// is named), the only one, or the bundled demo when it is one of several;
-// else, with none installed, the bundled demo as the runtime provides it
-// (Runtime.Demo). A project without an active package is bound to the
-// chosen one.
+// ChoosePackage picks the package of a new run (packages.Manager.Choose, the
+// bundled demo as the runtime provides it: Runtime.Demo). A project without
+// an active package is bound to the chosen one.
 func (ws *Workspace) ChoosePackage(explicit, workflowID string) (string, error) {
-	mgr := ws.rt.packages
-	id := explicit
 	active := ws.activePackageID()
-	switch {
-	case id != "":
-		if _, err := mgr.Get(id); err != nil {
-			return "", err
-		}
-	case active != "":
-		id = active
-		if _, err := mgr.Get(id); err != nil {
-			return "", errs.Wrap(errs.NoPackage, err, fmt.Sprintf("the project's package %q is not installed: import it again or choose another one (see 'crewagent package list')", id))
-		}
-	default:
-		var err error
-		if id, err = ws.defaultPackage(workflowID); err != nil {
-			return "", err
-		}
+	id, err := ws.rt.packages.Choose(explicit, active, workflowID, ws.rt.Demo)
+	if err != nil {
+		return "", err
 	}
 	if active == "" {
 		if err := ws.setActivePackage(id); err != nil {
@@ -55,48 +34,6 @@ func (ws *Workspace) ChoosePackage(explicit, workflowID string) (string, error) 
 		}
 	}
 	return id, nil
-}
-
-// defaultPackage is the package of a project without one (ChoosePackage).
-func (ws *Workspace) defaultPackage(workflowID string) (string, error) {
-	mgr := ws.rt.packages
-	list, err := mgr.List()
-	if err != nil {
-		return "", err
-	}
-	if len(list) == 0 {
-		inst, err := ws.rt.Demo()
-		switch {
-		case errors.Is(err, packages.ErrDemoRemoved):
-			return "", errs.Wrap(errs.NoPackage, err, "no package is installed (the bundled demo was removed): import one with 'crewagent package import FILE' or put the demo back with 'crewagent package install-demo'")
-		case errors.Is(err, errDemoNotStarted):
-			return "", errs.New(errs.NoPackage, "this project has no active package: choose one in Settings → Packages")
-		case err != nil:
-			return "", err
-		}
-		if _, err := mgr.Get(inst.ID); err != nil {
-			return "", errs.Wrap(errs.NoPackage, err, "no package is installed: import one or put the bundled demo back")
-		}
-		return inst.ID, nil
-	}
-	candidates := list
-	if workflowID != "" {
-		candidates = slices.DeleteFunc(slices.Clone(list), func(p packages.Installed) bool {
-			return !slices.ContainsFunc(p.Workflows, func(wf packages.WorkflowInfo) bool { return wf.ID == workflowID })
-		})
-		if len(list) == 1 && len(candidates) == 0 {
-			candidates = list // the run reports the unknown workflow with the ones there are
-		}
-	}
-	switch {
-	case len(candidates) == 1:
-		return candidates[0].ID, nil
-	case len(candidates) > 1:
-		if i := slices.IndexFunc(candidates, func(p packages.Installed) bool { return p.Name == packages.DemoName }); i >= 0 {
-			return candidates[i].ID, nil
-		}
-	}
-	return "", errs.Errorf(errs.NoPackage, "%d installed packages could run workflow %q; choose one with --package (see 'crewagent package list')", len(candidates), workflowID)
 }
 
 // BindDefaultPackage binds a project that has no active package to the one
@@ -108,9 +45,9 @@ func (ws *Workspace) BindDefaultPackage() {
 		return
 	}
 	if ws.rt.opts.Demo == DemoAtStartup {
-		_, _ = ws.rt.backgroundDemo() // its outcome counts among the installed packages
+		_, _ = ws.rt.demo.Result() // its outcome counts among the installed packages
 	}
-	id, err := ws.defaultPackage("")
+	id, err := ws.rt.packages.Default("", ws.rt.Demo)
 	if err != nil {
 		return
 	}
@@ -205,77 +142,9 @@ func (ws *Workspace) ToolRoots() tools.Roots {
 // ---- agents ----
 
 // agents resolves agent ids through the project's active package, or through
-// every installed package when the project has none (the engine's
-// AgentResolver and AgentLister).
-func (ws *Workspace) agents() packageAgents { return packageAgents{ws} }
-
-type packageAgents struct{ ws *Workspace }
-
-// load returns the packages agents are looked up in.
-func (a packageAgents) load() ([]*packages.Package, error) {
-	mgr := a.ws.rt.packages
-	var ids []string
-	if id := a.ws.activePackageID(); id != "" {
-		ids = []string{id}
-	} else {
-		list, err := mgr.List()
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range list {
-			ids = append(ids, p.ID)
-		}
-	}
-	pkgs := make([]*packages.Package, 0, len(ids))
-	for _, id := range ids {
-		pkg, err := mgr.Load(id)
-		if err != nil {
-			return nil, err
-		}
-		pkgs = append(pkgs, pkg)
-	}
-	return pkgs, nil
-}
-
-// ResolveAgent implements engine.AgentResolver.
-func (a packageAgents) ResolveAgent(agentID string) (*engine.Agent, error) {
-	pkgs, err := a.load()
-	if err != nil {
-		return nil, err
-	}
-	for _, pkg := range pkgs {
-		if ag := pkg.Agent(agentID); ag != nil {
-			return workflow.AgentFromPackage(pkg, ag), nil
-		}
-	}
-	where := "no installed package provides it (import one with 'crewagent package import FILE')"
-	switch ids := agentIDs(pkgs); {
-	case len(ids) > 0:
-		where = "the agents here are " + strings.Join(ids, ", ")
-	case len(pkgs) == 1 && pkgs[0].ID == a.ws.activePackageID():
-		where = "the project's package " + strconv.Quote(pkgs[0].ID) + " has no agents"
-	}
-	return nil, errs.New(errs.AgentNotFound, "agent "+strconv.Quote(agentID)+" not found: "+where)
-}
-
-// AgentIDs implements engine.AgentLister.
-func (a packageAgents) AgentIDs() ([]string, error) {
-	pkgs, err := a.load()
-	if err != nil {
-		return nil, err
-	}
-	return agentIDs(pkgs), nil
-}
-
-// agentIDs lists the agents of the packages, in order.
-func agentIDs(pkgs []*packages.Package) []string {
-	var ids []string
-	for _, pkg := range pkgs {
-		for _, ag := range pkg.Agents {
-			ids = append(ids, ag.ID)
-		}
-	}
-	return ids
+// every installed package when the project has none.
+func (ws *Workspace) agents() workflow.PackageAgents {
+	return workflow.PackageAgents{Packages: ws.rt.packages, Active: ws.activePackageID}
 }
 
 // AgentInfo is one agent, for the agent picker.
@@ -304,7 +173,7 @@ type AgentList struct {
 // the chat works.
 func (ws *Workspace) ListAgents() AgentList {
 	out := AgentList{PackageID: ws.activePackageID(), Agents: []AgentInfo{}}
-	pkgs, err := ws.agents().load()
+	pkgs, err := ws.agents().Load()
 	if err != nil {
 		if out.PackageID != "" {
 			out.Problem = "The project's package " + out.PackageID + " cannot be loaded: " + err.Error()
@@ -410,7 +279,7 @@ type PackagesView struct {
 func (rt *Runtime) ListPackages(activeID string) (PackagesView, error) {
 	out := PackagesView{Packages: []packages.Installed{}, ActivePackageID: activeID, DemoName: packages.DemoName}
 	if rt.opts.Demo == DemoAtStartup {
-		if _, err := rt.backgroundDemo(); err != nil && !errors.Is(err, errDemoNotStarted) && !errors.Is(err, packages.ErrDemoRemoved) {
+		if _, err := rt.demo.Result(); err != nil && !errors.Is(err, packages.ErrDemoNotStarted) && !errors.Is(err, packages.ErrDemoRemoved) {
 			out.DemoError = "The bundled demo package could not be installed: " + err.Error()
 		}
 	}
