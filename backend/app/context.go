@@ -78,15 +78,7 @@ func (ws *Workspace) runSetupIfRun(conversationID, mode string) (*engine.RunSetu
 	if mode != conversation.ModeRun {
 		return nil, nil
 	}
-	run, err := ws.latestRun(conversationID)
-	if err != nil {
-		return nil, err
-	}
-	setup, err := ws.runs.NextSetup(run.RunID)
-	if err != nil {
-		return nil, err
-	}
-	return &engine.RunSetup{AgentID: setup.AgentID, Persona: setup.Persona, Injector: setup.Injector, Tools: setup.Tools}, nil
+	return ws.runs.NextRunSetup(conversationID)
 }
 
 // ProjectInstructions returns the project's instruction file (AGENTS.md,

@@ -17,7 +17,6 @@ import (
 	"crewagent/backend/engine"
 	"crewagent/backend/errs"
 	"crewagent/backend/events"
-	"crewagent/backend/llm"
 	"crewagent/backend/tasks"
 	"crewagent/backend/tools"
 	"crewagent/backend/workflow"
@@ -107,23 +106,10 @@ func (ws *Workspace) titleAfterWorkflow(run workflow.Run) {
 	}
 }
 
-func noRunError() error {
-	return errs.New(errs.RunNotFound, "this conversation has no workflow run yet: choose a workflow and start one")
-}
-
-// latestRun is the conversation's latest run, or noRunError.
-func (ws *Workspace) latestRun(conversationID string) (workflow.Run, error) {
-	run, err := ws.runs.LatestRun(conversationID)
-	if errs.CodeOf(err) == workflow.CodeRunNotFound {
-		return run, noRunError()
-	}
-	return run, err
-}
-
 // continueInBackground sends a message to the conversation's latest run
 // (Send in run mode).
 func (ws *Workspace) continueInBackground(conversationID, text string) error {
-	run, err := ws.latestRun(conversationID)
+	run, err := ws.runs.LatestRunOf(conversationID)
 	if err != nil {
 		return err
 	}
@@ -170,7 +156,7 @@ func (ws *Workspace) runInBackground(run workflow.Run, turn func(ctx context.Con
 	_, err := ws.tasks.Start(tasks.Task{ConversationID: id, Kind: tasks.KindRun, RunID: run.RunID}, func(ctx context.Context) error {
 		_, err := turn(ctx)
 		ws.emitNextUsage(ctx, id)
-		if err != nil && !persistedFailure(err) {
+		if err != nil && !workflow.PersistedFailure(err) {
 			ws.rt.log.Warn("run turn failed", "run", run.RunID, "error", err)
 			return err
 		}
@@ -184,17 +170,6 @@ func (ws *Workspace) runInBackground(run workflow.Run, turn func(ctx context.Con
 // together when the turn ran but failed (the failure is then persisted).
 func (ws *Workspace) RunTurn(ctx context.Context, runID, message string) (*workflow.TurnResult, error) {
 	return ws.runs.Continue(ctx, runID, message)
-}
-
-// persistedFailure reports the turn failures that the run records in its
-// conversation as an error message (the user sees them there).
-func persistedFailure(err error) bool {
-	switch errs.CodeOf(err) {
-	case workflow.CodeMaxTurns, workflow.CodeLoopDetected, workflow.CodeAborted:
-		return true
-	}
-	var le *llm.Error
-	return errors.As(err, &le)
 }
 
 // emitNextUsage sends context:usage for the next request of the
@@ -217,20 +192,11 @@ func (ws *Workspace) emitNextUsage(ctx context.Context, conversationID string) {
 
 // previewRun previews the next request of the conversation's latest run.
 func (ws *Workspace) previewRun(ctx context.Context, conversationID, agentID string) (*engine.Preview, error) {
-	run, err := ws.latestRun(conversationID)
+	setup, err := ws.runs.NextRunSetup(conversationID)
 	if err != nil {
 		return nil, err
 	}
-	setup, err := ws.runs.NextSetup(run.RunID)
-	if err != nil {
-		return nil, err
-	}
-	return ws.engine.Preview(ctx, engine.PreviewRequest{
-		ConversationID: conversationID,
-		Mode:           conversation.ModeRun,
-		AgentID:        agentID,
-		Run:            &engine.RunSetup{AgentID: setup.AgentID, Persona: setup.Persona, Injector: setup.Injector, Tools: setup.Tools},
-	})
+	return ws.engine.Preview(ctx, engine.PreviewRequest{ConversationID: conversationID, Mode: conversation.ModeRun, AgentID: agentID, Run: setup})
 }
 
 // ConversationRun returns the progress of a conversation's latest run, or

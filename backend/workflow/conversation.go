@@ -1,0 +1,46 @@
+package workflow
+
+import (
+	"errors"
+
+	"crewagent/backend/engine"
+	"crewagent/backend/errs"
+	"crewagent/backend/llm"
+)
+
+// The runs of a conversation, as the application asks for them.
+
+// LatestRunOf is the conversation's latest run; RUN_NOT_FOUND saying how to
+// start one when it has none.
+func (s *Service) LatestRunOf(conversationID string) (Run, error) {
+	run, err := s.LatestRun(conversationID)
+	if errs.CodeOf(err) == CodeRunNotFound {
+		return run, errs.New(errs.RunNotFound, "this conversation has no workflow run yet: choose a workflow and start one")
+	}
+	return run, err
+}
+
+// NextRunSetup is what the engine needs for the next request of the
+// conversation's latest run.
+func (s *Service) NextRunSetup(conversationID string) (*engine.RunSetup, error) {
+	run, err := s.LatestRunOf(conversationID)
+	if err != nil {
+		return nil, err
+	}
+	setup, err := s.NextSetup(run.RunID)
+	if err != nil {
+		return nil, err
+	}
+	return &engine.RunSetup{AgentID: setup.AgentID, Persona: setup.Persona, Injector: setup.Injector, Tools: setup.Tools}, nil
+}
+
+// PersistedFailure reports the turn failures that the run records in its
+// conversation as an error message (the user sees them there).
+func PersistedFailure(err error) bool {
+	switch errs.CodeOf(err) {
+	case CodeMaxTurns, CodeLoopDetected, CodeAborted:
+		return true
+	}
+	var le *llm.Error
+	return errors.As(err, &le)
+}
