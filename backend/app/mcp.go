@@ -2,23 +2,26 @@ package app
 
 import (
 	"context"
-	"encoding/json"
-	"path/filepath"
-	"slices"
-	"strconv"
-	"strings"
 
-	"crewagent/backend/fsx"
 	"crewagent/backend/mcp"
 	"crewagent/backend/mcp/projectmcp"
-	"crewagent/backend/settings"
 )
 
 // The MCP servers of an open project run in projectmcp (one manager per
 // workspace, the window and the command line alike, closed with it); their
 // tools reach every tool host through its provider, under the same policy
-// as the built-in tools. Here: what the window and the command line show,
-// and the use cases that delegate.
+// as the built-in tools. Here, the use cases that delegate to it.
+
+// The MCP page as the window and the command line show it.
+type (
+	MCPView       = projectmcp.View
+	MCPServerView = projectmcp.ServerView
+	MCPToolView   = projectmcp.ToolView
+	MCPServerSpec = projectmcp.ServerSpec
+	MCPParsed     = projectmcp.Parsed
+	MCPImport     = projectmcp.ImportResult
+	MCPOptions    = projectmcp.Switches
+)
 
 // openMCP creates the project's MCP servers (no server starts here, unless
 // the window opens the project and the settings ask for it).
@@ -41,204 +44,15 @@ func (ws *Workspace) SignOutMCPServer(ctx context.Context, name string) (mcp.Sig
 	return ws.mcp.SignOut(ctx, name)
 }
 
-// ---- what the window and the command line show ----
-
-// MCPToolView is one tool of a server.
-type MCPToolView struct {
-	Name        string          `json:"name"`
-	WireName    string          `json:"wireName"`
-	Title       string          `json:"title,omitempty"`
-	Description string          `json:"description"`
-	InputSchema json.RawMessage `json:"inputSchema" ts_type:"Record<string, unknown>"`
-}
-
-// MCPServerView is one server as Settings → MCP and `crewagent mcp list`
-// show it. Secrets (env and header values, a URL's password and query) are
-// masked everywhere in it.
-type MCPServerView struct {
-	Name   string     `json:"name"`
-	Source mcp.Source `json:"source"` // settings | project
-	// File is the project file a project server comes from (.mcp.json,
-	// .cursor/mcp.json or .vscode/mcp.json).
-	File      string `json:"file,omitempty"`
-	Transport string `json:"transport"` // stdio | http | sse
-	// State: disabled, pending-approval, stopped, starting, ready or failed.
-	State   mcp.State `json:"state"`
-	Summary string    `json:"summary"` // "ready (12 tools)", "failed: …"
-	// Command is what the server runs (command and arguments) or its URL.
-	Command   string `json:"command"`
-	ToolCount int    `json:"toolCount"`
-	// Tools are the tools it listed when it last ran (none before).
-	Tools []MCPToolView `json:"tools"`
-	// Error and StderrTail say why it failed (the end of its stderr).
-	Error      string `json:"error,omitempty"`
-	StderrTail string `json:"stderrTail,omitempty"`
-	LogPath    string `json:"logPath,omitempty"`
-	PID        int    `json:"pid,omitempty"`
-	Failures   int    `json:"failures,omitempty"`
-	// RetryAt is when a failed server may start again; GaveUp: it failed too
-	// often in a row and waits for a restart.
-	RetryAt       string `json:"retryAt,omitempty"`
-	GaveUp        bool   `json:"gaveUp,omitempty"`
-	ServerName    string `json:"serverName,omitempty"`
-	ServerVersion string `json:"serverVersion,omitempty"`
-	// ApprovalChanged: a pending project server whose entry changed since it
-	// was approved.
-	ApprovalChanged bool `json:"approvalChanged,omitempty"`
-	// Offered: the model is offered its tools where MCP is on (the settings
-	// enable MCP and their allowedServers include it).
-	Offered bool `json:"offered"`
-	// Withheld says why its tools are not offered although it is ready: they
-	// are over the bounds of one server (tools.mcp.maxToolsPerServer,
-	// maxToolTokensPerServer).
-	Withheld string `json:"withheld,omitempty"`
-	// Warnings name, for a project server, the variables of its env that make a
-	// program load code (PYTHONPATH, NODE_OPTIONS, …), in words.
-	Warnings []string `json:"warnings,omitempty"`
-	// Config is the configuration with its secrets masked.
-	Config MCPServerSpec `json:"config"`
-}
-
-// MCPServerSpec is a server's configuration as the window edits it: an entry
-// of the mcpServers table with its name.
-type MCPServerSpec struct {
-	Name    string            `json:"name"`
-	Command string            `json:"command,omitempty"`
-	Args    []string          `json:"args,omitempty"`
-	Env     map[string]string `json:"env,omitempty"`
-	// EnvFile is a dotenv file whose variables are added to Env.
-	EnvFile  string            `json:"envFile,omitempty"`
-	Cwd      string            `json:"cwd,omitempty"`
-	URL      string            `json:"url,omitempty"`
-	Headers  map[string]string `json:"headers,omitempty"`
-	Disabled bool              `json:"disabled,omitempty"`
-}
-
-func specOf(c mcp.ServerConfig) MCPServerSpec {
-	return MCPServerSpec{Name: c.Name, Command: c.Command, Args: c.Args, Env: c.Env, EnvFile: c.EnvFile, Cwd: c.Cwd, URL: c.URL, Headers: c.Headers, Disabled: c.Disabled}
-}
-
-func (s MCPServerSpec) config(src mcp.Source) mcp.ServerConfig {
-	c := mcp.ServerConfig{Name: strings.TrimSpace(s.Name), Source: src, Command: strings.TrimSpace(s.Command), Args: s.Args,
-		Env: s.Env, EnvFile: strings.TrimSpace(s.EnvFile), Cwd: strings.TrimSpace(s.Cwd), URL: strings.TrimSpace(s.URL), Headers: s.Headers, Disabled: s.Disabled}
-	return c.Clone()
-}
-
-// MCPView is the MCP page: the switches of the settings' tools.mcp block,
-// every configured server and the problems of the configuration.
-type MCPView struct {
-	// Enabled, AllowedServers, StartOnOpen and CallTimeoutSeconds are the
-	// settings' tools.mcp.
-	Enabled            bool            `json:"enabled"`
-	AllowedServers     []string        `json:"allowedServers"`
-	StartOnOpen        bool            `json:"startOnOpen"`
-	CallTimeoutSeconds int             `json:"callTimeoutSeconds"`
-	Servers            []MCPServerView `json:"servers"`
-	// Problems are entries left out of the configuration, and why.
-	Problems []mcp.Problem `json:"problems"`
-	// Project is the open project's name ("" without one: project servers,
-	// statuses and approvals need one); ProjectFile its .mcp.json.
-	Project      string `json:"project"`
-	ProjectFile  string `json:"projectFile,omitempty"`
-	SettingsPath string `json:"settingsPath"`
-
-	limits mcp.Limits
-}
-
-// commandLine shows what a server runs: the command and its arguments
-// (quoted where needed), or its URL, secrets masked.
-func commandLine(c mcp.ServerConfig) string {
-	if c.Transport() == mcp.TransportHTTP {
-		return c.URL
-	}
-	parts := []string{quoteArg(c.Command)}
-	for _, a := range c.Args {
-		parts = append(parts, quoteArg(a))
-	}
-	return strings.Join(parts, " ")
-}
-
-func quoteArg(s string) string {
-	if s != "" && !strings.ContainsAny(s, " \t\n\"'\\$`") {
-		return s
-	}
-	return strconv.Quote(s)
-}
-
-func (rt *Runtime) mcpBaseView() MCPView {
-	st := rt.Effective().Tools.MCP
-	allowed := slices.Clone(st.AllowedServers)
-	if allowed == nil {
-		allowed = []string{}
-	}
-	return MCPView{Enabled: st.Enabled, AllowedServers: allowed, StartOnOpen: st.StartOnOpen, CallTimeoutSeconds: st.CallTimeoutSeconds,
-		Servers: []MCPServerView{}, Problems: []mcp.Problem{}, SettingsPath: settings.Path(rt.home), limits: projectmcp.Limits(st)}
-}
-
-func serverView(st mcp.Status, list []mcp.Tool, v MCPView) MCPServerView {
-	out := MCPServerView{Name: st.Name, Source: st.Source, File: st.Config.File, Transport: st.Transport, State: st.State, Summary: st.Summary(),
-		Command: commandLine(st.Config), ToolCount: st.ToolCount, Tools: []MCPToolView{}, Error: st.Error, StderrTail: st.StderrTail,
-		LogPath: st.LogPath, PID: st.PID, Failures: st.Failures, GaveUp: st.GaveUp, ServerName: st.ServerName,
-		ServerVersion: st.ServerVersion, ApprovalChanged: st.ApprovalChanged, Config: specOf(st.Config),
-		Offered: projectmcp.Offered(settings.MCPTools{Enabled: v.Enabled, AllowedServers: v.AllowedServers}, st.Name)}
-	out.Config.Name = st.Name
-	out.Warnings = st.Config.LoaderWarnings()
-	if _, w := mcp.Bound(list, v.limits); len(w) > 0 {
-		out.Withheld = w[0].Reason
-		out.Summary += ", not offered: over the limit of one server's tools"
-	}
-	if st.RetryAt != nil {
-		out.RetryAt = fsx.Stamp(*st.RetryAt)
-	}
-	for _, t := range list {
-		out.Tools = append(out.Tools, MCPToolView{Name: t.Name, WireName: t.WireName, Title: t.Title, Description: t.Description, InputSchema: t.InputSchema})
-	}
-	return out
-}
-
 // MCPView lists the project's servers with their status and tools. With
 // start, the enabled and approved servers that are not running are started
 // first (each within the handshake timeout) so that their tools are known.
 func (ws *Workspace) MCPView(ctx context.Context, start bool) MCPView {
-	v := ws.rt.mcpBaseView()
-	m := ws.mcp.Manager()
-	if start {
-		m.Tools(ctx, nil)
-	}
-	for _, st := range m.Statuses() {
-		v.Servers = append(v.Servers, serverView(st, m.ServerTools(st.Name), v))
-	}
-	v.Problems = append(v.Problems, ws.mcp.Problems()...)
-	p := ws.Project()
-	v.Project, v.ProjectFile = p.Name, filepath.Join(p.Root, mcp.ProjectFileName)
-	return v
+	return ws.mcp.View(ctx, start, ws.Project().Name)
 }
 
 // MCPView without a project: the settings' servers, none of them running.
-func (rt *Runtime) MCPView() MCPView {
-	v := rt.mcpBaseView()
-	raw, err := settings.ReadMCPServers(rt.home)
-	if err != nil {
-		v.Problems = append(v.Problems, mcp.Problem{Message: "the settings' MCP servers cannot be read: " + err.Error()})
-	}
-	servers, problems := mcp.ParseServers(raw, mcp.SourceSettings)
-	v.Problems = append(v.Problems, problems...)
-	v.Servers = append(v.Servers, stoppedViews(servers, v)...)
-	return v
-}
-
-// stoppedViews show servers that are not running.
-func stoppedViews(servers []mcp.ServerConfig, v MCPView) []MCPServerView {
-	out := []MCPServerView{}
-	for _, c := range servers {
-		st := mcp.Status{Name: c.Name, Source: c.Source, Transport: c.Transport(), State: mcp.StateStopped, Config: c.Redacted()}
-		if c.Disabled {
-			st.State = mcp.StateDisabled
-		}
-		out = append(out, serverView(st, nil, v))
-	}
-	return out
-}
+func (rt *Runtime) MCPView() MCPView { return projectmcp.SettingsView(rt.home, rt.Effective()) }
 
 // ApproveMCPServer lets a server of the project's .mcp.json run in this
 // project, as it is configured now (a changed entry must be approved again).
@@ -275,7 +89,7 @@ func (rt *Runtime) SaveMCPServer(previous string, spec MCPServerSpec) error {
 	if err != nil {
 		return err
 	}
-	return projectmcp.SaveServer(st, previous, spec.config(mcp.SourceSettings))
+	return projectmcp.SaveServer(st, previous, spec.Config(mcp.SourceSettings))
 }
 
 // RemoveMCPServer deletes a server from the settings' mcpServers.
@@ -296,57 +110,17 @@ func (rt *Runtime) SetMCPServerEnabled(name string, enabled bool) error {
 	return projectmcp.SetEnabled(st, name, enabled)
 }
 
-// MCPParsed is a pasted configuration block, read but not saved: its servers
-// (secrets masked) and the problems of the entries left out.
-type MCPParsed struct {
-	Servers []MCPServerView `json:"servers"`
-	// Replaces names the settings servers that adding the block replaces.
-	Replaces []string      `json:"replaces"`
-	Problems []mcp.Problem `json:"problems"`
-}
-
 // ParseMCPBlock reads a pasted Claude Desktop / Cursor configuration (a
 // whole file, its mcpServers table or bare "name": {…} members).
 func (rt *Runtime) ParseMCPBlock(text string) MCPParsed {
-	out := MCPParsed{Replaces: []string{}, Problems: []mcp.Problem{}}
-	servers, problems := mcp.ParseBlock(text, mcp.SourceSettings)
-	out.Problems = append(out.Problems, problems...)
-	var existing []mcp.ServerConfig
-	if st, err := rt.Settings(); err == nil {
-		existing, _, _ = mcp.SettingsServers(st)
-	}
-	out.Servers = stoppedViews(servers, rt.mcpBaseView())
-	for _, c := range servers {
-		if _, ok := projectmcp.Find(existing, c.Name); ok {
-			out.Replaces = append(out.Replaces, c.Name)
-		}
-	}
-	return out
-}
-
-// MCPImport is the outcome of ImportMCPBlock.
-type MCPImport struct {
-	// Added and Replaced name the servers saved.
-	Added    []string `json:"added"`
-	Replaced []string `json:"replaced"`
-	// Problems are the entries left out, and why.
-	Problems []mcp.Problem `json:"problems"`
+	st, _ := rt.Settings()
+	return projectmcp.ParseBlock(rt.home, rt.Effective(), st, text)
 }
 
 // ImportMCPBlock saves the servers of a pasted block to the settings
 // (projectmcp.ImportBlock).
 func (rt *Runtime) ImportMCPBlock(text string) (MCPImport, error) {
-	var out MCPImport
-	var err error
-	out.Added, out.Replaced, out.Problems, err = projectmcp.ImportBlock(rt.Settings, text)
-	return out, err
-}
-
-// MCPOptions are the settings' tools.mcp switches the MCP page edits.
-type MCPOptions struct {
-	Enabled            bool `json:"enabled"`
-	StartOnOpen        bool `json:"startOnOpen"`
-	CallTimeoutSeconds int  `json:"callTimeoutSeconds"`
+	return projectmcp.ImportBlock(rt.Settings, text)
 }
 
 // SetMCPOptions saves the MCP switches (the rest of the settings as they
@@ -356,12 +130,7 @@ func (rt *Runtime) SetMCPOptions(o MCPOptions) error {
 	if err != nil {
 		return err
 	}
-	next := st.Effective()
-	next.Tools.MCP.Enabled, next.Tools.MCP.StartOnOpen, next.Tools.MCP.CallTimeoutSeconds = o.Enabled, o.StartOnOpen, o.CallTimeoutSeconds
-	if err := next.Validate(); err != nil {
-		return err
-	}
-	return st.Update(next)
+	return projectmcp.SetSwitches(st, o)
 }
 
 // MCPResourceList is what MCPResources found.

@@ -103,43 +103,52 @@ func SetEnabled(st *settings.Store, name string, enabled bool) error {
 	return nil
 }
 
+// ImportResult is the outcome of ImportBlock.
+type ImportResult struct {
+	// Added and Replaced name the servers saved.
+	Added    []string `json:"added"`
+	Replaced []string `json:"replaced"`
+	// Problems are the entries left out, and why.
+	Problems []mcp.Problem `json:"problems"`
+}
+
 // ImportBlock saves the servers of a pasted block to the settings (a server
-// of the same name is replaced) and names those added and replaced; entries
-// with problems are left out and reported. A block without any usable
-// server fails with E_MCP_CONFIG_INVALID before the settings are loaded.
-func ImportBlock(load func() (*settings.Store, error), text string) (added, replaced []string, problems []mcp.Problem, err error) {
-	added, replaced = []string{}, []string{}
+// of the same name is replaced); entries with problems are left out and
+// reported. A block without any usable server fails with
+// E_MCP_CONFIG_INVALID before the settings are loaded.
+func ImportBlock(load func() (*settings.Store, error), text string) (ImportResult, error) {
+	out := ImportResult{Added: []string{}, Replaced: []string{}, Problems: []mcp.Problem{}}
 	servers, problems := mcp.ParseBlock(text, mcp.SourceSettings)
-	problems = append([]mcp.Problem{}, problems...)
+	out.Problems = append(out.Problems, problems...)
 	if len(servers) == 0 {
 		if len(problems) == 0 {
-			return added, replaced, problems, Invalid([]mcp.Problem{{Message: "the block names no server"}})
+			problems = []mcp.Problem{{Message: "the block names no server"}}
 		}
-		return added, replaced, problems, Invalid(problems)
+		return out, Invalid(problems)
 	}
 	st, err := load()
 	if err != nil {
-		return added, replaced, problems, err
+		return out, err
 	}
 	existing, _, err := mcp.SettingsServers(st)
 	if err != nil {
-		return added, replaced, problems, err
+		return out, err
 	}
 	for _, c := range servers {
-		_, was := Find(existing, c.Name)
+		_, replaced := Find(existing, c.Name)
 		ps, err := mcp.SaveServer(st, c)
 		if err != nil {
 			if len(ps) == 0 {
-				return added, replaced, problems, err
+				return out, err
 			}
-			problems = append(problems, ps...)
+			out.Problems = append(out.Problems, ps...)
 			continue
 		}
-		if was {
-			replaced = append(replaced, c.Name)
+		if replaced {
+			out.Replaced = append(out.Replaced, c.Name)
 		} else {
-			added = append(added, c.Name)
+			out.Added = append(out.Added, c.Name)
 		}
 	}
-	return added, replaced, problems, nil
+	return out, nil
 }

@@ -110,18 +110,18 @@ func TestServerEditsFailWithTheirCodes(t *testing.T) {
 func TestImportBlock(t *testing.T) {
 	st, home := settingsWith(t, `{"a":{"command":"x"}}`)
 	load := func() (*settings.Store, error) { return st, nil }
-	added, replaced, problems, err := projectmcp.ImportBlock(load, `{"mcpServers":{"a":{"command":"x2"},"n":{"url":"http://127.0.0.1:1/mcp"},"bad":{}}}`)
+	res, err := projectmcp.ImportBlock(load, `{"mcpServers":{"a":{"command":"x2"},"n":{"url":"http://127.0.0.1:1/mcp"},"bad":{}}}`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(added) != 1 || added[0] != "n" || len(replaced) != 1 || replaced[0] != "a" || len(problems) != 1 || problems[0].Server != "bad" {
-		t.Fatalf("added %v, replaced %v, problems %v", added, replaced, problems)
+	if len(res.Added) != 1 || res.Added[0] != "n" || len(res.Replaced) != 1 || res.Replaced[0] != "a" || len(res.Problems) != 1 || res.Problems[0].Server != "bad" {
+		t.Fatalf("imported %+v", res)
 	}
 	if s := savedServers(t, home); s["a"].Command != "x2" || s["n"].URL == "" {
 		t.Fatalf("saved %+v", s)
 	}
 	unread := func() (*settings.Store, error) { t.Fatal("the settings were read"); return nil, nil }
-	if _, _, _, err := projectmcp.ImportBlock(unread, `{"bad":{}}`); errs.From(err).Code != errs.MCPConfigInvalid {
+	if _, err := projectmcp.ImportBlock(unread, `{"bad":{}}`); errs.From(err).Code != errs.MCPConfigInvalid {
 		t.Fatalf("a block without a server: %v", err)
 	}
 }

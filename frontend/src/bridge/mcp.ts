@@ -1,16 +1,16 @@
 import * as MCP from '../../wailsjs/go/desktop/MCP'
-import type { app, mcp } from '../../wailsjs/go/models'
+import type { mcp, projectmcp } from '../../wailsjs/go/models'
 import { call } from './errors'
 
 /** Settings → MCP: every configured server with its status and tools. */
-export type McpView = app.MCPView
-export type McpServer = app.MCPServerView
-export type McpTool = app.MCPToolView
+export type McpView = projectmcp.View
+export type McpServer = projectmcp.ServerView
+export type McpTool = projectmcp.ToolView
 /** A server's configuration as the page edits it (secrets masked). */
-export type McpServerSpec = app.MCPServerSpec
-export type McpParsed = app.MCPParsed
-export type McpImport = app.MCPImport
-export type McpOptions = app.MCPOptions
+export type McpServerSpec = projectmcp.ServerSpec
+export type McpParsed = projectmcp.Parsed
+export type McpImport = projectmcp.ImportResult
+export type McpOptions = projectmcp.Switches
 export type McpProblem = mcp.Problem
 export type McpState = 'disabled' | 'pending-approval' | 'stopped' | 'starting' | 'ready' | 'failed'
 

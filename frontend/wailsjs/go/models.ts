@@ -111,78 +111,6 @@ export namespace app {
 	    baseUrl: string;
 	    models: string[];
 	}
-	export interface MCPImport {
-	    added: string[];
-	    replaced: string[];
-	    problems: mcp.Problem[];
-	}
-	export interface MCPOptions {
-	    enabled: boolean;
-	    startOnOpen: boolean;
-	    callTimeoutSeconds: number;
-	}
-	export interface MCPServerSpec {
-	    name: string;
-	    command?: string;
-	    args?: string[];
-	    env?: Record<string, string>;
-	    envFile?: string;
-	    cwd?: string;
-	    url?: string;
-	    headers?: Record<string, string>;
-	    disabled?: boolean;
-	}
-	export interface MCPToolView {
-	    name: string;
-	    wireName: string;
-	    title?: string;
-	    description: string;
-	    inputSchema: Record<string, unknown>;
-	}
-	export interface MCPServerView {
-	    name: string;
-	    source: string;
-	    file?: string;
-	    transport: string;
-	    state: string;
-	    summary: string;
-	    command: string;
-	    toolCount: number;
-	    tools: MCPToolView[];
-	    error?: string;
-	    stderrTail?: string;
-	    logPath?: string;
-	    pid?: number;
-	    failures?: number;
-	    retryAt?: string;
-	    gaveUp?: boolean;
-	    serverName?: string;
-	    serverVersion?: string;
-	    approvalChanged?: boolean;
-	    offered: boolean;
-	    withheld?: string;
-	    warnings?: string[];
-	    config: MCPServerSpec;
-	}
-	export interface MCPParsed {
-	    servers: MCPServerView[];
-	    replaces: string[];
-	    problems: mcp.Problem[];
-	}
-	
-	
-	
-	export interface MCPView {
-	    enabled: boolean;
-	    allowedServers: string[];
-	    startOnOpen: boolean;
-	    callTimeoutSeconds: number;
-	    servers: MCPServerView[];
-	    problems: mcp.Problem[];
-	    project: string;
-	    projectFile?: string;
-	    settingsPath: string;
-	}
 	export interface PackageImport {
 	    ok: boolean;
 	    package?: packages.Installed;
@@ -1010,6 +938,83 @@ export namespace project {
 	    name: string;
 	    lastOpenedAt: string;
 	    exists: boolean;
+	}
+
+}
+
+export namespace projectmcp {
+	
+	export interface ImportResult {
+	    added: string[];
+	    replaced: string[];
+	    problems: mcp.Problem[];
+	}
+	export interface ServerSpec {
+	    name: string;
+	    command?: string;
+	    args?: string[];
+	    env?: Record<string, string>;
+	    envFile?: string;
+	    cwd?: string;
+	    url?: string;
+	    headers?: Record<string, string>;
+	    disabled?: boolean;
+	}
+	export interface ToolView {
+	    name: string;
+	    wireName: string;
+	    title?: string;
+	    description: string;
+	    inputSchema: Record<string, unknown>;
+	}
+	export interface ServerView {
+	    name: string;
+	    source: string;
+	    file?: string;
+	    transport: string;
+	    state: string;
+	    summary: string;
+	    command: string;
+	    toolCount: number;
+	    tools: ToolView[];
+	    error?: string;
+	    stderrTail?: string;
+	    logPath?: string;
+	    pid?: number;
+	    failures?: number;
+	    retryAt?: string;
+	    gaveUp?: boolean;
+	    serverName?: string;
+	    serverVersion?: string;
+	    approvalChanged?: boolean;
+	    offered: boolean;
+	    withheld?: string;
+	    warnings?: string[];
+	    config: ServerSpec;
+	}
+	export interface Parsed {
+	    servers: ServerView[];
+	    replaces: string[];
+	    problems: mcp.Problem[];
+	}
+	
+	
+	export interface Switches {
+	    enabled: boolean;
+	    startOnOpen: boolean;
+	    callTimeoutSeconds: number;
+	}
+	
+	export interface View {
+	    enabled: boolean;
+	    allowedServers: string[];
+	    startOnOpen: boolean;
+	    callTimeoutSeconds: number;
+	    servers: ServerView[];
+	    problems: mcp.Problem[];
+	    project: string;
+	    projectFile?: string;
+	    settingsPath: string;
 	}
 
 }
