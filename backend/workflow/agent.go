@@ -115,3 +115,23 @@ func agentIDs(pkgs []*packages.Package) []string {
 	}
 	return ids
 }
+
+// List returns the agents Agent mode can speak as: those ResolveAgent
+// resolves. A package that cannot be loaded is reported in Problem rather
+// than as an error, so the chat works.
+func (a PackageAgents) List() packages.AgentList {
+	out := packages.AgentList{PackageID: a.Active(), Agents: []packages.AgentView{}}
+	pkgs, err := a.Load()
+	if err != nil {
+		if out.PackageID != "" {
+			out.Problem = "The project's package " + out.PackageID + " cannot be loaded: " + err.Error()
+		} else {
+			out.Problem = "The installed packages cannot be loaded: " + err.Error()
+		}
+		return out
+	}
+	for _, pkg := range pkgs {
+		out.Agents = append(out.Agents, packages.AgentViews(pkg)...)
+	}
+	return out
+}

@@ -1,11 +1,11 @@
 import * as Chat from '../../wailsjs/go/desktop/Chat'
-import type { app, contextbuilder, conversation, engine } from '../../wailsjs/go/models'
+import type { app, contextbuilder, conversation, engine, packages } from '../../wailsjs/go/models'
 import type { ConversationMeta } from './conversations'
 import { call } from './errors'
 
 export type Mode = 'chat' | 'agent' | 'run'
-export type AgentInfo = app.AgentInfo
-export type AgentList = app.AgentList
+export type AgentInfo = packages.AgentView
+export type AgentList = packages.AgentList
 
 /** Approval modes, most restrictive first: read-only (nothing is written,
  * no command runs), ask (every write and command waits for you), auto-edit

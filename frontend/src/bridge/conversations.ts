@@ -1,5 +1,5 @@
 import * as Conversations from '../../wailsjs/go/desktop/Conversations'
-import type { app, checkpoint, conversation, convlog } from '../../wailsjs/go/models'
+import type { app, checkpoint, conversation, convlog, packages } from '../../wailsjs/go/models'
 import { call } from './errors'
 
 export type ConversationMeta = conversation.ConversationMeta
@@ -61,7 +61,7 @@ export interface ConversationPage {
   /** The unfinished reply left something to continue from. */
   canContinue?: boolean
   /** The agents whose replies are among the entries, by id. */
-  agents?: Record<string, app.AgentInfo>
+  agents?: Record<string, packages.AgentView>
   /** A tool call of the conversation waits for another conversation's answer. */
   waitingFor?: WaitingView
 }

@@ -1,28 +1,5 @@
 export namespace app {
 	
-	export interface AgentInfo {
-	    id: string;
-	    name: string;
-	    title: string;
-	    icon: string;
-	    description: string;
-	}
-	export interface WorkflowInfo {
-	    id: string;
-	    displayName: string;
-	    description: string;
-	    default: boolean;
-	    nodes: number;
-	}
-	export interface ActivePackageView {
-	    packageId: string;
-	    name: string;
-	    version: string;
-	    description: string;
-	    workflows: WorkflowInfo[];
-	    agents: AgentInfo[];
-	    problem?: string;
-	}
 	export interface ActiveSkill {
 	    name: string;
 	    source: string;
@@ -31,12 +8,6 @@ export namespace app {
 	    description?: string;
 	    missing?: boolean;
 	    messageId?: string;
-	}
-	
-	export interface AgentList {
-	    packageId: string;
-	    agents: AgentInfo[];
-	    problem?: string;
 	}
 	export interface ApprovalMode {
 	    mode: string;
@@ -79,7 +50,7 @@ export namespace app {
 	    awaiting: boolean;
 	    stopped?: boolean;
 	    canContinue: boolean;
-	    agents: Record<string, AgentInfo>;
+	    agents: Record<string, packages.AgentView>;
 	    waitingFor?: WaitingView;
 	}
 	export interface ConversationUsage {
@@ -110,21 +81,6 @@ export namespace app {
 	    name: string;
 	    baseUrl: string;
 	    models: string[];
-	}
-	export interface PackageImport {
-	    ok: boolean;
-	    package?: packages.Installed;
-	    problems: packages.Problem[];
-	    warnings: packages.Problem[];
-	    exists?: packages.Installed;
-	    file: string;
-	}
-	export interface PackagesView {
-	    packages: packages.Installed[];
-	    activePackageId: string;
-	    demoError?: string;
-	    demoInstalled: boolean;
-	    demoName: string;
 	}
 	export interface ProjectInfo {
 	    id: string;
@@ -194,7 +150,6 @@ export namespace app {
 	    total: conversation.UsageTotals;
 	    cost?: conversation.Cost;
 	}
-	
 
 }
 
@@ -898,12 +853,41 @@ export namespace memory {
 
 export namespace packages {
 	
+	export interface AgentView {
+	    id: string;
+	    name: string;
+	    title: string;
+	    icon: string;
+	    description: string;
+	}
+	export interface WorkflowView {
+	    id: string;
+	    displayName: string;
+	    description: string;
+	    default: boolean;
+	    nodes: number;
+	}
+	export interface ActiveView {
+	    packageId: string;
+	    name: string;
+	    version: string;
+	    description: string;
+	    workflows: WorkflowView[];
+	    agents: AgentView[];
+	    problem?: string;
+	}
 	export interface AgentInfo {
 	    id: string;
 	    name: string;
 	    title: string;
 	    icon: string;
 	}
+	export interface AgentList {
+	    packageId: string;
+	    agents: AgentView[];
+	    problem?: string;
+	}
+	
 	export interface Problem {
 	    file?: string;
 	    pointer?: string;
@@ -926,6 +910,23 @@ export namespace packages {
 	    agents: AgentInfo[];
 	    warnings?: Problem[];
 	}
+	export interface ImportView {
+	    ok: boolean;
+	    package?: Installed;
+	    problems: Problem[];
+	    warnings: Problem[];
+	    exists?: Installed;
+	    file: string;
+	}
+	
+	export interface ListView {
+	    packages: Installed[];
+	    activePackageId: string;
+	    demoError?: string;
+	    demoInstalled: boolean;
+	    demoName: string;
+	}
+	
 	
 
 }
