@@ -1,5 +1,5 @@
 import * as Chat from '../../wailsjs/go/desktop/Chat'
-import type { app, contextbuilder, conversation, engine, packages } from '../../wailsjs/go/models'
+import type { app, contextbuilder, conversation, engine, llm, packages } from '../../wailsjs/go/models'
 import type { ConversationMeta } from './conversations'
 import { call } from './errors'
 
@@ -70,7 +70,7 @@ export type PreviewDecision = contextbuilder.Decision
 /** An endpoint of the settings with the models a conversation may choose
  * (those the settings name, then those the server lists; error says in
  * words why the server's list could not be read). */
-export type EndpointModels = app.EndpointModels
+export type EndpointModels = llm.EndpointModels
 
 /** The conversation engine: send, stop, switch mode, preview the context. */
 export interface ChatApi {

@@ -25,16 +25,6 @@ export namespace app {
 	    name: string;
 	    data: string;
 	}
-	export interface ConnectionResult {
-	    ok: boolean;
-	    code?: string;
-	    message: string;
-	    model: string;
-	    baseUrl: string;
-	    latencyMs: number;
-	    models: string[];
-	    modelsError?: string;
-	}
 	export interface WaitingView {
 	    conversationId: string;
 	    title: string;
@@ -66,21 +56,9 @@ export namespace app {
 	    mode: string;
 	    agentId: string;
 	}
-	export interface EndpointModels {
-	    name: string;
-	    baseUrl: string;
-	    models: string[];
-	    default?: string;
-	    error?: string;
-	}
 	export interface Export {
 	    fileName: string;
 	    content: string;
-	}
-	export interface LocalServer {
-	    name: string;
-	    baseUrl: string;
-	    models: string[];
 	}
 	export interface ProjectInfo {
 	    id: string;
@@ -110,14 +88,6 @@ export namespace app {
 	    agentId: string;
 	    retry?: boolean;
 	    attachments?: AttachmentInput[];
-	}
-	export interface SettingsView {
-	    settings: settings.Settings;
-	    overrides: settings.Override[];
-	    llmConfigured: boolean;
-	    hasApiKey: boolean;
-	    path: string;
-	    warnings: settings.Problem[];
 	}
 	export interface SkillChange {
 	    conversationId: string;
@@ -828,6 +798,33 @@ export namespace events {
 
 }
 
+export namespace llm {
+	
+	export interface ConnectionResult {
+	    ok: boolean;
+	    code?: string;
+	    message: string;
+	    model: string;
+	    baseUrl: string;
+	    latencyMs: number;
+	    models: string[];
+	    modelsError?: string;
+	}
+	export interface EndpointModels {
+	    name: string;
+	    baseUrl: string;
+	    models: string[];
+	    default?: string;
+	    error?: string;
+	}
+	export interface LocalServer {
+	    name: string;
+	    baseUrl: string;
+	    models: string[];
+	}
+
+}
+
 export namespace mcp {
 	
 	export interface Problem {
@@ -1124,6 +1121,15 @@ export namespace settings {
 	    checkpoints?: Checkpoints;
 	}
 	
+	
+	export interface View {
+	    settings: Settings;
+	    overrides: Override[];
+	    llmConfigured: boolean;
+	    hasApiKey: boolean;
+	    path: string;
+	    warnings: Problem[];
+	}
 
 }
 
