@@ -1,16 +1,8 @@
 package app
 
 import (
-	"bytes"
 	"context"
-	"errors"
-	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"strings"
-	"time"
-	"unicode/utf8"
 
 	"crewagent/backend/compression"
 	"crewagent/backend/conversation"
@@ -233,9 +225,6 @@ func (ws *Workspace) ListRuns() ([]workflow.Run, error) {
 	return runs, err
 }
 
-// maxArtifactBytes is the largest artifact ReadArtifact reads.
-const maxArtifactBytes = 2 << 20
-
 // RunLog returns the last limit lines of a run's execution log
 // (workflow.Service.Log).
 func (ws *Workspace) RunLog(runID string, limit int) (workflow.RunLogView, error) {
@@ -243,79 +232,11 @@ func (ws *Workspace) RunLog(runID string, limit int) (workflow.RunLogView, error
 }
 
 // ArtifactView is a project file shown read-only (an artifact of a run).
-type ArtifactView struct {
-	// Path is project-relative, slash-separated.
-	Path string `json:"path"`
-	// Content is the text (the first 2 MB when Truncated; empty for Binary).
-	Content    string `json:"content"`
-	Size       int64  `json:"size"`
-	Truncated  bool   `json:"truncated"`
-	Binary     bool   `json:"binary"`
-	ModifiedAt string `json:"modifiedAt"`
-}
-
-// artifactError says why an artifact cannot be read: it is missing, or it
-// leads outside the project folder.
-func artifactError(terr *tools.ToolError, display string) error {
-	err := sandboxError(terr)
-	if errors.Is(err, os.ErrNotExist) {
-		return errs.Errorf(errs.NotFound, "%s does not exist in the project (it may have been moved or deleted)", display)
-	}
-	var e *errs.Error
-	if errors.As(err, &e) && e.Code == errs.ArtifactPath {
-		return errs.Wrap(errs.ArtifactPath, err, fmt.Sprintf("%s leads outside the project folder", display))
-	}
-	return err
-}
+type ArtifactView = tools.FileView
 
 // ReadArtifact reads a file of the project by its project-relative path (as
 // runs list their artifacts) for a read-only view, through the sandbox the
-// tools use: paths that leave the project folder, also through symbolic
-// links, fail with E_ARTIFACT_PATH; a missing file with E_NOT_FOUND.
+// tools use (tools.Sandbox.ReadView).
 func (ws *Workspace) ReadArtifact(path string) (ArtifactView, error) {
-	rel := filepath.FromSlash(strings.TrimSpace(path))
-	if rel == "" || !filepath.IsLocal(rel) {
-		return ArtifactView{}, errs.Errorf(errs.ArtifactPath, "%q is not a path inside the project", path)
-	}
-	display := filepath.ToSlash(filepath.Clean(rel))
-	r, terr := ws.sandbox.Resolve("@project/"+display, tools.AccessRead)
-	if terr != nil {
-		return ArtifactView{}, artifactError(terr, display)
-	}
-	// Read beneath the project folder: a folder swapped for a symbolic link
-	// since the path was checked cannot lead outside it.
-	f, st, terr := ws.sandbox.Open(r)
-	if terr != nil {
-		return ArtifactView{}, artifactError(terr, display)
-	}
-	defer f.Close()
-	if !st.Mode().IsRegular() {
-		return ArtifactView{}, errs.Errorf(errs.ArtifactPath, "%s is not a file", display)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxArtifactBytes+1))
-	if err != nil {
-		return ArtifactView{}, err
-	}
-	out := ArtifactView{Path: display, Size: st.Size(), ModifiedAt: st.ModTime().UTC().Format(time.RFC3339)}
-	if len(data) > maxArtifactBytes {
-		data, out.Truncated = trimPartialRune(data[:maxArtifactBytes]), true
-	}
-	if bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data) {
-		out.Binary = true
-		return out, nil
-	}
-	out.Content = string(data)
-	return out, nil
-}
-
-// trimPartialRune drops an incomplete UTF-8 sequence at the end of b (where
-// a cut fell inside a character).
-func trimPartialRune(b []byte) []byte {
-	for i := 0; i < utf8.UTFMax-1 && len(b) > 0; i++ {
-		if r, size := utf8.DecodeLastRune(b); r != utf8.RuneError || size != 1 {
-			return b
-		}
-		b = b[:len(b)-1]
-	}
-	return b
+	return ws.sandbox.ReadView(path)
 }

@@ -155,7 +155,7 @@ func (rt *Runtime) OpenProject(p *project.Project, o OpenOptions) (*Workspace, e
 	}
 	ws.coord = coordinator.New(coordinator.Config{Store: ws.store, Engine: ws.engine, Tasks: ws.tasks, Settings: rt.Effective,
 		Counter: rt.counter, Log: rt.log, Delete: ws.DeleteConversation, AfterTask: ws.emitNextUsage,
-		ReadFile: func(alias string, max int64) ([]byte, error) { return readThroughAtMost(ws.sandbox, alias, max) }})
+		ReadFile: func(alias string, max int64) ([]byte, error) { return ws.sandbox.ReadFileAtMost(alias, max) }})
 	ws.runs, err = workflow.New(workflow.Config{
 		Project:  p,
 		Packages: rt.packages,

@@ -13,14 +13,6 @@ export namespace app {
 	    mode: string;
 	    source: string;
 	}
-	export interface ArtifactView {
-	    path: string;
-	    content: string;
-	    size: number;
-	    truncated: boolean;
-	    binary: boolean;
-	    modifiedAt: string;
-	}
 	export interface AttachmentInput {
 	    name: string;
 	    data: string;
@@ -1163,6 +1155,14 @@ export namespace skills {
 
 export namespace tools {
 	
+	export interface FileView {
+	    path: string;
+	    content: string;
+	    size: number;
+	    truncated: boolean;
+	    binary: boolean;
+	    modifiedAt: string;
+	}
 	export interface WidgetField {
 	    name: string;
 	    label: string;
