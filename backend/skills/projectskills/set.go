@@ -254,33 +254,33 @@ func toolResult(r skills.ToolResult) tools.Result {
 // are), a skill that asks not to be offered to the user (user-invocable:
 // false; E_SKILL_NOT_ALLOWED), a SKILL.md that can no longer be used
 // (E_SKILL_INVALID), a conversation whose reply is running (E_BUSY).
-func (s *Set) Change(conversationID, name string, on bool) (skill, status string, st *skills.State, err error) {
-	skill = strings.TrimSpace(name)
+func (s *Set) Change(conversationID, name string, on bool) (ChangeView, error) {
+	out := ChangeView{ConversationID: conversationID, Skill: strings.TrimSpace(name)}
 	if _, err := s.c.Store.Get(conversationID); err != nil {
-		return skill, "", nil, err
+		return out, err
 	}
 	s.writes.Lock()
 	defer s.writes.Unlock()
 	if s.c.Busy(conversationID) {
-		return skill, "", nil, errs.New(errs.Busy, "a reply is running in this conversation: wait for it to end (or stop it), then change its skills")
+		return out, errs.New(errs.Busy, "a reply is running in this conversation: wait for it to end (or stop it), then change its skills")
 	}
-	st, err = s.State(conversationID)
+	st, err := s.State(conversationID)
 	if err != nil {
-		return skill, "", nil, err
+		return out, err
 	}
 	var entries []conversation.Entry
 	if on {
-		act, err := s.userActivation(st, skill)
+		act, err := s.userActivation(st, out.Skill)
 		if err != nil {
-			return skill, "", nil, err
+			return out, err
 		}
-		skill, status, entries = act.Skill.Name, act.Status, act.Entries
+		out.Skill, out.Status, entries = act.Skill.Name, act.Status, act.Entries
 	} else {
-		d, err := skills.Deactivate(st, skill, skills.ByUser, "", nil)
+		d, err := skills.Deactivate(st, out.Skill, skills.ByUser, "", nil)
 		if err != nil {
-			return skill, "", nil, userError(err)
+			return out, userError(err)
 		}
-		status, entries = d.Status, d.Entries
+		out.Status, entries = d.Status, d.Entries
 	}
 	if len(entries) > 0 {
 		ptrs := make([]*conversation.Entry, len(entries))
@@ -291,10 +291,11 @@ func (s *Set) Change(conversationID, name string, on bool) (skill, status string
 			st.Apply(&e)
 		}
 		if err := s.c.Store.Append(conversationID, ptrs...); err != nil {
-			return skill, "", nil, err
+			return out, err
 		}
 	}
-	return skill, status, st, nil
+	out.Active = s.activeViews(st)
+	return out, nil
 }
 
 // userActivation checks a user's activation against the catalog.
@@ -348,4 +349,74 @@ func (s *Set) StartWith(mode string, names []string) (string, error) {
 		return "", err
 	}
 	return meta.ID, nil
+}
+
+// ---- what the window and the command line show ----
+
+// ListView is what Settings → Skills shows and the composer's picker
+// offers: every skill found (available, shadowed, invalid) and the folders
+// searched.
+type ListView struct {
+	Skills    []skills.ListItem `json:"skills"`
+	Locations []skills.Location `json:"locations"`
+}
+
+// List returns every skill found for the project, with its source, path
+// and problems (skills.Catalog.List).
+func (s *Set) List() ListView {
+	cat := s.Catalog()
+	return ListView{Skills: cat.List(), Locations: cat.Locations()}
+}
+
+// ActiveView is one skill active in a conversation (a chip of the
+// composer).
+type ActiveView struct {
+	Name   string        `json:"name"`
+	Source skills.Source `json:"source"`
+	Path   string        `json:"path"`
+	By     skills.Actor  `json:"by,omitempty"`
+	// Description is the skill's, while the catalog holds it.
+	Description string `json:"description,omitempty"`
+	// Missing is set when the skill is no longer found where it was
+	// activated from: its instructions still apply (they are in the log),
+	// its files cannot be read.
+	Missing bool `json:"missing,omitempty"`
+	// MessageID is the is_meta message carrying its body.
+	MessageID string `json:"messageId,omitempty"`
+}
+
+// Active returns the skills active in a conversation, in activation order.
+func (s *Set) Active(conversationID string) ([]ActiveView, error) {
+	if _, err := s.c.Store.Get(conversationID); err != nil {
+		return nil, err
+	}
+	st, err := s.State(conversationID)
+	if err != nil {
+		return nil, err
+	}
+	return s.activeViews(st), nil
+}
+
+func (s *Set) activeViews(st *skills.State) []ActiveView {
+	cat := s.Catalog()
+	out := []ActiveView{}
+	for _, a := range st.Active() {
+		as := ActiveView{Name: a.Name, Source: a.Source, Path: a.Path, By: a.By, MessageID: a.MetaID}
+		if sk, ok := cat.Get(a.Name); ok && (a.Path == "" || sk.Path == a.Path) {
+			as.Description = sk.Description
+		} else {
+			as.Missing = true
+		}
+		out = append(out, as)
+	}
+	return out
+}
+
+// ChangeView is the outcome of a user's activation or deactivation.
+type ChangeView struct {
+	ConversationID string `json:"conversationId"`
+	Skill          string `json:"skill"`
+	// Status is activated, already_active, deactivated or not_active.
+	Status string       `json:"status"`
+	Active []ActiveView `json:"active"`
 }

@@ -1,14 +1,5 @@
 export namespace app {
 	
-	export interface ActiveSkill {
-	    name: string;
-	    source: string;
-	    path: string;
-	    by?: string;
-	    description?: string;
-	    missing?: boolean;
-	    messageId?: string;
-	}
 	export interface ApprovalMode {
 	    mode: string;
 	    source: string;
@@ -80,16 +71,6 @@ export namespace app {
 	    agentId: string;
 	    retry?: boolean;
 	    attachments?: AttachmentInput[];
-	}
-	export interface SkillChange {
-	    conversationId: string;
-	    skill: string;
-	    status: string;
-	    active: ActiveSkill[];
-	}
-	export interface SkillsView {
-	    skills: skills.ListItem[];
-	    locations: skills.Location[];
 	}
 	export interface StartRunRequest {
 	    conversationId: string;
@@ -1005,6 +986,30 @@ export namespace projectmcp {
 	    project: string;
 	    projectFile?: string;
 	    settingsPath: string;
+	}
+
+}
+
+export namespace projectskills {
+	
+	export interface ActiveView {
+	    name: string;
+	    source: string;
+	    path: string;
+	    by?: string;
+	    description?: string;
+	    missing?: boolean;
+	    messageId?: string;
+	}
+	export interface ChangeView {
+	    conversationId: string;
+	    skill: string;
+	    status: string;
+	    active: ActiveView[];
+	}
+	export interface ListView {
+	    skills: skills.ListItem[];
+	    locations: skills.Location[];
 	}
 
 }
