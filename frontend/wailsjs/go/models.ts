@@ -4,10 +4,6 @@ export namespace app {
 	    mode: string;
 	    source: string;
 	}
-	export interface AttachmentInput {
-	    name: string;
-	    data: string;
-	}
 	export interface WaitingView {
 	    conversationId: string;
 	    title: string;
@@ -25,12 +21,6 @@ export namespace app {
 	    canContinue: boolean;
 	    agents: Record<string, packages.AgentView>;
 	    waitingFor?: WaitingView;
-	}
-	export interface ConversationUsage {
-	    id: string;
-	    title: string;
-	    usage?: conversation.UsageTotals;
-	    cost?: conversation.Cost;
 	}
 	export interface EditRequest {
 	    conversationId: string;
@@ -70,7 +60,7 @@ export namespace app {
 	    mode: string;
 	    agentId: string;
 	    retry?: boolean;
-	    attachments?: AttachmentInput[];
+	    attachments?: attach.Input[];
 	}
 	export interface StartRunRequest {
 	    conversationId: string;
@@ -88,11 +78,6 @@ export namespace app {
 	    size: number;
 	    truncated: boolean;
 	}
-	export interface UsageReport {
-	    conversations: ConversationUsage[];
-	    total: conversation.UsageTotals;
-	    cost?: conversation.Cost;
-	}
 
 }
 
@@ -101,6 +86,10 @@ export namespace attach {
 	export interface File {
 	    Name: string;
 	    Data: number[];
+	}
+	export interface Input {
+	    name: string;
+	    data: string;
 	}
 
 }
@@ -375,6 +364,13 @@ export namespace conversation {
 	    currency: string;
 	    unpriced?: string[];
 	}
+	export interface ConversationUsage {
+	    id: string;
+	    title: string;
+	    usage?: UsageTotals;
+	    cost?: Cost;
+	}
+	
 	export interface StepView {
 	    title: string;
 	    summary: string;
@@ -512,6 +508,11 @@ export namespace conversation {
 	
 	
 	
+	export interface UsageReport {
+	    conversations: ConversationUsage[];
+	    total: UsageTotals;
+	    cost?: Cost;
+	}
 	
 	
 

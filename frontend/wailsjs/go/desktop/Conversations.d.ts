@@ -37,4 +37,4 @@ export function SwitchBranch(arg1:string,arg2:string,arg3:number):Promise<void>;
 
 export function UndoChange(arg1:string,arg2:string,arg3:Array<string>,arg4:boolean):Promise<checkpoint.Result>;
 
-export function Usage():Promise<app.UsageReport>;
+export function Usage():Promise<conversation.UsageReport>;
