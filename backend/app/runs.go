@@ -119,19 +119,9 @@ func (ws *Workspace) AnswerQuestion(runID, widgetID string, answer tools.WidgetA
 	if err := ws.rt.Effective().RequireLLM(); err != nil {
 		return err
 	}
-	run, err := ws.runs.Get(runID)
+	run, err := ws.runs.CheckAnswer(runID, widgetID, answer)
 	if err != nil {
 		return err
-	}
-	w, err := ws.runs.PendingWidget(runID)
-	if err != nil {
-		return err
-	}
-	if w == nil || w.ID != widgetID {
-		return errs.New(errs.NoWidget, "this question was already answered or replaced by a newer one")
-	}
-	if terr := w.ValidateAnswer(answer); terr != nil {
-		return errs.New(errs.BadAnswer, terr.Message)
 	}
 	return ws.runInBackground(run, func(ctx context.Context) (*workflow.TurnResult, error) {
 		return ws.runs.AnswerWidget(ctx, runID, widgetID, answer)

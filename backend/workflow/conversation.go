@@ -6,6 +6,7 @@ import (
 	"crewagent/backend/engine"
 	"crewagent/backend/errs"
 	"crewagent/backend/llm"
+	"crewagent/backend/tools"
 )
 
 // The runs of a conversation, as the application asks for them.
@@ -43,4 +44,25 @@ func PersistedFailure(err error) bool {
 	}
 	var le *llm.Error
 	return errors.As(err, &le)
+}
+
+// CheckAnswer returns the run whose pending ui.ask_user question widgetID
+// answer answers: a question that no longer waits fails with
+// RUN_NO_PENDING_WIDGET, an answer that does not fit it with RUN_BAD_ANSWER.
+func (s *Service) CheckAnswer(runID, widgetID string, answer tools.WidgetAnswer) (Run, error) {
+	run, err := s.Get(runID)
+	if err != nil {
+		return run, err
+	}
+	w, err := s.PendingWidget(runID)
+	if err != nil {
+		return run, err
+	}
+	if w == nil || w.ID != widgetID {
+		return run, errs.New(errs.NoWidget, "this question was already answered or replaced by a newer one")
+	}
+	if terr := w.ValidateAnswer(answer); terr != nil {
+		return run, errs.New(errs.BadAnswer, terr.Message)
+	}
+	return run, nil
 }
