@@ -54,36 +54,18 @@ const (
 type RewindRequest = checkpoint.RewindRequest
 
 // RewindResult is what a rewind did.
-type RewindResult struct {
-	ConversationID string `json:"conversationId"`
-	To             string `json:"to"`
-	// Files is what was restored (nil when files were not asked for).
-	Files *checkpoint.Result `json:"files,omitempty"`
-	// NewConversationID is the fork that ends before the message ("" when
-	// the conversation was not asked for, or the message is its first).
-	NewConversationID string   `json:"newConversationId,omitempty"`
-	Notes             []string `json:"notes,omitempty"`
-}
+type RewindResult = checkpoint.RewindResult
 
 // Rewind restores the project's files to their state before a user message
-// of a conversation (checkpoint.ToMessage) and/or forks the conversation so
-// that the fork ends just before it. Nothing is deleted: the files' state
-// before the rewind is kept (RewindResult.Files.RewindID undoes it) and the
-// conversation stays as it was.
+// of a conversation and/or forks the conversation so that the fork ends just
+// before it (checkpoint.ToMessage).
 func (ws *Workspace) Rewind(req RewindRequest) (*RewindResult, error) {
-	plan, err := checkpoint.ToMessage(ws.checkpoints, func() ([]*conversation.Entry, error) { return ws.store.Load(req.ConversationID) }, req)
-	if err != nil {
-		return nil, err
+	load := func() ([]*conversation.Entry, error) { return ws.store.Load(req.ConversationID) }
+	fork := func(after string) (string, error) {
+		meta, err := ws.ForkConversation(req.ConversationID, after, "")
+		return meta.ID, err
 	}
-	res := &RewindResult{ConversationID: req.ConversationID, To: req.To, Files: plan.Files, Notes: plan.Notes}
-	if plan.ForkAfter != "" {
-		meta, err := ws.ForkConversation(req.ConversationID, plan.ForkAfter, "")
-		if err != nil {
-			return res, err
-		}
-		res.NewConversationID = meta.ID
-	}
-	return res, nil
+	return checkpoint.ToMessage(ws.checkpoints, load, fork, req)
 }
 
 // UndoChangeRequest asks to put back the files one tool call changed.

@@ -39,49 +39,53 @@ func (r RewindRequest) options() RestoreOptions {
 	return RestoreOptions{Force: r.Force, ForcePaths: r.ForcePaths, DryRun: r.DryRun}
 }
 
-// Plan is what ToMessage did to the files and what is left to do to the
-// conversation.
-type Plan struct {
+// RewindResult is what a rewind did.
+type RewindResult struct {
+	ConversationID string `json:"conversationId"`
+	To             string `json:"to"`
 	// Files is what was restored (nil when files were not asked for).
-	Files *Result
-	// ForkAfter is the message the fork of the conversation ends with ("":
-	// no fork, because the conversation was not asked for, the message is its
-	// first, or the request is a dry run).
-	ForkAfter string
-	Notes     []string
+	Files *Result `json:"files,omitempty"`
+	// NewConversationID is the fork that ends before the message ("" when
+	// the conversation was not asked for, or the message is its first).
+	NewConversationID string   `json:"newConversationId,omitempty"`
+	Notes             []string `json:"notes,omitempty"`
 }
 
 // ToMessage restores the project's files to their state before a user
 // message of a conversation whose log load reads (undoing the changes the
-// tools made in its turn and every later one, newest first), or, when To is
-// a rewind, puts back the files as they were just before it. st is nil when
-// the project's checkpoints could not be opened.
-func ToMessage(st *Store, load func() ([]*conversation.Entry, error), req RewindRequest) (Plan, error) {
-	var plan Plan
+// tools made in its turn and every later one, newest first) and/or has fork
+// make a fork of the conversation that ends with the message before it
+// (fork returns the new conversation's id). When To is a rewind, it puts
+// back the files as they were just before it. Nothing is deleted: the
+// files' state before the rewind is kept (RewindResult.Files.RewindID
+// undoes it) and the conversation stays as it was. st is nil when the
+// project's checkpoints could not be opened.
+func ToMessage(st *Store, load func() ([]*conversation.Entry, error), fork func(after string) (string, error), req RewindRequest) (*RewindResult, error) {
+	res := &RewindResult{ConversationID: req.ConversationID, To: req.To}
 	what := req.What
 	if what == "" {
 		what = RewindBoth
 	}
 	if what != RewindFiles && what != RewindConversation && what != RewindBoth {
-		return plan, errs.Errorf(errs.InvalidArgument, "rewind %q: give files, conversation or both", what)
+		return nil, errs.Errorf(errs.InvalidArgument, "rewind %q: give files, conversation or both", what)
 	}
 	if req.To == "" {
-		return plan, errs.New(errs.InvalidArgument, "rewind needs the message to go back to")
+		return nil, errs.New(errs.InvalidArgument, "rewind needs the message to go back to")
 	}
 	entries, err := load()
 	if err != nil {
-		return plan, err
+		return nil, err
 	}
 	if st != nil && st.IsRewind(req.To) {
 		if what == RewindConversation {
-			return plan, errs.Errorf(errs.InvalidArgument, "%s is a rewind of files: only its files can be put back", req.To)
+			return nil, errs.Errorf(errs.InvalidArgument, "%s is a rewind of files: only its files can be put back", req.To)
 		}
 		files, err := st.UndoRewindWith(req.To, req.options())
 		if err != nil {
-			return plan, appError(err)
+			return nil, appError(err)
 		}
-		plan.Files = files
-		return plan, nil
+		res.Files = files
+		return res, nil
 	}
 	at := -1
 	for i, e := range entries {
@@ -90,10 +94,10 @@ func ToMessage(st *Store, load func() ([]*conversation.Entry, error), req Rewind
 		}
 	}
 	if at < 0 {
-		return plan, errs.Errorf(errs.NotFound, "conversation %s has no message %s", req.ConversationID, req.To)
+		return nil, errs.Errorf(errs.NotFound, "conversation %s has no message %s", req.ConversationID, req.To)
 	}
 	if m := entries[at]; m.Role != conversation.RoleUser || m.IsMeta {
-		return plan, errs.Errorf(errs.InvalidArgument, "message %s is not a message of the user (it is a %s message): rewind goes back to before one of yours", req.To, m.Role)
+		return nil, errs.Errorf(errs.InvalidArgument, "message %s is not a message of the user (it is a %s message): rewind goes back to before one of yours", req.To, m.Role)
 	}
 	if what != RewindConversation {
 		turns := map[string]bool{}
@@ -103,26 +107,30 @@ func ToMessage(st *Store, load func() ([]*conversation.Entry, error), req Rewind
 			}
 		}
 		if st == nil {
-			return plan, errNotOpen
+			return nil, errNotOpen
 		}
 		files, err := st.RewindWith(req.ConversationID, req.To, turns, req.options())
 		switch {
 		case errors.Is(err, ErrNothingToRestore) && (what == RewindBoth || req.DryRun):
-			plan.Notes = append(plan.Notes, "no file was changed by the tools from this message on: nothing to restore")
+			res.Notes = append(res.Notes, "no file was changed by the tools from this message on: nothing to restore")
 		case err != nil:
-			return plan, appError(err)
+			return nil, appError(err)
 		default:
-			plan.Files = files
+			res.Files = files
 		}
 	}
 	if what != RewindFiles && !req.DryRun {
 		if at == 0 {
-			plan.Notes = append(plan.Notes, "the message is the first of the conversation: there is nothing before it to fork")
+			res.Notes = append(res.Notes, "the message is the first of the conversation: there is nothing before it to fork")
 		} else {
-			plan.ForkAfter = entries[at-1].ID
+			id, err := fork(entries[at-1].ID)
+			if err != nil {
+				return res, err
+			}
+			res.NewConversationID = id
 		}
 	}
-	return plan, nil
+	return res, nil
 }
 
 var errNotOpen = errs.New(errs.Internal, "the project's checkpoints could not be opened (see the log): there is nothing to restore from")

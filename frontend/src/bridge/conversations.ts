@@ -71,7 +71,7 @@ export interface ConversationPage {
  * those whose earlier content was too big to keep; rewindId undoes it. */
 export type RestoreResult = checkpoint.Result
 /** What a rewind did: its files, the fork ending before the message. */
-export type RewindResult = app.RewindResult
+export type RewindResult = checkpoint.RewindResult
 /** What a rewind goes back on: the files, the conversation, or both. */
 export type RewindWhat = 'files' | 'conversation' | 'both'
 

@@ -33,26 +33,11 @@ export namespace app {
 	    fileName: string;
 	    content: string;
 	}
-	export interface ProjectInfo {
-	    id: string;
-	    name: string;
-	    root: string;
-	    dataDir: string;
-	    activePackageId: string;
-	    notice?: string;
-	}
 	export interface RegenerateRequest {
 	    conversationId: string;
 	    messageId: string;
 	    mode: string;
 	    agentId: string;
-	}
-	export interface RewindResult {
-	    conversationId: string;
-	    to: string;
-	    files?: checkpoint.Result;
-	    newConversationId?: string;
-	    notes?: string[];
 	}
 	export interface SendRequest {
 	    conversationId: string;
@@ -101,6 +86,13 @@ export namespace checkpoint {
 	    restored: string[];
 	    kept: string[];
 	    unrestorable: string[];
+	}
+	export interface RewindResult {
+	    conversationId: string;
+	    to: string;
+	    files?: Result;
+	    newConversationId?: string;
+	    notes?: string[];
 	}
 
 }
@@ -904,6 +896,14 @@ export namespace packages {
 
 export namespace project {
 	
+	export interface Info {
+	    id: string;
+	    name: string;
+	    root: string;
+	    dataDir: string;
+	    activePackageId: string;
+	    notice?: string;
+	}
 	export interface RecentProject {
 	    root: string;
 	    id: string;
