@@ -3,6 +3,7 @@ package workflow
 import (
 	"errors"
 
+	"crewagent/backend/conversation"
 	"crewagent/backend/engine"
 	"crewagent/backend/errs"
 	"crewagent/backend/llm"
@@ -65,4 +66,22 @@ func (s *Service) CheckAnswer(runID, widgetID string, answer tools.WidgetAnswer)
 		return run, errs.New(errs.BadAnswer, terr.Message)
 	}
 	return run, nil
+}
+
+// SetupIfRun is NextRunSetup when mode is run, or when mode is empty and the
+// conversation is a workflow's; nil otherwise.
+func (s *Service) SetupIfRun(conversationID, mode string) (*engine.RunSetup, error) {
+	if mode == "" {
+		meta, err := s.cfg.Store.Get(conversationID)
+		if err != nil {
+			return nil, err
+		}
+		if meta.ActiveType == conversation.ActiveWorkflow {
+			mode = conversation.ModeRun
+		}
+	}
+	if mode != conversation.ModeRun {
+		return nil, nil
+	}
+	return s.NextRunSetup(conversationID)
 }
