@@ -27,7 +27,7 @@ type ExplainRequest struct {
 // (the inspector and the command line's "context --all").
 func (ws *Workspace) Explain(ctx context.Context, req ExplainRequest) (*engine.Preview, error) {
 	preq := engine.PreviewRequest{ConversationID: req.ConversationID, Mode: req.Mode, AgentID: req.AgentID, Full: req.All}
-	run, err := ws.runSetupIfRun(req.ConversationID, req.Mode)
+	run, err := ws.runs.SetupIfRun(req.ConversationID, req.Mode)
 	if err != nil {
 		return nil, err
 	}
@@ -41,7 +41,7 @@ func (ws *Workspace) Explain(ctx context.Context, req ExplainRequest) (*engine.P
 // every message before the newest user message goes into the summary, which
 // the focus steers. It fails with ENGINE_CONVERSATION_BUSY while a reply runs.
 func (ws *Workspace) CompactConversation(ctx context.Context, conversationID, focus string) (*engine.CompactResult, error) {
-	run, err := ws.runSetupIfRun(conversationID, "")
+	run, err := ws.runs.SetupIfRun(conversationID, "")
 	if err != nil {
 		return nil, err
 	}
@@ -60,33 +60,6 @@ func (ws *Workspace) PinMessage(conversationID, messageID string) error {
 // UnpinMessage removes a message's pin.
 func (ws *Workspace) UnpinMessage(conversationID, messageID string) error {
 	return ws.engine.Unpin(conversationID, messageID)
-}
-
-// runSetupIfRun returns the setup of the next request of the conversation's
-// latest workflow run when mode is run, or when mode is empty and the
-// conversation is a workflow's; nil otherwise.
-func (ws *Workspace) runSetupIfRun(conversationID, mode string) (*engine.RunSetup, error) {
-	if mode == "" {
-		meta, err := ws.store.Get(conversationID)
-		if err != nil {
-			return nil, err
-		}
-		if meta.ActiveType == conversation.ActiveWorkflow {
-			mode = conversation.ModeRun
-		}
-	}
-	if mode != conversation.ModeRun {
-		return nil, nil
-	}
-	run, err := ws.latestRun(conversationID)
-	if err != nil {
-		return nil, err
-	}
-	setup, err := ws.runs.NextSetup(run.RunID)
-	if err != nil {
-		return nil, err
-	}
-	return &engine.RunSetup{AgentID: setup.AgentID, Persona: setup.Persona, Injector: setup.Injector, Tools: setup.Tools}, nil
 }
 
 // ProjectInstructions returns the project's instruction file (AGENTS.md,

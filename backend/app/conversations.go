@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
 	"io/fs"
 	"slices"
 	"time"
@@ -251,7 +249,7 @@ func (ws *Workspace) ReadToolResult(conversationID, messageID string) (ToolResul
 	// The sandbox of that conversation's tools: it sees only its own outputs.
 	roots := ws.roots
 	roots.Conversation = conversationID
-	data, err := readThrough(tools.NewSandbox(roots), convlog.ToolResultAlias(conversationID, messageID))
+	data, err := tools.NewSandbox(roots).ReadFile(convlog.ToolResultAlias(conversationID, messageID))
 	if errors.Is(err, fs.ErrNotExist) {
 		return ToolResultView{}, errs.Errorf(errs.NotFound, "the full output of message %s is no longer on disk", messageID)
 	}
@@ -264,72 +262,9 @@ func (ws *Workspace) ReadToolResult(conversationID, messageID string) (ToolResul
 	}
 	v := ToolResultView{ToolResultFile: rec, Size: len(rec.Content)}
 	if len(v.Content) > maxToolResultBytes {
-		v.Content, v.Truncated = string(trimPartialRune([]byte(v.Content[:maxToolResultBytes]))), true
+		v.Content, v.Truncated = string(tools.TrimPartialRune([]byte(v.Content[:maxToolResultBytes]))), true
 	}
 	return v, nil
-}
-
-// readThrough reads a file by its alias through a sandbox (read access),
-// beneath the sandbox's root: a folder swapped for a symbolic link after the
-// path was checked cannot lead the read outside.
-func readThrough(sb *tools.Sandbox, alias string) ([]byte, error) {
-	r, terr := sb.Resolve(alias, tools.AccessRead)
-	if terr != nil {
-		return nil, sandboxError(terr)
-	}
-	f, fi, terr := sb.Open(r)
-	if terr != nil {
-		return nil, sandboxError(terr)
-	}
-	defer f.Close()
-	if !fi.Mode().IsRegular() {
-		return nil, errs.Errorf(errs.ArtifactPath, "%s is not a file", r.Display())
-	}
-	return io.ReadAll(f)
-}
-
-// readThroughAtMost is readThrough for a file of at most max bytes: a larger
-// one is refused by its size, and never read past max+1 bytes (a file that
-// grows while it is read included).
-func readThroughAtMost(sb *tools.Sandbox, alias string, max int64) ([]byte, error) {
-	r, terr := sb.Resolve(alias, tools.AccessRead)
-	if terr != nil {
-		return nil, sandboxError(terr)
-	}
-	f, fi, terr := sb.Open(r)
-	if terr != nil {
-		return nil, sandboxError(terr)
-	}
-	defer f.Close()
-	if !fi.Mode().IsRegular() {
-		return nil, errs.Errorf(errs.ArtifactPath, "%s is not a file", r.Display())
-	}
-	tooLarge := func() error {
-		return fmt.Errorf("%s is larger than %d KB", r.Display(), max>>10)
-	}
-	if fi.Size() > max {
-		return nil, tooLarge()
-	}
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > max {
-		return nil, tooLarge()
-	}
-	return b, nil
-}
-
-// sandboxError turns a refusal of the sandbox into an error of the app: a
-// path that leaves its root is ArtifactPath, a missing one NotFound.
-func sandboxError(terr *tools.ToolError) error {
-	switch terr.Code {
-	case tools.CodeNotFound:
-		return fmt.Errorf("%s: %w", terr.Message, fs.ErrNotExist)
-	case tools.CodeSandboxViolation, tools.CodeBadArguments: // outside the root; a folder, a FIFO or a device
-		return errs.New(errs.ArtifactPath, terr.Message)
-	}
-	return errs.New(errs.Internal, terr.Message)
 }
 
 // Export is a conversation rendered for outside the app.

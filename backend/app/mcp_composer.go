@@ -22,8 +22,8 @@ import (
 // composer lists what they offer without starting any).
 func (ws *Workspace) ReadyMCPServers() []string {
 	var out []string
-	for _, n := range ws.mcp.manager.Runnable() {
-		if st, ok := ws.mcp.manager.Status(n); ok && st.State == mcp.StateReady {
+	for _, n := range ws.mcp.Manager().Runnable() {
+		if st, ok := ws.mcp.Manager().Status(n); ok && st.State == mcp.StateReady {
 			out = append(out, n)
 		}
 	}
@@ -42,12 +42,12 @@ type ComposerMCP struct {
 func (ws *Workspace) ComposerMCP(ctx context.Context) ComposerMCP {
 	out := ComposerMCP{Prompts: []mcp.Prompt{}, Resources: []mcp.Resource{}}
 	for _, n := range ws.ReadyMCPServers() {
-		prompts, err := ws.mcp.manager.Prompts(ctx, n)
+		prompts, err := ws.mcp.Manager().Prompts(ctx, n)
 		if err != nil {
 			out.Problems = append(out.Problems, err.Error())
 		}
 		out.Prompts = append(out.Prompts, prompts...)
-		list, _, err := ws.mcp.manager.Resources(ctx, n)
+		list, _, err := ws.mcp.Manager().Resources(ctx, n)
 		if err != nil {
 			out.Problems = append(out.Problems, err.Error())
 		}

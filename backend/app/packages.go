@@ -2,15 +2,9 @@ package app
 
 import (
 	"errors"
-	"fmt"
-	"path/filepath"
-	"slices"
-	"strconv"
-	"strings"
 
 	"crewagent/backend/convlog"
 	"crewagent/backend/engine"
-	"crewagent/backend/errs"
 	"crewagent/backend/packages"
 	"crewagent/backend/project"
 	"crewagent/backend/tools"
@@ -22,32 +16,14 @@ const defaultTitle = convlog.DefaultTitle
 
 // ---- which package ----
 
-// ChoosePackage picks the package of a new run, the one rule for the window
-// and the command line: the explicit one; else the project's active package;
-// else, among the installed packages (those that have the workflow, when one
-// is named), the only one, or the bundled demo when it is one of several;
-// else, with none installed, the bundled demo as the runtime provides it
-// (Runtime.Demo). A project without an active package is bound to the
-// chosen one.
+// ChoosePackage picks the package of a new run (packages.Manager.Choose, the
+// bundled demo as the runtime provides it: Runtime.Demo). A project without
+// an active package is bound to the chosen one.
 func (ws *Workspace) ChoosePackage(explicit, workflowID string) (string, error) {
-	mgr := ws.rt.packages
-	id := explicit
 	active := ws.activePackageID()
-	switch {
-	case id != "":
-		if _, err := mgr.Get(id); err != nil {
-			return "", err
-		}
-	case active != "":
-		id = active
-		if _, err := mgr.Get(id); err != nil {
-			return "", errs.Wrap(errs.NoPackage, err, fmt.Sprintf("the project's package %q is not installed: import it again or choose another one (see 'crewagent package list')", id))
-		}
-	default:
-		var err error
-		if id, err = ws.defaultPackage(workflowID); err != nil {
-			return "", err
-		}
+	id, err := ws.rt.packages.Choose(explicit, active, workflowID, ws.rt.Demo)
+	if err != nil {
+		return "", err
 	}
 	if active == "" {
 		if err := ws.setActivePackage(id); err != nil {
@@ -55,48 +31,6 @@ func (ws *Workspace) ChoosePackage(explicit, workflowID string) (string, error) 
 		}
 	}
 	return id, nil
-}
-
-// defaultPackage is the package of a project without one (ChoosePackage).
-func (ws *Workspace) defaultPackage(workflowID string) (string, error) {
-	mgr := ws.rt.packages
-	list, err := mgr.List()
-	if err != nil {
-		return "", err
-	}
-	if len(list) == 0 {
-		inst, err := ws.rt.Demo()
-		switch {
-		case errors.Is(err, packages.ErrDemoRemoved):
-			return "", errs.Wrap(errs.NoPackage, err, "no package is installed (the bundled demo was removed): import one with 'crewagent package import FILE' or put the demo back with 'crewagent package install-demo'")
-		case errors.Is(err, errDemoNotStarted):
-			return "", errs.New(errs.NoPackage, "this project has no active package: choose one in Settings → Packages")
-		case err != nil:
-			return "", err
-		}
-		if _, err := mgr.Get(inst.ID); err != nil {
-			return "", errs.Wrap(errs.NoPackage, err, "no package is installed: import one or put the bundled demo back")
-		}
-		return inst.ID, nil
-	}
-	candidates := list
-	if workflowID != "" {
-		candidates = slices.DeleteFunc(slices.Clone(list), func(p packages.Installed) bool {
-			return !slices.ContainsFunc(p.Workflows, func(wf packages.WorkflowInfo) bool { return wf.ID == workflowID })
-		})
-		if len(list) == 1 && len(candidates) == 0 {
-			candidates = list // the run reports the unknown workflow with the ones there are
-		}
-	}
-	switch {
-	case len(candidates) == 1:
-		return candidates[0].ID, nil
-	case len(candidates) > 1:
-		if i := slices.IndexFunc(candidates, func(p packages.Installed) bool { return p.Name == packages.DemoName }); i >= 0 {
-			return candidates[i].ID, nil
-		}
-	}
-	return "", errs.Errorf(errs.NoPackage, "%d installed packages could run workflow %q; choose one with --package (see 'crewagent package list')", len(candidates), workflowID)
 }
 
 // BindDefaultPackage binds a project that has no active package to the one
@@ -108,9 +42,9 @@ func (ws *Workspace) BindDefaultPackage() {
 		return
 	}
 	if ws.rt.opts.Demo == DemoAtStartup {
-		_, _ = ws.rt.backgroundDemo() // its outcome counts among the installed packages
+		_, _ = ws.rt.demo.Result() // its outcome counts among the installed packages
 	}
-	id, err := ws.defaultPackage("")
+	id, err := ws.rt.packages.Default("", ws.rt.Demo)
 	if err != nil {
 		return
 	}
@@ -134,7 +68,7 @@ func (ws *Workspace) SetActivePackage(packageID string) error {
 	if err := ws.setActivePackage(packageID); err != nil {
 		return err
 	}
-	ws.skills.refresh() // the package's skills/ folder
+	ws.skills.Refresh() // the package's skills/ folder
 	return nil
 }
 
@@ -205,224 +139,44 @@ func (ws *Workspace) ToolRoots() tools.Roots {
 // ---- agents ----
 
 // agents resolves agent ids through the project's active package, or through
-// every installed package when the project has none (the engine's
-// AgentResolver and AgentLister).
-func (ws *Workspace) agents() packageAgents { return packageAgents{ws} }
-
-type packageAgents struct{ ws *Workspace }
-
-// load returns the packages agents are looked up in.
-func (a packageAgents) load() ([]*packages.Package, error) {
-	mgr := a.ws.rt.packages
-	var ids []string
-	if id := a.ws.activePackageID(); id != "" {
-		ids = []string{id}
-	} else {
-		list, err := mgr.List()
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range list {
-			ids = append(ids, p.ID)
-		}
-	}
-	pkgs := make([]*packages.Package, 0, len(ids))
-	for _, id := range ids {
-		pkg, err := mgr.Load(id)
-		if err != nil {
-			return nil, err
-		}
-		pkgs = append(pkgs, pkg)
-	}
-	return pkgs, nil
+// every installed package when the project has none.
+func (ws *Workspace) agents() workflow.PackageAgents {
+	return workflow.PackageAgents{Packages: ws.rt.packages, Active: ws.activePackageID}
 }
 
-// ResolveAgent implements engine.AgentResolver.
-func (a packageAgents) ResolveAgent(agentID string) (*engine.Agent, error) {
-	pkgs, err := a.load()
-	if err != nil {
-		return nil, err
-	}
-	for _, pkg := range pkgs {
-		if ag := pkg.Agent(agentID); ag != nil {
-			return workflow.AgentFromPackage(pkg, ag), nil
-		}
-	}
-	where := "no installed package provides it (import one with 'crewagent package import FILE')"
-	switch ids := agentIDs(pkgs); {
-	case len(ids) > 0:
-		where = "the agents here are " + strings.Join(ids, ", ")
-	case len(pkgs) == 1 && pkgs[0].ID == a.ws.activePackageID():
-		where = "the project's package " + strconv.Quote(pkgs[0].ID) + " has no agents"
-	}
-	return nil, errs.New(errs.AgentNotFound, "agent "+strconv.Quote(agentID)+" not found: "+where)
-}
+// What the window and the command line show of the packages.
+type (
+	AgentInfo         = packages.AgentView
+	AgentList         = packages.AgentList
+	WorkflowInfo      = packages.WorkflowView
+	ActivePackageView = packages.ActiveView
+	PackagesView      = packages.ListView
+	PackageImport     = packages.ImportView
+)
 
-// AgentIDs implements engine.AgentLister.
-func (a packageAgents) AgentIDs() ([]string, error) {
-	pkgs, err := a.load()
-	if err != nil {
-		return nil, err
-	}
-	return agentIDs(pkgs), nil
-}
-
-// agentIDs lists the agents of the packages, in order.
-func agentIDs(pkgs []*packages.Package) []string {
-	var ids []string
-	for _, pkg := range pkgs {
-		for _, ag := range pkg.Agents {
-			ids = append(ids, ag.ID)
-		}
-	}
-	return ids
-}
-
-// AgentInfo is one agent, for the agent picker.
-type AgentInfo struct {
-	ID          string `json:"id"`
-	Name        string `json:"name"`
-	Title       string `json:"title"`
-	Icon        string `json:"icon"`
-	Description string `json:"description"`
-}
-
-// AgentList is what the agent picker shows.
-type AgentList struct {
-	// PackageID is the project's active package ("" when it has none: the
-	// agents are then those of every installed package).
-	PackageID string      `json:"packageId"`
-	Agents    []AgentInfo `json:"agents"`
-	// Problem says why there are no agents when a package cannot be loaded
-	// ("" otherwise).
-	Problem string `json:"problem,omitempty"`
-}
-
-// ListAgents returns the agents Agent mode can speak as: those the engine
-// resolves (the active package's, or every installed package's). A package
-// that cannot be loaded is reported in Problem rather than as an error, so
-// the chat works.
-func (ws *Workspace) ListAgents() AgentList {
-	out := AgentList{PackageID: ws.activePackageID(), Agents: []AgentInfo{}}
-	pkgs, err := ws.agents().load()
-	if err != nil {
-		if out.PackageID != "" {
-			out.Problem = "The project's package " + out.PackageID + " cannot be loaded: " + err.Error()
-		} else {
-			out.Problem = "The installed packages cannot be loaded: " + err.Error()
-		}
-		return out
-	}
-	for _, pkg := range pkgs {
-		out.Agents = append(out.Agents, agentInfos(pkg)...)
-	}
-	return out
-}
-
-func agentInfos(pkg *packages.Package) []AgentInfo {
-	out := make([]AgentInfo, 0, len(pkg.Agents))
-	for _, ag := range pkg.Agents {
-		name := ag.Metadata.Name
-		if name == "" {
-			name = ag.ID
-		}
-		out = append(out, AgentInfo{ID: ag.ID, Name: name, Title: ag.Metadata.Title, Icon: ag.Metadata.Icon, Description: ag.Metadata.Description})
-	}
-	return out
-}
-
-// ---- the package views ----
-
-// WorkflowInfo is one workflow of the active package, for the run picker.
-type WorkflowInfo struct {
-	ID          string `json:"id"`
-	DisplayName string `json:"displayName"`
-	Description string `json:"description"`
-	Default     bool   `json:"default"`
-	// Nodes is the number of nodes of its graph.
-	Nodes int `json:"nodes"`
-}
-
-// ActivePackageView is the project's package with what Run and Agent modes
-// offer.
-type ActivePackageView struct {
-	PackageID   string         `json:"packageId"`
-	Name        string         `json:"name"`
-	Version     string         `json:"version"`
-	Description string         `json:"description"`
-	Workflows   []WorkflowInfo `json:"workflows"`
-	Agents      []AgentInfo    `json:"agents"`
-	// Problem says why the package offers nothing: none is active, or it
-	// cannot be loaded.
-	Problem string `json:"problem,omitempty"`
-}
+// ListAgents returns the agents Agent mode can speak as
+// (workflow.PackageAgents.List).
+func (ws *Workspace) ListAgents() AgentList { return ws.agents().List() }
 
 // ActivePackage describes the project's active package: its workflows
-// (entry workflow first) and agents. A package that cannot be loaded is
-// reported in Problem rather than as an error.
+// (entry workflow first) and agents (packages.Manager.Active).
 func (ws *Workspace) ActivePackage() ActivePackageView {
-	out := ActivePackageView{PackageID: ws.activePackageID(), Workflows: []WorkflowInfo{}, Agents: []AgentInfo{}}
-	if out.PackageID == "" {
-		out.Problem = "This project has no active package: choose one in Settings → Packages."
-		return out
-	}
-	pkg, err := ws.rt.packages.Load(out.PackageID)
-	if err != nil {
-		out.Problem = "The project's package " + out.PackageID + " cannot be loaded: " + err.Error()
-		return out
-	}
-	m := pkg.Manifest
-	out.Name, out.Version, out.Description = m.Name, m.Version, m.Description
-	for _, wf := range pkg.Workflows {
-		info := WorkflowInfo{ID: wf.ID, DisplayName: wf.DisplayName, Description: wf.Description, Default: wf.Default}
-		if info.DisplayName == "" {
-			info.DisplayName = wf.ID
-		}
-		if wf.Graph != nil {
-			info.Nodes = len(wf.Graph.Nodes)
-		}
-		if info.Default {
-			out.Workflows = append([]WorkflowInfo{info}, out.Workflows...)
-		} else {
-			out.Workflows = append(out.Workflows, info)
-		}
-	}
-	out.Agents = agentInfos(pkg)
-	return out
-}
-
-// PackagesView is the package list of the settings screen.
-type PackagesView struct {
-	Packages []packages.Installed `json:"packages"`
-	// ActivePackageID is the open project's package ("" without a project).
-	ActivePackageID string `json:"activePackageId"`
-	// DemoError says why the bundled demo package could not be installed.
-	DemoError string `json:"demoError,omitempty"`
-	// DemoInstalled: a package with the bundled demo's name is installed
-	// (when not, InstallDemo puts it back).
-	DemoInstalled bool `json:"demoInstalled"`
-	// DemoName is the bmad.json name of the bundled demo package.
-	DemoName string `json:"demoName"`
+	return ws.rt.packages.Active(ws.activePackageID())
 }
 
 // ListPackages lists the installed packages, oldest first; activeID is the
-// open project's package.
+// open project's package. DemoError says why the bundled demo could not be
+// installed in the background.
 func (rt *Runtime) ListPackages(activeID string) (PackagesView, error) {
-	out := PackagesView{Packages: []packages.Installed{}, ActivePackageID: activeID, DemoName: packages.DemoName}
-	if rt.opts.Demo == DemoAtStartup {
-		if _, err := rt.backgroundDemo(); err != nil && !errors.Is(err, errDemoNotStarted) && !errors.Is(err, packages.ErrDemoRemoved) {
-			out.DemoError = "The bundled demo package could not be installed: " + err.Error()
+	var demoErr string
+	if rt.opts.Demo == DemoAtStartup { // its outcome counts among the installed packages
+		if _, err := rt.demo.Result(); err != nil && !errors.Is(err, packages.ErrDemoNotStarted) && !errors.Is(err, packages.ErrDemoRemoved) {
+			demoErr = "The bundled demo package could not be installed: " + err.Error()
 		}
 	}
-	list, err := rt.packages.List()
-	if err != nil {
-		return out, err
-	}
-	for _, p := range list {
-		out.Packages = append(out.Packages, nonNilInstalled(p))
-		out.DemoInstalled = out.DemoInstalled || p.Name == packages.DemoName
-	}
-	return out, nil
+	out, err := rt.packages.ListView(activeID)
+	out.DemoError = demoErr
+	return out, err
 }
 
 // InstallDemo installs the bundled demo package again (after the user
@@ -432,74 +186,11 @@ func (rt *Runtime) InstallDemo() (packages.Installed, error) {
 	if err != nil {
 		return packages.Installed{}, err
 	}
-	return nonNilInstalled(*inst), nil
-}
-
-func nonNilInstalled(p packages.Installed) packages.Installed {
-	if p.Workflows == nil {
-		p.Workflows = []packages.WorkflowInfo{}
-	}
-	if p.Agents == nil {
-		p.Agents = []packages.AgentInfo{}
-	}
-	return p
-}
-
-// PackageImport is the outcome of ImportPackage: the installed package, or
-// every problem found when the package is invalid (nothing is installed then),
-// or the installed package of the same id and version that it would replace.
-type PackageImport struct {
-	OK       bool                `json:"ok"`
-	Package  *packages.Installed `json:"package,omitempty"`
-	Problems []packages.Problem  `json:"problems"`
-	// Warnings are problems that did not stop the installation (or were found
-	// beside the problems that did).
-	Warnings []packages.Problem `json:"warnings"`
-	// Exists is the installed package with the same id and version: the
-	// import did nothing, and installs only when asked again with replace.
-	Exists *packages.Installed `json:"exists,omitempty"`
-	// File is the imported file or folder.
-	File string `json:"file"`
+	return packages.NonNil(*inst), nil
 }
 
 // ImportPackage validates the .bmad/.zip file (or package folder) at the
-// absolute path and installs it. An invalid package is not an error of the
-// call: the result lists every problem (file, JSON pointer, message). A
-// package whose id and version are installed already is not an error either:
-// the result names the installed one (Exists) and nothing changes unless
-// replace is true. A path that cannot be read fails with PKG_OPEN.
+// absolute path and installs it (packages.Manager.ImportView).
 func (rt *Runtime) ImportPackage(path string, replace bool) (PackageImport, error) {
-	path = strings.TrimSpace(path)
-	out := PackageImport{File: path, Problems: []packages.Problem{}, Warnings: []packages.Problem{}}
-	if path == "" {
-		return out, errs.New(errs.PackageOpen, "no package file given: choose a .bmad or .zip file")
-	}
-	if !filepath.IsAbs(path) {
-		return out, errs.New(errs.PackageOpen, "give the full path of the package file ("+path+" is relative)")
-	}
-	var opts []packages.ImportOption
-	if replace {
-		opts = append(opts, packages.Replace())
-	}
-	inst, err := rt.packages.Import(path, opts...)
-	if err != nil {
-		if problems := packages.ProblemsOf(err); problems != nil {
-			out.Problems = append(out.Problems, problems...)
-			out.Warnings = append(out.Warnings, packages.WarningsOf(err)...)
-			return out, nil
-		}
-		if existing, ok := packages.ExistingOf(err); ok {
-			p := nonNilInstalled(existing)
-			out.Exists = &p
-			return out, nil
-		}
-		if errs.CodeOf(err) == "" {
-			return out, errs.Wrap(errs.PackageOpen, err, err.Error())
-		}
-		return out, err
-	}
-	p := nonNilInstalled(*inst)
-	out.OK, out.Package = true, &p
-	out.Warnings = append(out.Warnings, inst.Warnings...)
-	return out, nil
+	return rt.packages.ImportView(path, replace)
 }

@@ -1,23 +1,14 @@
 package app
 
 import (
-	"bytes"
 	"context"
-	"errors"
-	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"strings"
-	"time"
-	"unicode/utf8"
 
 	"crewagent/backend/compression"
 	"crewagent/backend/conversation"
 	"crewagent/backend/engine"
 	"crewagent/backend/errs"
 	"crewagent/backend/events"
-	"crewagent/backend/llm"
 	"crewagent/backend/tasks"
 	"crewagent/backend/tools"
 	"crewagent/backend/workflow"
@@ -107,23 +98,10 @@ func (ws *Workspace) titleAfterWorkflow(run workflow.Run) {
 	}
 }
 
-func noRunError() error {
-	return errs.New(errs.RunNotFound, "this conversation has no workflow run yet: choose a workflow and start one")
-}
-
-// latestRun is the conversation's latest run, or noRunError.
-func (ws *Workspace) latestRun(conversationID string) (workflow.Run, error) {
-	run, err := ws.runs.LatestRun(conversationID)
-	if errs.CodeOf(err) == workflow.CodeRunNotFound {
-		return run, noRunError()
-	}
-	return run, err
-}
-
 // continueInBackground sends a message to the conversation's latest run
 // (Send in run mode).
 func (ws *Workspace) continueInBackground(conversationID, text string) error {
-	run, err := ws.latestRun(conversationID)
+	run, err := ws.runs.LatestRunOf(conversationID)
 	if err != nil {
 		return err
 	}
@@ -141,19 +119,9 @@ func (ws *Workspace) AnswerQuestion(runID, widgetID string, answer tools.WidgetA
 	if err := ws.rt.Effective().RequireLLM(); err != nil {
 		return err
 	}
-	run, err := ws.runs.Get(runID)
+	run, err := ws.runs.CheckAnswer(runID, widgetID, answer)
 	if err != nil {
 		return err
-	}
-	w, err := ws.runs.PendingWidget(runID)
-	if err != nil {
-		return err
-	}
-	if w == nil || w.ID != widgetID {
-		return errs.New(errs.NoWidget, "this question was already answered or replaced by a newer one")
-	}
-	if terr := w.ValidateAnswer(answer); terr != nil {
-		return errs.New(errs.BadAnswer, terr.Message)
 	}
 	return ws.runInBackground(run, func(ctx context.Context) (*workflow.TurnResult, error) {
 		return ws.runs.AnswerWidget(ctx, runID, widgetID, answer)
@@ -170,7 +138,7 @@ func (ws *Workspace) runInBackground(run workflow.Run, turn func(ctx context.Con
 	_, err := ws.tasks.Start(tasks.Task{ConversationID: id, Kind: tasks.KindRun, RunID: run.RunID}, func(ctx context.Context) error {
 		_, err := turn(ctx)
 		ws.emitNextUsage(ctx, id)
-		if err != nil && !persistedFailure(err) {
+		if err != nil && !workflow.PersistedFailure(err) {
 			ws.rt.log.Warn("run turn failed", "run", run.RunID, "error", err)
 			return err
 		}
@@ -184,17 +152,6 @@ func (ws *Workspace) runInBackground(run workflow.Run, turn func(ctx context.Con
 // together when the turn ran but failed (the failure is then persisted).
 func (ws *Workspace) RunTurn(ctx context.Context, runID, message string) (*workflow.TurnResult, error) {
 	return ws.runs.Continue(ctx, runID, message)
-}
-
-// persistedFailure reports the turn failures that the run records in its
-// conversation as an error message (the user sees them there).
-func persistedFailure(err error) bool {
-	switch errs.CodeOf(err) {
-	case workflow.CodeMaxTurns, workflow.CodeLoopDetected, workflow.CodeAborted:
-		return true
-	}
-	var le *llm.Error
-	return errors.As(err, &le)
 }
 
 // emitNextUsage sends context:usage for the next request of the
@@ -217,20 +174,11 @@ func (ws *Workspace) emitNextUsage(ctx context.Context, conversationID string) {
 
 // previewRun previews the next request of the conversation's latest run.
 func (ws *Workspace) previewRun(ctx context.Context, conversationID, agentID string) (*engine.Preview, error) {
-	run, err := ws.latestRun(conversationID)
+	setup, err := ws.runs.NextRunSetup(conversationID)
 	if err != nil {
 		return nil, err
 	}
-	setup, err := ws.runs.NextSetup(run.RunID)
-	if err != nil {
-		return nil, err
-	}
-	return ws.engine.Preview(ctx, engine.PreviewRequest{
-		ConversationID: conversationID,
-		Mode:           conversation.ModeRun,
-		AgentID:        agentID,
-		Run:            &engine.RunSetup{AgentID: setup.AgentID, Persona: setup.Persona, Injector: setup.Injector, Tools: setup.Tools},
-	})
+	return ws.engine.Preview(ctx, engine.PreviewRequest{ConversationID: conversationID, Mode: conversation.ModeRun, AgentID: agentID, Run: setup})
 }
 
 // ConversationRun returns the progress of a conversation's latest run, or
@@ -267,9 +215,6 @@ func (ws *Workspace) ListRuns() ([]workflow.Run, error) {
 	return runs, err
 }
 
-// maxArtifactBytes is the largest artifact ReadArtifact reads.
-const maxArtifactBytes = 2 << 20
-
 // RunLog returns the last limit lines of a run's execution log
 // (workflow.Service.Log).
 func (ws *Workspace) RunLog(runID string, limit int) (workflow.RunLogView, error) {
@@ -277,79 +222,11 @@ func (ws *Workspace) RunLog(runID string, limit int) (workflow.RunLogView, error
 }
 
 // ArtifactView is a project file shown read-only (an artifact of a run).
-type ArtifactView struct {
-	// Path is project-relative, slash-separated.
-	Path string `json:"path"`
-	// Content is the text (the first 2 MB when Truncated; empty for Binary).
-	Content    string `json:"content"`
-	Size       int64  `json:"size"`
-	Truncated  bool   `json:"truncated"`
-	Binary     bool   `json:"binary"`
-	ModifiedAt string `json:"modifiedAt"`
-}
-
-// artifactError says why an artifact cannot be read: it is missing, or it
-// leads outside the project folder.
-func artifactError(terr *tools.ToolError, display string) error {
-	err := sandboxError(terr)
-	if errors.Is(err, os.ErrNotExist) {
-		return errs.Errorf(errs.NotFound, "%s does not exist in the project (it may have been moved or deleted)", display)
-	}
-	var e *errs.Error
-	if errors.As(err, &e) && e.Code == errs.ArtifactPath {
-		return errs.Wrap(errs.ArtifactPath, err, fmt.Sprintf("%s leads outside the project folder", display))
-	}
-	return err
-}
+type ArtifactView = tools.FileView
 
 // ReadArtifact reads a file of the project by its project-relative path (as
 // runs list their artifacts) for a read-only view, through the sandbox the
-// tools use: paths that leave the project folder, also through symbolic
-// links, fail with E_ARTIFACT_PATH; a missing file with E_NOT_FOUND.
+// tools use (tools.Sandbox.ReadView).
 func (ws *Workspace) ReadArtifact(path string) (ArtifactView, error) {
-	rel := filepath.FromSlash(strings.TrimSpace(path))
-	if rel == "" || !filepath.IsLocal(rel) {
-		return ArtifactView{}, errs.Errorf(errs.ArtifactPath, "%q is not a path inside the project", path)
-	}
-	display := filepath.ToSlash(filepath.Clean(rel))
-	r, terr := ws.sandbox.Resolve("@project/"+display, tools.AccessRead)
-	if terr != nil {
-		return ArtifactView{}, artifactError(terr, display)
-	}
-	// Read beneath the project folder: a folder swapped for a symbolic link
-	// since the path was checked cannot lead outside it.
-	f, st, terr := ws.sandbox.Open(r)
-	if terr != nil {
-		return ArtifactView{}, artifactError(terr, display)
-	}
-	defer f.Close()
-	if !st.Mode().IsRegular() {
-		return ArtifactView{}, errs.Errorf(errs.ArtifactPath, "%s is not a file", display)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxArtifactBytes+1))
-	if err != nil {
-		return ArtifactView{}, err
-	}
-	out := ArtifactView{Path: display, Size: st.Size(), ModifiedAt: st.ModTime().UTC().Format(time.RFC3339)}
-	if len(data) > maxArtifactBytes {
-		data, out.Truncated = trimPartialRune(data[:maxArtifactBytes]), true
-	}
-	if bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data) {
-		out.Binary = true
-		return out, nil
-	}
-	out.Content = string(data)
-	return out, nil
-}
-
-// trimPartialRune drops an incomplete UTF-8 sequence at the end of b (where
-// a cut fell inside a character).
-func trimPartialRune(b []byte) []byte {
-	for i := 0; i < utf8.UTFMax-1 && len(b) > 0; i++ {
-		if r, size := utf8.DecodeLastRune(b); r != utf8.RuneError || size != 1 {
-			return b
-		}
-		b = b[:len(b)-1]
-	}
-	return b
+	return ws.sandbox.ReadView(path)
 }

@@ -2,11 +2,9 @@ package app
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"path/filepath"
 	"sync"
-	"time"
 
 	"crewagent/backend/conversation"
 	"crewagent/backend/engine"
@@ -69,8 +67,7 @@ type Runtime struct {
 	settingsMu sync.Mutex
 	settings   *settings.Store // loaded on first use
 
-	demoMu sync.Mutex
-	demo   *demoInstall // the background installation (DemoAtStartup)
+	demo *packages.BackgroundDemo // the background installation (DemoAtStartup)
 }
 
 // EndpointsFile, in the runtime home, remembers what each LLM endpoint refused.
@@ -92,7 +89,7 @@ func New(home string, opts Options) *Runtime {
 		// across restarts.
 		llm.UseEndpointFile(filepath.Join(home, EndpointsFile))
 	}
-	return &Runtime{
+	rt := &Runtime{
 		home:     home,
 		opts:     opts,
 		emitter:  em,
@@ -102,6 +99,8 @@ func New(home string, opts Options) *Runtime {
 		lifetime: ctx,
 		stop:     cancel,
 	}
+	rt.demo = packages.NewBackgroundDemo(rt.packages, func(err error) { rt.log.Warn("installing the bundled demo package", "error", err) })
+	return rt
 }
 
 // Home returns the runtime home.
@@ -114,7 +113,7 @@ func (rt *Runtime) Packages() *packages.Manager { return rt.packages }
 // demo installation started by StartDemo.
 func (rt *Runtime) Shutdown() {
 	rt.stop()
-	rt.waitDemo()
+	rt.demo.Wait()
 }
 
 // Settings loads <home>/settings.json on first use. A file that cannot be
@@ -157,72 +156,17 @@ func (rt *Runtime) CountEntry(e *conversation.Entry) (int, string) {
 
 // ---- the bundled demo package ----
 
-// demoWait bounds how long a caller waits for the background installation
-// (it takes well under a second; a stuck disk must not hang the window).
-const demoWait = 20 * time.Second
-
-// demoInstall is the background installation of the bundled demo package.
-type demoInstall struct {
-	done      chan struct{}
-	installed *packages.Installed
-	err       error
-}
-
-// errDemoNotStarted: no installation of the demo was started (DemoAtStartup
-// without StartDemo, as in tests).
-var errDemoNotStarted = errors.New("the bundled demo package is not installed by this process")
-
 // StartDemo installs the bundled demo package in the background unless a
-// package of its name is installed (packages.Manager.EnsureDemo). Calling it
+// package of its name is installed (packages.BackgroundDemo). Calling it
 // again does nothing.
-func (rt *Runtime) StartDemo() {
-	rt.demoMu.Lock()
-	defer rt.demoMu.Unlock()
-	if rt.demo != nil {
-		return
-	}
-	d := &demoInstall{done: make(chan struct{})}
-	rt.demo = d
-	go func() {
-		defer close(d.done)
-		d.installed, d.err = rt.packages.EnsureDemo()
-		if d.err != nil {
-			rt.log.Warn("installing the bundled demo package", "error", d.err)
-		}
-	}()
-}
-
-func (rt *Runtime) waitDemo() {
-	rt.demoMu.Lock()
-	d := rt.demo
-	rt.demoMu.Unlock()
-	if d != nil {
-		<-d.done
-	}
-}
-
-// backgroundDemo waits for the background installation and returns its outcome.
-func (rt *Runtime) backgroundDemo() (*packages.Installed, error) {
-	rt.demoMu.Lock()
-	d := rt.demo
-	rt.demoMu.Unlock()
-	if d == nil {
-		return nil, errDemoNotStarted
-	}
-	select {
-	case <-d.done:
-		return d.installed, d.err
-	case <-time.After(demoWait):
-		return nil, errors.New("the bundled demo package is still being installed; try again in a moment")
-	}
-}
+func (rt *Runtime) StartDemo() { rt.demo.Start() }
 
 // Demo returns the bundled demo package as the runtime provides it: the
 // background installation (DemoAtStartup) or one made now (DemoOnDemand).
 // packages.ErrDemoRemoved when the user removed it.
 func (rt *Runtime) Demo() (*packages.Installed, error) {
 	if rt.opts.Demo == DemoAtStartup {
-		return rt.backgroundDemo()
+		return rt.demo.Result()
 	}
 	return rt.packages.EnsureDemo()
 }

@@ -10,24 +10,10 @@ import (
 )
 
 // ProjectInfo is an open project as the window sees it.
-type ProjectInfo struct {
-	ID              string `json:"id"`
-	Name            string `json:"name"`
-	Root            string `json:"root"`
-	DataDir         string `json:"dataDir"`
-	ActivePackageID string `json:"activePackageId"`
-	// Notice says in words what opening decided about the folder's identity
-	// (a copy made a new project, a moved project kept its conversations);
-	// shown once, "" in the plain case.
-	Notice string `json:"notice,omitempty"`
-}
-
-func projectInfo(p project.Project) ProjectInfo {
-	return ProjectInfo{ID: p.ID, Name: p.Name, Root: p.Root, DataDir: p.DataDir, ActivePackageID: p.ActivePackageID}
-}
+type ProjectInfo = project.Info
 
 // Info returns the project as the window sees it.
-func (ws *Workspace) Info() ProjectInfo { return projectInfo(ws.Project()) }
+func (ws *Workspace) Info() ProjectInfo { return ws.Project().Info() }
 
 // Session is the window's runtime with its current project: one project is
 // open at a time, with the writer lock, its watchers running, bound to the

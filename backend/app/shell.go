@@ -1,91 +1,39 @@
 package app
 
 import (
-	"encoding/json"
-	"errors"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"time"
 
 	"crewagent/backend/conversation"
 	"crewagent/backend/engine"
-	"crewagent/backend/errs"
-	"crewagent/backend/fsx"
 	"crewagent/backend/sandbox"
 	"crewagent/backend/settings"
 	"crewagent/backend/tools"
 )
 
-// ShellChoiceFile is the project's choices about commands (shell.run), in its data folder
-// (<home>/projects/<projectId>/commands.json): the user's, never the project folder's, so
-// a cloned repository cannot make its commands run unsandboxed.
-const ShellChoiceFile = "commands.json"
+// A project's choices about commands, and how they run (backend/sandbox).
+type (
+	ShellChoice = sandbox.Choice
+	ShellStatus = sandbox.Status
+)
 
-// ShellChoice is the content of ShellChoiceFile.
-type ShellChoice struct {
-	// RunWithoutSandbox runs the project's commands without a sandbox where bubblewrap
-	// cannot start: they can then read and write every file the user can, reach the
-	// network, and see the runtime's own files (settings and keys included).
-	RunWithoutSandbox bool `json:"runWithoutSandbox"`
-}
-
-// ShellStatus says how the project's commands run.
-type ShellStatus struct {
-	// Sandboxed is true when bubblewrap can start here.
-	Sandboxed bool `json:"sandboxed"`
-	// Problem says in words why it cannot ("" when it can).
-	Problem string `json:"problem,omitempty"`
-	ShellChoice
-}
-
-// shellChoicePath is the project's ShellChoiceFile (the data folder never changes: no lock).
-func (ws *Workspace) shellChoicePath() string {
-	return filepath.Join(ws.project.DataDir, ShellChoiceFile)
-}
+// ShellChoiceFile is the project's choices about commands, in its data folder.
+const ShellChoiceFile = sandbox.ChoiceFile
 
 // ShellChoice reads the project's choices about commands (the defaults when none were
 // made).
 func (ws *Workspace) ShellChoice() (ShellChoice, error) {
-	var c ShellChoice
-	b, err := os.ReadFile(ws.shellChoicePath())
-	if errors.Is(err, fs.ErrNotExist) {
-		return c, nil
-	}
-	if err != nil {
-		return c, errs.Wrap(errs.Internal, err, "cannot read the project's command settings")
-	}
-	if err := json.Unmarshal(b, &c); err != nil {
-		return ShellChoice{}, errs.Wrap(errs.Internal, err, "the project's command settings ("+ShellChoiceFile+") are not valid JSON")
-	}
-	return c, nil
+	return sandbox.ReadChoice(ws.project.DataDir)
 }
 
 // SetRunWithoutSandbox records the user's choice to run the project's commands without a
 // sandbox where bubblewrap cannot start (on), or never (off).
 func (ws *Workspace) SetRunWithoutSandbox(on bool) error {
-	c, err := ws.ShellChoice()
-	if err != nil {
-		c = ShellChoice{}
-	}
-	c.RunWithoutSandbox = on
-	b, _ := json.MarshalIndent(c, "", "  ")
-	if err := fsx.WriteFile(ws.shellChoicePath(), append(b, '\n'), 0o600); err != nil {
-		return errs.Wrap(errs.Internal, err, "cannot save the project's command settings")
-	}
-	return nil
+	return sandbox.SetRunWithoutSandbox(ws.project.DataDir, on)
 }
 
 // ShellStatus says whether the project's commands run in the sandbox, and the project's
 // choice where they cannot.
-func (ws *Workspace) ShellStatus() ShellStatus {
-	c, _ := ws.ShellChoice()
-	st := ShellStatus{Sandboxed: true, ShellChoice: c}
-	if err := sandbox.Check(""); err != nil {
-		st.Sandboxed, st.Problem = false, err.Error()
-	}
-	return st
-}
+func (ws *Workspace) ShellStatus() ShellStatus { return sandbox.StatusOf(ws.project.DataDir) }
 
 // shellFor is whether a send of scope is offered shell.run, and how its commands run:
 // settings tools.shell (agent mode, and plain chat only when inChat is on), narrowed by the

@@ -12,22 +12,8 @@ func (ws *Workspace) publishUsage(u events.UsageEvent) {
 	ws.emitter.Emit(events.ContextUsage, u)
 }
 
-// ConversationUsage is what one conversation's model calls used and cost.
-type ConversationUsage struct {
-	ID    string                    `json:"id"`
-	Title string                    `json:"title"`
-	Usage *conversation.UsageTotals `json:"usage,omitempty"`
-	// Cost is priced with llm.prices (absent when no model used has a price).
-	Cost *conversation.Cost `json:"cost,omitempty"`
-}
-
-// UsageReport is what the project's conversations used: each one that made
-// calls, and the totals.
-type UsageReport struct {
-	Conversations []ConversationUsage      `json:"conversations"`
-	Total         conversation.UsageTotals `json:"total"`
-	Cost          *conversation.Cost       `json:"cost,omitempty"`
-}
+// UsageReport is what the project's conversations used (conversation.Report).
+type UsageReport = conversation.UsageReport
 
 // Usage adds up what the servers reported for every conversation of the
 // project (from the index: no log is read), priced where llm.prices has the
@@ -37,18 +23,7 @@ func (ws *Workspace) Usage() (UsageReport, error) {
 	if err != nil {
 		return UsageReport{}, err
 	}
-	l := ws.rt.Effective().LLM
-	rep := UsageReport{Conversations: []ConversationUsage{}}
-	for _, m := range list {
-		if m.Usage == nil || m.Usage.Calls == 0 {
-			continue
-		}
-		rep.Conversations = append(rep.Conversations, ConversationUsage{ID: m.ID, Title: m.Title, Usage: m.Usage, Cost: l.CostOf(m.Usage)})
-		rep.Total.Merge(m.Usage)
-	}
-	rep.Total.Last = nil // the newest call of one conversation says nothing of the project
-	rep.Cost = l.CostOf(&rep.Total)
-	return rep, nil
+	return conversation.Report(list, ws.rt.Effective().LLM.CostOf), nil
 }
 
 // ConversationCost prices a conversation's usage (nil when none of its

@@ -5,14 +5,17 @@ import (
 	"strconv"
 	"sync"
 
+	"crewagent/backend/approval/projectapproval"
 	"crewagent/backend/checkpoint"
 	"crewagent/backend/convlog"
 	"crewagent/backend/coordinator"
 	"crewagent/backend/engine"
 	"crewagent/backend/errs"
 	"crewagent/backend/events"
+	"crewagent/backend/mcp/projectmcp"
 	"crewagent/backend/memory"
 	"crewagent/backend/project"
+	"crewagent/backend/skills/projectskills"
 	"crewagent/backend/tasks"
 	"crewagent/backend/tools"
 	"crewagent/backend/watcher"
@@ -61,16 +64,16 @@ type Workspace struct {
 	// (joined by provide).
 	providers []tools.ProviderFactory
 	// mcp runs the project's MCP servers.
-	mcp *mcpServers
+	mcp *projectmcp.Servers
 	// coord hands turns from conversation to conversation (the
 	// conversation tools) and runs the chains of tasks that follow.
 	coord *coordinator.Coordinator
 	// skills are the project's skills (found, watched in the window).
-	skills *skillSet
+	skills *projectskills.Set
 	// memory reads the project's instruction files (AGENTS.md).
 	memory *memory.Reader
 	// approvals decide which tool calls wait for the user.
-	approvals *approvals
+	approvals *projectapproval.Approvals
 	// output passes the live output of running commands on as tool:output events.
 	output *events.ToolOutputBatcher
 	// checkpoints keep what the tools changed in the project's files (nil
@@ -125,13 +128,13 @@ func (rt *Runtime) OpenProject(p *project.Project, o OpenOptions) (*Workspace, e
 		Deny:        project.RuntimePaths(rt.home),
 		ReadOnly:    []string{project.MetaPath(p.Root)},
 	}
-	ws.skills = newSkillSet(ws, o.Watch)
-	ws.roots.Skills = ws.skillDir
-	ws.providers = append(ws.providers, ws.skillProviders)
+	ws.openSkills(o.Watch)
+	ws.roots.Skills = ws.skills.Dir
+	ws.providers = append(ws.providers, ws.skills.Providers)
 	ws.sandbox = tools.NewSandbox(ws.roots)
 	ws.memory = memory.New(p.Root)
 	ws.openMCP(o)
-	ws.approvals = newApprovals(ws)
+	ws.approvals = projectapproval.New(projectapproval.Config{Home: rt.home, ProjectID: p.ID, Root: p.Root, Store: ws.store, Settings: rt.Effective})
 	ws.engine, err = engine.New(engine.Options{
 		Approvals: ws.approvals,
 		Store:     ws.store,
@@ -147,13 +150,13 @@ func (rt *Runtime) OpenProject(p *project.Project, o OpenOptions) (*Workspace, e
 		Memory:    ws.memory.Files,
 	})
 	if err != nil {
-		ws.mcp.close()
+		ws.mcp.Close()
 		st.Close()
 		return nil, err
 	}
 	ws.coord = coordinator.New(coordinator.Config{Store: ws.store, Engine: ws.engine, Tasks: ws.tasks, Settings: rt.Effective,
 		Counter: rt.counter, Log: rt.log, Delete: ws.DeleteConversation, AfterTask: ws.emitNextUsage,
-		ReadFile: func(alias string, max int64) ([]byte, error) { return readThroughAtMost(ws.sandbox, alias, max) }})
+		ReadFile: func(alias string, max int64) ([]byte, error) { return ws.sandbox.ReadFileAtMost(alias, max) }})
 	ws.runs, err = workflow.New(workflow.Config{
 		Project:  p,
 		Packages: rt.packages,
@@ -172,7 +175,7 @@ func (rt *Runtime) OpenProject(p *project.Project, o OpenOptions) (*Workspace, e
 		OnToolOutput:      ws.liveOutput,
 	})
 	if err != nil {
-		ws.mcp.close()
+		ws.mcp.Close()
 		st.Close()
 		return nil, err
 	}
@@ -193,7 +196,7 @@ func (rt *Runtime) OpenProject(p *project.Project, o OpenOptions) (*Workspace, e
 // watch reports changes made on disk by others. Watching is a convenience:
 // the project works without it.
 func (ws *Workspace) watch() {
-	ws.skills.refresh() // watched from now on
+	ws.skills.Refresh() // watched from now on
 	if err := ws.runs.Watch(); err != nil {
 		// Runs still report their progress themselves; only edits made on
 		// disk by others go unnoticed.
@@ -218,8 +221,8 @@ func (ws *Workspace) Close() error {
 	if err := ws.runs.Close(); err != nil {
 		ws.rt.log.Warn("stopping the run state watcher", "error", err)
 	}
-	ws.mcp.close() // every server, and what they started, is gone when it returns
-	ws.skills.close()
+	ws.mcp.Close() // every server, and what they started, is gone when it returns
+	ws.skills.Close()
 	err := ws.store.Close()
 	if ws.own {
 		ws.rt.Shutdown()

@@ -349,3 +349,21 @@ func (m meta) project(root, path string) (*Project, error) {
 	p.ArtifactsDir = filepath.Join(root, filepath.FromSlash(art))
 	return p, nil
 }
+
+// Info is an open project as the window sees it.
+type Info struct {
+	ID              string `json:"id"`
+	Name            string `json:"name"`
+	Root            string `json:"root"`
+	DataDir         string `json:"dataDir"`
+	ActivePackageID string `json:"activePackageId"`
+	// Notice says in words what opening decided about the folder's identity
+	// (a copy made a new project, a moved project kept its conversations);
+	// shown once, "" in the plain case.
+	Notice string `json:"notice,omitempty"`
+}
+
+// Info is the project as the window sees it (without its notice).
+func (p Project) Info() Info {
+	return Info{ID: p.ID, Name: p.Name, Root: p.Root, DataDir: p.DataDir, ActivePackageID: p.ActivePackageID}
+}

@@ -1,11 +1,11 @@
 import * as Chat from '../../wailsjs/go/desktop/Chat'
-import type { app, contextbuilder, conversation, engine } from '../../wailsjs/go/models'
+import type { app, contextbuilder, conversation, engine, llm, packages } from '../../wailsjs/go/models'
 import type { ConversationMeta } from './conversations'
 import { call } from './errors'
 
 export type Mode = 'chat' | 'agent' | 'run'
-export type AgentInfo = app.AgentInfo
-export type AgentList = app.AgentList
+export type AgentInfo = packages.AgentView
+export type AgentList = packages.AgentList
 
 /** Approval modes, most restrictive first: read-only (nothing is written,
  * no command runs), ask (every write and command waits for you), auto-edit
@@ -70,7 +70,7 @@ export type PreviewDecision = contextbuilder.Decision
 /** An endpoint of the settings with the models a conversation may choose
  * (those the settings name, then those the server lists; error says in
  * words why the server's list could not be read). */
-export type EndpointModels = app.EndpointModels
+export type EndpointModels = llm.EndpointModels
 
 /** The conversation engine: send, stop, switch mode, preview the context. */
 export interface ChatApi {

@@ -1,5 +1,5 @@
 import * as Conversations from '../../wailsjs/go/desktop/Conversations'
-import type { app, checkpoint, conversation, convlog, events } from '../../wailsjs/go/models'
+import type { app, checkpoint, conversation, convlog, events, packages } from '../../wailsjs/go/models'
 import { call } from './errors'
 
 export type ConversationMeta = conversation.ConversationMeta
@@ -61,7 +61,7 @@ export interface ConversationPage {
   /** The unfinished reply left something to continue from. */
   canContinue?: boolean
   /** The agents whose replies are among the entries, by id. */
-  agents?: Record<string, app.AgentInfo>
+  agents?: Record<string, packages.AgentView>
   /** A tool call of the conversation waits for another conversation's answer. */
   waitingFor?: WaitingView
 }
@@ -71,7 +71,7 @@ export interface ConversationPage {
  * those whose earlier content was too big to keep; rewindId undoes it. */
 export type RestoreResult = checkpoint.Result
 /** What a rewind did: its files, the fork ending before the message. */
-export type RewindResult = app.RewindResult
+export type RewindResult = checkpoint.RewindResult
 /** What a rewind goes back on: the files, the conversation, or both. */
 export type RewindWhat = 'files' | 'conversation' | 'both'
 

@@ -1,16 +1,16 @@
 import * as MCP from '../../wailsjs/go/desktop/MCP'
-import type { app, events, mcp } from '../../wailsjs/go/models'
+import type { app, attach, events, mcp, projectmcp } from '../../wailsjs/go/models'
 import { call } from './errors'
 
 /** Settings → MCP: every configured server with its status and tools. */
-export type McpView = app.MCPView
-export type McpServer = app.MCPServerView
-export type McpTool = app.MCPToolView
+export type McpView = projectmcp.View
+export type McpServer = projectmcp.ServerView
+export type McpTool = projectmcp.ToolView
 /** A server's configuration as the page edits it (secrets masked). */
-export type McpServerSpec = app.MCPServerSpec
-export type McpParsed = app.MCPParsed
-export type McpImport = app.MCPImport
-export type McpOptions = app.MCPOptions
+export type McpServerSpec = projectmcp.ServerSpec
+export type McpParsed = projectmcp.Parsed
+export type McpImport = projectmcp.ImportResult
+export type McpOptions = projectmcp.Switches
 export type McpProblem = mcp.Problem
 /** What the ready servers offer the composer: prompts (slash commands) and
  * resources ("@"). */
@@ -53,7 +53,7 @@ export interface McpApi {
   /** Fills in a server's prompt with its arguments. */
   prompt(server: string, name: string, args: Record<string, string>): Promise<McpComposedPrompt>
   /** Reads a server's resource as a file to attach to the message. */
-  attachResource(server: string, uri: string): Promise<app.AttachmentInput>
+  attachResource(server: string, uri: string): Promise<attach.Input>
   /** The forms servers wait for (mcp:elicitation announces new ones). */
   elicitations(): Promise<McpElicitation[]>
   answerElicitation(id: string, action: McpElicitationAction, content: Record<string, unknown>): Promise<void>

@@ -1,14 +1,14 @@
 import * as Packages from '../../wailsjs/go/desktop/Packages'
-import type { app, packages } from '../../wailsjs/go/models'
+import type { packages } from '../../wailsjs/go/models'
 import { call } from './errors'
 import type { ProjectInfo } from './projects'
 
 export type InstalledPackage = packages.Installed
 export type PackageProblem = packages.Problem
-export type PackagesView = app.PackagesView
-export type PackageImport = app.PackageImport
-export type ActivePackageView = app.ActivePackageView
-export type WorkflowInfo = app.WorkflowInfo
+export type PackagesView = packages.ListView
+export type PackageImport = packages.ImportView
+export type ActivePackageView = packages.ActiveView
+export type WorkflowInfo = packages.WorkflowView
 
 /** Installed .bmad packages: list, import (with the validation report),
  * the native file picker, and the open project's active package. */

@@ -1,8 +1,8 @@
 import * as Projects from '../../wailsjs/go/desktop/Projects'
-import type { app, project } from '../../wailsjs/go/models'
+import type { project } from '../../wailsjs/go/models'
 import { call } from './errors'
 
-export type ProjectInfo = app.ProjectInfo
+export type ProjectInfo = project.Info
 export type RecentProject = project.RecentProject
 
 /** Projects: open / create / the recent list, and the native folder picker. */

@@ -1,5 +1,5 @@
 import * as Runs from '../../wailsjs/go/desktop/Runs'
-import type { app, events, tools, workflow } from '../../wailsjs/go/models'
+import type { events, tools, workflow } from '../../wailsjs/go/models'
 import { call } from './errors'
 
 export type Run = workflow.Run
@@ -13,7 +13,7 @@ export type WidgetOption = tools.WidgetOption
 export type WidgetField = tools.WidgetField
 export type RunLogView = workflow.RunLogView
 export type ExecLogLine = workflow.ExecLogLine
-export type ArtifactView = app.ArtifactView
+export type ArtifactView = tools.FileView
 
 export interface StartRunRequest {
   /** The conversation the run talks in ("" for a new one). */

@@ -1,11 +1,11 @@
 import * as SettingsBinding from '../../wailsjs/go/desktop/Settings'
-import type { app, settings } from '../../wailsjs/go/models'
+import type { llm, settings } from '../../wailsjs/go/models'
 import { call } from './errors'
 
 export type Settings = settings.Settings
 export type SettingsOverride = settings.Override
-export type SettingsView = app.SettingsView
-export type ConnectionResult = app.ConnectionResult
+export type SettingsView = settings.View
+export type ConnectionResult = llm.ConnectionResult
 
 /** settings.json: read (API key masked), save, and test the LLM endpoint. */
 export interface SettingsApi {

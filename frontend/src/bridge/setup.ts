@@ -1,8 +1,8 @@
 import * as SetupBinding from '../../wailsjs/go/desktop/Setup'
-import type { app } from '../../wailsjs/go/models'
+import type { llm } from '../../wailsjs/go/models'
 import { call } from './errors'
 
-export type LocalServer = app.LocalServer
+export type LocalServer = llm.LocalServer
 
 /** What a first run needs to know about this computer. */
 export interface SetupApi {

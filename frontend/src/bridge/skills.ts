@@ -1,18 +1,18 @@
 import * as SkillsBinding from '../../wailsjs/go/desktop/Skills'
-import type { app, conversation, skills } from '../../wailsjs/go/models'
+import type { conversation, projectskills, skills } from '../../wailsjs/go/models'
 import { call } from './errors'
 
 /** Every skill found for the project (available, shadowed, invalid) and the
  * folders searched, highest precedence first. */
-export type SkillsView = app.SkillsView
+export type SkillsView = projectskills.ListView
 /** One row of the listing: name, description, source, path, problems, status. */
 export type SkillItem = skills.ListItem
 export type SkillProblem = skills.Problem
 export type SkillLocation = skills.Location
 /** A skill active in a conversation (a chip of the composer). */
-export type ActiveSkill = app.ActiveSkill
+export type ActiveSkill = projectskills.ActiveView
 /** The outcome of an activation or deactivation, with the skills active after it. */
-export type SkillChange = app.SkillChange
+export type SkillChange = projectskills.ChangeView
 /** What a skill entry of the log is (entry.view.skill): the skill, whether
  * it still applies, its instructions. */
 export type SkillView = conversation.SkillView

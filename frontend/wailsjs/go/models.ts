@@ -1,62 +1,12 @@
 export namespace app {
 	
-	export interface AgentInfo {
-	    id: string;
-	    name: string;
-	    title: string;
-	    icon: string;
-	    description: string;
-	}
-	export interface WorkflowInfo {
-	    id: string;
-	    displayName: string;
-	    description: string;
-	    default: boolean;
-	    nodes: number;
-	}
-	export interface ActivePackageView {
-	    packageId: string;
-	    name: string;
-	    version: string;
-	    description: string;
-	    workflows: WorkflowInfo[];
-	    agents: AgentInfo[];
-	    problem?: string;
-	}
-	export interface ActiveSkill {
-	    name: string;
-	    source: string;
-	    path: string;
-	    by?: string;
-	    description?: string;
-	    missing?: boolean;
-	    messageId?: string;
-	}
-	
-	export interface AgentList {
-	    packageId: string;
-	    agents: AgentInfo[];
-	    problem?: string;
-	}
 	export interface ApprovalMode {
 	    mode: string;
 	    source: string;
 	}
-	export interface ArtifactView {
-	    path: string;
-	    content: string;
-	    size: number;
-	    truncated: boolean;
-	    binary: boolean;
-	    modifiedAt: string;
-	}
-	export interface AttachmentInput {
-	    name: string;
-	    data: string;
-	}
 	export interface ComposedPrompt {
 	    text: string;
-	    attachments: AttachmentInput[];
+	    attachments: attach.Input[];
 	    description?: string;
 	    links?: string[];
 	}
@@ -64,16 +14,6 @@ export namespace app {
 	    prompts: mcp.Prompt[];
 	    resources: mcp.Resource[];
 	    problems?: string[];
-	}
-	export interface ConnectionResult {
-	    ok: boolean;
-	    code?: string;
-	    message: string;
-	    model: string;
-	    baseUrl: string;
-	    latencyMs: number;
-	    models: string[];
-	    modelsError?: string;
 	}
 	export interface ConversationPage {
 	    conversation: conversation.ConversationMeta;
@@ -84,14 +24,8 @@ export namespace app {
 	    awaiting: boolean;
 	    stopped?: boolean;
 	    canContinue: boolean;
-	    agents: Record<string, AgentInfo>;
+	    agents: Record<string, packages.AgentView>;
 	    waitingFor?: events.WaitingView;
-	}
-	export interface ConversationUsage {
-	    id: string;
-	    title: string;
-	    usage?: conversation.UsageTotals;
-	    cost?: conversation.Cost;
 	}
 	export interface EditRequest {
 	    conversationId: string;
@@ -100,116 +34,9 @@ export namespace app {
 	    mode: string;
 	    agentId: string;
 	}
-	export interface EndpointModels {
-	    name: string;
-	    baseUrl: string;
-	    models: string[];
-	    default?: string;
-	    error?: string;
-	}
 	export interface Export {
 	    fileName: string;
 	    content: string;
-	}
-	export interface LocalServer {
-	    name: string;
-	    baseUrl: string;
-	    models: string[];
-	}
-	export interface MCPImport {
-	    added: string[];
-	    replaced: string[];
-	    problems: mcp.Problem[];
-	}
-	export interface MCPOptions {
-	    enabled: boolean;
-	    startOnOpen: boolean;
-	    callTimeoutSeconds: number;
-	}
-	export interface MCPServerSpec {
-	    name: string;
-	    command?: string;
-	    args?: string[];
-	    env?: Record<string, string>;
-	    envFile?: string;
-	    cwd?: string;
-	    url?: string;
-	    headers?: Record<string, string>;
-	    disabled?: boolean;
-	}
-	export interface MCPToolView {
-	    name: string;
-	    wireName: string;
-	    title?: string;
-	    description: string;
-	    inputSchema: Record<string, unknown>;
-	}
-	export interface MCPServerView {
-	    name: string;
-	    source: string;
-	    file?: string;
-	    transport: string;
-	    state: string;
-	    summary: string;
-	    command: string;
-	    toolCount: number;
-	    tools: MCPToolView[];
-	    error?: string;
-	    stderrTail?: string;
-	    logPath?: string;
-	    pid?: number;
-	    failures?: number;
-	    retryAt?: string;
-	    gaveUp?: boolean;
-	    serverName?: string;
-	    serverVersion?: string;
-	    approvalChanged?: boolean;
-	    offered: boolean;
-	    withheld?: string;
-	    warnings?: string[];
-	    config: MCPServerSpec;
-	}
-	export interface MCPParsed {
-	    servers: MCPServerView[];
-	    replaces: string[];
-	    problems: mcp.Problem[];
-	}
-	
-	
-	
-	export interface MCPView {
-	    enabled: boolean;
-	    allowedServers: string[];
-	    startOnOpen: boolean;
-	    callTimeoutSeconds: number;
-	    servers: MCPServerView[];
-	    problems: mcp.Problem[];
-	    project: string;
-	    projectFile?: string;
-	    settingsPath: string;
-	}
-	export interface PackageImport {
-	    ok: boolean;
-	    package?: packages.Installed;
-	    problems: packages.Problem[];
-	    warnings: packages.Problem[];
-	    exists?: packages.Installed;
-	    file: string;
-	}
-	export interface PackagesView {
-	    packages: packages.Installed[];
-	    activePackageId: string;
-	    demoError?: string;
-	    demoInstalled: boolean;
-	    demoName: string;
-	}
-	export interface ProjectInfo {
-	    id: string;
-	    name: string;
-	    root: string;
-	    dataDir: string;
-	    activePackageId: string;
-	    notice?: string;
 	}
 	export interface RegenerateRequest {
 	    conversationId: string;
@@ -217,38 +44,13 @@ export namespace app {
 	    mode: string;
 	    agentId: string;
 	}
-	export interface RewindResult {
-	    conversationId: string;
-	    to: string;
-	    files?: checkpoint.Result;
-	    newConversationId?: string;
-	    notes?: string[];
-	}
 	export interface SendRequest {
 	    conversationId: string;
 	    text: string;
 	    mode: string;
 	    agentId: string;
 	    retry?: boolean;
-	    attachments?: AttachmentInput[];
-	}
-	export interface SettingsView {
-	    settings: settings.Settings;
-	    overrides: settings.Override[];
-	    llmConfigured: boolean;
-	    hasApiKey: boolean;
-	    path: string;
-	    warnings: settings.Problem[];
-	}
-	export interface SkillChange {
-	    conversationId: string;
-	    skill: string;
-	    status: string;
-	    active: ActiveSkill[];
-	}
-	export interface SkillsView {
-	    skills: skills.ListItem[];
-	    locations: skills.Location[];
+	    attachments?: attach.Input[];
 	}
 	export interface StartRunRequest {
 	    conversationId: string;
@@ -266,11 +68,6 @@ export namespace app {
 	    size: number;
 	    truncated: boolean;
 	}
-	export interface UsageReport {
-	    conversations: ConversationUsage[];
-	    total: conversation.UsageTotals;
-	    cost?: conversation.Cost;
-	}
 
 }
 
@@ -279,6 +76,10 @@ export namespace attach {
 	export interface File {
 	    Name: string;
 	    Data: number[];
+	}
+	export interface Input {
+	    name: string;
+	    data: string;
 	}
 
 }
@@ -290,6 +91,13 @@ export namespace checkpoint {
 	    restored: string[];
 	    kept: string[];
 	    unrestorable: string[];
+	}
+	export interface RewindResult {
+	    conversationId: string;
+	    to: string;
+	    files?: Result;
+	    newConversationId?: string;
+	    notes?: string[];
 	}
 
 }
@@ -327,6 +135,7 @@ export namespace contextbuilder {
 	    recalled: number;
 	    pinned: number;
 	    trimmed: number;
+	    refilled?: number;
 	}
 	export interface RecallItem {
 	    id: string;
@@ -369,6 +178,7 @@ export namespace contextbuilder {
 	    recalled: RecallItem[];
 	    tokenLimit: number;
 	    budget: Budget;
+	    refillFrom?: string;
 	    usedChars: number;
 	    overBudget: boolean;
 	    safetyNet: boolean;
@@ -553,6 +363,13 @@ export namespace conversation {
 	    currency: string;
 	    unpriced?: string[];
 	}
+	export interface ConversationUsage {
+	    id: string;
+	    title: string;
+	    usage?: UsageTotals;
+	    cost?: Cost;
+	}
+	
 	export interface StepView {
 	    title: string;
 	    summary: string;
@@ -690,6 +507,11 @@ export namespace conversation {
 	
 	
 	
+	export interface UsageReport {
+	    conversations: ConversationUsage[];
+	    total: UsageTotals;
+	    cost?: Cost;
+	}
 	
 	
 
@@ -989,6 +811,33 @@ export namespace events {
 
 }
 
+export namespace llm {
+	
+	export interface ConnectionResult {
+	    ok: boolean;
+	    code?: string;
+	    message: string;
+	    model: string;
+	    baseUrl: string;
+	    latencyMs: number;
+	    models: string[];
+	    modelsError?: string;
+	}
+	export interface EndpointModels {
+	    name: string;
+	    baseUrl: string;
+	    models: string[];
+	    default?: string;
+	    error?: string;
+	}
+	export interface LocalServer {
+	    name: string;
+	    baseUrl: string;
+	    models: string[];
+	}
+
+}
+
 export namespace mcp {
 	
 	export interface Problem {
@@ -1042,12 +891,41 @@ export namespace memory {
 
 export namespace packages {
 	
+	export interface AgentView {
+	    id: string;
+	    name: string;
+	    title: string;
+	    icon: string;
+	    description: string;
+	}
+	export interface WorkflowView {
+	    id: string;
+	    displayName: string;
+	    description: string;
+	    default: boolean;
+	    nodes: number;
+	}
+	export interface ActiveView {
+	    packageId: string;
+	    name: string;
+	    version: string;
+	    description: string;
+	    workflows: WorkflowView[];
+	    agents: AgentView[];
+	    problem?: string;
+	}
 	export interface AgentInfo {
 	    id: string;
 	    name: string;
 	    title: string;
 	    icon: string;
 	}
+	export interface AgentList {
+	    packageId: string;
+	    agents: AgentView[];
+	    problem?: string;
+	}
+	
 	export interface Problem {
 	    file?: string;
 	    pointer?: string;
@@ -1070,18 +948,144 @@ export namespace packages {
 	    agents: AgentInfo[];
 	    warnings?: Problem[];
 	}
+	export interface ImportView {
+	    ok: boolean;
+	    package?: Installed;
+	    problems: Problem[];
+	    warnings: Problem[];
+	    exists?: Installed;
+	    file: string;
+	}
+	
+	export interface ListView {
+	    packages: Installed[];
+	    activePackageId: string;
+	    demoError?: string;
+	    demoInstalled: boolean;
+	    demoName: string;
+	}
+	
 	
 
 }
 
 export namespace project {
 	
+	export interface Info {
+	    id: string;
+	    name: string;
+	    root: string;
+	    dataDir: string;
+	    activePackageId: string;
+	    notice?: string;
+	}
 	export interface RecentProject {
 	    root: string;
 	    id: string;
 	    name: string;
 	    lastOpenedAt: string;
 	    exists: boolean;
+	}
+
+}
+
+export namespace projectmcp {
+	
+	export interface ImportResult {
+	    added: string[];
+	    replaced: string[];
+	    problems: mcp.Problem[];
+	}
+	export interface ServerSpec {
+	    name: string;
+	    command?: string;
+	    args?: string[];
+	    env?: Record<string, string>;
+	    envFile?: string;
+	    cwd?: string;
+	    url?: string;
+	    headers?: Record<string, string>;
+	    disabled?: boolean;
+	}
+	export interface ToolView {
+	    name: string;
+	    wireName: string;
+	    title?: string;
+	    description: string;
+	    inputSchema: Record<string, unknown>;
+	}
+	export interface ServerView {
+	    name: string;
+	    source: string;
+	    file?: string;
+	    transport: string;
+	    state: string;
+	    summary: string;
+	    command: string;
+	    toolCount: number;
+	    tools: ToolView[];
+	    error?: string;
+	    stderrTail?: string;
+	    logPath?: string;
+	    pid?: number;
+	    failures?: number;
+	    retryAt?: string;
+	    gaveUp?: boolean;
+	    serverName?: string;
+	    serverVersion?: string;
+	    approvalChanged?: boolean;
+	    offered: boolean;
+	    withheld?: string;
+	    warnings?: string[];
+	    config: ServerSpec;
+	}
+	export interface Parsed {
+	    servers: ServerView[];
+	    replaces: string[];
+	    problems: mcp.Problem[];
+	}
+	
+	
+	export interface Switches {
+	    enabled: boolean;
+	    startOnOpen: boolean;
+	    callTimeoutSeconds: number;
+	}
+	
+	export interface View {
+	    enabled: boolean;
+	    allowedServers: string[];
+	    startOnOpen: boolean;
+	    callTimeoutSeconds: number;
+	    servers: ServerView[];
+	    problems: mcp.Problem[];
+	    project: string;
+	    projectFile?: string;
+	    settingsPath: string;
+	}
+
+}
+
+export namespace projectskills {
+	
+	export interface ActiveView {
+	    name: string;
+	    source: string;
+	    path: string;
+	    by?: string;
+	    description?: string;
+	    missing?: boolean;
+	    messageId?: string;
+	}
+	export interface ChangeView {
+	    conversationId: string;
+	    skill: string;
+	    status: string;
+	    active: ActiveView[];
+	}
+	export interface ListView {
+	    skills: skills.ListItem[];
+	    locations: skills.Location[];
 	}
 
 }
@@ -1190,6 +1194,15 @@ export namespace settings {
 	    checkpoints?: Checkpoints;
 	}
 	
+	
+	export interface View {
+	    settings: Settings;
+	    overrides: Override[];
+	    llmConfigured: boolean;
+	    hasApiKey: boolean;
+	    path: string;
+	    warnings: Problem[];
+	}
 
 }
 
@@ -1223,6 +1236,14 @@ export namespace skills {
 
 export namespace tools {
 	
+	export interface FileView {
+	    path: string;
+	    content: string;
+	    size: number;
+	    truncated: boolean;
+	    binary: boolean;
+	    modifiedAt: string;
+	}
 	export interface WidgetField {
 	    name: string;
 	    label: string;

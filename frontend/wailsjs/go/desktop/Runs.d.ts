@@ -12,7 +12,7 @@ export function List():Promise<Array<workflow.Run>>;
 
 export function Log(arg1:string,arg2:number):Promise<workflow.RunLogView>;
 
-export function ReadArtifact(arg1:string):Promise<app.ArtifactView>;
+export function ReadArtifact(arg1:string):Promise<tools.FileView>;
 
 export function Start(arg1:app.StartRunRequest):Promise<workflow.Run>;
 

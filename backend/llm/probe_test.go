@@ -1,4 +1,4 @@
-package app
+package llm_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"crewagent/backend/llm"
 	"crewagent/backend/llm/fakellm"
 )
 
@@ -24,7 +25,7 @@ func closedURL(t *testing.T) string {
 	return "http://" + addr + "/v1"
 }
 
-func TestDetectLocalServers(t *testing.T) {
+func TestDetectLocal(t *testing.T) {
 	ollama := fakellm.New()
 	defer ollama.Close()
 	ollama.SetModels("qwen2.5-coder:7b", "llama3.2:3b", "mistral:7b", "llama3.2:3b")
@@ -61,7 +62,7 @@ func TestDetectLocalServers(t *testing.T) {
 		}
 	}()
 
-	cands := []LocalCandidate{
+	cands := []llm.LocalCandidate{
 		{"Ollama", ollama.URL()},
 		{"LM Studio", closedURL(t)},
 		{"vLLM", empty.URL()},
@@ -69,20 +70,19 @@ func TestDetectLocalServers(t *testing.T) {
 		{"Hung", hung.URL + "/v1"},
 		{"Reset", "http://" + ln.Addr().String() + "/v1"},
 	}
-	rt := New(t.TempDir(), Options{LocalCandidates: cands})
 	t0 := time.Now()
-	got := rt.DetectLocalServers(context.Background())
+	got := llm.DetectLocal(context.Background(), cands)
 	took := time.Since(t0)
-	want := []LocalServer{
+	want := []llm.LocalServer{
 		{Name: "Ollama", BaseURL: ollama.URL(), Models: []string{"llama3.2:3b", "mistral:7b", "qwen2.5-coder:7b"}},
 		{Name: "vLLM", BaseURL: empty.URL(), Models: []string{}},
 	}
 	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("DetectLocalServers = %+v\nwant %+v", got, want)
+		t.Fatalf("DetectLocal = %+v\nwant %+v", got, want)
 	}
 	// the probes run at once, each within its timeout: a server that never
 	// answers costs one timeout, not one per candidate
-	if took > localProbeTimeout+time.Second {
+	if took > 1500*time.Millisecond+time.Second { // one probe timeout, and some slack
 		t.Fatalf("detection took %v", took)
 	}
 	for _, r := range ollama.Requests() {
@@ -92,15 +92,14 @@ func TestDetectLocalServers(t *testing.T) {
 	}
 }
 
-func TestDetectLocalServersFindsNothing(t *testing.T) {
-	rt := New(t.TempDir(), Options{LocalCandidates: []LocalCandidate{{"Ollama", closedURL(t)}}})
-	if got := rt.DetectLocalServers(context.Background()); got == nil || len(got) != 0 {
-		t.Fatalf("DetectLocalServers = %#v, want an empty list", got)
+func TestDetectLocalFindsNothing(t *testing.T) {
+	if got := llm.DetectLocal(context.Background(), []llm.LocalCandidate{{"Ollama", closedURL(t)}}); got == nil || len(got) != 0 {
+		t.Fatalf("DetectLocal = %#v, want an empty list", got)
 	}
 	// the default candidates are the usual ports of the usual servers
 	want := []string{"http://127.0.0.1:11434/v1", "http://127.0.0.1:1234/v1", "http://127.0.0.1:8000/v1"}
 	var urls []string
-	for _, c := range DefaultLocalCandidates {
+	for _, c := range llm.DefaultLocalCandidates {
 		urls = append(urls, c.BaseURL)
 	}
 	if !reflect.DeepEqual(urls, want) {
@@ -108,14 +107,13 @@ func TestDetectLocalServersFindsNothing(t *testing.T) {
 	}
 }
 
-func TestDetectLocalServersStopsWithItsContext(t *testing.T) {
+func TestDetectLocalStopsWithItsContext(t *testing.T) {
 	hung := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
 	defer hung.Close()
-	rt := New(t.TempDir(), Options{LocalCandidates: []LocalCandidate{{"Hung", hung.URL + "/v1"}}})
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	t0 := time.Now()
-	if got := rt.DetectLocalServers(ctx); len(got) != 0 {
+	if got := llm.DetectLocal(ctx, []llm.LocalCandidate{{"Hung", hung.URL + "/v1"}}); len(got) != 0 {
 		t.Fatalf("got %+v", got)
 	}
 	if took := time.Since(t0); took > time.Second {
