@@ -168,7 +168,7 @@ func (ws *Workspace) emitNextUsage(ctx context.Context, conversationID string) {
 	if status == "" || status == compression.StatusCompressing {
 		status = compression.Status(u.UsagePercent)
 	}
-	ws.emitter.Emit(events.ContextUsage, events.UsageEvent{ConversationID: conversationID, UsedTokens: u.UsedTokens,
+	ws.publishUsage(events.UsageEvent{ConversationID: conversationID, UsedTokens: u.UsedTokens,
 		TotalBudget: u.TotalBudget, UsagePercent: u.UsagePercent, Remaining: u.Remaining, Status: status, Reported: u.Reported, Cost: u.Cost})
 }
 
