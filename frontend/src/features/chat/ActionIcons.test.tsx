@@ -25,7 +25,9 @@ afterEach(() => applyLanguage('en'))
 
 function renderChat(entries: Entry[]) {
   const fake = createFakeBridge({ conversations: [{ meta: { id: 'c1', title: 'Trip' }, entries }] })
-  return { fake, ...renderWithStores(<ChatView conversationId="c1" />, fake.bridge) }
+  const r = renderWithStores(<ChatView conversationId="c1" />, fake.bridge)
+  r.stores.chat.actions.start() // the workspace follows the conversation's events
+  return { fake, ...r }
 }
 
 const history = (): Entry[] => [
