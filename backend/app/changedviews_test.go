@@ -44,3 +44,31 @@ func TestChangedViews(t *testing.T) {
 		})
 	}
 }
+
+// When a task ends, the entries of a run go out again with their views: a
+// step's number follows the run's state, which the log does not show.
+func TestRunViews(t *testing.T) {
+	mk := func(id, run string) *conversation.Entry {
+		return &conversation.Entry{Type: conversation.TypeMsg, ID: id, Role: conversation.RoleAssistant, Content: conversation.Str("x"), RunID: run}
+	}
+	tests := []struct {
+		name    string
+		entries []*conversation.Entry
+		want    []string
+	}{
+		{"no run", []*conversation.Entry{mk("a", ""), mk("b", "")}, []string{}},
+		{"a run's entries among others", []*conversation.Entry{mk("a", ""), mk("b", "r1"), mk("c", "r1"), mk("d", "")}, []string{"b", "c"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			views := conversation.ViewsWith(tc.entries, conversation.ViewOptions{})
+			got := []string{}
+			for _, v := range runViews(tc.entries, views) {
+				got = append(got, v.ID)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Fatalf("got %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -45,6 +45,12 @@ func (ws *Workspace) publishEntries(id string, written []*conversation.Entry, st
 	ev := ws.pageEnd(meta, views, streaming)
 	ev.ConversationID, ev.Conversation = id, meta
 	ev.Entries, ev.Reload = changedViews(page.Entries, views, written, ws.views)
+	if len(written) == 0 {
+		// The views of a run's entries also follow its state (a step's number
+		// once the run records it complete), which changes outside the log:
+		// when a task ends they go out again.
+		ev.Entries = append(ev.Entries, runViews(page.Entries, views)...)
+	}
 	ev.Agents = map[string]events.Speaker{}
 	for k, a := range ws.speakers(ev.Entries) {
 		ev.Agents[k] = events.Speaker(a)
@@ -98,4 +104,21 @@ func changedViews(entries []*conversation.Entry, views []conversation.EntryView,
 		out = append(out, v)
 	}
 	return out, reload
+}
+
+// runViews are the views of the entries of a workflow run.
+func runViews(entries []*conversation.Entry, views []conversation.EntryView) []conversation.EntryView {
+	inRun := map[string]bool{}
+	for _, e := range entries {
+		if e.RunID != "" {
+			inRun[e.ID] = true
+		}
+	}
+	out := []conversation.EntryView{}
+	for _, v := range views {
+		if inRun[v.ID] {
+			out = append(out, v)
+		}
+	}
+	return out
 }

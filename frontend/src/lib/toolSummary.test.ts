@@ -72,6 +72,7 @@ describe('tool summaries', () => {
     expect(screenSummary(md)).toBe(
       '**Facts, files and numbers**\n\n- **You:** the budget\n- **Assistant:** Here is **bold**\n- **Result of List files:** big.txt, notes.md …\n- **Tool result:** plain words\n- **Note:** kept',
     )
+    expect(screenSummary('- **Assistant:** calls fs.list @project\n- **Assistant:** calls fs.read')).toBe('- **Assistant:** → List files `@project`\n- **Assistant:** → Read file')
     expect(quotedResult('{"ok":true}')).toBe('(data from a tool)')
     applyLanguage('zh-CN')
     expect(screenSummary('- **fs.read result:** port 8080')).toBe('- **读取文件 的结果:** port 8080')

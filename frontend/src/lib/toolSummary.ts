@@ -198,8 +198,9 @@ export function quotedResult(body: string): string {
 }
 
 /** A summary as the screen shows it (the runtime's Markdown, whose lines
- * say who wrote them: "**You:**", "**fs.read result:**") with those words
- * in the user's language and each tool by its display name. */
+ * say who wrote them: "**You:**", "**fs.read result:**", and the calls the
+ * model made: "**Assistant:** calls fs.list @project") with those words in
+ * the user's language and each tool by its display name. */
 export function screenSummary(md: string): string {
   return md
     .split('\n')
@@ -214,6 +215,9 @@ export function screenSummary(md: string): string {
       else if (who === 'Tool result') label = t('who.tool')
       else if (tool) label = t('who.toolOf', { tool: toolTitle(tool[1]) })
       else return line
+      // the digest's line of a call: "calls fs.list @project"
+      const call = who === 'Assistant' ? /^\s*calls (\S+)(?:\s+(.+))?$/.exec(rest) : null
+      if (call) return `${bullet}**${label}:** → ${toolTitle(call[1])}${call[2] ? ` ${code(call[2].trim())}` : ''}`
       const body = who === 'Tool result' || tool ? ` ${quotedResult(rest.trim())}` : rest
       return `${bullet}**${label}:**${body}`
     })
