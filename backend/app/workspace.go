@@ -7,7 +7,9 @@ import (
 
 	"crewagent/backend/approval/projectapproval"
 	"crewagent/backend/checkpoint"
+	"crewagent/backend/conversation"
 	"crewagent/backend/convlog"
+	"crewagent/backend/convpage"
 	"crewagent/backend/coordinator"
 	"crewagent/backend/engine"
 	"crewagent/backend/errs"
@@ -76,6 +78,8 @@ type Workspace struct {
 	approvals *projectapproval.Approvals
 	// output passes the live output of running commands on as tool:output events.
 	output *events.ToolOutputBatcher
+	// pages read the conversations as the screen shows them.
+	pages *convpage.Reader
 	// checkpoints keep what the tools changed in the project's files (nil
 	// when opened read-only).
 	checkpoints *checkpoint.Store
@@ -113,6 +117,9 @@ func (rt *Runtime) OpenProject(p *project.Project, o OpenOptions) (*Workspace, e
 		return nil, lockedError(err)
 	}
 	ws.store = convlog.NewPublishing(st, ws.storeChanged)
+	ws.pages = convpage.New(convpage.Config{Store: ws.store, Busy: func(id string) bool { return ws.tasks.Busy(id) },
+		Views:    func(e []*conversation.Entry) []conversation.EntryView { return ws.runs.Views(e) },
+		Packages: rt.packages, Active: ws.activePackageID})
 	// One task at a time in the whole project: the conversation tools hand
 	// turns from conversation to conversation, which needs a single line.
 	ws.tasks = tasks.New(rt.lifetime, tasks.Options{Serial: true, OnEvent: ws.taskEvent})
