@@ -278,17 +278,5 @@ func (ws *Workspace) SetMode(conversationID, mode, agentID string) (conversation
 // the conversation's active mode; in run mode it is the next request of the
 // conversation's latest workflow run (RUN_NOT_FOUND when it has none).
 func (ws *Workspace) Preview(ctx context.Context, conversationID, mode, agentID string) (*engine.Preview, error) {
-	if mode == "" {
-		meta, err := ws.store.Get(conversationID)
-		if err != nil {
-			return nil, err
-		}
-		if meta.ActiveType == conversation.ActiveWorkflow {
-			mode = conversation.ModeRun
-		}
-	}
-	if mode == conversation.ModeRun {
-		return ws.previewRun(ctx, conversationID, agentID)
-	}
-	return ws.engine.Preview(ctx, engine.PreviewRequest{ConversationID: conversationID, Mode: mode, AgentID: agentID})
+	return ws.Explain(ctx, ExplainRequest{ConversationID: conversationID, Mode: mode, AgentID: agentID})
 }

@@ -1,18 +1,13 @@
 package app
 
 import (
-	"encoding/json"
-	"errors"
-	"io/fs"
 	"time"
 
 	"crewagent/backend/conversation"
 	"crewagent/backend/convlog"
 	"crewagent/backend/convpage"
-	"crewagent/backend/errs"
 	"crewagent/backend/events"
 	"crewagent/backend/export"
-	"crewagent/backend/fsx"
 	"crewagent/backend/tools"
 )
 
@@ -119,53 +114,18 @@ func (ws *Workspace) publishEntries(id string, written []*conversation.Entry, st
 	}
 }
 
-// maxToolResultBytes caps what ReadToolResult returns; the file itself is
-// never changed.
-const maxToolResultBytes = 2 << 20
-
 // ToolResultView is the full output of a tool result that the log keeps as a
-// preview.
-type ToolResultView struct {
-	conversation.ToolResultFile
-	// Size is the length of the full output in bytes; Truncated is true when
-	// Content holds only its first 2 MB.
-	Size      int  `json:"size"`
-	Truncated bool `json:"truncated"`
-}
+// preview (tools.ToolResultView).
+type ToolResultView = tools.ToolResultView
 
 // ReadToolResult reads the full output of a tool-result message, through the
-// sandbox tools read it with (@state/logs/tool-results/...).
+// sandbox tools read it with (tools.ReadToolResult).
 func (ws *Workspace) ReadToolResult(conversationID, messageID string) (ToolResultView, error) {
-	if !convlog.IsValidID(conversationID) || !convlog.IsValidMessageID(messageID) {
-		return ToolResultView{}, errs.Errorf(errs.InvalidID, "%q / %q is not a conversation and message id", conversationID, messageID)
-	}
-	// The sandbox of that conversation's tools: it sees only its own outputs.
-	roots := ws.roots
-	roots.Conversation = conversationID
-	data, err := tools.NewSandbox(roots).ReadFile(convlog.ToolResultAlias(conversationID, messageID))
-	if errors.Is(err, fs.ErrNotExist) {
-		return ToolResultView{}, errs.Errorf(errs.NotFound, "the full output of message %s is no longer on disk", messageID)
-	}
-	if err != nil {
-		return ToolResultView{}, err
-	}
-	var rec conversation.ToolResultFile
-	if err := json.Unmarshal(data, &rec); err != nil {
-		return ToolResultView{}, errs.Errorf(errs.Internal, "the full output of message %s is not valid JSON: %v", messageID, err)
-	}
-	v := ToolResultView{ToolResultFile: rec, Size: len(rec.Content)}
-	if len(v.Content) > maxToolResultBytes {
-		v.Content, v.Truncated = string(tools.TrimPartialRune([]byte(v.Content[:maxToolResultBytes]))), true
-	}
-	return v, nil
+	return tools.ReadToolResult(ws.roots, conversationID, messageID)
 }
 
 // Export is a conversation rendered for outside the app.
-type Export struct {
-	// FileName is a file name for it (the title and the format's extension).
-	FileName string `json:"fileName"`
-	Content  string `json:"content"`
-}
+type Export = export.File
 
 // ExportConversation renders a conversation as Markdown ("md", the version
 // shown, for people) or JSON ("json": its record and every effective entry),
@@ -183,18 +143,9 @@ func (ws *Workspace) ExportConversation(id, format string) (Export, error) {
 	for id, a := range ws.pages.Speakers(conversation.Views(entries)) {
 		agents[id] = export.Agent{Name: a.Name, Icon: a.Icon}
 	}
-	out, err := export.Render(format, meta, entries, export.Options{Agents: agents, Location: time.Local})
-	if err != nil {
-		return Export{}, err
-	}
-	return Export{FileName: export.FileName(meta, format), Content: string(out)}, nil
+	return export.Conversation(format, meta, entries, export.Options{Agents: agents, Location: time.Local})
 }
 
 // WriteExport writes an export to the file path (atomically; the folder
 // must exist).
-func WriteExport(path string, x Export) error {
-	if err := fsx.WriteFile(path, []byte(x.Content), 0o644); err != nil {
-		return errs.Wrap(errs.Internal, err, "the export could not be written to "+path+": "+err.Error())
-	}
-	return nil
-}
+func WriteExport(path string, x Export) error { return export.Write(path, x) }

@@ -5,8 +5,6 @@ import (
 	"strings"
 
 	"crewagent/backend/compression"
-	"crewagent/backend/conversation"
-	"crewagent/backend/engine"
 	"crewagent/backend/errs"
 	"crewagent/backend/events"
 	"crewagent/backend/tasks"
@@ -170,15 +168,6 @@ func (ws *Workspace) emitNextUsage(ctx context.Context, conversationID string) {
 	}
 	ws.publishUsage(events.UsageEvent{ConversationID: conversationID, UsedTokens: u.UsedTokens,
 		TotalBudget: u.TotalBudget, UsagePercent: u.UsagePercent, Remaining: u.Remaining, Status: status, Reported: u.Reported, Cost: u.Cost})
-}
-
-// previewRun previews the next request of the conversation's latest run.
-func (ws *Workspace) previewRun(ctx context.Context, conversationID, agentID string) (*engine.Preview, error) {
-	setup, err := ws.runs.NextRunSetup(conversationID)
-	if err != nil {
-		return nil, err
-	}
-	return ws.engine.Preview(ctx, engine.PreviewRequest{ConversationID: conversationID, Mode: conversation.ModeRun, AgentID: agentID, Run: setup})
 }
 
 // ConversationRun returns the progress of a conversation's latest run, or
