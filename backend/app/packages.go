@@ -115,7 +115,7 @@ func (ws *Workspace) toolHost(scope engine.ToolScope) (engine.ToolHost, error) {
 		r.Package = scope.Agent.PackageRoot
 	}
 	cfg := tools.Config{Roots: r, Policy: scope.Policy, Allow: scope.Allow}
-	cfg.Policy.Shell, cfg.Shell = ws.shellFor(scope, ws.rt.Effective().Tools.Shell)
+	cfg.Policy.Shell, cfg.Shell = scope.Shell(ws.rt.Effective().Tools.Shell, ws.runWithoutSandbox)
 	cfg.OnToolOutput = ws.liveOutput(scope.ConversationID)
 	ts := tools.Scope{ConversationID: scope.ConversationID, Mode: scope.Mode, Policy: cfg.Policy, MCPAllowlist: scope.MCPServers}
 	if scope.Agent != nil {

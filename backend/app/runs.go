@@ -45,7 +45,7 @@ func (ws *Workspace) CreateRun(req StartRunRequest) (workflow.Run, error) {
 	// One task at a time in a project: a run that could not start its first
 	// turn now is not created.
 	if len(ws.tasks.All()) > 0 || len(ws.tasks.Queued()) > 0 {
-		return workflow.Run{}, ws.busy(tasks.ErrBusy, req.ConversationID)
+		return workflow.Run{}, ws.coord.Busy(tasks.ErrBusy, req.ConversationID)
 	}
 	pkgID, err := ws.ChoosePackage(req.PackageID, req.WorkflowID)
 	if err != nil {
@@ -142,7 +142,7 @@ func (ws *Workspace) runInBackground(run workflow.Run, turn func(ctx context.Con
 		}
 		return nil
 	})
-	return ws.busy(err, id)
+	return ws.coord.Busy(err, id)
 }
 
 // RunTurn runs one turn of a run in the foreground (the command line):

@@ -178,7 +178,7 @@ func (rt *Runtime) OpenProject(p *project.Project, o OpenOptions) (*Workspace, e
 		// The same providers as every other tool host of the project.
 		Providers:         ws.provide,
 		Changes:           changeRecorder{ws},
-		RunWithoutSandbox: func() bool { c, _ := ws.ShellChoice(); return c.RunWithoutSandbox },
+		RunWithoutSandbox: ws.runWithoutSandbox,
 		OnToolOutput:      ws.liveOutput,
 	})
 	if err != nil {
