@@ -55,6 +55,18 @@ type LLMFactory func(s settings.LLM) LLM
 // DefaultLLMFactory builds an *llm.Client from the settings (see LLMConfig).
 func DefaultLLMFactory(s settings.LLM) LLM { return llm.New(LLMConfig(s)) }
 
+// Endpoints are every endpoint of the LLM settings (the default one first),
+// each with its client configuration and the models it names.
+func Endpoints(l settings.LLM) []llm.Endpoint {
+	var eps []llm.Endpoint
+	for _, ep := range l.AllEndpoints() {
+		one := l
+		one.BaseURL, one.APIKey = ep.BaseURL, ep.APIKey
+		eps = append(eps, llm.Endpoint{Name: ep.Name, Models: ep.Models, Config: LLMConfig(one)})
+	}
+	return eps
+}
+
 // LLMConfig maps the LLM settings to the client configuration. Zero or
 // negative timeouts take the client's defaults; maxRetries 0 means no retries.
 func LLMConfig(s settings.LLM) llm.Config {
