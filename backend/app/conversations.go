@@ -125,7 +125,11 @@ func (ws *Workspace) ReadToolResult(conversationID, messageID string) (ToolResul
 }
 
 // Export is a conversation rendered for outside the app.
-type Export = export.File
+type Export struct {
+	// FileName is a file name for it (the title and the format's extension).
+	FileName string `json:"fileName"`
+	Content  string `json:"content"`
+}
 
 // ExportConversation renders a conversation as Markdown ("md", the version
 // shown, for people) or JSON ("json": its record and every effective entry),
@@ -143,9 +147,10 @@ func (ws *Workspace) ExportConversation(id, format string) (Export, error) {
 	for id, a := range ws.pages.Speakers(conversation.Views(entries)) {
 		agents[id] = export.Agent{Name: a.Name, Icon: a.Icon}
 	}
-	return export.Conversation(format, meta, entries, export.Options{Agents: agents, Location: time.Local})
+	name, content, err := export.Conversation(format, meta, entries, export.Options{Agents: agents, Location: time.Local})
+	return Export{FileName: name, Content: content}, err
 }
 
 // WriteExport writes an export to the file path (atomically; the folder
 // must exist).
-func WriteExport(path string, x Export) error { return export.Write(path, x) }
+func WriteExport(path string, x Export) error { return export.Write(path, x.Content) }

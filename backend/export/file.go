@@ -6,26 +6,20 @@ import (
 	"crewagent/backend/fsx"
 )
 
-// File is a conversation rendered for outside the app.
-type File struct {
-	// FileName is a file name for it (the title and the format's extension).
-	FileName string `json:"fileName"`
-	Content  string `json:"content"`
-}
-
-// Conversation renders a conversation in format (Render) with its file name.
-func Conversation(format string, meta conversation.ConversationMeta, entries []*conversation.Entry, opts Options) (File, error) {
+// Conversation renders a conversation in format (Render) and returns it with
+// a file name for it (the title and the format's extension).
+func Conversation(format string, meta conversation.ConversationMeta, entries []*conversation.Entry, opts Options) (fileName, content string, err error) {
 	out, err := Render(format, meta, entries, opts)
 	if err != nil {
-		return File{}, err
+		return "", "", err
 	}
-	return File{FileName: FileName(meta, format), Content: string(out)}, nil
+	return FileName(meta, format), string(out), nil
 }
 
-// Write writes an export to the file path (atomically; the folder must
-// exist).
-func Write(path string, f File) error {
-	if err := fsx.WriteFile(path, []byte(f.Content), 0o644); err != nil {
+// Write writes an export's content to the file path (atomically; the folder
+// must exist).
+func Write(path, content string) error {
+	if err := fsx.WriteFile(path, []byte(content), 0o644); err != nil {
 		return errs.Wrap(errs.Internal, err, "the export could not be written to "+path+": "+err.Error())
 	}
 	return nil
