@@ -4,9 +4,7 @@ import (
 	"context"
 	"strings"
 
-	"crewagent/backend/compression"
 	"crewagent/backend/errs"
-	"crewagent/backend/events"
 	"crewagent/backend/tasks"
 	"crewagent/backend/tools"
 	"crewagent/backend/workflow"
@@ -161,13 +159,7 @@ func (ws *Workspace) emitNextUsage(ctx context.Context, conversationID string) {
 	if err != nil {
 		return
 	}
-	u := p.Usage
-	status := u.Status
-	if status == "" || status == compression.StatusCompressing {
-		status = compression.Status(u.UsagePercent)
-	}
-	ws.publishUsage(events.UsageEvent{ConversationID: conversationID, UsedTokens: u.UsedTokens,
-		TotalBudget: u.TotalBudget, UsagePercent: u.UsagePercent, Remaining: u.Remaining, Status: status, Reported: u.Reported, Cost: u.Cost})
+	ws.publishUsage(p.NextUsage(conversationID))
 }
 
 // ConversationRun returns the progress of a conversation's latest run, or
