@@ -38,7 +38,7 @@ type RegenerateRequest struct {
 
 // branchMode refuses run mode: a run's state cannot go back.
 func (ws *Workspace) branchMode(conversationID, mode, agentID string) (string, error) {
-	mode, _, err := ws.replyMode(conversationID, mode, agentID)
+	mode, _, err := ws.engine.ReplyMode(conversationID, mode, agentID)
 	if err == nil && mode == conversation.ModeRun {
 		err = errs.New(errs.InvalidRequest, "a workflow run cannot go back to an earlier message: fork the conversation from it instead")
 	}

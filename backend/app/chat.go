@@ -2,8 +2,6 @@ package app
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"strings"
 
 	"crewagent/backend/approval"
@@ -13,7 +11,6 @@ import (
 	"crewagent/backend/coordinator"
 	"crewagent/backend/engine"
 	"crewagent/backend/errs"
-	"crewagent/backend/tasks"
 )
 
 // SendRequest is one message typed in a conversation.
@@ -70,7 +67,7 @@ func (r *Reply) Wait(ctx context.Context) (*ChainResult, error) {
 				_ = r.ws.store.Delete(r.conversationID)
 			}
 		}
-		return nil, r.ws.busy(err, r.conversationID)
+		return nil, r.ws.coord.Busy(err, r.conversationID)
 	}
 	return res, nil
 }
@@ -97,7 +94,7 @@ func (ws *Workspace) Send(req SendRequest) (*Reply, error) {
 	case req.Retry && len(files) > 0:
 		return nil, errs.New(errs.InvalidRequest, "a retry takes no attachments: send them with a new message")
 	}
-	mode, agentID, err := ws.replyMode(req.ConversationID, req.Mode, req.AgentID)
+	mode, agentID, err := ws.engine.ReplyMode(req.ConversationID, req.Mode, req.AgentID)
 	if err != nil {
 		return nil, err
 	}
@@ -145,47 +142,9 @@ func (ws *Workspace) answer(req engine.SendRequest, files []attach.File) (*Reply
 		if made != "" {
 			_ = ws.store.Delete(made)
 		}
-		return nil, ws.busy(err, req.ConversationID)
+		return nil, ws.coord.Busy(err, req.ConversationID)
 	}
 	return &Reply{ws: ws, h: h, conversationID: req.ConversationID, made: made != ""}, nil
-}
-
-// replyMode checks what every reply needs (a known mode, an agent in agent
-// mode, an LLM, the conversation) and returns the mode (chat when empty).
-func (ws *Workspace) replyMode(conversationID, mode, agentID string) (string, string, error) {
-	if mode == "" || (mode == conversation.ModeAgent && agentID == "") {
-		// An agent conversation answers in agent mode, with its agent.
-		if meta, err := ws.store.Get(conversationID); err == nil && meta.ActiveType == conversation.ActiveAgent {
-			if mode == "" {
-				mode = conversation.ModeAgent
-			}
-			if mode == conversation.ModeAgent && agentID == "" {
-				agentID = meta.SelectedAgentID
-			}
-		}
-	}
-	if mode == "" {
-		mode = conversation.ModeChat
-	}
-	if mode != conversation.ModeChat && mode != conversation.ModeAgent && mode != conversation.ModeRun {
-		return "", "", errs.Errorf(errs.InvalidMode, "unknown mode %q: messages are sent in chat, agent or run mode", mode)
-	}
-	if mode == conversation.ModeAgent && agentID == "" {
-		return "", "", ws.engine.NoAgent()
-	}
-	if err := ws.rt.Effective().RequireLLM(); err != nil {
-		return "", "", err
-	}
-	if conversationID == "" {
-		if mode == conversation.ModeRun {
-			return "", "", errs.New(errs.InvalidRequest, "run mode needs the conversation of a run")
-		}
-		return mode, agentID, nil
-	}
-	if _, err := ws.store.Get(conversationID); err != nil {
-		return "", "", err
-	}
-	return mode, agentID, nil
 }
 
 // reply runs an engine send as the conversation's task in the background,
@@ -193,7 +152,7 @@ func (ws *Workspace) replyMode(conversationID, mode, agentID string) (string, st
 // given, runs first within the task.
 func (ws *Workspace) reply(req engine.SendRequest, prepare func() error) error {
 	if _, err := ws.coord.Reply(req, prepare); err != nil {
-		return ws.busy(err, req.ConversationID)
+		return ws.coord.Busy(err, req.ConversationID)
 	}
 	return nil
 }
@@ -236,23 +195,6 @@ func (ws *Workspace) ChatChain(ctx context.Context, req engine.SendRequest) (*Ch
 // reports whether something was running.
 func (ws *Workspace) Stop(conversationID string) bool { return ws.coord.Stop(conversationID) }
 
-// busy says which conversation keeps a new reply from starting: one task
-// runs at a time in a project.
-func (ws *Workspace) busy(err error, conversationID string) error {
-	if !errors.Is(err, tasks.ErrBusy) && !errors.Is(err, engine.ErrConversationBusy) {
-		return err
-	}
-	for _, t := range append(ws.tasks.All(), ws.tasks.Queued()...) {
-		if t.ConversationID == conversationID {
-			break
-		}
-		if m, gerr := ws.store.Get(t.ConversationID); gerr == nil {
-			return errs.Wrap(errs.Busy, err, fmt.Sprintf("%q is being answered: one reply runs at a time in a project; wait for it or stop it", m.Title))
-		}
-	}
-	return err
-}
-
 // Streaming lists the conversations with a reply or run turn in progress.
 func (ws *Workspace) Streaming() []string {
 	all := ws.tasks.All()
@@ -278,17 +220,5 @@ func (ws *Workspace) SetMode(conversationID, mode, agentID string) (conversation
 // the conversation's active mode; in run mode it is the next request of the
 // conversation's latest workflow run (RUN_NOT_FOUND when it has none).
 func (ws *Workspace) Preview(ctx context.Context, conversationID, mode, agentID string) (*engine.Preview, error) {
-	if mode == "" {
-		meta, err := ws.store.Get(conversationID)
-		if err != nil {
-			return nil, err
-		}
-		if meta.ActiveType == conversation.ActiveWorkflow {
-			mode = conversation.ModeRun
-		}
-	}
-	if mode == conversation.ModeRun {
-		return ws.previewRun(ctx, conversationID, agentID)
-	}
-	return ws.engine.Preview(ctx, engine.PreviewRequest{ConversationID: conversationID, Mode: mode, AgentID: agentID})
+	return ws.Explain(ctx, ExplainRequest{ConversationID: conversationID, Mode: mode, AgentID: agentID})
 }

@@ -2,11 +2,9 @@ package app
 
 import (
 	"context"
-	"errors"
 
 	"crewagent/backend/conversation"
 	"crewagent/backend/engine"
-	"crewagent/backend/errs"
 	"crewagent/backend/memory"
 )
 
@@ -64,28 +62,10 @@ func (ws *Workspace) UnpinMessage(conversationID, messageID string) error {
 
 // ProjectInstructions returns the project's instruction file (AGENTS.md,
 // or CLAUDE.md when there is only that), which every request carries.
-func (ws *Workspace) ProjectInstructions() (memory.File, error) {
-	f, err := ws.memory.File()
-	if err != nil {
-		return f, instructionsError(err)
-	}
-	return f, nil
-}
+func (ws *Workspace) ProjectInstructions() (memory.File, error) { return ws.memory.Instructions() }
 
 // SaveProjectInstructions writes the project's instruction file; the next
 // request carries the new text.
 func (ws *Workspace) SaveProjectInstructions(text string) (memory.File, error) {
-	f, err := ws.memory.Save(text)
-	if err != nil {
-		return f, instructionsError(err)
-	}
-	return f, nil
-}
-
-func instructionsError(err error) error {
-	switch {
-	case errors.Is(err, memory.ErrTooLarge), errors.Is(err, memory.ErrNotAFile):
-		return errs.Wrap(errs.InvalidArgument, err, err.Error())
-	}
-	return errs.Wrap(errs.ProjectIO, err, "the project instructions could not be read or written: "+err.Error())
+	return ws.memory.SaveInstructions(text)
 }

@@ -1,20 +1,13 @@
 package app
 
 import (
-	"cmp"
-	"encoding/json"
-	"errors"
-	"io/fs"
-	"slices"
 	"time"
 
 	"crewagent/backend/conversation"
 	"crewagent/backend/convlog"
-	"crewagent/backend/errs"
+	"crewagent/backend/convpage"
 	"crewagent/backend/events"
 	"crewagent/backend/export"
-	"crewagent/backend/fsx"
-	"crewagent/backend/packages"
 	"crewagent/backend/tools"
 )
 
@@ -97,174 +90,38 @@ func (ws *Workspace) SearchConversations(query string) ([]convlog.SearchHit, err
 	return ws.store.Search(query)
 }
 
-// ConversationPage is a stretch of a conversation's entries, oldest first,
-// each with what it is for the conversation screen.
-type ConversationPage struct {
-	Conversation conversation.ConversationMeta `json:"conversation"`
-	Entries      []conversation.EntryView      `json:"entries"`
-	// HasMore is true when older entries exist before Entries[0].
-	HasMore bool `json:"hasMore"`
-	// Streaming is true while a reply or run turn runs in the conversation.
-	Streaming bool `json:"streaming"`
-	// Unfinished is true when the conversation ends waiting for a reply that
-	// will not come (conversation.Ending); only set when no reply runs.
-	Unfinished bool `json:"unfinished"`
-	// Awaiting is true when it ends with a message of the user that no reply
-	// was started for (a fork cut there): Retry answers it.
-	Awaiting bool `json:"awaiting"`
-	// Stopped is true when the user stopped the work while another
-	// conversation was answering for this one (conv.create, conv.send).
-	Stopped bool `json:"stopped,omitempty"`
-	// CanContinue is true when the unfinished reply left something to
-	// continue from (a tool step).
-	CanContinue bool `json:"canContinue"`
-	// Agents are the agents whose replies are among Entries, by id: who
-	// answered, with the name and icon their package gives them.
-	Agents map[string]AgentInfo `json:"agents"`
-	// WaitingFor is set while a tool call of the conversation waits for
-	// another conversation's answer (conv.create, conv.send).
-	WaitingFor *WaitingView `json:"waitingFor,omitempty"`
-}
-
-// WaitingView is the conversation another one waits for.
-type WaitingView = events.WaitingView
-
-// waitingView says what a conversation waits for (nil when nothing).
-func (ws *Workspace) waitingView(meta conversation.ConversationMeta) *WaitingView {
-	if meta.Waiting == nil {
-		return nil
-	}
-	v := &WaitingView{ConversationID: meta.Waiting.ConversationID, Tool: meta.Waiting.Tool, Answering: ws.tasks.Busy(meta.Waiting.ConversationID)}
-	if m, err := ws.store.Get(meta.Waiting.ConversationID); err == nil {
-		v.Title = m.Title
-	}
-	return v
-}
+// ConversationPage is a stretch of a conversation's entries as the screen
+// shows them (convpage.Page).
+type ConversationPage = convpage.Page
 
 // LoadConversation returns the newest limit entries of a conversation
 // (convlog.PageLimit).
 func (ws *Workspace) LoadConversation(id string, limit int) (ConversationPage, error) {
-	meta, err := ws.store.Get(id)
-	if err != nil {
-		return ConversationPage{}, err
-	}
-	// Asked before and after the entries are read: "not streaming" then
-	// means no reply ran while they were read, so they end where the log ends
-	// (a reply that starts or ends meanwhile is reported as running; its end
-	// is announced by conversation:changed).
-	streaming := ws.tasks.Busy(id)
-	page, err := ws.store.Page(id, limit)
-	if err != nil {
-		return ConversationPage{}, err
-	}
-	streaming = streaming || ws.tasks.Busy(id)
-	views := ws.views(page.Entries)
-	end := ws.pageEnd(meta, views, streaming)
-	return ConversationPage{Conversation: meta, Entries: views, HasMore: page.HasMore, Streaming: streaming, Agents: ws.speakers(views),
-		WaitingFor: end.WaitingFor, Unfinished: end.Unfinished, Awaiting: end.Awaiting, Stopped: end.Stopped, CanContinue: end.CanContinue}, nil
+	return ws.pages.Load(id, limit)
 }
 
 // LoadOlderEntries returns up to limit entries that come before the entry
 // beforeID (the oldest one the reader has).
 func (ws *Workspace) LoadOlderEntries(id, beforeID string, limit int) (ConversationPage, error) {
-	meta, err := ws.store.Get(id)
-	if err != nil {
-		return ConversationPage{}, err
-	}
-	page, err := ws.store.PageBefore(id, beforeID, limit)
-	if err != nil {
-		return ConversationPage{}, err
-	}
-	// The views are judged with the entries that follow the page.
-	views := ws.views(append(page.Entries, page.Newer...))[:len(page.Entries)]
-	return ConversationPage{Conversation: meta, Entries: views, HasMore: page.HasMore, Streaming: ws.tasks.Busy(id), Agents: ws.speakers(views)}, nil
+	return ws.pages.Older(id, beforeID, limit)
 }
 
-// speakers returns the agents whose replies are among views (agent and run
-// mode), by id, as the installed packages describe them (the project's
-// package first); an agent no package describes any more keeps its id as
-// its name.
-func (ws *Workspace) speakers(views []conversation.EntryView) map[string]AgentInfo {
-	out := map[string]AgentInfo{}
-	for _, v := range views {
-		if v.IsMessage() && v.Role == conversation.RoleAssistant && v.AgentID != "" &&
-			(v.Mode == conversation.ModeAgent || v.Mode == conversation.ModeRun) {
-			out[v.AgentID] = AgentInfo{ID: v.AgentID, Name: v.AgentID}
-		}
+// publishEntries sends conversation:entries for the lines the store wrote
+// to a conversation (convpage.Reader.Entries).
+func (ws *Workspace) publishEntries(id string, written []*conversation.Entry, streaming bool) {
+	if ev, ok := ws.pages.Entries(id, written, streaming); ok {
+		ws.emitter.Emit(events.ConversationEntries, ev)
 	}
-	if len(out) == 0 {
-		return out
-	}
-	list, err := ws.rt.packages.List()
-	if err != nil {
-		return out
-	}
-	active := ws.activePackageID()
-	slices.SortStableFunc(list, func(a, b packages.Installed) int {
-		return cmp.Compare(boolInt(b.ID == active), boolInt(a.ID == active))
-	})
-	found := map[string]bool{}
-	for _, p := range list {
-		for _, a := range p.Agents {
-			if _, ok := out[a.ID]; ok && !found[a.ID] {
-				found[a.ID] = true
-				name := a.Name
-				if name == "" {
-					name = a.ID
-				}
-				out[a.ID] = AgentInfo{ID: a.ID, Name: name, Title: a.Title, Icon: a.Icon}
-			}
-		}
-	}
-	return out
 }
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// maxToolResultBytes caps what ReadToolResult returns; the file itself is
-// never changed.
-const maxToolResultBytes = 2 << 20
 
 // ToolResultView is the full output of a tool result that the log keeps as a
-// preview.
-type ToolResultView struct {
-	conversation.ToolResultFile
-	// Size is the length of the full output in bytes; Truncated is true when
-	// Content holds only its first 2 MB.
-	Size      int  `json:"size"`
-	Truncated bool `json:"truncated"`
-}
+// preview (tools.ToolResultView).
+type ToolResultView = tools.ToolResultView
 
 // ReadToolResult reads the full output of a tool-result message, through the
-// sandbox tools read it with (@state/logs/tool-results/...).
+// sandbox tools read it with (tools.ReadToolResult).
 func (ws *Workspace) ReadToolResult(conversationID, messageID string) (ToolResultView, error) {
-	if !convlog.IsValidID(conversationID) || !convlog.IsValidMessageID(messageID) {
-		return ToolResultView{}, errs.Errorf(errs.InvalidID, "%q / %q is not a conversation and message id", conversationID, messageID)
-	}
-	// The sandbox of that conversation's tools: it sees only its own outputs.
-	roots := ws.roots
-	roots.Conversation = conversationID
-	data, err := tools.NewSandbox(roots).ReadFile(convlog.ToolResultAlias(conversationID, messageID))
-	if errors.Is(err, fs.ErrNotExist) {
-		return ToolResultView{}, errs.Errorf(errs.NotFound, "the full output of message %s is no longer on disk", messageID)
-	}
-	if err != nil {
-		return ToolResultView{}, err
-	}
-	var rec conversation.ToolResultFile
-	if err := json.Unmarshal(data, &rec); err != nil {
-		return ToolResultView{}, errs.Errorf(errs.Internal, "the full output of message %s is not valid JSON: %v", messageID, err)
-	}
-	v := ToolResultView{ToolResultFile: rec, Size: len(rec.Content)}
-	if len(v.Content) > maxToolResultBytes {
-		v.Content, v.Truncated = string(tools.TrimPartialRune([]byte(v.Content[:maxToolResultBytes]))), true
-	}
-	return v, nil
+	return tools.ReadToolResult(ws.roots, conversationID, messageID)
 }
 
 // Export is a conversation rendered for outside the app.
@@ -287,21 +144,13 @@ func (ws *Workspace) ExportConversation(id, format string) (Export, error) {
 		return Export{}, err
 	}
 	agents := map[string]export.Agent{}
-	for id, a := range ws.speakers(conversation.Views(entries)) {
+	for id, a := range ws.pages.Speakers(conversation.Views(entries)) {
 		agents[id] = export.Agent{Name: a.Name, Icon: a.Icon}
 	}
-	out, err := export.Render(format, meta, entries, export.Options{Agents: agents, Location: time.Local})
-	if err != nil {
-		return Export{}, err
-	}
-	return Export{FileName: export.FileName(meta, format), Content: string(out)}, nil
+	name, content, err := export.Conversation(format, meta, entries, export.Options{Agents: agents, Location: time.Local})
+	return Export{FileName: name, Content: content}, err
 }
 
 // WriteExport writes an export to the file path (atomically; the folder
 // must exist).
-func WriteExport(path string, x Export) error {
-	if err := fsx.WriteFile(path, []byte(x.Content), 0o644); err != nil {
-		return errs.Wrap(errs.Internal, err, "the export could not be written to "+path+": "+err.Error())
-	}
-	return nil
-}
+func WriteExport(path string, x Export) error { return export.Write(path, x.Content) }

@@ -15,14 +15,7 @@ type EndpointModels = llm.EndpointModels
 // Models lists every endpoint of the settings (the default one first) with
 // its models, asking the servers at once, each within a few seconds.
 func (rt *Runtime) Models(ctx context.Context) []EndpointModels {
-	l := rt.Effective().LLM
-	var eps []llm.Endpoint
-	for _, ep := range l.AllEndpoints() {
-		one := l
-		one.BaseURL, one.APIKey = ep.BaseURL, ep.APIKey
-		eps = append(eps, llm.Endpoint{Name: ep.Name, Models: ep.Models, Config: engine.LLMConfig(one)})
-	}
-	return llm.ListEndpoints(ctx, eps)
+	return llm.ListEndpoints(ctx, engine.Endpoints(rt.Effective().LLM))
 }
 
 // SelectModel chooses where a conversation's answers come from: an endpoint

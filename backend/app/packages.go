@@ -1,8 +1,6 @@
 package app
 
 import (
-	"errors"
-
 	"crewagent/backend/convlog"
 	"crewagent/backend/engine"
 	"crewagent/backend/packages"
@@ -115,7 +113,7 @@ func (ws *Workspace) toolHost(scope engine.ToolScope) (engine.ToolHost, error) {
 		r.Package = scope.Agent.PackageRoot
 	}
 	cfg := tools.Config{Roots: r, Policy: scope.Policy, Allow: scope.Allow}
-	cfg.Policy.Shell, cfg.Shell = ws.shellFor(scope, ws.rt.Effective().Tools.Shell)
+	cfg.Policy.Shell, cfg.Shell = scope.Shell(ws.rt.Effective().Tools.Shell, ws.runWithoutSandbox)
 	cfg.OnToolOutput = ws.liveOutput(scope.ConversationID)
 	ts := tools.Scope{ConversationID: scope.ConversationID, Mode: scope.Mode, Policy: cfg.Policy, MCPAllowlist: scope.MCPServers}
 	if scope.Agent != nil {
@@ -170,9 +168,7 @@ func (ws *Workspace) ActivePackage() ActivePackageView {
 func (rt *Runtime) ListPackages(activeID string) (PackagesView, error) {
 	var demoErr string
 	if rt.opts.Demo == DemoAtStartup { // its outcome counts among the installed packages
-		if _, err := rt.demo.Result(); err != nil && !errors.Is(err, packages.ErrDemoNotStarted) && !errors.Is(err, packages.ErrDemoRemoved) {
-			demoErr = "The bundled demo package could not be installed: " + err.Error()
-		}
+		demoErr = rt.demo.Problem()
 	}
 	out, err := rt.packages.ListView(activeID)
 	out.DemoError = demoErr

@@ -4,11 +4,7 @@ import (
 	"context"
 	"strings"
 
-	"crewagent/backend/compression"
-	"crewagent/backend/conversation"
-	"crewagent/backend/engine"
 	"crewagent/backend/errs"
-	"crewagent/backend/events"
 	"crewagent/backend/tasks"
 	"crewagent/backend/tools"
 	"crewagent/backend/workflow"
@@ -47,7 +43,7 @@ func (ws *Workspace) CreateRun(req StartRunRequest) (workflow.Run, error) {
 	// One task at a time in a project: a run that could not start its first
 	// turn now is not created.
 	if len(ws.tasks.All()) > 0 || len(ws.tasks.Queued()) > 0 {
-		return workflow.Run{}, ws.busy(tasks.ErrBusy, req.ConversationID)
+		return workflow.Run{}, ws.coord.Busy(tasks.ErrBusy, req.ConversationID)
 	}
 	pkgID, err := ws.ChoosePackage(req.PackageID, req.WorkflowID)
 	if err != nil {
@@ -144,7 +140,7 @@ func (ws *Workspace) runInBackground(run workflow.Run, turn func(ctx context.Con
 		}
 		return nil
 	})
-	return ws.busy(err, id)
+	return ws.coord.Busy(err, id)
 }
 
 // RunTurn runs one turn of a run in the foreground (the command line):
@@ -163,22 +159,7 @@ func (ws *Workspace) emitNextUsage(ctx context.Context, conversationID string) {
 	if err != nil {
 		return
 	}
-	u := p.Usage
-	status := u.Status
-	if status == "" || status == compression.StatusCompressing {
-		status = compression.Status(u.UsagePercent)
-	}
-	ws.publishUsage(events.UsageEvent{ConversationID: conversationID, UsedTokens: u.UsedTokens,
-		TotalBudget: u.TotalBudget, UsagePercent: u.UsagePercent, Remaining: u.Remaining, Status: status, Reported: u.Reported, Cost: u.Cost})
-}
-
-// previewRun previews the next request of the conversation's latest run.
-func (ws *Workspace) previewRun(ctx context.Context, conversationID, agentID string) (*engine.Preview, error) {
-	setup, err := ws.runs.NextRunSetup(conversationID)
-	if err != nil {
-		return nil, err
-	}
-	return ws.engine.Preview(ctx, engine.PreviewRequest{ConversationID: conversationID, Mode: conversation.ModeRun, AgentID: agentID, Run: setup})
+	ws.publishUsage(p.NextUsage(conversationID))
 }
 
 // ConversationRun returns the progress of a conversation's latest run, or

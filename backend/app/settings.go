@@ -2,7 +2,6 @@ package app
 
 import (
 	"crewagent/backend/engine"
-	"crewagent/backend/errs"
 	"crewagent/backend/llm"
 	"crewagent/backend/settings"
 )
@@ -49,9 +48,5 @@ func (rt *Runtime) TestConnection(in settings.Settings) (ConnectionResult, error
 	if err != nil {
 		return ConnectionResult{}, err
 	}
-	cfg := st.EffectiveFor(in)
-	if cfg.LLM.BaseURL == "" {
-		return ConnectionResult{Model: cfg.LLM.Model, Models: []string{}, Code: errs.LLMNotConfigured, Message: cfg.RequireLLM().Error()}, nil
-	}
-	return llm.Probe(rt.lifetime, engine.LLMConfig(cfg.LLM)), nil
+	return engine.TestConnection(rt.lifetime, st.EffectiveFor(in)), nil
 }

@@ -1,12 +1,7 @@
 package app
 
 import (
-	"time"
-
-	"crewagent/backend/conversation"
-	"crewagent/backend/engine"
 	"crewagent/backend/sandbox"
-	"crewagent/backend/settings"
 	"crewagent/backend/tools"
 )
 
@@ -35,28 +30,9 @@ func (ws *Workspace) SetRunWithoutSandbox(on bool) error {
 // choice where they cannot.
 func (ws *Workspace) ShellStatus() ShellStatus { return sandbox.StatusOf(ws.project.DataDir) }
 
-// shellFor is whether a send of scope is offered shell.run, and how its commands run:
-// settings tools.shell (agent mode, and plain chat only when inChat is on), narrowed by the
-// agent's own tools block.
-func (ws *Workspace) shellFor(scope engine.ToolScope, st settings.ShellTools) (tools.ShellPolicy, tools.ShellConfig) {
-	on := st.Enabled && (scope.Mode == conversation.ModeAgent || (scope.Mode == conversation.ModeChat && st.InChat))
-	// (Run mode: the workflow service builds its own hosts, with tools.shell.enabled.)
-	if a := scope.Agent; a != nil && a.Tools != nil && a.Tools.Shell != nil && a.Tools.Shell.Enabled != nil && !*a.Tools.Shell.Enabled {
-		on = false
-	}
-	if !on {
-		return tools.ShellPolicy{}, tools.ShellConfig{}
-	}
-	choice, _ := ws.ShellChoice()
-	cfg := tools.ShellConfig{
-		Timeout:           time.Duration(st.TimeoutSeconds) * time.Second,
-		RunWithoutSandbox: choice.RunWithoutSandbox,
-	}
-	if st.AllowNetwork {
-		cfg.Network = func(string) bool { return true }
-	}
-	return tools.ShellPolicy{Enabled: true}, cfg
-}
+// runWithoutSandbox is the project's choice to run commands without a sandbox where
+// bubblewrap cannot start.
+func (ws *Workspace) runWithoutSandbox() bool { c, _ := ws.ShellChoice(); return c.RunWithoutSandbox }
 
 // liveOutput passes the output of the running commands of conversation convID on to the
 // window (tool:output events, coalesced and bounded).

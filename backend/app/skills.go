@@ -1,8 +1,6 @@
 package app
 
 import (
-	"os"
-
 	"crewagent/backend/skills"
 	"crewagent/backend/skills/projectskills"
 )
@@ -13,22 +11,9 @@ import (
 // openSkills builds the project's skills (found on first use; watched in
 // the window).
 func (ws *Workspace) openSkills(watch bool) {
-	ws.skills = projectskills.New(projectskills.Config{Locations: ws.skillLocations, Package: ws.activePackageID, Watch: watch,
+	locations := projectskills.Locations(func() string { return ws.project.Root }, ws.rt.home, ws.packageRoot)
+	ws.skills = projectskills.New(projectskills.Config{Locations: locations, Package: ws.activePackageID, Watch: watch,
 		Store: ws.store, Emitter: ws.emitter, Busy: ws.tasks.Busy, Log: ws.rt.log, WatchLogger: ws.rt.opts.Logger})
-}
-
-// skillLocations are the folders the project's skills come from, highest
-// precedence first (skills.DefaultLocations): the project's, the active
-// package's, the runtime home's, then those other agents use.
-func (ws *Workspace) skillLocations() []skills.Location {
-	userHome, _ := os.UserHomeDir()
-	return skills.DefaultLocations(skills.Places{
-		Project:   ws.project.Root,
-		Package:   ws.packageRoot(),
-		Home:      ws.rt.home,
-		UserHome:  userHome,
-		CodexHome: os.Getenv("CODEX_HOME"),
-	})
 }
 
 // SkillCatalog returns the project's skills as they are now.
@@ -75,10 +60,5 @@ func (ws *Workspace) StartWithSkills(mode string, names []string) (string, error
 // ActivateSkills activates the named skills in a conversation for the user
 // before a message is sent (chat --skill), stopping at the first refusal.
 func (ws *Workspace) ActivateSkills(conversationID string, names []string) error {
-	for _, n := range names {
-		if _, err := ws.ActivateSkill(conversationID, n); err != nil {
-			return err
-		}
-	}
-	return nil
+	return ws.skills.ActivateAll(conversationID, names)
 }

@@ -2,15 +2,15 @@ package app
 
 import (
 	"path/filepath"
-	"strconv"
 	"sync"
 
 	"crewagent/backend/approval/projectapproval"
 	"crewagent/backend/checkpoint"
+	"crewagent/backend/conversation"
 	"crewagent/backend/convlog"
+	"crewagent/backend/convpage"
 	"crewagent/backend/coordinator"
 	"crewagent/backend/engine"
-	"crewagent/backend/errs"
 	"crewagent/backend/events"
 	"crewagent/backend/mcp/projectmcp"
 	"crewagent/backend/memory"
@@ -76,6 +76,8 @@ type Workspace struct {
 	approvals *projectapproval.Approvals
 	// output passes the live output of running commands on as tool:output events.
 	output *events.ToolOutputBatcher
+	// pages read the conversations as the screen shows them.
+	pages *convpage.Reader
 	// checkpoints keep what the tools changed in the project's files (nil
 	// when opened read-only).
 	checkpoints *checkpoint.Store
@@ -110,9 +112,12 @@ func (rt *Runtime) OpenProject(p *project.Project, o OpenOptions) (*Workspace, e
 		st, err = convlog.Open(p.DataDir, opts)
 	}
 	if err != nil {
-		return nil, lockedError(err)
+		return nil, convlog.LockedForUser(err)
 	}
 	ws.store = convlog.NewPublishing(st, ws.storeChanged)
+	ws.pages = convpage.New(convpage.Config{Store: ws.store, Busy: func(id string) bool { return ws.tasks.Busy(id) },
+		Views:    func(e []*conversation.Entry) []conversation.EntryView { return ws.runs.Views(e) },
+		Packages: rt.packages, Active: ws.activePackageID})
 	// One task at a time in the whole project: the conversation tools hand
 	// turns from conversation to conversation, which needs a single line.
 	ws.tasks = tasks.New(rt.lifetime, tasks.Options{Serial: true, OnEvent: ws.taskEvent})
@@ -171,7 +176,7 @@ func (rt *Runtime) OpenProject(p *project.Project, o OpenOptions) (*Workspace, e
 		// The same providers as every other tool host of the project.
 		Providers:         ws.provide,
 		Changes:           changeRecorder{ws},
-		RunWithoutSandbox: func() bool { c, _ := ws.ShellChoice(); return c.RunWithoutSandbox },
+		RunWithoutSandbox: ws.runWithoutSandbox,
 		OnToolOutput:      ws.liveOutput,
 	})
 	if err != nil {
@@ -274,24 +279,11 @@ func (ws *Workspace) storeChanged(c convlog.Change) {
 // conversation: conversation:changed with streaming true, then false with
 // the failure the conversation does not show, if any.
 func (ws *Workspace) taskEvent(ev tasks.Event) {
-	ch := events.ChangeEvent{ConversationID: ev.Task.ConversationID, Kind: events.Updated, Streaming: boolPtr(ev.Phase == tasks.Started)}
-	te := events.TaskEvent{ConversationID: ev.Task.ConversationID, TaskID: ev.Task.ID, Kind: ev.Task.Kind, Chain: ev.Task.Chain,
-		Depth: ev.Task.Depth, Tool: ev.Task.Tool, Continues: ev.Task.Continues, ParentID: ev.Task.For}
+	name, te := ev.Announcement()
 	if m, err := ws.store.Get(ev.Task.ConversationID); err == nil {
 		te.Title = m.Title
 	}
-	name := events.TaskStarted
-	if ev.Phase == tasks.Ended {
-		name = events.TaskComplete
-		if ev.Reason != tasks.Completed {
-			name, te.Reason = events.TaskAborted, ev.Reason
-		}
-		if ev.Err != nil {
-			e := errs.From(ev.Err)
-			ch.Error = &events.Error{Code: e.Code, Message: e.Message}
-			te.Error = ch.Error
-		}
-	}
+	ch := events.ChangeEvent{ConversationID: ev.Task.ConversationID, Kind: events.Updated, Streaming: boolPtr(ev.Phase == tasks.Started), Error: te.Error}
 	ws.emitter.Emit(events.ConversationChanged, ch)
 	if ev.Phase == tasks.Ended {
 		// How the conversation ends now; the one waiting for it, if any,
@@ -308,16 +300,3 @@ func (ws *Workspace) taskEvent(ev tasks.Event) {
 }
 
 func boolPtr(b bool) *bool { return &b }
-
-// lockedError says that another process holds the project, and which.
-func lockedError(err error) error {
-	pid, locked := convlog.LockHolder(err)
-	if !locked {
-		return err
-	}
-	who := "another CrewAgent window or command"
-	if pid > 0 {
-		who += " (process " + strconv.Itoa(pid) + ")"
-	}
-	return errs.Wrap(errs.ProjectLocked, err, "This project is already open in "+who+". Close it there, then open the project again.")
-}

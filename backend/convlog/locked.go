@@ -46,3 +46,18 @@ func LockHolder(err error) (pid int, ok bool) {
 	pid, _ = e.Details[DetailPID].(int)
 	return pid, true
 }
+
+// LockedForUser says that another process holds the project, and which, in the
+// words the user reads when opening it; other errors are returned as they
+// are.
+func LockedForUser(err error) error {
+	pid, locked := LockHolder(err)
+	if !locked {
+		return err
+	}
+	who := "another CrewAgent window or command"
+	if pid > 0 {
+		who += " (process " + strconv.Itoa(pid) + ")"
+	}
+	return errs.Wrap(errs.ProjectLocked, err, "This project is already open in "+who+". Close it there, then open the project again.")
+}

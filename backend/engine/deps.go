@@ -8,6 +8,7 @@ import (
 	"crewagent/backend/contextbuilder"
 	"crewagent/backend/conversation"
 	"crewagent/backend/convlog"
+	"crewagent/backend/errs"
 	"crewagent/backend/llm"
 	"crewagent/backend/settings"
 	"crewagent/backend/tools"
@@ -54,6 +55,28 @@ type LLMFactory func(s settings.LLM) LLM
 
 // DefaultLLMFactory builds an *llm.Client from the settings (see LLMConfig).
 func DefaultLLMFactory(s settings.LLM) LLM { return llm.New(LLMConfig(s)) }
+
+// TestConnection asks the endpoint of cfg for its models, then sends one
+// tiny request to the chosen model (llm.Probe); settings without an
+// endpoint are said not to be configured.
+func TestConnection(ctx context.Context, cfg settings.Settings) llm.ConnectionResult {
+	if cfg.LLM.BaseURL == "" {
+		return llm.ConnectionResult{Model: cfg.LLM.Model, Models: []string{}, Code: errs.LLMNotConfigured, Message: cfg.RequireLLM().Error()}
+	}
+	return llm.Probe(ctx, LLMConfig(cfg.LLM))
+}
+
+// Endpoints are every endpoint of the LLM settings (the default one first),
+// each with its client configuration and the models it names.
+func Endpoints(l settings.LLM) []llm.Endpoint {
+	var eps []llm.Endpoint
+	for _, ep := range l.AllEndpoints() {
+		one := l
+		one.BaseURL, one.APIKey = ep.BaseURL, ep.APIKey
+		eps = append(eps, llm.Endpoint{Name: ep.Name, Models: ep.Models, Config: LLMConfig(one)})
+	}
+	return eps
+}
 
 // LLMConfig maps the LLM settings to the client configuration. Zero or
 // negative timeouts take the client's defaults; maxRetries 0 means no retries.

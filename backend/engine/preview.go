@@ -375,3 +375,15 @@ func (s *ChatService) explain(meta conversation.ConversationMeta, history []conv
 	}
 	return v
 }
+
+// NextUsage is the context:usage event of conversationID that the preview's
+// measure gives: the usage of its next request, with a status told from the
+// percentage when it has none or says "compressing".
+func (p *Preview) NextUsage(conversationID string) UsageEvent {
+	u := p.Usage
+	u.ConversationID = conversationID
+	if u.Status == "" || u.Status == compression.StatusCompressing {
+		u.Status = compression.Status(u.UsagePercent)
+	}
+	return u
+}

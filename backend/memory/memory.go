@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"crewagent/backend/contextbuilder"
+	"crewagent/backend/errs"
 )
 
 // Names are the files read, in order of preference: the first that exists
@@ -199,4 +200,27 @@ func (r *Reader) Save(text string) (File, error) {
 		return File{}, werr
 	}
 	return r.File()
+}
+
+// Instructions is File with its failure coded for the window and the command
+// line (InvalidArgument for a file that cannot be edited, ProjectIO else).
+func (r *Reader) Instructions() (File, error) {
+	f, err := r.File()
+	return f, coded(err)
+}
+
+// SaveInstructions is Save with its failure coded as Instructions codes it.
+func (r *Reader) SaveInstructions(text string) (File, error) {
+	f, err := r.Save(text)
+	return f, coded(err)
+}
+
+func coded(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, ErrTooLarge), errors.Is(err, ErrNotAFile):
+		return errs.Wrap(errs.InvalidArgument, err, err.Error())
+	}
+	return errs.Wrap(errs.ProjectIO, err, "the project instructions could not be read or written: "+err.Error())
 }

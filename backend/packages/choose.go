@@ -156,3 +156,12 @@ func (b *BackgroundDemo) Result() (*Installed, error) {
 		return nil, errors.New("the bundled demo package is still being installed; try again in a moment")
 	}
 }
+
+// Problem says, in words, why the bundled demo could not be installed in the
+// background ("" when it was, or when none was started or it was removed).
+func (b *BackgroundDemo) Problem() string {
+	if _, err := b.Result(); err != nil && !errors.Is(err, ErrDemoNotStarted) && !errors.Is(err, ErrDemoRemoved) {
+		return "The bundled demo package could not be installed: " + err.Error()
+	}
+	return ""
+}

@@ -1,6 +1,9 @@
 package workflow
 
-import "crewagent/backend/conversation"
+import (
+	"crewagent/backend/compression"
+	"crewagent/backend/conversation"
+)
 
 // ScreenInfo describes a run for the conversation screen: the nodes of its
 // graph (titles, types, step files) and its progress, so that its steps can
@@ -20,4 +23,22 @@ func (s *Service) ScreenInfo(runID string) (*conversation.RunInfo, error) {
 		info.Nodes[n.ID] = conversation.RunNode{Title: n.Title, Type: n.Type, File: n.File}
 	}
 	return info, nil
+}
+
+// Views decodes what each entry is for the conversation screen, with the
+// steps of workflow runs told in words (the titles of their graph's nodes)
+// and summaries shown as the screen shows them.
+func (s *Service) Views(entries []*conversation.Entry) []conversation.EntryView {
+	runs := map[string]*conversation.RunInfo{}
+	seen := map[string]bool{}
+	for _, e := range entries {
+		if e.RunID == "" || seen[e.RunID] {
+			continue
+		}
+		seen[e.RunID] = true
+		if info, err := s.ScreenInfo(e.RunID); err == nil {
+			runs[e.RunID] = info
+		}
+	}
+	return conversation.ViewsWith(entries, conversation.ViewOptions{Runs: runs, Summary: compression.ForScreen})
 }

@@ -14,9 +14,9 @@ import (
 // signs in again the next time the server asks) and stops the server's
 // connection, which holds it.
 func (x *Servers) SignOut(ctx context.Context, name string) (mcp.SignOutResult, error) {
-	r, err := mcp.SignOut(ctx, x.c.Home, name)
+	r, err := SignOut(ctx, x.c.Home, name)
 	if err != nil {
-		return r, errs.Wrap(errs.SettingsIO, err, "cannot forget the MCP server's token: "+err.Error())
+		return r, err
 	}
 	if _, known := x.manager.Status(name); known {
 		x.manager.Stop(name)

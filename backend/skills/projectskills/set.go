@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"os"
 	"strings"
 	"sync"
 
@@ -419,4 +420,32 @@ type ChangeView struct {
 	// Status is activated, already_active, deactivated or not_active.
 	Status string       `json:"status"`
 	Active []ActiveView `json:"active"`
+}
+
+// ActivateAll activates the named skills in a conversation for the user
+// before a message is sent (chat --skill), stopping at the first refusal.
+func (s *Set) ActivateAll(conversationID string, names []string) error {
+	for _, n := range names {
+		if _, err := s.Change(conversationID, n, true); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Locations are the folders a project's skills come from, highest
+// precedence first (skills.DefaultLocations): the project's (root), the
+// active package's (packageRoot), the runtime home's, then those other
+// agents use.
+func Locations(root func() string, home string, packageRoot func() string) func() []skills.Location {
+	return func() []skills.Location {
+		userHome, _ := os.UserHomeDir()
+		return skills.DefaultLocations(skills.Places{
+			Project:   root(),
+			Package:   packageRoot(),
+			Home:      home,
+			UserHome:  userHome,
+			CodexHome: os.Getenv("CODEX_HOME"),
+		})
+	}
 }

@@ -1,12 +1,12 @@
 import * as Conversations from '../../wailsjs/go/desktop/Conversations'
-import type { app, checkpoint, conversation, convlog, events, packages } from '../../wailsjs/go/models'
+import type { app, checkpoint, conversation, convlog, convpage, events, packages, tools } from '../../wailsjs/go/models'
 import { call } from './errors'
 
 export type ConversationMeta = conversation.ConversationMeta
 export type Checkpoint = conversation.Checkpoint
 export type ToolCall = conversation.ToolCall
 export type SearchHit = convlog.SearchHit
-export type ToolResultView = app.ToolResultView
+export type ToolResultView = tools.ToolResultView
 export type ErrorBlock = conversation.ErrorBlock
 /** A failure in words: what went wrong, what to do, whether the fix is in Settings. */
 export type Problem = conversation.Problem
@@ -109,7 +109,7 @@ export interface ConversationsApi {
   exportToFile(id: string, format: ExportFormat): Promise<string>
 }
 
-const page = (p: app.ConversationPage): ConversationPage => ({ ...p, entries: (p.entries ?? []) as Entry[] })
+const page = (p: convpage.Page): ConversationPage => ({ ...p, entries: (p.entries ?? []) as Entry[] })
 
 export function createWailsConversations(): ConversationsApi {
   return {

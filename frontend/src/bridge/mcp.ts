@@ -1,5 +1,5 @@
 import * as MCP from '../../wailsjs/go/desktop/MCP'
-import type { app, attach, events, mcp, projectmcp } from '../../wailsjs/go/models'
+import type { attach, events, mcp, projectmcp } from '../../wailsjs/go/models'
 import { call } from './errors'
 
 /** Settings → MCP: every configured server with its status and tools. */
@@ -14,12 +14,12 @@ export type McpOptions = projectmcp.Switches
 export type McpProblem = mcp.Problem
 /** What the ready servers offer the composer: prompts (slash commands) and
  * resources ("@"). */
-export type McpComposerOffer = app.ComposerMCP
+export type McpComposerOffer = projectmcp.ComposerOffer
 export type McpPrompt = mcp.Prompt
 export type McpPromptArgument = mcp.PromptArgument
 export type McpResource = mcp.Resource
 /** A prompt filled in: the message's text and its attachments. */
-export type McpComposedPrompt = app.ComposedPrompt
+export type McpComposedPrompt = projectmcp.ComposedPrompt
 /** A form a server asks the user to fill in during a call. */
 export type McpElicitation = events.MCPElicitationEvent
 export type McpElicitationAction = 'accept' | 'decline' | 'cancel'

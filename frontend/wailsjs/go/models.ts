@@ -4,29 +4,6 @@ export namespace app {
 	    mode: string;
 	    source: string;
 	}
-	export interface ComposedPrompt {
-	    text: string;
-	    attachments: attach.Input[];
-	    description?: string;
-	    links?: string[];
-	}
-	export interface ComposerMCP {
-	    prompts: mcp.Prompt[];
-	    resources: mcp.Resource[];
-	    problems?: string[];
-	}
-	export interface ConversationPage {
-	    conversation: conversation.ConversationMeta;
-	    entries: conversation.EntryView[];
-	    hasMore: boolean;
-	    streaming: boolean;
-	    unfinished: boolean;
-	    awaiting: boolean;
-	    stopped?: boolean;
-	    canContinue: boolean;
-	    agents: Record<string, packages.AgentView>;
-	    waitingFor?: events.WaitingView;
-	}
 	export interface EditRequest {
 	    conversationId: string;
 	    messageId: string;
@@ -58,15 +35,6 @@ export namespace app {
 	    packageId?: string;
 	    agentId: string;
 	    message: string;
-	}
-	export interface ToolResultView {
-	    conversationId: string;
-	    messageId: string;
-	    toolCallId: string;
-	    toolName: string;
-	    content: string;
-	    size: number;
-	    truncated: boolean;
 	}
 
 }
@@ -532,6 +500,23 @@ export namespace convlog {
 
 }
 
+export namespace convpage {
+	
+	export interface Page {
+	    conversation: conversation.ConversationMeta;
+	    entries: conversation.EntryView[];
+	    hasMore: boolean;
+	    streaming: boolean;
+	    unfinished: boolean;
+	    awaiting: boolean;
+	    stopped?: boolean;
+	    canContinue: boolean;
+	    agents: Record<string, packages.AgentView>;
+	    waitingFor?: events.WaitingView;
+	}
+
+}
+
 export namespace engine {
 	
 	export interface CompactResult {
@@ -991,6 +976,17 @@ export namespace project {
 
 export namespace projectmcp {
 	
+	export interface ComposedPrompt {
+	    text: string;
+	    attachments: attach.Input[];
+	    description?: string;
+	    links?: string[];
+	}
+	export interface ComposerOffer {
+	    prompts: mcp.Prompt[];
+	    resources: mcp.Resource[];
+	    problems?: string[];
+	}
 	export interface ImportResult {
 	    added: string[];
 	    replaced: string[];
@@ -1243,6 +1239,15 @@ export namespace tools {
 	    truncated: boolean;
 	    binary: boolean;
 	    modifiedAt: string;
+	}
+	export interface ToolResultView {
+	    conversationId: string;
+	    messageId: string;
+	    toolCallId: string;
+	    toolName: string;
+	    content: string;
+	    size: number;
+	    truncated: boolean;
 	}
 	export interface WidgetField {
 	    name: string;
