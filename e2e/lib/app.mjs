@@ -25,6 +25,12 @@ export async function freePort() {
 
 const testidSelector = (id) => `[data-testid=${JSON.stringify(id)}]`
 
+/** The window sizes every screen is shot at (app.screenshots). */
+export const screenSizes = [
+  { name: 'narrow', width: 900, height: 650 },
+  { name: 'wide', width: 1440, height: 900 },
+]
+
 export async function launchApp({ binary, display, home, logFile, screenshotsDir, title = 'CrewAgent', env = {} }) {
   const port = await freePort()
   const log = createWriteStream(logFile)
@@ -183,6 +189,24 @@ export async function launchApp({ binary, display, home, logFile, screenshotsDir
     async xdotool(...args) {
       const { stdout } = await run('xdotool', args, { env: { ...process.env, DISPLAY: display }, timeout: 15000 })
       return stdout.trim()
+    },
+
+    /** Shoots name at 900x650 and 1440x900, in the light and the dark
+     * theme (<name>-narrow-light, …): prepare(size) puts the subject on
+     * screen each time, settleMs more lets it settle. The window goes back
+     * to 1280x800 and the theme to `theme` (a page expression) after. */
+    async screenshots(name, prepare = async () => {}, { settleMs = 0, theme = "'light'" } = {}) {
+      for (const size of screenSizes) {
+        await app.resize(size.width, size.height)
+        for (const t of ['light', 'dark']) {
+          await app.evaluate(`document.documentElement.dataset.theme = ${JSON.stringify(t)}`)
+          await prepare(size)
+          if (settleMs) await sleep(settleMs)
+          await app.screenshot(`${name}-${size.name}-${t}`)
+        }
+      }
+      await app.resize(1280, 800)
+      await app.evaluate(`document.documentElement.dataset.theme = ${theme}`)
     },
 
     /** Saves what the screen shows where the window is (with any native

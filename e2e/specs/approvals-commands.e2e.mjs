@@ -53,23 +53,7 @@ export default async function approvals({ app, step, prepared }) {
     await app.evaluate(`${lastCard(tool)}.querySelector('[data-testid="${id}"]').click()`)
   }
 
-  const sizes = [
-    { name: 'narrow', width: 900, height: 650 },
-    { name: 'wide', width: 1440, height: 900 },
-  ]
-  const matrix = async (name, prepare = async () => {}) => {
-    for (const size of sizes) {
-      await app.resize(size.width, size.height)
-      for (const theme of ['light', 'dark']) {
-        await app.evaluate(`document.documentElement.dataset.theme = ${JSON.stringify(theme)}`)
-        await prepare()
-        await sleep(150)
-        await app.screenshot(`${name}-${size.name}-${theme}`)
-      }
-    }
-    await app.resize(1280, 800)
-    await app.evaluate(`document.documentElement.dataset.theme = 'light'`)
-  }
+  const matrix = (name, prepare) => app.screenshots(name, prepare, { settleMs: 150 })
 
   await step('open the project and choose Ask in the composer', async () => {
     await app.waitForTestId('start-screen')

@@ -389,24 +389,7 @@ export default async function chat({ app, step, tmp, home, repo, prepared }) {
 
   // ---- versions, copy, who answered, failures in words, export ----
 
-  const sizes = [
-    { name: 'narrow', width: 900, height: 650 },
-    { name: 'wide', width: 1440, height: 900 },
-  ]
-  /** Shoots name at both sizes in both themes; prepare() puts the subject
-   * on screen (and the pointer over it) each time. */
-  const matrix = async (name, prepare) => {
-    for (const size of sizes) {
-      await app.resize(size.width, size.height)
-      for (const theme of ['light', 'dark']) {
-        await app.evaluate(`document.documentElement.dataset.theme = ${JSON.stringify(theme)}`)
-        await prepare()
-        await app.screenshot(`${name}-${size.name}-${theme}`)
-      }
-    }
-    await app.resize(1280, 800)
-    await app.evaluate(`document.documentElement.dataset.theme = 'light'`)
-  }
+  const matrix = (name, prepare) => app.screenshots(name, prepare)
   /** Moves the real pointer over an element (hover styles, hover handlers). */
   const hover = async (expr) => {
     const r = await app.evaluate(`(() => { const el = ${expr}; el.scrollIntoView({ block: 'center' }); const b = el.getBoundingClientRect(); return { x: Math.round(b.left + b.width / 2), y: Math.round(b.top + Math.min(b.height / 2, 20)) } })()`)

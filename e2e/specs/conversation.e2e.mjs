@@ -103,23 +103,7 @@ export default async function conversation({ app, step, tmp, home }) {
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l))
-  const sizes = [
-    { name: 'narrow', width: 900, height: 650 },
-    { name: 'wide', width: 1440, height: 900 },
-  ]
-  /** Shoots name at both sizes in both themes; prepare() puts the subject on screen each time. */
-  const matrix = async (name, prepare) => {
-    for (const size of sizes) {
-      await app.resize(size.width, size.height)
-      for (const theme of ['light', 'dark']) {
-        await app.evaluate(`document.documentElement.dataset.theme = ${JSON.stringify(theme)}`)
-        await prepare(size)
-        await app.screenshot(`${name}-${size.name}-${theme}`)
-      }
-    }
-    await app.resize(1280, 800)
-    await app.evaluate(`document.documentElement.dataset.theme = 'light'`)
-  }
+  const matrix = (name, prepare) => app.screenshots(name, prepare)
   /** The elements inside root (a selector) that scroll on their own: a
    * scroll area nested in the one the user scrolls. */
   const nestedScrollers = (root) =>

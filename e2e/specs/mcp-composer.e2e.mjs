@@ -52,22 +52,7 @@ const labels = `${all('composer-menu-item')}.map((li) => li.querySelector('.comp
 export default async function mcpComposer({ app, step, tmp, prepared }) {
   const workdir = join(tmp, 'work')
   mkdirSync(workdir, { recursive: true })
-  const sizes = [
-    { name: 'narrow', width: 900, height: 650 },
-    { name: 'wide', width: 1440, height: 900 },
-  ]
-  const matrix = async (name, prepare = async () => {}) => {
-    for (const size of sizes) {
-      await app.resize(size.width, size.height)
-      for (const theme of ['light', 'dark']) {
-        await app.evaluate(`document.documentElement.dataset.theme = ${JSON.stringify(theme)}`)
-        await prepare()
-        await app.screenshot(`${name}-${size.name}-${theme}`)
-      }
-    }
-    await app.resize(1280, 800)
-    await app.evaluate(`document.documentElement.dataset.theme = 'light'`)
-  }
+  const matrix = (name, prepare) => app.screenshots(name, prepare)
   const chats = async () => (await prepared.llm.requests()).filter((r) => r.path?.endsWith('/chat/completions'))
   const idle = (what) => app.waitFor(`${sel('chat-view')}?.dataset.streaming === 'false'`, { timeoutMs: 30000, what })
   const lastAssistant = () => app.evaluate(`${all('msg-assistant')}.pop()?.textContent ?? ''`)

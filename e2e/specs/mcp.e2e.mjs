@@ -85,22 +85,7 @@ export default async function mcp({ app, step, tmp, home, prepared }) {
   let projectRoot
   const waitState = (name, want, timeoutMs = 20000) =>
     app.waitFor(`${card(name)}?.dataset.state === ${JSON.stringify(want)}`, { timeoutMs, what: `${name} to be ${want}` })
-  const sizes = [
-    { name: 'narrow', width: 900, height: 650 },
-    { name: 'wide', width: 1440, height: 900 },
-  ]
-  const matrix = async (name, prepare) => {
-    for (const size of sizes) {
-      await app.resize(size.width, size.height)
-      for (const theme of ['light', 'dark']) {
-        await app.evaluate(`document.documentElement.dataset.theme = ${JSON.stringify(theme)}`)
-        await prepare()
-        await app.screenshot(`${name}-${size.name}-${theme}`)
-      }
-    }
-    await app.resize(1280, 800)
-    await app.evaluate(`document.documentElement.dataset.theme = 'light'`)
-  }
+  const matrix = (name, prepare) => app.screenshots(name, prepare)
   const scrollTo = (expr) => app.evaluate(`(() => { const el = ${expr}; el?.scrollIntoView({ block: 'start' }); return !!el })()`)
 
   await step('a project opens and its settings servers start with it', async () => {

@@ -48,22 +48,7 @@ export default async function rewind({ app, step, prepared }) {
   }
   const dialog = sel('restore-dialog')
 
-  const sizes = [
-    { name: 'narrow', width: 900, height: 650 },
-    { name: 'wide', width: 1440, height: 900 },
-  ]
-  const matrix = async (name) => {
-    for (const size of sizes) {
-      await app.resize(size.width, size.height)
-      for (const theme of ['light', 'dark']) {
-        await app.evaluate(`document.documentElement.dataset.theme = ${JSON.stringify(theme)}`)
-        await sleep(200)
-        await app.screenshot(`${name}-${size.name}-${theme}`)
-      }
-    }
-    await app.resize(1280, 800)
-    await app.evaluate(`document.documentElement.dataset.theme = 'light'`)
-  }
+  const matrix = (name) => app.screenshots(name, undefined, { settleMs: 200 })
 
   let conv = ''
   await step('three turns: a greeting, then two writes', async () => {

@@ -11,6 +11,7 @@ import assert from 'node:assert/strict'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import net from 'node:net'
 import { join } from 'node:path'
+import { screenSizes } from '../lib/app.mjs'
 import { startFakeLLM } from '../lib/fakellm.mjs'
 import { start, stop } from '../lib/proc.mjs'
 
@@ -55,23 +56,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
 export default async function settingsSpec({ app, step, tmp, home, prepared }) {
   const { user, llm } = prepared
   const sel = (id) => `document.querySelector('[data-testid="${id}"]')`
-  const sizes = [
-    { name: 'narrow', width: 900, height: 650 },
-    { name: 'wide', width: 1440, height: 900 },
-  ]
-  /** Shoots name at both sizes in both themes; prepare() puts the subject on screen. */
-  const matrix = async (name, prepare = async () => {}) => {
-    for (const size of sizes) {
-      await app.resize(size.width, size.height)
-      for (const theme of ['light', 'dark']) {
-        await app.evaluate(`document.documentElement.dataset.theme = ${JSON.stringify(theme)}`)
-        await prepare(size)
-        await app.screenshot(`${name}-${size.name}-${theme}`)
-      }
-    }
-    await app.resize(1280, 800)
-    await app.evaluate(`document.documentElement.dataset.theme = document.documentElement.dataset.themeChoice === 'dark' ? 'dark' : 'light'`)
-  }
+  const matrix = (name, prepare) => app.screenshots(name, prepare, { theme: "document.documentElement.dataset.themeChoice === 'dark' ? 'dark' : 'light'" })
   const settingsFile = () => JSON.parse(readFileSync(join(home, 'settings.json'), 'utf8'))
   // Settings are saved as they are edited: wait until settings.json says so.
   const savedAs = async (what, ok) => {
@@ -147,7 +132,7 @@ export default async function settingsSpec({ app, step, tmp, home, prepared }) {
   await step('settings: the dialog keeps its size and place on every page', async () => {
     await app.click('open-settings')
     await app.waitForTestId('settings-form')
-    for (const size of sizes) {
+    for (const size of screenSizes) {
       await app.resize(size.width, size.height)
       const boxes = []
       for (const tab of tabs) {

@@ -86,23 +86,7 @@ export default async function skills({ app, step, home, prepared }) {
       .split('\n')
       .map((l) => JSON.parse(l))
 
-  const sizes = [
-    { name: 'narrow', width: 900, height: 650 },
-    { name: 'wide', width: 1440, height: 900 },
-  ]
-  const matrix = async (name, prepare) => {
-    for (const size of sizes) {
-      await app.resize(size.width, size.height)
-      for (const theme of ['light', 'dark']) {
-        await app.evaluate(`document.documentElement.dataset.theme = ${JSON.stringify(theme)}`)
-        await prepare()
-        await new Promise((r) => setTimeout(r, 150))
-        await app.screenshot(`${name}-${size.name}-${theme}`)
-      }
-    }
-    await app.resize(1280, 800)
-    await app.evaluate(`document.documentElement.dataset.theme = 'light'`)
-  }
+  const matrix = (name, prepare) => app.screenshots(name, prepare, { settleMs: 150 })
 
   await step('open the project that holds skills', async () => {
     await app.waitForTestId('start-screen')

@@ -55,22 +55,7 @@ export default async function subconversations({ app, step, tmp, home, prepared 
   mkdirSync(workdir, { recursive: true })
   let dataDir
 
-  const sizes = [
-    { name: 'narrow', width: 900, height: 650 },
-    { name: 'wide', width: 1440, height: 900 },
-  ]
-  const matrix = async (name, prepare = async () => {}) => {
-    for (const size of sizes) {
-      await app.resize(size.width, size.height)
-      for (const theme of ['light', 'dark']) {
-        await app.evaluate(`document.documentElement.dataset.theme = ${JSON.stringify(theme)}`)
-        await prepare()
-        await app.screenshot(`${name}-${size.name}-${theme}`)
-      }
-    }
-    await app.resize(1280, 800)
-    await app.evaluate(`document.documentElement.dataset.theme = 'light'`)
-  }
+  const matrix = (name, prepare) => app.screenshots(name, prepare)
   const send = async (text) => {
     await app.typeInto('composer-input', text)
     await app.press('composer-input', 'Enter')

@@ -61,22 +61,7 @@ const all = (id) => `[...document.querySelectorAll('[data-testid="${id}"]')]`
 export default async function windowSpec({ app, step, tmp, prepared }) {
   const workdir = join(tmp, 'work')
   mkdirSync(workdir, { recursive: true })
-  const sizes = [
-    { name: 'narrow', width: 900, height: 650 },
-    { name: 'wide', width: 1440, height: 900 },
-  ]
-  const matrix = async (name, prepare = async () => {}) => {
-    for (const size of sizes) {
-      await app.resize(size.width, size.height)
-      for (const theme of ['light', 'dark']) {
-        await app.evaluate(`document.documentElement.dataset.theme = ${JSON.stringify(theme)}`)
-        await prepare()
-        await app.screenshot(`${name}-${size.name}-${theme}`)
-      }
-    }
-    await app.resize(1280, 800)
-    await app.evaluate(`document.documentElement.dataset.theme = 'light'`)
-  }
+  const matrix = (name, prepare) => app.screenshots(name, prepare)
   const waitIdle = () => app.waitFor(`${sel('chat-view')}?.dataset.streaming === 'false'`, { timeoutMs: 20000, what: 'the reply to end' })
   const send = async (text) => {
     await app.typeInto('composer-input', text)
