@@ -173,13 +173,21 @@ export default async function perf({ app, step, prepared }) {
   })
 
   await step('open it: time until its last message is on screen, against a 20-message one', async () => {
-    // The short one is opened once first, so that neither time pays for loading the view's code.
+    // The short one is opened once first, so that no time pays for loading
+    // the view's code; then each is opened three times, in turn.
     await app.call(timeToLastScreen(smallId, smallLastId), 20000)
-    const ms = await app.call(timeToLastScreen(convId, lastId), 20000)
-    await app.screenshot('30-big-conversation')
-    const small = await app.call(timeToLastScreen(smallId, smallLastId), 20000)
-    console.log(`    FIGURE time to the last screen of a ${messages}-message conversation: ${ms} ms; of a 20-message one: ${small} ms; ratio ${f1(ms / Math.max(1, small))} (target ≤ 2)`)
-    assert.ok(ms < 1500, `${ms} ms to show the last message`)
+    const big = []
+    const small = []
+    for (let i = 0; i < 3; i++) {
+      big.push(await app.call(timeToLastScreen(convId, lastId), 20000))
+      if (i === 0) await app.screenshot('30-big-conversation')
+      small.push(await app.call(timeToLastScreen(smallId, smallLastId), 20000))
+    }
+    const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+    console.log(
+      `    FIGURE time to the last screen of a ${messages}-message conversation: ${big.join(', ')} ms (first, then again); of a 20-message one: ${small.join(', ')} ms; ratio of the medians ${f1(median(big) / Math.max(1, median(small)))} (target ≤ 2)`,
+    )
+    assert.ok(big[0] < 1500, `${big[0]} ms to show the last message`)
     await app.call(timeToLastScreen(convId, lastId), 20000)
   })
 

@@ -175,6 +175,10 @@ export type ChatStore = Store<ChatState> & { actions: ChatActions }
 
 /** Entries read per page. */
 export const pageSize = 300
+/** Entries read when a conversation opens: a few screens, so that a long
+ * conversation shows its end as soon as a short one; older pages follow as
+ * the view nears the top. */
+export const firstPageSize = 100
 /** The usage a context preview implies (before any reply was sent). */
 export function usageFromPreview(conversationId: string, p: ContextPreview): ContextUsage {
   const u = p.usage
@@ -495,7 +499,7 @@ export function createChatStore(
         return
       }
       store.setState({ ...initial(), agents: store.getState().agents, conversationId: id, loading: true, usage: usageByConversation.get(id) ?? null })
-      const page = await readPage(id, pageSize, () => seq === openSeq)
+      const page = await readPage(id, firstPageSize, () => seq === openSeq)
       if (seq !== openSeq) return
       store.setState(page ? { loading: false, mode: modeOf(page.conversation), agentId: page.conversation.selectedAgentId ?? '' } : { loading: false })
       if (!page) return
