@@ -62,8 +62,17 @@ export default async function mcpComposer({ app, step, tmp, prepared }) {
     await app.click('new-project-button')
     await app.typeInto('new-project-name-input', 'notes')
     await app.typeInto('new-project-parent-input', workdir)
+    // The page's errors are kept, to say why if the workspace does not come
+    // (it once stayed blank for 10 s after the project was created and opened).
+    await app.evaluate(`(() => { window.__errs = []; window.addEventListener('error', (e) => window.__errs.push('E ' + e.message + ' ' + (e.error && e.error.stack))); window.addEventListener('unhandledrejection', (e) => window.__errs.push('R ' + (e.reason && (e.reason.stack || e.reason.message || JSON.stringify(e.reason))))); const ce = console.error; console.error = (...a) => { window.__errs.push('C ' + a.map(String).join(' ').slice(0, 500)); ce(...a) }; return true })()`)
     await app.click('new-project-submit')
-    await app.waitForTestId('workspace-screen')
+    try {
+      await app.waitForTestId('workspace-screen')
+    } catch (e) {
+      console.log(`    page errors: ${JSON.stringify(await app.evaluate('window.__errs'))}`)
+      console.log(`    page: ${await app.evaluate('document.body.innerHTML.slice(0, 1500)')}`)
+      throw e
+    }
     await app.click('open-settings')
     await app.click('settings-tab-mcp')
     await app.waitFor(`${all('mcp-server')}.find((c) => c.dataset.name === 'everything')?.dataset.state === 'ready'`, { timeoutMs: 30000, what: 'the server to be ready' })
