@@ -1,6 +1,7 @@
 import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
 import { App } from './App'
+import { AppBoundary } from './components/AppBoundary'
 import { createWailsBridge } from './bridge'
 import { applyLanguage, resolveLanguage } from './i18n'
 import { StoresProvider, createStores } from './stores'
@@ -15,7 +16,9 @@ applyLanguage(resolveLanguage(stores.display.getState().language))
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <StoresProvider stores={stores}>
-      <App />
+      <AppBoundary>
+        <App />
+      </AppBoundary>
     </StoresProvider>
   </StrictMode>,
 )
