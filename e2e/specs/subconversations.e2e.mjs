@@ -84,8 +84,11 @@ export default async function subconversations({ app, step, tmp, home, prepared 
     await app.waitFor(`${sidebarRows}.some((r) => r.startsWith('1:Hotels in Lyon'))`, { timeoutMs: 20000, what: 'the child in the sidebar' })
     await app.waitFor(`${all('msg-assistant')}.some((el) => el.textContent.includes('stay at Hotel Fourvière'))`, { timeoutMs: 30000, what: "the parent's continuation" })
     await app.waitFor(`${sel('chat-view')}?.dataset.streaming === 'false'`, { timeoutMs: 20000, what: 'the end of the work' })
+    // the list follows the tasks' events: the parent stops waiting a moment after the work ends
+    const want = ['0:Plan a weekend in Lyon for two:', '1:Hotels in Lyon:']
+    await app.waitFor(`JSON.stringify(${sidebarRows}) === ${JSON.stringify(JSON.stringify(want))}`, { timeoutMs: 5000, what: 'the parent no longer waiting in the list' }).catch(() => {})
     const rows = await app.evaluate(sidebarRows)
-    assert.deepEqual(rows, ['0:Plan a weekend in Lyon for two:', '1:Hotels in Lyon:'])
+    assert.deepEqual(rows, want)
     await app.waitFor(`${sel('handover')}?.dataset.status === 'completed'`, { what: 'the card of the created conversation, answered' })
     const card = await app.evaluate(`${sel('handover')}.textContent`)
     assert.match(card, /New conversation/)
