@@ -115,11 +115,12 @@ func SafeName(name string) string {
 			b.WriteByte('_')
 		}
 	}
-	s := strings.TrimLeft(b.String(), ".")
-	s = strings.ReplaceAll(s, "..", "_")
+	s := strings.ReplaceAll(b.String(), "..", "_")
 	if len(s) > 80 {
 		s = s[len(s)-80:]
 	}
+	// after the cut, which may leave a dot first
+	s = strings.TrimLeft(s, ".")
 	if s == "" {
 		s = "file"
 	}
