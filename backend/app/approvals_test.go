@@ -10,6 +10,7 @@ import (
 	"crewagent/backend/approval"
 	"crewagent/backend/conversation"
 	"crewagent/backend/events"
+	"crewagent/backend/internal/testkit"
 	"crewagent/backend/llm/fakellm"
 )
 
@@ -83,7 +84,7 @@ func TestWindowApprovalAlwaysInThisProject(t *testing.T) {
 	if _, err := e.ws.Send(app.SendRequest{ConversationID: id, Text: "move it to monday"}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the request", func() bool { return len(e.requests()) == 1 })
+	testkit.Wait(t, "the request", func() bool { return len(e.requests()) == 1 })
 	ev := e.requests()[0]
 	if !strings.Contains(ev.Approval.Diff, "-ship on friday\n+monday\n") || e.notes(t) != "# Notes\nship on friday\n" {
 		t.Fatalf("%+v", ev.Approval)
@@ -95,7 +96,7 @@ func TestWindowApprovalAlwaysInThisProject(t *testing.T) {
 	if err := e.ws.AnswerApproval(id, ev.ToolCallID, approval.Answer{Decision: approval.AnswerProject}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the reply", func() bool { return !e.ws.Tasks().Busy(id) })
+	testkit.Wait(t, "the reply", func() bool { return !e.ws.Tasks().Busy(id) })
 	if e.notes(t) != "monday\n" {
 		t.Fatalf("%q", e.notes(t))
 	}
@@ -113,7 +114,7 @@ func TestWindowApprovalAlwaysInThisProject(t *testing.T) {
 	if _, err := e.ws.Send(app.SendRequest{ConversationID: other, Text: "tuesday then"}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the second reply", func() bool { return e.notes(t) == "tuesday\n" && !e.ws.Tasks().Busy(other) })
+	testkit.Wait(t, "the second reply", func() bool { return e.notes(t) == "tuesday\n" && !e.ws.Tasks().Busy(other) })
 	if n := len(e.requests()); n != 1 {
 		t.Fatalf("%d requests", n)
 	}
@@ -146,7 +147,7 @@ func TestConversationApprovalModeIsRecorded(t *testing.T) {
 	if _, err := e.ws.Send(app.SendRequest{ConversationID: id, Text: "wipe the notes"}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the reply", func() bool { return !e.ws.Tasks().Busy(id) && len(e.srv.ChatRequests()) == 2 })
+	testkit.Wait(t, "the reply", func() bool { return !e.ws.Tasks().Busy(id) && len(e.srv.ChatRequests()) == 2 })
 	if e.notes(t) != "# Notes\nship on friday\n" || len(e.requests()) != 0 {
 		t.Fatal("a read-only conversation wrote or asked")
 	}
@@ -167,7 +168,7 @@ func TestDamagedProjectRulesRefuse(t *testing.T) {
 	if _, err := e.ws.Send(app.SendRequest{ConversationID: id, Text: "wipe"}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the reply", func() bool { return !e.ws.Tasks().Busy(id) && len(e.srv.ChatRequests()) == 2 })
+	testkit.Wait(t, "the reply", func() bool { return !e.ws.Tasks().Busy(id) && len(e.srv.ChatRequests()) == 2 })
 	if e.notes(t) == "gone" {
 		t.Fatal("written")
 	}
@@ -200,7 +201,7 @@ func TestApprovalWaitingSurvivesARestart(t *testing.T) {
 			if _, err := e.ws.Send(app.SendRequest{ConversationID: id, Text: "move it to monday"}); err != nil {
 				t.Fatal(err)
 			}
-			waitFor(t, "the request", func() bool { return len(e.requests()) == 1 })
+			testkit.Wait(t, "the request", func() bool { return len(e.requests()) == 1 })
 			ev := e.requests()[0]
 			e.ws.Close()
 
@@ -217,8 +218,8 @@ func TestApprovalWaitingSurvivesARestart(t *testing.T) {
 			if err := e.ws.AnswerApproval(id, "w1", tc.answer); err != nil {
 				t.Fatal(err)
 			}
-			waitFor(t, "the reply", func() bool { return !e.ws.Tasks().Busy(id) && len(e.srv.ChatRequests()) == 2 })
-			waitFor(t, "the answer", func() bool {
+			testkit.Wait(t, "the reply", func() bool { return !e.ws.Tasks().Busy(id) && len(e.srv.ChatRequests()) == 2 })
+			testkit.Wait(t, "the answer", func() bool {
 				entries, _ := e.ws.Store().Load(id)
 				return entries[len(entries)-1].Text() == "Done."
 			})

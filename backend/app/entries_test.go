@@ -9,6 +9,7 @@ import (
 	"crewagent/backend/app"
 	"crewagent/backend/conversation"
 	"crewagent/backend/events"
+	"crewagent/backend/internal/testkit"
 	"crewagent/backend/llm/fakellm"
 )
 
@@ -114,7 +115,7 @@ func TestPublishedEntriesGiveWhatAPageReadGives(t *testing.T) {
 		if err := send(); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, what, func() bool { return !ws.Tasks().Busy(meta.ID) && settledAfter(n) })
+		testkit.Wait(t, what, func() bool { return !ws.Tasks().Busy(meta.ID) && settledAfter(n) })
 		r.follow(rec)
 	}
 

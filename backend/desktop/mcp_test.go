@@ -14,6 +14,7 @@ import (
 	"crewagent/backend/app"
 	"crewagent/backend/errs"
 	"crewagent/backend/events"
+	"crewagent/backend/internal/testkit"
 	"crewagent/backend/mcp"
 	"crewagent/backend/mcp/mcptest"
 )
@@ -173,7 +174,7 @@ func TestMCPPageWithAProject(t *testing.T) {
 	ta := NewApp(home, fakeDialogs{}, rec)
 	_, err := ta.Projects.Open(root)
 	must(t, err)
-	waitFor(t, "the servers to start at open", func() bool {
+	testkit.Wait(t, "the servers to start at open", func() bool {
 		v, _ := ta.MCP.List()
 		return viewServer(t, v, "everything").State == mcp.StateReady && viewServer(t, v, "broken").State == mcp.StateFailed
 	})
@@ -201,7 +202,7 @@ func TestMCPPageWithAProject(t *testing.T) {
 
 	_, err = ta.MCP.Approve("proj")
 	must(t, err)
-	waitFor(t, "the approved server to start", func() bool {
+	testkit.Wait(t, "the approved server to start", func() bool {
 		v, _ := ta.MCP.List()
 		return viewServer(t, v, "proj").State == mcp.StateReady
 	})
@@ -244,7 +245,7 @@ func TestMCPPageWithAProject(t *testing.T) {
 
 	_, err = ta.Projects.Open(root)
 	must(t, err)
-	waitFor(t, "the servers to start again", func() bool { return len(mcptest.Marked("page-ev")) >= 2 })
+	testkit.Wait(t, "the servers to start again", func() bool { return len(mcptest.Marked("page-ev")) >= 2 })
 	pids = mcptest.Marked("page-ev")
 	ta.shutdown(context.Background())
 	mcptest.WaitGone(t, 2*time.Second, pids)

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"crewagent/backend/conversation"
+	"crewagent/backend/internal/testkit"
 	"crewagent/backend/sandbox"
 )
 
@@ -354,17 +355,6 @@ func markedPIDs(marker string) []int {
 	return pids
 }
 
-func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 func TestShellRunKillsEveryProcess(t *testing.T) {
 	requireBwrap(t)
 	cases := []struct {
@@ -398,7 +388,7 @@ func TestShellRunKillsEveryProcess(t *testing.T) {
 				res, m := f.run(t, ctx, args)
 				done <- outcome{res, m}
 			}()
-			waitFor(t, "the processes to start", 10*time.Second, func() bool {
+			testkit.Until(t, 10*time.Second, "the processes to start", func() bool {
 				return len(markedPIDs(marker)) >= 3 && strings.Contains(f.chunks.String(), "started")
 			})
 			pids := markedPIDs(marker)
@@ -417,7 +407,7 @@ func TestShellRunKillsEveryProcess(t *testing.T) {
 			if !strings.Contains(f.chunks.String(), "started") {
 				t.Fatalf("the live output did not come: %q", f.chunks.String())
 			}
-			waitFor(t, "every process to be gone", 5*time.Second, func() bool {
+			testkit.Until(t, 5*time.Second, "every process to be gone", func() bool {
 				for _, p := range pids {
 					if _, err := os.Stat(filepath.Join("/proc", strconv.Itoa(p))); err == nil && len(markedPIDs(marker)) > 0 {
 						return false
@@ -507,7 +497,7 @@ func TestShellRunBoundsAForkBomb(t *testing.T) {
 	if d := time.Since(start); d > 15*time.Second {
 		t.Fatalf("took %s", d)
 	}
-	waitFor(t, "the processes to be gone", 5*time.Second, func() bool { return len(markedPIDs(marker)) == 0 })
+	testkit.Until(t, 5*time.Second, "the processes to be gone", func() bool { return len(markedPIDs(marker)) == 0 })
 }
 
 // The classic fork bomb: its shell returns at once, the bomb hits the limit and dies with
