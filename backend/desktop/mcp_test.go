@@ -102,11 +102,11 @@ func TestMCPPageEditsTheSettingsServers(t *testing.T) {
 	}
 
 	// Adding a server under a taken name, or one with problems, fails with each problem.
-	_, err = ta.MCP.Save("", app.MCPServerSpec{Name: "search", Command: "x"})
+	_, err = ta.MCP.Save("", app.MCPServerSpec{Name: "search", ServerConfig: mcp.ServerConfig{Command: "x"}})
 	if codeOfErr(t, err) != errs.MCPConfigInvalid || !strings.Contains(err.Error(), "exists already") {
 		t.Fatalf("%v", err)
 	}
-	_, err = ta.MCP.Save("", app.MCPServerSpec{Name: "new", URL: "ftp://x", Args: []string{"a"}})
+	_, err = ta.MCP.Save("", app.MCPServerSpec{Name: "new", ServerConfig: mcp.ServerConfig{URL: "ftp://x", Args: []string{"a"}}})
 	if codeOfErr(t, err) != errs.MCPConfigInvalid || !strings.Contains(err.Error(), "url") || !strings.Contains(err.Error(), "args") {
 		t.Fatalf("%v", err)
 	}
