@@ -31,7 +31,7 @@ func newApprovalsEnv(t *testing.T) *approvalsEnv {
 	t.Setenv("CREWAGENT_LLM_MODEL", "fake-model")
 	t.Setenv("CREWAGENT_LLM_API_KEY", "")
 	t.Setenv("CREWAGENT_TOKEN_BUDGET", "")
-	writeFile(t, filepath.Join(e.root, "notes.md"), "# Notes\nship on friday\n")
+	testkit.WriteFile(t, filepath.Join(e.root, "notes.md"), "# Notes\nship on friday\n")
 	e.open(t)
 	return e
 }
@@ -162,7 +162,7 @@ func TestConversationApprovalModeIsRecorded(t *testing.T) {
 func TestDamagedProjectRulesRefuse(t *testing.T) {
 	e := newApprovalsEnv(t)
 	t.Setenv("CREWAGENT_APPROVE", "full-auto")
-	writeFile(t, filepath.Join(e.root, ".crewagent", "permissions.json"), `{"deny": [`)
+	testkit.WriteFile(t, filepath.Join(e.root, ".crewagent", "permissions.json"), `{"deny": [`)
 	id := e.create(t)
 	e.srv.Enqueue(fakellm.Tools(fakellm.ToolCall{ID: "w1", Name: "fs.write", Arguments: `{"path":"@project/notes.md","content":"gone"}`}), fakellm.Text("ok"))
 	if _, err := e.ws.Send(app.SendRequest{ConversationID: id, Text: "wipe"}); err != nil {

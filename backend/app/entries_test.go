@@ -82,8 +82,8 @@ func TestPublishedEntriesGiveWhatAPageReadGives(t *testing.T) {
 		"CREWAGENT_LLM_MODEL": "fake-model", "CREWAGENT_LLM_API_KEY": "", "CREWAGENT_TOKEN_BUDGET": ""} {
 		t.Setenv(k, v)
 	}
-	writeFile(t, filepath.Join(root, "notes.md"), "# Notes\nship on friday\n")
-	writeFile(t, filepath.Join(root, "todo.md"), "- book the room\n")
+	testkit.WriteFile(t, filepath.Join(root, "notes.md"), "# Notes\nship on friday\n")
+	testkit.WriteFile(t, filepath.Join(root, "todo.md"), "- book the room\n")
 	rec := &events.Recorder{}
 	ws, err := app.Open(home, root, app.Options{Emitter: rec}, app.OpenOptions{})
 	if err != nil {

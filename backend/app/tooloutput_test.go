@@ -35,7 +35,7 @@ func testCommandOutput(t *testing.T, mode string) {
 	t.Setenv("CREWAGENT_LLM_MODEL", "fake-model")
 	t.Setenv("CREWAGENT_LLM_API_KEY", "")
 	t.Setenv("CREWAGENT_TOKEN_BUDGET", "")
-	writeFile(t, filepath.Join(home, "settings.json"), `{"tools":{"shell":{"enabled":true,"inChat":true,"timeoutSeconds":60}}}`)
+	testkit.WriteFile(t, filepath.Join(home, "settings.json"), `{"tools":{"shell":{"enabled":true,"inChat":true,"timeoutSeconds":60}}}`)
 	rec := &events.Recorder{}
 	ws, err := app.Open(home, root, app.Options{Emitter: rec}, app.OpenOptions{})
 	if err != nil {

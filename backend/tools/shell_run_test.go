@@ -69,14 +69,14 @@ func newShellFixture(t *testing.T, mutate func(*Config)) *shellEnvFixture {
 		chunks:      &syncBuffer{},
 	}
 	f.skillDir = filepath.Join(f.runtimeHome, "skills", "demo")
-	writeFile(t, filepath.Join(f.project, "docs", "readme.md"), "project readme\n")
-	writeFile(t, filepath.Join(f.runtimeHome, "settings.json"), `{"llm":{"apiKey":"sk-runtime-secret"}}`)
-	writeFile(t, filepath.Join(f.userHome, ".ssh", "id_ed25519"), "PRIVATE-KEY-SECRET\n")
-	writeFile(t, filepath.Join(f.userHome, ".ssh", "id_rsa"), "PRIVATE-RSA-SECRET\n")
-	writeFile(t, filepath.Join(f.userHome, ".config", "gh", "hosts.yml"), "oauth_token: GH-SECRET\n")
-	writeFile(t, filepath.Join(f.userHome, ".netrc"), "machine x password NETRC-SECRET\n")
-	writeFile(t, filepath.Join(f.userHome, "notes.txt"), "visible home file\n")
-	writeFile(t, filepath.Join(f.skillDir, "scripts", "hello.sh"), "echo hello from the skill\n")
+	testkit.WriteFile(t, filepath.Join(f.project, "docs", "readme.md"), "project readme\n")
+	testkit.WriteFile(t, filepath.Join(f.runtimeHome, "settings.json"), `{"llm":{"apiKey":"sk-runtime-secret"}}`)
+	testkit.WriteFile(t, filepath.Join(f.userHome, ".ssh", "id_ed25519"), "PRIVATE-KEY-SECRET\n")
+	testkit.WriteFile(t, filepath.Join(f.userHome, ".ssh", "id_rsa"), "PRIVATE-RSA-SECRET\n")
+	testkit.WriteFile(t, filepath.Join(f.userHome, ".config", "gh", "hosts.yml"), "oauth_token: GH-SECRET\n")
+	testkit.WriteFile(t, filepath.Join(f.userHome, ".netrc"), "machine x password NETRC-SECRET\n")
+	testkit.WriteFile(t, filepath.Join(f.userHome, "notes.txt"), "visible home file\n")
+	testkit.WriteFile(t, filepath.Join(f.skillDir, "scripts", "hello.sh"), "echo hello from the skill\n")
 	cfg := Config{
 		Roots: Roots{
 			Project:      f.project,
@@ -195,7 +195,7 @@ func TestShellRunCannotSeeSecrets(t *testing.T) {
 	}
 	t.Setenv("XDG_RUNTIME_DIR", runDir)
 	t.Setenv("SSH_AUTH_SOCK", filepath.Join(agentDir, "ssh.sock"))
-	writeFile(t, filepath.Join(agentDir, "visible.sock.txt"), "control\n")
+	testkit.WriteFile(t, filepath.Join(agentDir, "visible.sock.txt"), "control\n")
 	_, m = f.run(t, context.Background(), map[string]any{"command": "for s in " + strconv.Quote(filepath.Join(runDir, "bus")) + " " +
 		strconv.Quote(filepath.Join(agentDir, "ssh.sock")) + "; do test -S \"$s\" && echo \"visible $s\"; done; cat " + strconv.Quote(filepath.Join(agentDir, "visible.sock.txt"))})
 	if out := m["output"].(string); strings.Contains(out, "visible /") || out != "control\n" {
@@ -213,7 +213,7 @@ func TestShellRunWritesOnlyInsideTheProject(t *testing.T) {
 	requireBwrap(t)
 	f := newShellFixture(t, nil)
 	outsideDir := filepath.Join(f.userHome, "outside")
-	writeFile(t, filepath.Join(outsideDir, "keep.txt"), "original\n")
+	testkit.WriteFile(t, filepath.Join(outsideDir, "keep.txt"), "original\n")
 	symlink(t, outsideDir, filepath.Join(f.project, "link-dir"))
 	symlink(t, filepath.Join(outsideDir, "keep.txt"), filepath.Join(f.project, "link-file"))
 	hostTmp := filepath.Join(os.TempDir(), fmt.Sprintf("crewagent-shell-%d", time.Now().UnixNano()))

@@ -1,9 +1,11 @@
 // Package testkit holds the helpers the tests of several packages share:
-// waiting for a condition, and the CPU time the benchmarks report. Only
-// tests import it.
+// waiting for a condition, writing a file, and the CPU time the benchmarks
+// report. Only tests import it.
 package testkit
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -28,4 +30,15 @@ func Until(t testing.TB, d time.Duration, what string, cond func() bool) {
 func Wait(t testing.TB, what string, cond func() bool) {
 	t.Helper()
 	Until(t, Generous, what, cond)
+}
+
+// WriteFile writes content to path, making its folder first.
+func WriteFile(t testing.TB, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
