@@ -45,7 +45,11 @@ func (ws *Workspace) AnswerApproval(convID, toolCallID string, ans approval.Answ
 	if err != nil || resume == nil {
 		return err
 	}
-	return ws.reply(*resume, nil)
+	req, err := ws.engine.ResolveRequest(convID, *resume)
+	if err != nil {
+		return err
+	}
+	return ws.reply(req, nil)
 }
 
 // ProjectRules are the project's rules file as the window and the command

@@ -10,6 +10,7 @@ import (
 	"crewagent/backend/approval"
 	"crewagent/backend/conversation"
 	"crewagent/backend/events"
+	"crewagent/backend/internal/testkit"
 	"crewagent/backend/llm/fakellm"
 )
 
@@ -30,7 +31,7 @@ func newApprovalsEnv(t *testing.T) *approvalsEnv {
 	t.Setenv("CREWAGENT_LLM_MODEL", "fake-model")
 	t.Setenv("CREWAGENT_LLM_API_KEY", "")
 	t.Setenv("CREWAGENT_TOKEN_BUDGET", "")
-	writeFile(t, filepath.Join(e.root, "notes.md"), "# Notes\nship on friday\n")
+	testkit.WriteFile(t, filepath.Join(e.root, "notes.md"), "# Notes\nship on friday\n")
 	e.open(t)
 	return e
 }
@@ -83,7 +84,7 @@ func TestWindowApprovalAlwaysInThisProject(t *testing.T) {
 	if _, err := e.ws.Send(app.SendRequest{ConversationID: id, Text: "move it to monday"}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the request", func() bool { return len(e.requests()) == 1 })
+	testkit.Wait(t, "the request", func() bool { return len(e.requests()) == 1 })
 	ev := e.requests()[0]
 	if !strings.Contains(ev.Approval.Diff, "-ship on friday\n+monday\n") || e.notes(t) != "# Notes\nship on friday\n" {
 		t.Fatalf("%+v", ev.Approval)
@@ -95,7 +96,7 @@ func TestWindowApprovalAlwaysInThisProject(t *testing.T) {
 	if err := e.ws.AnswerApproval(id, ev.ToolCallID, approval.Answer{Decision: approval.AnswerProject}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the reply", func() bool { return !e.ws.Tasks().Busy(id) })
+	testkit.Wait(t, "the reply", func() bool { return !e.ws.Tasks().Busy(id) })
 	if e.notes(t) != "monday\n" {
 		t.Fatalf("%q", e.notes(t))
 	}
@@ -113,7 +114,7 @@ func TestWindowApprovalAlwaysInThisProject(t *testing.T) {
 	if _, err := e.ws.Send(app.SendRequest{ConversationID: other, Text: "tuesday then"}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the second reply", func() bool { return e.notes(t) == "tuesday\n" && !e.ws.Tasks().Busy(other) })
+	testkit.Wait(t, "the second reply", func() bool { return e.notes(t) == "tuesday\n" && !e.ws.Tasks().Busy(other) })
 	if n := len(e.requests()); n != 1 {
 		t.Fatalf("%d requests", n)
 	}
@@ -146,7 +147,7 @@ func TestConversationApprovalModeIsRecorded(t *testing.T) {
 	if _, err := e.ws.Send(app.SendRequest{ConversationID: id, Text: "wipe the notes"}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the reply", func() bool { return !e.ws.Tasks().Busy(id) && len(e.srv.ChatRequests()) == 2 })
+	testkit.Wait(t, "the reply", func() bool { return !e.ws.Tasks().Busy(id) && len(e.srv.ChatRequests()) == 2 })
 	if e.notes(t) != "# Notes\nship on friday\n" || len(e.requests()) != 0 {
 		t.Fatal("a read-only conversation wrote or asked")
 	}
@@ -161,13 +162,13 @@ func TestConversationApprovalModeIsRecorded(t *testing.T) {
 func TestDamagedProjectRulesRefuse(t *testing.T) {
 	e := newApprovalsEnv(t)
 	t.Setenv("CREWAGENT_APPROVE", "full-auto")
-	writeFile(t, filepath.Join(e.root, ".crewagent", "permissions.json"), `{"deny": [`)
+	testkit.WriteFile(t, filepath.Join(e.root, ".crewagent", "permissions.json"), `{"deny": [`)
 	id := e.create(t)
 	e.srv.Enqueue(fakellm.Tools(fakellm.ToolCall{ID: "w1", Name: "fs.write", Arguments: `{"path":"@project/notes.md","content":"gone"}`}), fakellm.Text("ok"))
 	if _, err := e.ws.Send(app.SendRequest{ConversationID: id, Text: "wipe"}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the reply", func() bool { return !e.ws.Tasks().Busy(id) && len(e.srv.ChatRequests()) == 2 })
+	testkit.Wait(t, "the reply", func() bool { return !e.ws.Tasks().Busy(id) && len(e.srv.ChatRequests()) == 2 })
 	if e.notes(t) == "gone" {
 		t.Fatal("written")
 	}
@@ -200,7 +201,7 @@ func TestApprovalWaitingSurvivesARestart(t *testing.T) {
 			if _, err := e.ws.Send(app.SendRequest{ConversationID: id, Text: "move it to monday"}); err != nil {
 				t.Fatal(err)
 			}
-			waitFor(t, "the request", func() bool { return len(e.requests()) == 1 })
+			testkit.Wait(t, "the request", func() bool { return len(e.requests()) == 1 })
 			ev := e.requests()[0]
 			e.ws.Close()
 
@@ -217,8 +218,8 @@ func TestApprovalWaitingSurvivesARestart(t *testing.T) {
 			if err := e.ws.AnswerApproval(id, "w1", tc.answer); err != nil {
 				t.Fatal(err)
 			}
-			waitFor(t, "the reply", func() bool { return !e.ws.Tasks().Busy(id) && len(e.srv.ChatRequests()) == 2 })
-			waitFor(t, "the answer", func() bool {
+			testkit.Wait(t, "the reply", func() bool { return !e.ws.Tasks().Busy(id) && len(e.srv.ChatRequests()) == 2 })
+			testkit.Wait(t, "the answer", func() bool {
 				entries, _ := e.ws.Store().Load(id)
 				return entries[len(entries)-1].Text() == "Done."
 			})

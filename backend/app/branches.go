@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"strings"
 
 	"github.com/google/uuid"
 
@@ -51,8 +50,8 @@ func (ws *Workspace) branchMode(conversationID, mode, agentID string) (string, e
 // starting (the message is not the user's, the part was compressed since, a
 // reply is running, ...) fail the call.
 func (ws *Workspace) Edit(req EditRequest) error {
-	if strings.TrimSpace(req.Text) == "" {
-		return errs.New(errs.InvalidRequest, "the message is empty")
+	if err := engine.CheckMessage(req.Text, 0, false); err != nil {
+		return err
 	}
 	mode, err := ws.branchMode(req.ConversationID, req.Mode, req.AgentID)
 	if err != nil {

@@ -88,11 +88,8 @@ func (ws *Workspace) Send(req SendRequest) (*Reply, error) {
 		return nil, err
 	}
 	files = append(files, req.Files...)
-	switch {
-	case !req.Retry && strings.TrimSpace(req.Text) == "" && len(files) == 0:
-		return nil, errs.New(errs.InvalidRequest, "the message is empty")
-	case req.Retry && len(files) > 0:
-		return nil, errs.New(errs.InvalidRequest, "a retry takes no attachments: send them with a new message")
+	if err := engine.CheckMessage(req.Text, len(files), req.Retry); err != nil {
+		return nil, err
 	}
 	mode, agentID, err := ws.engine.ReplyMode(req.ConversationID, req.Mode, req.AgentID)
 	if err != nil {

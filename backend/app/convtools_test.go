@@ -17,6 +17,7 @@ import (
 	"crewagent/backend/convtools"
 	"crewagent/backend/engine"
 	"crewagent/backend/events"
+	"crewagent/backend/internal/testkit"
 	"crewagent/backend/llm/fakellm"
 	"crewagent/backend/mcp/mcptest"
 )
@@ -539,18 +540,6 @@ func mustOK(t *testing.T, err error) {
 	}
 }
 
-// waitFor polls cond for up to 15 s.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // Stop in the conversation that waits stops the whole chain: the child's
 // reply is stopped, the waiting call gets a result that says so, and no
 // continuation runs.
@@ -576,7 +565,7 @@ func TestConvStopStopsTheChain(t *testing.T) {
 		done <- out{res, err}
 	}()
 	var root, child string
-	waitFor(t, "the child's reply to stream", func() bool {
+	testkit.Wait(t, "the child's reply to stream", func() bool {
 		for _, e := range w.rec.Named(events.StreamChunk) {
 			if ev := e.(events.StreamChunkEvent); ev.Delta != "" {
 				if m, err := w.ws.GetConversation(ev.ConversationID); err == nil && m.IsChild() {
@@ -643,7 +632,7 @@ func TestConvThroughTheWindowPath(t *testing.T) {
 	if _, err := w.ws.Send(app.SendRequest{ConversationID: meta.ID, Text: "Window: delegate"}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the continuation to complete", func() bool {
+	testkit.Wait(t, "the continuation to complete", func() bool {
 		n := 0
 		for _, e := range w.rec.Named(events.TaskComplete) {
 			if e.(events.TaskEvent).ConversationID == meta.ID && e.(events.TaskEvent).Continues {
@@ -667,13 +656,13 @@ func TestConvThroughTheWindowPath(t *testing.T) {
 	if _, err := w.ws.Send(app.SendRequest{ConversationID: busy.ID, Text: "Busy"}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the busy reply", func() bool { return w.ws.Tasks().Busy(busy.ID) })
+	testkit.Wait(t, "the busy reply", func() bool { return w.ws.Tasks().Busy(busy.ID) })
 	_, err = w.ws.Send(app.SendRequest{ConversationID: other.ID, Text: "hello"})
 	if err == nil || !strings.Contains(err.Error(), "Busy one") {
 		t.Fatalf("a second reply: %v", err)
 	}
 	w.ws.Stop(busy.ID)
-	waitFor(t, "the busy reply to stop", func() bool { return !w.ws.Tasks().Busy(busy.ID) })
+	testkit.Wait(t, "the busy reply to stop", func() bool { return !w.ws.Tasks().Busy(busy.ID) })
 }
 
 // A created conversation keeps what it was created with after a restart:
@@ -774,7 +763,7 @@ func TestDeletingAConversationOfTheWork(t *testing.T) {
 				done <- res
 			}()
 			var parent, child string
-			waitFor(t, "the child answering", func() bool {
+			testkit.Wait(t, "the child answering", func() bool {
 				for _, task := range w.ws.Tasks().All() {
 					if m, err := w.ws.GetConversation(task.ConversationID); err == nil && m.IsChild() {
 						parent, child = m.ParentID, m.ID
@@ -832,7 +821,7 @@ func TestConvCtrlCStopsTheChain(t *testing.T) {
 		done <- res
 	}()
 	var child string
-	waitFor(t, "the child answering", func() bool {
+	testkit.Wait(t, "the child answering", func() bool {
 		for _, task := range w.ws.Tasks().All() {
 			if m, err := w.ws.GetConversation(task.ConversationID); err == nil && m.IsChild() {
 				child = m.ID

@@ -9,6 +9,7 @@ import (
 	"crewagent/backend/app"
 	"crewagent/backend/conversation"
 	"crewagent/backend/events"
+	"crewagent/backend/internal/testkit"
 	"crewagent/backend/llm/fakellm"
 )
 
@@ -81,8 +82,8 @@ func TestPublishedEntriesGiveWhatAPageReadGives(t *testing.T) {
 		"CREWAGENT_LLM_MODEL": "fake-model", "CREWAGENT_LLM_API_KEY": "", "CREWAGENT_TOKEN_BUDGET": ""} {
 		t.Setenv(k, v)
 	}
-	writeFile(t, filepath.Join(root, "notes.md"), "# Notes\nship on friday\n")
-	writeFile(t, filepath.Join(root, "todo.md"), "- book the room\n")
+	testkit.WriteFile(t, filepath.Join(root, "notes.md"), "# Notes\nship on friday\n")
+	testkit.WriteFile(t, filepath.Join(root, "todo.md"), "- book the room\n")
 	rec := &events.Recorder{}
 	ws, err := app.Open(home, root, app.Options{Emitter: rec}, app.OpenOptions{})
 	if err != nil {
@@ -114,7 +115,7 @@ func TestPublishedEntriesGiveWhatAPageReadGives(t *testing.T) {
 		if err := send(); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, what, func() bool { return !ws.Tasks().Busy(meta.ID) && settledAfter(n) })
+		testkit.Wait(t, what, func() bool { return !ws.Tasks().Busy(meta.ID) && settledAfter(n) })
 		r.follow(rec)
 	}
 

@@ -10,6 +10,7 @@ import (
 
 	"crewagent/backend/app"
 	"crewagent/backend/errs"
+	"crewagent/backend/internal/testkit"
 	"crewagent/backend/mcp"
 	"crewagent/backend/project"
 )
@@ -49,9 +50,9 @@ func newIdentityProject(t *testing.T) *identityProject {
 	t.Helper()
 	t.Setenv("CREWAGENT_HOME", "")
 	p := &identityProject{home: t.TempDir(), root: filepath.Join(t.TempDir(), "book")}
-	writeFile(t, filepath.Join(p.root, "notes.md"), "# Notes\n")
-	writeFile(t, filepath.Join(p.root, mcp.ProjectFileName), `{"mcpServers":{"tidy":{"command":"python3","args":["-m","tidy"]}}}`)
-	writeFile(t, filepath.Join(p.root, ".crewagent", "permissions.json"), `{"allow":["fs.write(notes.md)"]}`)
+	testkit.WriteFile(t, filepath.Join(p.root, "notes.md"), "# Notes\n")
+	testkit.WriteFile(t, filepath.Join(p.root, mcp.ProjectFileName), `{"mcpServers":{"tidy":{"command":"python3","args":["-m","tidy"]}}}`)
+	testkit.WriteFile(t, filepath.Join(p.root, ".crewagent", "permissions.json"), `{"allow":["fs.write(notes.md)"]}`)
 	ws := p.open(t, project.MovedAsk)
 	info := ws.Info()
 	p.root, p.id = info.Root, info.ID

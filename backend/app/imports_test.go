@@ -92,6 +92,9 @@ func TestImportDirections(t *testing.T) {
 				return strings.HasPrefix(p, b) && !slices.Contains([]string{b + "app", b + "desktop", b + "cli"}, p) && !strings.HasPrefix(p, b+"errs/gen")
 			},
 			func(d string) bool { return slices.Contains([]string{b + "app", b + "desktop", b + "cli"}, d) }},
+		{"only tests use the helpers tests share",
+			func(p string) bool { return true },
+			func(d string) bool { return d == b+"internal/testkit" }},
 		{"the window and the command line do not use each other",
 			func(p string) bool { return p == b+"desktop" || p == b+"cli" },
 			func(d string) bool { return d == b+"desktop" || d == b+"cli" }},

@@ -14,6 +14,7 @@ import (
 	"crewagent/backend/app"
 	"crewagent/backend/engine"
 	"crewagent/backend/events"
+	"crewagent/backend/internal/testkit"
 	"crewagent/backend/llm/fakellm"
 	"crewagent/backend/mcp"
 	"crewagent/backend/mcp/oauth"
@@ -60,7 +61,7 @@ func TestComposerUsesTheServersPromptsResourcesAndForms(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ws.Close() })
-	waitUntil(t, 30*time.Second, "the server to be ready", func() bool { return slices.Contains(ws.ReadyMCPServers(), "everything") })
+	testkit.Until(t, 30*time.Second, "the server to be ready", func() bool { return slices.Contains(ws.ReadyMCPServers(), "everything") })
 
 	offer := ws.ComposerMCP(context.Background())
 	if len(offer.Problems) > 0 {

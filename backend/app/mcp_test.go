@@ -21,6 +21,7 @@ import (
 	"crewagent/backend/conversation"
 	"crewagent/backend/engine"
 	"crewagent/backend/events"
+	"crewagent/backend/internal/testkit"
 	"crewagent/backend/llm/fakellm"
 	"crewagent/backend/mcp"
 	"crewagent/backend/mcp/mcptest"
@@ -86,23 +87,12 @@ func server(t *testing.T, ws *app.Workspace, name string) app.MCPServerView {
 	return app.MCPServerView{}
 }
 
-func waitUntil(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", d, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // nodeOf returns the node process among a marker's processes (the server, not its
 // supervisor).
 func nodeOf(t *testing.T, marker string) int {
 	t.Helper()
 	var pid int
-	waitUntil(t, 10*time.Second, "the node process of "+marker, func() bool {
+	testkit.Until(t, 10*time.Second, "the node process of "+marker, func() bool {
 		for _, p := range mcptest.Marked(marker) {
 			if mcptest.Comm(p) == "node" {
 				pid = p
@@ -268,7 +258,7 @@ func TestMCPFaultsReachTheModel(t *testing.T) {
 		}
 		// It does not answer a ping either: it is killed, stopped as it is, and failed.
 		mcptest.WaitGone(t, 10*time.Second, []int{stuck})
-		waitUntil(t, 5*time.Second, "the frozen server to be failed", func() bool { return server(t, ws, "everything").State == mcp.StateFailed })
+		testkit.Until(t, 5*time.Second, "the frozen server to be failed", func() bool { return server(t, ws, "everything").State == mcp.StateFailed })
 		e, _ = send("echo thawed", step{call: fakellm.ToolCall{ID: "c_thawed", Name: "mcp__everything__echo", Arguments: `{"message":"fresh"}`}})
 		if code(e) != "ok" {
 			t.Fatalf("%s", e.Text())
@@ -361,7 +351,7 @@ func TestMCPConfigurationIsFollowed(t *testing.T) {
 		}
 	}
 	p.writeSettings(t, map[string]any{"enabled": true, "startOnOpen": true}, map[string]any{"everything": p.npm.Everything("follow-ev", nil)})
-	waitUntil(t, 15*time.Second, "the added server to start", seen("everything", mcp.StateReady))
+	testkit.Until(t, 15*time.Second, "the added server to start", seen("everything", mcp.StateReady))
 	evPIDs := mcptest.Marked("follow-ev")
 
 	proj := func(args ...string) {
@@ -373,7 +363,7 @@ func TestMCPConfigurationIsFollowed(t *testing.T) {
 		}
 	}
 	proj()
-	waitUntil(t, 5*time.Second, "the project server to wait for approval", seen("proj", mcp.StatePendingApproval))
+	testkit.Until(t, 5*time.Second, "the project server to wait for approval", seen("proj", mcp.StatePendingApproval))
 	time.Sleep(300 * time.Millisecond)
 	if pids := mcptest.Marked("follow-proj"); len(pids) > 0 {
 		t.Fatalf("an unapproved server runs: %v", pids)
@@ -384,12 +374,12 @@ func TestMCPConfigurationIsFollowed(t *testing.T) {
 	if code := cli.Run(context.Background(), []string{"mcp", "approve", "proj", "--home", p.home, "--project", p.root}, strings.NewReader(""), &out, &errb); code != 0 {
 		t.Fatalf("mcp approve: %d %s", code, errb.String())
 	}
-	waitUntil(t, 15*time.Second, "the approved server to start", seen("proj", mcp.StateReady))
+	testkit.Until(t, 15*time.Second, "the approved server to start", seen("proj", mcp.StateReady))
 	projPIDs := mcptest.Marked("follow-proj")
 
 	// An edited entry needs a new approval: the running one stops.
 	proj("--changed")
-	waitUntil(t, 5*time.Second, "the changed server to wait for approval", seen("proj", mcp.StatePendingApproval))
+	testkit.Until(t, 5*time.Second, "the changed server to wait for approval", seen("proj", mcp.StatePendingApproval))
 	if s := server(t, ws, "proj"); !s.ApprovalChanged {
 		t.Fatalf("%+v", s)
 	}
@@ -397,7 +387,7 @@ func TestMCPConfigurationIsFollowed(t *testing.T) {
 
 	// Removed from the settings: stopped.
 	p.writeSettings(t, map[string]any{"enabled": true, "startOnOpen": true}, map[string]any{})
-	waitUntil(t, 5*time.Second, "the removed server to go", func() bool {
+	testkit.Until(t, 5*time.Second, "the removed server to go", func() bool {
 		return !slices.ContainsFunc(ws.MCPView(context.Background(), false).Servers, func(s app.MCPServerView) bool { return s.Name == "everything" })
 	})
 	mcptest.WaitGone(t, 5*time.Second, evPIDs)

@@ -15,6 +15,7 @@ import (
 	"crewagent/backend/engine"
 	"crewagent/backend/errs"
 	"crewagent/backend/events"
+	"crewagent/backend/internal/testkit"
 	"crewagent/backend/llm/fakellm"
 	"crewagent/backend/packages"
 	"crewagent/backend/skills"
@@ -42,7 +43,7 @@ func newSkillsEnv(t *testing.T) *skillsEnv {
 	t.Setenv("CREWAGENT_TOKEN_BUDGET", "")
 	project := filepath.Join(e.root, ".crewagent", "skills")
 	writeSkillFile(t, project, "pptx", "name: pptx\ndescription: Make slide decks with the house template.", pptxBody)
-	writeFile(t, filepath.Join(project, "pptx", "reference", "layouts.md"), "# Layouts\nTitle slide: centred title, no logo.\n")
+	testkit.WriteFile(t, filepath.Join(project, "pptx", "reference", "layouts.md"), "# Layouts\nTitle slide: centred title, no logo.\n")
 	userSkills := filepath.Join(e.home, "skills")
 	writeSkillFile(t, userSkills, "pptx", "name: pptx\ndescription: An older deck skill.", "Old instructions.")
 	writeSkillFile(t, userSkills, "release-notes", "name: release-notes\ndescription: Write release notes.\ndisable-model-invocation: true", "Group changes by kind.")
@@ -51,20 +52,10 @@ func newSkillsEnv(t *testing.T) *skillsEnv {
 	return e
 }
 
-func writeFile(t *testing.T, p, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func writeSkillFile(t *testing.T, dir, folder, frontmatter, body string) string {
 	t.Helper()
 	p := filepath.Join(dir, folder, "SKILL.md")
-	writeFile(t, p, "---\n"+frontmatter+"\n---\n\n"+body+"\n")
+	testkit.WriteFile(t, p, "---\n"+frontmatter+"\n---\n\n"+body+"\n")
 	return p
 }
 

@@ -11,6 +11,7 @@ import (
 	"crewagent/backend/approval"
 	"crewagent/backend/conversation"
 	"crewagent/backend/events"
+	"crewagent/backend/internal/testkit"
 	"crewagent/backend/llm/fakellm"
 	"crewagent/backend/sandbox"
 )
@@ -34,7 +35,7 @@ func testCommandOutput(t *testing.T, mode string) {
 	t.Setenv("CREWAGENT_LLM_MODEL", "fake-model")
 	t.Setenv("CREWAGENT_LLM_API_KEY", "")
 	t.Setenv("CREWAGENT_TOKEN_BUDGET", "")
-	writeFile(t, filepath.Join(home, "settings.json"), `{"tools":{"shell":{"enabled":true,"inChat":true,"timeoutSeconds":60}}}`)
+	testkit.WriteFile(t, filepath.Join(home, "settings.json"), `{"tools":{"shell":{"enabled":true,"inChat":true,"timeoutSeconds":60}}}`)
 	rec := &events.Recorder{}
 	ws, err := app.Open(home, root, app.Options{Emitter: rec}, app.OpenOptions{})
 	if err != nil {
@@ -57,13 +58,13 @@ func testCommandOutput(t *testing.T, mode string) {
 		t.Fatal(err)
 	}
 	if mode == "ask" {
-		waitFor(t, "the approval request", func() bool { return len(rec.Named(events.ApprovalRequested)) == 1 })
+		testkit.Wait(t, "the approval request", func() bool { return len(rec.Named(events.ApprovalRequested)) == 1 })
 		if n := len(rec.Named(events.ToolOutput)); n != 0 {
 			t.Fatalf("%d output events before the answer", n)
 		}
 		mustOK(t, ws.AnswerApproval(meta.ID, "sh1", approval.Answer{Decision: approval.AnswerAllow}))
 	}
-	waitFor(t, "the reply", func() bool { return len(srv.ChatRequests()) == 2 && !ws.Tasks().Busy(meta.ID) })
+	testkit.Wait(t, "the reply", func() bool { return len(srv.ChatRequests()) == 2 && !ws.Tasks().Busy(meta.ID) })
 
 	var (
 		text     strings.Builder

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"crewagent/backend/conversation"
+	"crewagent/backend/internal/testkit"
 	"crewagent/backend/llm/fakellm"
 )
 
@@ -48,7 +49,7 @@ func TestChatApprovals(t *testing.T) {
 				writeSettings(t, c.home, tc.settings)
 			}
 			if tc.project != "" {
-				writeFile(t, filepath.Join(c.root, ".crewagent", "permissions.json"), tc.project)
+				testkit.WriteFile(t, filepath.Join(c.root, ".crewagent", "permissions.json"), tc.project)
 			}
 			c.srv.Enqueue(fakellm.Tools(fakellm.ToolCall{ID: "w1", Name: "fs.write", Arguments: `{"path":"@project/` + target + `","content":"hello\n"}`}),
 				fakellm.Text("Done."))
@@ -150,16 +151,6 @@ func TestChatApprovalPromptOnATerminal(t *testing.T) {
 	}
 }
 
-func writeFile(t *testing.T, path, body string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // The project's rules file counts in full once approved, and only as long
 // as it keeps the content approved; the project's default mode applies to
 // new conversations.
@@ -182,7 +173,7 @@ func TestPermissionsCommands(t *testing.T) {
 	if r := c.run(t, "", "permissions", "approve"); r.code != ExitError || !strings.Contains(r.stderr, "no .crewagent/permissions.json") {
 		t.Fatalf("%+v", r)
 	}
-	writeFile(t, filepath.Join(c.root, ".crewagent", "permissions.json"), `{"allow":["fs.write(@project/plan.md)"]}`)
+	testkit.WriteFile(t, filepath.Join(c.root, ".crewagent", "permissions.json"), `{"allow":["fs.write(@project/plan.md)"]}`)
 	write("w1")
 	if content() != "# Plan\n" {
 		t.Fatal("an unapproved allow rule widened ask")
@@ -199,7 +190,7 @@ func TestPermissionsCommands(t *testing.T) {
 		t.Fatalf("the approved allow rule did not apply: %q", content())
 	}
 	// Changed: the approval is gone.
-	writeFile(t, filepath.Join(c.root, ".crewagent", "permissions.json"), `{"allow":["fs.write"]}`)
+	testkit.WriteFile(t, filepath.Join(c.root, ".crewagent", "permissions.json"), `{"allow":["fs.write"]}`)
 	write("w3")
 	if content() != "w2" {
 		t.Fatal("a changed rules file kept its approval")

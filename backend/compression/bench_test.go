@@ -10,6 +10,7 @@ import (
 
 	"crewagent/backend/contextbuilder"
 	"crewagent/backend/conversation"
+	"crewagent/backend/internal/testkit"
 )
 
 // benchLog returns n messages of an agent conversation (~1 KB each): user
@@ -50,7 +51,7 @@ func BenchmarkCompaction10k(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
-	cpu := processCPU()
+	cpu := testkit.ProcessCPU()
 	lines := 0
 	for b.Loop() {
 		spans := Plan(res, h, cfg, true)
@@ -60,7 +61,7 @@ func BenchmarkCompaction10k(b *testing.B) {
 		}
 		lines = comp.Lines
 	}
-	b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(testkit.ProcessCPU()-cpu)/float64(b.N), "cpu-ns/op")
 	b.ReportMetric(float64(lines), "digest-lines")
 }
 

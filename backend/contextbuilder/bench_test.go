@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"crewagent/backend/conversation"
+	"crewagent/backend/internal/testkit"
 )
 
 // benchLog returns n entries of a long agent conversation: rounds of a user
@@ -63,7 +64,7 @@ func BenchmarkBuild(b *testing.B) {
 					b.Fatal(err)
 				}
 				b.ReportAllocs()
-				cpu := processCPU()
+				cpu := testkit.ProcessCPU()
 				for b.Loop() {
 					res, err := Build(o)
 					if err != nil {
@@ -73,7 +74,7 @@ func BenchmarkBuild(b *testing.B) {
 						b.Fatal("over budget")
 					}
 				}
-				b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
+				b.ReportMetric(float64(testkit.ProcessCPU()-cpu)/float64(b.N), "cpu-ns/op")
 			})
 		}
 	}

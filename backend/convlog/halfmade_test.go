@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"crewagent/backend/conversation"
+	"crewagent/backend/internal/testkit"
 )
 
 // What crashes at each step of creating a conversation or a fork leave on disk: nothing of
@@ -26,17 +27,17 @@ func TestHalfMadeConversationsDoNotShow(t *testing.T) {
 	conv := conversationsDir(dir)
 	// 1. a fork killed while writing its log: a folder with only the temporary log
 	forkTmp := uuid.NewString()
-	writeFile(t, filepath.Join(conv, forkTmp, "."+LogFile+".tmp"), `{"type":"evt","id":"x","event":"fork_origin","data":{}}`+"\n")
+	testkit.WriteFile(t, filepath.Join(conv, forkTmp, "."+LogFile+".tmp"), `{"type":"evt","id":"x","event":"fork_origin","data":{}}`+"\n")
 	// 2. a creation killed after its (empty) log, before the index: no record, no entry
 	unborn := uuid.NewString()
-	writeFile(t, filepath.Join(conv, unborn, LogFile), "")
+	testkit.WriteFile(t, filepath.Join(conv, unborn, LogFile), "")
 	// 3. the staging folder of an interrupted creation or fork
-	writeFile(t, filepath.Join(conv, stagingPrefix+uuid.NewString(), LogFile), `{"type":"msg","id":"y","role":"user","content":"half"}`+"\n")
+	testkit.WriteFile(t, filepath.Join(conv, stagingPrefix+uuid.NewString(), LogFile), `{"type":"msg","id":"y","role":"user","content":"half"}`+"\n")
 	// 4. an interrupted index write, and an interrupted migration's temporary log
-	writeFile(t, filepath.Join(conv, "."+IndexFile+".tmp"), "[")
-	writeFile(t, filepath.Join(conv, full.ID, "."+LogFile+".tmp"), "{")
+	testkit.WriteFile(t, filepath.Join(conv, "."+IndexFile+".tmp"), "[")
+	testkit.WriteFile(t, filepath.Join(conv, full.ID, "."+LogFile+".tmp"), "{")
 	// 5. the tool results copied for a fork that never appeared
-	writeFile(t, filepath.Join(toolResultsDir(dir, forkTmp), "m.json"), "{}")
+	testkit.WriteFile(t, filepath.Join(toolResultsDir(dir, forkTmp), "m.json"), "{}")
 
 	s = openDir(t, dir, Options{Logger: discard})
 	list, err := s.List()
@@ -73,7 +74,7 @@ func TestReadOnlyStoreHidesUnbornConversations(t *testing.T) {
 	s := openDir(t, dir, Options{Logger: discard})
 	s.Close()
 	unborn := uuid.NewString()
-	writeFile(t, filepath.Join(conversationsDir(dir), unborn, LogFile), "")
+	testkit.WriteFile(t, filepath.Join(conversationsDir(dir), unborn, LogFile), "")
 	ro, err := OpenReadOnly(dir, Options{Logger: discard})
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"crewagent/backend/conversation"
+	"crewagent/backend/internal/testkit"
 )
 
 // seedStore makes three conversations (one with a checkpoint, one a fork) and closes the store.
@@ -55,9 +56,9 @@ func TestIndexRebuiltWhenMissingOrCorrupt(t *testing.T) {
 			case "missing":
 				os.Remove(indexPath(dir))
 			case "corrupt":
-				writeFile(t, indexPath(dir), `[{"id":"x", "title": `)
+				testkit.WriteFile(t, indexPath(dir), `[{"id":"x", "title": `)
 			case "empty":
-				writeFile(t, indexPath(dir), "")
+				testkit.WriteFile(t, indexPath(dir), "")
 			}
 			lb := &logBuf{}
 			s := openDir(t, dir, Options{Logger: lb.logger()})
@@ -100,7 +101,7 @@ func TestIndexStaleAfterCrashIsRecomputed(t *testing.T) {
 	s.Append(id, msg(conversation.RoleUser, "Recovered title"), msg(conversation.RoleAssistant, "b"), msg(conversation.RoleUser, "c"))
 	s.Close()
 	// as if the process died before the delayed index write
-	writeFile(t, indexPath(dir), old)
+	testkit.WriteFile(t, indexPath(dir), old)
 	past := time.Now().Add(-time.Minute)
 	os.Chtimes(indexPath(dir), past, past)
 
@@ -122,7 +123,7 @@ func TestIndexStaleAfterCrashIsRecomputed(t *testing.T) {
 	s, _ = Open(dir, Options{Logger: discard, IndexFlushDelay: time.Hour})
 	s.Append(id, msg(conversation.RoleUser, "e"), msg(conversation.RoleUser, "f"))
 	s.Close()
-	writeFile(t, indexPath(dir), recs)
+	testkit.WriteFile(t, indexPath(dir), recs)
 	future := time.Now().Add(time.Minute)
 	os.Chtimes(indexPath(dir), future, future)
 	s, _ = Open(dir, Options{Logger: discard})
@@ -138,11 +139,11 @@ func TestIndexAdoptsOrphanFoldersAndDropsBadRecords(t *testing.T) {
 	keep := mustCreate(t, s)
 	s.Close()
 	orphan := "0b6c1f3a-9d2e-4c5b-8a7f-6e5d4c3b2a10"
-	writeFile(t, logPath(dir, orphan), line("m1", "Adopt me please")+line("m2", "x"))
+	testkit.WriteFile(t, logPath(dir, orphan), line("m1", "Adopt me please")+line("m2", "x"))
 	os.MkdirAll(conversationsDir(dir)+"/not-a-uuid", 0o755)
 	recs := `[{"id":"` + keep + `","title":"Keep","activeType":"chat","createdAt":"2001-01-01T00:00:00.000Z","lastActiveAt":"2001-01-01T00:00:00.000Z","messageCount":0},` +
 		`{"id":"` + keep + `","title":"Dup"},{"id":"../../x","title":"Evil"},{"id":"9a9a9a9a-9d2e-4c5b-8a7f-6e5d4c3b2a10","title":"Gone"}]`
-	writeFile(t, indexPath(dir), recs)
+	testkit.WriteFile(t, indexPath(dir), recs)
 	s = openDir(t, dir, Options{Logger: discard})
 	list, _ := s.List()
 	var got []string
@@ -173,7 +174,7 @@ func TestIndexCatchUpReadsOnlyNewLines(t *testing.T) {
 	recs := readFile(t, indexPath(dir))
 	// damage the part the record already accounts for: catch-up must not need it
 	data := readFile(t, logPath(dir, id))
-	writeFile(t, logPath(dir, id), strings.Repeat("#", len(data)-1)+"\n")
+	testkit.WriteFile(t, logPath(dir, id), strings.Repeat("#", len(data)-1)+"\n")
 	s, _ = Open(dir, Options{Logger: discard, IndexFlushDelay: time.Hour})
 	s.Append(id, msg(conversation.RoleUser, "Title from the tail"))
 	s.Close()
@@ -181,7 +182,7 @@ func TestIndexCatchUpReadsOnlyNewLines(t *testing.T) {
 	f.WriteString(`{"type":"msg","id":"` + a.ID + `","role":"assistant","content":"a2","updatedAt":"2001-01-01T00:00:00.000Z"}` + "\n")
 	f.WriteString(`{"type":"evt","id":"e9","createdAt":"2001-01-01T00:00:00.000Z","event":"checkpoint","data":{"name":"late","messageId":"x"}}` + "\n")
 	f.Close()
-	writeFile(t, indexPath(dir), recs)
+	testkit.WriteFile(t, indexPath(dir), recs)
 	s, _ = Open(dir, Options{Logger: discard})
 	defer s.Close()
 	m, _ := s.Get(id)

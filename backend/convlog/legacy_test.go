@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"crewagent/backend/conversation"
+	"crewagent/backend/internal/testkit"
 )
 
 const legacyID = "3f2b8c1e-5d4a-4b7e-9c2f-1a6e8d0b7c45"
@@ -114,7 +115,7 @@ func TestLegacyMigratesOnFirstWrite(t *testing.T) {
 func TestLegacyInterruptedMigration(t *testing.T) {
 	dir := legacyDir(t)
 	// the log was written and renamed, the legacy file not yet renamed
-	writeFile(t, logPath(dir, legacyID), line("msg-1", "from the log")+line("msg-2", "b"))
+	testkit.WriteFile(t, logPath(dir, legacyID), line("msg-1", "from the log")+line("msg-2", "b"))
 	s := openDir(t, dir, Options{Logger: discard})
 	got, _ := s.Load(legacyID)
 	if !slices.Equal(ids(got), []string{"msg-1", "msg-2"}) || got[0].Text() != "from the log" {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"crewagent/backend/conversation"
+	"crewagent/backend/internal/testkit"
 )
 
 func line(id, content string) string {
@@ -34,7 +35,7 @@ func TestTornLastLine(t *testing.T) {
 			s, dir, lb := openTest(t, Options{})
 			id := mustCreate(t, s)
 			path := logPath(dir, id)
-			writeFile(t, path, line("a", "one")+line("b", "two")+tt.tail)
+			testkit.WriteFile(t, path, line("a", "one")+line("b", "two")+tt.tail)
 			got, err := s.Load(id)
 			if err != nil {
 				t.Fatal(err)
@@ -74,7 +75,7 @@ func TestTornLastLine(t *testing.T) {
 func TestCorruptMiddleLineSkipped(t *testing.T) {
 	s, dir, lb := openTest(t, Options{})
 	id := mustCreate(t, s)
-	writeFile(t, logPath(dir, id), line("a", "one")+"{not json\n"+`{"type":"msg","content":"no id"}`+"\n\n"+line("b", "two")+`{"id":"c","content":5}`+"\n"+line("d", "four"))
+	testkit.WriteFile(t, logPath(dir, id), line("a", "one")+"{not json\n"+`{"type":"msg","content":"no id"}`+"\n\n"+line("b", "two")+`{"id":"c","content":5}`+"\n"+line("d", "four"))
 	got, err := s.Load(id)
 	if err != nil {
 		t.Fatal(err)
@@ -266,7 +267,7 @@ func entriesEqual(a, b []*conversation.Entry) bool {
 func TestTailWithUnmarkedUpdates(t *testing.T) {
 	s, dir, _ := openTest(t, Options{})
 	id := mustCreate(t, s)
-	writeFile(t, logPath(dir, id), line("m1", "a")+line("m2", "b")+line("m3", "c")+line("m1", "a2")+line("m4", "d"))
+	testkit.WriteFile(t, logPath(dir, id), line("m1", "a")+line("m2", "b")+line("m3", "c")+line("m1", "a2")+line("m4", "d"))
 	tail, _ := s.LoadTail(id, 3)
 	if !slices.Equal(ids(tail), []string{"m3", "m1", "m4"}) || tail[1].Text() != "a2" {
 		t.Errorf("LoadTail = %v %q", ids(tail), texts(tail))

@@ -81,8 +81,10 @@ const (
 
 type chainKey struct{}
 
+// withChain is the context of a task of chain c: the sends of the chain
+// keep the approval mode and the "nobody can be asked" of its first one.
 func withChain(ctx context.Context, c *chain) context.Context {
-	return context.WithValue(ctx, chainKey{}, c)
+	return context.WithValue(engine.WithApprovals(ctx, c.approve, c.noAsk), chainKey{}, c)
 }
 
 // chainFromContext returns the chain a task's context runs in (nil outside one).

@@ -455,8 +455,7 @@ func (co *Coordinator) handOver(c *chain, from tasks.Task, hv handover) error {
 	answer := tasks.Plan{
 		Task: tasks.Task{ConversationID: h.target, Kind: h.mode, Chain: c.id, Depth: from.Depth + 1, Tool: h.tool, For: from.ConversationID},
 		Run: func(ctx context.Context) error {
-			res, err := co.engine.Send(withChain(ctx, c), engine.SendRequest{ConversationID: h.target, Mode: h.mode, AgentID: h.agent, Retry: true,
-				Approve: c.approve, NoAsk: c.noAsk})
+			res, err := co.engine.AnswerNewest(withChain(ctx, c), h.target, h.mode, h.agent)
 			co.report(c, h.target, h.tool, false, from.Depth+1, res, err)
 			co.afterTask(ctx, h.target)
 			h.failed = err
@@ -472,8 +471,7 @@ func (co *Coordinator) handOver(c *chain, from tasks.Task, hv handover) error {
 				return err
 			}
 			c.pop(from.ConversationID)
-			res, err := co.engine.Send(withChain(ctx, c), engine.SendRequest{ConversationID: from.ConversationID, Mode: from.Kind, Resume: true,
-				TurnsUsed: c.turnsOf(from.ConversationID), Approve: c.approve, NoAsk: c.noAsk})
+			res, err := co.engine.Continue(withChain(ctx, c), from.ConversationID, from.Kind, c.turnsOf(from.ConversationID))
 			co.report(c, from.ConversationID, "", true, from.Depth, res, err)
 			co.afterTask(ctx, from.ConversationID)
 			return err

@@ -10,13 +10,14 @@ import (
 	"crewagent/backend/conversation"
 	"crewagent/backend/errs"
 	"crewagent/backend/events"
+	"crewagent/backend/internal/testkit"
 	"crewagent/backend/llm/fakellm"
 )
 
 // waitReplies waits until n replies have ended in the conversation.
 func waitReplies(t *testing.T, rec *events.Recorder, id string, n int) {
 	t.Helper()
-	waitFor(t, "the replies to end", func() bool {
+	testkit.Wait(t, "the replies to end", func() bool {
 		ended := 0
 		for _, c := range changes(rec) {
 			if c.ConversationID == id && c.Streaming != nil && !*c.Streaming {

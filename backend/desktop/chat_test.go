@@ -18,6 +18,7 @@ import (
 	"crewagent/backend/engine"
 	"crewagent/backend/errs"
 	"crewagent/backend/events"
+	"crewagent/backend/internal/testkit"
 	"crewagent/backend/llm"
 	"crewagent/backend/llm/fakellm"
 	"crewagent/backend/settings"
@@ -41,7 +42,7 @@ func newFakeLLM(t *testing.T) *fakellm.Server {
 func waitIdle(t *testing.T, rec *events.Recorder, id string) events.ChangeEvent {
 	t.Helper()
 	var got events.ChangeEvent
-	waitFor(t, "the reply to end", func() bool {
+	testkit.Wait(t, "the reply to end", func() bool {
 		for _, c := range changes(rec) {
 			if c.ConversationID == id && c.Streaming != nil && !*c.Streaming {
 				got = c
@@ -210,7 +211,7 @@ func TestStopStreamingKeepsThePartialAnswer(t *testing.T) {
 	a := w.app
 	m, _ := a.Conversations.Create("")
 	must(t, a.Chat.Send(app.SendRequest{ConversationID: m.ID, Text: "talk slowly"}))
-	waitFor(t, "the first chunk", func() bool { return len(w.rec.Named(events.StreamChunk)) > 0 })
+	testkit.Wait(t, "the first chunk", func() bool { return len(w.rec.Named(events.StreamChunk)) > 0 })
 	if err := a.Chat.Send(app.SendRequest{ConversationID: m.ID, Text: "again"}); codeOfErr(t, err) != errs.Busy {
 		t.Fatalf("a second send while streaming: %v", err)
 	}
@@ -292,7 +293,7 @@ func TestLLMFailureIsPersistedAndContinueResumes(t *testing.T) {
 	}
 	before := len(changes(w.rec))
 	must(t, a.Chat.Send(app.SendRequest{ConversationID: m.ID, Text: "continue"}))
-	waitFor(t, "the continued reply to end", func() bool {
+	testkit.Wait(t, "the continued reply to end", func() bool {
 		for _, c := range changes(w.rec)[before:] {
 			if c.ConversationID == m.ID && c.Streaming != nil && !*c.Streaming {
 				return true
@@ -357,7 +358,7 @@ func TestShutdownStopsRepliesAndClosesTheStore(t *testing.T) {
 	w := openTestProject(t, llmSettings(srv.URL(), ""))
 	m, _ := w.app.Conversations.Create("")
 	must(t, w.app.Chat.Send(app.SendRequest{ConversationID: m.ID, Text: "go"}))
-	waitFor(t, "the first chunk", func() bool { return len(w.rec.Named(events.StreamChunk)) > 0 })
+	testkit.Wait(t, "the first chunk", func() bool { return len(w.rec.Named(events.StreamChunk)) > 0 })
 	done := make(chan struct{})
 	go func() {
 		w.app.shutdown(context.Background())
@@ -416,7 +417,7 @@ func TestRetryAnswersAgainWithoutANewMessage(t *testing.T) {
 	waitIdle(t, w.rec, m.ID)
 	before := len(changes(w.rec))
 	must(t, a.Chat.Send(app.SendRequest{ConversationID: m.ID, Retry: true}))
-	waitFor(t, "the retried reply to end", func() bool {
+	testkit.Wait(t, "the retried reply to end", func() bool {
 		for _, c := range changes(w.rec)[before:] {
 			if c.ConversationID == m.ID && c.Streaming != nil && !*c.Streaming {
 				return true

@@ -10,6 +10,7 @@ import (
 	"crewagent/backend/conversation"
 	"crewagent/backend/errs"
 	"crewagent/backend/events"
+	"crewagent/backend/internal/testkit"
 	"crewagent/backend/llm/fakellm"
 )
 
@@ -135,7 +136,7 @@ func TestCompactWhileAReplyRuns(t *testing.T) {
 	a := w.app
 	m, _ := a.Conversations.Create("")
 	must(t, a.Chat.Send(app.SendRequest{ConversationID: m.ID, Text: "hello", Mode: "chat"}))
-	waitFor(t, "the reply to start", func() bool { s, _ := a.Chat.Streaming(); return len(s) == 1 })
+	testkit.Wait(t, "the reply to start", func() bool { s, _ := a.Chat.Streaming(); return len(s) == 1 })
 	if _, err := a.Context.Compact(m.ID, ""); codeOfErr(t, err) != errs.Busy {
 		t.Fatalf("compact during a reply: %v", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"crewagent/backend/app"
 	"crewagent/backend/errs"
 	"crewagent/backend/events"
+	"crewagent/backend/internal/testkit"
 	"crewagent/backend/mcp"
 	"crewagent/backend/mcp/mcptest"
 )
@@ -101,11 +102,11 @@ func TestMCPPageEditsTheSettingsServers(t *testing.T) {
 	}
 
 	// Adding a server under a taken name, or one with problems, fails with each problem.
-	_, err = ta.MCP.Save("", app.MCPServerSpec{Name: "search", Command: "x"})
+	_, err = ta.MCP.Save("", app.MCPServerSpec{Name: "search", ServerConfig: mcp.ServerConfig{Command: "x"}})
 	if codeOfErr(t, err) != errs.MCPConfigInvalid || !strings.Contains(err.Error(), "exists already") {
 		t.Fatalf("%v", err)
 	}
-	_, err = ta.MCP.Save("", app.MCPServerSpec{Name: "new", URL: "ftp://x", Args: []string{"a"}})
+	_, err = ta.MCP.Save("", app.MCPServerSpec{Name: "new", ServerConfig: mcp.ServerConfig{URL: "ftp://x", Args: []string{"a"}}})
 	if codeOfErr(t, err) != errs.MCPConfigInvalid || !strings.Contains(err.Error(), "url") || !strings.Contains(err.Error(), "args") {
 		t.Fatalf("%v", err)
 	}
@@ -173,7 +174,7 @@ func TestMCPPageWithAProject(t *testing.T) {
 	ta := NewApp(home, fakeDialogs{}, rec)
 	_, err := ta.Projects.Open(root)
 	must(t, err)
-	waitFor(t, "the servers to start at open", func() bool {
+	testkit.Wait(t, "the servers to start at open", func() bool {
 		v, _ := ta.MCP.List()
 		return viewServer(t, v, "everything").State == mcp.StateReady && viewServer(t, v, "broken").State == mcp.StateFailed
 	})
@@ -201,7 +202,7 @@ func TestMCPPageWithAProject(t *testing.T) {
 
 	_, err = ta.MCP.Approve("proj")
 	must(t, err)
-	waitFor(t, "the approved server to start", func() bool {
+	testkit.Wait(t, "the approved server to start", func() bool {
 		v, _ := ta.MCP.List()
 		return viewServer(t, v, "proj").State == mcp.StateReady
 	})
@@ -244,7 +245,7 @@ func TestMCPPageWithAProject(t *testing.T) {
 
 	_, err = ta.Projects.Open(root)
 	must(t, err)
-	waitFor(t, "the servers to start again", func() bool { return len(mcptest.Marked("page-ev")) >= 2 })
+	testkit.Wait(t, "the servers to start again", func() bool { return len(mcptest.Marked("page-ev")) >= 2 })
 	pids = mcptest.Marked("page-ev")
 	ta.shutdown(context.Background())
 	mcptest.WaitGone(t, 2*time.Second, pids)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"crewagent/backend/app"
+	"crewagent/backend/internal/testkit"
 	"crewagent/backend/settings"
 )
 
@@ -43,7 +44,7 @@ func TestChooseAModelForAConversation(t *testing.T) {
 	}
 
 	// The meter's usage carries what the answer cost at the model's price.
-	waitFor(t, "the usage with its cost", func() bool {
+	testkit.Wait(t, "the usage with its cost", func() bool {
 		u := lastUsage(t, w.rec, m.ID)
 		return u.Cost != nil && u.Cost.Amount > 0 && u.Cost.Currency == "EUR"
 	})

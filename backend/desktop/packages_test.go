@@ -14,6 +14,7 @@ import (
 
 	"crewagent/backend/app"
 	"crewagent/backend/errs"
+	"crewagent/backend/internal/testkit"
 	"crewagent/backend/llm/fakellm"
 	"crewagent/backend/packages"
 	"crewagent/backend/project"
@@ -347,7 +348,7 @@ func TestRemovePackage(t *testing.T) {
 	srv.Enqueue(fakellm.Response{Text: "slow", Stall: fakellm.StallForever})
 	m, _ := a.Conversations.Create("")
 	must(t, a.Chat.Send(app.SendRequest{ConversationID: m.ID, Text: "hello"}))
-	waitFor(t, "the reply to start", func() bool { s, _ := a.Chat.Streaming(); return len(s) == 1 })
+	testkit.Wait(t, "the reply to start", func() bool { s, _ := a.Chat.Streaming(); return len(s) == 1 })
 	if _, err := a.Packages.Remove(demo); codeOfErr(t, err) != errs.Busy {
 		t.Fatalf("RemovePackage while streaming: %v", err)
 	}

@@ -15,6 +15,7 @@ import (
 	"crewagent/backend/engine"
 	"crewagent/backend/errs"
 	"crewagent/backend/events"
+	"crewagent/backend/internal/testkit"
 	"crewagent/backend/llm/fakellm"
 	"crewagent/backend/tools"
 	"crewagent/backend/workflow"
@@ -39,7 +40,7 @@ func statePatch(update map[string]any) fakellm.Response {
 func waitTurn(t *testing.T, rec *events.Recorder, id string, n int) events.ChangeEvent {
 	t.Helper()
 	var got events.ChangeEvent
-	waitFor(t, "the turn to end", func() bool {
+	testkit.Wait(t, "the turn to end", func() bool {
 		seen := 0
 		for _, c := range changes(rec) {
 			if c.ConversationID == id && c.Streaming != nil && !*c.Streaming {
@@ -316,7 +317,7 @@ func TestStopAbortsTheRunTurn(t *testing.T) {
 	if !hasChange(w.rec, conv, "created") {
 		t.Fatal("no created event for the run's new conversation")
 	}
-	waitFor(t, "the first chunk", func() bool { return len(w.rec.Named(events.StreamChunk)) > 0 })
+	testkit.Wait(t, "the first chunk", func() bool { return len(w.rec.Named(events.StreamChunk)) > 0 })
 	if st, _ := a.Runs.ConversationRun(conv); st == nil || !st.Active || st.Phase != workflow.PhaseRunning {
 		t.Fatalf("status while running: %+v", st)
 	}
@@ -358,7 +359,7 @@ func TestDeleteConversationDeletesItsRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the first chunk", func() bool { return len(w.rec.Named(events.StreamChunk)) > 0 })
+	testkit.Wait(t, "the first chunk", func() bool { return len(w.rec.Named(events.StreamChunk)) > 0 })
 	if err := a.Conversations.Delete(run.ConversationID); err != nil {
 		t.Fatal(err)
 	}
@@ -454,7 +455,7 @@ func TestRunStateEditedOnDiskIsReported(t *testing.T) {
 		t.Fatalf("the state template changed shape:\n%s", data)
 	}
 	must(t, os.WriteFile(path, []byte(edited), 0o644))
-	waitFor(t, "progress from the edited state", func() bool {
+	testkit.Wait(t, "progress from the edited state", func() bool {
 		for _, p := range progressOf(w.rec, run.RunID) {
 			if p.CurrentNodeID == "check-clarity" {
 				return true

@@ -19,6 +19,7 @@ import (
 	"crewagent/backend/convlog"
 	"crewagent/backend/errs"
 	"crewagent/backend/events"
+	"crewagent/backend/internal/testkit"
 	"crewagent/backend/packages"
 	"crewagent/backend/project"
 )
@@ -98,18 +99,6 @@ func hasChange(rec *events.Recorder, id, kind string) bool {
 		}
 	}
 	return false
-}
-
-// waitFor polls cond for up to 5 s.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(15 * time.Second) // generous: only a failure waits this long
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 func TestMethodsNeedAnOpenProject(t *testing.T) {
@@ -466,7 +455,7 @@ func TestWatcherReportsChangesFromOthers(t *testing.T) {
 	must(t, os.MkdirAll(dir, 0o755))
 	line, _ := json.Marshal(msg("e1", "user", "written by someone else"))
 	must(t, os.WriteFile(filepath.Join(dir, "messages.jsonl"), append(line, '\n'), 0o644))
-	waitFor(t, "a created event", func() bool {
+	testkit.Wait(t, "a created event", func() bool {
 		for _, c := range changes(w.rec) {
 			if c.ConversationID == id && c.Kind == "created" && c.External {
 				return true
@@ -475,14 +464,14 @@ func TestWatcherReportsChangesFromOthers(t *testing.T) {
 		return false
 	})
 	must(t, os.RemoveAll(dir))
-	waitFor(t, "a deleted event", func() bool { return hasChange(w.rec, id, "deleted") })
+	testkit.Wait(t, "a deleted event", func() bool { return hasChange(w.rec, id, "deleted") })
 
 	// a conversation of the app's store removed on disk by someone else
 	// leaves the list
 	known, _ := w.app.Conversations.Create("known")
 	time.Sleep(400 * time.Millisecond) // let the watcher settle on the folder first
 	must(t, os.RemoveAll(filepath.Join(w.info.DataDir, "conversations", known.ID)))
-	waitFor(t, "an external deleted event", func() bool {
+	testkit.Wait(t, "an external deleted event", func() bool {
 		for _, c := range changes(w.rec) {
 			if c.ConversationID == known.ID && c.Kind == "deleted" && c.External {
 				return true

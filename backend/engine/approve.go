@@ -176,7 +176,7 @@ func (r *run) resolved(msgID string, tc conversation.ToolCall, held *conversatio
 
 // Resolution is the user's answer to a request that a send which ended
 // left waiting in the log (the app closed while it waited): a send with it
-// (SendRequest.Resolve) runs the call or refuses it, replaces its
+// (ResolveRequest) runs the call or refuses it, replaces its
 // placeholder, and goes on from there.
 type Resolution struct {
 	ToolCallID string

@@ -11,6 +11,7 @@ import (
 
 	"crewagent/backend/conversation"
 	"crewagent/backend/convlog"
+	"crewagent/backend/internal/testkit"
 	"crewagent/backend/settings"
 	"crewagent/backend/tools"
 )
@@ -75,7 +76,7 @@ func BenchmarkSendContext(b *testing.B) {
 	svc, convID, set := benchConversation(b, 50000)
 	meta, _ := svc.opts.Store.Get(convID)
 	var loaded, msgs int
-	cpu := processCPU()
+	cpu := testkit.ProcessCPU()
 	b.ResetTimer()
 	for b.Loop() {
 		p, err := svc.prepare(convID, conversation.ModeChat, nil, set)
@@ -91,7 +92,7 @@ func BenchmarkSendContext(b *testing.B) {
 		}
 		loaded, msgs = len(p.history), len(res.Messages)
 	}
-	b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(testkit.ProcessCPU()-cpu)/float64(b.N), "cpu-ns/op")
 	b.ReportMetric(float64(meta.MessageCount), "log-messages")
 	b.ReportMetric(float64(loaded), "entries-read")
 	b.ReportMetric(float64(msgs), "request-messages")
@@ -130,9 +131,9 @@ func BenchmarkManualCompaction10k(b *testing.B) {
 		}
 		runtime.GC() // the garbage of the setup is not the compaction's
 		b.StartTimer()
-		c0 := processCPU()
+		c0 := testkit.ProcessCPU()
 		res, err := svc.Compact(context.Background(), CompactRequest{ConversationID: meta.ID})
-		cpu += processCPU() - c0
+		cpu += testkit.ProcessCPU() - c0
 		if err != nil {
 			b.Fatal(err)
 		}

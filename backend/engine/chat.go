@@ -141,26 +141,26 @@ type SendRequest struct {
 	AgentID string
 	Agent   *Agent
 	Text    string
-	// Resume goes on from where the log stands, without a new message (Text
+	// resume goes on from where the log stands, without a new message (Text
 	// empty): the continuation of a send that handed over to another
 	// conversation, once that conversation's answer is the result of its
-	// call.
-	Resume bool
-	// TurnsUsed are the LLM calls the conversation already made in the work
+	// call (Continue).
+	resume bool
+	// turnsUsed are the LLM calls the conversation already made in the work
 	// a continuation goes on with (the sends before it handed over): they
 	// count against settings engine.maxTurns, so handing over again and
 	// again cannot go on without end.
-	TurnsUsed int
+	turnsUsed int
 	// Retry answers the conversation's newest user message again instead of
 	// sending a new one (Text must then be empty): its failed answers leave
 	// the context (they stay in the log, includeInContext false) and the
 	// loop runs from where the log stands, so a reply that failed or never
 	// finished is retried without the message appearing twice.
 	Retry bool
-	// Resolve answers a request a send that ended left waiting in the log:
-	// the send goes on from where the log stands (like Resume) once the
-	// call ran or was refused.
-	Resolve *Resolution
+	// resolve answers a request a send that ended left waiting in the log:
+	// the send goes on from where the log stands (like a continuation) once
+	// the call ran or was refused (ResolveRequest).
+	resolve *Resolution
 	// Approve is the approval mode of this send ("" = the conversation's).
 	Approve approval.Mode
 	// NoAsk, when set, says why nobody can be asked for an approval (the
@@ -173,7 +173,7 @@ type SendRequest struct {
 	Endpoint string
 	Model    string
 	// Attachments are files attached to the message (saved already: see
-	// Store.SaveAttachment and backend/attach); not with Retry or Resume.
+	// Store.SaveAttachment and backend/attach); not with Retry.
 	Attachments []conversation.Attachment
 }
 
@@ -218,20 +218,8 @@ type SendResult struct {
 // busy conversation, store failure. LLM failures come back in SendResult.Err
 // after they are persisted.
 func (s *ChatService) Send(ctx context.Context, req SendRequest) (*SendResult, error) {
-	if req.Resolve != nil {
-		req.Resume = true
-	}
-	switch {
-	case req.Retry && req.Resume:
-		return nil, invalid("a send is a retry or a continuation, not both")
-	case (req.Retry || req.Resume) && req.ConversationID == "":
-		return nil, invalid("a retry or a continuation needs the conversation")
-	case (req.Retry || req.Resume) && req.Text != "":
-		return nil, invalid("a retry or a continuation sends no new text")
-	case !req.Retry && !req.Resume && strings.TrimSpace(req.Text) == "" && len(req.Attachments) == 0:
-		return nil, invalid("the message is empty")
-	case (req.Retry || req.Resume) && len(req.Attachments) > 0:
-		return nil, invalid("a retry or a continuation takes no attachments")
+	if err := req.check(); err != nil {
+		return nil, err
 	}
 	mode, agentID := req.Mode, req.AgentID
 	convID := req.ConversationID
@@ -273,7 +261,7 @@ func (s *ChatService) Send(ctx context.Context, req SendRequest) (*SendResult, e
 		agentID = agent.ID
 	}
 	var user *conversation.Entry
-	if !req.Retry && !req.Resume {
+	if !req.Retry && !req.resume {
 		user = s.userEntry(req.Text, mode, agentID)
 		user.Attachments = req.Attachments
 		if len(user.RequestText())+conversation.ImageTokens*len(user.Images()) > budgetOf(st.Context).TokenLimit()/4 { // shorter always fits: a token is at least a byte
@@ -314,7 +302,7 @@ func (s *ChatService) Send(ctx context.Context, req SendRequest) (*SendResult, e
 		return nil, err
 	}
 	switch {
-	case req.Resume:
+	case req.resume:
 	case req.Retry:
 		if userID, err = s.prepareRetry(convID); err != nil {
 			return nil, err
@@ -327,7 +315,7 @@ func (s *ChatService) Send(ctx context.Context, req SendRequest) (*SendResult, e
 	}
 
 	turnMsg := userID
-	if req.Resume {
+	if req.resume {
 		if entries, err := s.opts.Store.LoadTail(convID, retryWindow); err == nil {
 			if at := newestUserMessage(entries); at >= 0 {
 				turnMsg = entries[at].ID
@@ -336,10 +324,10 @@ func (s *ChatService) Send(ctx context.Context, req SendRequest) (*SendResult, e
 	}
 	// The tools record the changes they make with the turn's message.
 	ctx = tools.WithTurn(ctx, tools.Turn{ConversationID: convID, MessageID: turnMsg})
-	r := &run{s: s, ctx: ctx, convID: convID, mode: mode, agent: agent, agentID: agentID, st: st, turnsUsed: req.TurnsUsed,
+	r := &run{s: s, ctx: ctx, convID: convID, mode: mode, agent: agent, agentID: agentID, st: st, turnsUsed: req.turnsUsed,
 		res: &SendResult{ConversationID: convID, UserMessageID: userID}}
 	r.approve, r.noAsk = approvalsOf(ctx, req.Approve, req.NoAsk)
-	r.resolve = req.Resolve
+	r.resolve = req.resolve
 	return r.execute()
 }
 

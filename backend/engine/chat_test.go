@@ -907,6 +907,12 @@ func TestRetryRefusals(t *testing.T) {
 		{"with text", SendRequest{ConversationID: answered, Retry: true, Text: "again"}, "no new text"},
 		{"nothing sent yet", SendRequest{ConversationID: empty, Retry: true}, "nothing to retry"},
 		{"already answered", SendRequest{ConversationID: answered, Retry: true}, "already has an answer"},
+		{"with attachments", SendRequest{ConversationID: answered, Retry: true, Attachments: []conversation.Attachment{{Name: "a.txt"}}}, "a retry takes no attachments"},
+		{"also a continuation", SendRequest{ConversationID: answered, Retry: true, resume: true}, "a retry or a continuation, not both"},
+		{"continuation with text", SendRequest{ConversationID: answered, resume: true, Text: "more"}, "no new text"},
+		{"continuation with attachments", SendRequest{ConversationID: answered, resume: true, Attachments: []conversation.Attachment{{Name: "a.txt"}}}, "a continuation takes no attachments"},
+		{"resolution without the conversation", SendRequest{resolve: &Resolution{ToolCallID: "c1"}}, "needs the conversation"},
+		{"empty message", SendRequest{ConversationID: answered, Text: " \n"}, "the message is empty"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := f.svc.Send(context.Background(), tc.req)

@@ -14,7 +14,7 @@ import (
 // result, as the tool returned it, is persisted at once as a placeholder
 // that says what the call waits for, so the log is complete at every moment;
 // the work that answers the call later replaces it (an update of the same
-// entry) and goes on with the send (SendRequest.Resume).
+// entry) and goes on with the send (ChatService.Continue).
 type Handoff struct {
 	// Start queues that work. It is called once the placeholder is persisted,
 	// with its entry id, while the send's task still runs (it ends the task:

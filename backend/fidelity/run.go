@@ -251,7 +251,7 @@ func Run(ctx context.Context, c *Conversation, ratio float64, variant, dir strin
 		model.start(t, turn)
 		host.start(t, turn)
 		before := store.count()
-		res, err := svc.Send(ctx, engine.SendRequest{ConversationID: convID, Text: user})
+		res, err := svc.SendText(ctx, convID, user)
 		if err != nil {
 			return out, fmt.Errorf("turn %d: %w", t, err)
 		}

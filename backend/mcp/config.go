@@ -37,7 +37,8 @@ const (
 
 // ServerConfig is one entry of an mcpServers table, in the shape Claude Desktop and Cursor
 // use: {command, args, env, cwd} for a local (stdio) server, {url, headers} for a
-// streamable HTTP one, and disabled for either. Env and Headers may hold secrets.
+// streamable HTTP one, and disabled for either. Env and Headers may hold secrets. Its JSON
+// is the entry as the table stores it, without the name (the table's key).
 //
 // Every string but the name may hold variables (see Vars): they are kept as written here and
 // expanded by Resolve when the server starts. EnvFile names a dotenv file (relative to the
@@ -116,12 +117,6 @@ func (c ServerConfig) hashTransport() string {
 	return TransportHTTP
 }
 
-// MarshalJSON writes the entry as it is stored in an mcpServers table (without the name).
-func (c ServerConfig) MarshalJSON() ([]byte, error) {
-	type plain ServerConfig
-	return json.Marshal(plain(c))
-}
-
 // Clone returns a deep copy.
 func (c ServerConfig) Clone() ServerConfig {
 	c.Args = slices.Clone(c.Args)
@@ -130,6 +125,11 @@ func (c ServerConfig) Clone() ServerConfig {
 	if c.OAuth != nil {
 		o := *c.OAuth
 		o.Scopes = slices.Clone(o.Scopes)
+		if o.Enterprise != nil {
+			e := *o.Enterprise
+			e.Scopes = slices.Clone(e.Scopes)
+			o.Enterprise = &e
+		}
 		c.OAuth = &o
 	}
 	return c
@@ -663,7 +663,7 @@ func (c ServerConfig) Validate() []Problem {
 	if err := CheckServerName(c.Name); err != nil {
 		return []Problem{{Server: c.Name, Message: err.Error()}}
 	}
-	b, err := c.MarshalJSON()
+	b, err := json.Marshal(c)
 	if err != nil {
 		return []Problem{{Server: c.Name, Message: err.Error()}}
 	}

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -134,7 +135,7 @@ func TestPastedBlocksGolden(t *testing.T) {
 		servers, problems := ParseBlock(string(text), SourceSettings)
 		fmt.Fprintf(&b, "== %s\n", filepath.Base(f))
 		for _, s := range servers {
-			entry, _ := s.MarshalJSON()
+			entry, _ := json.Marshal(s)
 			fmt.Fprintf(&b, "server %q: %s\n", s.Name, entry)
 		}
 		for _, p := range problems {

@@ -19,6 +19,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"crewagent/backend/internal/testkit"
 )
 
 // newTestManager opens a manager with short timeouts on servers; mod adjusts the options.
@@ -67,17 +69,6 @@ func lines(t *testing.T, path string) []string {
 		t.Fatal(err)
 	}
 	return strings.Fields(string(b))
-}
-
-func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", d, what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 func wantCode(t *testing.T, r Result, code string) {
@@ -290,7 +281,7 @@ func TestHungCallTimesOutAndIsCancelledOnTheServer(t *testing.T) {
 	if d := time.Since(t0); d > 3*time.Second {
 		t.Fatalf("the timed-out call took %s", d)
 	}
-	waitFor(t, 5*time.Second, "the server to see the cancellation", func() bool { return len(lines(t, marker)) == 1 })
+	testkit.Until(t, 5*time.Second, "the server to see the cancellation", func() bool { return len(lines(t, marker)) == 1 })
 
 	// The caller cancelling works the same way.
 	marker2 := filepath.Join(dir, "cancel")
@@ -298,7 +289,7 @@ func TestHungCallTimesOutAndIsCancelledOnTheServer(t *testing.T) {
 	cctx, cancel := context.WithCancel(ctx)
 	time.AfterFunc(200*time.Millisecond, cancel)
 	wantCode(t, m.Call(cctx, "mcp__hang__sleep", args2, nil), CodeCancelled)
-	waitFor(t, 5*time.Second, "the server to see the caller's cancellation", func() bool { return len(lines(t, marker2)) == 1 })
+	testkit.Until(t, 5*time.Second, "the server to see the caller's cancellation", func() bool { return len(lines(t, marker2)) == 1 })
 
 	// Neither wedged the connection: the server still answers, pings included.
 	for i := range 3 {
@@ -319,7 +310,7 @@ func TestFrozenServerIsKilledAndRestarted(t *testing.T) {
 	m.Tools(ctx, nil)
 	pid := mustStatus(t, m, "frozen").PID
 	wantCode(t, m.Call(ctx, "mcp__frozen__freeze", nil, &CallOptions{Timeout: 300 * time.Millisecond}), CodeTimeout)
-	waitFor(t, 5*time.Second, "the frozen server to be marked failed", func() bool { return mustStatus(t, m, "frozen").State == StateFailed })
+	testkit.Until(t, 5*time.Second, "the frozen server to be marked failed", func() bool { return mustStatus(t, m, "frozen").State == StateFailed })
 	if st := mustStatus(t, m, "frozen"); !strings.Contains(st.Error, "stopped answering") {
 		t.Fatalf("status: %+v", st)
 	}
@@ -429,7 +420,7 @@ func TestToolListIsRefreshedWhenTheServerSaysItChanged(t *testing.T) {
 	if r := m.Call(ctx, "mcp__grow__add_tool", nil, nil); !r.OK {
 		t.Fatal(r.Content)
 	}
-	waitFor(t, 5*time.Second, "the new tool", func() bool { return len(m.ServerTools("grow")) == n+1 })
+	testkit.Until(t, 5*time.Second, "the new tool", func() bool { return len(m.ServerTools("grow")) == n+1 })
 	if r := m.Call(ctx, "mcp__grow__extra", nil, nil); !r.OK || r.Text != "extra" {
 		t.Fatalf("the new tool: %s", r.Content)
 	}
@@ -504,7 +495,7 @@ func TestProjectServerStartsOnlyOnceApproved(t *testing.T) {
 	if err := m.Approve("proj"); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 10*time.Second, "the start at approval", func() bool { return mustStatus(t, m, "proj").State == StateReady })
+	testkit.Until(t, 10*time.Second, "the start at approval", func() bool { return mustStatus(t, m, "proj").State == StateReady })
 	if err := m.Revoke("proj"); err != nil {
 		t.Fatal(err)
 	}
@@ -522,7 +513,7 @@ func TestStartOnOpenStartsEnabledServers(t *testing.T) {
 	off := testServerConfig(t, "off", "basic", nil)
 	off.Disabled = true
 	m := newTestManager(t, []ServerConfig{on, off}, func(o *Options) { o.StartOnOpen = true })
-	waitFor(t, 10*time.Second, "the server to start at open", func() bool { return mustStatus(t, m, "on").State == StateReady })
+	testkit.Until(t, 10*time.Second, "the server to start at open", func() bool { return mustStatus(t, m, "on").State == StateReady })
 	if st := mustStatus(t, m, "off"); st.State != StateDisabled || st.Summary() != "disabled" {
 		t.Fatalf("disabled server: %+v", st)
 	}

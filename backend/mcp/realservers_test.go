@@ -22,6 +22,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"crewagent/backend/internal/testkit"
 )
 
 // Real servers from npm, written by others: @modelcontextprotocol/server-everything and
@@ -280,7 +282,7 @@ func TestEverythingServerOverStreamableHTTP(t *testing.T) {
 	_ = node.Wait()
 	r := m.Call(ctx, "mcp__remote__echo", []byte(`{"message":"anyone?"}`), &CallOptions{Timeout: 5 * time.Second})
 	wantCode(t, r, CodeServerFailed)
-	waitFor(t, 10*time.Second, "the HTTP server to be marked failed", func() bool { return mustStatus(t, m, "remote").State == StateFailed })
+	testkit.Until(t, 10*time.Second, "the HTTP server to be marked failed", func() bool { return mustStatus(t, m, "remote").State == StateFailed })
 	if st := mustStatus(t, m, "remote"); strings.Contains(st.Error, token) || !strings.Contains(r.Message, st.Error) {
 		t.Fatalf("call %q, status %q", r.Message, st.Error)
 	}

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"crewagent/backend/mcp/oauth"
 	"crewagent/backend/settings"
 )
 
@@ -37,7 +38,7 @@ func (c ServerConfig) Redacted() ServerConfig {
 	}
 	r.URL = redactURL(r.URL)
 	if r.OAuth != nil {
-		for _, v := range []*string{&r.OAuth.ClientSecret, &r.OAuth.PrivateKey} {
+		for _, v := range oauthSecrets(r.OAuth) {
 			if *v != "" && !onlyReferences(*v) {
 				*v = settings.MaskKey(*v)
 			}
@@ -62,15 +63,29 @@ func MergeSecrets(edited, stored ServerConfig) ServerConfig {
 		}
 	}
 	if out.OAuth != nil && stored.OAuth != nil {
-		if settings.IsMasked(out.OAuth.ClientSecret) {
-			out.OAuth.ClientSecret = stored.OAuth.ClientSecret
+		old := stored.Clone().OAuth
+		if out.OAuth.Enterprise != nil && old.Enterprise == nil {
+			old.Enterprise = &oauth.Enterprise{}
 		}
-		if settings.IsMasked(out.OAuth.PrivateKey) {
-			out.OAuth.PrivateKey = stored.OAuth.PrivateKey
+		olds := oauthSecrets(old)
+		for i, v := range oauthSecrets(out.OAuth) {
+			if settings.IsMasked(*v) {
+				*v = *olds[i]
+			}
 		}
 	}
 	if stored.URL != "" && out.URL == redactURL(stored.URL) {
 		out.URL = stored.URL
+	}
+	return out
+}
+
+// oauthSecrets are the secrets of a sign-in configuration: the client's secret
+// and private key, and the client secret at the identity provider.
+func oauthSecrets(o *oauth.Config) []*string {
+	out := []*string{&o.ClientSecret, &o.PrivateKey}
+	if o.Enterprise != nil {
+		out = append(out, &o.Enterprise.ClientSecret)
 	}
 	return out
 }

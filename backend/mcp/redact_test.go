@@ -1,8 +1,11 @@
 package mcp
 
 import (
+	"slices"
 	"strings"
 	"testing"
+
+	"crewagent/backend/mcp/oauth"
 )
 
 func TestRedactedAndMergeSecrets(t *testing.T) {
@@ -59,5 +62,38 @@ func TestRedactorScrubsSecretValues(t *testing.T) {
 	}
 	if !strings.Contains(out, "mode fast") {
 		t.Errorf("a short value was scrubbed: %q", out)
+	}
+}
+
+// The secrets of a sign-in configuration are masked for the UI, the original
+// is left as it is, and what the UI sends back masked gets the stored value.
+func TestRedactedSignInSecrets(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		oauth *oauth.Config
+		// secrets reads the secrets of a configuration.
+		secrets func(o *oauth.Config) []string
+	}{
+		{"client secret and private key", &oauth.Config{ClientID: "app", ClientSecret: "cs-0123456789", PrivateKey: "-----BEGIN KEY-----abcd"},
+			func(o *oauth.Config) []string { return []string{o.ClientSecret, o.PrivateKey} }},
+		{"identity provider's client secret", &oauth.Config{Enterprise: &oauth.Enterprise{Issuer: "https://idp.example.com", ClientID: "rt", ClientSecret: "idp-secret-9876", Scopes: []string{"openid"}}},
+			func(o *oauth.Config) []string { return []string{o.Enterprise.ClientSecret} }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			stored := ServerConfig{Name: "r", URL: "https://example.com/mcp", OAuth: tc.oauth}
+			want := tc.secrets(stored.OAuth)
+			r := stored.Redacted()
+			for i, v := range tc.secrets(r.OAuth) {
+				if !strings.HasPrefix(v, "••••") || v == want[i] {
+					t.Fatalf("secret %d shown as %q", i, v)
+				}
+			}
+			if got := tc.secrets(stored.OAuth); !slices.Equal(got, want) {
+				t.Fatalf("Redacted changed the original: %q", got)
+			}
+			if got := tc.secrets(MergeSecrets(r, stored).OAuth); !slices.Equal(got, want) {
+				t.Fatalf("merged back: %q, want %q", got, want)
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -39,7 +40,7 @@ func SaveServer(st *settings.Store, cfg ServerConfig) ([]Problem, error) {
 	if ps := cfg.Validate(); len(ps) > 0 {
 		return ps, errInvalidServer
 	}
-	entry, err := cfg.MarshalJSON()
+	entry, err := json.Marshal(cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"crewagent/backend/internal/testkit"
 )
 
 func requireBwrap(t *testing.T) {
@@ -48,17 +50,6 @@ func marked(marker string) []int {
 	return pids
 }
 
-func waitUntil(t *testing.T, what string, d time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // TestHelperRunsACommand is not a test of its own: TestCommandsDieWithTheApp starts the
 // test binary on it, as the app that runs a command and then dies.
 func TestHelperRunsACommand(t *testing.T) {
@@ -83,13 +74,13 @@ func TestCommandsDieWithTheApp(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = app.Process.Kill(); _ = app.Wait() }()
-	waitUntil(t, "the command's processes", 10*time.Second, func() bool { return len(marked(marker)) >= 2 })
+	testkit.Until(t, 10*time.Second, "the command's processes", func() bool { return len(marked(marker)) >= 2 })
 	if err := app.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	_ = app.Wait()
-	waitUntil(t, "the command's processes to die with the app", 5*time.Second, func() bool { return len(marked(marker)) == 0 })
-	waitUntil(t, "the sandbox's info file to be removed", 5*time.Second, func() bool {
+	testkit.Until(t, 5*time.Second, "the command's processes to die with the app", func() bool { return len(marked(marker)) == 0 })
+	testkit.Until(t, 5*time.Second, "the sandbox's info file to be removed", func() bool {
 		left, _ := filepath.Glob(filepath.Join(tmp, "crewagent-sandbox-*"))
 		return len(left) == 0
 	})
@@ -117,7 +108,7 @@ func TestNothingOutlivesACommand(t *testing.T) {
 			if d := time.Since(start); d > 5*time.Second {
 				t.Fatalf("Run waited %s for the background processes", d)
 			}
-			waitUntil(t, "the background processes to be gone", 5*time.Second, func() bool { return len(marked(marker)) == 0 })
+			testkit.Until(t, 5*time.Second, "the background processes to be gone", func() bool { return len(marked(marker)) == 0 })
 		})
 	}
 }

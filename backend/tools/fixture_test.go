@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"crewagent/backend/internal/testkit"
 )
 
 // fixture is a temp tree with the four roots, an outside folder and symlinks of every kind.
@@ -19,16 +21,6 @@ type fixture struct {
 	base    string
 	roots   Roots
 	outside string
-}
-
-func writeFile(t testing.TB, p, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
 
 func symlink(t testing.TB, target, link string) {
@@ -50,12 +42,12 @@ func newFixture(t testing.TB) fixture {
 		ToolResults:  filepath.Join(base, "data", "logs", "tool-results"),
 		Conversation: "conv1",
 	}}
-	writeFile(t, filepath.Join(f.outside, "secret.txt"), "top secret\n")
-	writeFile(t, filepath.Join(f.roots.Project, "docs", "readme.md"), "# Readme\nline two\nline three\n")
-	writeFile(t, filepath.Join(f.roots.Package, "workflows", "a.md"), "---\nnodeId: a\n---\n## Goal\n")
-	writeFile(t, filepath.Join(f.roots.State, StateFileName), stateDoc)
-	writeFile(t, filepath.Join(f.roots.State, "logs", "execution.jsonl"), "")
-	writeFile(t, filepath.Join(f.roots.ToolResults, "conv1", "msg1.json"), `{"output":"full"}`)
+	testkit.WriteFile(t, filepath.Join(f.outside, "secret.txt"), "top secret\n")
+	testkit.WriteFile(t, filepath.Join(f.roots.Project, "docs", "readme.md"), "# Readme\nline two\nline three\n")
+	testkit.WriteFile(t, filepath.Join(f.roots.Package, "workflows", "a.md"), "---\nnodeId: a\n---\n## Goal\n")
+	testkit.WriteFile(t, filepath.Join(f.roots.State, StateFileName), stateDoc)
+	testkit.WriteFile(t, filepath.Join(f.roots.State, "logs", "execution.jsonl"), "")
+	testkit.WriteFile(t, filepath.Join(f.roots.ToolResults, "conv1", "msg1.json"), `{"output":"full"}`)
 
 	p := f.roots.Project
 	symlink(t, "docs", filepath.Join(p, "link-in"))

@@ -14,6 +14,7 @@ import (
 
 	"crewagent/backend/conversation"
 	"crewagent/backend/frontmatter"
+	"crewagent/backend/internal/testkit"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -183,7 +184,7 @@ func TestFSApplyPatchTool(t *testing.T) {
 	hs.mustFail(conversation.ToolFSApplyPatch, map[string]any{"path": "@state/workflow.md", "operation": "replace",
 		"update": map[string]any{"a": map[string]any{"set": 1}}}, CodeBadArguments)
 	hs.mustFail(conversation.ToolFSApplyPatch, map[string]any{"path": "@state/workflow.md", "operation": "updateFrontmatter"}, CodeBadArguments)
-	writeFile(t, filepath.Join(hs.f.roots.Project, "data.json"), `{"a":1}`)
+	testkit.WriteFile(t, filepath.Join(hs.f.roots.Project, "data.json"), `{"a":1}`)
 	hs.mustFail(conversation.ToolFSApplyPatch, map[string]any{"path": "@project/data.json", "operation": "updateFrontmatter",
 		"update": map[string]any{"a": map[string]any{"set": 1}}}, CodeBadArguments)
 	m = hs.mustOK(conversation.ToolFSApplyPatch, map[string]any{"path": "@project/docs/readme.md", "operation": "updateFrontmatter",

@@ -8,13 +8,14 @@ import (
 	"testing"
 
 	"crewagent/backend/conversation"
+	"crewagent/backend/internal/testkit"
 )
 
 func TestFSList(t *testing.T) {
 	hs := newHarness(t, nil)
-	writeFile(t, filepath.Join(hs.f.roots.Project, "docs", "b.txt"), "12345")
-	writeFile(t, filepath.Join(hs.f.roots.Project, "docs", "A.md"), "")
-	writeFile(t, filepath.Join(hs.f.roots.Project, "docs", "sub", "x"), "")
+	testkit.WriteFile(t, filepath.Join(hs.f.roots.Project, "docs", "b.txt"), "12345")
+	testkit.WriteFile(t, filepath.Join(hs.f.roots.Project, "docs", "A.md"), "")
+	testkit.WriteFile(t, filepath.Join(hs.f.roots.Project, "docs", "sub", "x"), "")
 	m := hs.mustOK(conversation.ToolFSList, map[string]any{"path": "@project/docs"})
 	var got struct {
 		Path    string      `json:"path"`
@@ -51,7 +52,7 @@ func TestFSListTruncates(t *testing.T) {
 	hs := newHarness(t, nil)
 	dir := filepath.Join(hs.f.roots.Project, "many")
 	for i := range maxListEntries + 5 {
-		writeFile(t, filepath.Join(dir, fmt.Sprintf("f%05d", i)), "")
+		testkit.WriteFile(t, filepath.Join(dir, fmt.Sprintf("f%05d", i)), "")
 	}
 	m := hs.mustOK(conversation.ToolFSList, map[string]any{"path": "@project/many"})
 	if m["truncated"] != true || int(m["total"].(float64)) != maxListEntries+5 || len(m["entries"].([]any)) != maxListEntries {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"crewagent/backend/conversation"
+	"crewagent/backend/internal/testkit"
 )
 
 func shaOf(s string) string {
@@ -70,9 +71,9 @@ func TestFSRead(t *testing.T) {
 func TestFSReadEdgeFiles(t *testing.T) {
 	hs := newHarness(t, nil)
 	p := hs.f.roots.Project
-	writeFile(t, filepath.Join(p, "empty.txt"), "")
-	writeFile(t, filepath.Join(p, "nolf.txt"), "a\nb")
-	writeFile(t, filepath.Join(p, "bin.dat"), "PK\x00\x01\x02")
+	testkit.WriteFile(t, filepath.Join(p, "empty.txt"), "")
+	testkit.WriteFile(t, filepath.Join(p, "nolf.txt"), "a\nb")
+	testkit.WriteFile(t, filepath.Join(p, "bin.dat"), "PK\x00\x01\x02")
 	m := hs.mustOK(conversation.ToolFSRead, map[string]any{"path": "@project/empty.txt"})
 	if m["content"] != "" || m["totalLines"] != 0.0 {
 		t.Fatalf("empty: %v", m)
@@ -96,7 +97,7 @@ func TestFSReadLimits(t *testing.T) {
 		fmt.Fprintf(&b, "line %03d\n", i) // 9 bytes per line
 	}
 	big := b.String()
-	writeFile(t, filepath.Join(hs.f.roots.Project, "big.txt"), big)
+	testkit.WriteFile(t, filepath.Join(hs.f.roots.Project, "big.txt"), big)
 
 	m := hs.mustOK(conversation.ToolFSRead, map[string]any{"path": "@project/big.txt"})
 	content := m["content"].(string)
@@ -122,7 +123,7 @@ func TestFSReadLimits(t *testing.T) {
 
 	// One line longer than the limit: the preview is cut on a rune boundary.
 	long := strings.Repeat("é", 2000)
-	writeFile(t, filepath.Join(hs.f.roots.Project, "long.txt"), long)
+	testkit.WriteFile(t, filepath.Join(hs.f.roots.Project, "long.txt"), long)
 	m = hs.mustOK(conversation.ToolFSRead, map[string]any{"path": "@project/long.txt"})
 	if c := m["content"].(string); m["truncated"] != true || len(c) == 0 || len(c) > limit || !strings.HasPrefix(long, c) {
 		t.Fatalf("long line preview: %d bytes", len(c))

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"crewagent/backend/conversation"
+	"crewagent/backend/internal/testkit"
 )
 
 func matchesOf(t *testing.T, m map[string]any) []map[string]any {
@@ -21,10 +22,10 @@ func matchesOf(t *testing.T, m map[string]any) []map[string]any {
 func TestFSSearch(t *testing.T) {
 	hs := newHarness(t, nil)
 	p := hs.f.roots.Project
-	writeFile(t, filepath.Join(p, "src", "a.go"), "package a\n// TODO: one\nfunc A() {}\n// todo two\r\nend\n")
-	writeFile(t, filepath.Join(p, ".git", "config"), "TODO in git\n")
-	writeFile(t, filepath.Join(p, "bin", "blob"), "TODO\x00binary\n")
-	writeFile(t, filepath.Join(hs.f.outside, "secret.txt"), "TODO outside\n")
+	testkit.WriteFile(t, filepath.Join(p, "src", "a.go"), "package a\n// TODO: one\nfunc A() {}\n// todo two\r\nend\n")
+	testkit.WriteFile(t, filepath.Join(p, ".git", "config"), "TODO in git\n")
+	testkit.WriteFile(t, filepath.Join(p, "bin", "blob"), "TODO\x00binary\n")
+	testkit.WriteFile(t, filepath.Join(hs.f.outside, "secret.txt"), "TODO outside\n")
 
 	m := hs.mustOK(conversation.ToolFSSearch, map[string]any{"path": "@project", "pattern": "(?i)todo", "before": 1, "after": 1})
 	ms := matchesOf(t, m)
@@ -82,7 +83,7 @@ func TestFSSearchLimits(t *testing.T) {
 	for i := range 120 {
 		fmt.Fprintf(&b, "hit %d\n", i)
 	}
-	writeFile(t, filepath.Join(hs.f.roots.Project, "hits.txt"), b.String())
+	testkit.WriteFile(t, filepath.Join(hs.f.roots.Project, "hits.txt"), b.String())
 	m := hs.mustOK(conversation.ToolFSSearch, map[string]any{"path": "@project/hits.txt", "pattern": "hit"})
 	if len(matchesOf(t, m)) != defaultMaxMatches || m["truncated"] != true || m["hint"] == nil {
 		t.Fatalf("default cap: %d %v", len(matchesOf(t, m)), m["truncated"])
@@ -96,7 +97,7 @@ func TestFSSearchLimits(t *testing.T) {
 		t.Fatalf("all: %v", m["matchCount"])
 	}
 	long := strings.Repeat("z", 5000)
-	writeFile(t, filepath.Join(hs.f.roots.Project, "long.txt"), long+"\n")
+	testkit.WriteFile(t, filepath.Join(hs.f.roots.Project, "long.txt"), long+"\n")
 	m = hs.mustOK(conversation.ToolFSSearch, map[string]any{"path": "@project/long.txt", "pattern": "z"})
 	if txt := matchesOf(t, m)[0]["text"].(string); len(txt) > maxMatchLineBytes+4 || !strings.HasSuffix(txt, "…") {
 		t.Fatalf("long line not clipped: %d", len(txt))

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"crewagent/backend/conversation"
+	"crewagent/backend/internal/testkit"
 )
 
 // noTempFiles fails if an atomic-write temp file is left anywhere under dir.
@@ -149,7 +150,7 @@ func TestFSWriteStateGuard(t *testing.T) {
 func TestAtomicWriteFileCleansUpOnFailure(t *testing.T) {
 	hs := newHarness(t, nil)
 	dir := filepath.Join(hs.f.roots.Project, "sub") // rename onto a non-empty folder fails
-	writeFile(t, filepath.Join(dir, "x"), "")
+	testkit.WriteFile(t, filepath.Join(dir, "x"), "")
 	r, terr := hs.h.sandbox.Resolve("@project/sub", AccessWrite)
 	if terr != nil {
 		t.Fatal(terr)

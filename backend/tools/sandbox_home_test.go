@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"crewagent/backend/conversation"
+	"crewagent/backend/internal/testkit"
 )
 
 // homeLayout is a user's home folder opened as the project, with the runtime home at its
@@ -30,17 +31,17 @@ func newHomeLayout(t *testing.T) homeLayout {
 	home := filepath.Join(user, ".config", "crewagent")
 	data := filepath.Join(home, "projects", "p1")
 	l := homeLayout{user: user, home: home, dataDir: data}
-	writeFile(t, filepath.Join(home, "settings.json"), `{"llm":{"baseUrl":"https://api.example.com/v1","apiKey":"`+apiKey+`"}}`)
-	writeFile(t, filepath.Join(home, "packages.json"), `[]`)
-	writeFile(t, filepath.Join(home, "packages", "demo@1.0.0", "workflows", "w.md"), "# a workflow\n")
-	writeFile(t, filepath.Join(data, "conversations", "index.json"), "[]")
-	writeFile(t, filepath.Join(data, "conversations", "conv-a", "messages.jsonl"), `{"type":"msg","id":"1","role":"user","content":"private of a"}`+"\n")
-	writeFile(t, filepath.Join(data, "conversations", "conv-b", "messages.jsonl"), `{"type":"msg","id":"2","role":"user","content":"private of b"}`+"\n")
-	writeFile(t, filepath.Join(data, "logs", "tool-results", "conv-a", "m1.json"), `{"content":"output of a"}`)
-	writeFile(t, filepath.Join(data, "logs", "tool-results", "conv-b", "m2.json"), `{"content":"output of b"}`)
-	writeFile(t, filepath.Join(data, "runs", "r1", "state", StateFileName), stateDoc)
-	writeFile(t, filepath.Join(user, "notes", "todo.md"), "buy milk\n")
-	writeFile(t, filepath.Join(user, ".crewagent.json"), `{"projectId":"p1"}`)
+	testkit.WriteFile(t, filepath.Join(home, "settings.json"), `{"llm":{"baseUrl":"https://api.example.com/v1","apiKey":"`+apiKey+`"}}`)
+	testkit.WriteFile(t, filepath.Join(home, "packages.json"), `[]`)
+	testkit.WriteFile(t, filepath.Join(home, "packages", "demo@1.0.0", "workflows", "w.md"), "# a workflow\n")
+	testkit.WriteFile(t, filepath.Join(data, "conversations", "index.json"), "[]")
+	testkit.WriteFile(t, filepath.Join(data, "conversations", "conv-a", "messages.jsonl"), `{"type":"msg","id":"1","role":"user","content":"private of a"}`+"\n")
+	testkit.WriteFile(t, filepath.Join(data, "conversations", "conv-b", "messages.jsonl"), `{"type":"msg","id":"2","role":"user","content":"private of b"}`+"\n")
+	testkit.WriteFile(t, filepath.Join(data, "logs", "tool-results", "conv-a", "m1.json"), `{"content":"output of a"}`)
+	testkit.WriteFile(t, filepath.Join(data, "logs", "tool-results", "conv-b", "m2.json"), `{"content":"output of b"}`)
+	testkit.WriteFile(t, filepath.Join(data, "runs", "r1", "state", StateFileName), stateDoc)
+	testkit.WriteFile(t, filepath.Join(user, "notes", "todo.md"), "buy milk\n")
+	testkit.WriteFile(t, filepath.Join(user, ".crewagent.json"), `{"projectId":"p1"}`)
 	symlink(t, filepath.Join(".config", "crewagent"), filepath.Join(user, "runtime-link"))
 	symlink(t, filepath.Join(".config", "crewagent", "settings.json"), filepath.Join(user, "settings-link.json"))
 	l.roots = Roots{
@@ -176,10 +177,10 @@ func TestProjectFileIsReadOnly(t *testing.T) {
 func TestSymlinkSwapRaceNeverEscapes(t *testing.T) {
 	base := t.TempDir()
 	proj, outside := filepath.Join(base, "project"), filepath.Join(base, "outside")
-	writeFile(t, filepath.Join(proj, "real", "inner.txt"), "inside\n")
-	writeFile(t, filepath.Join(proj, "real", "only-inside.txt"), "inside\n")
-	writeFile(t, filepath.Join(outside, "inner.txt"), "OUTSIDE-SECRET\n")
-	writeFile(t, filepath.Join(outside, "only-outside.txt"), "OUTSIDE-SECRET\n")
+	testkit.WriteFile(t, filepath.Join(proj, "real", "inner.txt"), "inside\n")
+	testkit.WriteFile(t, filepath.Join(proj, "real", "only-inside.txt"), "inside\n")
+	testkit.WriteFile(t, filepath.Join(outside, "inner.txt"), "OUTSIDE-SECRET\n")
+	testkit.WriteFile(t, filepath.Join(outside, "only-outside.txt"), "OUTSIDE-SECRET\n")
 	symlink(t, outside, filepath.Join(proj, "evil"))
 	if err := os.Rename(filepath.Join(proj, "real"), filepath.Join(proj, "swap")); err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"crewagent/backend/conversation"
+	"crewagent/backend/internal/testkit"
 	"crewagent/backend/sandbox"
 )
 
@@ -68,14 +69,14 @@ func newShellFixture(t *testing.T, mutate func(*Config)) *shellEnvFixture {
 		chunks:      &syncBuffer{},
 	}
 	f.skillDir = filepath.Join(f.runtimeHome, "skills", "demo")
-	writeFile(t, filepath.Join(f.project, "docs", "readme.md"), "project readme\n")
-	writeFile(t, filepath.Join(f.runtimeHome, "settings.json"), `{"llm":{"apiKey":"sk-runtime-secret"}}`)
-	writeFile(t, filepath.Join(f.userHome, ".ssh", "id_ed25519"), "PRIVATE-KEY-SECRET\n")
-	writeFile(t, filepath.Join(f.userHome, ".ssh", "id_rsa"), "PRIVATE-RSA-SECRET\n")
-	writeFile(t, filepath.Join(f.userHome, ".config", "gh", "hosts.yml"), "oauth_token: GH-SECRET\n")
-	writeFile(t, filepath.Join(f.userHome, ".netrc"), "machine x password NETRC-SECRET\n")
-	writeFile(t, filepath.Join(f.userHome, "notes.txt"), "visible home file\n")
-	writeFile(t, filepath.Join(f.skillDir, "scripts", "hello.sh"), "echo hello from the skill\n")
+	testkit.WriteFile(t, filepath.Join(f.project, "docs", "readme.md"), "project readme\n")
+	testkit.WriteFile(t, filepath.Join(f.runtimeHome, "settings.json"), `{"llm":{"apiKey":"sk-runtime-secret"}}`)
+	testkit.WriteFile(t, filepath.Join(f.userHome, ".ssh", "id_ed25519"), "PRIVATE-KEY-SECRET\n")
+	testkit.WriteFile(t, filepath.Join(f.userHome, ".ssh", "id_rsa"), "PRIVATE-RSA-SECRET\n")
+	testkit.WriteFile(t, filepath.Join(f.userHome, ".config", "gh", "hosts.yml"), "oauth_token: GH-SECRET\n")
+	testkit.WriteFile(t, filepath.Join(f.userHome, ".netrc"), "machine x password NETRC-SECRET\n")
+	testkit.WriteFile(t, filepath.Join(f.userHome, "notes.txt"), "visible home file\n")
+	testkit.WriteFile(t, filepath.Join(f.skillDir, "scripts", "hello.sh"), "echo hello from the skill\n")
 	cfg := Config{
 		Roots: Roots{
 			Project:      f.project,
@@ -194,7 +195,7 @@ func TestShellRunCannotSeeSecrets(t *testing.T) {
 	}
 	t.Setenv("XDG_RUNTIME_DIR", runDir)
 	t.Setenv("SSH_AUTH_SOCK", filepath.Join(agentDir, "ssh.sock"))
-	writeFile(t, filepath.Join(agentDir, "visible.sock.txt"), "control\n")
+	testkit.WriteFile(t, filepath.Join(agentDir, "visible.sock.txt"), "control\n")
 	_, m = f.run(t, context.Background(), map[string]any{"command": "for s in " + strconv.Quote(filepath.Join(runDir, "bus")) + " " +
 		strconv.Quote(filepath.Join(agentDir, "ssh.sock")) + "; do test -S \"$s\" && echo \"visible $s\"; done; cat " + strconv.Quote(filepath.Join(agentDir, "visible.sock.txt"))})
 	if out := m["output"].(string); strings.Contains(out, "visible /") || out != "control\n" {
@@ -212,7 +213,7 @@ func TestShellRunWritesOnlyInsideTheProject(t *testing.T) {
 	requireBwrap(t)
 	f := newShellFixture(t, nil)
 	outsideDir := filepath.Join(f.userHome, "outside")
-	writeFile(t, filepath.Join(outsideDir, "keep.txt"), "original\n")
+	testkit.WriteFile(t, filepath.Join(outsideDir, "keep.txt"), "original\n")
 	symlink(t, outsideDir, filepath.Join(f.project, "link-dir"))
 	symlink(t, filepath.Join(outsideDir, "keep.txt"), filepath.Join(f.project, "link-file"))
 	hostTmp := filepath.Join(os.TempDir(), fmt.Sprintf("crewagent-shell-%d", time.Now().UnixNano()))
@@ -354,17 +355,6 @@ func markedPIDs(marker string) []int {
 	return pids
 }
 
-func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 func TestShellRunKillsEveryProcess(t *testing.T) {
 	requireBwrap(t)
 	cases := []struct {
@@ -398,7 +388,7 @@ func TestShellRunKillsEveryProcess(t *testing.T) {
 				res, m := f.run(t, ctx, args)
 				done <- outcome{res, m}
 			}()
-			waitFor(t, "the processes to start", 10*time.Second, func() bool {
+			testkit.Until(t, 10*time.Second, "the processes to start", func() bool {
 				return len(markedPIDs(marker)) >= 3 && strings.Contains(f.chunks.String(), "started")
 			})
 			pids := markedPIDs(marker)
@@ -417,7 +407,7 @@ func TestShellRunKillsEveryProcess(t *testing.T) {
 			if !strings.Contains(f.chunks.String(), "started") {
 				t.Fatalf("the live output did not come: %q", f.chunks.String())
 			}
-			waitFor(t, "every process to be gone", 5*time.Second, func() bool {
+			testkit.Until(t, 5*time.Second, "every process to be gone", func() bool {
 				for _, p := range pids {
 					if _, err := os.Stat(filepath.Join("/proc", strconv.Itoa(p))); err == nil && len(markedPIDs(marker)) > 0 {
 						return false
@@ -507,7 +497,7 @@ func TestShellRunBoundsAForkBomb(t *testing.T) {
 	if d := time.Since(start); d > 15*time.Second {
 		t.Fatalf("took %s", d)
 	}
-	waitFor(t, "the processes to be gone", 5*time.Second, func() bool { return len(markedPIDs(marker)) == 0 })
+	testkit.Until(t, 5*time.Second, "the processes to be gone", func() bool { return len(markedPIDs(marker)) == 0 })
 }
 
 // The classic fork bomb: its shell returns at once, the bomb hits the limit and dies with

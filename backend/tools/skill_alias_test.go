@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"crewagent/backend/conversation"
+	"crewagent/backend/internal/testkit"
 )
 
 // skillHarness is a harness whose conversation conv1 has the skill "pptx"
@@ -25,9 +26,9 @@ func skillHarness(t *testing.T) (*harness, string) {
 			return "", false
 		}
 	})
-	writeFile(t, filepath.Join(dir, "SKILL.md"), "---\nname: pptx\ndescription: decks\n---\nUse the template.\n")
-	writeFile(t, filepath.Join(dir, "reference", "layouts.md"), "# Layouts\nTitle slide: centred title\n")
-	writeFile(t, filepath.Join(filepath.Dir(dir), "other", "SKILL.md"), "secret instructions\n")
+	testkit.WriteFile(t, filepath.Join(dir, "SKILL.md"), "---\nname: pptx\ndescription: decks\n---\nUse the template.\n")
+	testkit.WriteFile(t, filepath.Join(dir, "reference", "layouts.md"), "# Layouts\nTitle slide: centred title\n")
+	testkit.WriteFile(t, filepath.Join(filepath.Dir(dir), "other", "SKILL.md"), "secret instructions\n")
 	symlink(t, filepath.Join(hs.f.outside, "secret.txt"), filepath.Join(dir, "leak.txt"))
 	symlink(t, "../other", filepath.Join(dir, "sibling"))
 	return hs, dir

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"crewagent/backend/internal/testkit"
 )
 
 // A conversation's folder of tool outputs is a folder of the tool-results
@@ -20,8 +22,8 @@ func TestToolResultsFolderSwappedForALinkIsRefused(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t)
-			writeFile(t, filepath.Join(f.outside, "msg1.json"), `{"output":"outside"}`)
-			writeFile(t, filepath.Join(f.roots.ToolResults, "conv2", "msg1.json"), `{"output":"other conversation"}`)
+			testkit.WriteFile(t, filepath.Join(f.outside, "msg1.json"), `{"output":"outside"}`)
+			testkit.WriteFile(t, filepath.Join(f.roots.ToolResults, "conv2", "msg1.json"), `{"output":"other conversation"}`)
 			conv := filepath.Join(f.roots.ToolResults, "conv1")
 			if err := os.Rename(conv, conv+".real"); err != nil {
 				t.Fatal(err)

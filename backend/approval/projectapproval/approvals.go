@@ -228,9 +228,9 @@ func (a *Approvals) SetProjectMode(mode string) error {
 // process waits for it, the call runs (allow, allow-conversation,
 // allow-project) or gets the refusal with the user's reason (deny), and
 // resume is nil. Otherwise a request the app left waiting when it closed is
-// answered by a new reply: resume is the request of that reply (it runs the
-// call, or refuses it, and goes on from there).
-func (a *Approvals) Answer(convID, toolCallID string, ans approval.Answer) (resume *engine.SendRequest, err error) {
+// answered by a new reply: resume is what that reply resolves (it runs the
+// call, or refuses it, and goes on from there: engine.ChatService.ResolveRequest).
+func (a *Approvals) Answer(convID, toolCallID string, ans approval.Answer) (resume *engine.Resolution, err error) {
 	if err := approval.CheckAnswer(ans); err != nil {
 		return nil, errs.New(errs.InvalidRequest, err.Error())
 	}
@@ -262,12 +262,7 @@ func (a *Approvals) Answer(convID, toolCallID string, ans approval.Answer) (resu
 	if meta.ActiveType == conversation.ActiveWorkflow {
 		return nil, errs.New(errs.InvalidRequest, "the run stopped while this call waited for approval: continue the run, and the step asks again")
 	}
-	mode := conversation.ModeChat
-	if meta.ActiveType == conversation.ActiveAgent {
-		mode = conversation.ModeAgent
-	}
-	return &engine.SendRequest{ConversationID: convID, Mode: mode, AgentID: meta.SelectedAgentID,
-		Resolve: &engine.Resolution{ToolCallID: toolCallID, Answer: ans}}, nil
+	return &engine.Resolution{ToolCallID: toolCallID, Answer: ans}, nil
 }
 
 // ProjectRules are the project's rules file as the window and the command

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
 
 	"crewagent/backend/errs"
@@ -124,4 +126,58 @@ func TestImportBlock(t *testing.T) {
 	if _, err := projectmcp.ImportBlock(unread, `{"bad":{}}`); errs.From(err).Code != errs.MCPConfigInvalid {
 		t.Fatalf("a block without a server: %v", err)
 	}
+}
+
+// The window's spec is the settings entry with its name beside it: what the
+// window sends reads back the same, and its configuration is the entry the
+// settings file stores (trimmed, without the name, which is the key).
+func TestServerSpecIsTheEntryWithItsName(t *testing.T) {
+	tests := []struct {
+		name, window, entry string
+	}{
+		{"command", `{"name":" gh ","command":" npx ","args":["-y","gh"],"env":{"TOKEN":"t"},"envFile":" .env ","cwd":" tools "}`,
+			`{"command":"npx","args":["-y","gh"],"env":{"TOKEN":"t"},"envFile":".env","cwd":"tools"}`},
+		{"url", `{"name":"r","url":" https://example.com/mcp ","headers":{"X-Key":"k"},"disabled":true}`,
+			`{"url":"https://example.com/mcp","headers":{"X-Key":"k"},"disabled":true}`},
+		{"url with its transport and sign-in", `{"name":"r","url":"https://example.com/sse","type":"sse","oauth":{"clientId":"app","scopes":["read"]}}`,
+			`{"url":"https://example.com/sse","type":"sse","oauth":{"clientId":"app","scopes":["read"]}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var spec projectmcp.ServerSpec
+			if err := json.Unmarshal([]byte(tt.window), &spec); err != nil {
+				t.Fatal(err)
+			}
+			back, err := json.Marshal(spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !jsonEqual(t, back, []byte(tt.window)) {
+				t.Fatalf("the window's spec reads back as %s", back)
+			}
+			cfg := spec.Config(mcp.SourceSettings)
+			if cfg.Name != strings.TrimSpace(spec.Name) || cfg.Source != mcp.SourceSettings {
+				t.Fatalf("config %q from %q", cfg.Name, cfg.Source)
+			}
+			entry, err := json.Marshal(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !jsonEqual(t, entry, []byte(tt.entry)) {
+				t.Fatalf("stored as %s, want %s", entry, tt.entry)
+			}
+		})
+	}
+}
+
+func jsonEqual(t *testing.T, a, b []byte) bool {
+	t.Helper()
+	var x, y any
+	if err := json.Unmarshal(a, &x); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &y); err != nil {
+		t.Fatal(err)
+	}
+	return reflect.DeepEqual(x, y)
 }

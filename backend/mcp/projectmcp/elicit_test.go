@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"crewagent/backend/events"
+	"crewagent/backend/internal/testkit"
 	"crewagent/backend/mcp"
 	"crewagent/backend/mcp/projectmcp"
 )
@@ -30,7 +31,7 @@ func TestElicitationsAnswers(t *testing.T) {
 			r, _ := el.Ask(context.Background(), mcp.ElicitRequest{Server: "s", Mode: "form", Message: "?"})
 			got <- r
 		}()
-		waitUntil(t, 5*time.Second, "the request", func() bool { return len(el.Pending()) == 1 })
+		testkit.Until(t, 5*time.Second, "the request", func() bool { return len(el.Pending()) == 1 })
 		id := el.Pending()[0].ID
 		if err := el.Answer(id, "maybe", nil); err == nil {
 			t.Fatal("an unknown action was taken")
@@ -51,7 +52,7 @@ func TestElicitationsAnswers(t *testing.T) {
 		r, _ := el.Ask(ctx, mcp.ElicitRequest{Server: "s", Message: "?"})
 		got <- r
 	}()
-	waitUntil(t, 5*time.Second, "the request", func() bool { return len(el.Pending()) == 1 })
+	testkit.Until(t, 5*time.Second, "the request", func() bool { return len(el.Pending()) == 1 })
 	cancel()
 	if r := <-got; r.Action != "cancel" || len(el.Pending()) != 0 {
 		t.Fatalf("%+v, pending %d", r, len(el.Pending()))
@@ -61,16 +62,5 @@ func TestElicitationsAnswers(t *testing.T) {
 	}
 	if _, err := el.Ask(context.Background(), mcp.ElicitRequest{Mode: "url", URL: "https://example.com"}); err == nil {
 		t.Fatal("a url request was taken")
-	}
-}
-
-func waitUntil(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", d, what)
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }

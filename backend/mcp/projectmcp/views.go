@@ -72,29 +72,23 @@ type ServerView struct {
 }
 
 // ServerSpec is a server's configuration as the window edits it: an entry
-// of the mcpServers table with its name.
+// of the mcpServers table (mcp.ServerConfig, in the table's JSON) with its
+// name, which the table holds as the entry's key.
 type ServerSpec struct {
-	Name    string            `json:"name"`
-	Command string            `json:"command,omitempty"`
-	Args    []string          `json:"args,omitempty"`
-	Env     map[string]string `json:"env,omitempty"`
-	// EnvFile is a dotenv file whose variables are added to Env.
-	EnvFile  string            `json:"envFile,omitempty"`
-	Cwd      string            `json:"cwd,omitempty"`
-	URL      string            `json:"url,omitempty"`
-	Headers  map[string]string `json:"headers,omitempty"`
-	Disabled bool              `json:"disabled,omitempty"`
+	Name string `json:"name"`
+	mcp.ServerConfig
 }
 
-func specOf(c mcp.ServerConfig) ServerSpec {
-	return ServerSpec{Name: c.Name, Command: c.Command, Args: c.Args, Env: c.Env, EnvFile: c.EnvFile, Cwd: c.Cwd, URL: c.URL, Headers: c.Headers, Disabled: c.Disabled}
-}
+func specOf(c mcp.ServerConfig) ServerSpec { return ServerSpec{Name: c.Name, ServerConfig: c} }
 
-// Config is the server's configuration from source src.
+// Config is the server's configuration from source src, its strings trimmed.
 func (s ServerSpec) Config(src mcp.Source) mcp.ServerConfig {
-	c := mcp.ServerConfig{Name: strings.TrimSpace(s.Name), Source: src, Command: strings.TrimSpace(s.Command), Args: s.Args,
-		Env: s.Env, EnvFile: strings.TrimSpace(s.EnvFile), Cwd: strings.TrimSpace(s.Cwd), URL: strings.TrimSpace(s.URL), Headers: s.Headers, Disabled: s.Disabled}
-	return c.Clone()
+	c := s.ServerConfig.Clone()
+	c.Name, c.Source, c.File = strings.TrimSpace(s.Name), src, ""
+	for _, v := range []*string{&c.Command, &c.EnvFile, &c.Cwd, &c.URL} {
+		*v = strings.TrimSpace(*v)
+	}
+	return c
 }
 
 // View is the MCP page: the switches of the settings' tools.mcp block,

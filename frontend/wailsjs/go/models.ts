@@ -1002,6 +1002,9 @@ export namespace projectmcp {
 	    url?: string;
 	    headers?: Record<string, string>;
 	    disabled?: boolean;
+	    type?: string;
+	    // Go type: oauth
+	    oauth?: any;
 	}
 	export interface ToolView {
 	    name: string;
