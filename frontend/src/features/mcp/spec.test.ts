@@ -23,6 +23,14 @@ describe('the server form', () => {
     expect(specFromForm(form)).toEqual({ spec, problems: [] })
   })
 
+  it('keeps a remote server\'s transport and sign-in through an edit, and drops them when it becomes a local one', () => {
+    const oauth = { clientId: 'crew', clientSecret: '••••wxyz', scopes: ['mcp'] }
+    const spec = { name: 'docs', url: 'https://mcp.example.com/sse', type: 'sse', oauth }
+    const form = formOf(spec)
+    expect(specFromForm({ ...form, headers: 'X-Team: crew' }).spec).toEqual({ ...spec, headers: { 'X-Team': 'crew' }, disabled: undefined })
+    expect(specFromForm({ ...form, kind: 'stdio', command: 'docs-mcp' }).spec).toEqual({ name: 'docs', command: 'docs-mcp', disabled: undefined })
+  })
+
   it('keeps values with "=" or ":" inside, skips blank lines, and keeps what the other kind had out', () => {
     const f = { ...emptyForm(), name: ' x ', command: ' node ', args: 'a b\n\n  \nc\r\n', env: 'A=1=2\n\nB=', url: 'ignored', headers: 'ignored: yes' }
     expect(specFromForm(f)).toEqual({ spec: { name: 'x', command: 'node', args: ['a b', 'c'], env: { A: '1=2', B: '' }, disabled: undefined }, problems: [] })

@@ -17,6 +17,9 @@ export interface McpForm {
   /** "Name: value" a line. */
   headers: string
   disabled: boolean
+  /** What the entry says that the form does not edit (a url server's
+   * transport and sign-in), kept as it was while the server stays a url one. */
+  kept?: Pick<McpServerSpec, 'type' | 'oauth'>
 }
 
 export function emptyForm(): McpForm {
@@ -41,6 +44,7 @@ export function formOf(spec: McpServerSpec): McpForm {
     url: spec.url ?? '',
     headers: lines(spec.headers, ': '),
     disabled: !!spec.disabled,
+    kept: spec.url && (spec.type || spec.oauth) ? { type: spec.type, oauth: spec.oauth } : undefined,
   }
 }
 
@@ -79,6 +83,8 @@ export function specFromForm(f: McpForm): { spec: McpServerSpec; problems: strin
     spec.url = f.url.trim()
     if (!spec.url) problems.push(t('mcpForm.err.url'))
     spec.headers = pairs(f.headers, ':', t('mcpForm.headersWhat'), t('mcpForm.headersExample'), problems)
+    if (f.kept?.type) spec.type = f.kept.type
+    if (f.kept?.oauth) spec.oauth = f.kept.oauth
   }
   return { spec, problems }
 }
