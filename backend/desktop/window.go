@@ -24,6 +24,7 @@ func NewWindow(home string) *Window {
 // ordinary way (quitOnSignal).
 func (w *Window) Startup(ctx context.Context) {
 	w.platform.startup(ctx)
+	fitFileDialogs()
 	w.startup(ctx)
 	go quitOnSignal(ctx)
 }

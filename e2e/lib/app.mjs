@@ -212,12 +212,13 @@ export async function launchApp({ binary, display, home, logFile, screenshotsDir
     /** Saves what the screen shows where the window is (with any native
      * dialog over it) to <screenshotsDir>/<name>.png, then fails when the
      * page shows an internal name, code or JSON outside Details
-     * (internalNames.mjs); check: false for a failure's screenshot. */
-    async screenshot(name, { check = true } = {}) {
+     * (internalNames.mjs); check: false for a failure's screenshot; screen:
+     * true for the whole screen (a dialog larger than the window). */
+    async screenshot(name, { check = true, screen = false } = {}) {
       mkdirSync(screenshotsDir, { recursive: true })
       const file = join(screenshotsDir, `${name}.png`)
       await sleep(150) // let the last frame paint
-      const g = await app.geometry().catch(() => null)
+      const g = screen ? null : await app.geometry().catch(() => null)
       const crop = g ? ['-crop', `${g.width}x${g.height}+${g.x}+${g.y}`, '+repage'] : []
       await run('import', ['-window', 'root', ...crop, file], { env: { ...process.env, DISPLAY: display } })
       if (check) await app.checkNoInternalNames(name)

@@ -288,7 +288,8 @@ export default async function chat({ app, step, tmp, home, repo, prepared }) {
   })
 
   await step('fork from a message and from a checkpoint', async () => {
-    await app.click('checkpoints-toggle')
+    await app.click('conv-menu-toggle')
+    await app.click('menu-checkpoints')
     await app.typeInto('cp-name-input', 'after error')
     await app.click('cp-create')
     await app.waitFor(`${all('cp-item')}.length === 1`, { what: 'the checkpoint in the list' })
@@ -658,10 +659,22 @@ export default async function chat({ app, step, tmp, home, repo, prepared }) {
     await app.click('export-md')
     const dialog = (await app.xdotool('search', '--sync', '--onlyvisible', '--name', '^Export the conversation$')).split('\n')[0]
     const target = join(tmp, 'exported.md')
+    // the dialog is small enough for a 1280x800 screen, and on the screen whole
+    const geometry = async () => {
+      const geo = Object.fromEntries((await app.xdotool('getwindowgeometry', '--shell', dialog)).split('\n').filter(Boolean).map((l) => l.split('=')))
+      return ['X', 'Y', 'WIDTH', 'HEIGHT'].map((k) => Number(geo[k]))
+    }
+    const fits = ([x, y, w, h]) => w > 0 && h > 0 && w <= 1280 && h <= 800 && x >= 0 && y >= 0 && x + w <= 1440 && y + h <= 900
+    let box = await geometry()
+    for (let i = 0; i < 50 && !fits(box); i++) {
+      await sleep(100)
+      box = await geometry()
+    }
+    assert.ok(fits(box), `the save dialog does not fit a 1280x800 screen: ${box[2]}x${box[3]} at ${box[0]},${box[1]}`)
     await app.xdotool('windowfocus', '--sync', dialog)
     await app.xdotool('key', 'ctrl+a')
     await app.xdotool('type', '--delay', '10', target)
-    await app.screenshot('66-export-dialog')
+    await app.screenshot('66-export-dialog', { screen: true })
     await app.xdotool('key', 'Return')
     await app.waitFor(`${sel('chat-notice')}?.textContent.includes(${JSON.stringify(target)})`, { timeoutMs: 15000, what: 'the saved notice' })
     const md = readFileSync(target, 'utf8')

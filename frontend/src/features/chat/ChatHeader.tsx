@@ -68,12 +68,9 @@ export function ChatHeader() {
         </select>
       )}
       <div className="cp-wrap">
-        <button type="button" className="btn btn-small" onClick={() => setCpOpen((o) => !o)} aria-expanded={cpOpen} data-testid="checkpoints-toggle">
-          {checkpoints.length ? t('chat.checkpointsCount', { count: checkpoints.length }) : t('chat.checkpoints')}
-        </button>
+        <ConversationMenu checkpoints={checkpoints.length} onCheckpoints={() => setCpOpen((o) => !o)} />
         {cpOpen && <CheckpointsPanel onClose={() => setCpOpen(false)} conversationId={meta.id} onFork={(name) => void conversations.actions.fork(meta.id, { checkpoint: name })} />}
       </div>
-      <ConversationMenu />
     </header>
   )
 }
@@ -99,9 +96,10 @@ function CreatedBy() {
   )
 }
 
-/** The ⋯ menu of the conversation: export it as Markdown or JSON (saved
- * where the user chooses, in the native save dialog). */
-function ConversationMenu() {
+/** The ⋯ menu of the conversation: its checkpoints (named points to fork
+ * from; Rewind is under each message of yours), and export as Markdown or
+ * JSON (saved where the user chooses, in the native save dialog). */
+function ConversationMenu({ checkpoints, onCheckpoints }: { checkpoints: number; onCheckpoints: () => void }) {
   const { t } = useTranslation()
   const { chat } = useStores()
   const [open, setOpen] = useState(false)
@@ -138,6 +136,18 @@ function ConversationMenu() {
       </button>
       {open && (
         <div className="conv-menu" role="menu" data-testid="conv-menu">
+          <button
+            type="button"
+            role="menuitem"
+            className="conv-menu-item"
+            onClick={() => {
+              setOpen(false)
+              onCheckpoints()
+            }}
+            data-testid="menu-checkpoints"
+          >
+            <span>{checkpoints ? t('chat.checkpointsCount', { count: checkpoints }) : t('chat.checkpoints')}</span>
+          </button>
           <button type="button" role="menuitem" className="conv-menu-item" onClick={() => exportAs('md')} data-testid="export-md">
             <span>{t('chat.menu.exportMd')}</span>
             <span className="hint">{'.md'}</span>

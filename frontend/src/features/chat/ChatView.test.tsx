@@ -259,6 +259,18 @@ describe('export', () => {
     expect(fake.bridge.conversations.exportToFile).toHaveBeenLastCalledWith('c1', 'json')
   })
 
+  it('holds the checkpoints: its item opens the panel that creates one', async () => {
+    const { fake } = renderChat([msg('u1', 'user', 'hi')])
+    expect(screen.queryByTestId('checkpoints-toggle')).toBeNull() // not a button of its own in the header
+    await userEvent.click(await screen.findByTestId('conv-menu-toggle'))
+    expect(screen.getByTestId('menu-checkpoints')).toHaveTextContent('Checkpoints')
+    await userEvent.click(screen.getByTestId('menu-checkpoints'))
+    expect(screen.queryByTestId('conv-menu')).toBeNull()
+    await userEvent.type(within(await screen.findByTestId('checkpoints-panel')).getByTestId('cp-name-input'), 'before refactor')
+    await userEvent.click(screen.getByTestId('cp-create'))
+    expect(fake.bridge.conversations.checkpoint).toHaveBeenCalledWith('c1', 'before refactor')
+  })
+
   it('says nothing when the save dialog is cancelled', async () => {
     const { fake } = renderChat([msg('u1', 'user', 'hi')])
     fake.setNextSave(null)

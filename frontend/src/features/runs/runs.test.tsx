@@ -96,7 +96,12 @@ describe('run side panel', () => {
     expect(panel).not.toHaveTextContent(/@state|@project|fs\.write|fs\.apply_patch|r1/)
     // the package is in the top bar only; the status bar names the run
     expect(screen.queryByTestId('status-package')).toBeNull()
-    expect(screen.queryByTestId('status-run')).toBeNull() // the run bar says it in Run mode
+    expect(screen.queryByTestId('status-bar')).toBeNull() // the run bar says it in Run mode
+    await userEvent.click(screen.getByTestId('mode-chat'))
+    expect(await screen.findByTestId('status-run')).toHaveTextContent(/Run/)
+    expect(screen.getByTestId('status-project')).toHaveTextContent('alpha')
+    await userEvent.click(screen.getByTestId('mode-run'))
+    expect(screen.queryByTestId('status-bar')).toBeNull()
 
     // live: the run moves on
     act(() =>
@@ -143,6 +148,7 @@ describe('run side panel', () => {
     const { fake } = renderRun([], null)
     await openFirst()
     expect(screen.queryByTestId('run-panel')).toBeNull()
+    expect(screen.queryByTestId('status-bar')).toBeNull() // only while a run exists
     const picker = await screen.findByTestId('run-workflow-picker')
     await vi.waitFor(() => expect((picker as HTMLSelectElement).value).toBe('write-brief'))
     const agents = screen.getByTestId('run-agent-picker') as HTMLSelectElement

@@ -4,10 +4,10 @@ import { workflowTitle } from '../runs/runInfo'
 import './StatusBar.css'
 import { Trans, useTranslation } from '../../i18n'
 
-/** The bottom line of the workspace: the project and, outside Run mode
- * (where the run bar says it), the workflow of the open conversation's run.
- * The package is in the top bar and the run's phase in the run bar: each is
- * said once. */
+/** The bottom line of the workspace, shown only while the open
+ * conversation has a run and outside Run mode (where the run bar says it):
+ * the project and the run's workflow. The package is in the top bar and the
+ * run's phase in the run bar: each is said once. */
 export function StatusBar({ project }: { project: ProjectInfo }) {
   const { t } = useTranslation()
   const { packages, runs, conversations, chat } = useStores()
@@ -15,22 +15,15 @@ export function StatusBar({ project }: { project: ProjectInfo }) {
   const run = useStore(runs, (s) => s.run)
   const selected = useStore(conversations, (s) => s.selectedId)
   const runMode = useStore(chat, (s) => s.mode === 'run')
+  if (!selected || !run || runMode) return null
   return (
     <footer className="status-bar" data-testid="status-bar">
       <span className="status-item" title={project.root}>
         <Trans t={t} i18nKey="status.project" values={{ name: project.name }} components={{ b: <strong data-testid="status-project" /> }} />
       </span>
-      {selected && !runMode && (
-        <span className="status-item" data-testid="status-run">
-          {run ? (
-            <>
-              <Trans t={t} i18nKey="status.run" values={{ name: workflowTitle(active, run.workflowId) }} components={{ b: <strong /> }} />
-            </>
-          ) : (
-            <>{t('status.noRun')}</>
-          )}
-        </span>
-      )}
+      <span className="status-item" data-testid="status-run">
+        <Trans t={t} i18nKey="status.run" values={{ name: workflowTitle(active, run.workflowId) }} components={{ b: <strong /> }} />
+      </span>
     </footer>
   )
 }

@@ -102,10 +102,10 @@ export function WorkspaceScreen({ project }: { project: ProjectInfo }) {
         </button>
         <Logo size={24} />
         <div className="workspace-title">
-          <h1 className="workspace-name" data-testid="workspace-project-name">
+          <h1 className="workspace-name" title={project.root} data-testid="workspace-project-name">
             {project.name}
           </h1>
-          <span className="workspace-root mono" title={project.root} data-testid="workspace-project-root">
+          <span className="sr-only" data-testid="workspace-project-root">
             {project.root}
           </span>
           <span className="sr-only" data-testid="workspace-project-id">
