@@ -50,7 +50,19 @@ type Config struct {
 	Focus   string
 	Counter contextbuilder.Counter
 	Model   string
+	// Earlier loads the messages compacted before this compaction (the log's
+	// messages marked compacted), in log order: when the summary must be
+	// consolidated, the digest is written again from them and the messages
+	// compacted now, ranked together, instead of from the summary's text.
+	// Nil, an error or more than MaxRebuild messages: the summary's lines
+	// are merged with the new ones.
+	Earlier func() ([]conversation.Entry, error)
 }
+
+// MaxRebuild is the most messages a consolidated digest is written again
+// from (Config.Earlier); a longer conversation merges the summary's lines,
+// whose cost does not grow with the log.
+const MaxRebuild = 20000
 
 func (c Config) withDefaults() Config {
 	if c.Trigger <= 0 || c.Trigger >= 1 {
@@ -373,6 +385,16 @@ func Compact(ctx context.Context, res *contextbuilder.Result, history []conversa
 		out.Data.Appended = true
 	} else if len(previous) > 0 {
 		in.budget = consolidatedBudget(budget)
+		if c.Strategy == NameKeyMessages {
+			if earlier := c.earlier(set); earlier != nil {
+				// One ranking over every message the summary stands for:
+				// no line is lost for having lost once to the lines of its
+				// own span, and how often a name or a figure recurs is
+				// counted over the whole conversation.
+				in.entries = append(earlier, out.Entries...)
+				in.previous = nil
+			}
+		}
 	}
 	join := func(block string) string {
 		if base == "" {
@@ -399,6 +421,33 @@ func Compact(ctx context.Context, res *contextbuilder.Result, history []conversa
 	out.Summary = join(dg.text)
 	out.Lines = len(dg.lines)
 	return out, nil
+}
+
+// earlier returns the messages compacted before (Config.Earlier) that a
+// digest reads — not the summaries, the records and skill instructions
+// carried word for word, or the messages compacted now (in now) — or nil
+// when they are not available.
+func (c Config) earlier(now map[string]bool) []conversation.Entry {
+	if c.Earlier == nil {
+		return nil
+	}
+	all, err := c.Earlier()
+	if err != nil || len(all) == 0 || len(all) > MaxRebuild {
+		return nil
+	}
+	out := make([]conversation.Entry, 0, len(all))
+	for i := range all {
+		e := &all[i]
+		if !e.IsMessage() || !e.Compacted || !e.InContext() || now[e.ID] || e.IsMeta || e.PartType == conversation.PartRecord ||
+			e.Role == conversation.RoleSystem && contextbuilder.IsSummary(e.Text()) {
+			continue
+		}
+		out = append(out, *e)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 // appendable reports whether the one summary in the request can take a

@@ -79,19 +79,26 @@ const supersededPenalty = 3.0
 const jsonPenalty = 2.0
 
 // shapePenalty is what each newer line of the same shape costs a line.
-const shapePenalty = 1.0
+// A shape of templateLines lines or more is a template (narration such as
+// "I read <path>", a progress line): its lines lose a point for each newer
+// one whatever they name.
+const (
+	shapePenalty  = 1.0
+	templateLines = 4
+)
 
 // shapeKey is the skeleton of a line: its first four and last three units
 // (words; each character of Chinese text), with figures, paths, identifiers
 // and capitalised words (after the first) masked. Lines written from one
 // template (progress logs, repeated boilerplate whose middle words vary)
-// share it; a line of fewer than three unmasked units has none.
+// share it; a line of fewer than three unmasked units has none, unless it
+// has two and something masked ("I read <path>").
 func shapeKey(s string) string {
 	// Only the first four and the last three units are kept (the last three
 	// in a ring), so a long line costs no more than its scan.
 	var head [4]string
 	var tail [3]string
-	n, words := 0, 0
+	n, words, masked := 0, 0, 0
 	add := func(u string) {
 		if n < len(head) {
 			head[n] = u
@@ -107,6 +114,7 @@ func shapeKey(s string) string {
 		}
 		if strings.ContainsAny(t, "0123456789/_.@") || (n > 0 && t[0] >= 'A' && t[0] <= 'Z') {
 			add("*")
+			masked++
 			return
 		}
 		add(lowerASCII(t))
@@ -136,7 +144,7 @@ func shapeKey(s string) string {
 	if start >= 0 {
 		flush(s[start:])
 	}
-	if words < 3 {
+	if words < 2 || words == 2 && masked == 0 {
 		return ""
 	}
 	var b strings.Builder
@@ -977,11 +985,17 @@ func buildDigest(in digestInput) digest {
 	// A line naming something said only once loses at most one point: the
 	// same sentence about different things (a proposal made twice, for two
 	// parts) says different things.
+	shapes := map[string]int{}
+	for i := range all {
+		if k := all[i].shape; k != "" {
+			shapes[k]++
+		}
+	}
 	byShape := map[string]int{}
 	for i := len(all) - 1; i >= 0; i-- {
 		if k := all[i].shape; k != "" {
 			n := byShape[k]
-			if named[i] {
+			if named[i] && shapes[k] < templateLines {
 				n = min(n, 1)
 			}
 			all[i].score -= float64(n) * shapePenalty
