@@ -171,6 +171,31 @@ func shapeKey(s string) string {
 	return b.String()
 }
 
+// shapeVariants returns a shape itself and, when it has four words or
+// more, the shape with each of its words in turn made a slot ("?").
+func shapeVariants(shape string) []string {
+	units := strings.Split(shape, " ")
+	out := []string{shape}
+	words := 0
+	for _, u := range units {
+		if u != "*" && u != "…" {
+			words++
+		}
+	}
+	if words < 4 {
+		return out
+	}
+	for i, u := range units {
+		if u == "*" || u == "…" {
+			continue
+		}
+		units[i] = "?"
+		out = append(out, strings.Join(units, " "))
+		units[i] = u
+	}
+	return out
+}
+
 // lowerASCII is strings.ToLower without an allocation for a word that is
 // already in lower case.
 func lowerASCII(t string) string {
@@ -985,10 +1010,25 @@ func buildDigest(in digestInput) digest {
 	// A line naming something said only once loses at most one point: the
 	// same sentence about different things (a proposal made twice, for two
 	// parts) says different things.
+	// A template's slots may hold words as well ("In <path> the <part>
+	// gets recomputed …"): lines whose shapes differ in one word only are of
+	// one template when there are templateLines of them.
 	shapes := map[string]int{}
+	variants := make([][]string, len(all))
 	for i := range all {
 		if k := all[i].shape; k != "" {
-			shapes[k]++
+			variants[i] = shapeVariants(k)
+			for _, v := range variants[i] {
+				shapes[v]++
+			}
+		}
+	}
+	for i := range all {
+		best := 0
+		for _, v := range variants[i] {
+			if n := shapes[v]; n > best && n >= templateLines {
+				all[i].shape, best = v, n
+			}
 		}
 	}
 	byShape := map[string]int{}

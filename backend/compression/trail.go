@@ -419,7 +419,7 @@ func withoutTopics(line string, topics map[string]bool) string {
 // isLogLine reports whether a line starts like a log record (a date or a
 // time first): pasted logs are data, whoever pastes them.
 func isLogLine(t string) bool {
-	t = strings.TrimLeft(t, "[ ")
+	t = strings.TrimLeft(t, "[ \"'")
 	return len(t) >= 10 && isDigit(t[0]) && isDigit(t[1]) && (isDigit(t[2]) && isDigit(t[3]) && (t[4] == '-' || t[4] == '/') || t[2] == ':')
 }
 
