@@ -324,7 +324,22 @@ func Compact(ctx context.Context, res *contextbuilder.Result, history []conversa
 		out.Entries = append(out.Entries, history[i])
 		out.MessageIDs = append(out.MessageIDs, history[i].ID)
 	}
+	// The summaries it replaces: those in the request and those the safety
+	// net left out of it (a turn too large to fit beside them), which still
+	// stand for what they cover — the oldest first.
 	var previous []string
+	left := map[string]bool{}
+	for _, d := range res.Debug.Dropped {
+		if strings.Contains(d.Reason, contextbuilder.SummaryLeftOut) {
+			left[d.SourceID] = true
+		}
+	}
+	for i := range history {
+		if e := &history[i]; e.IsMessage() && left[e.ID] && e.Role == conversation.RoleSystem && contextbuilder.IsSummary(e.Text()) {
+			previous = append(previous, e.Text())
+			out.MessageIDs = append(out.MessageIDs, e.ID)
+		}
+	}
 	for _, m := range res.Messages {
 		if m.Kind == contextbuilder.KindSummary {
 			previous = append(previous, m.Text())

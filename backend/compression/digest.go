@@ -1046,7 +1046,7 @@ func buildDigest(in digestInput) digest {
 	// for everything else.
 	for i := range all {
 		if all[i].call || i < fresh && all[i].who == conversation.RoleAssistant && strings.HasPrefix(all[i].text, callPrefix) {
-			all[i].score = minLineScore
+			all[i].score, all[i].call = minLineScore, true
 		}
 	}
 	all = slices.DeleteFunc(all, func(d dline) bool { return d.score < minLineScore })
@@ -1087,6 +1087,13 @@ func buildDigest(in digestInput) digest {
 	}
 	slices.SortStableFunc(ranked, func(a, b int) int {
 		x, y := &all[a], &all[b]
+		if x.call != y.call {
+			// which files a read took: after every other line
+			if y.call {
+				return -1
+			}
+			return 1
+		}
 		if c := cmp.Compare(value[b], value[a]); c != 0 {
 			return c
 		}
@@ -1126,6 +1133,7 @@ func buildDigest(in digestInput) digest {
 		kept[k] = all[i]
 	}
 	slices.SortStableFunc(kept, func(a, b dline) int { return cmp.Compare(a.order, b.order) })
+	besideCorrections(kept)
 	dg := digest{task: tk, lines: kept, dropped: dropped}
 	for {
 		dg.text = renderDigest(header, kept, dropped > 0)
@@ -1145,6 +1153,39 @@ func buildDigest(in digestInput) digest {
 	}
 	dg.lines, dg.dropped = kept, dropped
 	return dg
+}
+
+// besideCorrections moves a kept line whose figures a later kept line of
+// another message says again (a value corrected: "the 27168 a minute was
+// wrong, it's 27579") into that line's section, so that it is read right
+// before its correction and not after it. lines are in written order.
+func besideCorrections(lines []dline) {
+	figs := make([][]string, len(lines))
+	for i := range lines {
+		for _, k := range keyTokens(lines[i].text) {
+			if len(k) >= 4 && numeric(k) {
+				figs[i] = append(figs[i], k)
+			}
+		}
+	}
+	for i := range lines {
+		if len(figs[i]) == 0 {
+			continue
+		}
+		for j := len(lines) - 1; j > i; j-- {
+			if lines[j].cite == lines[i].cite || lines[j].section == lines[i].section {
+				continue
+			}
+			all := true
+			for _, f := range figs[i] {
+				all = all && slices.Contains(figs[j], f)
+			}
+			if all {
+				lines[i].section = lines[j].section
+				break
+			}
+		}
+	}
 }
 
 // logError reports whether a record of a log reports an error (its level,

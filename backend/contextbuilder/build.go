@@ -602,7 +602,7 @@ func (b *builder) fit(sel *selection) {
 			sel.dropSum[k] = true
 			u.tokens -= b.summaryTokens(i)
 			u.msgs--
-			b.fate[i] = b.reason("dropped: over the token budget (safety net: summary left out)")
+			b.fate[i] = b.reason("dropped: over the token budget (" + SummaryLeftOut + ")")
 			dbg.Counts.Trimmed++
 		}
 		if over() {
@@ -695,6 +695,10 @@ func Cite(id string) string {
 	}
 	return "#" + id
 }
+
+// SummaryLeftOut is in the reason of a summary the safety net left out of
+// the request.
+const SummaryLeftOut = "safety net: summary left out"
 
 // ReasonRefill is the reason of a compacted message sent word for word
 // (Options.Refill).
