@@ -202,6 +202,9 @@ func Plan(res *contextbuilder.Result, history []conversation.Entry, c Config, al
 // everything after it).
 type shape struct {
 	fixed, summary, largest int
+	// next is the largest of the recent turns before the newest: what the
+	// turn after a compaction is likely to add.
+	next int
 }
 
 // recentTurns is how many of the newest turns shapeOf looks at.
@@ -231,8 +234,11 @@ func shapeOf(res *contextbuilder.Result, entry func(id string) *conversation.Ent
 	if len(turns) > recentTurns {
 		turns = turns[len(turns)-recentTurns:]
 	}
-	for _, t := range turns {
+	for k, t := range turns {
 		sh.largest = max(sh.largest, t)
+		if k < len(turns)-1 {
+			sh.next = max(sh.next, t)
+		}
 	}
 	for _, m := range res.Messages {
 		if m.Kind == contextbuilder.KindSummary {
@@ -394,12 +400,43 @@ func Compact(ctx context.Context, res *contextbuilder.Result, history []conversa
 	for _, s := range spans {
 		spanTokens += s.Tokens
 	}
-	if prev, room, ok := appendable(previous, budget, c); ok {
+	// A compaction that cannot land at its target (the turn in progress is
+	// large) would leave less room below the trigger than the next turn
+	// takes: the digest is written again from every compacted message, as
+	// large as leaves room for one more turn like the recent ones (at least a
+	// third of the summary's budget), so that the next turn does not compact
+	// again. Nothing is lost for good: the compaction after it, which takes
+	// the large turn, writes the digest from the same messages at its full
+	// size.
+	prev, room, ok := appendable(previous, budget, c)
+	squeeze := 0
+	rebuild := c.Strategy == NameKeyMessages && c.Earlier != nil && len(previous) > 0
+	if rebuild {
+		base := res.Debug.FullTokens - spanTokens - sh.summary
+		expected := consolidatedBudget(budget)
+		if ok {
+			expected = budget - room + min(room, blockBudget(budget, spanTokens))
+		}
+		left := int(c.Trigger*float64(c.Limit)) - base - sh.next - contextbuilder.MessageOverhead
+		switch {
+		case base+expected > out.Data.Target && left < expected && left >= budget/3:
+			squeeze, ok = left, false
+		case res.Compaction != nil && res.Compaction.Reduced && left >= consolidatedBudget(budget):
+			// a digest written small: written again at its size once
+			// there is room
+			ok = false
+		}
+	}
+	out.Data.Reduced = squeeze > 0 || ok && res.Compaction != nil && res.Compaction.Reduced
+	if ok {
 		base = prev
 		in.previous, in.block, in.budget = nil, true, min(room, blockBudget(budget, spanTokens))
 		out.Data.Appended = true
 	} else if len(previous) > 0 {
 		in.budget = consolidatedBudget(budget)
+		if squeeze > 0 {
+			in.budget = min(squeeze, budget)
+		}
 		if c.Strategy == NameKeyMessages {
 			if earlier := c.earlier(set); earlier != nil {
 				// One ranking over every message the summary stands for:

@@ -2,6 +2,7 @@ package compression
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -176,5 +177,96 @@ func TestSummaryLeftOutIsConsolidated(t *testing.T) {
 	}
 	if !replaced || !strings.Contains(comp.Summary, "The cutover must happen on a Sunday.") || !strings.Contains(comp.Summary, "6851") {
 		t.Errorf("the summary left out was not consolidated (replaced %v):\n%s", replaced, comp.Summary)
+	}
+}
+
+// A compaction that cannot land at its target because the turn in progress
+// is large writes the digest smaller, so that one more turn like the
+// recent ones fits below the trigger (and says so: Reduced); once that turn
+// is compacted too, the digest is written again at its full size.
+func TestReducedDigestLeavesRoomForTheNextTurn(t *testing.T) {
+	var c convo
+	c.user("Plan the migration of the billing service. The cutover must happen on a Sunday.")
+	vocab := strings.Fields("amber basalt cedar delta ember fjord garnet harbor indigo juniper kelp lagoon meadow nectar onyx prairie quartz reef " +
+		"saffron tundra umber violet willow xenon yarrow zephyr")
+	word := func(k int) string { return vocab[(k*7+3)%len(vocab)] }
+	for i := 0; i < 40; i++ {
+		c.user(fmt.Sprintf("fwiw the %s %s %s queue must stay on port %d.", word(i), word(i*3+1), word(i*5+2), 6000+i))
+		c.assistant(fmt.Sprintf("Noted for worker %d: %s", i, strings.Repeat("an answer with some words ", 8)))
+	}
+	c.user("Next?")
+	const limit = 5000
+	cfg := func(history []conversation.Entry) Config {
+		return Config{Limit: limit, Counter: counter, Model: testModel, Earlier: func() ([]conversation.Entry, error) { return history, nil }}
+	}
+	step := func(history []conversation.Entry, all bool) ([]conversation.Entry, *Compaction, *contextbuilder.Result) {
+		t.Helper()
+		res, err := contextbuilder.Build(contextbuilder.Options{Mode: conversation.ModeChat, History: history, Counter: counter, Model: testModel,
+			Budget: contextbuilder.Budget{TokenBudget: limit}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		spans := Plan(res, history, cfg(history), all)
+		if len(spans) == 0 {
+			t.Fatal("nothing to compact")
+		}
+		comp, err := Compact(context.Background(), res, history, spans, cfg(history))
+		if err != nil {
+			t.Fatal(err)
+		}
+		gone := map[string]bool{}
+		for _, id := range comp.MessageIDs {
+			gone[id] = true
+		}
+		out := make([]conversation.Entry, 0, len(history)+2)
+		for _, e := range history {
+			e.Compacted = e.Compacted || gone[e.ID]
+			out = append(out, e)
+		}
+		raw, _ := json.Marshal(comp.Data)
+		out = append(out, conversation.Entry{Type: conversation.TypeEvt, ID: fmt.Sprintf("e%04d", len(out)), Event: conversation.EventCompaction, Data: raw})
+		out = append(out, conversation.Entry{Type: conversation.TypeMsg, ID: fmt.Sprintf("s%04d", len(out)), Role: conversation.RoleSystem, Content: conversation.Str(comp.Summary)})
+		return out, comp, res
+	}
+	history, first, _ := step(c.entries, true)
+	if first.Data.Reduced {
+		t.Fatal("the first compaction had room and was reduced")
+	}
+	full := counter.Count(testModel, first.Summary)
+	// Ordinary turns, then one that takes a third of the limit.
+	c.entries = history
+	for i := 0; i < 3; i++ {
+		c.user(fmt.Sprintf("Round %d: %s", i, strings.Repeat("more words about the export step ", 45)))
+		c.assistant(strings.Repeat("An answer with some words. ", 20))
+	}
+	c.user("Here is the log: " + strings.Repeat("worker 12 retried the batch and waited ", 330))
+	history, second, _ := step(c.entries, false)
+	small := counter.Count(testModel, second.Summary)
+	if !second.Data.Reduced || small >= full {
+		t.Fatalf("a compaction under a large turn: reduced %v, summary %d tokens (%d before)", second.Data.Reduced, small, full)
+	}
+	res, err := contextbuilder.Build(contextbuilder.Options{Mode: conversation.ModeChat, History: history, Counter: counter, Model: testModel,
+		Budget: contextbuilder.Budget{TokenBudget: limit}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn := 0
+	for _, e := range c.entries[len(c.entries)-7 : len(c.entries)-1] {
+		turn += e.Tokens
+	}
+	if trigger := int(DefaultTrigger * limit); res.Debug.FullTokens+turn/3 > trigger {
+		t.Errorf("after the reduced compaction the request is %d tokens: a turn of %d does not fit below the trigger of %d", res.Debug.FullTokens, turn/3, trigger)
+	}
+	// The large turn is answered and compacted: the digest is full again.
+	c.entries = history
+	c.assistant("Looked at the log.")
+	for i := 0; i < 6; i++ {
+		c.user(fmt.Sprintf("Round %d: %s", 10+i, strings.Repeat("more words about the import step ", 20)))
+		c.assistant(strings.Repeat("An answer with some words. ", 20))
+	}
+	c.user("Next?")
+	_, third, _ := step(c.entries, false)
+	if third.Data.Reduced || third.Data.Appended || counter.Count(testModel, third.Summary) <= small {
+		t.Errorf("after the large turn: reduced %v, appended %v, %d tokens (reduced one %d)", third.Data.Reduced, third.Data.Appended, counter.Count(testModel, third.Summary), small)
 	}
 }
