@@ -438,7 +438,7 @@ func Compact(ctx context.Context, res *contextbuilder.Result, history []conversa
 			in.budget = min(squeeze, budget)
 		}
 		if c.Strategy == NameKeyMessages {
-			if earlier := c.earlier(set); earlier != nil {
+			if earlier := c.earlier(set, total); earlier != nil {
 				// One ranking over every message the summary stands for:
 				// no line is lost for having lost once to the lines of its
 				// own span, and how often a name or a figure recurs is
@@ -476,12 +476,12 @@ func Compact(ctx context.Context, res *contextbuilder.Result, history []conversa
 }
 
 // earlier returns the messages compacted before (Config.Earlier) that a
-// digest reads — not the summaries, the records and skill instructions
+// digest reads, when no more than MaxRebuild messages are compacted in all — not the summaries, the records and skill instructions
 // carried word for word, or the messages compacted now (in now) — or nil
 // when they are not available.
-func (c Config) earlier(now map[string]bool) []conversation.Entry {
-	if c.Earlier == nil {
-		return nil
+func (c Config) earlier(now map[string]bool, total int) []conversation.Entry {
+	if c.Earlier == nil || total > MaxRebuild {
+		return nil // (total: the messages compacted so far, these included)
 	}
 	all, err := c.Earlier()
 	if err != nil || len(all) == 0 || len(all) > MaxRebuild {
