@@ -50,7 +50,19 @@ type Config struct {
 	Focus   string
 	Counter contextbuilder.Counter
 	Model   string
+	// Earlier loads the messages compacted before this compaction (the log's
+	// messages marked compacted), in log order: when the summary must be
+	// consolidated, the digest is written again from them and the messages
+	// compacted now, ranked together, instead of from the summary's text.
+	// Nil, an error or more than MaxRebuild messages: the summary's lines
+	// are merged with the new ones.
+	Earlier func() ([]conversation.Entry, error)
 }
+
+// MaxRebuild is the most messages a consolidated digest is written again
+// from (Config.Earlier); a longer conversation merges the summary's lines,
+// whose cost does not grow with the log.
+const MaxRebuild = 20000
 
 func (c Config) withDefaults() Config {
 	if c.Trigger <= 0 || c.Trigger >= 1 {
@@ -190,6 +202,9 @@ func Plan(res *contextbuilder.Result, history []conversation.Entry, c Config, al
 // everything after it).
 type shape struct {
 	fixed, summary, largest int
+	// next is the largest of the recent turns before the newest: what the
+	// turn after a compaction is likely to add.
+	next int
 }
 
 // recentTurns is how many of the newest turns shapeOf looks at.
@@ -219,8 +234,11 @@ func shapeOf(res *contextbuilder.Result, entry func(id string) *conversation.Ent
 	if len(turns) > recentTurns {
 		turns = turns[len(turns)-recentTurns:]
 	}
-	for _, t := range turns {
+	for k, t := range turns {
 		sh.largest = max(sh.largest, t)
+		if k < len(turns)-1 {
+			sh.next = max(sh.next, t)
+		}
 	}
 	for _, m := range res.Messages {
 		if m.Kind == contextbuilder.KindSummary {
@@ -312,7 +330,22 @@ func Compact(ctx context.Context, res *contextbuilder.Result, history []conversa
 		out.Entries = append(out.Entries, history[i])
 		out.MessageIDs = append(out.MessageIDs, history[i].ID)
 	}
+	// The summaries it replaces: those in the request and those the safety
+	// net left out of it (a turn too large to fit beside them), which still
+	// stand for what they cover — the oldest first.
 	var previous []string
+	left := map[string]bool{}
+	for _, d := range res.Debug.Dropped {
+		if strings.Contains(d.Reason, contextbuilder.SummaryLeftOut) {
+			left[d.SourceID] = true
+		}
+	}
+	for i := range history {
+		if e := &history[i]; e.IsMessage() && left[e.ID] && e.Role == conversation.RoleSystem && contextbuilder.IsSummary(e.Text()) {
+			previous = append(previous, e.Text())
+			out.MessageIDs = append(out.MessageIDs, e.ID)
+		}
+	}
 	for _, m := range res.Messages {
 		if m.Kind == contextbuilder.KindSummary {
 			previous = append(previous, m.Text())
@@ -367,12 +400,53 @@ func Compact(ctx context.Context, res *contextbuilder.Result, history []conversa
 	for _, s := range spans {
 		spanTokens += s.Tokens
 	}
-	if prev, room, ok := appendable(previous, budget, c); ok {
+	// A compaction that cannot land at its target (the turn in progress is
+	// large) would leave less room below the trigger than the next turn
+	// takes: the digest is written again from every compacted message, as
+	// large as leaves room for one more turn like the recent ones (at least a
+	// third of the summary's budget), so that the next turn does not compact
+	// again. Nothing is lost for good: the compaction after it, which takes
+	// the large turn, writes the digest from the same messages at its full
+	// size.
+	prev, room, ok := appendable(previous, budget, c)
+	squeeze := 0
+	rebuild := c.Strategy == NameKeyMessages && c.Earlier != nil && len(previous) > 0
+	if rebuild {
+		base := res.Debug.FullTokens - spanTokens - sh.summary
+		expected := consolidatedBudget(budget)
+		if ok {
+			expected = budget - room + min(room, blockBudget(budget, spanTokens))
+		}
+		left := int(c.Trigger*float64(c.Limit)) - base - sh.next - contextbuilder.MessageOverhead
+		switch {
+		case base+expected > out.Data.Target && left < expected && left >= budget/3:
+			squeeze, ok = left, false
+		case res.Compaction != nil && res.Compaction.Reduced && left >= consolidatedBudget(budget):
+			// a digest written small: written again at its size once
+			// there is room
+			ok = false
+		}
+	}
+	out.Data.Reduced = squeeze > 0 || ok && res.Compaction != nil && res.Compaction.Reduced
+	if ok {
 		base = prev
 		in.previous, in.block, in.budget = nil, true, min(room, blockBudget(budget, spanTokens))
 		out.Data.Appended = true
 	} else if len(previous) > 0 {
 		in.budget = consolidatedBudget(budget)
+		if squeeze > 0 {
+			in.budget = min(squeeze, budget)
+		}
+		if c.Strategy == NameKeyMessages {
+			if earlier := c.earlier(set, total); earlier != nil {
+				// One ranking over every message the summary stands for:
+				// no line is lost for having lost once to the lines of its
+				// own span, and how often a name or a figure recurs is
+				// counted over the whole conversation.
+				in.entries = append(earlier, out.Entries...)
+				in.previous = nil
+			}
+		}
 	}
 	join := func(block string) string {
 		if base == "" {
@@ -399,6 +473,33 @@ func Compact(ctx context.Context, res *contextbuilder.Result, history []conversa
 	out.Summary = join(dg.text)
 	out.Lines = len(dg.lines)
 	return out, nil
+}
+
+// earlier returns the messages compacted before (Config.Earlier) that a
+// digest reads, when no more than MaxRebuild messages are compacted in all — not the summaries, the records and skill instructions
+// carried word for word, or the messages compacted now (in now) — or nil
+// when they are not available.
+func (c Config) earlier(now map[string]bool, total int) []conversation.Entry {
+	if c.Earlier == nil || total > MaxRebuild {
+		return nil // (total: the messages compacted so far, these included)
+	}
+	all, err := c.Earlier()
+	if err != nil || len(all) == 0 || len(all) > MaxRebuild {
+		return nil
+	}
+	out := make([]conversation.Entry, 0, len(all))
+	for i := range all {
+		e := &all[i]
+		if !e.IsMessage() || !e.Compacted || !e.InContext() || now[e.ID] || e.IsMeta || e.PartType == conversation.PartRecord ||
+			e.Role == conversation.RoleSystem && contextbuilder.IsSummary(e.Text()) {
+			continue
+		}
+		out = append(out, *e)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 // appendable reports whether the one summary in the request can take a

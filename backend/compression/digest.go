@@ -79,19 +79,26 @@ const supersededPenalty = 3.0
 const jsonPenalty = 2.0
 
 // shapePenalty is what each newer line of the same shape costs a line.
-const shapePenalty = 1.0
+// A shape of templateLines lines or more is a template (narration such as
+// "I read <path>", a progress line): its lines lose a point for each newer
+// one whatever they name.
+const (
+	shapePenalty  = 1.0
+	templateLines = 4
+)
 
 // shapeKey is the skeleton of a line: its first four and last three units
 // (words; each character of Chinese text), with figures, paths, identifiers
 // and capitalised words (after the first) masked. Lines written from one
 // template (progress logs, repeated boilerplate whose middle words vary)
-// share it; a line of fewer than three unmasked units has none.
+// share it; a line of fewer than three unmasked units has none, unless it
+// has two and something masked ("I read <path>").
 func shapeKey(s string) string {
 	// Only the first four and the last three units are kept (the last three
 	// in a ring), so a long line costs no more than its scan.
 	var head [4]string
 	var tail [3]string
-	n, words := 0, 0
+	n, words, masked := 0, 0, 0
 	add := func(u string) {
 		if n < len(head) {
 			head[n] = u
@@ -107,6 +114,7 @@ func shapeKey(s string) string {
 		}
 		if strings.ContainsAny(t, "0123456789/_.@") || (n > 0 && t[0] >= 'A' && t[0] <= 'Z') {
 			add("*")
+			masked++
 			return
 		}
 		add(lowerASCII(t))
@@ -136,7 +144,7 @@ func shapeKey(s string) string {
 	if start >= 0 {
 		flush(s[start:])
 	}
-	if words < 3 {
+	if words < 2 || words == 2 && masked == 0 {
 		return ""
 	}
 	var b strings.Builder
@@ -161,6 +169,31 @@ func shapeKey(s string) string {
 		b.WriteString(tail[(k-len(head))%len(tail)])
 	}
 	return b.String()
+}
+
+// shapeVariants returns a shape itself and, when it has four words or
+// more, the shape with each of its words in turn made a slot ("?").
+func shapeVariants(shape string) []string {
+	units := strings.Split(shape, " ")
+	out := []string{shape}
+	words := 0
+	for _, u := range units {
+		if u != "*" && u != "…" {
+			words++
+		}
+	}
+	if words < 4 {
+		return out
+	}
+	for i, u := range units {
+		if u == "*" || u == "…" {
+			continue
+		}
+		units[i] = "?"
+		out = append(out, strings.Join(units, " "))
+		units[i] = u
+	}
+	return out
 }
 
 // lowerASCII is strings.ToLower without an allocation for a word that is
@@ -977,11 +1010,32 @@ func buildDigest(in digestInput) digest {
 	// A line naming something said only once loses at most one point: the
 	// same sentence about different things (a proposal made twice, for two
 	// parts) says different things.
+	// A template's slots may hold words as well ("In <path> the <part>
+	// gets recomputed …"): lines whose shapes differ in one word only are of
+	// one template when there are templateLines of them.
+	shapes := map[string]int{}
+	variants := make([][]string, len(all))
+	for i := range all {
+		if k := all[i].shape; k != "" {
+			variants[i] = shapeVariants(k)
+			for _, v := range variants[i] {
+				shapes[v]++
+			}
+		}
+	}
+	for i := range all {
+		best := 0
+		for _, v := range variants[i] {
+			if n := shapes[v]; n > best && n >= templateLines {
+				all[i].shape, best = v, n
+			}
+		}
+	}
 	byShape := map[string]int{}
 	for i := len(all) - 1; i >= 0; i-- {
 		if k := all[i].shape; k != "" {
 			n := byShape[k]
-			if named[i] {
+			if named[i] && shapes[k] < templateLines {
 				n = min(n, 1)
 			}
 			all[i].score -= float64(n) * shapePenalty
@@ -992,7 +1046,7 @@ func buildDigest(in digestInput) digest {
 	// for everything else.
 	for i := range all {
 		if all[i].call || i < fresh && all[i].who == conversation.RoleAssistant && strings.HasPrefix(all[i].text, callPrefix) {
-			all[i].score = minLineScore
+			all[i].score, all[i].call = minLineScore, true
 		}
 	}
 	all = slices.DeleteFunc(all, func(d dline) bool { return d.score < minLineScore })
@@ -1033,6 +1087,13 @@ func buildDigest(in digestInput) digest {
 	}
 	slices.SortStableFunc(ranked, func(a, b int) int {
 		x, y := &all[a], &all[b]
+		if x.call != y.call {
+			// which files a read took: after every other line
+			if y.call {
+				return -1
+			}
+			return 1
+		}
 		if c := cmp.Compare(value[b], value[a]); c != 0 {
 			return c
 		}
@@ -1072,6 +1133,7 @@ func buildDigest(in digestInput) digest {
 		kept[k] = all[i]
 	}
 	slices.SortStableFunc(kept, func(a, b dline) int { return cmp.Compare(a.order, b.order) })
+	besideCorrections(kept)
 	dg := digest{task: tk, lines: kept, dropped: dropped}
 	for {
 		dg.text = renderDigest(header, kept, dropped > 0)
@@ -1091,6 +1153,39 @@ func buildDigest(in digestInput) digest {
 	}
 	dg.lines, dg.dropped = kept, dropped
 	return dg
+}
+
+// besideCorrections moves a kept line whose figures a later kept line of
+// another message says again (a value corrected: "the 27168 a minute was
+// wrong, it's 27579") into that line's section, so that it is read right
+// before its correction and not after it. lines are in written order.
+func besideCorrections(lines []dline) {
+	figs := make([][]string, len(lines))
+	for i := range lines {
+		for _, k := range keyTokens(lines[i].text) {
+			if len(k) >= 4 && numeric(k) {
+				figs[i] = append(figs[i], k)
+			}
+		}
+	}
+	for i := range lines {
+		if len(figs[i]) == 0 {
+			continue
+		}
+		for j := len(lines) - 1; j > i; j-- {
+			if lines[j].cite == lines[i].cite || lines[j].section == lines[i].section {
+				continue
+			}
+			all := true
+			for _, f := range figs[i] {
+				all = all && slices.Contains(figs[j], f)
+			}
+			if all {
+				lines[i].section = lines[j].section
+				break
+			}
+		}
+	}
 }
 
 // logError reports whether a record of a log reports an error (its level,

@@ -416,11 +416,39 @@ func withoutTopics(line string, topics map[string]bool) string {
 	return string(b)
 }
 
+// months and logLevels are how the records of common log formats start.
+const months = "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec"
+
+var logLevels = []string{"TRACE", "DEBUG", "INFO", "WARN", "WARNING", "ERROR", "FATAL", "CRITICAL"}
+
 // isLogLine reports whether a line starts like a log record (a date or a
 // time first): pasted logs are data, whoever pastes them.
 func isLogLine(t string) bool {
-	t = strings.TrimLeft(t, "[ ")
-	return len(t) >= 10 && isDigit(t[0]) && isDigit(t[1]) && (isDigit(t[2]) && isDigit(t[3]) && (t[4] == '-' || t[4] == '/') || t[2] == ':')
+	t = strings.TrimLeft(t, "[ \"'")
+	if len(t) < 10 {
+		return false
+	}
+	if !isDigit(t[0]) || !isDigit(t[1]) {
+		// syslog's "Nov 29 11:37:16", or a record that starts with its level
+		if len(t) >= 15 && t[3] == ' ' && isDigit(t[5]) && t[6] == ' ' && t[9] == ':' && strings.Contains(months, t[:3]) {
+			return true
+		}
+		for _, l := range logLevels {
+			if rest, ok := strings.CutPrefix(t, l); ok && rest != "" && (rest[0] == ' ' || rest[0] == ']' || rest[0] == ':') {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case isDigit(t[2]) && isDigit(t[3]) && (t[4] == '-' || t[4] == '/'): // 2026-04-11, 2026/04/11
+		return true
+	case t[2] == ':': // 07:21:02
+		return true
+	case (t[2] == '-' || t[2] == '/') && isDigit(t[3]) && isDigit(t[4]) && t[5] == ' ' && isDigit(t[6]) && isDigit(t[7]) && t[8] == ':':
+		return true // 11-15 16:55:01 (a date without its year, as Android's logcat writes it)
+	}
+	return false
 }
 
 // jsonFragment reports whether a line is a piece of JSON with several

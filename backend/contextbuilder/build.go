@@ -82,6 +82,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"crewagent/backend/conversation"
@@ -602,7 +603,7 @@ func (b *builder) fit(sel *selection) {
 			sel.dropSum[k] = true
 			u.tokens -= b.summaryTokens(i)
 			u.msgs--
-			b.fate[i] = b.reason("dropped: over the token budget (safety net: summary left out)")
+			b.fate[i] = b.reason("dropped: over the token budget (" + SummaryLeftOut + ")")
 			dbg.Counts.Trimmed++
 		}
 		if over() {
@@ -696,6 +697,10 @@ func Cite(id string) string {
 	return "#" + id
 }
 
+// SummaryLeftOut is in the reason of a summary the safety net left out of
+// the request.
+const SummaryLeftOut = "safety net: summary left out"
+
 // ReasonRefill is the reason of a compacted message sent word for word
 // (Options.Refill).
 const ReasonRefill = "kept: compacted, sent word for word while it fits (the summary covers it too)"
@@ -756,6 +761,9 @@ func (b *builder) recallBlock(room int, sel *selection) *Message {
 	for _, it := range b.opts.Recall {
 		if said(it.Text, inRequest) {
 			continue // its figures are in the request: a newer message repeats or corrects them
+		}
+		if !newWords(it.Text, inRequest) {
+			continue // every word of it is in the request already
 		}
 		if it.ID == "" || seen[it.ID] || strings.TrimSpace(it.Text) == "" {
 			continue
@@ -853,6 +861,32 @@ func said(text, request string) bool {
 		n++
 	}
 	return n > 0
+}
+
+// newWords reports whether text has a word of four letters or more (with
+// figures, paths and names), or a pair of Chinese characters, that request
+// does not have.
+func newWords(text, request string) bool {
+	prev := -1 // start of the previous Chinese character
+	for i, r := range text {
+		if r < 0x2E80 || unicode.IsPunct(r) || r >= 0xFF00 && r <= 0xFFEF {
+			prev = -1
+			continue
+		}
+		if prev >= 0 && !strings.Contains(request, text[prev:i+utf8.RuneLen(r)]) {
+			return true
+		}
+		prev = i
+	}
+	for _, f := range strings.FieldsFunc(text, func(r rune) bool {
+		return !(r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '_' || r == '/' || r == '@' || r == '-' || r == '.')
+	}) {
+		f = strings.Trim(f, ".-_/")
+		if len(f) >= 4 && !strings.Contains(request, f) {
+			return true
+		}
+	}
+	return false
 }
 
 // collectPins finds the active pins (see the package doc) and indexes the

@@ -200,3 +200,29 @@ func TestRecallLeavesOutWhatTheRequestSays(t *testing.T) {
 		t.Fatalf("recalled %v, want old2 and old3 (old1's figure is in the request)", got)
 	}
 }
+
+// A recalled message every word of which the request already has (every
+// pair of Chinese characters, in Chinese) adds nothing and is left out; one
+// with a word the request lacks is quoted.
+func TestRecallLeavesOutWhatTheRequestHasInWords(t *testing.T) {
+	var l logBuilder
+	l.user("is the ledger handling in the audit worth cleaning up now or later?")
+	l.assistant("later; 仓库的盘点周期先不动")
+	l.user("what about the ledger?")
+	o := opts(conversation.ModeChat, l.entries)
+	o.Recall = []RecallItem{
+		{ID: "same", Role: "user", Text: "is the audit handling in the ledger worth cleaning up now or later?", Score: 0.9},
+		{ID: "new", Role: "user", Text: "the ledger handling is owned by payments", Score: 0.8},
+		{ID: "zhsame", Role: "user", Text: "盘点周期先不动", Score: 0.7},
+		{ID: "zhnew", Role: "user", Text: "盘点周期改成每季度一次", Score: 0.6},
+	}
+	o.RecallBudget = 300
+	res := mustBuild(t, o)
+	var got []string
+	for _, it := range res.Debug.Recalled {
+		got = append(got, it.ID)
+	}
+	if strings.Join(got, ",") != "new,zhnew" {
+		t.Fatalf("recalled %v, want new and zhnew", got)
+	}
+}

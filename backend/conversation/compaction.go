@@ -96,6 +96,10 @@ type CompactionData struct {
 	// the messages compacted now appended (its text starts with the earlier
 	// summary's, byte for byte); false when it was written whole.
 	Appended bool `json:"appended,omitempty"`
+	// Reduced is true while the summary holds a digest written smaller than
+	// its budget so that the compaction could leave room for the next turn;
+	// the next consolidation writes it at its full size.
+	Reduced bool `json:"reduced,omitempty"`
 	// Pinned are the messages carried word for word: active pins, runtime
 	// records and meta messages, in log order.
 	Pinned []Carried `json:"pinned"`

@@ -92,7 +92,37 @@ func (c *contexter) build(withRecall bool) (*contextbuilder.Result, error) {
 }
 
 func (c *contexter) config(focus string) compression.Config {
-	return c.s.compressionConfig(c.p, c.limit, c.sum, focus)
+	cfg := c.s.compressionConfig(c.p, c.limit, c.sum, focus)
+	if c.convID != "" {
+		cfg.Earlier = c.earlier
+	}
+	return cfg
+}
+
+// earlier reads the conversation's messages back from the log for a
+// consolidated digest (compression.Config.Earlier); the compaction keeps
+// those marked compacted.
+func (c *contexter) earlier() ([]conversation.Entry, error) {
+	all, err := c.s.opts.Store.Load(c.convID)
+	if err != nil {
+		return nil, err
+	}
+	n := 0
+	for _, e := range all {
+		if e.IsMessage() && e.Compacted {
+			n++
+		}
+	}
+	if n > compression.MaxRebuild {
+		return nil, nil
+	}
+	out := make([]conversation.Entry, 0, n)
+	for _, e := range all {
+		if e.IsMessage() && e.Compacted {
+			out = append(out, *e)
+		}
+	}
+	return out, nil
 }
 
 // next builds the request to send now (see contexter). reason is recorded

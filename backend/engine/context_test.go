@@ -603,7 +603,9 @@ func TestRecallBringsBackCompactedMessages(t *testing.T) {
 	convID := f.create()
 	old := []*conversation.Entry{
 		{Role: conversation.RoleTool, ToolCallID: "c1", ToolName: "fs.read", Content: conversation.Str(`{"ok":true,"content":"retention_window: 417\nflush_interval: 30"}`)},
-		{Role: conversation.RoleUser, Content: conversation.Str("仓库的盘点周期改成每季度一次，由仓储组负责。")},
+		// plain words the digest does not keep (recall skips a message the
+		// request already quotes)
+		{Role: conversation.RoleUser, Content: conversation.Str("仓储组说盘点的时候先清点货架，再核对系统里的库存。")},
 	}
 	call := &conversation.Entry{Role: conversation.RoleAssistant, ToolCalls: []conversation.ToolCall{{ID: "c1", Type: "function", Function: conversation.FunctionCall{Name: "fs.read", Arguments: `{"path":"@project/conf.yaml"}`}}}}
 	if err := f.store.Append(convID, &conversation.Entry{Role: conversation.RoleUser, Content: conversation.Str("check the config")}, call, old[0], old[1]); err != nil {
@@ -629,8 +631,8 @@ func TestRecallBringsBackCompactedMessages(t *testing.T) {
 	if last := req.Messages[len(req.Messages)-1]; last.Text() != "What was the retention_window value in the config?" {
 		t.Fatal("recall is not right before the newest message")
 	}
-	f.send(SendRequest{ConversationID: convID, Text: "盘点周期是怎么定的？"})
-	if req := f.srv.ChatRequests()[2]; !strings.Contains(texts(req)[len(req.Messages)-2], "每季度一次") {
+	f.send(SendRequest{ConversationID: convID, Text: "盘点的时候先做什么？"})
+	if req := f.srv.ChatRequests()[2]; !strings.Contains(texts(req)[len(req.Messages)-2], "清点货架") {
 		t.Fatalf("the Chinese message was not recalled:\n%s", strings.Join(texts(req), "\n"))
 	}
 	// vectors: computed once per message, cached on disk by model

@@ -64,7 +64,9 @@
 // the earlier one — what OpenAI's, DeepSeek's, vLLM's or llama.cpp's prefix
 // caches can reuse — as a mean and a minimum over all pairs and over the
 // pairs with a compaction between them; and compactions, with the turns
-// that compacted right after a turn that did (thrashing).
+// that compacted right after a turn that did (thrashing), and among them
+// those a single turn forced: the request grew more since the compaction
+// before than the room between that compaction's target and the trigger.
 //
 // Run it with
 //
@@ -72,7 +74,8 @@
 //
 // which prints the held-out table by default (about a minute and a half on
 // two cores), each budget closed by a verdict against the targets (facts
-// kept 90 / 80 / 60 %, prefix reuse 90 %, no thrashing, every request valid,
+// kept 90 / 80 / 60 %, prefix reuse 90 %, no thrashing but what a single
+// turn forced, every request valid,
 // within budget and verbatim, no depth third below keep-newest), or with
 //
 //	go test -run '^$' -bench Fidelity -benchtime 1x ./backend/fidelity

@@ -48,6 +48,7 @@ func BenchmarkFidelity(b *testing.B) {
 		b.ReportMetric(r.Prefix.Mean()*100, name+"-prefix%")
 		b.ReportMetric(r.PrefixComp.Mean()*100, name+"-prefix-compaction%")
 		b.ReportMetric(float64(r.Thrash), name+"-thrash")
+		b.ReportMetric(float64(r.Thrash-r.Forced), name+"-thrash-unforced")
 	}
 	Print(os.Stdout, rows)
 }
@@ -290,8 +291,8 @@ func TestRunSmall(t *testing.T) {
 	if got.Facts != len(c.Facts) || got.Turns != len(c.Turns) || got.Prefix.Pairs != got.Requests-1 {
 		t.Fatalf("facts %d of %d, turns %d of %d, pairs %d for %d requests", got.Facts, len(c.Facts), got.Turns, len(c.Turns), got.Prefix.Pairs, got.Requests)
 	}
-	if got.Compactions == 0 || got.PrefixComp.Pairs == 0 || got.PrefixComp.Pairs > got.Compactions || got.Thrash >= got.CompactedTurns {
-		t.Fatalf("compactions %d in %d turns, thrash %d, pairs around them %d", got.Compactions, got.CompactedTurns, got.Thrash, got.PrefixComp.Pairs)
+	if got.Compactions == 0 || got.PrefixComp.Pairs == 0 || got.PrefixComp.Pairs > got.Compactions || got.Thrash >= got.CompactedTurns || got.Forced > got.Thrash {
+		t.Fatalf("compactions %d in %d turns, thrash %d (forced %d), pairs around them %d", got.Compactions, got.CompactedTurns, got.Thrash, got.Forced, got.PrefixComp.Pairs)
 	}
 	if got.Prefix.Min > got.Prefix.Mean() || got.Prefix.Mean() > 1 {
 		t.Fatalf("prefix reuse %+v", got.Prefix)
@@ -320,7 +321,7 @@ func TestPrintGolden(t *testing.T) {
 		{Conversation: "c1", Lang: "en", Variant: Default, Ratio: 1.5, Facts: 4, Kept: 3, Requests: 10, Valid: 10, WithinBudget: 10, NewestVerbatim: true,
 			ByKind:  map[string][2]int{KindToolArgs: {1, 2}, KindUpdate: {2, 2}},
 			ByDepth: map[string][2]int{DepthOldest: {1, 2}, DepthNewest: {2, 2}},
-			Updates: 2, UpdatesNewest: 2, Turns: 5, Compactions: 2, CompactedAt: []int{2, 3}, Thrash: 1,
+			Updates: 2, UpdatesNewest: 2, Turns: 6, Compactions: 4, CompactedAt: []int{2, 3, 4, 5}, Thrash: 3, Forced: 1,
 			Prefix: Reuse{Pairs: 9, Sum: 8.1, Min: 0.5}, PrefixComp: Reuse{Pairs: 2, Sum: 1.2, Min: 0.5}},
 		{Conversation: "c2", Lang: "zh", Variant: Default, Ratio: 1.5, Facts: 2, Kept: 2, Requests: 4, Valid: 4, WithinBudget: 3, NewestVerbatim: true,
 			ByKind:  map[string][2]int{KindTool: {2, 2}},

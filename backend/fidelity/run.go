@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -71,6 +72,11 @@ type Outcome struct {
 	// compacted right after a turn that did.
 	CompactedAt []int `json:"compactedAt,omitempty"`
 	Thrash      int   `json:"thrash"`
+	// Forced counts the compactions in consecutive turns that the growth
+	// since the compaction before forced alone: more tokens than the room
+	// between that compaction's landing target and the trigger (a turn too
+	// large to fit twice).
+	Forced int `json:"forced"`
 	// Prefix reuse between consecutive requests (see PrefixReuse): over all
 	// pairs, and over the pairs with a compaction between them.
 	Prefix     Reuse `json:"prefix"`
@@ -242,6 +248,13 @@ func Run(ctx context.Context, c *Conversation, ratio float64, variant, dir strin
 	convID := ""
 	var prev []byte
 	prevComp := int64(0)
+	trigger := st.Context.TriggerThreshold
+	if trigger <= 0 || trigger >= 1 {
+		trigger = compression.DefaultTrigger
+	}
+	// the event data of the last compaction of the turn before, when it
+	// compacted
+	var lastTurn *conversation.CompactionData
 	for t := range c.Turns {
 		turn := &c.Turns[t]
 		user := turn.User
@@ -251,6 +264,7 @@ func Run(ctx context.Context, c *Conversation, ratio float64, variant, dir strin
 		model.start(t, turn)
 		host.start(t, turn)
 		before := store.count()
+		persistedBefore := len(store.persisted())
 		res, err := svc.SendText(ctx, convID, user)
 		if err != nil {
 			return out, fmt.Errorf("turn %d: %w", t, err)
@@ -263,6 +277,18 @@ func Run(ctx context.Context, c *Conversation, ratio float64, variant, dir strin
 		if n := store.count(); n > before {
 			out.Compactions += int(n - before)
 			out.CompactedAt = append(out.CompactedAt, t)
+		}
+		done := store.persisted()[persistedBefore:]
+		if len(done) > 0 && lastTurn != nil && len(out.CompactedAt) > 1 && out.CompactedAt[len(out.CompactedAt)-2] == t-1 {
+			// what the request grew by since the compaction before, against
+			// the room that compaction left below the trigger
+			if grown := done[0].TokensBefore - lastTurn.TokensAfter; grown > int(trigger*float64(limit))-lastTurn.Target {
+				out.Forced++
+			}
+		}
+		lastTurn = nil
+		if len(done) > 0 {
+			lastTurn = &done[len(done)-1]
 		}
 		reqs, comps := model.take()
 		for i, req := range reqs {
@@ -458,6 +484,15 @@ type countingStore struct {
 	*convlog.Store
 	compactions atomic.Int64
 	announced   atomic.Int64
+	mu          sync.Mutex
+	data        []conversation.CompactionData // of the compactions persisted
+}
+
+// persisted returns the event data of the compactions persisted so far.
+func (s *countingStore) persisted() []conversation.CompactionData {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.data)
 }
 
 func (s *countingStore) count() int64 { return max(s.compactions.Load(), s.announced.Load()) }
@@ -472,7 +507,16 @@ func (s *countingStore) Emit(name string, payload any) {
 // Compact implements engine.Store.
 func (s *countingStore) Compact(id string, w convlog.CompactionWrite) error {
 	s.compactions.Add(1)
-	return s.Store.Compact(id, w)
+	err := s.Store.Compact(id, w)
+	if err == nil && w.Event != nil {
+		var d conversation.CompactionData
+		if json.Unmarshal(w.Event.Data, &d) == nil {
+			s.mu.Lock()
+			s.data = append(s.data, d)
+			s.mu.Unlock()
+		}
+	}
+	return err
 }
 
 // Append implements engine.Store (a compaction event appended on its own

@@ -341,6 +341,10 @@ func (h Hit) Why() string {
 	return fmt.Sprintf("score %.3f: %s", h.Score, strings.Join(parts, "; "))
 }
 
+// rareDocs is in how many documents at most a query word may be for a
+// document sharing only that word with the query to be recalled.
+const rareDocs = 2
+
 // BM25 parameters.
 const (
 	k1 = 1.2
@@ -456,9 +460,19 @@ func (x *Index) Search(query string, o Options) ([]Hit, error) {
 	x.mu.RLock()
 	lex, scores := x.lexical(terms, o.Skip, 4*o.Limit)
 	matched := make(map[int32][]string, len(lex))
+	kept := lex[:0]
 	for _, d := range lex {
-		matched[d] = x.matchedTerms(d, terms)
+		m := x.matchedTerms(d, terms)
+		// One word in common is a match only when few documents have it
+		// (a name said once or twice); a word many have ("continue",
+		// "next") says nothing about which of them matters.
+		if len(m) < 2 && (len(m) == 0 || len(x.post[m[0]]) > rareDocs) {
+			continue
+		}
+		matched[d] = m
+		kept = append(kept, d)
 	}
+	lex = kept
 	x.mu.RUnlock()
 	fused := map[int32]float64{}
 	hits := map[int32]*Hit{}

@@ -263,3 +263,46 @@ func BenchmarkIndexLoad50k(b *testing.B) {
 		}
 	}
 }
+
+// A document that shares one word with the query is recalled only when few
+// documents have that word: "continue" said in many messages recalls none
+// of them, a name said once recalls its message; two words in common are a
+// match whatever their counts.
+func TestOneCommonWordRecallsNothing(t *testing.T) {
+	var ds []Doc
+	for i := 0; i < 6; i++ {
+		ds = append(ds, Doc{ID: fmt.Sprintf("ok%d", i), Role: "user", Text: fmt.Sprintf("ok, continue with step %d", i)})
+	}
+	ds = append(ds,
+		Doc{ID: "kafka", Role: "user", Text: "the Kafka cluster runs on three brokers"},
+		Doc{ID: "cache", Role: "assistant", Text: "the invoice cache continue path is slow"})
+	var c Cache
+	f := &dirFiles{dir: t.TempDir()}
+	if err := c.Add(f, "c", ds); err != nil {
+		t.Fatal(err)
+	}
+	x, err := c.Get(f, "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		query string
+		want  string
+	}{
+		{"continue", ""},
+		{"where is kafka again?", "kafka"},
+		{"continue on the invoice cache", "cache"},
+	} {
+		hits, err := x.Search(tc.query, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, h := range hits {
+			got = append(got, h.ID)
+		}
+		if strings.Join(got, ",") != tc.want {
+			t.Errorf("%q recalled %v, want %q", tc.query, got, tc.want)
+		}
+	}
+}

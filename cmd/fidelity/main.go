@@ -84,9 +84,9 @@ func contains(xs []string, x string) bool {
 func report(style string, convs []fidelity.Conversation, outs []fidelity.Outcome, verbose bool, took time.Duration) {
 	if verbose {
 		for _, o := range outs {
-			fmt.Printf("%-30s %5gx %-8s limit %6d history %7d facts %2d/%2d requests %3d valid %3d within %3d max %6d verbatim %v compactions %d thrash %d prefix %.1f%%\n",
+			fmt.Printf("%-30s %5gx %-8s limit %6d history %7d facts %2d/%2d requests %3d valid %3d within %3d max %6d verbatim %v compactions %d thrash %d (forced %d) prefix %.1f%%\n",
 				o.Conversation, o.Ratio, o.Variant, o.Limit, o.History, o.Kept, o.Facts, o.Requests, o.Valid, o.WithinBudget, o.MaxUsed, o.NewestVerbatim,
-				o.Compactions, o.Thrash, o.Prefix.Mean()*100)
+				o.Compactions, o.Thrash, o.Forced, o.Prefix.Mean()*100)
 			for _, m := range o.Missing {
 				fmt.Printf("    missing %s\n", m)
 			}
