@@ -12,6 +12,7 @@ import (
 
 	"crewagent/backend/contextbuilder"
 	"crewagent/backend/conversation"
+	"crewagent/backend/convlog"
 	"crewagent/backend/llm"
 )
 
@@ -347,5 +348,45 @@ func TestPrintGolden(t *testing.T) {
 	}
 	if b.String() != string(want) {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+func TestTookAll(t *testing.T) {
+	st, err := convlog.Open(filepath.Join(t.TempDir(), "p"), convlog.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	meta, err := st.Create("", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := func(id, role, text string) *conversation.Entry {
+		return &conversation.Entry{Type: conversation.TypeMsg, ID: id, Role: role, Content: conversation.Str(text)}
+	}
+	if err := st.Append(meta.ID, msg("u1", conversation.RoleUser, "first"), msg("a1", conversation.RoleAssistant, "one"),
+		msg("u2", conversation.RoleUser, "second"), msg("a2", conversation.RoleAssistant, "two"), msg("u3", conversation.RoleUser, "third")); err != nil {
+		t.Fatal(err)
+	}
+	summary := func(id string) *conversation.Entry { return msg(id, conversation.RoleSystem, "summary") }
+	cases := []struct {
+		compact []string
+		want    bool
+	}{
+		{nil, false},
+		{[]string{"u1", "a1"}, false}, // u2 and a2 are left before the newest user message
+		{[]string{"u2", "a2"}, true},  // everything before u3; the summary does not count
+	}
+	for i, c := range cases {
+		if c.compact != nil {
+			ev := &conversation.Entry{Type: conversation.TypeEvt, ID: fmt.Sprintf("e%d", i), Event: conversation.EventCompaction, Data: []byte(`{}`)}
+			if err := st.Compact(meta.ID, convlog.CompactionWrite{MessageIDs: c.compact, Event: ev, Summary: summary(fmt.Sprintf("s%d", i))}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := tookAll(st, meta.ID)
+		if err != nil || got != c.want {
+			t.Fatalf("case %d: tookAll = %v, %v; want %v", i, got, err, c.want)
+		}
 	}
 }

@@ -72,10 +72,12 @@ type Outcome struct {
 	// compacted right after a turn that did.
 	CompactedAt []int `json:"compactedAt,omitempty"`
 	Thrash      int   `json:"thrash"`
-	// Forced counts the compactions in consecutive turns that the growth
-	// since the compaction before forced alone: more tokens than the room
-	// between that compaction's landing target and the trigger (a turn too
-	// large to fit twice).
+	// Forced counts the compactions in consecutive turns that a single
+	// turn forced: the request grew since the compaction before by more
+	// tokens than the room between that compaction's landing target and the
+	// trigger (a turn too large to fit twice), or the compaction before took
+	// every message older than the turn in progress and still could not get
+	// down to its target (that turn alone filled the room).
 	Forced int `json:"forced"`
 	// Prefix reuse between consecutive requests (see PrefixReuse): over all
 	// pairs, and over the pairs with a compaction between them.
@@ -255,6 +257,8 @@ func Run(ctx context.Context, c *Conversation, ratio float64, variant, dir strin
 	// the event data of the last compaction of the turn before, when it
 	// compacted
 	var lastTurn *conversation.CompactionData
+	// whether every message before this turn's user message is compacted
+	lastTookAll := false
 	for t := range c.Turns {
 		turn := &c.Turns[t]
 		user := turn.User
@@ -282,13 +286,16 @@ func Run(ctx context.Context, c *Conversation, ratio float64, variant, dir strin
 		if len(done) > 0 && lastTurn != nil && len(out.CompactedAt) > 1 && out.CompactedAt[len(out.CompactedAt)-2] == t-1 {
 			// what the request grew by since the compaction before, against
 			// the room that compaction left below the trigger
-			if grown := done[0].TokensBefore - lastTurn.TokensAfter; grown > int(trigger*float64(limit))-lastTurn.Target {
+			if grown := done[0].TokensBefore - lastTurn.TokensAfter; grown > int(trigger*float64(limit))-lastTurn.Target || (lastTookAll && lastTurn.TokensAfter > lastTurn.Target) {
 				out.Forced++
 			}
 		}
-		lastTurn = nil
+		lastTurn, lastTookAll = nil, false
 		if len(done) > 0 {
 			lastTurn = &done[len(done)-1]
+			if lastTookAll, err = tookAll(store.Store, convID); err != nil {
+				return out, fmt.Errorf("turn %d: %w", t, err)
+			}
 		}
 		reqs, comps := model.take()
 		for i, req := range reqs {
@@ -480,6 +487,29 @@ func PrefixReuse(prev, cur []byte) float64 {
 // sink; it counts compactions: those the engine announces (the meter's
 // "compressing" status) and those it persists, whichever is more (a
 // compaction persisted later than it is done counts once, when done).
+// tookAll reports whether every message of the conversation before its
+// newest user message is compacted: a compaction then took all it could,
+// and only the turn in progress (never compacted) is left besides the
+// summary.
+func tookAll(st *convlog.Store, convID string) (bool, error) {
+	entries, err := st.Load(convID)
+	if err != nil {
+		return false, err
+	}
+	last := -1
+	for i, e := range entries {
+		if e.IsMessage() && e.Role == conversation.RoleUser {
+			last = i
+		}
+	}
+	for _, e := range entries[:max(last, 0)] {
+		if e.IsMessage() && !e.Compacted && e.Role != conversation.RoleSystem {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
 type countingStore struct {
 	*convlog.Store
 	compactions atomic.Int64
