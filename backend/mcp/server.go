@@ -39,13 +39,16 @@ type server struct {
 	gen         int  // bumped by stop: a start that began before it must not finish it
 	removed     bool // shut down for good (Close, or replaced by Reload)
 	lastErr     string
-	tail        string // stderr tail of the failed run, secrets removed
-	failures    int
-	failedAt    time.Time
-	retryAt     time.Time
-	tools       []Tool
-	byWire      map[string]string // wire name -> tool name
-	info        *sdk.Implementation
+	// lastKey and lastParams: the template lastErr was made from, if any.
+	lastKey    string
+	lastParams errs.Params
+	tail       string // stderr tail of the failed run, secrets removed
+	failures   int
+	failedAt   time.Time
+	retryAt    time.Time
+	tools      []Tool
+	byWire     map[string]string // wire name -> tool name
+	info       *sdk.Implementation
 }
 
 // conn is one connection to a server (one process for a local server).
@@ -133,7 +136,7 @@ func (s *server) status() Status {
 	st.ToolCount = len(s.tools)
 	st.Failures = s.failures
 	if s.state == StateFailed {
-		st.Error = s.lastErr
+		st.Error, st.ErrorKey, st.ErrorParams = s.lastErr, s.lastKey, s.lastParams
 		st.StderrTail = s.tail
 		st.GaveUp = s.failures > s.m.opts.MaxRestarts
 		f := s.failedAt
@@ -269,7 +272,8 @@ func (s *server) ensure(ctx context.Context, waitBackoff bool) (*conn, error) {
 			return nil, fmt.Errorf("the MCP server %q was stopped while it started", s.cfg.Name)
 		}
 		if err != nil {
-			s.setFailedLocked(err.Error())
+			e := errs.From(err)
+			s.setFailedLocked(e.Message, e.Key, e.Params)
 			close(starting)
 			s.mu.Unlock()
 			s.notify()
@@ -287,12 +291,23 @@ func (s *server) ensure(ctx context.Context, waitBackoff bool) (*conn, error) {
 	}
 }
 
-// setFailedLocked records a failure (msg has secrets removed here).
-func (s *server) setFailedLocked(msg string) {
+// setFailedLocked records a failure (msg and the values of its template,
+// key and params, have secrets removed here).
+func (s *server) setFailedLocked(msg, key string, params errs.Params) {
 	s.state = StateFailed
 	s.conn = nil
 	s.failures++
-	s.lastErr = s.redactor().scrub(msg)
+	r := s.redactor()
+	s.lastErr, s.lastKey, s.lastParams = r.scrub(msg), key, nil
+	if key != "" {
+		s.lastParams = errs.Params{}
+		for k, v := range params {
+			if str, ok := v.(string); ok {
+				v = r.scrub(str)
+			}
+			s.lastParams[k] = v
+		}
+	}
 	if s.log != nil && s.cfg.Transport() == TransportStdio {
 		s.tail = s.redactor().scrub(s.log.Tail()) // a remote server's log has no stderr
 	}
@@ -380,7 +395,7 @@ func (s *server) start(startCtx context.Context) (*conn, []Tool, *sdk.Implementa
 		s.log.begin("starting " + s.cfg.Name)
 		p, err := startProcess(spec)
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("cannot start %s: %v", cfg.Command, err)
+			return nil, nil, nil, errs.MsgWrap(errs.MCPServerFailed, err, "mcp.cannotStart", errs.Params{"command": cfg.Command, "detail": err.Error()})
 		}
 		c.proc = p
 		go func() {
@@ -538,7 +553,7 @@ func (s *server) connLost(c *conn, msg string) {
 		s.mu.Unlock()
 		return
 	}
-	s.setFailedLocked("stopped unexpectedly: " + msg)
+	s.setFailedLocked(errs.Text("mcp.stoppedUnexpectedly", errs.Params{"detail": msg}), "mcp.stoppedUnexpectedly", errs.Params{"detail": msg})
 	s.mu.Unlock()
 	s.notify()
 }
@@ -550,7 +565,7 @@ func (s *server) fail(c *conn, msg string) {
 		s.mu.Unlock()
 		return
 	}
-	s.setFailedLocked(msg)
+	s.setFailedLocked(msg, "", nil)
 	s.mu.Unlock()
 	c.close(0)
 	s.notify()
