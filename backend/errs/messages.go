@@ -17,7 +17,25 @@ import (
 // generate ./backend/errs); the other languages translate that file.
 
 // Params are the values a message names, by placeholder ({{path}} → "path").
+// A value may itself be Words (said in the same language) or a list of
+// Words (said one after the other, with the language's separator).
 type Params map[string]any
+
+// Words are a message by its template: the key of Messages and the values
+// it names. They marshal as {"key","params"}; String says them in English.
+type Words struct {
+	Key    string `json:"key"`
+	Params Params `json:"params,omitempty"`
+}
+
+// Say returns the Words of key with params.
+func Say(key string, params Params) Words { return Words{Key: key, Params: params} }
+
+// String renders the Words in English (Text).
+func (w Words) String() string { return Text(w.Key, w.Params) }
+
+// listSeparator parts the items of a list of Words in English.
+const listSeparator = ", "
 
 // placeholder matches {{name}} in a template.
 var placeholder = regexp.MustCompile(`\{\{\s*(\w+)\s*\}\}`)
@@ -38,6 +56,13 @@ func fill(tpl string, params Params) string {
 		v, ok := params[name]
 		if !ok {
 			return ""
+		}
+		if list, ok := v.([]Words); ok {
+			parts := make([]string, len(list))
+			for i, w := range list {
+				parts[i] = w.String()
+			}
+			return strings.Join(parts, listSeparator)
 		}
 		return fmt.Sprint(v)
 	})

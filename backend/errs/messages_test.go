@@ -106,3 +106,29 @@ type unchanged struct{ err error }
 
 func (u unchanged) Error() string { return u.err.Error() }
 func (u unchanged) Unwrap() error { return u.err }
+
+// Words name other Words and lists of them; each is said in turn.
+func TestWordsNestAndList(t *testing.T) {
+	Messages["test.read"] = "read {{what}}"
+	Messages["test.state"] = "the run's state"
+	Messages["test.tried"] = "tried: {{list}} (failed)"
+	defer func() { delete(Messages, "test.read"); delete(Messages, "test.state"); delete(Messages, "test.tried") }()
+	read := func(what any) Words { return Say("test.read", Params{"what": what}) }
+	tests := []struct {
+		name string
+		w    Words
+		want string
+	}{
+		{"a string value", read("a.md"), "read a.md"},
+		{"nested words", read(Say("test.state", nil)), "read the run's state"},
+		{"a list", Say("test.tried", Params{"list": []Words{read("a.md"), read(Say("test.state", nil))}}), "tried: read a.md, read the run's state (failed)"},
+		{"an empty list", Say("test.tried", Params{"list": []Words{}}), "tried:  (failed)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.w.String(); got != tt.want {
+				t.Fatalf("String = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
