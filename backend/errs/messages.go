@@ -34,8 +34,10 @@ func Say(key string, params Params) Words { return Words{Key: key, Params: param
 // String renders the Words in English (Text).
 func (w Words) String() string { return Text(w.Key, w.Params) }
 
-// listSeparator parts the items of a list of Words in English.
-const listSeparator = ", "
+// listSeparator is the key of the words that part the items of a list of Words.
+const listSeparator = "list.separator"
+
+var _ = messages(map[string]string{listSeparator: ", "})
 
 // placeholder matches {{name}} in a template.
 var placeholder = regexp.MustCompile(`\{\{\s*(\w+)\s*\}\}`)
@@ -62,7 +64,7 @@ func fill(tpl string, params Params) string {
 			for i, w := range list {
 				parts[i] = w.String()
 			}
-			return strings.Join(parts, listSeparator)
+			return strings.Join(parts, Messages[listSeparator])
 		}
 		return fmt.Sprint(v)
 	})

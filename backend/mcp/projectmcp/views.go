@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"crewagent/backend/errs"
 	"crewagent/backend/fsx"
 	"crewagent/backend/mcp"
 	"crewagent/backend/settings"
@@ -45,9 +46,12 @@ type ServerView struct {
 	// Error and StderrTail say why it failed (the end of its stderr).
 	Error      string `json:"error,omitempty"`
 	StderrTail string `json:"stderrTail,omitempty"`
-	LogPath    string `json:"logPath,omitempty"`
-	PID        int    `json:"pid,omitempty"`
-	Failures   int    `json:"failures,omitempty"`
+	// ErrorKey and ErrorParams: the template Error was made from (mcp.Status).
+	ErrorKey    string      `json:"errorKey,omitempty"`
+	ErrorParams errs.Params `json:"errorParams,omitempty"`
+	LogPath     string      `json:"logPath,omitempty"`
+	PID         int         `json:"pid,omitempty"`
+	Failures    int         `json:"failures,omitempty"`
 	// RetryAt is when a failed server may start again; GaveUp: it failed too
 	// often in a row and waits for a restart.
 	RetryAt       string `json:"retryAt,omitempty"`
@@ -152,6 +156,7 @@ func baseView(home string, eff settings.Settings) View {
 func serverView(st mcp.Status, list []mcp.Tool, v View) ServerView {
 	out := ServerView{Name: st.Name, Source: st.Source, File: st.Config.File, Transport: st.Transport, State: st.State, Summary: st.Summary(),
 		Command: commandLine(st.Config), ToolCount: st.ToolCount, Tools: []ToolView{}, Error: st.Error, StderrTail: st.StderrTail,
+		ErrorKey: st.ErrorKey, ErrorParams: st.ErrorParams,
 		LogPath: st.LogPath, PID: st.PID, Failures: st.Failures, GaveUp: st.GaveUp, ServerName: st.ServerName,
 		ServerVersion: st.ServerVersion, ApprovalChanged: st.ApprovalChanged, Config: specOf(st.Config),
 		Offered: Offered(settings.MCPTools{Enabled: v.Enabled, AllowedServers: v.AllowedServers}, st.Name)}

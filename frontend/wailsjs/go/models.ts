@@ -341,6 +341,8 @@ export namespace conversation {
 	export interface StepView {
 	    title: string;
 	    summary: string;
+	    titleWords: errs.Words;
+	    summaryWords: errs.Words;
 	    calls: number;
 	    failed?: number;
 	    node?: string;
@@ -374,6 +376,9 @@ export namespace conversation {
 	    title: string;
 	    advice?: string;
 	    settings?: boolean;
+	    titleKey?: string;
+	    adviceKey?: string;
+	    params?: Record<string, any>;
 	}
 	export interface ErrorBlock {
 	    code: string;
@@ -404,6 +409,7 @@ export namespace conversation {
 	    step?: StepView;
 	    inStep?: string;
 	    calls?: Record<string, string>;
+	    callWords?: Record<string, errs.Words>;
 	}
 	export interface Attachment {
 	    name: string;
@@ -598,6 +604,15 @@ export namespace engine {
 	
 	
 	
+
+}
+
+export namespace errs {
+	
+	export interface Words {
+	    key: string;
+	    params?: Record<string, any>;
+	}
 
 }
 
@@ -802,6 +817,8 @@ export namespace llm {
 	    ok: boolean;
 	    code?: string;
 	    message: string;
+	    key?: string;
+	    params?: Record<string, any>;
 	    model: string;
 	    baseUrl: string;
 	    latencyMs: number;
@@ -829,6 +846,9 @@ export namespace mcp {
 	    server?: string;
 	    field?: string;
 	    message: string;
+	    key?: string;
+	    params?: Record<string, any>;
+	    in?: string;
 	}
 	export interface PromptArgument {
 	    name: string;
@@ -915,6 +935,8 @@ export namespace packages {
 	    file?: string;
 	    pointer?: string;
 	    message: string;
+	    key?: string;
+	    params?: Record<string, any>;
 	}
 	export interface WorkflowInfo {
 	    id: string;
@@ -1022,6 +1044,8 @@ export namespace projectmcp {
 	    tools: ToolView[];
 	    error?: string;
 	    stderrTail?: string;
+	    errorKey?: string;
+	    errorParams?: Record<string, any>;
 	    logPath?: string;
 	    pid?: number;
 	    failures?: number;
@@ -1291,6 +1315,7 @@ export namespace workflow {
 	    durationMs?: number;
 	    raw: string;
 	    text: string;
+	    words: errs.Words;
 	}
 	export interface Run {
 	    runId: string;
