@@ -52,13 +52,13 @@ type RunNode struct {
 // SummaryWords are the title and the summary by their templates
 // (errs.Messages), for the window to say them in the user's language.
 type StepView struct {
-	Title        string     `json:"title"`
-	Summary      string     `json:"summary"`
-	TitleWords   errs.Words `json:"titleWords"`
-	SummaryWords errs.Words `json:"summaryWords"`
-	Calls        int        `json:"calls"`
-	Failed       int        `json:"failed,omitempty"`
-	Node         string     `json:"node,omitempty"`
+	Title        string      `json:"title"`
+	Summary      string      `json:"summary"`
+	TitleWords   *errs.Words `json:"titleWords,omitempty"`
+	SummaryWords *errs.Words `json:"summaryWords,omitempty"`
+	Calls        int         `json:"calls"`
+	Failed       int         `json:"failed,omitempty"`
+	Node         string      `json:"node,omitempty"`
 }
 
 // CallWords says what one tool call did, in words ("read the run's state",
@@ -409,7 +409,7 @@ func groupSteps(views []EntryView, runs map[string]*RunInfo) {
 			titleWords = errs.Say("run.step.numbered", errs.Params{"n": g.number, "title": title})
 		}
 		summary := errs.Say("run.call.all", errs.Params{"list": g.phrases})
-		views[g.first].View.Step = &StepView{Title: titleWords.String(), Summary: summary.String(), TitleWords: titleWords, SummaryWords: summary,
+		views[g.first].View.Step = &StepView{Title: titleWords.String(), Summary: summary.String(), TitleWords: &titleWords, SummaryWords: &summary,
 			Calls: g.calls, Failed: g.failed, Node: g.node}
 		id := views[g.first].ID
 		for _, m := range g.members[1:] {

@@ -118,8 +118,8 @@ type ExecLogLine struct {
 	Raw string `json:"raw"`
 	// Text says what the line records, in words; Words by its templates
 	// (errs.Messages), for the window to say it in the user's language.
-	Text  string     `json:"text"`
-	Words errs.Words `json:"words"`
+	Text  string      `json:"text"`
+	Words *errs.Words `json:"words,omitempty"`
 }
 
 // RunLogView is the end of a run's execution log, oldest line first.
@@ -159,8 +159,8 @@ func (s *Service) Log(runID string, limit int) (RunLogView, error) {
 	info, _ := s.ScreenInfo(runID) // without it, the words name no steps
 	for _, l := range raw {
 		line := parseExecLine(l)
-		line.Words = logLineWords(line, info)
-		line.Text = capitalize(line.Words.String())
+		w := logLineWords(line, info)
+		line.Words, line.Text = &w, capitalize(w.String())
 		out.Lines = append(out.Lines, line)
 	}
 	return out, nil

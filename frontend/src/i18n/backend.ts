@@ -3,9 +3,10 @@
  * English text and, where it names particulars, the key of its template and
  * the values it names ({key, params}); every failure also has a code. The
  * window says them from its catalogues (locales/backend.*.json): the
- * template's words when the language has them, else the backend's own text
- * in English, else the code's sentence (which names no particulars: the
- * backend's text is then kept as the detail). */
+ * template's words when there is one, else the backend's own text in
+ * English, else the code's sentence (which names no particulars: the
+ * backend's text is then kept as the detail). A value may itself be words
+ * ({key, params}) or a list of them, said in turn. */
 import { i18n } from './index'
 
 /** What the backend sent: its text, and what the catalogues know it by. */
@@ -16,13 +17,33 @@ export interface BackendWords {
   params?: Record<string, unknown> | null
 }
 
-const english = () => !i18n.language?.startsWith('zh')
+/** Words by their template only (errs.Words). */
+export interface Said {
+  key: string
+  params?: Record<string, unknown> | null
+}
 
-function template(key: string | undefined, params: Record<string, unknown> | null | undefined): string | undefined {
-  if (!key) return undefined
+/** The words that part the items of a list (generated with the others). */
+const listSeparator = 'backend.msg.list.separator'
+const english = () => !i18n.language?.startsWith('zh')
+const isSaid = (v: unknown): v is Said => !!v && typeof v === 'object' && !Array.isArray(v) && typeof (v as Said).key === 'string'
+
+/** The values with the words among them said. */
+function values(params: Record<string, unknown> | null | undefined, depth: number): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(params ?? {})) {
+    if (isSaid(v)) out[k] = template(v.key, v.params, depth + 1) ?? ''
+    else if (Array.isArray(v)) out[k] = v.map((x) => (isSaid(x) ? (template(x.key, x.params, depth + 1) ?? '') : String(x))).join(i18n.t(listSeparator))
+    else out[k] = v
+  }
+  return out
+}
+
+function template(key: string | undefined, params: Record<string, unknown> | null | undefined, depth = 0): string | undefined {
+  if (!key || depth > 8) return undefined
   const full = `backend.msg.${key}`
   if (!i18n.exists(full)) return undefined
-  return i18n.t(full, { ...(params ?? {}) }) as string
+  return i18n.t(full, values(params, depth)) as string
 }
 
 /** The code's sentence (replaced codes read as theirs), if the catalogue has one. */
@@ -48,6 +69,18 @@ export function backendDetail(w: BackendWords): string {
   return w.message
 }
 
+/** Words by their template, or the backend's text when there are none (an
+ * older backend) or the catalogue does not know them. */
+export function saidText(said: Said | null | undefined, text: string): string {
+  return (said && template(said.key, said.params)) ?? text
+}
+
+/** A sentence: the first letter a capital (the backend's words about a run
+ * are phrases). */
+export function sentence(s: string): string {
+  return s ? s.charAt(0).toUpperCase() + s.slice(1) : s
+}
+
 /** A failed reply as the conversation tells it (conversation.Problem). */
 export interface BackendProblem {
   title: string
@@ -59,12 +92,5 @@ export interface BackendProblem {
 
 /** The title and advice of a failed reply in the language in use. */
 export function problemText(p: BackendProblem): { title: string; advice: string } {
-  const part = (key: string | undefined, text: string | undefined) => {
-    if (key) {
-      const full = `backend.msg.${key}`
-      if (i18n.exists(full)) return i18n.t(full, { ...(p.params ?? {}) }) as string
-    }
-    return text ?? ''
-  }
-  return { title: part(p.titleKey, p.title), advice: part(p.adviceKey, p.advice) }
+  return { title: template(p.titleKey, p.params) ?? p.title, advice: template(p.adviceKey, p.params) ?? p.advice ?? '' }
 }

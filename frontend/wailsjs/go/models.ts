@@ -341,8 +341,8 @@ export namespace conversation {
 	export interface StepView {
 	    title: string;
 	    summary: string;
-	    titleWords: errs.Words;
-	    summaryWords: errs.Words;
+	    titleWords?: errs.Words;
+	    summaryWords?: errs.Words;
 	    calls: number;
 	    failed?: number;
 	    node?: string;
@@ -1315,7 +1315,7 @@ export namespace workflow {
 	    durationMs?: number;
 	    raw: string;
 	    text: string;
-	    words: errs.Words;
+	    words?: errs.Words;
 	}
 	export interface Run {
 	    runId: string;
