@@ -5,7 +5,7 @@
 import { Codes, ReplacedCodes } from '../bridge/codes.gen'
 import { toBridgeError } from '../bridge/errors'
 import { applyLanguage } from '.'
-import { backendDetail, backendText, problemText } from './backend'
+import { backendDetail, backendText, problemText, saidText, sentence } from './backend'
 import en from './locales/backend.en.gen.json'
 import zhCN from './locales/backend.zh-CN.json'
 
@@ -64,7 +64,7 @@ describe('backendText', () => {
     const e = toBridgeError(wire)
     expect(backendText(e)).toBe('this looks like project "notes" moved from /old — use its conversations?')
     applyLanguage('zh-CN')
-    expect(backendText(e)).toBe('这看起来是从 /old 移来的项目“notes”——要沿用它的对话吗？')
+    expect(backendText(e)).toBe('这看起来是从 /old 移动过来的项目“notes”— 要使用它的对话吗？')
     // A replaced code reads as the code that replaced it.
     expect(backendText(toBridgeError(new Error(`${Object.keys(ReplacedCodes)[0]}: busy`)))).toBe(zhCN.codes[ReplacedCodes[Object.keys(ReplacedCodes)[0]] as keyof typeof zhCN.codes])
   })
@@ -82,5 +82,54 @@ describe('problemText', () => {
   ])('in %s says %j', (lang, p, title, advice) => {
     applyLanguage(lang as 'en' | 'zh-CN')
     expect(problemText(p)).toEqual({ title, advice })
+  })
+})
+
+describe('words about a run', () => {
+  afterEach(() => applyLanguage('en'))
+  // What the backend sends for a step: a list of phrases, one failed, naming
+  // targets by their own words and a node by its title.
+  const summary = {
+    key: 'run.call.all',
+    params: {
+      list: [
+        { key: 'run.call.read', params: { what: { key: 'run.target.stepFile' } } },
+        { key: 'run.call.write', params: { what: 'project-brief.md' } },
+        { key: 'run.call.tried', params: { list: [{ key: 'run.call.movedTo', params: { node: '“Wrap up”' } }] } },
+      ],
+    },
+  }
+  const title = { key: 'run.step.numbered', params: { n: 2, title: { key: 'run.step.untitled' } } }
+
+  it.each([
+    ['en', "read the step's instructions, wrote project-brief.md, tried: moved to “Wrap up” (failed)", 'Step 2 · Run step'],
+    ['zh-CN', '读取了该步骤的说明，写入了 project-brief.md，尝试转到了“Wrap up”（失败）', '第 2 步 · 运行步骤'],
+  ])('says a step in %s', (lang, words, heading) => {
+    applyLanguage(lang as 'en' | 'zh-CN')
+    expect(saidText(summary, 'the English text')).toBe(words)
+    expect(saidText(title, 'the English title')).toBe(heading)
+  })
+
+  it('says the backend text without words, or with words it does not know', () => {
+    applyLanguage('zh-CN')
+    expect(saidText(undefined, 'Step 1 · Capture')).toBe('Step 1 · Capture')
+    expect(saidText({ key: 'run.call.fromTheFuture' }, 'did something new')).toBe('did something new')
+    expect(sentence(saidText({ key: 'run.log.turnEndedRequests', params: { phase: { key: 'run.phase.waitingUser' }, n: 3 } }, ''))).toBe('本轮结束：等待你的回复（3 次模型请求）')
+    applyLanguage('en')
+    expect(sentence(saidText({ key: 'run.call.read', params: { what: { key: 'run.target.state' } } }, ''))).toBe("Read the run's state")
+  })
+})
+
+describe('values among Chinese words', () => {
+  afterEach(() => applyLanguage('en'))
+  it.each([
+    ['a Latin value between Chinese words is set apart', { key: 'run.call.usedMCP', params: { tool: 'search', server: 'github' } }, '使用了 github 的 search'],
+    ['Chinese values are not', { key: 'run.call.usedMCP', params: { tool: '搜索', server: '仓库' } }, '使用了仓库的搜索'],
+    ['punctuation needs no space', { key: 'pkg.missing', params: { file: 'bmad.json' } }, '包中不存在 bmad.json'],
+    ['a value that is a number', { key: 'problem.rateLimitSeconds.advice', params: { n: 5 } }, '服务器要求降低请求频率：请 5 秒后再试。'],
+  ])('%s', (_, said, want) => {
+    applyLanguage('zh-CN')
+    expect(saidText(said, '')).toBe(want)
+    expect(saidText(said, '')).not.toContain('\u2060')
   })
 })

@@ -28,22 +28,37 @@ const listSeparator = 'backend.msg.list.separator'
 const english = () => !i18n.language?.startsWith('zh')
 const isSaid = (v: unknown): v is Said => !!v && typeof v === 'object' && !Array.isArray(v) && typeof (v as Said).key === 'string'
 
-/** The values with the words among them said. */
+/** Marks the edges of a value in a rendered template (a word joiner). */
+const edge = '\u2060'
+const cjk = '\u3400-\u9fff\uf900-\ufaff'
+
+/** The values with the words among them said; a plain value is marked at
+ * its edges (spaced). */
 function values(params: Record<string, unknown> | null | undefined, depth: number): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   for (const [k, v] of Object.entries(params ?? {})) {
     if (isSaid(v)) out[k] = template(v.key, v.params, depth + 1) ?? ''
-    else if (Array.isArray(v)) out[k] = v.map((x) => (isSaid(x) ? (template(x.key, x.params, depth + 1) ?? '') : String(x))).join(i18n.t(listSeparator))
-    else out[k] = v
+    else if (Array.isArray(v)) out[k] = v.map((x) => (isSaid(x) ? (template(x.key, x.params, depth + 1) ?? '') : edge + String(x) + edge)).join(i18n.t(listSeparator))
+    else out[k] = edge + String(v) + edge
   }
   return out
+}
+
+/** Neither Chinese nor a space nor punctuation that needs no space. */
+const latin = `[^\\s${cjk}\\u3000-\\u303f\\uff00-\\uffef\\u2018-\\u201f${edge}]`
+
+/** A space where a value of Latin letters, digits or a path meets Chinese
+ * characters ("写入了 brief.md"), as Chinese text sets them apart. */
+function spaced(s: string): string {
+  return s.replace(new RegExp(`([${cjk}])${edge}(${latin})`, 'g'), `$1 ${edge}$2`).replace(new RegExp(`(${latin})${edge}([${cjk}])`, 'g'), `$1${edge} $2`)
 }
 
 function template(key: string | undefined, params: Record<string, unknown> | null | undefined, depth = 0): string | undefined {
   if (!key || depth > 8) return undefined
   const full = `backend.msg.${key}`
   if (!i18n.exists(full)) return undefined
-  return i18n.t(full, values(params, depth)) as string
+  const s = spaced(i18n.t(full, values(params, depth)) as string)
+  return depth === 0 ? s.split(edge).join('') : s
 }
 
 /** The code's sentence (replaced codes read as theirs), if the catalogue has one. */

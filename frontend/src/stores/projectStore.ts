@@ -1,7 +1,6 @@
 import type { Bridge, BridgeError, ProjectInfo, RecentProject } from '../bridge'
 import { ErrorCodes, toBridgeError } from '../bridge'
 import { createStore, type Store } from './store'
-import { backendText } from '../i18n/backend'
 
 /** What is in flight: at most one project action at a time. */
 export type ProjectBusy = null | 'open' | 'create' | 'choose' | 'close'
@@ -98,7 +97,7 @@ export function createProjectStore(bridge: Pick<Bridge, 'projects'>): ProjectSto
           return true
         } catch (e) {
           const err = toBridgeError(e)
-          if (err.code === ErrorCodes.ProjectMoved) store.setState({ moved: { root: path, question: backendText(err) } })
+          if (err.code === ErrorCodes.ProjectMoved) store.setState({ moved: { root: path, question: err.message } })
           else fail(err)
           return false
         }
