@@ -40,7 +40,7 @@ type RegenerateRequest struct {
 func (ws *Workspace) branchMode(conversationID, mode, agentID string) (string, error) {
 	mode, _, err := ws.engine.ReplyMode(conversationID, mode, agentID)
 	if err == nil && mode == conversation.ModeRun {
-		err = errs.New(errs.InvalidRequest, "a workflow run cannot go back to an earlier message: fork the conversation from it instead")
+		err = errs.Msg(errs.InvalidRequest, "chat.runCannotGoBack", nil)
 	}
 	return mode, err
 }
@@ -52,7 +52,7 @@ func (ws *Workspace) branchMode(conversationID, mode, agentID string) (string, e
 // reply is running, ...) fail the call.
 func (ws *Workspace) Edit(req EditRequest) error {
 	if strings.TrimSpace(req.Text) == "" {
-		return errs.New(errs.InvalidRequest, "the message is empty")
+		return errs.Msg(errs.InvalidRequest, "chat.empty", nil)
 	}
 	mode, err := ws.branchMode(req.ConversationID, req.Mode, req.AgentID)
 	if err != nil {

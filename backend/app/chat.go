@@ -90,9 +90,9 @@ func (ws *Workspace) Send(req SendRequest) (*Reply, error) {
 	files = append(files, req.Files...)
 	switch {
 	case !req.Retry && strings.TrimSpace(req.Text) == "" && len(files) == 0:
-		return nil, errs.New(errs.InvalidRequest, "the message is empty")
+		return nil, errs.Msg(errs.InvalidRequest, "chat.empty", nil)
 	case req.Retry && len(files) > 0:
-		return nil, errs.New(errs.InvalidRequest, "a retry takes no attachments: send them with a new message")
+		return nil, errs.Msg(errs.InvalidRequest, "chat.retryAttachments", nil)
 	}
 	mode, agentID, err := ws.engine.ReplyMode(req.ConversationID, req.Mode, req.AgentID)
 	if err != nil {
@@ -101,10 +101,10 @@ func (ws *Workspace) Send(req SendRequest) (*Reply, error) {
 	ws.coord.NoteUserWrote(req.ConversationID)
 	if mode == conversation.ModeRun {
 		if len(files) > 0 {
-			return nil, errs.New(errs.InvalidRequest, "a run takes its input as text: attach files to chat or agent messages, or put them in the project folder")
+			return nil, errs.Msg(errs.InvalidRequest, "chat.runAttachments", nil)
 		}
 		if req.Retry {
-			return nil, errs.New(errs.InvalidRequest, "a run takes its input again as a new message: send it")
+			return nil, errs.Msg(errs.InvalidRequest, "chat.runRetry", nil)
 		}
 		return &Reply{conversationID: req.ConversationID}, ws.continueInBackground(req.ConversationID, req.Text)
 	}
