@@ -61,14 +61,10 @@ type StepView struct {
 	Node         string      `json:"node,omitempty"`
 }
 
-// CallWords says what one tool call did, in words ("read the run's state",
-// "wrote idea-notes.md", "moved to “Draft the brief”"), for a run whose graph
-// info describes (nil: without node titles). failed adds that it failed.
-func CallWords(tool, args string, failed bool, info *RunInfo) string {
-	return CallSaid(tool, args, failed, info).String()
-}
-
-// CallSaid is CallWords by its templates (errs.Messages).
+// CallSaid says what one tool call did, by the templates of errs.Messages
+// (in English: "read the run's state", "wrote idea-notes.md", "moved to
+// “Draft the brief”"), for a run whose graph info describes (nil: without
+// node titles). failed adds that it failed.
 func CallSaid(tool, args string, failed bool, info *RunInfo) errs.Words {
 	return describeCall(tool, args, info).said(failed)
 }

@@ -100,7 +100,7 @@ type View struct {
 	Step   *StepView `json:"step,omitempty"`
 	InStep string    `json:"inStep,omitempty"`
 	// Calls says what each tool call of an assistant message did, in words,
-	// by tool call id (CallWords).
+	// by tool call id (CallSaid).
 	Calls map[string]string `json:"calls,omitempty"`
 	// CallWords are Calls by their templates (errs.Messages), for the window
 	// to say them in the user's language.

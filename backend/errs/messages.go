@@ -3,7 +3,6 @@ package errs
 import (
 	"fmt"
 	"regexp"
-	"sort"
 	"strings"
 )
 
@@ -81,20 +80,6 @@ func MsgWrap(code string, cause error, key string, params Params) *Error {
 	e := Msg(code, key, params)
 	e.Cause = cause
 	return e
-}
-
-// Placeholders lists the names a template uses, sorted.
-func Placeholders(tpl string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, m := range placeholder.FindAllStringSubmatch(tpl, -1) {
-		if !seen[m[1]] {
-			seen[m[1]] = true
-			out = append(out, m[1])
-		}
-	}
-	sort.Strings(out)
-	return out
 }
 
 // keyOK reports whether a message key can be a path of the window's

@@ -70,9 +70,6 @@ func TestMsgFillsTheTemplate(t *testing.T) {
 			}
 		})
 	}
-	if got := Placeholders("{{b}} {{a}} {{ b }}"); !reflect.DeepEqual(got, []string{"a", "b"}) {
-		t.Fatalf("Placeholders = %v", got)
-	}
 }
 
 // A wrapped error keeps its template only when the wrapping adds no words:
