@@ -3,6 +3,12 @@ package errs
 // The problems of MCP server configurations (settings, project files, a
 // pasted block, the form).
 var _ = messages(map[string]string{
+	"mcp.gaveUp":              "the MCP server \"{{name}}\" failed {{n}} times in a row and is not restarted any more ({{detail}}); restart it from Settings → MCP",
+	"mcp.restartIn":           "the MCP server \"{{name}}\" failed ({{detail}}); it will be restarted in {{wait}}",
+	"mcp.stopped":             "the MCP server \"{{name}}\" has been stopped",
+	"mcp.stoppedStarting":     "the MCP server \"{{name}}\" was stopped while it started",
+	"mcp.couldNotStart":       "the MCP server \"{{name}}\" could not start: {{detail}}",
+	"mcp.stoppedAnswering":    "stopped answering: a call timed out and a ping got no answer within {{timeout}}",
 	"mcp.cannotStart":         "cannot start {{command}}: {{detail}}",
 	"mcp.stoppedUnexpectedly": "stopped unexpectedly: {{detail}}",
 	"mcp.tableNotObject":      "mcpServers must be a JSON object of name → server: {{detail}}",

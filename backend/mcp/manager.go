@@ -564,7 +564,7 @@ func (m *Manager) Restart(ctx context.Context, name string) error {
 	s.mu.Unlock()
 	_, err := s.ensure(ctx, false)
 	if err != nil {
-		return errors.New(s.redactor().scrub(err.Error()))
+		return s.scrubbed(errs.CodeOf(err), err)
 	}
 	return nil
 }

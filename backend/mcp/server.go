@@ -206,7 +206,7 @@ func (s *server) ensure(ctx context.Context, waitBackoff bool) (*conn, error) {
 		s.mu.Lock()
 		if s.removed || s.m.isClosed() {
 			s.mu.Unlock()
-			return nil, fmt.Errorf("the MCP server %q has been stopped", s.cfg.Name)
+			return nil, errs.Msg(errs.MCPServerFailed, "mcp.stopped", errs.Params{"name": s.cfg.Name})
 		}
 		switch s.state {
 		case StateReady:
@@ -224,12 +224,12 @@ func (s *server) ensure(ctx context.Context, waitBackoff bool) (*conn, error) {
 			}
 		case StateFailed:
 			if s.failures > s.m.opts.MaxRestarts {
-				err := fmt.Errorf("the MCP server %q failed %d times in a row and is not restarted any more (%s); restart it from Settings → MCP", s.cfg.Name, s.failures, s.lastErr)
+				err := errs.Msg(errs.MCPServerFailed, "mcp.gaveUp", errs.Params{"name": s.cfg.Name, "n": s.failures, "detail": s.lastErr})
 				s.mu.Unlock()
 				return nil, err
 			}
 			if wait := time.Until(s.retryAt); wait > 0 {
-				err := fmt.Errorf("the MCP server %q failed (%s); it will be restarted in %s", s.cfg.Name, s.lastErr, wait.Round(time.Millisecond))
+				err := errs.Msg(errs.MCPServerFailed, "mcp.restartIn", errs.Params{"name": s.cfg.Name, "detail": s.lastErr, "wait": wait.Round(time.Millisecond).String()})
 				s.mu.Unlock()
 				if !waitBackoff {
 					return nil, err
@@ -269,7 +269,7 @@ func (s *server) ensure(ctx context.Context, waitBackoff bool) (*conn, error) {
 				go c.watch()
 				c.close(0)
 			}
-			return nil, fmt.Errorf("the MCP server %q was stopped while it started", s.cfg.Name)
+			return nil, errs.Msg(errs.MCPServerFailed, "mcp.stoppedStarting", errs.Params{"name": s.cfg.Name})
 		}
 		if err != nil {
 			e := errs.From(err)
@@ -277,7 +277,7 @@ func (s *server) ensure(ctx context.Context, waitBackoff bool) (*conn, error) {
 			close(starting)
 			s.mu.Unlock()
 			s.notify()
-			return nil, fmt.Errorf("the MCP server %q could not start: %s", s.cfg.Name, s.lastErr)
+			return nil, errs.Msg(errs.MCPServerFailed, "mcp.couldNotStart", errs.Params{"name": s.cfg.Name, "detail": s.lastErr})
 		}
 		s.conn, s.state, s.info, s.lastErr, s.tail = c, StateReady, info, "", ""
 		s.setToolsLocked(tools)
@@ -289,6 +289,27 @@ func (s *server) ensure(ctx context.Context, waitBackoff bool) (*conn, error) {
 		s.notify()
 		return c, nil
 	}
+}
+
+// scrubbed is err as an *errs.Error of code (its own when code is "") with
+// secrets removed from its message and the values of its template.
+func (s *server) scrubbed(code string, err error) *errs.Error {
+	e := errs.From(err)
+	if code == "" {
+		code = e.Code
+	}
+	r := s.redactor()
+	out := &errs.Error{Code: code, Message: r.scrub(e.Message), Key: e.Key, Cause: err}
+	if e.Key != "" {
+		out.Params = errs.Params{}
+		for k, v := range e.Params {
+			if str, ok := v.(string); ok {
+				v = r.scrub(str)
+			}
+			out.Params[k] = v
+		}
+	}
+	return out
 }
 
 // setFailedLocked records a failure (msg and the values of its template,
@@ -558,6 +579,19 @@ func (s *server) connLost(c *conn, msg string) {
 	s.notify()
 }
 
+// failWords is fail with a message from a template of errs.Messages.
+func (s *server) failWords(c *conn, key string, params errs.Params) {
+	s.mu.Lock()
+	if s.conn != c {
+		s.mu.Unlock()
+		return
+	}
+	s.setFailedLocked(errs.Text(key, params), key, params)
+	s.mu.Unlock()
+	c.close(0)
+	s.notify()
+}
+
 // fail marks c as failed with msg and kills it (a server that stopped answering).
 func (s *server) fail(c *conn, msg string) {
 	s.mu.Lock()
@@ -804,7 +838,7 @@ func (s *server) checkHealth(c *conn) {
 		defer cancel()
 		err := c.cs.Ping(ctx, nil)
 		if err != nil && c.ctx.Err() == nil {
-			s.fail(c, fmt.Sprintf("stopped answering: a call timed out and a ping got no answer within %s", s.m.opts.PingTimeout))
+			s.failWords(c, "mcp.stoppedAnswering", errs.Params{"timeout": s.m.opts.PingTimeout.String()})
 		}
 	}()
 }
