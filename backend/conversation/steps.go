@@ -216,7 +216,6 @@ func describeStatePatch(raw json.RawMessage, info *RunInfo) callFacts {
 		f.phrases = phrase("run.call.updatedState", nil)
 		return f
 	}
-	add := func(key string, params errs.Params) { f.phrases = append(f.phrases, errs.Say(key, params)) }
 	if op, ok := u["decisionLog"]; ok {
 		var ds []struct {
 			Label string `json:"label"`
@@ -224,9 +223,9 @@ func describeStatePatch(raw json.RawMessage, info *RunInfo) callFacts {
 		}
 		if json.Unmarshal(op.Append, &ds) == nil && len(ds) > 0 {
 			if l := strings.TrimSpace(ds[0].Label); l != "" {
-				add("run.call.decided", errs.Params{"label": clipWords(l, 60)})
+				f.phrases = append(f.phrases, errs.Say("run.call.decided", errs.Params{"label": clipWords(l, 60)}))
 			} else if ds[0].To != "" {
-				add("run.call.decidedGoTo", errs.Params{"node": quoteNode(ds[0].To, info)})
+				f.phrases = append(f.phrases, errs.Say("run.call.decidedGoTo", errs.Params{"node": quoteNode(ds[0].To, info)}))
 			}
 		}
 	}
@@ -240,15 +239,15 @@ func describeStatePatch(raw json.RawMessage, info *RunInfo) callFacts {
 		var to string
 		if json.Unmarshal(op.Set, &to) == nil && to != "" {
 			f.moveTo = to
-			add("run.call.movedTo", errs.Params{"node": quoteNode(to, info)})
+			f.phrases = append(f.phrases, errs.Say("run.call.movedTo", errs.Params{"node": quoteNode(to, info)}))
 		}
 	}
 	if f.moveTo == "" {
 		for _, id := range f.completes {
 			if n, ok := nodeOf(info, id); ok && n.Type == "end" {
-				add("run.call.finishedRun", nil)
+				f.phrases = append(f.phrases, errs.Say("run.call.finishedRun", nil))
 			} else {
-				add("run.call.finished", errs.Params{"node": quoteNode(id, info)})
+				f.phrases = append(f.phrases, errs.Say("run.call.finished", errs.Params{"node": quoteNode(id, info)}))
 			}
 		}
 	}
