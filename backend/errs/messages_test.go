@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -128,4 +129,26 @@ func TestWordsNestAndList(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Any template and value: filling never fails, a template without
+// placeholders is its own text, and a value between two texts without
+// braces is put in place whatever it holds.
+func FuzzText(f *testing.F) {
+	f.Add("read {{what}}", "a.md", "", "")
+	f.Add("{{ what }}{{what}}{{missing}}", "{{what}}", "x", "y")
+	f.Add("{{", "", "", "")
+	f.Add("}}{{what", "x", "{", "}")
+	f.Fuzz(func(t *testing.T, tpl, value, before, after string) {
+		params := Params{"what": value, "list": []Words{{Key: "fuzz.none"}}}
+		if got := fill(tpl, params); !strings.Contains(tpl, "{{") && got != tpl {
+			t.Fatalf("fill(%q) = %q: a template without placeholders changed", tpl, got)
+		}
+		if strings.ContainsAny(before+after, "{}") {
+			return
+		}
+		if got, want := fill(before+"{{what}}"+after, params), before+value+after; got != want {
+			t.Fatalf("fill(%q) = %q, want %q", before+"{{what}}"+after, got, want)
+		}
+	})
 }
