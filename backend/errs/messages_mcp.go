@@ -9,6 +9,8 @@ var _ = messages(map[string]string{
 	"mcp.stoppedStarting":     "the MCP server \"{{name}}\" was stopped while it started",
 	"mcp.couldNotStart":       "the MCP server \"{{name}}\" could not start: {{detail}}",
 	"mcp.stoppedAnswering":    "stopped answering: a call timed out and a ping got no answer within {{timeout}}",
+	"mcp.withheldTools":       "MCP server \"{{name}}\" lists {{n}} tools, more than the {{limit}} one server may bring into a request (settings tools.mcp.maxToolsPerServer): its tools are not offered, the other servers' are",
+	"mcp.withheldTokens":      "the tool definitions of MCP server \"{{name}}\" take about {{n}} tokens, more than the {{limit}} one server may bring into a request (settings tools.mcp.maxToolTokensPerServer): its tools are not offered, the other servers' are",
 	"mcp.cannotStart":         "cannot start {{command}}: {{detail}}",
 	"mcp.stoppedUnexpectedly": "stopped unexpectedly: {{detail}}",
 	"mcp.tableNotObject":      "mcpServers must be a JSON object of name → server: {{detail}}",

@@ -68,6 +68,8 @@ type ServerView struct {
 	// are over the bounds of one server (tools.mcp.maxToolsPerServer,
 	// maxToolTokensPerServer).
 	Withheld string `json:"withheld,omitempty"`
+	// WithheldWords are Withheld by its template (errs.Messages).
+	WithheldWords *errs.Words `json:"withheldWords,omitempty"`
 	// Warnings name, for a project server, the variables of its env that make a
 	// program load code (PYTHONPATH, NODE_OPTIONS, …), in words.
 	Warnings []string `json:"warnings,omitempty"`
@@ -163,7 +165,7 @@ func serverView(st mcp.Status, list []mcp.Tool, v View) ServerView {
 	out.Config.Name = st.Name
 	out.Warnings = st.Config.LoaderWarnings()
 	if _, w := mcp.Bound(list, v.limits); len(w) > 0 {
-		out.Withheld = w[0].Reason
+		out.Withheld, out.WithheldWords = w[0].Reason, &w[0].Words
 		out.Summary += ", not offered: over the limit of one server's tools"
 	}
 	if st.RetryAt != nil {

@@ -1056,6 +1056,7 @@ export namespace projectmcp {
 	    approvalChanged?: boolean;
 	    offered: boolean;
 	    withheld?: string;
+	    withheldWords?: errs.Words;
 	    warnings?: string[];
 	    config: ServerSpec;
 	}

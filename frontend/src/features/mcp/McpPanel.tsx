@@ -7,7 +7,7 @@ import { SignOutButton } from './SignOutButton'
 import { emptyForm, formOf, lastLines, problemWords, specFromForm, statusText, type McpForm } from './spec'
 import './mcp.css'
 import { Trans, useTranslation } from '../../i18n'
-import { backendText } from '../../i18n/backend'
+import { backendText, saidText } from '../../i18n/backend'
 
 /** Settings → MCP: tools from Model Context Protocol servers. The MCP
  * switches; every server with its status (starting, ready with its tools,
@@ -289,7 +289,7 @@ function ServerCard({ server: s, hasProject, onEdit, onRemove }: { server: McpSe
       )}
       {s.withheld && (
         <div className="mcp-failure" data-testid="mcp-withheld">
-          <div className="mcp-error">{s.withheld}</div>
+          <div className="mcp-error">{saidText(s.withheldWords, s.withheld)}</div>
         </div>
       )}
       {s.state === 'failed' && (
