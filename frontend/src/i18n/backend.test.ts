@@ -135,3 +135,20 @@ describe('values among Chinese words', () => {
     expect(saidText(said, '')).not.toContain('\u2060')
   })
 })
+
+describe('settings out of range', () => {
+  afterEach(() => applyLanguage('en'))
+  // A warning of Settings as the backend sends it: the problem and what is used meanwhile.
+  const warning = {
+    message: 'must be a positive integer, got -5: the default of 128000 tokens is used until it is corrected',
+    key: 'settings.warnInstead',
+    params: { problem: { key: 'settings.positive', params: { got: -5 } }, instead: { key: 'settings.instead.defaultTokens', params: { n: 128000 } } },
+  }
+  it.each([
+    ['en', warning.message],
+    ['zh-CN', '必须是正整数，实际为 -5：在修正之前，使用默认值 128000 个 token'],
+  ])('in %s', (lang, want) => {
+    applyLanguage(lang as 'en' | 'zh-CN')
+    expect(backendText(warning)).toBe(want)
+  })
+})

@@ -1193,6 +1193,8 @@ export namespace settings {
 	export interface Problem {
 	    field: string;
 	    message: string;
+	    key?: string;
+	    params?: Record<string, any>;
 	}
 	export interface ShellTools {
 	    enabled: boolean;
