@@ -39,7 +39,7 @@ type RegenerateRequest struct {
 func (ws *Workspace) branchMode(conversationID, mode, agentID string) (string, error) {
 	mode, _, err := ws.engine.ReplyMode(conversationID, mode, agentID)
 	if err == nil && mode == conversation.ModeRun {
-		err = errs.New(errs.InvalidRequest, "a workflow run cannot go back to an earlier message: fork the conversation from it instead")
+		err = errs.Msg(errs.InvalidRequest, "chat.runCannotGoBack", nil)
 	}
 	return mode, err
 }

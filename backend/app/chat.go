@@ -98,10 +98,10 @@ func (ws *Workspace) Send(req SendRequest) (*Reply, error) {
 	ws.coord.NoteUserWrote(req.ConversationID)
 	if mode == conversation.ModeRun {
 		if len(files) > 0 {
-			return nil, errs.New(errs.InvalidRequest, "a run takes its input as text: attach files to chat or agent messages, or put them in the project folder")
+			return nil, errs.Msg(errs.InvalidRequest, "chat.runAttachments", nil)
 		}
 		if req.Retry {
-			return nil, errs.New(errs.InvalidRequest, "a run takes its input again as a new message: send it")
+			return nil, errs.Msg(errs.InvalidRequest, "chat.runRetry", nil)
 		}
 		return &Reply{conversationID: req.ConversationID}, ws.continueInBackground(req.ConversationID, req.Text)
 	}

@@ -33,7 +33,7 @@ func (s *Session) Runtime() *Runtime { return s.rt }
 
 // errNoProject is the failure of the calls that need an open project.
 func errNoProject() error {
-	return errs.New(errs.NoProject, "no project is open; open or create a project first")
+	return errs.Msg(errs.NoProject, "app.noProject", nil)
 }
 
 // Current returns the open project's workspace, or E_NO_PROJECT.
@@ -202,7 +202,7 @@ func (s *Session) ListPackages() (PackagesView, error) { return s.rt.ListPackage
 func (s *Session) RemovePackage(packageID string) (*ProjectInfo, error) {
 	ws, _ := s.Current()
 	if ws != nil && len(ws.tasks.All()) > 0 {
-		return nil, errs.New(errs.Busy, "a reply is being generated in this project; stop it or let it finish before removing a package")
+		return nil, errs.Msg(errs.Busy, "app.busyRemovingPackage", nil)
 	}
 	if err := s.rt.packages.Remove(packageID); err != nil {
 		return nil, err

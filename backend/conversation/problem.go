@@ -1,7 +1,6 @@
 package conversation
 
 import (
-	"fmt"
 	"regexp"
 	"strings"
 	"time"
@@ -20,6 +19,12 @@ type Problem struct {
 	// Settings is true when the fix lies in the LLM settings (address, key,
 	// model, limits).
 	Settings bool `json:"settings,omitempty"`
+	// TitleKey and AdviceKey name the templates of errs.Messages the title
+	// and the advice were made from, and Params the values they name: the
+	// window says them in the user's language.
+	TitleKey  string      `json:"titleKey,omitempty"`
+	AdviceKey string      `json:"adviceKey,omitempty"`
+	Params    errs.Params `json:"params,omitempty"`
 }
 
 // IsStop reports whether a failure block records a reply that was stopped
@@ -39,100 +44,92 @@ func contains(s string, fragments ...string) bool {
 
 // Describe says what a failure block means for the person reading the
 // conversation. It is the one place where codes and server messages become
-// sentences.
+// sentences; each is a template of errs.Messages (problem.<what>.title and
+// .advice), which the window says in the user's language.
 func Describe(b ErrorBlock) Problem {
-	where := "the configured address"
-	if b.Provider != "" {
-		where = b.Provider
+	where := errs.Params{"where": b.Provider}
+	addr := "atProvider"
+	if b.Provider == "" {
+		addr = "atAddress"
 	}
 	msg := b.Message
 	switch b.Code {
 	case errs.LLMAborted, errs.Aborted:
-		return Problem{Title: "Stopped", Advice: "The answer was stopped before it was complete."}
+		return problem("stopped", "stopped", false, nil)
 	case errs.LLMNotConfigured, "LLM_NOT_CONFIGURED":
-		return Problem{Title: "No model is set up yet", Advice: "Set the server address and the model in Settings.", Settings: true}
+		return problem("notConfigured", "notConfigured", true, nil)
 	case errs.LLMNetwork:
 		switch {
 		case contains(msg, "connection refused", "no such host", "dial tcp", "dial udp", "network is unreachable",
 			"no route to host", "connect:", "server misbehaving", "host is down"):
-			return Problem{Title: "Can't reach the model server",
-				Advice:   "Nothing answered at " + where + ". Check that the server is running and that its address in Settings is right.",
-				Settings: true}
+			return problem("unreachable", addr+"Refused", true, where)
 		case contains(msg, "closed before", "eof", "connection reset", "broken pipe", "stream"):
-			return Problem{Title: "The connection broke off in the middle of the answer",
-				Advice: "The server closed the connection before the answer was complete."}
+			return problem("brokeOff", "brokeOffClosed", false, nil)
 		}
-		return Problem{Title: "A network problem interrupted the answer", Advice: "Check the connection to " + where + " and try again."}
+		return problem("network", addr+"Network", false, where)
 	case errs.LLMStreamIncomplete:
-		return Problem{Title: "The connection broke off in the middle of the answer",
-			Advice: "The server stopped sending before the answer was complete; what had arrived is kept."}
+		return problem("brokeOff", "brokeOffKept", false, nil)
 	case errs.LLMAuth:
-		return Problem{Title: "The server refused the API key", Advice: "Check the API key in Settings.", Settings: true}
+		return problem("auth", "auth", true, nil)
 	case errs.LLMRateLimit:
 		if contains(msg, "quota", "billing", "credit") {
-			return Problem{Title: "The API key's quota is used up", Advice: "Check the plan or the billing of the account, or use another key in Settings.", Settings: true}
+			return problem("quota", "quota", true, nil)
 		}
-		advice := "The server asks to slow down: wait a little, then try again."
-		if b.RetryAfter > 0 {
-			advice = "The server asks to slow down: try again in " + humanDuration(b.RetryAfter) + "."
+		switch s := int(b.RetryAfter.Round(time.Second) / time.Second); {
+		case b.RetryAfter <= 0:
+			return problem("rateLimit", "rateLimit", false, nil)
+		case s <= 1:
+			return problem("rateLimit", "rateLimitSecond", false, nil)
+		case s < 90:
+			return problem("rateLimit", "rateLimitSeconds", false, errs.Params{"n": s})
+		default:
+			return problem("rateLimit", "rateLimitMinutes", false, errs.Params{"n": (s + 30) / 60})
 		}
-		return Problem{Title: "Too many requests for now", Advice: advice}
 	case errs.LLMTimeout:
 		switch {
 		case contains(msg, "stalled", "idle"):
-			return Problem{Title: "The answer stalled", Advice: "No more text arrived for a while. Try again; if it keeps happening, raise the timeouts in Settings.", Settings: true}
+			return problem("stalled", "stalled", true, nil)
 		case contains(msg, "connecting"):
-			return Problem{Title: "Can't reach the model server", Advice: "Connecting to " + where + " timed out. Check the address in Settings and that the server is running.", Settings: true}
+			return problem("unreachable", addr+"Timeout", true, where)
 		}
-		return Problem{Title: "The model took too long to answer", Advice: "It may be loading or busy. Try again; if it keeps happening, raise the timeouts in Settings.", Settings: true}
+		return problem("slow", "slow", true, nil)
 	case errs.LLMServer:
-		title := "The model server had an internal error"
 		if b.Status != 0 {
-			title += fmt.Sprintf(" (HTTP %d)", b.Status)
+			return problem("serverStatus", "server", false, errs.Params{"status": b.Status})
 		}
-		return Problem{Title: title, Advice: "This is on the server's side: try again in a moment."}
+		return problem("server", "server", false, nil)
 	case errs.LLMContextLength:
-		return Problem{Title: "The conversation is too long for the model",
-			Advice:   "Start a new conversation or fork an earlier point of this one, or set the context budget in Settings to what the model takes.",
-			Settings: true}
+		return problem("contextLength", "contextLength", true, nil)
 	case errs.ContextTooLarge:
-		return Problem{Title: "This step does not fit in the model's context",
-			Advice:   "Even with the history compressed, the newest message and this step's tool results are over the limit, so nothing was sent. Ask for a smaller step, or raise the context budget in Settings if the model takes more.",
-			Settings: true}
+		return problem("contextTooLarge", "contextTooLarge", true, nil)
 	case errs.MaxTurnsExceeded:
-		return Problem{Title: "Stopped after too many tool steps", Advice: "The model kept calling tools without finishing its answer."}
+		return problem("maxTurns", "maxTurns", false, nil)
 	case errs.ConvBudget:
-		return Problem{Title: "Stopped: this message's work reached its budget",
-			Advice:   "The conversations it handed work to made as many model calls as one message may (engine.maxModelCallsPerMessage in Settings). Read what they wrote, then send a new message to go on.",
-			Settings: true}
+		return problem("budget", "budget", true, nil)
 	case errs.LoopDetected:
-		return Problem{Title: "Stopped a tool call that kept failing", Advice: "The model repeated the same failing call. The details say which; tell it what to do differently."}
+		return problem("loop", "loop", false, nil)
 	case errs.LLMBadResponse:
 		switch {
 		case modelMissing.MatchString(msg):
-			return Problem{Title: "The server doesn't have this model", Advice: "Choose a model it serves in Settings (Test connection lists them).", Settings: true}
+			return problem("noModel", "noModel", true, nil)
 		case b.Status == 404:
-			return Problem{Title: "Nothing answers at this address", Advice: "The server said “not found”: check the base URL in Settings (it usually ends in /v1).", Settings: true}
+			return problem("notFound", "notFound", true, nil)
 		case b.Status == 400 || b.Status == 422:
-			return Problem{Title: "The server rejected the request", Advice: "The details below say why."}
+			return problem("rejected", "seeDetails", false, nil)
 		}
-		return Problem{Title: "The server's answer could not be read", Advice: "It does not look like an OpenAI-compatible answer: check the base URL in Settings.", Settings: true}
+		return problem("unreadable", "unreadable", true, nil)
 	}
-	return Problem{Title: "The answer failed", Advice: "The details below say why."}
+	return problem("failed", "seeDetails", false, nil)
+}
+
+// problem is the Problem of the templates problem.<title>.title and
+// problem.<advice>.advice filled with params.
+func problem(title, advice string, settings bool, params errs.Params) Problem {
+	tk, ak := "problem."+title+".title", "problem."+advice+".advice"
+	return Problem{Title: errs.Text(tk, params), Advice: errs.Text(ak, params), Settings: settings,
+		TitleKey: tk, AdviceKey: ak, Params: params}
 }
 
 // modelMissing matches what servers say of a model they do not serve
 // (OpenAI, Ollama, vLLM, LM Studio, llama.cpp).
 var modelMissing = regexp.MustCompile("(?i)model[^.;()]{0,80}?(not found|does not exist|doesn't exist|not available|not loaded)|unknown model|no such model|model_not_found")
-
-// humanDuration says a short wait in words ("20 seconds", "2 minutes").
-func humanDuration(d time.Duration) string {
-	switch s := int(d.Round(time.Second) / time.Second); {
-	case s <= 1:
-		return "a second"
-	case s < 90:
-		return fmt.Sprintf("%d seconds", s)
-	default:
-		return fmt.Sprintf("%d minutes", (s+30)/60)
-	}
-}

@@ -4,8 +4,9 @@ import (
 	"encoding/json"
 	"path"
 	"slices"
-	"strconv"
 	"strings"
+
+	"crewagent/backend/errs"
 )
 
 // A run's bookkeeping, in words.
@@ -47,25 +48,30 @@ type RunNode struct {
 
 // StepView is a step of a run as one row: its title ("Step 2 · Draft the
 // brief"), what its tool calls did in words, how many calls it made and how
-// many failed, and the node (its id, for a tooltip).
+// many failed, and the node (its id, for a tooltip). TitleWords and
+// SummaryWords are the title and the summary by their templates
+// (errs.Messages), for the window to say them in the user's language.
 type StepView struct {
-	Title   string `json:"title"`
-	Summary string `json:"summary"`
-	Calls   int    `json:"calls"`
-	Failed  int    `json:"failed,omitempty"`
-	Node    string `json:"node,omitempty"`
+	Title        string      `json:"title"`
+	Summary      string      `json:"summary"`
+	TitleWords   *errs.Words `json:"titleWords,omitempty"`
+	SummaryWords *errs.Words `json:"summaryWords,omitempty"`
+	Calls        int         `json:"calls"`
+	Failed       int         `json:"failed,omitempty"`
+	Node         string      `json:"node,omitempty"`
 }
 
-// CallWords says what one tool call did, in words ("read the run's state",
-// "wrote idea-notes.md", "moved to “Draft the brief”"), for a run whose graph
-// info describes (nil: without node titles). failed adds that it failed.
-func CallWords(tool, args string, failed bool, info *RunInfo) string {
-	return describeCall(tool, args, info).words(failed)
+// CallSaid says what one tool call did, by the templates of errs.Messages
+// (in English: "read the run's state", "wrote idea-notes.md", "moved to
+// “Draft the brief”"), for a run whose graph info describes (nil: without
+// node titles). failed adds that it failed.
+func CallSaid(tool, args string, failed bool, info *RunInfo) errs.Words {
+	return describeCall(tool, args, info).said(failed)
 }
 
 // callFacts is what a tool call did, read by the protocol's rules.
 type callFacts struct {
-	phrases []string
+	phrases []errs.Words
 	// node is the node whose step file the call read.
 	node string
 	// completes are the nodes the call recorded as completed; moveTo the
@@ -74,13 +80,19 @@ type callFacts struct {
 	moveTo    string
 }
 
-func (f callFacts) words(failed bool) string {
-	w := strings.Join(f.phrases, ", ")
-	if failed {
-		return "tried: " + w + " (failed)"
+// said is what the call did: its phrases, or that it tried them and failed.
+func (f callFacts) said(failed bool) errs.Words {
+	switch {
+	case failed:
+		return errs.Say("run.call.tried", errs.Params{"list": f.phrases})
+	case len(f.phrases) == 1:
+		return f.phrases[0]
 	}
-	return w
+	return errs.Say("run.call.all", errs.Params{"list": f.phrases})
 }
+
+// phrase is the one phrase of a call.
+func phrase(key string, params errs.Params) []errs.Words { return []errs.Words{errs.Say(key, params)} }
 
 // describeCall reads one tool call of a run.
 func describeCall(tool, args string, info *RunInfo) callFacts {
@@ -99,80 +111,94 @@ func describeCall(tool, args string, info *RunInfo) callFacts {
 	var f callFacts
 	target, node := describePath(a.Path, info)
 	f.node = node
+	what := func(def string) errs.Params {
+		if target == nil {
+			return errs.Params{"what": errs.Say(def, nil)}
+		}
+		return errs.Params{"what": target}
+	}
+	// named is key, or keyNamed with the name when there is one.
+	named := func(key, name string) []errs.Words {
+		if name = strings.TrimSpace(name); name != "" {
+			return phrase(key+"Named", errs.Params{"name": name})
+		}
+		return phrase(key, nil)
+	}
 	switch tool {
 	case ToolFSRead:
-		f.phrases = []string{"read " + orDefault(target, "a file")}
+		f.phrases = phrase("run.call.read", what("run.target.aFile"))
 	case ToolFSList:
-		f.phrases = []string{"listed " + orDefault(target, "the project")}
+		f.phrases = phrase("run.call.list", what("run.target.project"))
 	case ToolFSSearch:
 		if p := strings.TrimSpace(a.Pattern); p != "" {
-			f.phrases = []string{"searched for “" + clipWords(p, 40) + "”"}
+			f.phrases = phrase("run.call.search", errs.Params{"pattern": clipWords(p, 40)})
 		} else {
-			f.phrases = []string{"searched the files"}
+			f.phrases = phrase("run.call.searchFiles", nil)
 		}
 	case ToolFSWrite:
-		f.phrases = []string{"wrote " + orDefault(target, "a file")}
+		f.phrases = phrase("run.call.write", what("run.target.aFile"))
 	case ToolFSApplyPatch:
 		if a.Path == stateFile {
 			f = describeStatePatch(a.Update, info)
 		} else {
-			f.phrases = []string{"edited " + orDefault(target, "a file")}
+			f.phrases = phrase("run.call.edit", what("run.target.aFile"))
 		}
 	case ToolUIAskUser:
-		f.phrases = []string{"asked you a question"}
+		f.phrases = phrase("run.call.ask", nil)
 	case ToolConvCreate:
-		f.phrases = []string{"handed a task to a new conversation" + quoted(orDefault(strings.TrimSpace(a.Title), clipWords(a.UserInstruction, 40)))}
+		f.phrases = named("run.call.handOff", orDefault(strings.TrimSpace(a.Title), clipWords(a.UserInstruction, 40)))
 	case ToolConvSend:
-		f.phrases = []string{"asked another conversation" + quoted(clipWords(a.Text, 40))}
+		f.phrases = named("run.call.askOther", clipWords(a.Text, 40))
 	case ToolConvList:
-		f.phrases = []string{"listed the conversations"}
+		f.phrases = phrase("run.call.listConversations", nil)
 	case ToolConvHistory:
-		f.phrases = []string{"read another conversation's messages"}
+		f.phrases = phrase("run.call.readOther", nil)
 	case ToolConvDestroy:
-		f.phrases = []string{"deleted a conversation it had made"}
+		f.phrases = phrase("run.call.deleteConversation", nil)
 	case ToolSkillActivate:
-		f.phrases = []string{"activated the skill" + quoted(a.Name)}
+		f.phrases = named("run.call.activateSkill", a.Name)
 	case ToolSkillDeactivate:
-		f.phrases = []string{"deactivated the skill" + quoted(a.Name)}
+		f.phrases = named("run.call.deactivateSkill", a.Name)
 	default:
 		if srv, name, ok := mcpName(tool); ok {
-			f.phrases = []string{"used " + name + " of " + srv}
+			f.phrases = phrase("run.call.usedMCP", errs.Params{"tool": name, "server": srv})
 		} else {
-			f.phrases = []string{"used the tool " + tool}
+			f.phrases = phrase("run.call.used", errs.Params{"tool": tool})
 		}
 	}
 	return f
 }
 
 // describePath names a path of a tool call for a person: the run's state,
-// the step's instructions (node is the step's node), a file by its name.
-func describePath(p string, info *RunInfo) (target, node string) {
+// the step's instructions (node is the step's node), a file by its name (a
+// string; the others are errs.Words); nil when it names nothing.
+func describePath(p string, info *RunInfo) (target any, node string) {
 	if p == "" {
-		return "", ""
+		return nil, ""
 	}
 	switch {
 	case p == stateFile:
-		return "the run's state", ""
+		return errs.Say("run.target.state", nil), ""
 	case strings.HasPrefix(p, "@state/logs/tool-results"):
-		return "a saved tool output", ""
+		return errs.Say("run.target.savedOutput", nil), ""
 	case strings.HasPrefix(p, "@pkg/"):
 		rel := strings.TrimPrefix(p, "@pkg/")
 		if info != nil {
 			for id, n := range info.Nodes {
 				if n.File != "" && n.File == rel {
-					return "the step's instructions", id
+					return errs.Say("run.target.stepFile", nil), id
 				}
 			}
 		}
 		if strings.Contains(rel, "/steps/") {
-			return "the step's instructions", strings.TrimSuffix(path.Base(rel), ".md")
+			return errs.Say("run.target.stepFile", nil), strings.TrimSuffix(path.Base(rel), ".md")
 		}
 	case p == "@project" || p == "@project/":
-		return "the project", ""
+		return errs.Say("run.target.project", nil), ""
 	}
 	base := path.Base(strings.TrimRight(p, "/"))
 	if base == "." || base == "/" || strings.HasPrefix(base, "@") {
-		return "", ""
+		return nil, ""
 	}
 	return base, ""
 }
@@ -187,7 +213,7 @@ func describeStatePatch(raw json.RawMessage, info *RunInfo) callFacts {
 		Merge  json.RawMessage `json:"merge"`
 	}
 	if json.Unmarshal(raw, &u) != nil {
-		f.phrases = []string{"updated the run's state"}
+		f.phrases = phrase("run.call.updatedState", nil)
 		return f
 	}
 	if op, ok := u["decisionLog"]; ok {
@@ -197,9 +223,9 @@ func describeStatePatch(raw json.RawMessage, info *RunInfo) callFacts {
 		}
 		if json.Unmarshal(op.Append, &ds) == nil && len(ds) > 0 {
 			if l := strings.TrimSpace(ds[0].Label); l != "" {
-				f.phrases = append(f.phrases, "decided: "+clipWords(l, 60))
+				f.phrases = append(f.phrases, errs.Say("run.call.decided", errs.Params{"label": clipWords(l, 60)}))
 			} else if ds[0].To != "" {
-				f.phrases = append(f.phrases, "decided to go to "+quoteNode(ds[0].To, info))
+				f.phrases = append(f.phrases, errs.Say("run.call.decidedGoTo", errs.Params{"node": quoteNode(ds[0].To, info)}))
 			}
 		}
 	}
@@ -213,20 +239,20 @@ func describeStatePatch(raw json.RawMessage, info *RunInfo) callFacts {
 		var to string
 		if json.Unmarshal(op.Set, &to) == nil && to != "" {
 			f.moveTo = to
-			f.phrases = append(f.phrases, "moved to "+quoteNode(to, info))
+			f.phrases = append(f.phrases, errs.Say("run.call.movedTo", errs.Params{"node": quoteNode(to, info)}))
 		}
 	}
 	if f.moveTo == "" {
 		for _, id := range f.completes {
 			if n, ok := nodeOf(info, id); ok && n.Type == "end" {
-				f.phrases = append(f.phrases, "finished the run")
+				f.phrases = append(f.phrases, errs.Say("run.call.finishedRun", nil))
 			} else {
-				f.phrases = append(f.phrases, "finished "+quoteNode(id, info))
+				f.phrases = append(f.phrases, errs.Say("run.call.finished", errs.Params{"node": quoteNode(id, info)}))
 			}
 		}
 	}
 	if len(f.phrases) == 0 {
-		f.phrases = []string{"updated the run's state"}
+		f.phrases = phrase("run.call.updatedState", nil)
 	}
 	return f
 }
@@ -241,11 +267,11 @@ func nodeOf(info *RunInfo, id string) (RunNode, bool) {
 
 // quoteNode names a node by its title; without one, "the next step" (its id
 // is for tooltips, not for words).
-func quoteNode(id string, info *RunInfo) string {
+func quoteNode(id string, info *RunInfo) any {
 	if n, ok := nodeOf(info, id); ok && n.Title != "" {
 		return "“" + n.Title + "”"
 	}
-	return "the next step"
+	return errs.Say("run.target.nextStep", nil)
 }
 
 func orDefault(s, d string) string {
@@ -272,7 +298,7 @@ type stepGroup struct {
 	members []int
 	calls   int
 	failed  int
-	phrases []string
+	phrases []errs.Words
 	node    string // the node it worked on, when known
 	done    string // the node it recorded as completed
 	number  int    // its number in the run (0: unknown)
@@ -339,8 +365,8 @@ func groupSteps(views []EntryView, runs map[string]*RunInfo) {
 			if failed {
 				cur.failed++
 			}
-			w := f.words(failed)
-			if len(cur.phrases) == 0 || cur.phrases[len(cur.phrases)-1] != w {
+			w := f.said(failed)
+			if len(cur.phrases) == 0 || cur.phrases[len(cur.phrases)-1].String() != w.String() {
 				cur.phrases = append(cur.phrases, w)
 			}
 			if failed {
@@ -367,16 +393,19 @@ func groupSteps(views []EntryView, runs map[string]*RunInfo) {
 	numberSteps(groups, runs)
 	for _, g := range groups {
 		info := runs[g.runID]
-		title := "Run step"
+		var title any = errs.Say("run.step.untitled", nil)
 		if n, ok := nodeOf(info, g.node); ok && n.Title != "" {
 			title = n.Title
 		}
+		titleWords := errs.Say("run.step.title", errs.Params{"title": title})
 		if g.after {
-			title = "After the run"
+			titleWords = errs.Say("run.step.after", nil)
 		} else if g.number > 0 {
-			title = "Step " + strconv.Itoa(g.number) + " · " + title
+			titleWords = errs.Say("run.step.numbered", errs.Params{"n": g.number, "title": title})
 		}
-		views[g.first].View.Step = &StepView{Title: title, Summary: strings.Join(g.phrases, ", "), Calls: g.calls, Failed: g.failed, Node: g.node}
+		summary := errs.Say("run.call.all", errs.Params{"list": g.phrases})
+		views[g.first].View.Step = &StepView{Title: titleWords.String(), Summary: summary.String(), TitleWords: &titleWords, SummaryWords: &summary,
+			Calls: g.calls, Failed: g.failed, Node: g.node}
 		id := views[g.first].ID
 		for _, m := range g.members[1:] {
 			views[m].View.InStep = id
@@ -437,18 +466,12 @@ func describeCalls(views []EntryView, runs map[string]*RunInfo) {
 			continue
 		}
 		v.View.Calls = make(map[string]string, len(v.ToolCalls))
+		v.View.CallWords = make(map[string]errs.Words, len(v.ToolCalls))
 		for _, c := range v.ToolCalls {
-			v.View.Calls[c.ID] = CallWords(c.Function.Name, c.Function.Arguments, failed[c.ID], runs[v.RunID])
+			w := CallSaid(c.Function.Name, c.Function.Arguments, failed[c.ID], runs[v.RunID])
+			v.View.Calls[c.ID], v.View.CallWords[c.ID] = w.String(), w
 		}
 	}
-}
-
-// quoted is " “s”", or "" for an empty s.
-func quoted(s string) string {
-	if s = strings.TrimSpace(s); s == "" {
-		return ""
-	}
-	return " “" + s + "”"
 }
 
 // mcpName splits an MCP tool's name (mcp__<server>__<tool>).

@@ -65,13 +65,13 @@ func TestCallWords(t *testing.T) {
 		{"skill.activate", `{"name":"pptx"}`, false, nil, "activated the skill “pptx”"},
 	}
 	for _, tt := range tests {
-		if got := CallWords(tt.tool, tt.args, tt.failed, tt.info); got != tt.want {
-			t.Errorf("CallWords(%s, %s) = %q, want %q", tt.tool, tt.args, got, tt.want)
+		if got := CallSaid(tt.tool, tt.args, tt.failed, tt.info).String(); got != tt.want {
+			t.Errorf("CallSaid(%s, %s) = %q, want %q", tt.tool, tt.args, got, tt.want)
 		}
 		// nothing internal in the words: no aliases, node ids or variable names
 		for _, leak := range []string{"@state", "@pkg", "@project", "capture-idea", "ideaClear", "workflowStatus", "check-clarity"} {
-			if strings.Contains(CallWords(tt.tool, tt.args, tt.failed, tt.info), leak) {
-				t.Errorf("CallWords(%s, %s) names %s", tt.tool, tt.args, leak)
+			if strings.Contains(CallSaid(tt.tool, tt.args, tt.failed, tt.info).String(), leak) {
+				t.Errorf("CallSaid(%s, %s) names %s", tt.tool, tt.args, leak)
 			}
 		}
 	}

@@ -3,6 +3,8 @@ package conversation
 import (
 	"encoding/json"
 	"strings"
+
+	"crewagent/backend/errs"
 )
 
 // Kinds of entries as the conversation screen shows them (View.Kind).
@@ -98,8 +100,11 @@ type View struct {
 	Step   *StepView `json:"step,omitempty"`
 	InStep string    `json:"inStep,omitempty"`
 	// Calls says what each tool call of an assistant message did, in words,
-	// by tool call id (CallWords).
+	// by tool call id (CallSaid).
 	Calls map[string]string `json:"calls,omitempty"`
+	// CallWords are Calls by their templates (errs.Messages), for the window
+	// to say them in the user's language.
+	CallWords map[string]errs.Words `json:"callWords,omitempty"`
 }
 
 // ViewOptions is what the views know beyond the entries.

@@ -218,6 +218,10 @@ func TestFormatError(t *testing.T) {
 		{"wrapped project error", fmt.Errorf("saving: %w", projErr), "E_PROJECT_IO: saving: disk full"},
 		{"app error kept", errs.New(errs.NoProject, "open a project first"), "E_NO_PROJECT: open a project first"},
 		{"plain error", errors.New("boom"), "E_INTERNAL: boom"},
+		{"a message from a template", errs.Msg(errs.ProjectNotFound, "project.notFound", errs.Params{"path": "/p"}),
+			"E_PROJECT_NOT_FOUND: folder /p does not exist" + WireSeparator + `{"key":"project.notFound","params":{"path":"/p"}}`},
+		{"wrapped with words: the words only", fmt.Errorf("opening: %w", errs.Msg(errs.ProjectNotFound, "project.notFound", errs.Params{"path": "/p"})),
+			"E_PROJECT_NOT_FOUND: opening: folder /p does not exist"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

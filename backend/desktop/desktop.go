@@ -7,6 +7,7 @@ package desktop
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 
 	"crewagent/backend/app"
@@ -97,11 +98,26 @@ func (a *App) shutdown(context.Context) {
 
 // FormatError is the window's ErrorFormatter. The desktop runtime rejects a call
 // with new Error(value), so the value must be a string: "CODE: message",
-// which src/bridge/errors.ts parses.
+// which src/bridge/errors.ts parses; a message made from a template is
+// followed by WireSeparator and {"key","params"} in JSON, for the window to
+// say it in the user's language.
 func FormatError(err error) any {
 	e := errs.From(err)
-	return e.Code + ": " + e.Message
+	s := e.Code + ": " + e.Message
+	if e.Key != "" {
+		if b, jerr := json.Marshal(struct {
+			Key    string      `json:"key"`
+			Params errs.Params `json:"params,omitempty"`
+		}{e.Key, e.Params}); jerr == nil {
+			s += WireSeparator + string(b)
+		}
+	}
+	return s
 }
+
+// WireSeparator parts a failed call's "CODE: message" from its template
+// (the ASCII record separator, which no message holds).
+const WireSeparator = "\x1e"
 
 // current calls fn with the open project's workspace (E_NO_PROJECT without one).
 func current[T any](s *app.Session, fn func(ws *app.Workspace) (T, error)) (T, error) {

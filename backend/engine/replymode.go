@@ -23,7 +23,7 @@ func (s *ChatService) ReplyMode(conversationID, mode, agentID string) (string, s
 		mode = conversation.ModeChat
 	}
 	if mode != conversation.ModeChat && mode != conversation.ModeAgent && mode != conversation.ModeRun {
-		return "", "", errs.Errorf(errs.InvalidMode, "unknown mode %q: messages are sent in chat, agent or run mode", mode)
+		return "", "", errs.Msg(errs.InvalidMode, "chat.unknownMode", errs.Params{"mode": mode})
 	}
 	if mode == conversation.ModeAgent && agentID == "" {
 		return "", "", s.NoAgent()
@@ -33,7 +33,7 @@ func (s *ChatService) ReplyMode(conversationID, mode, agentID string) (string, s
 	}
 	if conversationID == "" {
 		if mode == conversation.ModeRun {
-			return "", "", errs.New(errs.InvalidRequest, "run mode needs the conversation of a run")
+			return "", "", errs.Msg(errs.InvalidRequest, "chat.runNeedsRun", nil)
 		}
 		return mode, agentID, nil
 	}

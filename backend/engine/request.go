@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"crewagent/backend/errs"
 	"strings"
 
 	"crewagent/backend/conversation"
@@ -21,9 +22,9 @@ import (
 func CheckMessage(text string, attachments int, retry bool) error {
 	switch {
 	case !retry && strings.TrimSpace(text) == "" && attachments == 0:
-		return invalid("the message is empty")
+		return errs.Msg(errs.InvalidRequest, "chat.empty", nil)
 	case retry && attachments > 0:
-		return invalid("a retry takes no attachments: send them with a new message")
+		return errs.Msg(errs.InvalidRequest, "chat.retryAttachments", nil)
 	}
 	return nil
 }

@@ -11,12 +11,12 @@
 //
 // Read the code of any error with CodeOf and turn any error into an *Error
 // with From (errors.As works for *Error too). The window receives a failed
-// call as "CODE: message"; the TypeScript list of codes,
+// call as "CODE: message" (followed by its key and params, messages.go); the TypeScript list of codes,
 // frontend/src/bridge/codes.gen.ts, is generated from the catalogue
 // (go generate ./backend/errs).
 package errs
 
-//go:generate go run ./gen -out ../../frontend/src/bridge/codes.gen.ts
+//go:generate go run ./gen -out ../../frontend/src/bridge/codes.gen.ts -locale ../../frontend/src/i18n/locales/backend.en.gen.json
 
 import (
 	"errors"
@@ -29,7 +29,11 @@ type Error struct {
 	Code    string         `json:"code"`
 	Message string         `json:"message"`
 	Details map[string]any `json:"details,omitempty"`
-	Cause   error          `json:"-"`
+	// Key names the template of Messages the message was made from, and
+	// Params the values it names (Msg); empty for a message in words only.
+	Key    string `json:"key,omitempty"`
+	Params Params `json:"params,omitempty"`
+	Cause  error  `json:"-"`
 }
 
 // Error returns the message.
@@ -127,6 +131,9 @@ func From(err error) *Error {
 	out := &Error{Code: code, Message: err.Error(), Cause: err}
 	if e := first(err); e != nil {
 		out.Details = e.Details
+		if e.Message == out.Message { // wrapped without words of its own
+			out.Key, out.Params = e.Key, e.Params
+		}
 	}
 	return out
 }

@@ -2,8 +2,10 @@ package errs
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // TypeScript renders the catalogue as frontend/src/bridge/codes.gen.ts.
@@ -31,4 +33,41 @@ func TypeScript() []byte {
 func quote(s string) string {
 	q := strconv.Quote(s)
 	return "'" + q[1:len(q)-1] + "'"
+}
+
+// LocaleJSON renders the English words of the window's catalogue as
+// frontend/src/i18n/locales/backend.en.gen.json: "codes" (CodeTexts by code)
+// and "msg" (Messages, their keys' dots as nested objects).
+func LocaleJSON() ([]byte, error) {
+	msg := map[string]any{}
+	for key, tpl := range Messages {
+		if !keyOK(key) {
+			return nil, fmt.Errorf("message key %q is not dot-separated words", key)
+		}
+		parts := strings.Split(key, ".")
+		node := msg
+		for i, p := range parts {
+			if i == len(parts)-1 {
+				if _, taken := node[p]; taken {
+					return nil, fmt.Errorf("message key %q is also the start of another key", key)
+				}
+				node[p] = tpl
+				break
+			}
+			next, ok := node[p].(map[string]any)
+			if !ok {
+				if _, taken := node[p]; taken {
+					return nil, fmt.Errorf("message key %q starts with another key", key)
+				}
+				next = map[string]any{}
+				node[p] = next
+			}
+			node = next
+		}
+	}
+	b, err := json.MarshalIndent(map[string]any{"codes": CodeTexts, "msg": msg}, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
 }

@@ -142,12 +142,16 @@ func ListEndpoints(ctx context.Context, eps []Endpoint) []EndpointModels {
 
 // ConnectionResult is the outcome of a Test Connection.
 type ConnectionResult struct {
-	OK        bool   `json:"ok"`
-	Code      string `json:"code,omitempty"` // an errs code when OK is false
-	Message   string `json:"message"`
-	Model     string `json:"model"`
-	BaseURL   string `json:"baseUrl"`
-	LatencyMs int64  `json:"latencyMs"`
+	OK      bool   `json:"ok"`
+	Code    string `json:"code,omitempty"` // an errs code when OK is false
+	Message string `json:"message"`
+	// Key and Params: the template of errs.Messages Message was made from,
+	// and the values it names (the window says it in the user's language).
+	Key       string      `json:"key,omitempty"`
+	Params    errs.Params `json:"params,omitempty"`
+	Model     string      `json:"model"`
+	BaseURL   string      `json:"baseUrl"`
+	LatencyMs int64       `json:"latencyMs"`
 	// Models are the model ids the endpoint lists (GET /models), sorted;
 	// empty when it lists none or cannot list them (ModelsError says why).
 	Models      []string `json:"models"`
@@ -179,12 +183,14 @@ func Probe(ctx context.Context, cfg Config) ConnectionResult {
 		res.LatencyMs = time.Since(t0).Milliseconds()
 		res.Code = errs.LLMNotConfigured
 		switch {
+		case len(res.Models) == 1:
+			res.say("llm.probe.chooseTheModel", nil)
 		case len(res.Models) > 0:
-			res.Message = fmt.Sprintf("The server answers and serves %s: choose the model to use.", countNoun(len(res.Models), "model"))
+			res.say("llm.probe.chooseModel", errs.Params{"n": len(res.Models)})
 		case res.ModelsError != "":
 			res.Message = res.ModelsError
 		default:
-			res.Message = "The server answers but lists no model: download or load one there, or type its name."
+			res.say("llm.probe.noModels", nil)
 		}
 		return res
 	}
@@ -198,8 +204,14 @@ func Probe(ctx context.Context, cfg Config) ConnectionResult {
 		res.Code, res.Message = e.Code, e.Error()
 		return res
 	}
-	res.OK, res.Message = true, fmt.Sprintf("Connected: %s answered in %s", cfg.Model, latency(res.LatencyMs))
+	res.OK = true
+	res.say("llm.probe.connected", errs.Params{"model": cfg.Model, "latency": latency(res.LatencyMs)})
 	return res
+}
+
+// say sets the message from a template of errs.Messages.
+func (r *ConnectionResult) say(key string, params errs.Params) {
+	r.Message, r.Key, r.Params = errs.Text(key, params), key, params
 }
 
 // latency says how long an answer took: "8 ms", "1.4 s".
@@ -208,12 +220,4 @@ func latency(ms int64) string {
 		return fmt.Sprintf("%d ms", ms)
 	}
 	return fmt.Sprintf("%.1f s", float64(ms)/1000)
-}
-
-// countNoun says "1 model", "3 models".
-func countNoun(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

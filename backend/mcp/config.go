@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"crewagent/backend/errs"
 	"crewagent/backend/mcp/oauth"
 )
 
@@ -190,6 +191,17 @@ type Problem struct {
 	Server  string `json:"server,omitempty"`
 	Field   string `json:"field,omitempty"`
 	Message string `json:"message"`
+	// Key and Params: the template of errs.Messages Message was made from,
+	// and the values it names (the window says it in the user's language);
+	// In is the project file the problem was found in, when Message says so.
+	Key    string      `json:"key,omitempty"`
+	Params errs.Params `json:"params,omitempty"`
+	In     string      `json:"in,omitempty"`
+}
+
+// problem is a Problem whose message is a template of errs.Messages.
+func problem(server, field, key string, params errs.Params) Problem {
+	return Problem{Server: server, Field: field, Message: errs.Text(key, params), Key: key, Params: params}
 }
 
 func (p Problem) String() string {
@@ -218,7 +230,7 @@ func ParseServers(table []byte, src Source) ([]ServerConfig, []Problem) {
 	}
 	entries, err := objectEntries(table)
 	if err != nil {
-		return nil, []Problem{{Message: "mcpServers must be a JSON object of name → server: " + err.Error()}}
+		return nil, []Problem{problem("", "", "mcp.tableNotObject", errs.Params{"detail": err.Error()})}
 	}
 	var out []ServerConfig
 	var problems []Problem
@@ -226,7 +238,7 @@ func ParseServers(table []byte, src Source) ([]ServerConfig, []Problem) {
 	wires := map[string]string{} // tool-name form -> name
 	for _, e := range entries {
 		if names[e.key] {
-			problems = append(problems, Problem{Server: e.key, Message: "is defined more than once; the first definition is kept"})
+			problems = append(problems, problem(e.key, "", "mcp.definedTwice", nil))
 			continue
 		}
 		names[e.key] = true
@@ -236,7 +248,7 @@ func ParseServers(table []byte, src Source) ([]ServerConfig, []Problem) {
 		}
 		wire := ServerWireName(e.key)
 		if other, clash := wires[wire]; clash {
-			problems = append(problems, Problem{Server: e.key, Message: fmt.Sprintf("has the same tool-name form %q as server %q; rename one of them", wire, other)})
+			problems = append(problems, problem(e.key, "", "mcp.sameWireName", errs.Params{"wire": wire, "other": other}))
 			continue
 		}
 		cfg, ps := parseEntry(e.key, e.value)
@@ -268,11 +280,11 @@ func ParseFile(data []byte, src Source, file string) ([]ServerConfig, []Problem)
 	}
 	entries, err := objectEntries(data)
 	if err != nil {
-		return nil, []Problem{{Message: file + " is not a JSON object: " + err.Error()}}
+		return nil, []Problem{problem("", "", "mcp.fileNotObject", errs.Params{"file": file, "detail": err.Error()})}
 	}
 	table, ok := serverTable(entries)
 	if !ok {
-		return nil, []Problem{{Message: file + ` has no "mcpServers" object (or "servers", in VS Code's form)`}}
+		return nil, []Problem{problem("", "", "mcp.fileNoServers", errs.Params{"file": file})}
 	}
 	servers, problems := ParseServers(table, src)
 	for i := range servers {
@@ -334,14 +346,14 @@ func serverTable(entries []member) (json.RawMessage, bool) {
 func ParseBlock(text string, src Source) ([]ServerConfig, []Problem) {
 	t := strings.TrimSpace(strings.TrimPrefix(text, "\uFEFF"))
 	if t == "" {
-		return nil, []Problem{{Message: "nothing to parse: paste a JSON object such as {\"mcpServers\": {\"name\": {\"command\": \"…\"}}}"}}
+		return nil, []Problem{problem("", "", "mcp.nothingToParse", nil)}
 	}
 	if !strings.HasPrefix(t, "{") {
 		t = "{" + strings.TrimSuffix(t, ",") + "}"
 	}
 	entries, err := objectEntries([]byte(t))
 	if err != nil {
-		return nil, []Problem{{Message: "not a JSON object: " + err.Error()}}
+		return nil, []Problem{problem("", "", "mcp.notObject", errs.Params{"detail": err.Error()})}
 	}
 	if table, ok := serverTable(entries); ok {
 		return ParseServers(table, src)
@@ -425,6 +437,9 @@ func parseEntry(name string, raw json.RawMessage) (ServerConfig, []Problem) {
 	bad := func(field, format string, args ...any) {
 		ps = append(ps, Problem{Server: name, Field: field, Message: fmt.Sprintf(format, args...)})
 	}
+	say := func(field, key string, params errs.Params) {
+		ps = append(ps, problem(name, field, key, params))
+	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
 		var v any
@@ -438,7 +453,7 @@ func parseEntry(name string, raw json.RawMessage) (ServerConfig, []Problem) {
 			return false
 		}
 		if err := json.Unmarshal(v, dst); err != nil {
-			bad(field, "must be a string")
+			say(field, "mcp.mustBeString", nil)
 			return false
 		}
 		return true
@@ -450,7 +465,7 @@ func parseEntry(name string, raw json.RawMessage) (ServerConfig, []Problem) {
 		}
 		var m map[string]json.RawMessage
 		if err := json.Unmarshal(v, &m); err != nil {
-			bad(field, "must be an object of name → string")
+			say(field, "mcp.mustBeStringMap", nil)
 			return nil
 		}
 		out := make(map[string]string, len(m))
@@ -476,13 +491,13 @@ func parseEntry(name string, raw json.RawMessage) (ServerConfig, []Problem) {
 	if v, ok := fields["args"]; ok && string(v) != "null" {
 		var arr []json.RawMessage
 		if err := json.Unmarshal(v, &arr); err != nil {
-			bad("args", "must be an array of strings")
+			say("args", "mcp.mustBeStringArray", nil)
 		} else {
 			cfg.Args = make([]string, 0, len(arr))
 			for i, a := range arr {
 				var s string
 				if err := json.Unmarshal(a, &s); err != nil {
-					bad(fmt.Sprintf("args[%d]", i), "must be a string")
+					say(fmt.Sprintf("args[%d]", i), "mcp.mustBeString", nil)
 					continue
 				}
 				cfg.Args = append(cfg.Args, s)
@@ -505,7 +520,7 @@ func parseEntry(name string, raw json.RawMessage) (ServerConfig, []Problem) {
 	}
 	if v, ok := fields["disabled"]; ok && string(v) != "null" {
 		if err := json.Unmarshal(v, &cfg.Disabled); err != nil {
-			bad("disabled", "must be true or false")
+			say("disabled", "mcp.mustBeBool", nil)
 		}
 	}
 
@@ -539,34 +554,34 @@ func parseEntry(name string, raw json.RawMessage) (ServerConfig, []Problem) {
 	case "sse":
 		cfg.Type = TransportSSE
 	default:
-		bad("type", "must be \"stdio\", \"http\" or \"sse\", got %q", typ)
+		say("type", "mcp.badType", errs.Params{"type": typ})
 	}
 	switch {
 	case hasCommand && hasURL:
-		bad("", "gives both command and url; give command (a local server) or url (a remote one)")
+		say("", "mcp.commandAndURL", nil)
 	case !hasCommand && !hasURL:
-		bad("", "needs a command (a local server started by the app) or a url (a streamable HTTP server)")
+		say("", "mcp.noCommandOrURL", nil)
 	case hasCommand:
 		if strings.TrimSpace(cfg.Command) == "" {
-			bad("command", "must not be empty")
+			say("command", "mcp.empty", nil)
 		}
 		if typ != "" && typ != "stdio" {
-			bad("type", "is %q but the server has a command; use \"stdio\" or leave type out", typ)
+			say("type", "mcp.typeWithCommand", errs.Params{"type": typ})
 		}
 		cfg.Type = ""
 		if len(cfg.Headers) > 0 {
-			bad("headers", "only apply to url servers")
+			say("headers", "mcp.onlyURLPlural", nil)
 		}
 		if cfg.OAuth != nil {
-			bad("oauth", "only applies to url servers")
+			say("oauth", "mcp.onlyURL", nil)
 			cfg.OAuth = nil
 		}
 		if strings.ContainsRune(cfg.Command, 0) {
-			bad("command", "contains a NUL character")
+			say("command", "mcp.nul", nil)
 		}
 		for k := range cfg.Env {
 			if k == "" || strings.ContainsAny(k, "=\x00") {
-				bad("env", "has an invalid variable name %q", k)
+				say("env", "mcp.badEnvName", errs.Params{"name": k})
 			}
 		}
 		cfg.Headers = nil
@@ -574,29 +589,29 @@ func parseEntry(name string, raw json.RawMessage) (ServerConfig, []Problem) {
 		if err := checkVars(cfg.URL); err != nil {
 			bad("url", "%v", err)
 		} else if err := checkServerURL(probeURL(cfg.URL)); err != nil {
-			bad("url", "%v", err)
+			say("url", "mcp.badURL", nil)
 		}
 		if typ == "stdio" {
-			bad("type", "is \"stdio\" but the server has a url")
+			say("type", "mcp.stdioWithURL", nil)
 		}
 		if len(cfg.Args) > 0 {
-			bad("args", "only apply to command servers")
+			say("args", "mcp.onlyCommandPlural", nil)
 		}
 		if len(cfg.Env) > 0 {
-			bad("env", "only applies to command servers")
+			say("env", "mcp.onlyCommand", nil)
 		}
 		if cfg.Cwd != "" {
-			bad("cwd", "only applies to command servers")
+			say("cwd", "mcp.onlyCommand", nil)
 		}
 		if cfg.EnvFile != "" {
-			bad("envFile", "only applies to command servers")
+			say("envFile", "mcp.onlyCommand", nil)
 		}
 		for k, v := range cfg.Headers {
 			if !validHeaderName(k) {
-				bad("headers", "has an invalid header name %q", k)
+				say("headers", "mcp.badHeaderName", errs.Params{"name": k})
 			}
 			if strings.ContainsAny(v, "\r\n\x00") {
-				bad("headers."+k, "must not contain line breaks")
+				say("headers."+k, "mcp.lineBreaks", nil)
 			}
 		}
 		cfg.Args, cfg.Env = nil, nil

@@ -2,13 +2,14 @@ package mcp
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"crewagent/backend/errs"
 )
 
 // maxProjectFileBytes bounds what is read of a project's configuration file.
@@ -33,15 +34,15 @@ func readProjectFile(root, rel string) ([]ServerConfig, []Problem) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, []Problem{{Message: fmt.Sprintf("cannot read %s: %v", rel, err)}}
+		return nil, []Problem{problem("", "", "mcp.cannotRead", errs.Params{"file": rel, "detail": err.Error()})}
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, maxProjectFileBytes+1))
 	if err != nil {
-		return nil, []Problem{{Message: fmt.Sprintf("cannot read %s: %v", rel, err)}}
+		return nil, []Problem{problem("", "", "mcp.cannotRead", errs.Params{"file": rel, "detail": err.Error()})}
 	}
 	if len(data) > maxProjectFileBytes {
-		return nil, []Problem{{Message: fmt.Sprintf("%s is larger than %d bytes; it is ignored", rel, maxProjectFileBytes)}}
+		return nil, []Problem{problem("", "", "mcp.fileTooLarge", errs.Params{"file": rel, "limit": maxProjectFileBytes})}
 	}
 	return ParseFile(data, SourceProject, rel)
 }
@@ -67,23 +68,25 @@ func LoadConfig(settingsTable []byte, projectRoot string) ([]ServerConfig, []Pro
 			if pp[i].Server == "" {
 				if !strings.Contains(pp[i].Message, file) {
 					pp[i].Message = pp[i].Message + " (" + file + ")"
+					pp[i].In = file
 				}
 			} else {
 				pp[i].Message = pp[i].Message + " (in " + file + ")"
+				pp[i].In = file
 			}
 		}
 		problems = append(problems, pp...)
 		for _, p := range proj {
 			if other, ok := taken[ServerWireName(p.Name)]; ok {
-				where := "the settings; the settings server is used"
 				if other.Source == SourceProject {
-					where = other.File + "; that one is used"
+					problems = append(problems, problem(p.Name, "", "mcp.alsoInFile", errs.Params{"file": file, "other": other.Name, "otherFile": other.File}))
+				} else {
+					problems = append(problems, problem(p.Name, "", "mcp.alsoInSettings", errs.Params{"file": file, "other": other.Name}))
 				}
-				problems = append(problems, Problem{Server: p.Name, Message: fmt.Sprintf("is defined in %s and also (as %q) in %s", file, other.Name, where)})
 				continue
 			}
 			if k := p.refusedEnv(); k != "" {
-				problems = append(problems, Problem{Server: p.Name, Message: fmt.Sprintf("env %s: a project file may not set it (it makes every program the server starts load a library the project chose); the server is left out (in %s)", k, file)})
+				problems = append(problems, problem(p.Name, "", "mcp.refusedEnv", errs.Params{"name": k, "file": file}))
 				continue
 			}
 			p.envFileDigest = envFileDigest(p, projectRoot)

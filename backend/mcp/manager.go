@@ -170,8 +170,12 @@ type Status struct {
 	// in its last run. Both have secrets removed.
 	Error      string `json:"error,omitempty"`
 	StderrTail string `json:"stderrTail,omitempty"`
-	LogPath    string `json:"logPath,omitempty"`
-	PID        int    `json:"pid,omitempty"`
+	// ErrorKey and ErrorParams: the template of errs.Messages Error was made
+	// from, and the values it names (the window says it in the user's language).
+	ErrorKey    string      `json:"errorKey,omitempty"`
+	ErrorParams errs.Params `json:"errorParams,omitempty"`
+	LogPath     string      `json:"logPath,omitempty"`
+	PID         int         `json:"pid,omitempty"`
 	// Failures counts failures in a row; FailedAt is when the last one happened and
 	// RetryAt when the next start may happen.
 	Failures int        `json:"failures,omitempty"`
@@ -560,7 +564,7 @@ func (m *Manager) Restart(ctx context.Context, name string) error {
 	s.mu.Unlock()
 	_, err := s.ensure(ctx, false)
 	if err != nil {
-		return errors.New(s.redactor().scrub(err.Error()))
+		return s.scrubbed(errs.CodeOf(err), err)
 	}
 	return nil
 }

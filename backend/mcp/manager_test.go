@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"crewagent/backend/errs"
 	"crewagent/backend/internal/testkit"
 )
 
@@ -175,7 +176,12 @@ func TestCrashMidCallIsReportedAndRestartedWithBackoff(t *testing.T) {
 	if st.State != StateFailed || !strings.Contains(st.Error, "exited with status 3") || !strings.Contains(st.StderrTail, "panic: boom") || st.Failures != 1 || st.RetryAt == nil {
 		t.Fatalf("status after crash: %+v", st)
 	}
-	for _, s := range []string{r.Content, st.Error, st.StderrTail} {
+	// The window says the failure from its template, whose values are scrubbed too.
+	detail, _ := st.ErrorParams["detail"].(string)
+	if st.ErrorKey != "mcp.stoppedUnexpectedly" || !strings.Contains(detail, "exited with status 3") || st.Error != errs.Text(st.ErrorKey, st.ErrorParams) {
+		t.Fatalf("the failure's template: %q %v for %q", st.ErrorKey, st.ErrorParams, st.Error)
+	}
+	for _, s := range []string{r.Content, st.Error, st.StderrTail, detail} {
 		if strings.Contains(s, secret) {
 			t.Fatalf("the secret leaked: %q", s)
 		}

@@ -3,11 +3,11 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"crewagent/backend/errs"
 	"crewagent/backend/tools"
 )
 
@@ -49,8 +49,10 @@ type Withheld struct {
 	Server string
 	Tools  int
 	Tokens int
-	// Reason says it in words, naming the server and the setting.
+	// Reason says it in words, naming the server and the setting; Words by
+	// its template (errs.Messages).
 	Reason string
+	Words  errs.Words
 }
 
 // EstimateTokens estimates what a tool definition costs in a request from its size: a
@@ -86,12 +88,13 @@ func Bound(list []Tool, limits Limits) ([]Tool, []Withheld) {
 		w := Withheld{Server: srv, Tools: tt.tools, Tokens: tt.tokens}
 		switch {
 		case limits.MaxTools > 0 && tt.tools > limits.MaxTools:
-			w.Reason = fmt.Sprintf("MCP server %q lists %d tools, more than the %d one server may bring into a request (settings tools.mcp.maxToolsPerServer): its tools are not offered, the other servers' are", srv, tt.tools, limits.MaxTools)
+			w.Words = errs.Say("mcp.withheldTools", errs.Params{"name": srv, "n": tt.tools, "limit": limits.MaxTools})
 		case limits.MaxTokens > 0 && tt.tokens > limits.MaxTokens:
-			w.Reason = fmt.Sprintf("the tool definitions of MCP server %q take about %d tokens, more than the %d one server may bring into a request (settings tools.mcp.maxToolTokensPerServer): its tools are not offered, the other servers' are", srv, tt.tokens, limits.MaxTokens)
+			w.Words = errs.Say("mcp.withheldTokens", errs.Params{"name": srv, "n": tt.tokens, "limit": limits.MaxTokens})
 		default:
 			continue
 		}
+		w.Reason = w.Words.String()
 		over[srv] = true
 		withheld = append(withheld, w)
 	}

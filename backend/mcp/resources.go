@@ -80,7 +80,7 @@ func (m *Manager) session(ctx context.Context, name string) (*server, *conn, err
 	}
 	c, err := s.ensure(ctx, true)
 	if err != nil {
-		return nil, nil, errs.New(CodeServerFailed, s.redactor().scrub(err.Error()))
+		return nil, nil, s.scrubbed(CodeServerFailed, err)
 	}
 	return s, c, nil
 }

@@ -39,13 +39,16 @@ type server struct {
 	gen         int  // bumped by stop: a start that began before it must not finish it
 	removed     bool // shut down for good (Close, or replaced by Reload)
 	lastErr     string
-	tail        string // stderr tail of the failed run, secrets removed
-	failures    int
-	failedAt    time.Time
-	retryAt     time.Time
-	tools       []Tool
-	byWire      map[string]string // wire name -> tool name
-	info        *sdk.Implementation
+	// lastKey and lastParams: the template lastErr was made from, if any.
+	lastKey    string
+	lastParams errs.Params
+	tail       string // stderr tail of the failed run, secrets removed
+	failures   int
+	failedAt   time.Time
+	retryAt    time.Time
+	tools      []Tool
+	byWire     map[string]string // wire name -> tool name
+	info       *sdk.Implementation
 }
 
 // conn is one connection to a server (one process for a local server).
@@ -133,7 +136,7 @@ func (s *server) status() Status {
 	st.ToolCount = len(s.tools)
 	st.Failures = s.failures
 	if s.state == StateFailed {
-		st.Error = s.lastErr
+		st.Error, st.ErrorKey, st.ErrorParams = s.lastErr, s.lastKey, s.lastParams
 		st.StderrTail = s.tail
 		st.GaveUp = s.failures > s.m.opts.MaxRestarts
 		f := s.failedAt
@@ -203,7 +206,7 @@ func (s *server) ensure(ctx context.Context, waitBackoff bool) (*conn, error) {
 		s.mu.Lock()
 		if s.removed || s.m.isClosed() {
 			s.mu.Unlock()
-			return nil, fmt.Errorf("the MCP server %q has been stopped", s.cfg.Name)
+			return nil, errs.Msg(errs.MCPServerFailed, "mcp.stopped", errs.Params{"name": s.cfg.Name})
 		}
 		switch s.state {
 		case StateReady:
@@ -221,12 +224,12 @@ func (s *server) ensure(ctx context.Context, waitBackoff bool) (*conn, error) {
 			}
 		case StateFailed:
 			if s.failures > s.m.opts.MaxRestarts {
-				err := fmt.Errorf("the MCP server %q failed %d times in a row and is not restarted any more (%s); restart it from Settings → MCP", s.cfg.Name, s.failures, s.lastErr)
+				err := errs.Msg(errs.MCPServerFailed, "mcp.gaveUp", errs.Params{"name": s.cfg.Name, "n": s.failures, "detail": s.lastErr})
 				s.mu.Unlock()
 				return nil, err
 			}
 			if wait := time.Until(s.retryAt); wait > 0 {
-				err := fmt.Errorf("the MCP server %q failed (%s); it will be restarted in %s", s.cfg.Name, s.lastErr, wait.Round(time.Millisecond))
+				err := errs.Msg(errs.MCPServerFailed, "mcp.restartIn", errs.Params{"name": s.cfg.Name, "detail": s.lastErr, "wait": wait.Round(time.Millisecond).String()})
 				s.mu.Unlock()
 				if !waitBackoff {
 					return nil, err
@@ -266,14 +269,15 @@ func (s *server) ensure(ctx context.Context, waitBackoff bool) (*conn, error) {
 				go c.watch()
 				c.close(0)
 			}
-			return nil, fmt.Errorf("the MCP server %q was stopped while it started", s.cfg.Name)
+			return nil, errs.Msg(errs.MCPServerFailed, "mcp.stoppedStarting", errs.Params{"name": s.cfg.Name})
 		}
 		if err != nil {
-			s.setFailedLocked(err.Error())
+			e := errs.From(err)
+			s.setFailedLocked(e.Message, e.Key, e.Params)
 			close(starting)
 			s.mu.Unlock()
 			s.notify()
-			return nil, fmt.Errorf("the MCP server %q could not start: %s", s.cfg.Name, s.lastErr)
+			return nil, errs.Msg(errs.MCPServerFailed, "mcp.couldNotStart", errs.Params{"name": s.cfg.Name, "detail": s.lastErr})
 		}
 		s.conn, s.state, s.info, s.lastErr, s.tail = c, StateReady, info, "", ""
 		s.setToolsLocked(tools)
@@ -287,12 +291,44 @@ func (s *server) ensure(ctx context.Context, waitBackoff bool) (*conn, error) {
 	}
 }
 
-// setFailedLocked records a failure (msg has secrets removed here).
-func (s *server) setFailedLocked(msg string) {
+// scrubbed is err as an *errs.Error of code (its own when code is "") with
+// secrets removed from its message and the values of its template.
+func (s *server) scrubbed(code string, err error) *errs.Error {
+	e := errs.From(err)
+	if code == "" {
+		code = e.Code
+	}
+	r := s.redactor()
+	out := &errs.Error{Code: code, Message: r.scrub(e.Message), Key: e.Key, Cause: err}
+	if e.Key != "" {
+		out.Params = errs.Params{}
+		for k, v := range e.Params {
+			if str, ok := v.(string); ok {
+				v = r.scrub(str)
+			}
+			out.Params[k] = v
+		}
+	}
+	return out
+}
+
+// setFailedLocked records a failure (msg and the values of its template,
+// key and params, have secrets removed here).
+func (s *server) setFailedLocked(msg, key string, params errs.Params) {
 	s.state = StateFailed
 	s.conn = nil
 	s.failures++
-	s.lastErr = s.redactor().scrub(msg)
+	r := s.redactor()
+	s.lastErr, s.lastKey, s.lastParams = r.scrub(msg), key, nil
+	if key != "" {
+		s.lastParams = errs.Params{}
+		for k, v := range params {
+			if str, ok := v.(string); ok {
+				v = r.scrub(str)
+			}
+			s.lastParams[k] = v
+		}
+	}
 	if s.log != nil && s.cfg.Transport() == TransportStdio {
 		s.tail = s.redactor().scrub(s.log.Tail()) // a remote server's log has no stderr
 	}
@@ -380,7 +416,7 @@ func (s *server) start(startCtx context.Context) (*conn, []Tool, *sdk.Implementa
 		s.log.begin("starting " + s.cfg.Name)
 		p, err := startProcess(spec)
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("cannot start %s: %v", cfg.Command, err)
+			return nil, nil, nil, errs.MsgWrap(errs.MCPServerFailed, err, "mcp.cannotStart", errs.Params{"command": cfg.Command, "detail": err.Error()})
 		}
 		c.proc = p
 		go func() {
@@ -538,8 +574,21 @@ func (s *server) connLost(c *conn, msg string) {
 		s.mu.Unlock()
 		return
 	}
-	s.setFailedLocked("stopped unexpectedly: " + msg)
+	s.setFailedLocked(errs.Text("mcp.stoppedUnexpectedly", errs.Params{"detail": msg}), "mcp.stoppedUnexpectedly", errs.Params{"detail": msg})
 	s.mu.Unlock()
+	s.notify()
+}
+
+// failWords is fail with a message from a template of errs.Messages.
+func (s *server) failWords(c *conn, key string, params errs.Params) {
+	s.mu.Lock()
+	if s.conn != c {
+		s.mu.Unlock()
+		return
+	}
+	s.setFailedLocked(errs.Text(key, params), key, params)
+	s.mu.Unlock()
+	c.close(0)
 	s.notify()
 }
 
@@ -550,7 +599,7 @@ func (s *server) fail(c *conn, msg string) {
 		s.mu.Unlock()
 		return
 	}
-	s.setFailedLocked(msg)
+	s.setFailedLocked(msg, "", nil)
 	s.mu.Unlock()
 	c.close(0)
 	s.notify()
@@ -789,7 +838,7 @@ func (s *server) checkHealth(c *conn) {
 		defer cancel()
 		err := c.cs.Ping(ctx, nil)
 		if err != nil && c.ctx.Err() == nil {
-			s.fail(c, fmt.Sprintf("stopped answering: a call timed out and a ping got no answer within %s", s.m.opts.PingTimeout))
+			s.failWords(c, "mcp.stoppedAnswering", errs.Params{"timeout": s.m.opts.PingTimeout.String()})
 		}
 	}()
 }

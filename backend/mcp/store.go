@@ -3,8 +3,8 @@ package mcp
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 
+	"crewagent/backend/errs"
 	"crewagent/backend/settings"
 )
 
@@ -34,7 +34,7 @@ func SaveServer(st *settings.Store, cfg ServerConfig) ([]Problem, error) {
 			continue
 		}
 		if ServerWireName(s.Name) == ServerWireName(cfg.Name) {
-			return []Problem{{Server: cfg.Name, Message: fmt.Sprintf("has the same tool-name form %q as server %q; choose another name", ServerWireName(cfg.Name), s.Name)}}, errInvalidServer
+			return []Problem{problem(cfg.Name, "", "mcp.sameWireNameChoose", errs.Params{"wire": ServerWireName(cfg.Name), "other": s.Name})}, errInvalidServer
 		}
 	}
 	if ps := cfg.Validate(); len(ps) > 0 {

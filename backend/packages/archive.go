@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"crewagent/backend/errs"
 )
 
 // Limits bounds what an import may unpack. Every violation is reported as a problem.
@@ -56,6 +58,11 @@ func (l *problemList) add(file, pointer, format string, args ...any) {
 	*l = append(*l, Problem{File: file, Pointer: pointer, Message: fmt.Sprintf(format, args...)})
 }
 
+// say adds a problem whose message is a template of errs.Messages.
+func (l *problemList) say(file, pointer, key string, params errs.Params) {
+	*l = append(*l, Problem{File: file, Pointer: pointer, Message: errs.Text(key, params), Key: key, Params: params})
+}
+
 // openSource opens path as a folder or as a .bmad/.zip archive and runs the safety checks.
 // Problems with the input come back as a CodeInvalid error (ProblemsOf); other failures (the path cannot be
 // opened) as plain errors.
@@ -96,7 +103,7 @@ func openZip(p string, size int64, lim Limits) (*source, error) {
 		isDir := strings.HasSuffix(strings.ReplaceAll(raw, `\`, "/"), "/") || mode.IsDir()
 		switch {
 		case mode&fs.ModeSymlink != 0:
-			probs.add(raw, "", "symbolic links are not allowed in a package")
+			probs.say(raw, "", "pkg.symlink", nil)
 			continue
 		case !isDir && !mode.IsRegular():
 			probs.add(raw, "", "only regular files and folders are allowed (this entry is a %s)", modeKind(mode))
@@ -111,7 +118,7 @@ func openZip(p string, size int64, lim Limits) (*source, error) {
 		}
 		bad := false
 		if zf.Flags&0x1 != 0 {
-			probs.add(raw, "", "encrypted entries are not supported")
+			probs.say(raw, "", "pkg.encrypted", nil)
 			bad = true
 		}
 		if zf.Method != zip.Store && zf.Method != zip.Deflate {
@@ -120,7 +127,7 @@ func openZip(p string, size int64, lim Limits) (*source, error) {
 		}
 		usize, csize := zf.UncompressedSize64, zf.CompressedSize64
 		if usize > uint64(lim.MaxFileSize) {
-			probs.add(raw, "", "file is %d bytes uncompressed; the limit is %d bytes per file", usize, lim.MaxFileSize)
+			probs.say(raw, "", "pkg.fileTooLargeUncompressed", errs.Params{"size": usize, "limit": lim.MaxFileSize})
 			bad = true
 		}
 		if usize > uint64(lim.RatioMinSize) && (csize == 0 || usize/csize > uint64(lim.MaxRatio)) {
@@ -169,7 +176,7 @@ func openFS(fsys fs.FS, lim Limits) (*source, error) {
 		t := d.Type()
 		switch {
 		case t&fs.ModeSymlink != 0:
-			probs.add(p, "", "symbolic links are not allowed in a package")
+			probs.say(p, "", "pkg.symlink", nil)
 			return nil
 		case d.IsDir():
 			entries = append(entries, entry{raw: p, name: p, dir: true})
@@ -189,7 +196,7 @@ func openFS(fsys fs.FS, lim Limits) (*source, error) {
 			return nil
 		}
 		if info.Size() > lim.MaxFileSize {
-			probs.add(p, "", "file is %d bytes; the limit is %d bytes per file", info.Size(), lim.MaxFileSize)
+			probs.say(p, "", "pkg.fileTooLarge", errs.Params{"size": info.Size(), "limit": lim.MaxFileSize})
 			return nil
 		}
 		name := p
@@ -205,7 +212,7 @@ func openFS(fsys fs.FS, lim Limits) (*source, error) {
 		return nil, err
 	}
 	if files > lim.MaxFiles {
-		probs.add("", "", "the package has more than %d files, the limit", lim.MaxFiles)
+		probs.say("", "", "pkg.tooManyFiles", errs.Params{"limit": lim.MaxFiles})
 	}
 	entries = checkEntries(entries, lim, &probs)
 	if len(probs) > 0 {
@@ -236,9 +243,9 @@ func checkEntries(entries []entry, lim Limits, probs *problemList) []entry {
 		if prev, dup := seen[key]; dup {
 			if !(prev.dir && e.dir) {
 				if prev.name == e.name {
-					probs.add(e.raw, "", "duplicate entry (the archive holds this name more than once)")
+					probs.say(e.raw, "", "pkg.duplicateEntry", nil)
 				} else {
-					probs.add(e.raw, "", "duplicate entry: differs from %q only in letter case", prev.raw)
+					probs.say(e.raw, "", "pkg.duplicateEntryCase", errs.Params{"other": prev.raw})
 				}
 			}
 			continue
@@ -360,7 +367,7 @@ func extract(src *source, dst string, lim Limits) error {
 	for _, e := range src.entries {
 		target := filepath.Join(dst, filepath.FromSlash(e.name))
 		if rel, err := filepath.Rel(dst, target); err != nil || !filepath.IsLocal(rel) {
-			probs.add(e.raw, "", "path escapes the package")
+			probs.say(e.raw, "", "pkg.escapes", nil)
 			continue
 		}
 		if e.dir {

@@ -2,7 +2,6 @@ package packages
 
 import (
 	"errors"
-	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -25,7 +24,7 @@ func (m *Manager) Choose(explicit, active, workflowID string, demo func() (*Inst
 		return explicit, nil
 	case active != "":
 		if _, err := m.Get(active); err != nil {
-			return "", errs.Wrap(errs.NoPackage, err, fmt.Sprintf("the project's package %q is not installed: import it again or choose another one (see 'crewagent package list')", active))
+			return "", errs.MsgWrap(errs.NoPackage, err, "pkg.activeMissing", errs.Params{"id": active})
 		}
 		return active, nil
 	}
@@ -45,14 +44,14 @@ func (m *Manager) Default(workflowID string, demo func() (*Installed, error)) (s
 		inst, err := demo()
 		switch {
 		case errors.Is(err, ErrDemoRemoved):
-			return "", errs.Wrap(errs.NoPackage, err, "no package is installed (the bundled demo was removed): import one with 'crewagent package import FILE' or put the demo back with 'crewagent package install-demo'")
+			return "", errs.MsgWrap(errs.NoPackage, err, "pkg.noneDemoRemoved", nil)
 		case errors.Is(err, ErrDemoNotStarted):
-			return "", errs.New(errs.NoPackage, "this project has no active package: choose one in Settings → Packages")
+			return "", errs.Msg(errs.NoPackage, "pkg.noActive", nil)
 		case err != nil:
 			return "", err
 		}
 		if _, err := m.Get(inst.ID); err != nil {
-			return "", errs.Wrap(errs.NoPackage, err, "no package is installed: import one or put the bundled demo back")
+			return "", errs.MsgWrap(errs.NoPackage, err, "pkg.none", nil)
 		}
 		return inst.ID, nil
 	}
@@ -73,7 +72,7 @@ func (m *Manager) Default(workflowID string, demo func() (*Installed, error)) (s
 			return candidates[i].ID, nil
 		}
 	}
-	return "", errs.Errorf(errs.NoPackage, "%d installed packages could run workflow %q; choose one with --package (see 'crewagent package list')", len(candidates), workflowID)
+	return "", errs.Msg(errs.NoPackage, "pkg.ambiguous", errs.Params{"n": len(candidates), "workflow": workflowID})
 }
 
 // ---- the bundled demo, installed in the background ----

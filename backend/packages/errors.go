@@ -38,6 +38,10 @@ type Problem struct {
 	Pointer string `json:"pointer,omitempty"`
 	// Message says what is wrong.
 	Message string `json:"message"`
+	// Key and Params: the template of errs.Messages Message was made from,
+	// and the values it names (the window says it in the user's language).
+	Key    string      `json:"key,omitempty"`
+	Params errs.Params `json:"params,omitempty"`
 }
 
 // String renders the problem on one line.

@@ -110,7 +110,7 @@ func (s *schemaSet) validate(name, file string, v any) []Problem {
 	// The same leaf can be reached through several references; report it once.
 	dedup := out[:0]
 	for i, p := range out {
-		if i > 0 && p == out[i-1] {
+		if i > 0 && p.File == out[i-1].File && p.Pointer == out[i-1].Pointer && p.Message == out[i-1].Message {
 			continue
 		}
 		dedup = append(dedup, p)

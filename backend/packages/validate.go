@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"crewagent/backend/errs"
 )
 
 // Importer validates package contents against the v1.1 schemas, compiled once per Importer,
@@ -86,7 +88,7 @@ func (c *checker) run() *Package {
 	seen := map[string]int{}
 	for i, wf := range pkg.Workflows {
 		if j, dup := seen[wf.ID]; dup {
-			c.problems.add(manifestFile, "", "two workflows have the id %q (%s and %s)", wf.ID, pkg.Workflows[j].GraphPath, wf.GraphPath)
+			c.problems.say(manifestFile, "", "pkg.sameWorkflowID", errs.Params{"id": wf.ID, "first": pkg.Workflows[j].GraphPath, "second": wf.GraphPath})
 			continue
 		}
 		seen[wf.ID] = i
@@ -102,12 +104,12 @@ func (c *checker) readJSON(file, schema, ownerFile, ownerPtr string) ([]byte, bo
 		return nil, false
 	}
 	if msg := jsonSyntax(b); msg != "" {
-		c.problems.add(file, "", "not valid JSON: %s", msg)
+		c.problems.say(file, "", "pkg.notJSON", errs.Params{"detail": msg})
 		return nil, false
 	}
 	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
 	if err != nil {
-		c.problems.add(file, "", "not valid JSON: %v", err)
+		c.problems.say(file, "", "pkg.notJSON", errs.Params{"detail": err.Error()})
 		return nil, false
 	}
 	c.problems = append(c.problems, c.s.validate(schema, file, v)...)
@@ -123,15 +125,15 @@ func (c *checker) read(file, ownerFile, ownerPtr string) ([]byte, bool) {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if ownerFile == "" {
-			c.problems.add(file, "", "missing: a package needs %s at its root", file)
+			c.problems.say(file, "", "pkg.missingAtRoot", errs.Params{"file": file})
 		} else {
-			c.problems.add(ownerFile, ownerPtr, "%s does not exist in the package", file)
+			c.problems.say(ownerFile, ownerPtr, "pkg.missing", errs.Params{"file": file})
 		}
 	case isDirErr(c.fsys, file):
 		if ownerFile == "" {
 			ownerFile = file
 		}
-		c.problems.add(ownerFile, ownerPtr, "%s is a folder, not a file", file)
+		c.problems.say(ownerFile, ownerPtr, "pkg.folderNotFile", errs.Params{"file": file})
 	default:
 		c.problems.add(file, "", "cannot read: %v", err)
 	}
@@ -183,7 +185,7 @@ func (c *checker) manifest() (Manifest, bool) {
 	if man.Entry.AssetsDir != "" {
 		dir := c.relPath(man.Entry.AssetsDir, "", manifestFile, "/entry/assetsDir")
 		if st, err := fs.Stat(c.fsys, dir); dir != "" && (err != nil || !st.IsDir()) {
-			c.warnings.add(manifestFile, "/entry/assetsDir", "assets folder %q does not exist in the package", man.Entry.AssetsDir)
+			c.warnings.say(manifestFile, "/entry/assetsDir", "pkg.noAssets", errs.Params{"dir": man.Entry.AssetsDir})
 		}
 	}
 	ids := map[string]int{}
@@ -195,7 +197,7 @@ func (c *checker) manifest() (Manifest, bool) {
 			continue
 		}
 		if j, dup := ids[w.ID]; dup {
-			c.problems.add(manifestFile, ptr("workflows", i, "id"), "duplicate workflow id %q (also at /workflows/%d)", w.ID, j)
+			c.problems.say(manifestFile, ptr("workflows", i, "id"), "pkg.duplicateWorkflow", errs.Params{"id": w.ID, "at": fmt.Sprintf("/workflows/%d", j)})
 			continue
 		}
 		ids[w.ID] = i
@@ -255,7 +257,7 @@ func (c *checker) agentsFile(file string) []Agent {
 			continue
 		}
 		if j, dup := first[a.ID]; dup {
-			c.problems.add(file, ptr("agents", i, "id"), "duplicate agent id %q (also at /agents/%d)", a.ID, j)
+			c.problems.say(file, ptr("agents", i, "id"), "pkg.duplicateAgent", errs.Params{"id": a.ID, "at": fmt.Sprintf("/agents/%d", j)})
 			continue
 		}
 		first[a.ID] = i
@@ -320,7 +322,7 @@ func (c *checker) workflow(spec wfSpec) *Workflow {
 		fm, body, err := ParseFrontmatter(b)
 		switch {
 		case errors.Is(err, ErrNoFrontmatter):
-			c.problems.add(spec.workflowPath, "", "no YAML frontmatter: workflow.md must start with a --- block holding schemaVersion, workflowType, currentNodeId and stepsCompleted")
+			c.problems.say(spec.workflowPath, "", "pkg.noFrontmatter", nil)
 		case err != nil:
 			c.problems.add(spec.workflowPath, "", "%v", err)
 		default:
@@ -398,37 +400,41 @@ func (c *checker) graph(file string, g *Graph) map[string]int {
 			continue
 		}
 		if j, dup := nodes[n.ID]; dup {
-			c.problems.add(file, ptr("nodes", i, "id"), "duplicate node id %q (also at /nodes/%d)", n.ID, j)
+			c.problems.say(file, ptr("nodes", i, "id"), "pkg.duplicateNode", errs.Params{"id": n.ID, "at": fmt.Sprintf("/nodes/%d", j)})
 			continue
 		}
 		nodes[n.ID] = i
 	}
 	if g.EntryNodeID != "" {
 		if _, ok := nodes[g.EntryNodeID]; !ok {
-			c.problems.add(file, "/entryNodeId", "entry node %q is not a node of this graph", g.EntryNodeID)
+			c.problems.say(file, "/entryNodeId", "pkg.unknownEntry", errs.Params{"id": g.EntryNodeID})
 		}
 	}
 	edgeIDs := map[string]int{}
 	for i, e := range g.Edges {
 		if e.ID != "" {
 			if j, dup := edgeIDs[e.ID]; dup {
-				c.problems.add(file, ptr("edges", i, "id"), "duplicate edge id %q (also at /edges/%d)", e.ID, j)
+				c.problems.say(file, ptr("edges", i, "id"), "pkg.duplicateEdge", errs.Params{"id": e.ID, "at": fmt.Sprintf("/edges/%d", j)})
 			} else {
 				edgeIDs[e.ID] = i
 			}
 		}
 		if _, ok := nodes[e.From]; !ok && e.From != "" {
-			c.problems.add(file, ptr("edges", i, "from"), "unknown node %q", e.From)
+			c.problems.say(file, ptr("edges", i, "from"), "pkg.unknownNode", errs.Params{"id": e.From})
 		}
 		if _, ok := nodes[e.To]; !ok && e.To != "" {
-			c.problems.add(file, ptr("edges", i, "to"), "unknown node %q", e.To)
+			c.problems.say(file, ptr("edges", i, "to"), "pkg.unknownNode", errs.Params{"id": e.To})
 		}
 	}
 	hasEnd := false
 	for i := range g.Nodes {
 		n := &g.Nodes[i]
 		if c.unknownAgent(n.AgentID) {
-			c.problems.add(file, ptr("nodes", i, "agentId"), "unknown agent %q (agents.json defines: %s)", n.AgentID, c.agentList())
+			if len(c.agentIDL) == 0 {
+				c.problems.say(file, ptr("nodes", i, "agentId"), "pkg.unknownAgentNone", errs.Params{"id": n.AgentID})
+			} else {
+				c.problems.say(file, ptr("nodes", i, "agentId"), "pkg.unknownAgent", errs.Params{"id": n.AgentID, "agents": c.agentList()})
+			}
 		}
 		if n.Type == NodeEnd {
 			hasEnd = true
@@ -460,12 +466,12 @@ func (c *checker) nodeFile(graphFile string, i int, file string) string {
 			continue
 		}
 		if st.IsDir() {
-			c.problems.add(graphFile, p, "step file %q is a folder, not a file", file)
+			c.problems.say(graphFile, p, "pkg.stepIsFolder", errs.Params{"file": file})
 			return ""
 		}
 		return cand
 	}
-	c.problems.add(graphFile, p, "step file %q does not exist in the package", file)
+	c.problems.say(graphFile, p, "pkg.noStepFile", errs.Params{"file": file})
 	return ""
 }
 
@@ -473,7 +479,7 @@ func (c *checker) nodeFile(graphFile string, i int, file string) string {
 // nodes with exits, several default edges, no end node.
 func (c *checker) graphShape(file string, g *Graph, nodes map[string]int, hasEnd bool) {
 	if !hasEnd && len(g.Nodes) > 0 {
-		c.warnings.add(file, "/nodes", "the graph has no end node, so a run can only finish by setting variables.workflowStatus")
+		c.warnings.say(file, "/nodes", "pkg.noEnd", nil)
 	}
 	out := map[string][]Edge{}
 	for _, e := range g.Edges {
@@ -495,7 +501,7 @@ func (c *checker) graphShape(file string, g *Graph, nodes map[string]int, hasEnd
 		}
 		for i, n := range g.Nodes {
 			if n.ID != "" && !reached[n.ID] {
-				c.warnings.add(file, ptr("nodes", i), "node %q cannot be reached from the entry node %q", n.ID, g.EntryNodeID)
+				c.warnings.say(file, ptr("nodes", i), "pkg.unreachable", errs.Params{"id": n.ID, "entry": g.EntryNodeID})
 			}
 		}
 	}
@@ -506,9 +512,9 @@ func (c *checker) graphShape(file string, g *Graph, nodes map[string]int, hasEnd
 		edges := out[n.ID]
 		switch {
 		case n.Type == NodeEnd && len(edges) > 0:
-			c.warnings.add(file, ptr("nodes", i), "end node %q has outgoing edges", n.ID)
+			c.warnings.say(file, ptr("nodes", i), "pkg.endHasEdges", errs.Params{"id": n.ID})
 		case n.Type != NodeEnd && len(edges) == 0:
-			c.warnings.add(file, ptr("nodes", i), "node %q is not an end node but has no outgoing edges", n.ID)
+			c.warnings.say(file, ptr("nodes", i), "pkg.deadEnd", errs.Params{"id": n.ID})
 		}
 		defaults := 0
 		for _, e := range edges {

@@ -166,10 +166,10 @@ func (m *Manager) ImportView(path string, replace bool) (ImportView, error) {
 	path = strings.TrimSpace(path)
 	out := ImportView{File: path, Problems: []Problem{}, Warnings: []Problem{}}
 	if path == "" {
-		return out, errs.New(errs.PackageOpen, "no package file given: choose a .bmad or .zip file")
+		return out, errs.Msg(errs.PackageOpen, "pkg.noFile", nil)
 	}
 	if !filepath.IsAbs(path) {
-		return out, errs.New(errs.PackageOpen, "give the full path of the package file ("+path+" is relative)")
+		return out, errs.Msg(errs.PackageOpen, "pkg.relativePath", errs.Params{"path": path})
 	}
 	var opts []ImportOption
 	if replace {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"crewagent/backend/errs"
 	"crewagent/backend/fsx"
 )
 
@@ -226,9 +227,9 @@ func bind(home, root, path string, m meta, o OpenOptions) (notice, movedFrom str
 		}
 		return fmt.Sprintf("%s is a new project; the conversations of project %q from %s stay with that project id", root, name, bound), "", nil
 	}
-	return "", "", &Error{Code: CodeMoved,
-		Message: fmt.Sprintf("this looks like project %q moved from %s — use its conversations?", name, bound),
-		Details: map[string]any{DetailPath: root, DetailMovedFrom: bound, DetailProjectID: id, DetailName: name}}
+	e := errs.Msg(CodeMoved, "project.moved", errs.Params{"name": name, "from": bound})
+	e.Details = map[string]any{DetailPath: root, DetailMovedFrom: bound, DetailProjectID: id, DetailName: name}
+	return "", "", e
 }
 
 // renew gives the folder a new project id (written to its .crewagent.json at

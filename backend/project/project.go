@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"crewagent/backend/errs"
 	"crewagent/backend/fsx"
 )
 
@@ -133,8 +134,7 @@ func Create(home, parentDir, name string) (*Project, error) {
 	root := filepath.Join(parent, name)
 	if err := os.Mkdir(root, 0o755); err != nil {
 		if errors.Is(err, fs.ErrExist) {
-			return nil, withPath(&Error{Code: CodeExists, Cause: err,
-				Message: fmt.Sprintf("%s already exists; choose another name or open it as a project", root)}, root)
+			return nil, withPath(errs.MsgWrap(CodeExists, err, "project.exists", errs.Params{"path": root}), root)
 		}
 		return nil, ioError(root, "create", err)
 	}
@@ -207,7 +207,7 @@ func SetActivePackage(p *Project, packageID string) error {
 // canonicalDir returns the absolute, symlink-resolved path of an existing folder.
 func canonicalDir(dir string) (string, error) {
 	if strings.TrimSpace(dir) == "" {
-		return "", &Error{Code: CodeNotFound, Message: "no project folder given"}
+		return "", errs.Msg(CodeNotFound, "project.noFolder", nil)
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -216,11 +216,11 @@ func canonicalDir(dir string) (string, error) {
 	fi, err := os.Stat(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return "", withPath(&Error{Code: CodeNotFound, Cause: err, Message: fmt.Sprintf("folder %s does not exist", abs)}, abs)
+		return "", withPath(errs.MsgWrap(CodeNotFound, err, "project.notFound", errs.Params{"path": abs}), abs)
 	case err != nil:
 		return "", ioError(abs, "read", err)
 	case !fi.IsDir():
-		return "", withPath(&Error{Code: CodeNotDir, Message: fmt.Sprintf("%s is not a folder", abs)}, abs)
+		return "", withPath(errs.Msg(CodeNotDir, "project.notDir", errs.Params{"path": abs}), abs)
 	}
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real

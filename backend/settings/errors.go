@@ -19,6 +19,10 @@ const (
 type Problem struct {
 	Field   string `json:"field"`
 	Message string `json:"message"`
+	// Key and Params: the template of errs.Messages Message was made from,
+	// and the values it names (the window says it in the user's language).
+	Key    string      `json:"key,omitempty"`
+	Params errs.Params `json:"params,omitempty"`
 }
 
 // Error is every error this package returns (errs.Error): read its code

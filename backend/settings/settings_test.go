@@ -598,6 +598,13 @@ func TestWarningsOfOutOfRangeValues(t *testing.T) {
 			var got []string
 			for _, w := range st.Effective().Warnings() {
 				got = append(got, w.Field+": "+w.Message)
+				// Said by templates in the window: the same words.
+				if w.Key != "" && errs.Text(w.Key, w.Params) != w.Message {
+					t.Errorf("%s: %q is not its template %s filled: %q", w.Field, w.Message, w.Key, errs.Text(w.Key, w.Params))
+				}
+				if w.Key == "" && tt.want != nil {
+					t.Errorf("%s: %q has no template", w.Field, w.Message)
+				}
 			}
 			if len(got) != len(tt.want) {
 				t.Fatalf("warnings %q, want %d", got, len(tt.want))

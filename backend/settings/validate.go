@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"crewagent/backend/errs"
 )
 
 // Validate checks every value and returns an *Error with code CodeInvalid that
@@ -15,9 +17,13 @@ func (s Settings) Validate() error {
 	add := func(field, format string, args ...any) {
 		ps = append(ps, Problem{Field: field, Message: fmt.Sprintf(format, args...)})
 	}
+	outOfRange := func(field, key string, got any) {
+		params := errs.Params{"got": got}
+		ps = append(ps, Problem{Field: field, Message: errs.Text(key, params), Key: key, Params: params})
+	}
 	positive := func(field string, v int) {
 		if v <= 0 {
-			add(field, "must be a positive integer, got %d", v)
+			outOfRange(field, "settings.positive", v)
 		}
 	}
 
@@ -44,15 +50,15 @@ func (s Settings) Validate() error {
 		add("llm.reasoningEffort", "must be one of %s (or empty for the server's default), got %q", strings.Join(ReasoningEfforts, ", "), r)
 	}
 	if s.LLM.MaxRetries < 0 {
-		add("llm.maxRetries", "must be 0 or more, got %d", s.LLM.MaxRetries)
+		outOfRange("llm.maxRetries", "settings.nonNegative", s.LLM.MaxRetries)
 	}
 
 	c := s.Context
 	if c.MaxMessages < 0 {
-		add("context.maxMessages", "must be 0 (off) or more, got %d", c.MaxMessages)
+		outOfRange("context.maxMessages", "settings.nonNegativeOff", c.MaxMessages)
 	}
 	if c.MaxChars < 0 {
-		add("context.maxChars", "must be 0 (off) or more, got %d", c.MaxChars)
+		outOfRange("context.maxChars", "settings.nonNegativeOff", c.MaxChars)
 	}
 	if c.SummaryShare <= 0 || c.SummaryShare > 0.6 {
 		add("context.summaryShare", "must be above 0 and at most 0.6, got %v", c.SummaryShare)
@@ -62,7 +68,7 @@ func (s Settings) Validate() error {
 	}
 	positive("context.tokenBudget", c.TokenBudget)
 	if c.ReserveForResponse < 0 {
-		add("context.reserveForResponse", "must be 0 or more, got %d", c.ReserveForResponse)
+		outOfRange("context.reserveForResponse", "settings.nonNegative", c.ReserveForResponse)
 	} else if c.TokenBudget > 0 && c.ReserveForResponse >= c.TokenBudget {
 		add("context.reserveForResponse", "must be below context.tokenBudget (%d), got %d", c.TokenBudget, c.ReserveForResponse)
 	}
@@ -100,7 +106,7 @@ func (s Settings) Validate() error {
 	positive("engine.maxTurns", s.Engine.MaxTurns)
 	positive("engine.maxToolCallsPerMessage", s.Engine.MaxToolCallsPerMessage)
 	if s.Engine.MaxInterruptChainDepth < 0 {
-		add("engine.maxInterruptChainDepth", "must be 0 or more, got %d", s.Engine.MaxInterruptChainDepth)
+		outOfRange("engine.maxInterruptChainDepth", "settings.nonNegative", s.Engine.MaxInterruptChainDepth)
 	}
 	positive("engine.maxConversationsPerMessage", s.Engine.MaxConversationsPerMessage)
 	positive("engine.maxModelCallsPerMessage", s.Engine.MaxModelCallsPerMessage)
@@ -148,32 +154,43 @@ func (s Settings) Warnings() []Problem {
 		return p.Field == "context.reserveForResponse" && s.Context.ReserveForResponse >= 0
 	})
 	d := Defaults()
-	instead := map[string]string{
-		"context.tokenBudget":               fmt.Sprintf("the default of %d tokens is used", d.Context.TokenBudget),
-		"context.reserveForResponse":        "0 is used",
-		"context.maxMessages":               "0 (off) is used",
-		"context.maxChars":                  "0 (off) is used",
-		"llm.timeoutSeconds":                "the client's default is used",
-		"llm.connectTimeoutSeconds":         "the client's default is used",
-		"llm.firstTokenTimeoutSeconds":      "the client's default is used",
-		"llm.idleTimeoutSeconds":            "the client's default is used",
-		"llm.requestShape":                  "auto is used",
-		"llm.reasoningEffort":               "the server's default is used",
-		"tools.fs.maxReadBytes":             fmt.Sprintf("the default of %d bytes is used", d.Tools.FS.MaxReadBytes),
-		"tools.fs.maxWriteBytes":            fmt.Sprintf("the default of %d bytes is used", d.Tools.FS.MaxWriteBytes),
-		"tools.mcp.maxToolsPerServer":       fmt.Sprintf("the default of %d is used", DefaultMaxToolsPerServer),
-		"tools.mcp.maxToolTokensPerServer":  fmt.Sprintf("the default of %d tokens is used", DefaultMaxToolTokensPerServer),
-		"engine.maxTurns":                   fmt.Sprintf("the default of %d is used", d.Engine.MaxTurns),
-		"engine.maxToolCallsPerMessage":     fmt.Sprintf("the default of %d is used", d.Engine.MaxToolCallsPerMessage),
-		"engine.maxInterruptChainDepth":     "handing a turn to another conversation (conv.create, conv.send) is off, as with 0",
-		"engine.maxConversationsPerMessage": fmt.Sprintf("the default of %d is used", DefaultMaxConversationsPerMessage),
-		"engine.maxModelCallsPerMessage":    fmt.Sprintf("the default of %d is used", DefaultMaxModelCallsPerMessage),
+	n := func(key string, v int) errs.Words { return errs.Say(key, errs.Params{"n": v}) }
+	instead := map[string]errs.Words{
+		"context.tokenBudget":               n("settings.instead.defaultTokens", d.Context.TokenBudget),
+		"context.reserveForResponse":        errs.Say("settings.instead.zero", nil),
+		"context.maxMessages":               errs.Say("settings.instead.zeroOff", nil),
+		"context.maxChars":                  errs.Say("settings.instead.zeroOff", nil),
+		"llm.timeoutSeconds":                errs.Say("settings.instead.clientDefault", nil),
+		"llm.connectTimeoutSeconds":         errs.Say("settings.instead.clientDefault", nil),
+		"llm.firstTokenTimeoutSeconds":      errs.Say("settings.instead.clientDefault", nil),
+		"llm.idleTimeoutSeconds":            errs.Say("settings.instead.clientDefault", nil),
+		"llm.requestShape":                  errs.Say("settings.instead.auto", nil),
+		"llm.reasoningEffort":               errs.Say("settings.instead.serverDefault", nil),
+		"tools.fs.maxReadBytes":             n("settings.instead.defaultBytes", d.Tools.FS.MaxReadBytes),
+		"tools.fs.maxWriteBytes":            n("settings.instead.defaultBytes", d.Tools.FS.MaxWriteBytes),
+		"tools.mcp.maxToolsPerServer":       n("settings.instead.default", DefaultMaxToolsPerServer),
+		"tools.mcp.maxToolTokensPerServer":  n("settings.instead.defaultTokens", DefaultMaxToolTokensPerServer),
+		"engine.maxTurns":                   n("settings.instead.default", d.Engine.MaxTurns),
+		"engine.maxToolCallsPerMessage":     n("settings.instead.default", d.Engine.MaxToolCallsPerMessage),
+		"engine.maxInterruptChainDepth":     errs.Say("settings.instead.noHandover", nil),
+		"engine.maxConversationsPerMessage": n("settings.instead.default", DefaultMaxConversationsPerMessage),
+		"engine.maxModelCallsPerMessage":    n("settings.instead.default", DefaultMaxModelCallsPerMessage),
 	}
 	for i := range ps {
-		if what, ok := instead[ps[i].Field]; ok {
-			ps[i].Message += ": " + what + " until it is corrected"
-		} else {
+		what, ok := instead[ps[i].Field]
+		switch {
+		case ps[i].Key == "" && ok:
+			ps[i].Message += ": " + what.String() + " until it is corrected"
+		case ps[i].Key == "":
 			ps[i].Message += ": correct it in Settings or in settings.json"
+		default:
+			// Said from templates: the problem, then what is used meanwhile.
+			p := errs.Params{"problem": errs.Say(ps[i].Key, ps[i].Params)}
+			key := "settings.warnCorrect"
+			if ok {
+				key, p["instead"] = "settings.warnInstead", what
+			}
+			ps[i].Key, ps[i].Params, ps[i].Message = key, p, errs.Text(key, p)
 		}
 	}
 	return ps

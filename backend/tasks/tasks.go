@@ -44,10 +44,10 @@ const (
 
 // ErrBusy is returned when a task cannot start because another one runs
 // where it would.
-var ErrBusy = errs.New(errs.Busy, "a reply is already being generated in this conversation; wait for it or stop it")
+var ErrBusy = errs.Msg(errs.Busy, "chat.busy", nil)
 
 // ErrClosed is returned once the scheduler is closed.
-var ErrClosed = errs.New(errs.Closed, "the project is closing")
+var ErrClosed = errs.Msg(errs.Closed, "app.closing", nil)
 
 // Task describes one unit of work.
 type Task struct {

@@ -17,7 +17,7 @@ import (
 func (s *Service) LatestRunOf(conversationID string) (Run, error) {
 	run, err := s.LatestRun(conversationID)
 	if errs.CodeOf(err) == CodeRunNotFound {
-		return run, errs.New(errs.RunNotFound, "this conversation has no workflow run yet: choose a workflow and start one")
+		return run, errs.Msg(errs.RunNotFound, "run.none", nil)
 	}
 	return run, err
 }
@@ -60,7 +60,7 @@ func (s *Service) CheckAnswer(runID, widgetID string, answer tools.WidgetAnswer)
 		return run, err
 	}
 	if w == nil || w.ID != widgetID {
-		return run, errs.New(errs.NoWidget, "this question was already answered or replaced by a newer one")
+		return run, errs.Msg(errs.NoWidget, "run.answered", nil)
 	}
 	if terr := w.ValidateAnswer(answer); terr != nil {
 		return run, errs.New(errs.BadAnswer, terr.Message)

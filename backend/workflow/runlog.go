@@ -8,7 +8,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -17,9 +16,10 @@ import (
 	"crewagent/backend/errs"
 )
 
-// logLineWords says what a line of a run's execution log records, in words
-// (a tool call as the conversation tells it: conversation.CallWords).
-func logLineWords(l ExecLogLine, info *conversation.RunInfo) string {
+// logLineWords says what a line of a run's execution log records, by the
+// templates of errs.Messages (a tool call as the conversation tells it:
+// conversation.CallSaid); said in English, its first letter is a capital.
+func logLineWords(l ExecLogLine, info *conversation.RunInfo) errs.Words {
 	var rec struct {
 		Intent   string `json:"intent"`
 		Input    bool   `json:"input"`
@@ -30,62 +30,59 @@ func logLineWords(l ExecLogLine, info *conversation.RunInfo) string {
 		Removed  bool   `json:"removed"`
 	}
 	_ = json.Unmarshal([]byte(l.Raw), &rec) // a line that is not JSON has no type and says so below
+	say := errs.Say
 	switch l.Type {
 	case "":
-		return "A line the app cannot read"
+		return say("run.log.unreadable", nil)
 	case "tool_call":
-		return capitalize(conversation.CallWords(l.Tool, l.Args, l.OK != nil && !*l.OK, info))
+		return conversation.CallSaid(l.Tool, l.Args, l.OK != nil && !*l.OK, info)
 	case "run_created":
-		return "The run was created"
+		return say("run.log.created", nil)
 	case "turn_start":
 		switch {
 		case rec.Intent == IntentStart:
-			return "The run started"
+			return say("run.log.started", nil)
 		case rec.Input:
-			return "A turn started with your message"
+			return say("run.log.turnWithInput", nil)
 		}
-		return "A turn started"
+		return say("run.log.turn", nil)
 	case "turn_end":
-		s := "The turn ended: " + phaseWords(rec.Phase)
-		if rec.Requests > 0 {
-			s += " (" + strconv.Itoa(rec.Requests) + " model request" + plural(rec.Requests) + ")"
+		phase := phaseWords(rec.Phase)
+		switch {
+		case rec.Requests == 1:
+			return say("run.log.turnEndedRequest", errs.Params{"phase": phase})
+		case rec.Requests > 1:
+			return say("run.log.turnEndedRequests", errs.Params{"phase": phase, "n": rec.Requests})
 		}
-		return s
+		return say("run.log.turnEnded", errs.Params{"phase": phase})
 	case "artifact_recorded":
-		return "Recorded the file " + path.Base(rec.Path) + " among the run's artifacts"
+		return say("run.log.artifact", errs.Params{"file": path.Base(rec.Path)})
 	case "artifact_rollback":
 		if rec.Removed {
-			return "Removed " + path.Base(rec.Path) + ": the run could not record it"
+			return say("run.log.artifactRemoved", errs.Params{"file": path.Base(rec.Path)})
 		}
-		return "Could not record " + path.Base(rec.Path)
+		return say("run.log.artifactFailed", errs.Params{"file": path.Base(rec.Path)})
 	case "record_failed":
-		return "A record of the run could not be written"
+		return say("run.log.recordFailed", nil)
 	}
-	return capitalize(strings.ReplaceAll(l.Type, "_", " "))
+	return say("run.log.other", errs.Params{"type": strings.ReplaceAll(l.Type, "_", " ")})
 }
 
-// phaseWords names a run phase for a person.
-func phaseWords(phase string) string {
+// phaseWords names a run phase for a person (an unknown one by its name).
+func phaseWords(phase string) any {
 	switch phase {
 	case PhaseWaitingUser:
-		return "waiting for you"
+		return errs.Say("run.phase.waitingUser", nil)
 	case PhaseCompleted:
-		return "the run is complete"
+		return errs.Say("run.phase.completed", nil)
 	case PhaseFailed:
-		return "it failed"
+		return errs.Say("run.phase.failed", nil)
 	case PhaseRunning:
-		return "still running"
+		return errs.Say("run.phase.running", nil)
 	case "":
-		return "done"
+		return errs.Say("run.phase.done", nil)
 	}
 	return phase
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 func capitalize(s string) string {
@@ -119,8 +116,10 @@ type ExecLogLine struct {
 	DurationMs int64  `json:"durationMs,omitempty"`
 	// Raw is the whole line as written.
 	Raw string `json:"raw"`
-	// Text says what the line records, in words.
-	Text string `json:"text"`
+	// Text says what the line records, in words; Words by its templates
+	// (errs.Messages), for the window to say it in the user's language.
+	Text  string      `json:"text"`
+	Words *errs.Words `json:"words,omitempty"`
 }
 
 // RunLogView is the end of a run's execution log, oldest line first.
@@ -160,7 +159,8 @@ func (s *Service) Log(runID string, limit int) (RunLogView, error) {
 	info, _ := s.ScreenInfo(runID) // without it, the words name no steps
 	for _, l := range raw {
 		line := parseExecLine(l)
-		line.Text = logLineWords(line, info)
+		w := logLineWords(line, info)
+		line.Words, line.Text = &w, capitalize(w.String())
 		out.Lines = append(out.Lines, line)
 	}
 	return out, nil

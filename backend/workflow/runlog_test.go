@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -30,7 +31,11 @@ func TestLogLineWords(t *testing.T) {
 	}
 	for _, tt := range tests {
 		l := parseExecLine(tt.line)
-		got := logLineWords(l, info)
+		w := logLineWords(l, info)
+		got := capitalize(w.String())
+		if !strings.HasPrefix(w.Key, "run.") {
+			t.Errorf("logLineWords(%s) has the key %q, not a template of a run's words", tt.line, w.Key)
+		}
 		if got != tt.want {
 			t.Errorf("logLineWords(%s) = %q, want %q", tt.line, got, tt.want)
 		}
@@ -120,7 +125,7 @@ func TestParseExecLine(t *testing.T) {
 		} else if strings.Contains(tt.line, `"ok":false`) {
 			t.Fatalf("ok not read from %q", tt.line)
 		}
-		if got != tt.want {
+		if !reflect.DeepEqual(got, tt.want) {
 			t.Fatalf("parseExecLine(%q) = %+v, want %+v", tt.line, got, tt.want)
 		}
 	}

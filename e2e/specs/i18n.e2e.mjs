@@ -1,7 +1,8 @@
 // The interface in Simplified Chinese: the language chosen in Settings →
 // General applies at once (the page's lang, the settings dialog, the start
 // screen), is kept in the window's storage, and the workspace, the composer,
-// a conversation with a tool card and the settings pages speak it.
+// a conversation with a tool card and the settings pages speak it, and so
+// does a failed reply (the backend's words from their templates).
 // Screenshots at 900x650 and 1440x900, light and dark.
 import assert from 'node:assert/strict'
 import { mkdirSync, writeFileSync } from 'node:fs'
@@ -13,6 +14,7 @@ export const timeoutMs = 180000
 export async function setup({ tmp, repo }) {
   const rules = [
     { match: '列出', response: { tool_calls: [{ name: 'fs.list', arguments: '{"path":"@project"}' }] } },
+    { match: '密钥', response: { status: 401, body: '{"error":{"message":"Incorrect API key provided","type":"invalid_request_error"}}' } },
     { match: '*', response: { text: '## 周末计划\n\n- 周六：**里昂**老城区散步\n- 周日：参观美术馆\n\n共 2 天，预算约 1,200 元。', chunks: 4 } },
   ]
   const llm = await startFakeLLM({ binary: join(repo, 'build/bin/fakellm'), rules, dir: tmp })
@@ -74,5 +76,16 @@ export default async function i18n({ app, step, tmp }) {
     assert.equal(await app.evaluate(`${fork}.getAttribute('aria-label')`), '分叉')
     assert.equal(await app.evaluate(`${fork}.title`), '从这里分叉出新对话')
     await matrix('i18n-chat-zh')
+  })
+
+  await step("a failed reply says what went wrong in Chinese, the server's words under Details", async () => {
+    await app.typeInto('composer-input', '用错误的密钥试一下')
+    await app.press('composer-input', 'Enter')
+    await app.waitForTestId('msg-error', { timeoutMs: 20000 })
+    await waitIdle()
+    assert.equal(await app.text('problem-title'), '服务器拒绝了 API 密钥')
+    assert.equal(await app.text('problem-advice'), '请在设置中检查 API 密钥。')
+    assert.match(await app.evaluate(`${sel('problem-details')}.textContent`), /Incorrect API key/)
+    await matrix('i18n-error-zh', () => app.evaluate(`${sel('problem-details')}.open = true`))
   })
 }

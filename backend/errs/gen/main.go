@@ -1,4 +1,5 @@
-// Command gen writes the TypeScript list of error codes (errs.TypeScript).
+// Command gen writes the TypeScript list of error codes (errs.TypeScript)
+// and the English words of the window's catalogue (errs.LocaleJSON).
 package main
 
 import (
@@ -10,13 +11,21 @@ import (
 )
 
 func main() {
-	out := flag.String("out", "", "the file to write")
+	out := flag.String("out", "", "the TypeScript file to write")
+	locale := flag.String("locale", "", "the JSON catalogue to write")
 	flag.Parse()
-	if *out == "" {
-		fmt.Fprintln(os.Stderr, "gen: -out is required")
+	if *out == "" || *locale == "" {
+		fmt.Fprintln(os.Stderr, "gen: -out and -locale are required")
 		os.Exit(2)
 	}
-	if err := os.WriteFile(*out, errs.TypeScript(), 0o644); err != nil {
+	words, err := errs.LocaleJSON()
+	if err == nil {
+		err = os.WriteFile(*out, errs.TypeScript(), 0o644)
+	}
+	if err == nil {
+		err = os.WriteFile(*locale, words, 0o644)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}

@@ -32,7 +32,7 @@ func (x *Servers) Approve(name string) error {
 		return err
 	}
 	if st.Source != mcp.SourceProject {
-		return errs.Errorf(errs.InvalidArgument, "the MCP server %q comes from the settings: it needs no approval", name)
+		return errs.Msg(errs.InvalidArgument, "mcp.settingsNoApproval", errs.Params{"name": name})
 	}
 	if err := x.manager.Approve(name); err != nil {
 		return errs.Wrap(errs.ProjectIO, err, err.Error())
@@ -48,7 +48,7 @@ func (x *Servers) Revoke(name string) error {
 		return err
 	}
 	if st.Source != mcp.SourceProject {
-		return errs.Errorf(errs.InvalidArgument, "the MCP server %q comes from the settings: disable or remove it there instead", name)
+		return errs.Msg(errs.InvalidArgument, "mcp.settingsServer", errs.Params{"name": name})
 	}
 	if err := x.manager.Revoke(name); err != nil {
 		return errs.Wrap(errs.ProjectIO, err, err.Error())
@@ -66,9 +66,9 @@ func (x *Servers) Restart(ctx context.Context, name string) error {
 	}
 	switch st.State {
 	case mcp.StateDisabled:
-		return errs.Errorf(errs.MCPDisabled, "the MCP server %q is disabled: enable it first", name)
+		return errs.Msg(errs.MCPDisabled, "mcp.disabled", errs.Params{"name": name})
 	case mcp.StatePendingApproval:
-		return errs.Errorf(errs.MCPNotApproved, "the MCP server %q of the project's %s is not approved: approve it first", name, fileOf(st.Config))
+		return errs.Msg(errs.MCPNotApproved, "mcp.notApproved", errs.Params{"name": name, "file": fileOf(st.Config)})
 	}
 	_ = x.manager.Restart(ctx, name)
 	return nil

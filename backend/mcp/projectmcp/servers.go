@@ -267,7 +267,7 @@ func attachmentFileName(callID, name string) string {
 func (x *Servers) Server(name string) (mcp.Status, error) {
 	st, ok := x.manager.Status(name)
 	if !ok {
-		return st, errs.Errorf(errs.MCPServerNotFound, "there is no MCP server %q here (see 'crewagent mcp list' or Settings → MCP)", name)
+		return st, errs.Msg(errs.MCPServerNotFound, "mcp.noServer", errs.Params{"name": name})
 	}
 	return st, nil
 }

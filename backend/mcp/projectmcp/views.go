@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"crewagent/backend/errs"
 	"crewagent/backend/fsx"
 	"crewagent/backend/mcp"
 	"crewagent/backend/settings"
@@ -45,9 +46,12 @@ type ServerView struct {
 	// Error and StderrTail say why it failed (the end of its stderr).
 	Error      string `json:"error,omitempty"`
 	StderrTail string `json:"stderrTail,omitempty"`
-	LogPath    string `json:"logPath,omitempty"`
-	PID        int    `json:"pid,omitempty"`
-	Failures   int    `json:"failures,omitempty"`
+	// ErrorKey and ErrorParams: the template Error was made from (mcp.Status).
+	ErrorKey    string      `json:"errorKey,omitempty"`
+	ErrorParams errs.Params `json:"errorParams,omitempty"`
+	LogPath     string      `json:"logPath,omitempty"`
+	PID         int         `json:"pid,omitempty"`
+	Failures    int         `json:"failures,omitempty"`
 	// RetryAt is when a failed server may start again; GaveUp: it failed too
 	// often in a row and waits for a restart.
 	RetryAt       string `json:"retryAt,omitempty"`
@@ -64,6 +68,8 @@ type ServerView struct {
 	// are over the bounds of one server (tools.mcp.maxToolsPerServer,
 	// maxToolTokensPerServer).
 	Withheld string `json:"withheld,omitempty"`
+	// WithheldWords are Withheld by its template (errs.Messages).
+	WithheldWords *errs.Words `json:"withheldWords,omitempty"`
 	// Warnings name, for a project server, the variables of its env that make a
 	// program load code (PYTHONPATH, NODE_OPTIONS, …), in words.
 	Warnings []string `json:"warnings,omitempty"`
@@ -146,13 +152,14 @@ func baseView(home string, eff settings.Settings) View {
 func serverView(st mcp.Status, list []mcp.Tool, v View) ServerView {
 	out := ServerView{Name: st.Name, Source: st.Source, File: st.Config.File, Transport: st.Transport, State: st.State, Summary: st.Summary(),
 		Command: commandLine(st.Config), ToolCount: st.ToolCount, Tools: []ToolView{}, Error: st.Error, StderrTail: st.StderrTail,
+		ErrorKey: st.ErrorKey, ErrorParams: st.ErrorParams,
 		LogPath: st.LogPath, PID: st.PID, Failures: st.Failures, GaveUp: st.GaveUp, ServerName: st.ServerName,
 		ServerVersion: st.ServerVersion, ApprovalChanged: st.ApprovalChanged, Config: specOf(st.Config),
 		Offered: Offered(settings.MCPTools{Enabled: v.Enabled, AllowedServers: v.AllowedServers}, st.Name)}
 	out.Config.Name = st.Name
 	out.Warnings = st.Config.LoaderWarnings()
 	if _, w := mcp.Bound(list, v.limits); len(w) > 0 {
-		out.Withheld = w[0].Reason
+		out.Withheld, out.WithheldWords = w[0].Reason, &w[0].Words
 		out.Summary += ", not offered: over the limit of one server's tools"
 	}
 	if st.RetryAt != nil {

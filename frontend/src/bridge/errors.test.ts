@@ -18,6 +18,19 @@ describe('toBridgeError', () => {
     expect(e.message).toBe(message)
   })
 
+  it.each([
+    ['with its template', new Error('E_PROJECT_NOT_FOUND: folder /p does not exist\x1e{"key":"project.notFound","params":{"path":"/p"}}'), 'project.notFound', { path: '/p' }],
+    ['a template without values', 'E_NO_PROJECT: no project is open\x1e{"key":"app.noProject"}', 'app.noProject', undefined],
+    ['an object with a template', { code: 'E_NO_PROJECT', message: 'no project is open', key: 'app.noProject', params: { a: 1 } }, 'app.noProject', { a: 1 }],
+    ['a template that is not JSON: the message only', new Error('E_NO_PROJECT: no project is open\x1e{broken'), undefined, undefined],
+  ])('keeps the key and values of a message %s', (_, raw, key, params) => {
+    const e = toBridgeError(raw)
+    expect(e.message).not.toContain('\x1e')
+    expect(e.message).toMatch(/does not exist|no project is open/)
+    expect(e.key).toBe(key)
+    expect(e.params).toEqual(params)
+  })
+
   it('call passes values through and converts rejections', async () => {
     await expect(call(async () => 7)).resolves.toBe(7)
     await expect(call(() => Promise.reject(new Error('E_PROJECT_EXISTS: taken')))).rejects.toMatchObject({

@@ -4,6 +4,8 @@
  * system's (navigator.languages) unless chosen in Settings → General. */
 import i18next from 'i18next'
 import { initReactI18next } from 'react-i18next'
+import backendEn from './locales/backend.en.gen.json'
+import backendZhCN from './locales/backend.zh-CN.json'
 import en from './locales/en.json'
 import zhCN from './locales/zh-CN.json'
 
@@ -38,7 +40,9 @@ export function resolveLanguage(choice: LanguageChoice, tags: readonly string[] 
 
 export const i18n = i18next.createInstance()
 void i18n.use(initReactI18next).init({
-  resources: { en: { translation: en }, 'zh-CN': { translation: zhCN } },
+  // The backend's words (backend.ts) sit under "backend": the English ones
+  // are generated from backend/errs, the others translate them.
+  resources: { en: { translation: { ...en, backend: backendEn } }, 'zh-CN': { translation: { ...zhCN, backend: backendZhCN } } },
   lng: resolveLanguage('system'),
   fallbackLng: 'en',
   supportedLngs: languages as Language[],
@@ -76,3 +80,4 @@ export function formatDateTime(value: string | number | Date, options: Intl.Date
 
 export { useTranslation, Trans } from 'react-i18next'
 export const t = i18n.t.bind(i18n)
+

@@ -26,6 +26,7 @@ import type {
 import { ErrorCodes, subscribeAll, toBridgeError } from '../bridge'
 import { createStore, type Store } from './store'
 import { t } from '../i18n'
+import { backendText } from '../i18n/backend'
 
 /** A tool call announced during the reply in progress. */
 export interface LiveTool {
@@ -670,7 +671,7 @@ export function createChatStore(
       try {
         store.setState({ agents: await bridge.chat.agents() })
       } catch (e) {
-        store.setState({ agents: { packageId: '', agents: [], problem: toBridgeError(e).message } })
+        store.setState({ agents: { packageId: '', agents: [], problem: backendText(toBridgeError(e)) } })
       }
     },
 

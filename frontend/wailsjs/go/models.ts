@@ -231,6 +231,7 @@ export namespace conversation {
 	    workflowId?: string;
 	    summaryError?: string;
 	    appended?: boolean;
+	    reduced?: boolean;
 	    pinned: Carried[];
 	    earlier?: CompactionRef[];
 	    recallDocs?: number;
@@ -341,6 +342,8 @@ export namespace conversation {
 	export interface StepView {
 	    title: string;
 	    summary: string;
+	    titleWords?: errs.Words;
+	    summaryWords?: errs.Words;
 	    calls: number;
 	    failed?: number;
 	    node?: string;
@@ -374,6 +377,9 @@ export namespace conversation {
 	    title: string;
 	    advice?: string;
 	    settings?: boolean;
+	    titleKey?: string;
+	    adviceKey?: string;
+	    params?: Record<string, any>;
 	}
 	export interface ErrorBlock {
 	    code: string;
@@ -404,6 +410,7 @@ export namespace conversation {
 	    step?: StepView;
 	    inStep?: string;
 	    calls?: Record<string, string>;
+	    callWords?: Record<string, errs.Words>;
 	}
 	export interface Attachment {
 	    name: string;
@@ -598,6 +605,15 @@ export namespace engine {
 	
 	
 	
+
+}
+
+export namespace errs {
+	
+	export interface Words {
+	    key: string;
+	    params?: Record<string, any>;
+	}
 
 }
 
@@ -802,6 +818,8 @@ export namespace llm {
 	    ok: boolean;
 	    code?: string;
 	    message: string;
+	    key?: string;
+	    params?: Record<string, any>;
 	    model: string;
 	    baseUrl: string;
 	    latencyMs: number;
@@ -829,6 +847,9 @@ export namespace mcp {
 	    server?: string;
 	    field?: string;
 	    message: string;
+	    key?: string;
+	    params?: Record<string, any>;
+	    in?: string;
 	}
 	export interface PromptArgument {
 	    name: string;
@@ -915,6 +936,8 @@ export namespace packages {
 	    file?: string;
 	    pointer?: string;
 	    message: string;
+	    key?: string;
+	    params?: Record<string, any>;
 	}
 	export interface WorkflowInfo {
 	    id: string;
@@ -1025,6 +1048,8 @@ export namespace projectmcp {
 	    tools: ToolView[];
 	    error?: string;
 	    stderrTail?: string;
+	    errorKey?: string;
+	    errorParams?: Record<string, any>;
 	    logPath?: string;
 	    pid?: number;
 	    failures?: number;
@@ -1035,6 +1060,7 @@ export namespace projectmcp {
 	    approvalChanged?: boolean;
 	    offered: boolean;
 	    withheld?: string;
+	    withheldWords?: errs.Words;
 	    warnings?: string[];
 	    config: ServerSpec;
 	}
@@ -1171,6 +1197,8 @@ export namespace settings {
 	export interface Problem {
 	    field: string;
 	    message: string;
+	    key?: string;
+	    params?: Record<string, any>;
 	}
 	export interface ShellTools {
 	    enabled: boolean;
@@ -1294,6 +1322,7 @@ export namespace workflow {
 	    durationMs?: number;
 	    raw: string;
 	    text: string;
+	    words?: errs.Words;
 	}
 	export interface Run {
 	    runId: string;

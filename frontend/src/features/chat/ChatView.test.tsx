@@ -1,6 +1,7 @@
 import { fireEvent, screen, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import type { Entry } from '../../bridge'
+import { applyLanguage } from '../../i18n'
 import { msg } from '../../test/entries'
 import { createFakeBridge } from '../../test/fakeBridge'
 import { renderWithStores } from '../../test/render'
@@ -25,7 +26,7 @@ function renderChat(entries: Entry[], more: Partial<ConvOpts> = {}) {
   return { fake, ...r }
 }
 
-const errorView = (code: string, message: string, problem: { title: string; advice?: string; settings?: boolean }, extra: Record<string, unknown> = {}) => ({
+const errorView = (code: string, message: string, problem: { title: string; advice?: string; settings?: boolean; titleKey?: string; adviceKey?: string; params?: Record<string, unknown> }, extra: Record<string, unknown> = {}) => ({
   kind: 'error',
   text: '',
   error: { code, message, retryable: true, fields: { code, message, provider: '127.0.0.1:1' } },
@@ -56,6 +57,33 @@ describe('failures, stops and what they offer', () => {
     expect(within(row).getByTestId('error-retry')).toBeInTheDocument()
     await userEvent.click(within(row).getByTestId('error-open-settings'))
     expect(stores.settings.getState().open).toBe(true)
+  })
+
+  it('says a failed reply in Chinese from its templates, the raw error still under Details', async () => {
+    const raw = 'Post "http://127.0.0.1:1/v1/chat/completions": dial tcp 127.0.0.1:1: connect: connection refused'
+    applyLanguage('zh-CN')
+    try {
+      renderChat([
+        msg('u1', 'user', 'hi'),
+        msg('x1', 'assistant', `LLM_ERROR\n- code: LLM_NETWORK\n- message: ${raw}`, {
+          partType: 'error',
+          view: errorView('LLM_NETWORK', raw, {
+            title: "Can't reach the model server",
+            advice: 'Nothing answered at 127.0.0.1:1.',
+            settings: true,
+            titleKey: 'problem.unreachable.title',
+            adviceKey: 'problem.atProviderRefused.advice',
+            params: { where: '127.0.0.1:1' },
+          }),
+        }),
+      ])
+      const row = await screen.findByTestId('msg-error')
+      expect(within(row).getByTestId('problem-title')).toHaveTextContent('无法连接模型服务器')
+      expect(within(row).getByTestId('problem-advice')).toHaveTextContent('127.0.0.1:1 没有响应。请确认服务器正在运行，并检查设置中的地址是否正确。')
+      expect(within(row).getByTestId('problem-details')).toHaveTextContent('connection refused')
+    } finally {
+      applyLanguage('en')
+    }
   })
 
   it('offers Continue only when something of the reply arrived', async () => {

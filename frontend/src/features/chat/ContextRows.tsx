@@ -10,6 +10,7 @@ import { ToolCard } from './ToolCard'
 import { screenSummary } from '../../lib/toolSummary'
 import './contextRows.css'
 import { useTranslation } from '../../i18n'
+import { saidText } from '../../i18n/backend'
 
 /** The pin of a message: a pin among its actions, filled (and pressed)
  * once pinned, with "Pinned" above the message; a pinned message is kept
@@ -116,10 +117,10 @@ export function StepsRow({ row }: { row: Extract<Row, { kind: 'steps' }> }) {
         <button type="button" className="step-head" onClick={() => setOpen((o) => !o)} aria-expanded={open} data-testid="step-toggle" title={t('steps.callsTitle', { count: row.calls.length })}>
           <span className={`tool-dot ${failed ? 'dot-error' : asking ? 'dot-pending' : running ? 'dot-running' : 'dot-ok'}`} aria-hidden="true" />
           <span className="step-title" data-testid="step-title">
-            {row.step.title}
+            {saidText(row.step.titleWords, row.step.title)}
           </span>
           <span className="step-summary" data-testid="step-summary">
-            {row.step.summary}
+            {saidText(row.step.summaryWords, row.step.summary)}
           </span>
           <span className="step-chevron" aria-hidden="true">
             {open ? '▾' : '▸'}
@@ -128,7 +129,7 @@ export function StepsRow({ row }: { row: Extract<Row, { kind: 'steps' }> }) {
         {shown && (
           <div className="step-calls" data-testid="step-calls">
             {row.calls.map((c) => (
-              <ToolCard key={c.key} call={c.call} result={c.result} status={c.status} words={c.callEntry.view?.calls?.[c.call.id]} />
+              <ToolCard key={c.key} call={c.call} result={c.result} status={c.status} words={c.callEntry.view?.calls?.[c.call.id]} said={c.callEntry.view?.callWords?.[c.call.id]} />
             ))}
           </div>
         )}

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react'
 import { useStore, useStores } from '../../stores'
 import { useTranslation } from '../../i18n'
+import { backendText } from '../../i18n/backend'
 
 /** The model the open conversation's answers come from, in the composer:
  * a chip that opens the list of the settings' endpoints and their models. */
@@ -90,7 +91,7 @@ export function ModelChip({ disabled }: { disabled?: boolean }) {
           ))}
           {state.error && (
             <div className="model-menu-note model-menu-error" role="alert">
-              {state.error.message}
+              {backendText(state.error)}
             </div>
           )}
         </div>

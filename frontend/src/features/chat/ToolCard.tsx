@@ -12,6 +12,7 @@ import { toolPreview } from '../../lib/toolPreview'
 import { codeRuns, toolSummary, toolTitle } from '../../lib/toolSummary'
 import type { ToolStatus } from './messageRows'
 import { locale, useTranslation } from '../../i18n'
+import { saidText, sentence, type Said } from '../../i18n/backend'
 
 const previewChars = 4000
 /** Lines of a section shown before "Show all" (the card grows in place: no
@@ -127,6 +128,7 @@ export function ToolCard({
   durationMs,
   errorText,
   words,
+  said,
 }: {
   call: ToolCall
   result?: Entry
@@ -136,6 +138,9 @@ export function ToolCard({
   /** What the call did, in words (entry.view.calls): said for the run's
    * own files, whose changes the log reads as steps. */
   words?: string
+  /** The same words by their templates (entry.view.callWords): said in the
+   * language in use. */
+  said?: Said
 }) {
   const { t } = useTranslation()
   const [open, setOpen] = useState(false)
@@ -155,7 +160,7 @@ export function ToolCard({
   }
   const finished = result && !placeholder
   // The log's words of a call still waiting describe the placeholder ("failed"): not yet.
-  if (placeholder) words = undefined
+  if (placeholder) words = said = undefined
   const name = call.function.name || result?.tool_name || 'tool'
   const ended = commandEnd(name, result)
   const showLive = !!live && !finished
@@ -176,9 +181,11 @@ export function ToolCard({
 
   // The heading: what the tool is and what it did, in the user's words.
   const title = toolTitle(name)
-  // A run's progress: the log's words name the steps (they are English).
-  const runStep = !!words && locale() === 'en' && args.includes('"@state/workflow.md"')
-  const summary = runStep ? words!.charAt(0).toUpperCase() + words!.slice(1) : toolSummary(name, args, finished ? output : undefined, !!result?.is_error)
+  // A run's progress: the log's words name the steps (in the language in
+  // use by their templates; the English words of an older backend only in English).
+  const runWords = said?.key ? saidText(said, words ?? '') : locale() === 'en' ? words : undefined
+  const runStep = !!words && !!runWords && args.includes('"@state/workflow.md"')
+  const summary = runStep ? sentence(runWords!) : toolSummary(name, args, finished ? output : undefined, !!result?.is_error)
 
   const showFull = async () => {
     if (!result) return

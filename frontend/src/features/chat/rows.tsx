@@ -9,6 +9,7 @@ import { BranchSwitcher, CopyButton, SpeakerBadge } from './MessageParts'
 import type { Row } from './messageRows'
 import { ToolCard } from './ToolCard'
 import { useTranslation } from '../../i18n'
+import { problemText } from '../../i18n/backend'
 
 export interface RowActions {
   fork(messageId: string): void
@@ -228,7 +229,7 @@ export const MessageRow = memo(
         return (
           <div className="msg msg-tool" data-id={row.result?.id ?? row.callEntry?.id}>
             {row.speaker && <SpeakerBadge speaker={row.speaker} />}
-            <ToolCard call={row.call} result={row.result} status={row.status} words={row.callEntry?.view?.calls?.[row.call.id]} />
+            <ToolCard call={row.call} result={row.result} status={row.status} words={row.callEntry?.view?.calls?.[row.call.id]} said={row.callEntry?.view?.callWords?.[row.call.id]} />
           </div>
         )
       case 'switcher':
@@ -238,7 +239,8 @@ export const MessageRow = memo(
           </div>
         )
       case 'error': {
-        const { problem, error } = row
+        const { error } = row
+        const problem = { ...row.problem, ...problemText(row.problem) }
         const facts = [error.fields?.status && t('chat.errorFacts.status', { status: error.fields.status }), error.fields?.provider, t('chat.errorFacts.code', { code: error.code })].filter(Boolean).join(' · ')
         return (
           <div className="msg msg-assistant msg-error" data-testid="msg-error" data-id={row.entry.id} data-code={error.code}>

@@ -3,6 +3,7 @@ import { ErrorCodes } from '../../bridge'
 import { useStore, useStores } from '../../stores'
 import { formatTokens } from './meter'
 import { useTranslation } from '../../i18n'
+import { backendText } from '../../i18n/backend'
 
 /** How long the outcome of a compaction stays under the conversation. */
 export const outcomeMs = 10000
@@ -31,7 +32,7 @@ export function CompactionStatus({ typing }: { typing: boolean }) {
   } else if (error) {
     kind = 'error'
     text =
-      error.code === ErrorCodes.Busy ? t('compact.busy') : t('compact.failed', { message: error.message })
+      error.code === ErrorCodes.Busy ? t('compact.busy') : t('compact.failed', { message: backendText(error) })
   } else if (last) {
     const r = last.result
     text =

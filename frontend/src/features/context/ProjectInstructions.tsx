@@ -3,6 +3,7 @@ import type { ContextPreview } from '../../bridge'
 import { useStore, useStores } from '../../stores'
 import { formatTokens } from './meter'
 import { useTranslation } from '../../i18n'
+import { backendText } from '../../i18n/backend'
 
 /** The project's instruction file (AGENTS.md): what every request carries
  * before the conversation, how much of the budget it takes, and an editor. */
@@ -90,7 +91,7 @@ export function ProjectInstructions({ preview }: { preview: ContextPreview }) {
       )}
       {error && (
         <p className="alert" role="alert" data-testid="instructions-error">
-          {error.message}
+          {backendText(error)}
         </p>
       )}
     </section>

@@ -4,9 +4,10 @@ import { ConfirmDialog } from '../../components/ConfirmDialog'
 import { ErrorBanner } from '../../components/ErrorBanner'
 import { useStore, useStores } from '../../stores'
 import { SignOutButton } from './SignOutButton'
-import { emptyForm, formOf, lastLines, specFromForm, statusText, type McpForm } from './spec'
+import { emptyForm, formOf, lastLines, problemWords, specFromForm, statusText, type McpForm } from './spec'
 import './mcp.css'
 import { Trans, useTranslation } from '../../i18n'
+import { backendText, saidText } from '../../i18n/backend'
 
 /** Settings → MCP: tools from Model Context Protocol servers. The MCP
  * switches; every server with its status (starting, ready with its tools,
@@ -65,7 +66,7 @@ export function McpPanel() {
           <ul className="mcp-problems" data-testid="mcp-problems">
             {view.problems.map((p, i) => (
               <li key={i}>
-                {p.server && <strong>{p.server}</strong>} {p.field && <span className="mono">{p.field}</span>} {p.message}
+                {p.server && <strong>{p.server}</strong>} {p.field && <span className="mono">{p.field}</span>} {problemWords(p)}
               </li>
             ))}
           </ul>
@@ -288,13 +289,13 @@ function ServerCard({ server: s, hasProject, onEdit, onRemove }: { server: McpSe
       )}
       {s.withheld && (
         <div className="mcp-failure" data-testid="mcp-withheld">
-          <div className="mcp-error">{s.withheld}</div>
+          <div className="mcp-error">{saidText(s.withheldWords, s.withheld)}</div>
         </div>
       )}
       {s.state === 'failed' && (
         <div className="mcp-failure" data-testid="mcp-failure">
           <div className="mcp-error" data-testid="mcp-error">
-            {s.error}
+            {backendText({ message: s.error, key: s.errorKey, params: s.errorParams })}
             {s.retryAt && !s.gaveUp && <span className="hint">{t('mcp.retry')}</span>}
             {s.gaveUp && <span className="hint">{t('mcp.gaveUp', { count: s.failures })}</span>}
           </div>
@@ -521,7 +522,7 @@ function PasteBlock() {
             <ul className="mcp-problems" data-testid="mcp-paste-problems">
               {parsed.problems.map((p, i) => (
                 <li key={i} data-testid="mcp-paste-problem">
-                  {p.server && <strong>{p.server}</strong>} {p.field && <span className="mono">{p.field}</span>} {p.message}
+                  {p.server && <strong>{p.server}</strong>} {p.field && <span className="mono">{p.field}</span>} {problemWords(p)}
                   {p.server && t('mcp.paste.leftOut')}
                 </li>
               ))}

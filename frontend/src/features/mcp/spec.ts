@@ -1,5 +1,14 @@
-import type { McpServer, McpServerSpec } from '../../bridge'
+import type { McpProblem, McpServer, McpServerSpec } from '../../bridge'
 import { t } from '../../i18n'
+import { backendText } from '../../i18n/backend'
+
+/** A configuration problem in the language in use, with the project file it
+ * was found in when the backend's words said so. */
+export function problemWords(p: McpProblem): string {
+  if (!p.key) return p.message
+  const problem = backendText(p)
+  return p.in ? t('mcp.problemIn', { problem, file: p.in }) : problem
+}
 
 /** The add/edit form of a server: lists as text, one item a line. */
 export interface McpForm {

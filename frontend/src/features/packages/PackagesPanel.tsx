@@ -5,6 +5,7 @@ import { ConfirmDialog } from '../../components/ConfirmDialog'
 import { useStore, useStores } from '../../stores'
 import './packages.css'
 import { formatDateTime, Trans, useTranslation } from '../../i18n'
+import { backendText } from '../../i18n/backend'
 
 /** Settings → Packages: the installed packages (name, version, workflows,
  * agents) with the open project's active one, choosing the active package,
@@ -291,7 +292,7 @@ function ProblemList({ problems, warnings = false }: { problems: ListedProblem[]
                 {p.pointer && <span className="pkg-pointer"> {p.pointer}</span>}
               </td>
               <td>
-                {warning && !warnings && <span className="badge">{t('pkg.warningBadge')}</span>} {p.message}
+                {warning && !warnings && <span className="badge">{t('pkg.warningBadge')}</span>} {backendText(p)}
               </td>
             </tr>
           )

@@ -3,6 +3,7 @@ import { useStore, useStores } from '../../stores'
 import { clock, nodeCounts, nodeTitle, workflowTitle } from './runInfo'
 import './runs.css'
 import { useTranslation } from '../../i18n'
+import { backendText, saidText, sentence } from '../../i18n/backend'
 
 const nodeMark: Record<string, string> = { completed: '✓', current: '●', pending: '○' }
 
@@ -92,7 +93,7 @@ export function RunPanel() {
       <div className="run-panel-body">
         {run.lastError && run.phase !== 'completed' && (
           <div className="run-panel-error" data-testid="run-panel-error" title={run.lastError.code}>
-            {t('runPanel.lastFailed', { message: run.lastError.message })}
+            {t('runPanel.lastFailed', { message: backendText(run.lastError) })}
           </div>
         )}
 
@@ -141,7 +142,7 @@ export function RunPanel() {
           <ul className="run-log" data-testid="run-log">
             {lines.map((l, i) => (
               <li key={`${l.ts}-${i}`} data-testid="run-log-line" data-type={l.type} data-ok={l.ok !== false} className={l.ok === false ? 'is-error' : ''} title={l.raw}>
-                <span className="run-log-time">{clock(l.ts)}</span> <span className="run-log-text">{l.text || l.type}</span>
+                <span className="run-log-time">{clock(l.ts)}</span> <span className="run-log-text">{(l.words?.key ? sentence(saidText(l.words, l.text)) : l.text) || l.type}</span>
               </li>
             ))}
           </ul>

@@ -5,6 +5,7 @@ import { answer, msg, question, runInput } from '../../test/entries'
 import { createFakeBridge, demoNodes, demoPackage } from '../../test/fakeBridge'
 import { renderWithStores } from '../../test/render'
 import { App } from '../../App'
+import { applyLanguage } from '../../i18n'
 
 const project = { id: 'p1', name: 'alpha', root: '/home/me/alpha', dataDir: '/d', activePackageId: demoPackage.id }
 
@@ -122,6 +123,36 @@ describe('run side panel', () => {
     expect(skipped).toHaveClass('is-skipped')
     expect(skipped).toHaveTextContent('not taken')
     expect(within(panel).getAllByTestId('run-artifact').map((a) => a.dataset.path)).toEqual(['artifacts/idea-notes.md', 'artifacts/project-brief.md'])
+  })
+
+  it("says the run's activity in the language in use from the lines' words, and the backend's text without them", async () => {
+    const system = vi.spyOn(navigator, 'languages', 'get').mockReturnValue(['zh-CN'])
+    try {
+      renderRun(askEntries(selection), runAt(), {
+        runLogs: {
+          r1: [
+            { ts: '2026-06-01T10:00:00Z', type: 'run_created', text: 'The run was created', raw: '{}', words: { key: 'run.log.created' } },
+            { ts: '2026-06-01T10:00:01Z', type: 'tool_call', tool: 'fs.write', ok: true, args: '{}', text: 'Wrote idea-notes.md', raw: '{}', words: { key: 'run.call.write', params: { what: 'idea-notes.md' } } },
+            { ts: '2026-06-01T10:00:02Z', type: 'tool_call', tool: 'fs.apply_patch', ok: false, args: '{}', text: "Tried: updated the run's state (failed)", raw: '{}', words: { key: 'run.call.tried', params: { list: [{ key: 'run.call.updatedState' }] } } },
+            { ts: '2026-06-01T10:00:03Z', type: 'turn_end', text: 'The turn ended: waiting for you (2 model requests)', raw: '{}', words: { key: 'run.log.turnEndedRequests', params: { phase: { key: 'run.phase.waitingUser' }, n: 2 } } },
+            { ts: '2026-06-01T10:00:04Z', type: 'something_new', text: 'Something new', raw: '{}' },
+          ],
+        },
+      })
+      await openFirst()
+      const panel = await screen.findByTestId('run-panel')
+      await vi.waitFor(() => expect(within(panel).getAllByTestId('run-log-line')).toHaveLength(5))
+      expect(within(panel).getAllByTestId('run-log-line').map((l) => l.querySelector('.run-log-text')?.textContent)).toEqual([
+        '已创建运行',
+        '写入了 idea-notes.md',
+        '尝试更新了运行状态（失败）',
+        '本轮结束：等待你的回复（2 次模型请求）',
+        'Something new',
+      ])
+    } finally {
+      system.mockRestore()
+      applyLanguage('en')
+    }
   })
 
   it('opens an artifact read-only and collapses', async () => {

@@ -5,6 +5,7 @@ import { languages, resolveLanguage, type LanguageChoice } from '../../i18n'
 import { useStore, useStores, type TextSize, type Theme } from '../../stores'
 import { Field, TextInput, UnitInput, type FormTabProps, type SettingsDraft } from './form'
 import { useTranslation } from '../../i18n'
+import { backendText } from '../../i18n/backend'
 
 const themes: Theme[] = ['system', 'light', 'dark']
 
@@ -58,7 +59,7 @@ export function GeneralTab({ draft }: FormTabProps) {
           {test && (
             <span className={`test-result ${test.ok ? 'is-ok' : 'is-fail'}`} data-testid="settings-test-result" data-ok={test.ok} role="status">
               {test.ok ? '✓ ' : '✗ '}
-              {test.message}
+              {backendText(test)}
             </span>
           )}
         </div>

@@ -7,6 +7,7 @@ import { crossFieldErrors, type SettingsDraft } from './form'
 import { isFormTab, settingsTabs, type SettingsTabDef } from './tabs'
 import './settings.css'
 import { useTranslation } from '../../i18n'
+import { backendText } from '../../i18n/backend'
 
 const clone = (s: Settings): Settings => JSON.parse(JSON.stringify(s)) as Settings
 
@@ -179,7 +180,7 @@ export function SettingsScreen() {
                 <ul>
                   {view.warnings.map((w) => (
                     <li key={w.field}>
-                      <span className="mono">{w.field}</span> {w.message}
+                      <span className="mono">{w.field}</span> {backendText(w)}
                     </li>
                   ))}
                 </ul>
