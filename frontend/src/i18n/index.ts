@@ -2,7 +2,8 @@
  * Simplified Chinese catalogues (locales/), one i18next instance, and the
  * number and date formats of the language in use. The language is the
  * system's (navigator.languages) unless chosen in Settings → General. */
-import i18next from 'i18next'
+import i18next, { type TFunction } from 'i18next'
+import { useMemo, useSyncExternalStore } from 'react'
 import { initReactI18next } from 'react-i18next'
 import backendEn from './locales/backend.en.gen.json'
 import backendZhCN from './locales/backend.zh-CN.json'
@@ -78,6 +79,50 @@ export function formatDateTime(value: string | number | Date, options: Intl.Date
   return new Intl.DateTimeFormat(locale(), options).format(d)
 }
 
-export { useTranslation, Trans } from 'react-i18next'
+export { Trans } from 'react-i18next'
 export const t = i18n.t.bind(i18n)
 
+/** The words asked for by key alone, per language: the rows of a long
+ * conversation ask for the same dozen words (their actions' names and
+ * tooltips) each time one scrolls into view, and i18next works each out
+ * again (resolving the key, the fallbacks, the interpolation). */
+const wordsByLanguage = new Map<string, TFunction>()
+
+/** i18n.t for the language lang, remembering what a key alone gives. */
+function wordsOf(lang: string): TFunction {
+  let tr = wordsByLanguage.get(lang)
+  if (tr) return tr
+  const seen = new Map<string, string>()
+  const fixed = i18n.getFixedT(lang) as unknown as (...a: unknown[]) => unknown
+  tr = ((...args: unknown[]) => {
+    const key = args[0]
+    if (args.length !== 1 || typeof key !== 'string') return fixed(...args)
+    let w = seen.get(key)
+    if (w === undefined) seen.set(key, (w = String(fixed(key))))
+    return w
+  }) as unknown as TFunction
+  wordsByLanguage.set(lang, tr)
+  return tr
+}
+
+// A catalogue changed (added to, reloaded) may change any word.
+const forget = () => wordsByLanguage.clear()
+i18n.store.on('added', forget)
+i18n.store.on('removed', forget)
+
+const listeners = new Set<() => void>()
+i18n.on('languageChanged', () => listeners.forEach((l) => l()))
+const subscribe = (l: () => void) => {
+  listeners.add(l)
+  return () => listeners.delete(l)
+}
+const currentLanguage = () => i18n.language
+
+/** The words of the interface for a component: t in the language in use,
+ * and the component drawn again when the language changes. One listener
+ * for the whole page instead of one per component (rows mount and unmount
+ * at every frame while a long conversation scrolls). */
+export function useTranslation(): { t: TFunction; i18n: typeof i18n } {
+  const lang = useSyncExternalStore(subscribe, currentLanguage)
+  return useMemo(() => ({ t: wordsOf(lang), i18n }), [lang])
+}
