@@ -579,7 +579,8 @@ func (s *server) connLost(c *conn, msg string) {
 	s.notify()
 }
 
-// failWords is fail with a message from a template of errs.Messages.
+// failWords marks c as failed with a message from a template of
+// errs.Messages and kills it (a server that stopped answering).
 func (s *server) failWords(c *conn, key string, params errs.Params) {
 	s.mu.Lock()
 	if s.conn != c {
@@ -587,19 +588,6 @@ func (s *server) failWords(c *conn, key string, params errs.Params) {
 		return
 	}
 	s.setFailedLocked(errs.Text(key, params), key, params)
-	s.mu.Unlock()
-	c.close(0)
-	s.notify()
-}
-
-// fail marks c as failed with msg and kills it (a server that stopped answering).
-func (s *server) fail(c *conn, msg string) {
-	s.mu.Lock()
-	if s.conn != c {
-		s.mu.Unlock()
-		return
-	}
-	s.setFailedLocked(msg, "", nil)
 	s.mu.Unlock()
 	c.close(0)
 	s.notify()
