@@ -5,6 +5,7 @@ go 1.26
 require (
 	github.com/dlclark/regexp2 v1.11.0
 	github.com/fsnotify/fsnotify v1.10.1
+	github.com/goccy/go-json v0.12.0
 	github.com/google/uuid v1.6.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/pkoukk/tiktoken-go v0.1.8

@@ -2,6 +2,7 @@ package convlog
 
 import (
 	"bytes"
+	stdjson "encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -116,6 +117,36 @@ func FuzzParseLegacy(f *testing.F) {
 				t.Fatalf("bad or duplicate entry %+v", e)
 			}
 			seen[e.ID] = true
+		}
+	})
+}
+
+// FuzzDecodeLine: a log line decodes as the standard library reads it — the
+// same entry, or an error for the same lines — since the log is written
+// with encoding/json and edited by people with anything.
+func FuzzDecodeLine(f *testing.F) {
+	f.Add([]byte(line("a", "x")))
+	f.Add([]byte(`{"type":"msg","id":"b","role":"tool","tool_calls":[{"id":"c","type":"function","function":{"name":"fs.read","arguments":"{}"}}],"content":"\u00e9\ud800"}`))
+	f.Add([]byte(`{"ID":"a","Content":"case","compacted":true,"tokens":1.5}`))
+	f.Add([]byte(`{"id":"a","data":{"x":[1,2,{}]},"widget":null,"usage":{"promptTokens":3}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, err := decodeLine(data)
+		want := new(conversation.Entry)
+		werr := stdjson.Unmarshal(bytes.TrimPrefix(data, utf8BOM), want)
+		if werr == nil && want.ID == "" {
+			werr = errNoID
+		}
+		if (err == nil) != (werr == nil) {
+			t.Fatalf("decoded with error %v, the standard library with %v", err, werr)
+		}
+		if err != nil {
+			return
+		}
+		if want.Type == "" {
+			want.Type = got.Type // filled in by decodeLine
+		}
+		if a, b := mustJSON(t, got), mustJSON(t, want); !bytes.Equal(a, b) {
+			t.Fatalf("decoded\n%s\nthe standard library\n%s", a, b)
 		}
 	})
 }

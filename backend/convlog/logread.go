@@ -2,7 +2,7 @@ package convlog
 
 import (
 	"bytes"
-	"encoding/json"
+	json "github.com/goccy/go-json"
 	"errors"
 	"io"
 	"runtime"
