@@ -248,7 +248,7 @@ func (c *contexter) compact(ctx context.Context, res *contextbuilder.Result, rea
 	}
 	data.TokensAfter = after.Debug.FullTokens
 	data.KeptFrom = keptFromOf(c.p.history, after)
-	var docs []recall.Doc
+	docs := make([]recall.Doc, 0, len(comp.Entries))
 	for i := range comp.Entries {
 		if d := recall.DocOf(&comp.Entries[i]); d.Text != "" {
 			docs = append(docs, d)
@@ -267,11 +267,17 @@ func (c *contexter) compact(ctx context.Context, res *contextbuilder.Result, rea
 		if c.p.readAt > 0 {
 			w.Versions, w.ReadAt = versionsOf(saved, compacted), c.p.readAt
 		}
+		// The recall index takes the messages while the log is written: a
+		// document whose message stays in the history (the write failed) is
+		// never recalled, since recall skips what the request holds.
+		recalled := make(chan error, 1)
+		go func() { recalled <- s.recall.Add(s.opts.Store, c.convID, docs) }()
 		if err := s.opts.Store.Compact(c.convID, w); err != nil {
+			<-recalled
 			c.p.history = saved
 			return nil, err
 		}
-		if err := s.recall.Add(s.opts.Store, c.convID, docs); err != nil {
+		if err := <-recalled; err != nil {
 			c.notes = append(c.notes, "the recall index was not updated: "+err.Error())
 		}
 	} else {
