@@ -166,10 +166,12 @@ func Plan(res *contextbuilder.Result, history []conversation.Entry, c Config, al
 	if oldSummary == 0 {
 		lines = 200 // header and task
 	}
+	spanTokens := 0
 	for k, s := range before {
 		tokens -= s.Tokens
 		msgs -= s.Count
 		chars -= s.Chars
+		spanTokens += s.Tokens
 		for _, id := range s.SourceIDs {
 			if e := byID[id]; e != nil {
 				for _, l := range candidates(e, nil, 0, nil) {
@@ -179,8 +181,15 @@ func Plan(res *contextbuilder.Result, history []conversation.Entry, c Config, al
 				}
 			}
 		}
-		// the summary grows with what it replaces, up to its budget
-		summary := min(budget, oldSummary+lines)
+		// the summary grows with what it replaces, up to its budget; a block
+		// appended to it is written up to the block's own budget, which the
+		// lines found here may not show (names and figures rare in the
+		// whole span lift lines only there)
+		grown := oldSummary + lines
+		if room := budget - oldSummary - contextbuilder.MessageOverhead - 2; oldSummary > 0 && room >= minBlock(budget) {
+			grown = oldSummary + max(lines, min(room, blockBudget(budget, spanTokens)))
+		}
+		summary := min(budget, grown)
 		ok := tokens-oldSummary+summary <= target
 		if c.MaxMessages > 0 && float64(msgs) > c.Target*float64(c.MaxMessages) {
 			ok = false
