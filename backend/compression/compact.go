@@ -175,7 +175,10 @@ func Plan(res *contextbuilder.Result, history []conversation.Entry, c Config, al
 		for _, id := range s.SourceIDs {
 			if e := byID[id]; e != nil {
 				for _, l := range candidates(e, nil, 0, nil) {
-					if l.score >= minLineScore {
+					// the first summary also keeps the lines that names and
+					// figures rare in the whole span lift (they cannot be
+					// told here: count them)
+					if l.score >= minLineScore || oldSummary == 0 {
 						lines += estimateTokens(l.text) + 8
 					}
 				}
