@@ -189,7 +189,7 @@ func Plan(res *contextbuilder.Result, history []conversation.Entry, c Config, al
 		// lines found here may not show (names and figures rare in the
 		// whole span lift lines only there)
 		grown := oldSummary + lines
-		if room := budget - oldSummary - contextbuilder.MessageOverhead - 2; oldSummary > 0 && room >= minBlock(budget) {
+		if room, ok := blockRoom(budget, oldSummary); oldSummary > 0 && ok {
 			grown = oldSummary + max(lines, min(room, blockBudget(budget, spanTokens)))
 		}
 		summary := min(budget, grown)
@@ -522,11 +522,19 @@ func appendable(previous []string, budget int, c Config) (string, int, bool) {
 	if len(previous) != 1 || !strings.HasPrefix(previous[0], contextbuilder.ConversationSummaryPrefix) {
 		return "", 0, false
 	}
-	room := budget - c.Counter.Count(c.Model, previous[0]) - contextbuilder.MessageOverhead - 2
-	if room < minBlock(budget) {
+	room, ok := blockRoom(budget, c.Counter.Count(c.Model, previous[0]))
+	if !ok {
 		return "", 0, false
 	}
 	return previous[0], room, true
+}
+
+// blockRoom returns the room a summary of summaryTokens leaves in its
+// budget for an appended block, and whether a block fits there (at least
+// minBlock; with less the summary is consolidated).
+func blockRoom(budget, summaryTokens int) (int, bool) {
+	room := budget - summaryTokens - contextbuilder.MessageOverhead - 2
+	return room, room >= minBlock(budget)
 }
 
 // blockBudget is the most one appended block may take of the summary's
