@@ -8,15 +8,8 @@ import { applyLanguage } from '.'
 import { backendDetail, backendText, problemText, saidText, sentence } from './backend'
 import en from './locales/backend.en.gen.json'
 import zhCN from './locales/backend.zh-CN.json'
+import { flatten, type Tree } from '../test/catalogue'
 
-type Tree = { [k: string]: string | Tree }
-function flatten(t: Tree, prefix = '', out = new Map<string, string>()): Map<string, string> {
-  for (const [k, v] of Object.entries(t)) {
-    if (typeof v === 'string') out.set(prefix + k, v)
-    else flatten(v, `${prefix}${k}.`, out)
-  }
-  return out
-}
 const vars = (s: string) => [...new Set([...s.matchAll(/\{\{\s*(\w+)[^}]*\}\}/g)].map((m) => m[1]))].sort().join()
 
 describe('the backend catalogues', () => {

@@ -7,6 +7,7 @@ import { findLiterals } from '../test/untranslated'
 import { applyLanguage, formatDateTime, formatNumber, i18n, languageOf, resolveLanguage } from '.'
 import en from './locales/en.json'
 import zhCN from './locales/zh-CN.json'
+import { flatten, type Tree } from '../test/catalogue'
 
 const src = resolve(process.cwd(), 'src')
 
@@ -20,15 +21,6 @@ function walk(dir: string, out: string[] = []): string[] {
 }
 const code = walk(src).filter((f) => /\.(ts|tsx)$/.test(f) && !/\.test\.(ts|tsx)$/.test(f) && !relative(src, f).startsWith('test'))
 
-type Tree = { [k: string]: string | Tree }
-/** key → text, nested keys joined with dots. */
-function flatten(t: Tree, prefix = '', out = new Map<string, string>()): Map<string, string> {
-  for (const [k, v] of Object.entries(t)) {
-    if (typeof v === 'string') out.set(prefix + k, v)
-    else flatten(v, `${prefix}${k}.`, out)
-  }
-  return out
-}
 const plural = /_(zero|one|two|few|many|other)$/
 /** The keys without their plural forms, each with the placeholders of all its forms. */
 function byBase(cat: Map<string, string>): Map<string, string[]> {
