@@ -2,10 +2,10 @@ package engine
 
 import (
 	"context"
-	"crewagent/backend/errs"
 	"strings"
 
 	"crewagent/backend/conversation"
+	"crewagent/backend/errs"
 )
 
 // The kinds of sends: a new message or a retry (SendRequest, from the
