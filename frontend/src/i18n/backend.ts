@@ -47,10 +47,13 @@ function values(params: Record<string, unknown> | null | undefined, depth: numbe
 /** Neither Chinese nor a space nor punctuation that needs no space. */
 const latin = `[^\\s${cjk}\\u3000-\\u303f\\uff00-\\uffef\\u2018-\\u201f${edge}]`
 
+const valueAfterChinese = new RegExp(`([${cjk}])${edge}(${latin})`, 'g')
+const valueBeforeChinese = new RegExp(`(${latin})${edge}([${cjk}])`, 'g')
+
 /** A space where a value of Latin letters, digits or a path meets Chinese
  * characters ("写入了 brief.md"), as Chinese text sets them apart. */
 function spaced(s: string): string {
-  return s.replace(new RegExp(`([${cjk}])${edge}(${latin})`, 'g'), `$1 ${edge}$2`).replace(new RegExp(`(${latin})${edge}([${cjk}])`, 'g'), `$1${edge} $2`)
+  return s.replace(valueAfterChinese, `$1 ${edge}$2`).replace(valueBeforeChinese, `$1${edge} $2`)
 }
 
 function template(key: string | undefined, params: Record<string, unknown> | null | undefined, depth = 0): string | undefined {
