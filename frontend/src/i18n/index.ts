@@ -80,15 +80,32 @@ export function formatDateTime(value: string | number | Date, options: Intl.Date
 }
 
 export { Trans } from 'react-i18next'
-export const t = i18n.t.bind(i18n)
 
-/** The words asked for by key alone, per language: the rows of a long
- * conversation ask for the same dozen words (their actions' names and
- * tooltips) each time one scrolls into view, and i18next works each out
- * again (resolving the key, the fallbacks, the interpolation). */
+/** The words of each language as they were worked out: the rows of a long
+ * conversation ask for the same words (their actions' names and tooltips,
+ * a code block's header, a tool card's line with its file) each time one
+ * scrolls into view, and i18next works each out again (resolving the key,
+ * the fallbacks, the plural, the interpolation), which costs the page's
+ * frames and leaves garbage behind. A key alone, or a key with values that
+ * are only strings, numbers and booleans, gives the same words every time,
+ * so the words are remembered under the key and the values. */
 const wordsByLanguage = new Map<string, TFunction>()
+/** How many words one language remembers before it starts over (a long
+ * conversation's tool cards name many files). */
+const maxRemembered = 2000
 
-/** i18n.t for the language lang, remembering what a key alone gives. */
+/** The values of a call when they are plain (a key with them always gives the same words). */
+function plainValues(v: unknown): v is Record<string, string | number | boolean | undefined> {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false
+  for (const x of Object.values(v)) {
+    const k = typeof x
+    if (k !== 'string' && k !== 'number' && k !== 'boolean' && k !== 'undefined') return false
+  }
+  return true
+}
+
+/** i18n.t for the language lang, remembering what a key alone, or a key with
+ * plain values, gives. */
 function wordsOf(lang: string): TFunction {
   let tr = wordsByLanguage.get(lang)
   if (tr) return tr
@@ -96,14 +113,29 @@ function wordsOf(lang: string): TFunction {
   const fixed = i18n.getFixedT(lang) as unknown as (...a: unknown[]) => unknown
   tr = ((...args: unknown[]) => {
     const key = args[0]
-    if (args.length !== 1 || typeof key !== 'string') return fixed(...args)
-    let w = seen.get(key)
-    if (w === undefined) seen.set(key, (w = String(fixed(key))))
+    if (typeof key !== 'string' || args.length > 2) return fixed(...args)
+    let memo = key
+    if (args.length === 2) {
+      if (!plainValues(args[1])) return fixed(...args)
+      memo = `${key}\u0000${JSON.stringify(args[1])}`
+    }
+    let w = seen.get(memo)
+    if (w === undefined) {
+      const out = fixed(...args)
+      if (args.length === 2 && typeof out !== 'string') return out
+      w = String(out)
+      if (seen.size >= maxRemembered) seen.clear()
+      seen.set(memo, w)
+    }
     return w
   }) as unknown as TFunction
   wordsByLanguage.set(lang, tr)
   return tr
 }
+
+/** The words of the interface outside components, in the language in use
+ * (remembered like useTranslation's). */
+export const t = ((...args: unknown[]) => (wordsOf(i18n.language) as unknown as (...a: unknown[]) => unknown)(...args)) as unknown as TFunction
 
 // A catalogue changed (added to, reloaded) may change any word.
 const forget = () => wordsByLanguage.clear()

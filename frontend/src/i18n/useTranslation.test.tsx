@@ -1,9 +1,12 @@
-// useTranslation: the words in the language in use, remembered per language
-// for a key alone, worked out each time when given values, and every
-// component using it drawn again when the language changes.
+// useTranslation (and t): the words in the language in use, remembered per
+// language for a key alone or with plain values, worked out each time with
+// other values, and every component using it drawn again when the language
+// changes.
 import { act, render, screen } from '@testing-library/react'
 import { afterEach, describe, expect, it } from 'vitest'
-import { applyLanguage, i18n, useTranslation } from '.'
+import { flatten, type Tree } from '../test/catalogue'
+import { applyLanguage, i18n, t, useTranslation } from '.'
+import en from './locales/en.json'
 
 function Words({ count }: { count: number }) {
   const { t } = useTranslation()
@@ -55,5 +58,38 @@ describe('useTranslation', () => {
       i18n.addResource('en', 'translation', 'common.copy', 'Copy')
     })
     expect(before).toMatch(/^Copy\|/)
+  })
+
+  // Every word of the catalogue, asked for twice with the values it names
+  // (a number for each, so plurals and number formats are exercised): the
+  // remembered words are i18next's, in both languages, and other values give
+  // other words.
+  it.each(['en', 'zh-CN'] as const)('t gives what i18next gives for every word of the catalogue (%s)', (lang) => {
+    act(() => applyLanguage(lang))
+    const keys = new Set([...flatten(en as Tree).keys()].map((k) => k.replace(/_(zero|one|two|few|many|other)$/, '')))
+    let withValues = 0
+    for (const key of keys) {
+      for (const n of [1, 3]) {
+        const values: Record<string, number | string> = {}
+        for (const m of (flatten(en as Tree).get(key) ?? flatten(en as Tree).get(`${key}_other`) ?? '').matchAll(/\{\{(\w+)/g)) values[m[1]] = n
+        if ('count' in values || Object.keys(values).length === 0) values.count = n
+        const want = i18n.t(key, { ...values, lng: lang })
+        expect(t(key, values)).toBe(want)
+        expect(t(key, { ...values })).toBe(want) // remembered
+        if (Object.keys(values).length > 1) withValues++
+      }
+    }
+    expect(withValues).toBeGreaterThan(20)
+    expect(t('markdown.moreChars', { count: 1 })).not.toBe(t('markdown.moreChars', { count: 5 }))
+  })
+
+  it('t works the words out again for values that are not plain', () => {
+    act(() => applyLanguage('en'))
+    let n = 0
+    const value = { toString: () => `file${++n}.go` }
+    const first = t('tool.sum.read', { path: value as unknown as string })
+    const second = t('tool.sum.read', { path: value as unknown as string })
+    expect(first).toContain('file')
+    expect(second).not.toBe(first)
   })
 })
