@@ -17,7 +17,8 @@ import (
 const (
 	trimEvery  = time.Second     // how often the heap is looked at (reading the metrics costs microseconds)
 	trimAtMost = 5 * time.Second // the least time between two trims (each is a full collection: a few ms with the heap of a long conversation)
-	trimGrowth = 16 << 20        // how much the heap must have grown since the last trim (about what is alive once a long conversation is open)
+	trimGrowth = 8 << 20         // how much the heap must have grown since the last trim (the free heap a conversation's paging leaves held)
+	trimSettle = 1 << 20         // growth between two looks that still counts as stopped (the window's small work while idle: the meter's polls, events)
 )
 
 // heapSample is what the trimmer reads of the heap.
@@ -48,8 +49,10 @@ func readHeap() heapSample {
 
 // trimmer decides when to trim: once the heap has grown by trimGrowth over
 // what it held after the last trim (or at its smallest since), and has
-// stopped growing (the burst is over: a reply streaming or a page loading
-// is left alone), at most once every trimAtMost.
+// stopped growing (by less than trimSettle since the last look: the burst is
+// over, and a reply streaming or a page loading is left alone; what the idle
+// window still does between collections only trickles), at most once every
+// trimAtMost.
 type trimmer struct {
 	base uint64 // the heap after the last trim, or smaller since
 	prev uint64 // the heap at the last look
@@ -64,7 +67,7 @@ func (t *trimmer) observe(h heapSample, now time.Time) bool {
 		t.base = h.retained
 		return false
 	}
-	settled := h.retained <= prev
+	settled := h.retained <= prev+trimSettle
 	return settled && h.retained-t.base > trimGrowth && now.Sub(t.last) >= trimAtMost
 }
 
