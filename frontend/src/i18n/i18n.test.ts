@@ -111,6 +111,7 @@ describe('language', () => {
     applyLanguage('en')
     expect(formatNumber(1234567.5)).toBe('1,234,567.5')
     expect(formatDateTime(when, { dateStyle: 'long', timeZone: 'UTC' })).toBe('March 5, 2026')
+    expect(formatDateTime(when, { dateStyle: 'short', timeZone: 'UTC' })).toBe('3/5/26')
     applyLanguage('zh-CN')
     expect(document.documentElement.lang).toBe('zh-CN')
     expect(i18n.language).toBe('zh-CN')

@@ -72,11 +72,15 @@ export function formatNumber(n: number, options?: Intl.NumberFormatOptions): str
   return f.format(n)
 }
 
+const dateFormats = new Map<string, Intl.DateTimeFormat>()
 /** A date and time in the language in use; "" for an unreadable one. */
 export function formatDateTime(value: string | number | Date, options: Intl.DateTimeFormatOptions = { dateStyle: 'medium', timeStyle: 'short' }): string {
   const d = value instanceof Date ? value : new Date(value)
   if (Number.isNaN(d.getTime())) return ''
-  return new Intl.DateTimeFormat(locale(), options).format(d)
+  const key = `${locale()}|${JSON.stringify(options)}`
+  let f = dateFormats.get(key)
+  if (!f) dateFormats.set(key, (f = new Intl.DateTimeFormat(locale(), options)))
+  return f.format(d)
 }
 
 export { Trans } from 'react-i18next'

@@ -13,4 +13,10 @@ describe('timeAgo', () => {
   ])('%s -> %s', (iso, want) => {
     expect(timeAgo(iso, now, 'en')).toBe(want)
   })
+
+  it('says it in the locale asked for, whichever came first', () => {
+    expect(timeAgo('2026-03-09T12:00:00Z', now, 'zh-CN')).toBe('昨天')
+    expect(timeAgo('2026-03-09T12:00:00Z', now, 'en')).toBe('yesterday')
+    expect(timeAgo('2026-03-10T09:00:00Z', now, 'zh-CN')).toBe('3小时前')
+  })
 })
