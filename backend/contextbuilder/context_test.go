@@ -191,13 +191,8 @@ func TestRecallLeavesOutWhatTheRequestSays(t *testing.T) {
 		{ID: "old3", Role: "user", Text: "the settlement job is owned by payments", Score: 0.7},
 	}
 	o.RecallBudget = 300
-	res := mustBuild(t, o)
-	var got []string
-	for _, it := range res.Debug.Recalled {
-		got = append(got, it.ID)
-	}
-	if strings.Join(got, ",") != "old2,old3" {
-		t.Fatalf("recalled %v, want old2 and old3 (old1's figure is in the request)", got)
+	if got := recalledIDs(mustBuild(t, o)); got != "old2,old3" {
+		t.Fatalf("recalled %s, want old2 and old3 (old1's figure is in the request)", got)
 	}
 }
 
@@ -217,12 +212,7 @@ func TestRecallLeavesOutWhatTheRequestHasInWords(t *testing.T) {
 		{ID: "zhnew", Role: "user", Text: "盘点周期改成每季度一次", Score: 0.6},
 	}
 	o.RecallBudget = 300
-	res := mustBuild(t, o)
-	var got []string
-	for _, it := range res.Debug.Recalled {
-		got = append(got, it.ID)
-	}
-	if strings.Join(got, ",") != "new,zhnew" {
-		t.Fatalf("recalled %v, want new and zhnew", got)
+	if got := recalledIDs(mustBuild(t, o)); got != "new,zhnew" {
+		t.Fatalf("recalled %s, want new and zhnew", got)
 	}
 }

@@ -196,3 +196,13 @@ func TokensOf(msgs []Message) int {
 	}
 	return n
 }
+
+// recalledIDs lists the ids of the messages a request quoted back, in order
+// ("a,b").
+func recalledIDs(res *Result) string {
+	ids := make([]string, 0, len(res.Debug.Recalled))
+	for _, it := range res.Debug.Recalled {
+		ids = append(ids, it.ID)
+	}
+	return strings.Join(ids, ",")
+}
