@@ -63,24 +63,33 @@ export function locale(): Language {
   return i18n.language === 'zh-CN' ? 'zh-CN' : 'en'
 }
 
-const numberFormats = new Map<string, Intl.NumberFormat>()
-/** A number in the language in use ("12,345", "1.5"). */
-export function formatNumber(n: number, options?: Intl.NumberFormatOptions): string {
-  const key = `${locale()}|${JSON.stringify(options ?? {})}`
-  let f = numberFormats.get(key)
-  if (!f) numberFormats.set(key, (f = new Intl.NumberFormat(locale(), options)))
-  return f.format(n)
+/** The formatters of numbers, dates and relative times, made once per
+ * locale and options: the lists ask for one on every row each time they
+ * draw, and making one costs more than formatting with it. */
+const formatters = new Map<string, Intl.NumberFormat | Intl.DateTimeFormat | Intl.RelativeTimeFormat>()
+function formatter<F extends Intl.NumberFormat | Intl.DateTimeFormat | Intl.RelativeTimeFormat>(kind: string, loc: string, options: object, make: () => F): F {
+  const key = `${kind}|${loc}|${JSON.stringify(options)}`
+  let f = formatters.get(key) as F | undefined
+  if (!f) formatters.set(key, (f = make()))
+  return f
 }
 
-const dateFormats = new Map<string, Intl.DateTimeFormat>()
+/** A number in the language in use ("12,345", "1.5"). */
+export function formatNumber(n: number, options: Intl.NumberFormatOptions = {}): string {
+  return formatter('number', locale(), options, () => new Intl.NumberFormat(locale(), options)).format(n)
+}
+
 /** A date and time in the language in use; "" for an unreadable one. */
 export function formatDateTime(value: string | number | Date, options: Intl.DateTimeFormatOptions = { dateStyle: 'medium', timeStyle: 'short' }): string {
   const d = value instanceof Date ? value : new Date(value)
   if (Number.isNaN(d.getTime())) return ''
-  const key = `${locale()}|${JSON.stringify(options)}`
-  let f = dateFormats.get(key)
-  if (!f) dateFormats.set(key, (f = new Intl.DateTimeFormat(locale(), options)))
-  return f.format(d)
+  return formatter('date', locale(), options, () => new Intl.DateTimeFormat(locale(), options)).format(d)
+}
+
+/** The relative-time formatter of a locale ("yesterday", "3 hours ago"). */
+export function relativeTimeFormat(loc: string): Intl.RelativeTimeFormat {
+  const options: Intl.RelativeTimeFormatOptions = { numeric: 'auto' }
+  return formatter('relative', loc, options, () => new Intl.RelativeTimeFormat(loc, options))
 }
 
 export { Trans } from 'react-i18next'

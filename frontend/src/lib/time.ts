@@ -1,4 +1,4 @@
-import { locale as currentLocale, t as tr } from '../i18n'
+import { locale as currentLocale, relativeTimeFormat, t as tr } from '../i18n'
 
 const units: [Intl.RelativeTimeFormatUnit, number][] = [
   ['year', 365 * 24 * 3600],
@@ -9,22 +9,13 @@ const units: [Intl.RelativeTimeFormatUnit, number][] = [
   ['minute', 60],
 ]
 
-const relativeFormats = new Map<string, Intl.RelativeTimeFormat>()
-
-/** One formatter per locale: the conversation list asks for a time on every row each time it draws. */
-function relativeFormat(locale: string): Intl.RelativeTimeFormat {
-  let f = relativeFormats.get(locale)
-  if (!f) relativeFormats.set(locale, (f = new Intl.RelativeTimeFormat(locale, { numeric: 'auto' })))
-  return f
-}
-
 /** "3 minutes ago", "yesterday", "just now"; "" for an unreadable timestamp. */
 export function timeAgo(iso: string, now: Date = new Date(), locale: string = currentLocale()): string {
   const t = Date.parse(iso)
   if (Number.isNaN(t)) return ''
   const seconds = Math.round((t - now.getTime()) / 1000)
   if (Math.abs(seconds) < 45) return tr('time.justNow', { lng: locale.startsWith('zh') ? 'zh-CN' : 'en' })
-  const fmt = relativeFormat(locale)
+  const fmt = relativeTimeFormat(locale)
   for (const [unit, size] of units) {
     if (Math.abs(seconds) >= size) return fmt.format(Math.round(seconds / size), unit)
   }
