@@ -93,14 +93,18 @@ func TestTrimMemoryReturnsABurst(t *testing.T) {
 }
 
 func TestWebProcessEnvKeepsTheUsersChoice(t *testing.T) {
-	t.Setenv("JSC_useDFGJIT", "true") // set by the user: kept
-	setWebProcessEnv()
-	if got := os.Getenv("JSC_useDFGJIT"); got != "true" {
-		t.Fatalf("JSC_useDFGJIT = %q, want the user's true", got)
-	}
-	os.Unsetenv("JSC_useDFGJIT")
-	setWebProcessEnv()
-	if got := os.Getenv("JSC_useDFGJIT"); got != "false" {
-		t.Fatalf("JSC_useDFGJIT = %q, want false", got)
+	for name, want := range webProcessEnv {
+		t.Run(name, func(t *testing.T) {
+			t.Setenv(name, "user's") // set by the user: kept
+			setWebProcessEnv()
+			if got := os.Getenv(name); got != "user's" {
+				t.Fatalf("%s = %q, want the user's value", name, got)
+			}
+			os.Unsetenv(name)
+			setWebProcessEnv()
+			if got := os.Getenv(name); got != want {
+				t.Fatalf("%s = %q, want %q", name, got, want)
+			}
+		})
 	}
 }

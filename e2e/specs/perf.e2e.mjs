@@ -246,8 +246,15 @@ export default async function perf({ app, step, prepared }) {
     assert.ok(m.processes.length >= 2, `only ${m.processes.length} process(es) found`)
     const web = m.processes.find((p) => p.comm.startsWith('WebKitWebProces'))
     assert.ok(web, 'no WebKit web process')
+    // The page's process runs with the JavaScriptCore options the window sets
+    // (backend/desktop/webprocess.go), and this WebKit knows them all: it
+    // reports an unknown option or value as "invalid option" on stderr.
     const env = readFileSync(`/proc/${web.pid}/environ`, 'utf8').split('\0')
-    assert.ok(env.includes('JSC_useDFGJIT=false'), 'the page runs with the optimising JavaScript compiler')
+    for (const option of ['JSC_useDFGJIT=false', 'JSC_aggressiveHeapThresholdInMB=1048576', 'JSC_largeHeapSize=16777216', 'JSC_smallHeapGrowthFactor=1.5']) {
+      assert.ok(env.includes(option), `the page runs without ${option}`)
+    }
+    const refused = readFileSync(app.logFile, 'utf8').split('\n').filter((l) => /invalid option|failed to parse JSC_/.test(l))
+    assert.deepEqual(refused, [], 'JavaScriptCore refused options')
   })
 
   await step('older entries arriving put rows above without moving the view', async () => {
