@@ -27,8 +27,10 @@ import (
 //   - a letter and a number, either way round;
 //   - a number, then punctuation; punctuation, then a number.
 //
-// A run of ASCII digits is cut every maxRun bytes from its start, where the tokenizer's
-// groups of three digits are cut too (maxRun is a multiple of 3).
+// A run of numbers too long to keep whole is cut where the tokenizer's groups of three
+// numbers are cut too: after a multiple of three of them, counted from the start of the
+// run (wherever the run itself starts: after a space, or after bytes that are not UTF-8),
+// so its count stays exact.
 const (
 	chunkBytes = 8 << 10
 	maxRun     = 255
@@ -107,6 +109,7 @@ func split(text string, chunk, run int, emit func(part string)) (forced bool) {
 	start := 0   // start of the part being grouped
 	lastCut := 0 // last place the part may end
 	runStart := 0
+	numbers := 0 // how many numbers the run of numbers that ends at prev holds
 	var prev rune
 	prevClass := classOther
 	for i, w := 0, 0; i < len(text); i += w {
@@ -121,11 +124,13 @@ func split(text string, chunk, run int, emit func(part string)) (forced bool) {
 			switch {
 			case safeCut(prev, prevClass, r, cls):
 				lastCut, runStart = i, i
-			case i-runStart >= run:
+			case i-runStart >= run && !(prevClass == classNumber && cls == classNumber && numbers%3 != 0):
 				// The tokenizer would see the run as one piece: it must be counted in
-				// parts, so the part ends here.
-				if !(prevClass == classNumber && cls == classNumber && prev < utf8.RuneSelf && r < utf8.RuneSelf) {
-					forced = true // an ASCII digit run cut at a multiple of 3 stays exact
+				// parts, so the part ends here. Inside a run of numbers the cut waits
+				// (at most two numbers) for the end of a group of three, where the
+				// count stays exact.
+				if !(prevClass == classNumber && cls == classNumber) {
+					forced = true
 				}
 				emit(text[start:i])
 				start, lastCut, runStart = i, i, i
@@ -134,6 +139,11 @@ func split(text string, chunk, run int, emit func(part string)) (forced bool) {
 				emit(text[start:lastCut])
 				start = lastCut
 			}
+		}
+		if cls != classNumber {
+			numbers = 0
+		} else {
+			numbers++
 		}
 		prev, prevClass = r, cls
 	}

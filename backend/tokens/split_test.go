@@ -120,6 +120,30 @@ func TestSplitBoundsRuns(t *testing.T) {
 	}
 }
 
+// A long run of numbers is cut after a multiple of three of them counted from where the
+// run starts, also when it starts where nothing is cut (after a space, after bytes that
+// are not UTF-8, after a letter and a number of two bytes): its count stays exact.
+func TestSplitCutsNumbersInThrees(t *testing.T) {
+	var texts []string
+	for n := 600; n < 603; n++ {
+		digits := strings.Repeat("7", n)
+		texts = append(texts, digits, "a "+digits, "a\xdf"+digits, "x\xdf\xdf"+digits+"\xdf"+digits, "x٣"+digits, "{"+digits+"\r ")
+	}
+	for _, text := range texts {
+		for _, enc := range []string{O200kBase, CL100kBase} {
+			tk, err := shared[enc].get()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, parts := 0, 0
+			forced := split(text, 8, maxRun, func(p string) { got += len(tk.EncodeOrdinary(p)); parts++ })
+			if want := len(tk.EncodeOrdinary(text)); forced || got != want || parts < 3 {
+				t.Errorf("%s, %q…: %d tokens in %d parts (forced cuts %v), want %d", enc, text[:4], got, parts, forced, want)
+			}
+		}
+	}
+}
+
 // longestRun is the longest stretch of part without a place the tokenizer's pre-split is
 // sure to cut: an upper bound of its longest piece.
 func longestRun(part string) int {
