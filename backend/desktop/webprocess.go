@@ -22,10 +22,10 @@ import "os"
 //     run). The options make it collect as on a smaller machine, at 1.5
 //     times what survived and at least 16 MB: the page's process ends at
 //     227-229 MB in every run instead of 232-265 (e2e perf, the window left
-//     alone for 3 s after scrolling a 10,000-message conversation), for
-//     about one more millisecond at the 95th percentile of the frames while
-//     it scrolls. A page that keeps more alive still gets a heap that grows
-//     with it.
+//     alone for 3 s after scrolling a 10,000-message conversation), with the
+//     frame times within their run-to-run spread (medians of five runs each,
+//     alternated: the same while scrolling and while an answer streams). A
+//     page that keeps more alive still gets a heap that grows with it.
 var webProcessEnv = map[string]string{
 	"JSC_useDFGJIT":                   "false",
 	"JSC_aggressiveHeapThresholdInMB": "1048576",
