@@ -121,17 +121,16 @@ func split(text string, chunk, run int, emit func(part string)) (forced bool) {
 		}
 		cls := classOf(r)
 		if i > 0 {
+			inNumbers := prevClass == classNumber && cls == classNumber
 			switch {
 			case safeCut(prev, prevClass, r, cls):
 				lastCut, runStart = i, i
-			case i-runStart >= run && !(prevClass == classNumber && cls == classNumber && numbers%3 != 0):
+			case i-runStart >= run && !(inNumbers && numbers%3 != 0):
 				// The tokenizer would see the run as one piece: it must be counted in
 				// parts, so the part ends here. Inside a run of numbers the cut waits
 				// (at most two numbers) for the end of a group of three, where the
 				// count stays exact.
-				if !(prevClass == classNumber && cls == classNumber) {
-					forced = true
-				}
+				forced = forced || !inNumbers
 				emit(text[start:i])
 				start, lastCut, runStart = i, i, i
 			}
