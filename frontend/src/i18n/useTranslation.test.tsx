@@ -66,12 +66,13 @@ describe('useTranslation', () => {
   // other words.
   it.each(['en', 'zh-CN'] as const)('t gives what i18next gives for every word of the catalogue (%s)', (lang) => {
     act(() => applyLanguage(lang))
-    const keys = new Set([...flatten(en as Tree).keys()].map((k) => k.replace(/_(zero|one|two|few|many|other)$/, '')))
+    const catalogue = flatten(en as Tree)
+    const keys = new Set([...catalogue.keys()].map((k) => k.replace(/_(zero|one|two|few|many|other)$/, '')))
     let withValues = 0
     for (const key of keys) {
       for (const n of [1, 3]) {
         const values: Record<string, number | string> = {}
-        for (const m of (flatten(en as Tree).get(key) ?? flatten(en as Tree).get(`${key}_other`) ?? '').matchAll(/\{\{(\w+)/g)) values[m[1]] = n
+        for (const m of (catalogue.get(key) ?? catalogue.get(`${key}_other`) ?? '').matchAll(/\{\{(\w+)/g)) values[m[1]] = n
         if ('count' in values || Object.keys(values).length === 0) values.count = n
         const want = i18n.t(key, { ...values, lng: lang })
         expect(t(key, values)).toBe(want)
