@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type KeyboardEvent } from 'react'
+import { useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react'
 import { CompactionStatus } from '../context/CompactionStatus'
 import { ContextMeter } from '../context/ContextMeter'
 import { ComposerSkills, pickable, useSkillCommand } from '../skills/ComposerSkills'
@@ -85,15 +85,21 @@ export function Composer({ onOpenInspector, disabledReason }: { onOpenInspector:
   const activeIndex = Math.min(active, Math.max(0, menuItems.length - 1))
   useEffect(() => setActive(0), [slash, at?.query])
 
+  // The caret goes where setTextAt puts it as soon as the new text is in the
+  // input (not a frame later, when keys typed meanwhile would be put after it).
+  const caretAfterCommit = useRef<number | null>(null)
+  useLayoutEffect(() => {
+    const pos = caretAfterCommit.current
+    const el = ref.current
+    if (pos === null || !el) return
+    caretAfterCommit.current = null
+    el.focus()
+    el.setSelectionRange(pos, pos)
+  })
   const setTextAt = (next: string, pos: number) => {
     setText(next)
     setCaret(pos)
-    requestAnimationFrame(() => {
-      const el = ref.current
-      if (!el) return
-      el.focus()
-      el.setSelectionRange(pos, pos)
-    })
+    caretAfterCommit.current = pos
   }
 
   const addAttachments = (list: { name: string; data: string }[]) => {
